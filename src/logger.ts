@@ -1,0 +1,39 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * Paths that may carry a secret somewhere in a logged object. pino replaces them with
+ * "[redacted]" so a careless `log.info({ req })` still cannot leak a key or a token.
+ */
+export const REDACTED_PATHS = [
+  'token',
+  '*.token',
+  'interactionToken',
+  '*.interactionToken',
+  'apiKey',
+  '*.apiKey',
+  'webhookSecret',
+  '*.webhookSecret',
+  'webhook_secret',
+  '*.webhook_secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers["x-webhook-signature"]',
+  'password',
+  '*.password',
+];
+
+export function createLogger(options: { level?: string; name?: string } & LoggerOptions = {}): Logger {
+  return pino({
+    level: options.level ?? 'info',
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: options.name ? { name: options.name } : undefined,
+    ...options,
+  });
+}
+
+/** A logger that writes nothing, for tests and library defaults. */
+export const silentLogger: Logger = pino({ level: 'silent' });
