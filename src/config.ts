@@ -1,0 +1,217 @@
+/**
+ * The only reader of the environment. Everything the bot can be told from outside is parsed
+ * here, once, by one zod schema, into a frozen object that the composition root passes on.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+
+/** The spec's `mv` values, written exactly as the service matches them (spaces and case). */
+export const SPEC_MODEL_LIST = [
+  'ModelA 3 Pro',
+  'ModelA 3 preview',
+  'ModelB-3-Demo',
+  'ModelB-2.0',
+  'ModelB-2.0 Pro',
+  'ModelB-2.0 Raw',
+  'ModelB-1.1 Pro',
+  'ModelB-1.1',
+  'ModelB-1.0 Pro',
+  'ModelB-1.0',
+  'ModelB-0.8',
+] as const;
+
+export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Groups of variables that only some entry points need (migrations need no bot token). */
+export type ConfigPart = 'discord' | 'musicApi';
+
+const snowflake = z.string().regex(/^\d{17,20}$/, 'a Discord id (17 to 20 digits)');
+
+const httpUrl = z
+  .string()
+  .url('an absolute URL such as https://example.com')
+  .refine((value) => /^https?:\/\//.test(value), 'an http:// or https:// URL')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const postgresUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'a postgres:// connection URL');
+
+const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value), 'a redis:// connection URL');
+
+const positiveInt = (fallback: number) => z.coerce.number().int('a whole number').positive('a number above 0').default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').default(fallback);
+
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'true or false' })
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
+
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+function optional<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema.optional());
+}
+
+function defaulted<T extends z.ZodType>(schema: T) {
+  return z.preprocess(blankToUndefined, schema);
+}
+
+const envSchema = z.object({
+  DISCORD_TOKEN: optional(z.string().min(20, 'the bot token from the Discord developer portal')),
+  DISCORD_APPLICATION_ID: optional(snowflake),
+  DISCORD_API_URL: defaulted(httpUrl.default('https://discord.com/api')),
+  DISCORD_DEV_GUILD_ID: optional(snowflake),
+  BOT_OWNER_IDS: defaulted(
+    commaList
+      .pipe(z.array(snowflake))
+      .default([]),
+  ),
+
+  MUSIC_API_URL: optional(httpUrl),
+  MUSIC_API_KEY: optional(z.string().min(1, 'the API key of the music service')),
+  MUSIC_MODELS: defaulted(
+    commaList.pipe(z.array(z.string()).min(1, 'at least one model name')).default([...SPEC_MODEL_LIST]),
+  ),
+  MUSIC_API_TIMEOUT_MS: defaulted(positiveInt(30_000)),
+  PERSONA_SONG_COST: defaulted(positiveInt(10)),
+
+  DATABASE_URL: optional(postgresUrl),
+  REDIS_URL: optional(redisUrl),
+  DATA_DIR: defaulted(z.string().min(1).default('./data')),
+  PUBLIC_URL: optional(
+    httpUrl.refine((value) => value.startsWith('https://'), 'an https:// URL (the music service only calls HTTPS webhooks)'),
+  ),
+  HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
+  LOG_LEVEL: defaulted(
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+  ),
+  ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
+
+  UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
+  POLL_DEADLINE_MINUTES: defaulted(positiveInt(30)),
+  POLL_MAX_PER_SECOND: defaulted(positiveInt(20)),
+  ATTACH_AUDIO: defaulted(booleanFlag(true)),
+  STARTING_CREDITS: defaulted(nonNegativeInt(0)),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  readonly discordToken: string;
+  readonly discordApplicationId: string;
+  readonly discordApiUrl: string;
+  readonly discordDevGuildId: string | undefined;
+  readonly botOwnerIds: readonly string[];
+  readonly musicApiUrl: string;
+  readonly musicApiKey: string;
+  readonly musicModels: readonly string[];
+  readonly musicApiTimeoutMs: number;
+  readonly personaSongCost: number;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly dataDir: string;
+  readonly publicUrl: string | undefined;
+  readonly httpPort: number;
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly role: Role;
+  readonly upstreamMaxInFlight: number;
+  readonly pollDeadlineMinutes: number;
+  readonly pollMaxPerSecond: number;
+  readonly attachAudio: boolean;
+  readonly startingCredits: number;
+}
+
+/** Thrown with one readable line per bad variable; entry points print the lines and exit 1. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const REQUIRED_BY_PART: Record<ConfigPart, ReadonlyArray<{ name: keyof Env; expected: string }>> = {
+  discord: [
+    { name: 'DISCORD_TOKEN', expected: 'the bot token from the Discord developer portal' },
+    { name: 'DISCORD_APPLICATION_ID', expected: "the application's id (17 to 20 digits)" },
+  ],
+  musicApi: [
+    { name: 'MUSIC_API_URL', expected: 'the base address of the music service, such as https://api.example.com' },
+    { name: 'MUSIC_API_KEY', expected: 'the API key of the music service' },
+  ],
+};
+
+/** Reads `.env` from `cwd` when present; variables already in the environment win. */
+export function readEnvironment(
+  processEnv: NodeJS.ProcessEnv = process.env,
+  envFile = '.env',
+): Record<string, string | undefined> {
+  const fromFile = existsSync(envFile) ? parseEnv(readFileSync(envFile, 'utf8')) : {};
+  return { ...fromFile, ...processEnv };
+}
+
+export interface LoadConfigOptions {
+  /** Which groups of variables must be present. Default: all of them (running the bot). */
+  readonly require?: readonly ConfigPart[];
+  readonly env?: Record<string, string | undefined>;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? readEnvironment();
+  const parts = options.require ?? (['discord', 'musicApi'] as const);
+  const parsed = envSchema.safeParse(env);
+
+  // One line per variable: the first thing wrong with it is enough to fix it.
+  const byVariable = new Map<string, string>();
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? 'environment');
+      if (!byVariable.has(name)) byVariable.set(name, `${name}: expected ${issue.message}`);
+    }
+  }
+  const problems = [...byVariable.values()];
+  for (const part of parts) {
+    for (const { name, expected } of REQUIRED_BY_PART[part]) {
+      const present = env[name] !== undefined && env[name]?.trim() !== '';
+      if (!present) problems.push(`${name} is not set: expected ${expected}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+
+  const e = parsed.data;
+  return Object.freeze({
+    discordToken: e.DISCORD_TOKEN ?? '',
+    discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
+    discordApiUrl: e.DISCORD_API_URL,
+    discordDevGuildId: e.DISCORD_DEV_GUILD_ID,
+    botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
+    musicApiUrl: e.MUSIC_API_URL ?? '',
+    musicApiKey: e.MUSIC_API_KEY ?? '',
+    musicModels: Object.freeze([...e.MUSIC_MODELS]),
+    musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
+    personaSongCost: e.PERSONA_SONG_COST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir: e.DATA_DIR,
+    publicUrl: e.PUBLIC_URL,
+    httpPort: e.HTTP_PORT,
+    logLevel: e.LOG_LEVEL,
+    role: e.ROLE,
+    upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
+    pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
+    pollMaxPerSecond: e.POLL_MAX_PER_SECOND,
+    attachAudio: e.ATTACH_AUDIO,
+    startingCredits: e.STARTING_CREDITS,
+  });
+}

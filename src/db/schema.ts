@@ -1,0 +1,218 @@
+/**
+ * What the bot remembers. Postgres is the source of truth for credits and job state;
+ * Redis only carries work. Enumerations are text columns typed in TypeScript so that
+ * adding a value needs no migration dance.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+
+/** A guild, its balance (the running sum of its ledger) and its settings. */
+export const guilds = pgTable(
+  'guilds',
+  {
+    id: text('id').primaryKey(),
+    balance: integer('balance').notNull().default(0),
+    frozen: boolean('frozen').notNull().default(false),
+    /** Credits granted at the start of every calendar month (UTC); 0 means none. */
+    monthlyAllowance: integer('monthly_allowance').notNull().default(0),
+    /** The period (`YYYY-MM`) whose allowance was last applied. */
+    allowancePeriod: text('allowance_period'),
+    /** Credits one member may spend per UTC day; null means no cap. */
+    userDailyCap: integer('user_daily_cap'),
+    allowedChannelIds: text('allowed_channel_ids').array().notNull().default(sql`'{}'::text[]`),
+    requiredRoleId: text('required_role_id'),
+    moderatorRoleId: text('moderator_role_id'),
+    defaultModel: text('default_model'),
+    cooldownSeconds: integer('cooldown_seconds').notNull().default(0),
+    visibility: text('visibility').$type<'public' | 'private'>().notNull().default('public'),
+    alertChannelId: text('alert_channel_id'),
+    alertBelow: integer('alert_below'),
+    /** Set when the low-balance alert was sent; cleared when the balance rises above the threshold. */
+    alertSentAt: timestamp('alert_sent_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('guilds_balance_non_negative', sql`${t.balance} >= 0`)],
+);
+
+/** Per-role overrides of the per-user daily cap. */
+export const guildRoleLimits = pgTable(
+  'guild_role_limits',
+  {
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    roleId: text('role_id').notNull(),
+    dailyCap: integer('daily_cap').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.roleId] })],
+);
+
+export const LEDGER_KINDS = ['grant', 'take', 'adjust', 'allowance', 'reserve', 'release', 'refund'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/**
+ * Append-only. Every movement of credits is one row with a unique key, so a retried step
+ * finds its key taken and moves nothing.
+ */
+export const creditLedger = pgTable(
+  'credit_ledger',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id),
+    key: text('key').notNull(),
+    kind: text('kind').$type<LedgerKind>().notNull(),
+    /** Signed: negative spends, positive returns or grants. */
+    amount: integer('amount').notNull(),
+    balanceAfter: integer('balance_after').notNull(),
+    jobId: uuid('job_id'),
+    /** The member whose usage this is (the requester of a job). */
+    userId: text('user_id'),
+    /** The moderator or owner who moved credits by hand. */
+    actorId: text('actor_id'),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('credit_ledger_key_unique').on(t.key),
+    index('credit_ledger_guild_created_idx').on(t.guildId, t.createdAt),
+    index('credit_ledger_guild_user_created_idx').on(t.guildId, t.userId, t.createdAt),
+    index('credit_ledger_job_idx').on(t.jobId),
+  ],
+);
+
+export const JOB_KINDS = ['song', 'lyrics', 'voice', 'video', 'download', 'upload', 'persona_song'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+/**
+ * queued → submitting → submitted → succeeded | failed | timed_out;
+ * queued → cancelled; submitting → failed (permanent error at submission).
+ */
+export const JOB_STATES = ['queued', 'submitting', 'submitted', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export const FINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled'];
+
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** One row per user request. */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id),
+    channelId: text('channel_id').notNull(),
+    userId: text('user_id').notNull(),
+    kind: text('kind').$type<JobKind>().notNull(),
+    /** The validated request (prompt, lyrics, model, clip id, …). */
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    state: text('state').$type<JobState>().notNull().default('queued'),
+    cost: integer('cost').notNull(),
+    upstreamTaskId: text('upstream_task_id'),
+    /** Signs this job's webhooks. Never logged, never shown. */
+    webhookSecret: text('webhook_secret').notNull(),
+    /** Where the answer goes: the deferred interaction reply while its token lives. */
+    applicationId: text('application_id'),
+    interactionToken: text('interaction_token'),
+    interactionAt: timestamp('interaction_at', { withTimezone: true }),
+    /** Normalised upstream result: clips, lyrics, persona. */
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    /** Sorted error: kind, user-safe message, whether credits came back. */
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    submitAttempts: integer('submit_attempts').notNull().default(0),
+    /** Set when a submit attempt may have reached the service without an answer (timeout). */
+    submitUncertainAt: timestamp('submit_uncertain_at', { withTimezone: true }),
+    deliveryState: text('delivery_state').$type<DeliveryState>().notNull().default('pending'),
+    messageId: text('message_id'),
+    parentJobId: uuid('parent_job_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    deadlineAt: timestamp('deadline_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('jobs_upstream_task_unique').on(t.upstreamTaskId),
+    index('jobs_guild_created_idx').on(t.guildId, t.createdAt),
+    index('jobs_guild_user_created_idx').on(t.guildId, t.userId, t.createdAt),
+    index('jobs_open_idx')
+      .on(t.state, t.createdAt)
+      .where(sql`${t.state} in ('queued', 'submitting', 'submitted')`),
+    index('jobs_undelivered_idx')
+      .on(t.completedAt)
+      .where(sql`${t.deliveryState} = 'pending' and ${t.state} in ('succeeded', 'failed', 'timed_out')`),
+    check('jobs_cost_non_negative', sql`${t.cost} >= 0`),
+  ],
+);
+
+/** A voice persona made by `/voice create`, owned by a member within a guild. */
+export const voicePersonas = pgTable(
+  'voice_personas',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id),
+    ownerId: text('owner_id').notNull(),
+    name: text('name').notNull(),
+    personaId: text('persona_id').notNull(),
+    jobId: uuid('job_id').references(() => jobs.id),
+    createdAt: createdAt(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('voice_personas_guild_name_live_unique')
+      .on(t.guildId, t.name)
+      .where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+/** Webhook events already taken, for de-duplication of repeated deliveries. */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** The service's event id when it sends one, else `<task>:<final state>`. */
+    eventKey: text('event_key').notNull(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('webhook_events_key_unique').on(t.eventKey), index('webhook_events_job_idx').on(t.jobId)],
+);
+
+/** Moderator actions that are not credit movements (settings, freezes, limits). */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    guildId: text('guild_id').notNull(),
+    actorId: text('actor_id').notNull(),
+    action: text('action').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_guild_created_idx').on(t.guildId, t.createdAt)],
+);

@@ -1,0 +1,35 @@
+/** `npm start`: the bot, in the role that ROLE names (all parts in one process by default). */
+import { exitWithError } from './cli-support.js';
+import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startApp } from './app.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  exitWithError(error);
+}
+
+const logger = createLogger({ level: config.logLevel });
+try {
+  const app = await startApp(config, logger);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    app
+      .stop()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+} catch (error) {
+  logger.error({ err: error }, 'start-up failed');
+  exitWithError(error);
+}

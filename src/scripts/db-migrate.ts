@@ -1,0 +1,20 @@
+/** `npm run db:migrate`: applies the committed migrations to DATABASE_URL or the embedded Postgres. */
+import { exitWithError } from '../cli-support.js';
+import { loadConfig } from '../config.js';
+import { runMigrations } from '../db/migrate.js';
+import { createLogger } from '../logger.js';
+import { startInfrastructure } from '../services/infrastructure.js';
+
+try {
+  const config = loadConfig({ require: [] });
+  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  const infrastructure = await startInfrastructure(config, logger, { redis: false });
+  try {
+    const { applied } = await runMigrations(infrastructure.databaseUrl);
+    console.log(applied === 0 ? 'database schema is up to date' : `applied ${applied} migration(s)`);
+  } finally {
+    await infrastructure.stop();
+  }
+} catch (error) {
+  exitWithError(error);
+}

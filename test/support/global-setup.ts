@@ -1,0 +1,74 @@
+/**
+ * Gives the integration and end-to-end tests a throwaway Postgres and Redis, unless
+ * TEST_DATABASE_URL / TEST_REDIS_URL point at running ones. The schema is migrated once
+ * into a template database; each test file clones it (see ./database.ts).
+ */
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { runMigrations } from '../../src/db/migrate.js';
+import { startEmbeddedPostgres } from '../../src/services/embedded-postgres.js';
+import { startRedisServer } from '../../src/services/redis-server.js';
+
+export const TEMPLATE_DATABASE = 'musicbot_test_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresAdminUrl: string;
+    templateDatabase: string;
+    redisUrl: string;
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export default async function setup(project: TestProject) {
+  const stops: Array<() => Promise<void>> = [];
+  const tempDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-test-'));
+  // When run as root, Postgres runs as the `postgres` user, who must be able to enter this folder.
+  await chmod(tempDir, 0o755);
+  const teardown = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await rm(tempDir, { recursive: true, force: true });
+  };
+
+  try {
+    let adminUrl = process.env.TEST_DATABASE_URL;
+    if (!adminUrl) {
+      const postgres = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'postgres'), database: 'postgres' });
+      stops.push(() => postgres.stop());
+      adminUrl = postgres.adminUrl;
+    }
+
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
+      await admin.query(`create database ${TEMPLATE_DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+    await runMigrations(withDatabase(adminUrl, TEMPLATE_DATABASE));
+
+    let redisUrl = process.env.TEST_REDIS_URL;
+    if (!redisUrl) {
+      const redis = await startRedisServer({ dataDir: path.join(tempDir, 'redis'), persistent: false });
+      stops.push(() => redis.stop());
+      redisUrl = redis.url;
+    }
+
+    project.provide('postgresAdminUrl', adminUrl);
+    project.provide('templateDatabase', TEMPLATE_DATABASE);
+    project.provide('redisUrl', redisUrl);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}

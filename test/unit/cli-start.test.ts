@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+const valid = {
+  DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
+  DISCORD_APPLICATION_ID: '123456789012345678',
+  MUSIC_API_URL: 'https://api.example.com',
+  MUSIC_API_KEY: 'k',
+};
+
+/** Runs `src/main.ts` as `npm start` does, from an empty folder so no .env is read. */
+async function start(env: Record<string, string>): Promise<{ code: number; stderr: string; stdout: string }> {
+  try {
+    const { stdout, stderr } = await run(tsx, [path.join(root, 'src/main.ts')], {
+      cwd: path.join(root, 'test'),
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+describe('npm start with a bad configuration', () => {
+  it('without DISCORD_TOKEN prints one line that names it and exits 1', async () => {
+    const { DISCORD_TOKEN: _omitted, ...env } = valid;
+    const result = await start(env);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^DISCORD_TOKEN is not set/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }, 40_000);
+
+  it('with a bad MUSIC_API_URL names it and exits 1', async () => {
+    const result = await start({ ...valid, MUSIC_API_URL: 'ftp//nowhere' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^MUSIC_API_URL: expected /)]);
+  }, 40_000);
+});

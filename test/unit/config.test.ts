@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, SPEC_MODEL_LIST } from '../../src/config.js';
+
+const complete = {
+  DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
+  DISCORD_APPLICATION_ID: '123456789012345678',
+  MUSIC_API_URL: 'https://api.example.com/',
+  MUSIC_API_KEY: 'key-123',
+};
+
+function problemsOf(env: Record<string, string | undefined>, require?: Array<'discord' | 'musicApi'>): string[] {
+  try {
+    loadConfig({ env, ...(require ? { require } : {}) });
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to a minimal environment', () => {
+    const config = loadConfig({ env: complete });
+    expect(config.discordApiUrl).toBe('https://discord.com/api');
+    expect(config.musicApiUrl).toBe('https://api.example.com');
+    expect(config.musicModels).toEqual([...SPEC_MODEL_LIST]);
+    expect(config.dataDir).toBe('./data');
+    expect(config.httpPort).toBe(8080);
+    expect(config.logLevel).toBe('info');
+    expect(config.role).toBe('all');
+    expect(config.publicUrl).toBeUndefined();
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.musicModels)).toBe(true);
+  });
+
+  it('names each missing required variable on its own line', () => {
+    const problems = problemsOf({ MUSIC_API_URL: 'https://api.example.com', MUSIC_API_KEY: 'k' });
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^DISCORD_TOKEN is not set/);
+    expect(problems[1]).toMatch(/^DISCORD_APPLICATION_ID is not set/);
+  });
+
+  it('names a malformed value and what it should look like', () => {
+    const problems = problemsOf({ ...complete, MUSIC_API_URL: 'not a url', HTTP_PORT: '99999', LOG_LEVEL: 'loud' });
+    expect(problems.find((p) => p.startsWith('MUSIC_API_URL'))).toMatch(/URL/);
+    expect(problems.find((p) => p.startsWith('HTTP_PORT'))).toMatch(/port/);
+    expect(problems.find((p) => p.startsWith('LOG_LEVEL'))).toMatch(/debug/);
+    expect(problems).toHaveLength(3);
+  });
+
+  it('refuses a PUBLIC_URL that is not HTTPS, because the service only calls HTTPS webhooks', () => {
+    expect(problemsOf({ ...complete, PUBLIC_URL: 'http://bot.example.com' })[0]).toMatch(/^PUBLIC_URL: .*https/);
+    expect(loadConfig({ env: { ...complete, PUBLIC_URL: 'https://bot.example.com/' } }).publicUrl).toBe(
+      'https://bot.example.com',
+    );
+  });
+
+  it('reads MUSIC_MODELS and BOT_OWNER_IDS as comma-separated lists', () => {
+    const config = loadConfig({
+      env: { ...complete, MUSIC_MODELS: 'FUZZ-2.0, FUZZ-2.0 Pro ,Lyria 3 Pro', BOT_OWNER_IDS: '123456789012345678' },
+    });
+    expect(config.musicModels).toEqual(['FUZZ-2.0', 'FUZZ-2.0 Pro', 'Lyria 3 Pro']);
+    expect(config.botOwnerIds).toEqual(['123456789012345678']);
+    expect(problemsOf({ ...complete, BOT_OWNER_IDS: 'alice' })[0]).toMatch(/^BOT_OWNER_IDS/);
+  });
+
+  it('treats blank values as unset', () => {
+    const config = loadConfig({ env: { ...complete, DATABASE_URL: '', HTTP_PORT: ' ' } });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.httpPort).toBe(8080);
+  });
+
+  it('lets a script require only the parts it uses', () => {
+    expect(problemsOf({}, [])).toEqual([]);
+    expect(problemsOf({ MUSIC_API_URL: 'https://a.example', MUSIC_API_KEY: 'k' }, ['musicApi'])).toEqual([]);
+  });
+
+  it('never repeats a secret value in its messages', () => {
+    const problems = problemsOf({ ...complete, DISCORD_TOKEN: 'short-secret' });
+    expect(problems.join('\n')).not.toContain('short-secret');
+  });
+});
