@@ -215,3 +215,6 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     startingCredits: e.STARTING_CREDITS,
   });
 }
+
+/** Every variable the bot reads, for documentation checks. */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));

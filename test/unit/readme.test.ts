@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES } from '../../src/config.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const envExample = readFileSync(path.join(root, '.env.example'), 'utf8');
+const ciScript = readFileSync(path.join(root, '.ci/run'), 'utf8');
+
+describe('README', () => {
+  it('documents exactly the variables src/config.ts reads', () => {
+    const section = readme.split('## Configuration')[1]?.split('\n## ')[0] ?? '';
+    const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
+  });
+
+  it('.env.example mentions every variable', () => {
+    for (const name of CONFIG_VARIABLES) expect(envExample).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+  });
+
+  it("CI runs the README's test command", () => {
+    const command = /Run the tests[^`]*```sh\n([^\n]+)\n```/.exec(readme)?.[1];
+    expect(command).toBe('npm ci && npm test');
+    expect(ciScript).toMatch(/^npm ci$/m);
+    expect(ciScript).toMatch(/^npm test$/m);
+  });
+
+  it('lists every npm script it names', () => {
+    const scripts = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts);
+    const named = [...readme.matchAll(/`npm run ([a-z:-]+)/g)].map((match) => match[1]);
+    for (const name of named) expect(scripts).toContain(name);
+  });
+});
