@@ -1,0 +1,7 @@
+export * from './client.js';
+export * from './costs.js';
+export * from './errors.js';
+export * from './guessed-fields.js';
+export * from './spec.js';
+export * from './task-status.js';
+export * from './webhook-signature.js';

@@ -1,0 +1,115 @@
+/**
+ * Webhook signatures, both schemes the service is known to use:
+ * - "spec": `X-Webhook-Signature` is the hex HMAC-SHA256 of the raw body, keyed with the
+ *   task's `webhook_secret`.
+ * - "timestamped" (the real service today): `X-Webhook-Signature: sha256=<hex>` over
+ *   `"<X-Webhook-Timestamp>.<raw body>"`, the timestamp in Unix seconds.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type SignatureScheme = 'spec' | 'timestamped';
+
+/** Request headers as node:http (`IncomingMessage.headers`), fastify, or fetch (`Headers`) give them. */
+export type HeaderBag = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+export const TIMESTAMP_HEADER = 'x-webhook-timestamp';
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export type WebhookVerification =
+  | { ok: true; scheme: SignatureScheme; timestamp: number | undefined }
+  | {
+      ok: false;
+      reason: 'missing_secret' | 'missing_signature' | 'malformed_signature' | 'malformed_timestamp' | 'stale_timestamp' | 'mismatch';
+    };
+
+export interface VerifyWebhookOptions {
+  /** The body exactly as received: parse it only after it verified. */
+  rawBody: Buffer | string;
+  secret: string;
+  headers: HeaderBag;
+  /** The current time in milliseconds since the epoch. Default `Date.now()`. */
+  now?: number;
+  /** How far `X-Webhook-Timestamp` may be from `now`, either way. @defaultValue 300 */
+  toleranceSeconds?: number;
+}
+
+/**
+ * Checks `X-Webhook-Signature` in constant time. Accepts hex with or without `sha256=`, over
+ * the raw body (the spec) or over `"<timestamp>.<raw body>"` (the real service). When a
+ * timestamp header is present it must be within the tolerance, whichever scheme matched.
+ */
+export function verifyWebhookSignature(options: VerifyWebhookOptions): WebhookVerification {
+  const { rawBody, secret, headers } = options;
+  if (secret.length === 0) return { ok: false, reason: 'missing_secret' };
+  const header = headerValue(headers, SIGNATURE_HEADER);
+  if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_signature' };
+  const given = parseSignature(header);
+  if (given === undefined) return { ok: false, reason: 'malformed_signature' };
+
+  const timestampHeader = headerValue(headers, TIMESTAMP_HEADER);
+  let timestamp: number | undefined;
+  if (timestampHeader !== undefined) {
+    if (!/^\d{1,12}$/.test(timestampHeader.trim())) return { ok: false, reason: 'malformed_timestamp' };
+    timestamp = Number(timestampHeader.trim());
+    const nowSeconds = (options.now ?? Date.now()) / 1000;
+    const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+    if (Math.abs(nowSeconds - timestamp) > tolerance) return { ok: false, reason: 'stale_timestamp' };
+  }
+
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  if (timestamp !== undefined && sameDigest(given, hmac(secret, body, timestampHeader?.trim()))) {
+    return { ok: true, scheme: 'timestamped', timestamp };
+  }
+  if (sameDigest(given, hmac(secret, body, undefined))) return { ok: true, scheme: 'spec', timestamp };
+  return { ok: false, reason: 'mismatch' };
+}
+
+export interface SignWebhookOptions {
+  rawBody: Buffer | string;
+  secret: string;
+  scheme: SignatureScheme;
+  /** Unix seconds, for the timestamped scheme. Default: now. */
+  timestamp?: number;
+}
+
+/** The signature headers for a webhook body, in the chosen scheme. */
+export function signWebhook(options: SignWebhookOptions): Record<string, string> {
+  const body = typeof options.rawBody === 'string' ? Buffer.from(options.rawBody, 'utf8') : options.rawBody;
+  if (options.scheme === 'spec') {
+    return { 'X-Webhook-Signature': hmac(options.secret, body, undefined).toString('hex') };
+  }
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  return {
+    'X-Webhook-Signature': `sha256=${hmac(options.secret, body, timestamp).toString('hex')}`,
+    'X-Webhook-Timestamp': timestamp,
+  };
+}
+
+/** One header's value, case-insensitively; the first when repeated. */
+export function headerValue(headers: HeaderBag, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    return typeof value === 'string' ? value : value[0];
+  }
+  return undefined;
+}
+
+function hmac(secret: string, body: Buffer, timestamp: string | undefined): Buffer {
+  const mac = createHmac('sha256', secret);
+  if (timestamp !== undefined) mac.update(`${timestamp}.`, 'utf8');
+  mac.update(body);
+  return mac.digest();
+}
+
+function parseSignature(header: string): Buffer | undefined {
+  const hex = header.trim().replace(/^sha256=/i, '');
+  if (!/^[0-9a-f]{64}$/i.test(hex)) return undefined;
+  return Buffer.from(hex, 'hex');
+}
+
+function sameDigest(given: Buffer, expected: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
