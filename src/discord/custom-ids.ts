@@ -1,0 +1,50 @@
+/**
+ * Buttons and modals carry their action and the job they act on in the custom id, so they
+ * keep working after a restart: nothing about them lives in memory. Discord allows 100
+ * characters; `<action>:<uuid>:<arg>` stays far below.
+ */
+export const CUSTOM_ID_ACTIONS = [
+  /** Make a music video of a song result. arg: none. */
+  'video',
+  /** Download a song result re-encoded. arg: `mp3` | `wav`. */
+  'download',
+  /** Open the "Make a song" modal from a lyrics result. */
+  'make-song',
+  /** Submit of that modal. */
+  'make-song-modal',
+  /** Re-post a job's result (`/jobs show` and "show again" buttons). */
+  'show',
+  /** Cancel a job that was not yet submitted. */
+  'cancel',
+  /** Paging of `/credits-admin history`. arg: `<userId|all>.<beforeId>` */
+  'history-page',
+  /** The "Export CSV" button of `/credits-admin history`. arg: `<userId|all>` */
+  'history-csv',
+] as const;
+
+export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];
+
+export interface CustomId {
+  readonly action: CustomIdAction;
+  /** A job id, or a guild-scoped subject for the paging actions. */
+  readonly subject: string;
+  readonly arg?: string;
+}
+
+const MAX_LENGTH = 100;
+
+export function encodeCustomId({ action, subject, arg }: CustomId): string {
+  const id = arg === undefined ? `${action}:${subject}` : `${action}:${subject}:${arg}`;
+  if (id.length > MAX_LENGTH) throw new RangeError(`custom id longer than ${MAX_LENGTH} characters: ${action}`);
+  return id;
+}
+
+/** Returns undefined for anything this bot did not make (an old or foreign id). */
+export function decodeCustomId(raw: string): CustomId | undefined {
+  const [action, subject, ...rest] = raw.split(':');
+  if (!action || !subject || !(CUSTOM_ID_ACTIONS as readonly string[]).includes(action)) return undefined;
+  const arg = rest.length > 0 ? rest.join(':') : undefined;
+  return arg === undefined
+    ? { action: action as CustomIdAction, subject }
+    : { action: action as CustomIdAction, subject, arg };
+}

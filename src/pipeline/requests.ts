@@ -1,0 +1,135 @@
+/**
+ * What a member can ask for, checked with zod before anything is reserved. These schemas are
+ * the contract between the Discord layer (which reads options) and the pipeline (which never
+ * sees an interaction).
+ */
+import { z } from 'zod';
+import type { JobKind } from '../db/schema.js';
+
+/** Limits of the service where it states them, and ours where it does not (see README). */
+export const LIMITS = {
+  promptMax: 1000,
+  lyricsMax: 3000,
+  /** The real service's documented title limit. */
+  titleMax: 80,
+  voiceNameMax: 50,
+} as const;
+
+const text = (label: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, `The ${label} is empty.`)
+    .max(max, `The ${label} is too long: at most ${max} characters.`);
+
+const clipId = z.string().trim().min(1).max(200);
+
+export const songRequestSchema = z.object({
+  kind: z.literal('song'),
+  prompt: text('prompt', LIMITS.promptMax).optional(),
+  lyrics: text('lyrics', LIMITS.lyricsMax).optional(),
+  title: text('title', LIMITS.titleMax).optional(),
+  model: z.string().optional(),
+  instrumental: z.boolean().optional(),
+}).refine((value) => value.prompt !== undefined || value.lyrics !== undefined, {
+  message: 'Give a prompt or lyrics.',
+});
+
+export const personaSongRequestSchema = z.object({
+  kind: z.literal('persona_song'),
+  /** Our voice_personas row. */
+  voiceId: z.uuid(),
+  /** The service's persona id, resolved by the caller from the voice. */
+  personaId: z.string().min(1),
+  prompt: text('prompt', LIMITS.promptMax).optional(),
+  lyrics: text('lyrics', LIMITS.lyricsMax).optional(),
+  title: text('title', LIMITS.titleMax).optional(),
+});
+
+export const lyricsRequestSchema = z.object({
+  kind: z.literal('lyrics'),
+  prompt: text('prompt', LIMITS.promptMax),
+});
+
+export const voiceRequestSchema = z.object({
+  kind: z.literal('voice'),
+  name: text('voice name', LIMITS.voiceNameMax),
+  audioUrl: z.url(),
+});
+
+export const videoRequestSchema = z.object({
+  kind: z.literal('video'),
+  clipId,
+  /** The job whose song the video is made for. */
+  sourceJobId: z.uuid(),
+});
+
+export const downloadRequestSchema = z.object({
+  kind: z.literal('download'),
+  clipId,
+  format: z.enum(['mp3', 'wav']),
+  sourceJobId: z.uuid(),
+});
+
+export const uploadRequestSchema = z.object({
+  kind: z.literal('upload'),
+  audioUrl: z.url(),
+  title: text('title', LIMITS.titleMax).optional(),
+});
+
+export const generationRequestSchema = z.union([
+  songRequestSchema,
+  personaSongRequestSchema,
+  lyricsRequestSchema,
+  voiceRequestSchema,
+  videoRequestSchema,
+  downloadRequestSchema,
+  uploadRequestSchema,
+]);
+
+export type GenerationRequest = z.infer<typeof generationRequestSchema>;
+export type RequestOf<K extends JobKind> = Extract<GenerationRequest, { kind: K }>;
+
+/** Who asks, where, and how to answer them. No discord.js types: the pipeline runs without a gateway. */
+export interface Requester {
+  readonly guildId: string;
+  readonly channelId: string;
+  readonly userId: string;
+}
+
+export interface ReplyTarget {
+  readonly applicationId: string;
+  /** The interaction token: valid 15 minutes from `createdAt`. Never logged. */
+  readonly interactionToken: string;
+  readonly createdAt: Date;
+}
+
+export interface SubmitInput {
+  readonly requester: Requester;
+  readonly request: GenerationRequest;
+  /** Absent when there is no interaction to answer (e.g. a retry by an operator). */
+  readonly reply?: ReplyTarget;
+}
+
+export interface SubmitResult {
+  readonly jobId: string;
+  readonly cost: number;
+  /** The guild's balance after the reservation. */
+  readonly balance: number;
+  /** 1 when nothing waits ahead of this job for the same kind of task. */
+  readonly queuePosition: number;
+}
+
+export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model';
+
+/** The request was not accepted; nothing was reserved. `message` is safe to show. */
+export class RequestRefusedError extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    readonly details: { balance?: number; cost?: number } = {},
+  ) {
+    super(message);
+    this.name = 'RequestRefusedError';
+  }
+}
