@@ -1,0 +1,32 @@
+/**
+ * What the Discord layer may ask of the generation pipeline. Implemented by `createPipeline`
+ * (src/pipeline/create-pipeline.ts); the command handlers receive it through their context and
+ * never touch queues, the ledger's job movements or the music API directly.
+ */
+import type { JobRow } from './jobs.js';
+import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
+
+export interface CancelResult {
+  readonly cancelled: boolean;
+  /** Why not, when not: already submitted, already finished, not yours. */
+  readonly reason?: 'not_found' | 'not_allowed' | 'already_submitted' | 'already_final';
+  readonly refunded: number;
+}
+
+export interface Pipeline {
+  /**
+   * Checks the balance, reserves the cost, records the job, enqueues it and returns at once.
+   * Throws `RequestRefusedError` (nothing reserved) when the request cannot be accepted.
+   */
+  submit(input: SubmitInput): Promise<SubmitResult>;
+  /** Cancels a job that was not yet sent to the service and returns its credits. */
+  cancel(jobId: string, by: { userId: string; isModerator: boolean }): Promise<CancelResult>;
+  /** Posts a finished job's result again (for `/jobs show`), answering through `reply` when given. */
+  redeliver(jobId: string, reply?: ReplyTarget): Promise<void>;
+  /** One job of a guild, or undefined. */
+  findJob(guildId: string, jobId: string): Promise<JobRow | undefined>;
+  /** Recent jobs of a guild, newest first; optionally one member's, one kind's. */
+  listJobs(guildId: string, filter?: { userId?: string; kind?: JobRow['kind']; succeededOnly?: boolean; limit?: number }): Promise<JobRow[]>;
+  /** Position of a queued job among those waiting for the same kind of task (1 = next). */
+  queuePosition(jobId: string): Promise<number | undefined>;
+}
