@@ -143,6 +143,8 @@ export const jobs = pgTable(
     /** Set when a submit attempt may have reached the service without an answer (timeout). */
     submitUncertainAt: timestamp('submit_uncertain_at', { withTimezone: true }),
     deliveryState: text('delivery_state').$type<DeliveryState>().notNull().default('pending'),
+    /** A worker posting the result holds this for a short while, so two never post it together. */
+    deliveryClaimedAt: timestamp('delivery_claimed_at', { withTimezone: true }),
     messageId: text('message_id'),
     parentJobId: uuid('parent_job_id'),
     createdAt: createdAt(),

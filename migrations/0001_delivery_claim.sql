@@ -1,0 +1,1 @@
+ALTER TABLE "jobs" ADD COLUMN "delivery_claimed_at" timestamp with time zone;
