@@ -5,21 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
+import { SPEC_MODELS } from './music-api/spec.js';
 
-/** The spec's `mv` values, written exactly as the service matches them (spaces and case). */
-export const SPEC_MODEL_LIST = [
-  'ModelA 3 Pro',
-  'ModelA 3 preview',
-  'ModelB-3-Demo',
-  'ModelB-2.0',
-  'ModelB-2.0 Pro',
-  'ModelB-2.0 Raw',
-  'ModelB-1.1 Pro',
-  'ModelB-1.1',
-  'ModelB-1.0 Pro',
-  'ModelB-1.0',
-  'ModelB-0.8',
-] as const;
+/** The spec's `mv` values: the default of MUSIC_MODELS. */
+export const SPEC_MODEL_LIST = SPEC_MODELS;
 
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
