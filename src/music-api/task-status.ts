@@ -107,26 +107,28 @@ export function toTaskStatus(envelope: Envelope | z.infer<typeof producerEnvelop
   let lyrics: { text: string; title: string | undefined } | undefined;
   let persona: { id: string; name: string | undefined } | undefined;
 
+  const itemStates: string[] = [];
   for (const item of items) {
-    const personaId = stringField(item, 'persona_id');
-    if (personaId !== undefined) {
-      persona ??= { id: personaId, name: stringField(item, 'name') };
-      continue;
-    }
+    const stateWord = stringField(item, GUESSED_FIELDS.results.clipState);
+    if (stateWord !== undefined) itemStates.push(stateWord);
+    // A clip first: a persona song's clips may name their persona too.
     const clip = toClip(item);
     if (clip.clipId !== undefined || hasMedia(clip)) {
       clips.push(clip);
+      continue;
+    }
+    const personaId = stringField(item, 'persona_id');
+    if (personaId !== undefined) {
+      persona ??= { id: personaId, name: stringField(item, 'name') };
       continue;
     }
     const text = firstString(item, GUESSED_FIELDS.results.lyricsText);
     if (text !== undefined) lyrics ??= { text, title: stringField(item, 'title') };
   }
 
-  const state = decideState(envelope.status, clips, persona !== undefined);
-  const status: TaskStatus = { state, upstreamState: envelope.status, clips, raw };
-  if (envelope.status === undefined && clips.some((clip) => clip.state !== undefined)) {
-    status.upstreamState = clips.map((clip) => clip.state ?? '?').join(',');
-  }
+  const state = decideState(envelope.status, itemStates.map(toTaskState), clips, persona !== undefined);
+  const upstreamState = envelope.status ?? (itemStates.length > 0 ? itemStates.join(',') : undefined);
+  const status: TaskStatus = { state, upstreamState, clips, raw };
   if (lyrics !== undefined) {
     status.lyrics = lyrics.text;
     if (lyrics.title !== undefined) status.lyricsTitle = lyrics.title;
@@ -140,9 +142,13 @@ export function toTaskStatus(envelope: Envelope | z.infer<typeof producerEnvelop
   return status;
 }
 
-function decideState(topLevel: string | undefined, clips: readonly Clip[], hasPersona: boolean): TaskState {
+function decideState(
+  topLevel: string | undefined,
+  states: readonly TaskState[],
+  clips: readonly Clip[],
+  hasPersona: boolean,
+): TaskState {
   if (topLevel !== undefined) return toTaskState(topLevel);
-  const states = clips.map((clip) => clip.state).filter((state): state is TaskState => state !== undefined);
   if (states.length > 0) {
     if (states.every((state) => state === 'pending')) return 'pending';
     if (states.some((state) => state === 'pending' || state === 'running')) return 'running';
@@ -244,7 +250,7 @@ export function normaliseWebhookPayload(payload: unknown, headers?: HeaderBag): 
   const event = body.event ?? (headers === undefined ? undefined : headerValue(headers, 'x-webhook-event'));
   const status = toTaskStatus(body);
   // A bare envelope may say nothing about the state; the real service's event names do.
-  if (body.status === undefined && status.clips.every((clip) => clip.state === undefined) && event !== undefined) {
+  if (body.status === undefined && status.upstreamState === undefined && event !== undefined) {
     if (event.endsWith('.failed')) status.state = 'failed';
     else if (event.endsWith('.completed') && status.state === 'pending') status.state = 'succeeded';
   }

@@ -1,0 +1,5 @@
+export * from './faults.js';
+export { mediaFor, sineWav } from './media.js';
+export * from './server.js';
+export type { WebhookAttempt, WebhookRetry } from './webhooks.js';
+export { DEFAULT_WEBHOOK_RETRY } from './webhooks.js';
