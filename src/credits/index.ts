@@ -1,0 +1,56 @@
+/**
+ * Credits move only through this module: in transactions, each movement under a unique
+ * ledger key so a retry cannot move it twice. Functions take an `Executor` first; given the
+ * database they open their own transaction, given a transaction they work inside it (in a
+ * savepoint), so callers can compose them with their own writes.
+ */
+export { ensureGuild, getBalance, getGuildCredits, type EnsureGuildOptions, type GuildCredits } from './accounts.js';
+export {
+  applyDueAllowances,
+  applyMonthlyAllowance,
+  setMonthlyAllowance,
+  type AllowanceResult,
+  type DueAllowancesResult,
+  type SetMonthlyAllowanceInput,
+} from './allowance.js';
+export { setLowBalanceAlert, takeLowBalanceAlert, type LowBalanceAlert, type SetLowBalanceAlertInput } from './alerts.js';
+export { AUDIT_ACTIONS, type AuditAction } from './audit.js';
+export { exportCsv, type CsvLedgerRow } from './csv.js';
+export { CreditsError, isCreditsError, type CreditsErrorReason } from './errors.js';
+export {
+  reserveForJob,
+  returnJobCredits,
+  type ReserveInput,
+  type ReserveResult,
+  type ReturnInput,
+  type ReturnResult,
+} from './job-credits.js';
+export { ledgerKeys } from './keys.js';
+export type { LedgerEntry, RefusalReason } from './ledger.js';
+export {
+  checkSpendingLimits,
+  setFrozen,
+  setUserDailyCap,
+  type SetUserDailyCapInput,
+  type SpendingCheck,
+  type SpendingCheckInput,
+} from './limits.js';
+export {
+  adjust,
+  grant,
+  take,
+  type ModeratorMovementInput,
+  type ModeratorMovementResult,
+} from './moderator-movements.js';
+export { utcDay, utcMonth } from './periods.js';
+export {
+  history,
+  spentToday,
+  usage,
+  type HistoryPage,
+  type HistoryQuery,
+  type MemberUsage,
+  type UsageQuery,
+  type UsageReport,
+} from './reports.js';
+export { verifyLedger, type LedgerMismatch } from './verify.js';

@@ -1,0 +1,105 @@
+/**
+ * Credits moved by hand by a moderator or the owner. Each carries the caller's idempotency
+ * key (the Discord interaction id), stored as `manual:<key>`: one interaction moves credits
+ * at most once, whichever of grant, take or adjust it calls and however often it is retried.
+ */
+import type { Executor } from '../db/client.js';
+import type { LedgerKind } from '../db/schema.js';
+import { CreditsError, requireInteger, requireText } from './errors.js';
+import { ledgerKeys } from './keys.js';
+import { currentBalance, moveCredits, type LedgerEntry } from './ledger.js';
+
+export interface ModeratorMovementInput {
+  readonly guildId: string;
+  readonly amount: number;
+  /** The moderator or owner who moves the credits. */
+  readonly actorId: string;
+  readonly reason?: string | null;
+  /** Idempotency key, unique per action: the interaction id. */
+  readonly key: string;
+}
+
+export interface ModeratorMovementResult {
+  /** The ledger row of this movement (recorded earlier when `replayed`). */
+  readonly entry: LedgerEntry;
+  /** The guild's balance now. */
+  readonly balance: number;
+  /** The key was already used: nothing moved this time. */
+  readonly replayed: boolean;
+}
+
+/** Adds credits (`amount` > 0). */
+export function grant(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+  requireInteger(input.amount, 'amount', { min: 1 });
+  return moveByHand(executor, input, 'grant', input.amount);
+}
+
+/**
+ * Removes credits (`amount` > 0). Refuses rather than takes less: a moderator who asks to
+ * take 500 from a balance of 200 gets an error saying so, and the ledger records exactly what
+ * was asked or nothing.
+ *
+ * @throws CreditsError `insufficient_credits` (details: balance, requested) when the balance is smaller.
+ */
+export function take(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+  requireInteger(input.amount, 'amount', { min: 1 });
+  return moveByHand(executor, input, 'take', -input.amount);
+}
+
+/**
+ * Corrects the balance by a signed, non-zero amount. Like `take`, a negative adjustment
+ * larger than the balance is refused.
+ */
+export function adjust(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+  requireInteger(input.amount, 'amount', { nonZero: true });
+  return moveByHand(executor, input, 'adjust', input.amount);
+}
+
+async function moveByHand(
+  executor: Executor,
+  input: ModeratorMovementInput,
+  kind: LedgerKind,
+  amount: number,
+): Promise<ModeratorMovementResult> {
+  requireText(input.guildId, 'guildId');
+  requireText(input.actorId, 'actorId');
+  requireText(input.key, 'key');
+  if (input.reason != null && input.reason.length > 500) {
+    throw new CreditsError('invalid_argument', 'reason must be at most 500 characters', {}, {
+      userMessage: 'The reason is too long (500 characters at most).',
+    });
+  }
+
+  const outcome = await moveCredits(executor, {
+    guildId: input.guildId,
+    key: ledgerKeys.manual(input.key),
+    kind,
+    amount,
+    actorId: input.actorId,
+    reason: input.reason ?? null,
+  });
+  switch (outcome.status) {
+    case 'moved':
+      return { entry: outcome.entry, balance: outcome.entry.balanceAfter, replayed: false };
+    case 'replayed': {
+      const { entry } = outcome;
+      if (entry.guildId !== input.guildId || entry.kind !== kind || entry.amount !== amount) {
+        throw new CreditsError('key_conflict', 'idempotency key already used for a different movement', {
+          key: input.key,
+          recordedKind: entry.kind,
+        });
+      }
+      return { entry, balance: (await currentBalance(executor, input.guildId)) ?? 0, replayed: true };
+    }
+    case 'refused':
+      if (outcome.reason === 'unknown_guild') {
+        throw new CreditsError('unknown_guild', 'no credit account for guild', { guildId: input.guildId });
+      }
+      throw new CreditsError(
+        'insufficient_credits',
+        'balance too small for the requested movement',
+        { guildId: input.guildId, balance: outcome.balance, requested: -amount },
+        { userMessage: `Cannot take ${-amount} credits: the balance is ${outcome.balance}.` },
+      );
+  }
+}

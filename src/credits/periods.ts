@@ -1,0 +1,12 @@
+/** Calendar periods in UTC, the clock every credit rule uses whatever the server's time zone. */
+
+/** `YYYY-MM` of `now` in UTC. Such strings sort in time order. */
+export function utcMonth(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** The UTC day containing `now`: `[start, end)`. */
+export function utcDay(now: Date): { start: Date; end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) };
+}

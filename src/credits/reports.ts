@@ -1,0 +1,127 @@
+import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Executor } from '../db/client.js';
+import { creditLedger } from '../db/schema.js';
+import type { LedgerEntry } from './ledger.js';
+import { utcDay } from './periods.js';
+
+export interface UsageQuery {
+  readonly guildId: string;
+  /** Only this member's usage; all members, one row each, when absent. */
+  readonly userId?: string;
+  /** Inclusive. */
+  readonly since: Date;
+  /** Exclusive; no end when absent. */
+  readonly until?: Date;
+}
+
+export interface MemberUsage {
+  readonly userId: string;
+  /** Jobs charged in the range. */
+  readonly jobs: number;
+  /** What those jobs were charged. */
+  readonly charged: number;
+  /** What was given back for those jobs (releases and refunds), whenever it was given. */
+  readonly returned: number;
+  /** `charged - returned`. */
+  readonly spent: number;
+}
+
+export interface UsageReport {
+  readonly jobs: number;
+  readonly charged: number;
+  readonly returned: number;
+  readonly spent: number;
+  /** Highest spender first. */
+  readonly byMember: MemberUsage[];
+}
+
+/**
+ * Credits spent on jobs charged within `[since, until)`, net of what came back for those
+ * same jobs. A refund counts against its job's charge, not against the day it happened, so a
+ * late refund for yesterday's job does not make room under today's cap.
+ */
+export async function usage(executor: Executor, query: UsageQuery): Promise<UsageReport> {
+  const credit = alias(creditLedger, 'credit');
+  const rows = await executor
+    .select({
+      userId: sql<string>`coalesce(${creditLedger.userId}, '')`,
+      jobs: sql<number>`count(*)`.mapWith(Number),
+      charged: sql<number>`coalesce(sum(-${creditLedger.amount}), 0)`.mapWith(Number),
+      returned: sql<number>`coalesce(sum(${credit.amount}), 0)`.mapWith(Number),
+    })
+    .from(creditLedger)
+    .leftJoin(credit, and(eq(credit.jobId, creditLedger.jobId), inArray(credit.kind, ['release', 'refund'])))
+    .where(
+      and(
+        eq(creditLedger.guildId, query.guildId),
+        eq(creditLedger.kind, 'reserve'),
+        gte(creditLedger.createdAt, query.since),
+        query.until ? lt(creditLedger.createdAt, query.until) : undefined,
+        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+      ),
+    )
+    .groupBy(creditLedger.userId);
+
+  const byMember = rows
+    .map((row) => ({ ...row, spent: row.charged - row.returned }))
+    .sort((a, b) => b.spent - a.spent || a.userId.localeCompare(b.userId));
+  const total = (pick: (member: MemberUsage) => number) => byMember.reduce((sum, member) => sum + pick(member), 0);
+  return {
+    jobs: total((member) => member.jobs),
+    charged: total((member) => member.charged),
+    returned: total((member) => member.returned),
+    spent: total((member) => member.spent),
+    byMember,
+  };
+}
+
+/** What a member spent on jobs charged during the UTC day of `now`, net of refunds and releases. */
+export async function spentToday(
+  executor: Executor,
+  query: { guildId: string; userId: string; now?: Date },
+): Promise<number> {
+  const { start, end } = utcDay(query.now ?? new Date());
+  const report = await usage(executor, { guildId: query.guildId, userId: query.userId, since: start, until: end });
+  return report.spent;
+}
+
+export interface HistoryQuery {
+  readonly guildId: string;
+  /** Only movements of this member's usage (their jobs' charges and returns). */
+  readonly userId?: string;
+  /**
+   * Page size, clamped to 1–500.
+   * @defaultValue 20
+   */
+  readonly limit?: number;
+  /** Continue below this ledger id: pass the previous page's `nextBeforeId`. */
+  readonly beforeId?: number;
+}
+
+export interface HistoryPage {
+  /** Newest first. */
+  readonly entries: LedgerEntry[];
+  /** The `beforeId` of the next (older) page, or null on the last page. */
+  readonly nextBeforeId: number | null;
+}
+
+/** The guild's ledger, newest first, a page at a time (keyset paging on the ledger id). */
+export async function history(executor: Executor, query: HistoryQuery): Promise<HistoryPage> {
+  const limit = Math.min(500, Math.max(1, Math.trunc(query.limit ?? 20)));
+  const rows = await executor
+    .select()
+    .from(creditLedger)
+    .where(
+      and(
+        eq(creditLedger.guildId, query.guildId),
+        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+        query.beforeId !== undefined ? lt(creditLedger.id, query.beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(creditLedger.id))
+    .limit(limit + 1);
+  const entries = rows.slice(0, limit);
+  const last = entries.at(-1);
+  return { entries, nextBeforeId: rows.length > limit && last ? last.id : null };
+}
