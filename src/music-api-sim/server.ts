@@ -699,12 +699,16 @@ function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' && value.length > 0 ? value : fallback;
 }
 
+function withoutMarkers(text: string): string {
+  return text.replace(/\[sim:[^\]]*\]/g, '').replace(/\s+/g, ' ').trim();
+}
+
 function titleFrom(text: string): string {
-  const words = text.replace(/\[sim:[^\]]*\]/g, '').trim().split(/\s+/).slice(0, 4).join(' ');
+  const words = withoutMarkers(text).split(' ').slice(0, 4).join(' ');
   return words.length > 0 ? words.charAt(0).toUpperCase() + words.slice(1) : 'Untitled';
 }
 
 function lyricsFor(prompt: string): string {
-  const topic = titleFrom(prompt).toLowerCase();
-  return `[Verse]\nSinging about ${topic}\nUnder simulated skies\n\n[Chorus]\n${topic}, ${topic}\nNo credits spent tonight`;
+  const topic = withoutMarkers(prompt).slice(0, 60) || 'nothing at all';
+  return `[Verse]\nSinging about ${topic}\nUnder simulated skies\n\n[Chorus]\nLa la la, ${topic}\nNo credits spent tonight`;
 }

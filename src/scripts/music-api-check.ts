@@ -1,0 +1,29 @@
+/**
+ * `npm run music-api:check`: the first thing an operator runs. Asks the music service for the
+ * credit balance with the configured URL and key, and says what is wrong when that fails.
+ */
+import { exitWithError } from '../cli-support.js';
+import { loadConfig } from '../config.js';
+import { MusicApiClient } from '../music-api/client.js';
+import { MusicApiError } from '../music-api/errors.js';
+
+try {
+  const config = loadConfig({ require: ['musicApi'] });
+  const client = new MusicApiClient({
+    baseUrl: config.musicApiUrl,
+    apiKey: config.musicApiKey,
+    models: config.musicModels,
+    timeoutMs: config.musicApiTimeoutMs,
+    personaSongCost: config.personaSongCost,
+  });
+  const balance = await client.getCredits();
+  console.log(`music API at ${config.musicApiUrl}: ${balance.credits} credits, ${balance.extraCredits} extra credits`);
+} catch (error) {
+  if (error instanceof MusicApiError) {
+    console.error(error.message);
+    console.error(error.userMessage);
+    if (error.detail !== undefined) console.error(`detail: ${error.detail}`);
+    process.exit(1);
+  }
+  exitWithError(error);
+}

@@ -1,0 +1,109 @@
+/** Shared pieces of the music API contract tests. */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { MusicApiClient, type MusicApiClientOptions } from '../../src/music-api/client.js';
+import type { TaskState, TaskStatus } from '../../src/music-api/task-status.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/music-api-sim/server.js';
+
+export interface Harness {
+  sim: MusicApiSim;
+  client: MusicApiClient;
+  apiKey: string;
+  logLines: string[];
+}
+
+/** A fresh simulator and a client pointed at it, with a fresh key; every log line kept. */
+export async function startHarness(
+  simOptions: Partial<MusicApiSimOptions> = {},
+  clientOptions: Partial<MusicApiClientOptions> = {},
+): Promise<Harness> {
+  const apiKey = `sk-test-${randomUUID()}`;
+  const sim = await startMusicApiSim({ apiKey, credits: 100, taskMs: 100, allowHttpWebhooks: true, ...simOptions });
+  const logLines: string[] = [];
+  const client = new MusicApiClient({
+    baseUrl: sim.url,
+    apiKey,
+    logger: capturingLogger(logLines),
+    ...clientOptions,
+  });
+  return { sim, client, apiKey, logLines };
+}
+
+export function capturingLogger(lines: string[]): Logger {
+  return pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+}
+
+/** Polls until the task reaches one of `states`. */
+export async function waitForState(
+  poll: () => Promise<TaskStatus>,
+  states: readonly TaskState[] = ['succeeded', 'failed'],
+  timeoutMs = 5000,
+): Promise<TaskStatus> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await poll();
+    if (states.includes(status.state)) return status;
+    if (Date.now() > deadline) throw new Error(`task still ${status.state} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  at: number;
+  answered: number;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  /** Statuses to answer, in order; 200 once they run out. */
+  answers: number[];
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  close(): Promise<void>;
+}
+
+/** A plain-HTTP loopback receiver (the simulator allows it with allowHttpWebhooks). */
+export async function startWebhookReceiver(answers: number[] = []): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const receiver: Partial<WebhookReceiver> = { received, answers };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const answered = receiver.answers?.shift() ?? 200;
+      received.push({ headers: request.headers, rawBody: Buffer.concat(chunks), at: Date.now(), answered });
+      response.writeHead(answered).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/hooks/music`,
+    async waitFor(count: number, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} webhooks, got ${received.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return received;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  }) as WebhookReceiver;
+}
+
+/** A port nothing listens on: bound, then released. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
