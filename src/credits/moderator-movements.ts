@@ -29,7 +29,7 @@ export interface ModeratorMovementResult {
 }
 
 /** Adds credits (`amount` > 0). */
-export function grant(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+export async function grant(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
   requireInteger(input.amount, 'amount', { min: 1 });
   return moveByHand(executor, input, 'grant', input.amount);
 }
@@ -41,7 +41,7 @@ export function grant(executor: Executor, input: ModeratorMovementInput): Promis
  *
  * @throws CreditsError `insufficient_credits` (details: balance, requested) when the balance is smaller.
  */
-export function take(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+export async function take(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
   requireInteger(input.amount, 'amount', { min: 1 });
   return moveByHand(executor, input, 'take', -input.amount);
 }
@@ -50,7 +50,7 @@ export function take(executor: Executor, input: ModeratorMovementInput): Promise
  * Corrects the balance by a signed, non-zero amount. Like `take`, a negative adjustment
  * larger than the balance is refused.
  */
-export function adjust(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
+export async function adjust(executor: Executor, input: ModeratorMovementInput): Promise<ModeratorMovementResult> {
   requireInteger(input.amount, 'amount', { nonZero: true });
   return moveByHand(executor, input, 'adjust', input.amount);
 }
