@@ -2,27 +2,133 @@
  * The composition root: builds the bot from its parts for the configured role and hands
  * each part what it needs. Nothing below this file reads configuration on its own.
  */
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
+import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
+import { buildHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { MusicApiClient } from './music-api/index.js';
+import { createPipeline } from './pipeline/create-pipeline.js';
+import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pipeline/deps.js';
+import type { Pipeline } from './pipeline/pipeline.js';
+import { reconcile, startReconciler } from './pipeline/reconcile.js';
+import { connectRedis } from './queue/connection.js';
+import { createQueues } from './queue/queues.js';
+import { startWorkers, type Workers } from './queue/workers.js';
 import { startInfrastructure } from './services/infrastructure.js';
+import { startGateway } from './discord/gateway.js';
 
 export interface App {
+  readonly deps: PipelineDeps;
+  readonly pipeline: Pipeline;
+  /** The HTTP server's address when this process runs the http role. */
+  readonly httpUrl: string | undefined;
   stop(): Promise<void>;
 }
 
-export async function startApp(config: Config, logger: Logger): Promise<App> {
-  const infrastructure = await startInfrastructure(config, logger);
-  const { applied } = await runMigrations(infrastructure.databaseUrl);
-  if (applied > 0) logger.info({ applied }, 'database migrated');
-  const database = connectDatabase(infrastructure.databaseUrl);
+/** Overrides for tests and benchmarks; a normal start passes none. */
+export interface AppOverrides {
+  readonly settings?: Partial<PipelineSettings>;
+  readonly queuePrefix?: string;
+  readonly discord?: DiscordDelivery;
+  readonly reconcileIntervalMs?: number;
+  readonly lockDurationMs?: number;
+  readonly now?: () => Date;
+}
 
-  logger.info({ role: config.role }, 'bot started');
+export function settingsFromConfig(config: Config, overrides: Partial<PipelineSettings> = {}): PipelineSettings {
   return {
-    async stop() {
-      await database.close();
-      await infrastructure.stop();
-    },
+    ...DEFAULT_SETTINGS,
+    publicUrl: config.publicUrl,
+    upstreamMaxInFlight: config.upstreamMaxInFlight,
+    pollDeadlineMs: config.pollDeadlineMinutes * 60_000,
+    startingCredits: config.startingCredits,
+    attachAudio: config.attachAudio,
+    ...overrides,
   };
+}
+
+export async function startApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
+  const runs = {
+    gateway: config.role === 'all' || config.role === 'gateway',
+    worker: config.role === 'all' || config.role === 'worker',
+    http: config.role === 'all' || config.role === 'http',
+  };
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
+  };
+
+  try {
+    const infrastructure = await startInfrastructure(config, logger);
+    stops.push(() => infrastructure.stop());
+    const { applied } = await runMigrations(infrastructure.databaseUrl);
+    if (applied > 0) logger.info({ applied }, 'database migrated');
+
+    const database = connectDatabase(infrastructure.databaseUrl, { max: 20 });
+    stops.push(() => database.close());
+    const redis = connectRedis(infrastructure.redisUrl);
+    stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
+    const queues = createQueues(redis, { prefix: overrides.queuePrefix ?? 'musicbot' });
+    stops.push(() => queues.close());
+
+    const metrics = createMetrics({ defaultMetrics: true });
+    const deps: PipelineDeps = {
+      db: database.db,
+      queues,
+      redis,
+      musicApi: new MusicApiClient({
+        baseUrl: config.musicApiUrl,
+        apiKey: config.musicApiKey,
+        timeoutMs: config.musicApiTimeoutMs,
+        models: config.musicModels,
+        personaSongCost: config.personaSongCost,
+        logger,
+      }),
+      discord: overrides.discord ?? createDiscordDelivery({ apiUrl: config.discordApiUrl, token: config.discordToken }),
+      logger,
+      metrics,
+      settings: settingsFromConfig(config, overrides.settings),
+      now: overrides.now ?? (() => new Date()),
+    };
+    const pipeline = createPipeline(deps);
+
+    let httpServer: FastifyInstance | undefined;
+    let httpUrl: string | undefined;
+    if (runs.http) {
+      httpServer = buildHttpServer({ db: deps.db, redis, queues, metrics, logger });
+      httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
+      logger.info({ port: config.httpPort }, 'http server listening');
+      // Closing the server first stops taking webhooks; those in flight finish.
+      stops.push(() => httpServer!.close());
+    }
+
+    if (runs.worker) {
+      const workerConnection = connectRedis(infrastructure.redisUrl);
+      stops.push(async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
+      await reconcile(deps);
+      const workers: Workers = startWorkers(deps, workerConnection, {
+        pollMaxPerSecond: config.pollMaxPerSecond,
+        ...(overrides.lockDurationMs && { lockDurationMs: overrides.lockDurationMs }),
+      });
+      // Closing waits for the entries in hand; anything unfinished is taken over as stalled.
+      stops.push(() => workers.close());
+      const reconciler = startReconciler(deps, overrides.reconcileIntervalMs ?? 60_000);
+      stops.push(() => reconciler.stop());
+    }
+
+    if (runs.gateway) {
+      const gateway = await startGateway({ context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi } });
+      stops.push(() => gateway.stop());
+    }
+
+    logger.info({ role: config.role, webhooks: Boolean(config.publicUrl) }, 'bot started');
+    return { deps, pipeline, httpUrl, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }

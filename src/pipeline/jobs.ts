@@ -1,5 +1,111 @@
 /** Reading and writing job rows: the only SQL on `jobs` outside the ledger. */
-import type { InferSelectModel } from 'drizzle-orm';
-import type { jobs } from '../db/schema.js';
+import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql, type InferSelectModel } from 'drizzle-orm';
+import type { Database, Executor } from '../db/client.js';
+import { jobs, type JobKind, type JobState } from '../db/schema.js';
+import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
+
+export const OPEN_STATES: readonly JobState[] = ['queued', 'submitting', 'submitted'];
+
+export async function getJob(db: Executor, jobId: string): Promise<JobRow | undefined> {
+  const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  return row;
+}
+
+/** Jobs of the same task type waiting before this one, plus one. */
+export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'kind' | 'createdAt' | 'state'>): Promise<number> {
+  if (job.state !== 'queued') return 0;
+  const kinds = KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[job.kind]];
+  const [row] = await db
+    .select({ ahead: count() })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.state, 'queued'),
+        inArray(jobs.kind, kinds),
+        or(lt(jobs.createdAt, job.createdAt), and(eq(jobs.createdAt, job.createdAt), lt(jobs.id, job.id))),
+      ),
+    );
+  return (row?.ahead ?? 0) + 1;
+}
+
+/**
+ * Moves a queued job to `submitting` unless the task type already has `cap` tasks in flight.
+ * An advisory lock per task type makes the count and the move one step across all workers.
+ */
+export async function claimSubmission(
+  db: Database,
+  job: Pick<JobRow, 'id' | 'kind'>,
+  cap: number,
+): Promise<'claimed' | 'cap_reached' | 'not_queued'> {
+  const taskType = TASK_TYPE_BY_KIND[job.kind];
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`musicbot:inflight:${taskType}`}))`);
+    const [inFlight] = await tx
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(inArray(jobs.state, ['submitting', 'submitted']), inArray(jobs.kind, KINDS_BY_TASK_TYPE[taskType])));
+    if ((inFlight?.n ?? 0) >= cap) return 'cap_reached';
+    const claimed = await tx
+      .update(jobs)
+      .set({ state: 'submitting', submitAttempts: sql`${jobs.submitAttempts} + 1`, updatedAt: new Date() })
+      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'queued')))
+      .returning({ id: jobs.id });
+    return claimed.length > 0 ? 'claimed' : 'not_queued';
+  });
+}
+
+export async function listOpenJobs(db: Executor, limit = 1000, afterId?: string): Promise<JobRow[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.state, [...OPEN_STATES]), afterId ? sql`${jobs.id} > ${afterId}` : undefined))
+    .orderBy(asc(jobs.id))
+    .limit(limit);
+}
+
+export async function listUndelivered(db: Executor, limit = 1000): Promise<JobRow[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.deliveryState, 'pending'), inArray(jobs.state, ['succeeded', 'failed', 'timed_out'])))
+    .orderBy(asc(jobs.completedAt))
+    .limit(limit);
+}
+
+/** Takes the right to post a job's result for `holdMs`; false when another worker holds it or it is done. */
+export async function claimDelivery(db: Executor, jobId: string, now: Date, holdMs = 60_000): Promise<JobRow | undefined> {
+  const [row] = await db
+    .update(jobs)
+    .set({ deliveryClaimedAt: now })
+    .where(
+      and(
+        eq(jobs.id, jobId),
+        eq(jobs.deliveryState, 'pending'),
+        or(isNull(jobs.deliveryClaimedAt), lte(jobs.deliveryClaimedAt, new Date(now.getTime() - holdMs))),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+export async function listJobsOfGuild(
+  db: Executor,
+  guildId: string,
+  filter: { userId?: string; kind?: JobKind; succeededOnly?: boolean; limit?: number } = {},
+): Promise<JobRow[]> {
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.guildId, guildId),
+        filter.userId ? eq(jobs.userId, filter.userId) : undefined,
+        filter.kind ? eq(jobs.kind, filter.kind) : undefined,
+        filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
+      ),
+    )
+    .orderBy(desc(jobs.createdAt))
+    .limit(Math.min(filter.limit ?? 25, 100));
+}

@@ -1,0 +1,164 @@
+/**
+ * Posting a finished job to Discord, once. While the interaction token lives the deferred
+ * reply is edited; after that, or when Discord says the token is gone, a channel message
+ * mentions the requester. A 403 marks the delivery failed; the result stays retrievable.
+ */
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { jobs } from '../db/schema.js';
+import { claimDelivery, queuePositionOf, type JobRow } from '../pipeline/jobs.js';
+import type { PipelineDeps } from '../pipeline/deps.js';
+import {
+  describeDiscordError,
+  isExpiredInteraction,
+  isMissingAccess,
+  type OutgoingFile,
+  type OutgoingMessage,
+} from './discord-delivery.js';
+import { asChannelMessage, renderProgress, renderResult, type StoredResult } from './render.js';
+
+/** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
+export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
+export const TOKEN_MARGIN_MS = 60_000;
+
+export function interactionTokenUsable(job: Pick<JobRow, 'interactionToken' | 'applicationId' | 'interactionAt'>, now: Date): boolean {
+  if (!job.interactionToken || !job.applicationId || !job.interactionAt) return false;
+  return now.getTime() < job.interactionAt.getTime() + INTERACTION_TOKEN_LIFETIME_MS - TOKEN_MARGIN_MS;
+}
+
+export type DeliveryOutcome = 'delivered' | 'skipped' | 'failed';
+
+/** Posts the job's result or failure. Throws on errors worth retrying (the queue retries). */
+export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<DeliveryOutcome> {
+  const now = deps.now();
+  const job = await claimDelivery(deps.db, jobId, now);
+  if (!job) return 'skipped';
+  const message = renderResult(job);
+  const started = performance.now();
+
+  let posted: { messageId: string; channel: boolean } | undefined;
+  try {
+    posted = await post(deps, job, message, now);
+  } catch (err) {
+    if (isMissingAccess(err)) {
+      deps.logger.warn({ jobId, channelId: job.channelId, error: describeDiscordError(err) }, 'no access to the channel; result kept for /jobs show');
+      await deps.db.update(jobs).set({ deliveryState: 'failed', updatedAt: deps.now() }).where(eq(jobs.id, jobId));
+      deps.metrics.deliveries.inc({ outcome: 'missing_access' });
+      return 'failed';
+    }
+    await deps.db.update(jobs).set({ deliveryClaimedAt: null }).where(eq(jobs.id, jobId));
+    deps.metrics.deliveries.inc({ outcome: 'retry' });
+    throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
+  }
+
+  await deps.db
+    .update(jobs)
+    .set({ deliveryState: 'delivered', messageId: posted.messageId, deliveredAt: deps.now(), updatedAt: deps.now() })
+    .where(eq(jobs.id, jobId));
+  deps.metrics.deliveries.inc({ outcome: posted.channel ? 'channel_message' : 'interaction_reply' });
+  deps.metrics.discordLatency.observe((performance.now() - started) / 1000);
+  deps.logger.info({ jobId, state: job.state, viaChannel: posted.channel }, 'result delivered');
+
+  if (job.state === 'succeeded' && deps.settings.attachAudio) {
+    await attachAudio(deps, job, message, posted).catch((err: unknown) =>
+      deps.logger.warn({ jobId, error: describeDiscordError(err) }, 'could not attach the audio file'),
+    );
+  }
+  return 'delivered';
+}
+
+async function post(
+  deps: PipelineDeps,
+  job: JobRow,
+  message: OutgoingMessage,
+  now: Date,
+  files?: readonly OutgoingFile[],
+): Promise<{ messageId: string; channel: boolean }> {
+  if (interactionTokenUsable(job, now)) {
+    try {
+      const edited = await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message, files);
+      return { messageId: edited.id, channel: false };
+    } catch (err) {
+      if (!isExpiredInteraction(err)) throw err;
+      deps.logger.info({ jobId: job.id, error: describeDiscordError(err) }, 'interaction token no longer valid; posting in the channel');
+    }
+  }
+  const sent = await deps.discord.postChannelMessage(
+    job.channelId,
+    { ...asChannelMessage(job, message), nonce: nonceFor(job.id), enforce_nonce: true },
+    files,
+  );
+  return { messageId: sent.id, channel: true };
+}
+
+/** Discord drops a second message with the same nonce, so a retried post does not appear twice. */
+export function nonceFor(jobId: string): string {
+  return createHash('sha256').update(jobId).digest('base64url').slice(0, 25);
+}
+
+/** Where the audio fits the upload limit, the result carries it too, so it plays inside Discord. */
+async function attachAudio(
+  deps: PipelineDeps,
+  job: JobRow,
+  message: OutgoingMessage,
+  posted: { messageId: string; channel: boolean },
+): Promise<void> {
+  const clip = ((job.result ?? {}) as StoredResult).clips?.[0];
+  const url = clip?.audioUrl;
+  if (!url || !['song', 'persona_song'].includes(job.kind)) return;
+  const response = await fetch(url, { signal: AbortSignal.timeout(20_000) });
+  if (!response.ok) throw new Error(`audio download answered ${response.status}`);
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > deps.settings.attachmentLimitBytes) return;
+  const data = Buffer.from(await response.arrayBuffer());
+  if (data.byteLength > deps.settings.attachmentLimitBytes) return;
+  const extension = new URL(url).pathname.split('.').pop() ?? 'm4a';
+  const base = (clip.title ?? 'song').replace(/[^\p{L}\p{N}_-]+/gu, '_').slice(0, 60) || 'song';
+  const file: OutgoingFile = {
+    name: `${base}.${extension}`,
+    data,
+    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+  };
+  if (posted.channel) {
+    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message) }, [file]);
+  } else if (interactionTokenUsable(job, deps.now())) {
+    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message, [file]);
+  }
+}
+
+/**
+ * Shows a waiting or running job's state, position and expected time in its reply, at most
+ * once per `progressEditIntervalMs` (a Redis key with a time to live is the throttle).
+ */
+export async function showProgress(deps: PipelineDeps, job: JobRow, force = false): Promise<void> {
+  const now = deps.now();
+  if (!interactionTokenUsable(job, now)) return;
+  const key = `${deps.queues.prefix}:progress:${job.id}`;
+  const allowed = force
+    ? true
+    : (await deps.redis.set(key, '1', 'PX', deps.settings.progressEditIntervalMs, 'NX')) === 'OK';
+  if (!allowed) return;
+  const position = await queuePositionOf(deps.db, job);
+  const expectedSeconds = deps.settings.expectedSeconds[job.kind];
+  const base = job.submittedAt ?? now;
+  const expectedAt = new Date(Math.max(base.getTime() + expectedSeconds * 1000, now.getTime() + 5_000));
+  try {
+    // The row lock orders this edit before any completion of the job: a result is never
+    // overwritten by a progress edit that started earlier.
+    await deps.db.transaction(async (tx) => {
+      const [fresh] = await tx
+        .select({ state: jobs.state, deliveryState: jobs.deliveryState })
+        .from(jobs)
+        .where(eq(jobs.id, job.id))
+        .for('update');
+      if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return;
+      await deps.discord.editOriginal(
+        job.applicationId!,
+        job.interactionToken!,
+        renderProgress({ ...job, state: fresh.state }, { position, expectedAt }),
+      );
+    });
+  } catch (err) {
+    deps.logger.debug({ jobId: job.id, error: describeDiscordError(err) }, 'progress edit failed');
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Talking to Discord without a gateway: workers edit interaction replies and post channel
+ * messages over REST, against DISCORD_API_URL. Interaction tokens travel in URL paths only;
+ * they never reach a log line (the REST client's errors carry the route, redacted below).
+ */
+import { DiscordAPIError, REST, type RawFile } from '@discordjs/rest';
+import {
+  Routes,
+  type APIMessage,
+  type RESTPatchAPIWebhookWithTokenMessageJSONBody,
+  type RESTPostAPIChannelMessageJSONBody,
+} from 'discord-api-types/v10';
+
+export interface OutgoingFile {
+  readonly name: string;
+  readonly data: Buffer;
+  readonly contentType?: string;
+}
+
+export type OutgoingMessage = RESTPostAPIChannelMessageJSONBody & RESTPatchAPIWebhookWithTokenMessageJSONBody;
+
+export interface DiscordDelivery {
+  editOriginal(applicationId: string, token: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+  postChannelMessage(channelId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+  editChannelMessage(channelId: string, messageId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+}
+
+/** Discord's answers that mean "this interaction token can no longer be used". */
+export const EXPIRED_INTERACTION_CODES: ReadonlySet<number> = new Set([
+  50027, // Invalid Webhook Token
+  10015, // Unknown Webhook
+  10062, // Unknown interaction
+  10008, // Unknown Message: the original reply was deleted
+]);
+
+export function isExpiredInteraction(error: unknown): boolean {
+  return error instanceof DiscordAPIError && typeof error.code === 'number' && EXPIRED_INTERACTION_CODES.has(error.code);
+}
+
+/** 403: the bot cannot see or write to the channel. Retrying will not help. */
+export function isMissingAccess(error: unknown): boolean {
+  return error instanceof DiscordAPIError && error.status === 403;
+}
+
+/** A client error other than the above: the request itself is wrong; retrying will not help. */
+export function isPermanentDiscordError(error: unknown): boolean {
+  return error instanceof DiscordAPIError && error.status >= 400 && error.status < 500 && error.status !== 429;
+}
+
+/** An error safe to log: the route is cut before any token. */
+export function describeDiscordError(error: unknown): Record<string, unknown> {
+  if (error instanceof DiscordAPIError) {
+    return { status: error.status, code: error.code, method: error.method, route: redactRoute(error.url), message: error.message };
+  }
+  return { message: error instanceof Error ? redactRoute(error.message) : 'unknown error' };
+}
+
+/** `/webhooks/<app>/<token>/…` → `/webhooks/<app>/[token]/…` */
+export function redactRoute(text: string): string {
+  return text.replace(/(\/webhooks\/\d+\/)[^/?\s]+/g, '$1[token]').replace(/(\/interactions\/\d+\/)[^/?\s]+/g, '$1[token]');
+}
+
+function toRawFiles(files: readonly OutgoingFile[] | undefined): RawFile[] | undefined {
+  if (!files || files.length === 0) return undefined;
+  return files.map((file) => ({ name: file.name, data: file.data, ...(file.contentType && { contentType: file.contentType }) }));
+}
+
+function withAttachments(message: OutgoingMessage, files: readonly OutgoingFile[] | undefined): OutgoingMessage {
+  if (!files || files.length === 0) return message;
+  return { ...message, attachments: files.map((file, id) => ({ id: String(id), filename: file.name })) };
+}
+
+export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery & { rest: REST } {
+  const rest = new REST({ api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2 }).setToken(options.token);
+  return {
+    rest,
+    async editOriginal(applicationId, token, message, files) {
+      return (await rest.patch(Routes.webhookMessage(applicationId, token, '@original'), {
+        body: withAttachments(message, files),
+        files: toRawFiles(files),
+        auth: false,
+      })) as APIMessage;
+    },
+    async postChannelMessage(channelId, message, files) {
+      return (await rest.post(Routes.channelMessages(channelId), {
+        body: withAttachments(message, files),
+        files: toRawFiles(files),
+      })) as APIMessage;
+    },
+    async editChannelMessage(channelId, messageId, message, files) {
+      return (await rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: withAttachments(message, files),
+        files: toRawFiles(files),
+      })) as APIMessage;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * The bot's HTTP server: the music service's webhooks, `/healthz` and `/metrics`.
+ * A webhook is checked (job, signature, body) before anything changes, answered fast, and
+ * handed to the queue; a repeated one is a 2xx no-op.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/client.js';
+import { jobs, webhookEvents } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
+import type { Queues } from '../queue/queues.js';
+import { WEBHOOK_ROUTE_PREFIX } from '../queue/processors/submit.js';
+
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export interface HttpServerDeps {
+  readonly db: Database;
+  readonly redis: Redis;
+  readonly queues: Queues;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+const jobIdSchema = z.uuid();
+
+export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: WEBHOOK_BODY_LIMIT });
+  // Signatures are computed over the exact bytes received, so the body stays raw.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, async (request, reply) => {
+    const receivedAt = Date.now();
+    const refuse = (status: number, outcome: string, error: string) => {
+      deps.metrics.webhooks.inc({ outcome });
+      deps.logger.info({ jobId: request.params.jobId, outcome }, 'webhook refused');
+      return reply.code(status).send({ error });
+    };
+
+    const parsedId = jobIdSchema.safeParse(request.params.jobId);
+    if (!parsedId.success) return refuse(404, 'unknown_job', 'unknown job');
+    const [job] = await deps.db
+      .select({ id: jobs.id, secret: jobs.webhookSecret, taskId: jobs.upstreamTaskId })
+      .from(jobs)
+      .where(eq(jobs.id, parsedId.data));
+    if (!job) return refuse(404, 'unknown_job', 'unknown job');
+
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const verification = verifyWebhookSignature({
+      rawBody,
+      secret: job.secret,
+      headers: request.headers,
+      ...(deps.now && { now: deps.now() }),
+    });
+    if (!verification.ok) return refuse(401, `bad_signature_${verification.reason}`, 'invalid signature');
+
+    let event;
+    try {
+      event = normaliseWebhookPayload(rawBody, request.headers);
+    } catch {
+      return refuse(400, 'malformed', 'malformed body');
+    }
+    if (event.taskId && job.taskId && event.taskId !== job.taskId) return refuse(400, 'task_mismatch', 'task does not match job');
+    if (event.status.state !== 'succeeded' && event.status.state !== 'failed') {
+      deps.metrics.webhooks.inc({ outcome: 'not_final' });
+      return reply.code(202).send({ ok: true });
+    }
+
+    const taskId = event.taskId ?? job.taskId ?? undefined;
+    const eventKey = event.eventId ? `id:${event.eventId}` : `task:${taskId ?? job.id}:${event.status.state}`;
+    const inserted = await deps.db
+      .insert(webhookEvents)
+      .values({ eventKey, jobId: job.id })
+      .onConflictDoNothing()
+      .returning({ id: webhookEvents.id });
+    if (inserted.length === 0) {
+      deps.metrics.webhooks.inc({ outcome: 'duplicate' });
+      return reply.code(200).send({ ok: true, duplicate: true });
+    }
+    try {
+      await deps.queues.enqueueComplete({
+        jobId: job.id,
+        status: event.status as unknown as { state: 'succeeded' | 'failed' },
+        ...(taskId && { taskId }),
+        source: 'webhook',
+        receivedAt,
+      });
+    } catch (err) {
+      // Not taken: forget the event so the service's retry (or the poll) can bring it again.
+      await deps.db.delete(webhookEvents).where(eq(webhookEvents.eventKey, eventKey));
+      deps.logger.error({ err, jobId: job.id }, 'could not enqueue a webhook');
+      return reply.code(503).send({ error: 'try again' });
+    }
+    deps.metrics.webhooks.inc({ outcome: 'accepted' });
+    return reply.code(200).send({ ok: true });
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    const checks = await Promise.allSettled([
+      deps.db.execute(sql`select 1`),
+      deps.redis.ping(),
+    ]);
+    const [postgres, redis] = checks.map((check) => (check.status === 'fulfilled' ? 'ok' : 'down'));
+    const healthy = postgres === 'ok' && redis === 'ok';
+    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', postgres, redis });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    await refreshGauges(deps).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  return app;
+}
+
+/** Gauges read at scrape time: queue depths from Redis, jobs by state from Postgres. */
+async function refreshGauges(deps: HttpServerDeps): Promise<void> {
+  const { queues, metrics } = deps;
+  for (const queue of [queues.submit, queues.poll, queues.complete, queues.deliver]) {
+    const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
+    for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, value);
+  }
+  const rows = await deps.db
+    .select({ kind: jobs.kind, state: jobs.state, n: sql<number>`count(*)::int` })
+    .from(jobs)
+    .groupBy(jobs.kind, jobs.state);
+  metrics.jobsOpen.reset();
+  for (const row of rows) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
+}

@@ -1,0 +1,53 @@
+/** Prometheus metrics, one registry per app so that tests can build several apps in one process. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly jobsAccepted: Counter<'kind'>;
+  readonly jobsFinished: Counter<'kind' | 'state'>;
+  readonly upstreamErrors: Counter<'type'>;
+  readonly credits: Counter<'movement'>;
+  readonly deliveries: Counter<'outcome'>;
+  readonly webhooks: Counter<'outcome'>;
+  readonly queueDepth: Gauge<'queue' | 'state'>;
+  readonly jobsOpen: Gauge<'kind' | 'state'>;
+  readonly upstreamLatency: Histogram<'operation'>;
+  readonly discordLatency: Histogram<string>;
+  readonly webhookToCompletion: Histogram<string>;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'musicbot_' });
+  const registers = [registry];
+  return {
+    registry,
+    jobsAccepted: new Counter({ name: 'musicbot_jobs_accepted_total', help: 'Jobs accepted, by kind', labelNames: ['kind'], registers }),
+    jobsFinished: new Counter({ name: 'musicbot_jobs_finished_total', help: 'Jobs that reached a final state', labelNames: ['kind', 'state'], registers }),
+    upstreamErrors: new Counter({ name: 'musicbot_upstream_errors_total', help: 'Music API errors, by type', labelNames: ['type'], registers }),
+    credits: new Counter({ name: 'musicbot_credits_total', help: 'Credits reserved, charged, released and refunded', labelNames: ['movement'], registers }),
+    deliveries: new Counter({ name: 'musicbot_deliveries_total', help: 'Result posts to Discord, by outcome', labelNames: ['outcome'], registers }),
+    webhooks: new Counter({ name: 'musicbot_webhooks_total', help: 'Webhook requests, by outcome', labelNames: ['outcome'], registers }),
+    queueDepth: new Gauge({ name: 'musicbot_queue_depth', help: 'Queue entries by queue and state', labelNames: ['queue', 'state'], registers }),
+    jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers }),
+    upstreamLatency: new Histogram({
+      name: 'musicbot_upstream_request_seconds',
+      help: 'Music API request latency',
+      labelNames: ['operation'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    discordLatency: new Histogram({
+      name: 'musicbot_discord_delivery_seconds',
+      help: 'Time to post a result to Discord',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    webhookToCompletion: new Histogram({
+      name: 'musicbot_webhook_to_completion_seconds',
+      help: 'From webhook receipt to the job being final',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,63 @@
+/** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
+import { deliverJob } from '../delivery/deliver.js';
+import { jobs } from '../db/schema.js';
+import { and, eq } from 'drizzle-orm';
+import type { PipelineDeps } from './deps.js';
+import { getJob, listJobsOfGuild, queuePositionOf } from './jobs.js';
+import type { Pipeline } from './pipeline.js';
+import { submitRequest } from './submit.js';
+import { cancelQueuedJob } from './transitions.js';
+import { entryId } from '../queue/queues.js';
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  return {
+    submit: (input) => submitRequest(deps, input),
+
+    async cancel(jobId, by) {
+      const job = await getJob(deps.db, jobId);
+      if (!job) return { cancelled: false, reason: 'not_found', refunded: 0 };
+      if (job.userId !== by.userId && !by.isModerator) return { cancelled: false, reason: 'not_allowed', refunded: 0 };
+      if (job.state !== 'queued') {
+        const reason = ['submitting', 'submitted'].includes(job.state) ? 'already_submitted' : 'already_final';
+        return { cancelled: false, reason, refunded: 0 };
+      }
+      const cancelled = await cancelQueuedJob(deps, jobId);
+      if (!cancelled) return { cancelled: false, reason: 'already_submitted', refunded: 0 };
+      await deps.queues.submit.remove(entryId.submit(jobId)).catch(() => {});
+      // The cancel command answers the user itself; the original reply is not edited again.
+      await deps.db.update(jobs).set({ deliveryState: 'delivered', deliveredAt: deps.now() }).where(eq(jobs.id, jobId));
+      const refunded = (cancelled.error as { creditsReturned?: number } | null)?.creditsReturned ?? 0;
+      return { cancelled: true, refunded };
+    },
+
+    async redeliver(jobId, reply) {
+      const job = await getJob(deps.db, jobId);
+      if (!job || !['succeeded', 'failed', 'timed_out'].includes(job.state)) return;
+      await deps.db
+        .update(jobs)
+        .set({
+          deliveryState: 'pending',
+          deliveryClaimedAt: null,
+          ...(reply && {
+            applicationId: reply.applicationId,
+            interactionToken: reply.interactionToken,
+            interactionAt: reply.createdAt,
+          }),
+        })
+        .where(and(eq(jobs.id, jobId)));
+      await deliverJob(deps, jobId);
+    },
+
+    async findJob(guildId, jobId) {
+      const job = await getJob(deps.db, jobId);
+      return job && job.guildId === guildId ? job : undefined;
+    },
+
+    listJobs: (guildId, filter) => listJobsOfGuild(deps.db, guildId, filter),
+
+    async queuePosition(jobId) {
+      const job = await getJob(deps.db, jobId);
+      return job ? queuePositionOf(deps.db, job) : undefined;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/client.js';
+import type { JobKind } from '../db/schema.js';
+import type { DiscordDelivery } from '../delivery/discord-delivery.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { MusicApiClient } from '../music-api/index.js';
+import type { Queues } from '../queue/queues.js';
+
+export interface PipelineSettings {
+  /** HTTPS base of the bot's webhook route; undefined: polling only. */
+  readonly publicUrl: string | undefined;
+  /** Tasks in flight at the service per task type before new ones wait in the queue. */
+  readonly upstreamMaxInFlight: number;
+  /** A task not finished this long after submission is refunded and marked timed out. */
+  readonly pollDeadlineMs: number;
+  /** First poll after about this long; also the expected time shown to users. */
+  readonly expectedSeconds: Record<JobKind, number>;
+  /** Polling backoff: from `minMs`, growing by half each time, never above `maxMs`. */
+  readonly pollIntervalMs: { readonly min: number; readonly max: number };
+  /** Submission attempts for retryable errors (429, 500, 502, network) before giving up. */
+  readonly submitAttempts: number;
+  /** Base of the exponential backoff between submission attempts. */
+  readonly submitBackoffMs: number;
+  /** How long a full cap makes a submission wait before it looks again. */
+  readonly capWaitMs: number;
+  readonly startingCredits: number;
+  readonly attachAudio: boolean;
+  /** Upload limit assumed for attachments when Discord did not say (bytes). */
+  readonly attachmentLimitBytes: number;
+  /** Minimum time between two progress edits of one reply. */
+  readonly progressEditIntervalMs: number;
+}
+
+export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
+  upstreamMaxInFlight: 10,
+  pollDeadlineMs: 30 * 60_000,
+  expectedSeconds: { song: 60, lyrics: 15, video: 60, upload: 20, download: 20, voice: 120, persona_song: 120 },
+  pollIntervalMs: { min: 5_000, max: 60_000 },
+  submitAttempts: 6,
+  submitBackoffMs: 2_000,
+  capWaitMs: 3_000,
+  startingCredits: 0,
+  attachAudio: true,
+  attachmentLimitBytes: 10 * 1024 * 1024,
+  progressEditIntervalMs: 5_000,
+};
+
+/** Everything the pipeline's functions and processors need, passed in by the composition root. */
+export interface PipelineDeps {
+  readonly db: Database;
+  readonly queues: Queues;
+  readonly redis: Redis;
+  readonly musicApi: MusicApiClient;
+  readonly discord: DiscordDelivery;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly settings: PipelineSettings;
+  /** The time; tests move it. */
+  readonly now: () => Date;
+}

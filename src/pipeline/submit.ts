@@ -1,0 +1,88 @@
+/**
+ * The entry point the command handlers call: check, reserve, record, enqueue, and return at
+ * once. No discord.js types here; the pipeline runs without a gateway.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { applyMonthlyAllowance, ensureGuild, reserveForJob } from '../credits/index.js';
+import { jobs, type JobKind } from '../db/schema.js';
+import type { CostedOperation } from '../music-api/index.js';
+import type { PipelineDeps } from './deps.js';
+import { queuePositionOf } from './jobs.js';
+import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
+
+const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
+  song: 'song',
+  lyrics: 'lyrics',
+  video: 'video',
+  upload: 'upload',
+  download: 'download',
+  voice: 'voice',
+  persona_song: 'personaSong',
+};
+
+export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind): number {
+  return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
+}
+
+export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Promise<SubmitResult> {
+  const parsed = generationRequestSchema.safeParse(input.request);
+  if (!parsed.success) {
+    throw new RequestRefusedError('invalid_request', parsed.error.issues[0]?.message ?? 'That request is not valid.');
+  }
+  const request = parsed.data;
+  if (request.kind === 'song' && request.model !== undefined && !deps.musicApi.models.includes(request.model)) {
+    throw new RequestRefusedError('unknown_model', `Unknown model "${request.model.slice(0, 40)}". Pick one from the list.`);
+  }
+
+  const { guildId, channelId, userId } = input.requester;
+  const cost = costOfKind(deps, request.kind);
+  const now = deps.now();
+  await ensureGuild(deps.db, guildId, { startingCredits: deps.settings.startingCredits });
+  await applyMonthlyAllowance(deps.db, guildId, now);
+
+  const jobId = randomUUID();
+  const [job, balance] = await deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(jobs)
+      .values({
+        id: jobId,
+        guildId,
+        channelId,
+        userId,
+        kind: request.kind,
+        request: { ...request },
+        cost,
+        webhookSecret: randomBytes(32).toString('hex'),
+        applicationId: input.reply?.applicationId ?? null,
+        interactionToken: input.reply?.interactionToken ?? null,
+        interactionAt: input.reply?.createdAt ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: cost });
+    if (!reservation.ok) {
+      // Throwing rolls the job row back with it: a refused request leaves no trace.
+      throw reservation.reason === 'frozen'
+        ? new RequestRefusedError('frozen', 'Generation is paused on this server by its moderators.', { balance: reservation.balance, cost })
+        : new RequestRefusedError(
+            'insufficient_credits',
+            `This server has ${reservation.balance ?? 0} credits and this costs ${cost}. A moderator can add more.`,
+            { balance: reservation.balance ?? 0, cost },
+          );
+    }
+    return [row!, reservation.balance] as const;
+  });
+
+  deps.metrics.jobsAccepted.inc({ kind: request.kind });
+  deps.metrics.credits.inc({ movement: 'reserved' }, cost);
+  deps.logger.info({ jobId, guildId, kind: request.kind, cost }, 'job accepted');
+
+  try {
+    await deps.queues.enqueueSubmit(jobId);
+  } catch (err) {
+    // Postgres has the job; the reconciler enqueues it once Redis is back.
+    deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
+  }
+  return { jobId, cost, balance, queuePosition: await queuePositionOf(deps.db, job) };
+}

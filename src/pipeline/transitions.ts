@@ -1,0 +1,183 @@
+/**
+ * Every change of a job's state, each one conditional on the state it leaves, in one
+ * transaction with the credit movement it implies. Whoever loses a race (a webhook and a poll,
+ * two workers) finds the condition false and changes nothing.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { returnJobCredits } from '../credits/index.js';
+import { jobs, voicePersonas, type JobState } from '../db/schema.js';
+import type { TaskStatus } from '../music-api/index.js';
+import type { PipelineDeps } from './deps.js';
+import type { JobRow } from './jobs.js';
+
+/** What a user may read about a failure; stored on the job and rendered by delivery. */
+export interface JobError {
+  readonly kind: string;
+  readonly message: string;
+  /** Credits given back to the guild for this job. */
+  readonly creditsReturned: number;
+}
+
+export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: string): Promise<boolean> {
+  const now = deps.now();
+  const rows = await deps.db
+    .update(jobs)
+    .set({
+      state: 'submitted',
+      upstreamTaskId: taskId,
+      submittedAt: now,
+      deadlineAt: new Date(now.getTime() + deps.settings.pollDeadlineMs),
+      updatedAt: now,
+    })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'submitting')))
+    .returning({ id: jobs.id });
+  return rows.length > 0;
+}
+
+/** A submit attempt that may have reached the service: never send this job again. */
+export async function markSubmitUncertain(deps: PipelineDeps, jobId: string): Promise<void> {
+  const now = deps.now();
+  await deps.db
+    .update(jobs)
+    .set({ submitUncertainAt: now, deadlineAt: new Date(now.getTime() + deps.settings.pollDeadlineMs), updatedAt: now })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'submitting')));
+}
+
+/** Back to the queue after a retryable error, so the in-flight cap does not count it. */
+export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> {
+  await deps.db
+    .update(jobs)
+    .set({ state: 'queued', updatedAt: deps.now() })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'submitting')));
+}
+
+async function finish(
+  deps: PipelineDeps,
+  jobId: string,
+  from: readonly JobState[],
+  to: JobState,
+  credit: { kind: 'release' | 'refund'; reason: string } | undefined,
+  fields: { error?: Omit<JobError, 'creditsReturned'>; result?: Record<string, unknown>; upstreamTaskId?: string },
+  onFinished?: (tx: Parameters<Parameters<PipelineDeps['db']['transaction']>[0]>[0], job: JobRow) => Promise<void>,
+): Promise<JobRow | undefined> {
+  const now = deps.now();
+  const finished = await deps.db.transaction(async (tx) => {
+    const [job] = await tx
+      .update(jobs)
+      .set({
+        state: to,
+        completedAt: now,
+        updatedAt: now,
+        ...(fields.result && { result: fields.result }),
+        ...(fields.upstreamTaskId && { upstreamTaskId: fields.upstreamTaskId }),
+      })
+      .where(and(eq(jobs.id, jobId), inArray(jobs.state, [...from])))
+      .returning();
+    if (!job) return undefined;
+    let returned = 0;
+    if (credit) returned = (await returnJobCredits(tx, { jobId, kind: credit.kind, reason: credit.reason })).returned;
+    if (fields.error) {
+      const error: JobError = { ...fields.error, creditsReturned: returned };
+      await tx.update(jobs).set({ error: { ...error } }).where(eq(jobs.id, jobId));
+      job.error = { ...error };
+    }
+    if (onFinished) await onFinished(tx, job);
+    return job;
+  });
+  if (finished) {
+    deps.metrics.jobsFinished.inc({ kind: finished.kind, state: to });
+    const returned = (finished.error as JobError | null)?.creditsReturned ?? 0;
+    if (returned > 0) deps.metrics.credits.inc({ movement: credit?.kind === 'release' ? 'released' : 'refunded' }, returned);
+    else if (to === 'succeeded') deps.metrics.credits.inc({ movement: 'charged' }, finished.cost);
+  }
+  return finished;
+}
+
+/** A permanent error at submission: the service charged nothing, so the reservation is released. */
+export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<JobError, 'creditsReturned'>) {
+  return finish(deps, jobId, ['queued', 'submitting'], 'failed', { kind: 'release', reason: error.kind }, { error });
+}
+
+/** The service finished the task. A failed task is refunded, as the service refunds it. */
+export function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string) {
+  const result = toStoredResult(status);
+  if (status.state === 'failed') {
+    return finish(
+      deps,
+      jobId,
+      ['submitting', 'submitted'],
+      'failed',
+      { kind: 'refund', reason: 'upstream_failed' },
+      {
+        error: { kind: 'upstream_failed', message: 'The music service could not make this one.' },
+        result,
+        ...(taskId && { upstreamTaskId: taskId }),
+      },
+    );
+  }
+  return finish(
+    deps,
+    jobId,
+    ['submitting', 'submitted'],
+    'succeeded',
+    undefined,
+    { result, ...(taskId && { upstreamTaskId: taskId }) },
+    async (tx, job) => {
+      if (job.kind !== 'voice' || !status.personaId) return;
+      const name = typeof job.request.name === 'string' ? job.request.name : (status.personaName ?? 'voice');
+      await tx
+        .insert(voicePersonas)
+        .values({ guildId: job.guildId, ownerId: job.userId, name, personaId: status.personaId, jobId: job.id })
+        .onConflictDoNothing();
+    },
+  );
+}
+
+/** Not finished by its deadline (or never confirmed): refunded, and marked so an operator sees it. */
+export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean) {
+  return finish(
+    deps,
+    jobId,
+    ['submitting', 'submitted'],
+    'timed_out',
+    { kind: 'refund', reason: uncertain ? 'unconfirmed_submission' : 'deadline' },
+    {
+      error: uncertain
+        ? {
+            kind: 'unconfirmed_submission',
+            message: 'The music service never confirmed this request, so the bot gave up on it rather than risk paying twice.',
+          }
+        : { kind: 'deadline', message: 'The music service did not finish in time.' },
+    },
+  );
+}
+
+/** Cancelled before it was sent: the reservation is released. */
+export function cancelQueuedJob(deps: PipelineDeps, jobId: string) {
+  return finish(deps, jobId, ['queued'], 'cancelled', { kind: 'release', reason: 'cancelled' }, {
+    error: { kind: 'cancelled', message: 'Cancelled before it was sent to the music service.' },
+  });
+}
+
+/** What the bot keeps of a finished task: everything delivery needs, nothing secret. */
+export function toStoredResult(status: TaskStatus): Record<string, unknown> {
+  return {
+    state: status.state,
+    clips: status.clips.map((clip) => ({
+      clipId: clip.clipId,
+      title: clip.title,
+      lyrics: clip.lyrics,
+      tags: clip.tags,
+      audioUrl: clip.audioUrl,
+      wavUrl: clip.wavUrl,
+      imageUrl: clip.imageUrl,
+      videoUrl: clip.videoUrl,
+      downloadUrl: clip.downloadUrl,
+      durationSeconds: clip.durationSeconds,
+    })),
+    ...(status.lyrics !== undefined && { lyrics: status.lyrics }),
+    ...(status.lyricsTitle !== undefined && { lyricsTitle: status.lyricsTitle }),
+    ...(status.personaId !== undefined && { personaId: status.personaId }),
+    ...(status.personaName !== undefined && { personaName: status.personaName }),
+  };
+}

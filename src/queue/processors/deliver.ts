@@ -1,0 +1,12 @@
+/** Retries of result posts that failed on the fast path. */
+import type { Job } from 'bullmq';
+import { deliverJob } from '../../delivery/deliver.js';
+import type { PipelineDeps } from '../../pipeline/deps.js';
+import { deliverPayloadSchema, type DeliverPayload } from '../queues.js';
+
+export function createDeliverProcessor(deps: PipelineDeps) {
+  return async (entry: Job<DeliverPayload>): Promise<void> => {
+    const { jobId } = deliverPayloadSchema.parse(entry.data);
+    await deliverJob(deps, jobId);
+  };
+}

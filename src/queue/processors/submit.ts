@@ -1,0 +1,110 @@
+/**
+ * Sends a queued job to the music service. Retryable errors go back to the queue with
+ * backoff; permanent ones fail the job and release its credits. A create that may have
+ * reached the service is never sent again (see README, "Submission rule").
+ */
+import { DelayedError, type Job } from 'bullmq';
+import { isMusicApiError } from '../../music-api/index.js';
+import { showProgress } from '../../delivery/deliver.js';
+import type { PipelineDeps } from '../../pipeline/deps.js';
+import { claimSubmission, getJob, type JobRow } from '../../pipeline/jobs.js';
+import { generationRequestSchema } from '../../pipeline/requests.js';
+import {
+  failAtSubmission,
+  markSubmitted,
+  markSubmitUncertain,
+  requeue,
+  timeOutJob,
+} from '../../pipeline/transitions.js';
+import { submitUpstream } from '../../pipeline/upstream.js';
+import { submitPayloadSchema, type SubmitPayload } from '../queues.js';
+import { backoffWithJitter, deliverNowOrLater } from './shared.js';
+
+export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+
+export function webhookUrlFor(publicUrl: string, jobId: string): string {
+  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+}
+
+/** The first poll comes near the task's expected duration. */
+export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
+  return Math.max(deps.settings.pollIntervalMs.min, Math.round(deps.settings.expectedSeconds[job.kind] * 1000 * 0.8));
+}
+
+/**
+ * A job whose submission may have reached the service. With webhooks on, the late acceptance
+ * still finds the job through its URL, so the job waits for it until its deadline (the poll
+ * queue watches the deadline). Without webhooks nothing could ever tell us the task id: the
+ * job ends now, refunded, rather than risk a second upstream task.
+ */
+async function settleUncertain(deps: PipelineDeps, job: JobRow): Promise<void> {
+  await markSubmitUncertain(deps, job.id);
+  deps.logger.warn({ jobId: job.id, webhooks: Boolean(deps.settings.publicUrl) }, 'submission unconfirmed; not sending it again');
+  if (deps.settings.publicUrl) {
+    await deps.queues.enqueuePoll(job.id, deps.settings.pollIntervalMs.min);
+    return;
+  }
+  if (await timeOutJob(deps, job.id, true)) await deliverNowOrLater(deps, job.id);
+}
+
+export function createSubmitProcessor(deps: PipelineDeps) {
+  return async (entry: Job<SubmitPayload>, token?: string): Promise<void> => {
+    const { jobId } = submitPayloadSchema.parse(entry.data);
+    const job = await getJob(deps.db, jobId);
+    if (!job) return;
+
+    if (job.state === 'submitted') {
+      await deps.queues.enqueuePoll(jobId, 0);
+      return;
+    }
+    if (job.state === 'submitting') {
+      // A worker died during the call, or an earlier attempt timed out: the task may exist.
+      await settleUncertain(deps, job);
+      return;
+    }
+    if (job.state !== 'queued') return;
+
+    const claim = await claimSubmission(deps.db, job, deps.settings.upstreamMaxInFlight);
+    if (claim === 'not_queued') return;
+    if (claim === 'cap_reached') {
+      await showProgress(deps, job);
+      await entry.moveToDelayed(Date.now() + backoffWithJitter(1, deps.settings.capWaitMs, deps.settings.capWaitMs * 2), token);
+      throw new DelayedError();
+    }
+
+    const request = generationRequestSchema.parse(job.request);
+    const webhook = deps.settings.publicUrl
+      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret }
+      : undefined;
+    const started = performance.now();
+    try {
+      const accepted = await submitUpstream(deps.musicApi, request, webhook);
+      deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
+      if (await markSubmitted(deps, jobId, accepted.taskId)) {
+        deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
+        await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
+        await showProgress(deps, { ...job, state: 'submitted', submittedAt: deps.now() }, true);
+      }
+    } catch (err) {
+      if (!isMusicApiError(err)) {
+        await requeue(deps, jobId);
+        throw err;
+      }
+      deps.metrics.upstreamErrors.inc({ type: err.type ?? err.kind });
+      if (err.maybeAccepted) {
+        await settleUncertain(deps, job);
+        return;
+      }
+      const attempts = entry.opts.attempts ?? 1;
+      if (err.retryable && entry.attemptsMade + 1 < attempts) {
+        deps.logger.info({ jobId, kind: err.kind, attempt: entry.attemptsMade + 1 }, 'retryable submission error');
+        await requeue(deps, jobId);
+        throw err;
+      }
+      deps.logger.warn({ jobId, error: err.toJSON() }, 'submission failed permanently; credits released');
+      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: err.userMessage })) {
+        await deliverNowOrLater(deps, jobId);
+      }
+    }
+  };
+}

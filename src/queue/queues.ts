@@ -1,0 +1,113 @@
+/**
+ * The work Redis carries. Postgres holds the truth about every job; a queue entry only says
+ * "look at job X now". Entry ids are derived from the job id, so adding the same work twice
+ * (a webhook and a poll, a reconcile pass and a live entry) adds it once.
+ */
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+export const QUEUE_NAMES = {
+  submit: 'submit',
+  poll: 'poll',
+  complete: 'complete',
+  deliver: 'deliver',
+} as const;
+export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
+
+export const submitPayloadSchema = z.object({ jobId: z.uuid() });
+export const pollPayloadSchema = z.object({ jobId: z.uuid(), attempt: z.number().int().min(0).default(0) });
+export const completePayloadSchema = z.object({
+  jobId: z.uuid(),
+  /** The normalised upstream status, as `TaskStatus` from the music-API client. */
+  status: z.looseObject({ state: z.enum(['pending', 'running', 'succeeded', 'failed']) }),
+  taskId: z.string().optional(),
+  source: z.enum(['webhook', 'poll']),
+  receivedAt: z.number(),
+});
+export const deliverPayloadSchema = z.object({ jobId: z.uuid() });
+
+export type SubmitPayload = z.infer<typeof submitPayloadSchema>;
+export type PollPayload = z.infer<typeof pollPayloadSchema>;
+export type CompletePayload = z.infer<typeof completePayloadSchema>;
+export type DeliverPayload = z.infer<typeof deliverPayloadSchema>;
+
+/** BullMQ refuses `:` in custom ids. */
+export const entryId = {
+  submit: (jobId: string) => `submit-${jobId}`,
+  poll: (jobId: string) => `poll-${jobId}`,
+  complete: (jobId: string) => `complete-${jobId}`,
+  deliver: (jobId: string) => `deliver-${jobId}`,
+};
+
+const common: JobsOptions = {
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export interface Queues {
+  readonly submit: Queue<SubmitPayload>;
+  readonly poll: Queue<PollPayload>;
+  readonly complete: Queue<CompletePayload>;
+  readonly deliver: Queue<DeliverPayload>;
+  readonly prefix: string;
+  enqueueSubmit(jobId: string, delayMs?: number): Promise<void>;
+  enqueuePoll(jobId: string, delayMs: number): Promise<void>;
+  enqueueComplete(payload: CompletePayload): Promise<void>;
+  enqueueDeliver(jobId: string, delayMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface QueueOptions {
+  /** Key prefix in Redis; tests give each file its own. @defaultValue 'musicbot' */
+  readonly prefix?: string;
+  /** Submission attempts for retryable upstream errors. @defaultValue 6 */
+  readonly submitAttempts?: number;
+}
+
+/** Name of the custom backoff the workers implement (exponential with full jitter). */
+export const JITTER_BACKOFF = 'jitter';
+
+export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot', submitAttempts = 6 }: QueueOptions = {}): Queues {
+  const options = { connection, prefix, defaultJobOptions: common };
+  const submit = new Queue<SubmitPayload>(QUEUE_NAMES.submit, options);
+  const poll = new Queue<PollPayload>(QUEUE_NAMES.poll, options);
+  const complete = new Queue<CompletePayload>(QUEUE_NAMES.complete, options);
+  const deliver = new Queue<DeliverPayload>(QUEUE_NAMES.deliver, options);
+
+  return {
+    submit,
+    poll,
+    complete,
+    deliver,
+    prefix,
+    async enqueueSubmit(jobId, delayMs = 0) {
+      await submit.add('submit', submitPayloadSchema.parse({ jobId }), {
+        jobId: entryId.submit(jobId),
+        delay: delayMs,
+        attempts: submitAttempts,
+        backoff: { type: JITTER_BACKOFF },
+      });
+    },
+    async enqueuePoll(jobId, delayMs) {
+      await poll.add('poll', pollPayloadSchema.parse({ jobId, attempt: 0 }), { jobId: entryId.poll(jobId), delay: delayMs });
+    },
+    async enqueueComplete(payload) {
+      await complete.add('complete', completePayloadSchema.parse(payload), {
+        jobId: entryId.complete(payload.jobId),
+        attempts: 10,
+        backoff: { type: 'exponential', delay: 500 },
+      });
+    },
+    async enqueueDeliver(jobId, delayMs = 0) {
+      await deliver.add('deliver', deliverPayloadSchema.parse({ jobId }), {
+        jobId: entryId.deliver(jobId),
+        delay: delayMs,
+        attempts: 8,
+        backoff: { type: 'exponential', delay: 1000 },
+      });
+    },
+    async close() {
+      await Promise.all([submit.close(), poll.close(), complete.close(), deliver.close()]);
+    },
+  };
+}
