@@ -37,6 +37,8 @@ export interface AppOverrides {
   readonly reconcileIntervalMs?: number;
   readonly lockDurationMs?: number;
   readonly now?: () => Date;
+  /** Runs exactly these parts, whatever ROLE says (tests run worker and http without a gateway). */
+  readonly parts?: { readonly gateway: boolean; readonly worker: boolean; readonly http: boolean };
 }
 
 export function settingsFromConfig(config: Config, overrides: Partial<PipelineSettings> = {}): PipelineSettings {
@@ -52,7 +54,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
 }
 
 export async function startApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
-  const runs = {
+  const runs = overrides.parts ?? {
     gateway: config.role === 'all' || config.role === 'gateway',
     worker: config.role === 'all' || config.role === 'worker',
     http: config.role === 'all' || config.role === 'http',

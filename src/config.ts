@@ -16,6 +16,9 @@ export type Role = (typeof ROLES)[number];
 /** Groups of variables that only some entry points need (migrations need no bot token). */
 export type ConfigPart = 'discord' | 'musicApi';
 
+/** http://localhost, 127.x.x.x or [::1]: where a local simulator may call plain-HTTP webhooks. */
+const LOOPBACK_HTTP = /^http:\/\/(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?(\/|$)/;
+
 const snowflake = z.string().regex(/^\d{17,20}$/, 'a Discord id (17 to 20 digits)');
 
 const httpUrl = z
@@ -76,7 +79,10 @@ const envSchema = z.object({
   REDIS_URL: optional(redisUrl),
   DATA_DIR: defaulted(z.string().min(1).default('./data')),
   PUBLIC_URL: optional(
-    httpUrl.refine((value) => value.startsWith('https://'), 'an https:// URL (the music service only calls HTTPS webhooks)'),
+    httpUrl.refine(
+      (value) => value.startsWith('https://') || LOOPBACK_HTTP.test(value),
+      'an https:// URL (the music service only calls HTTPS webhooks; plain http only to a loopback address for local runs)',
+    ),
   ),
   HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
   LOG_LEVEL: defaulted(

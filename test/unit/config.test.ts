@@ -52,6 +52,8 @@ describe('loadConfig', () => {
 
   it('refuses a PUBLIC_URL that is not HTTPS, because the service only calls HTTPS webhooks', () => {
     expect(problemsOf({ ...complete, PUBLIC_URL: 'http://bot.example.com' })[0]).toMatch(/^PUBLIC_URL: .*https/);
+    expect(problemsOf({ ...complete, PUBLIC_URL: 'http://127.0.0.1.example.com' })[0]).toMatch(/^PUBLIC_URL/);
+    expect(loadConfig({ env: { ...complete, PUBLIC_URL: 'http://127.0.0.1:8080' } }).publicUrl).toBe('http://127.0.0.1:8080');
     expect(loadConfig({ env: { ...complete, PUBLIC_URL: 'https://bot.example.com/' } }).publicUrl).toBe(
       'https://bot.example.com',
     );

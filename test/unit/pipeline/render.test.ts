@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCustomId } from '../../../src/discord/custom-ids.js';
+import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/delivery/render.js';
+import type { JobRow } from '../../../src/pipeline/jobs.js';
+
+function job(overrides: Partial<JobRow> = {}): JobRow {
+  const now = new Date('2026-11-22T10:00:00Z');
+  return {
+    id: '6f1c0c84-1f55-4f8a-9a0e-3f4b8a1d2c3e',
+    guildId: '100000000000000001',
+    channelId: '100000000000000002',
+    userId: '100000000000000003',
+    kind: 'song',
+    request: { kind: 'song', prompt: 'a calm lo-fi tune', model: 'ModelB-2.0' },
+    state: 'succeeded',
+    cost: 10,
+    upstreamTaskId: 'task-1',
+    webhookSecret: 'secret-never-shown',
+    applicationId: '100000000000000004',
+    interactionToken: 'token-never-shown',
+    interactionAt: now,
+    result: {
+      clips: [
+        {
+          clipId: 'clip-1',
+          title: 'Calm',
+          lyrics: 'la la la',
+          audioUrl: 'https://cdn.example/producer/clip-1.m4a',
+          wavUrl: 'https://cdn.example/producer/clip-1-wav.wav',
+          imageUrl: 'https://cdn.example/producer/clip-1-img.jpg',
+        },
+      ],
+    },
+    error: null,
+    submitAttempts: 1,
+    submitUncertainAt: null,
+    deliveryState: 'pending',
+    deliveryClaimedAt: null,
+    messageId: null,
+    parentJobId: null,
+    createdAt: now,
+    updatedAt: now,
+    submittedAt: now,
+    completedAt: now,
+    deliveredAt: null,
+    deadlineAt: null,
+    ...overrides,
+  };
+}
+
+function embedLength(message: ReturnType<typeof renderResult>): number {
+  return (message.embeds ?? []).reduce(
+    (sum, embed) =>
+      sum +
+      (embed.title?.length ?? 0) +
+      (embed.description?.length ?? 0) +
+      (embed.footer?.text.length ?? 0) +
+      (embed.fields ?? []).reduce((s, f) => s + f.name.length + f.value.length, 0),
+    0,
+  );
+}
+
+describe('renderResult', () => {
+  it('shows a song with its links, cover, requester, model, cost and working buttons', () => {
+    const message = renderResult(job());
+    const embed = message.embeds?.[0];
+    expect(embed?.title).toBe('Calm');
+    expect(embed?.image?.url).toBe('https://cdn.example/producer/clip-1-img.jpg');
+    const fields = Object.fromEntries((embed?.fields ?? []).map((f) => [f.name, f.value]));
+    expect(fields['Requested by']).toBe('<@100000000000000003>');
+    expect(fields.Model).toBe('ModelB-2.0');
+    expect(fields.Cost).toBe('10 credits');
+    expect(fields.Links).toContain('(https://cdn.example/producer/clip-1.m4a)');
+    expect(fields.Links).toContain('(https://cdn.example/producer/clip-1-wav.wav)');
+    const customIds = (message.components ?? []).flatMap((row) =>
+      row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])),
+    );
+    expect(customIds.map((id) => decodeCustomId(id))).toEqual([
+      { action: 'video', subject: job().id },
+      { action: 'download', subject: job().id, arg: 'mp3' },
+      { action: 'download', subject: job().id, arg: 'wav' },
+    ]);
+    expect(JSON.stringify(message)).not.toMatch(/never-shown/);
+  });
+
+  it('keeps very long lyrics within the description and 6000-character limits', () => {
+    const lyrics = 'verse '.repeat(2000);
+    const message = renderResult(job({ result: { clips: [{ clipId: 'c', title: 'T'.repeat(300), lyrics, audioUrl: 'https://x.example/a.m4a' }] } }));
+    const embed = message.embeds?.[0];
+    expect(embed?.title?.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedTitle);
+    expect(embed?.description?.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedDescription);
+    expect(embedLength(message)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+  });
+
+  it('never renders a non-http link from the service', () => {
+    const message = renderResult(job({ result: { clips: [{ clipId: 'c', audioUrl: 'javascript:alert(1)' }] } }));
+    expect(JSON.stringify(message)).not.toContain('javascript:');
+  });
+
+  it('offers "Make a song" on lyrics', () => {
+    const message = renderResult(job({ kind: 'lyrics', request: { kind: 'lyrics', prompt: 'rain' }, result: { lyrics: 'Rain on the roof' } }));
+    expect(message.embeds?.[0]?.description).toBe('Rain on the roof');
+    const button = message.components?.[0]?.components[0];
+    expect(button && 'custom_id' in button && decodeCustomId(button.custom_id)?.action).toBe('make-song');
+  });
+});
+
+describe('renderFailure', () => {
+  it('says whether credits came back, without upstream text', () => {
+    const failed = renderFailure(job({ state: 'failed', error: { kind: 'upstream_failed', message: 'The music service could not make this one.', creditsReturned: 10 } }));
+    expect(failed.embeds?.[0]?.description).toContain('10 credits were returned');
+    const none = renderFailure(job({ state: 'failed', error: { kind: 'x', message: 'm', creditsReturned: 0 } }));
+    expect(none.embeds?.[0]?.description).toContain('No credits were returned');
+  });
+});
+
+describe('renderProgress', () => {
+  it('shows the queue position and a relative expected time', () => {
+    const message = renderProgress(job({ state: 'queued' }), { position: 3, expectedAt: new Date('2026-11-22T10:01:00Z') });
+    expect(message.embeds?.[0]?.description).toContain('position 3');
+    expect(message.embeds?.[0]?.description).toContain(`<t:${Date.parse('2026-11-22T10:01:00Z') / 1000}:R>`);
+  });
+});
+
+describe('asChannelMessage', () => {
+  it('mentions the requester and allows only that mention', () => {
+    const message = asChannelMessage(job(), renderResult(job()));
+    expect(message.content?.startsWith('<@100000000000000003>')).toBe(true);
+    expect(message.allowed_mentions).toEqual({ parse: [], users: ['100000000000000003'] });
+  });
+});
