@@ -286,7 +286,9 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     const done = view.state === 'SUCCESS';
     const failure = view.state === 'FAILED' ? { error: 'the generation provider failed (simulated)' } : {};
     if (view.platform === 'producer') {
-      return { code: 200, message: 'success', data: producerData(task, done), status: view.state, ...failure };
+      // The envelope stays exactly code, message, data, status; the reason rides in the items.
+      const data = producerData(task, done).map((item) => ({ ...item, ...failure }));
+      return { code: 200, message: 'success', data, status: view.state };
     }
     const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[view.state];
     if (view.taskType === 'create_voice') {
