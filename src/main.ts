@@ -2,7 +2,6 @@
 import { exitWithError } from './cli-support.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { startApp } from './app.js';
 
 let config;
 try {
@@ -13,6 +12,8 @@ try {
 
 const logger = createLogger({ level: config.logLevel });
 try {
+  // Imported only once the configuration is known to be good: a bad one fails in milliseconds.
+  const { startApp } = await import('./app.js');
   const app = await startApp(config, logger);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
