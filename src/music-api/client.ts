@@ -338,7 +338,7 @@ export class MusicApiClient {
       }
       const code = errorCode(error);
       const maybeAccepted = method === 'POST' && (response !== undefined || code === undefined || !NOT_SENT_CODES.has(code));
-      throw fail({ kind, status: response?.status, maybeAccepted, cause: error, detail: code });
+      throw fail({ kind, status: response?.status, maybeAccepted, cause: error, detail: code ?? innermostMessage(error) });
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onCallerAbort);
@@ -432,6 +432,12 @@ function numberAt(json: unknown, key: string): number | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const value = (json as Record<string, unknown>)[key];
   return typeof value === 'number' ? value : undefined;
+}
+
+function innermostMessage(error: unknown): string | undefined {
+  let current = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : undefined;
 }
 
 function retryAfter(header: string | null): number | undefined {

@@ -121,9 +121,10 @@ export class MusicApiError extends Error {
 
   constructor(init: MusicApiErrorInit) {
     const secrets = init.secrets ?? [];
-    const status = init.status === undefined ? '' : ` ${init.status}`;
-    const type = init.type === undefined ? '' : ` ${redact(init.type, secrets).slice(0, 60)}`;
-    super(`music API ${init.method} ${init.path} failed (${init.kind}):${status}${type}`.trimEnd());
+    const answer = [init.status, init.type === undefined ? undefined : redact(init.type, secrets).slice(0, 60)]
+      .filter((part) => part !== undefined)
+      .join(' ');
+    super(`music API ${init.method} ${init.path} failed (${init.kind})${answer === '' ? '' : `: ${answer}`}`);
     if (init.cause !== undefined) {
       Object.defineProperty(this, 'cause', { value: sanitiseCause(init.cause, secrets), enumerable: false });
     }

@@ -23,7 +23,9 @@ try {
     console.error(error.message);
     console.error(error.userMessage);
     if (error.detail !== undefined) console.error(`detail: ${error.detail}`);
-    process.exit(1);
+    // Not process.exit(): stderr to a pipe is written asynchronously and would be cut off.
+    process.exitCode = 1;
+  } else {
+    exitWithError(error);
   }
-  exitWithError(error);
 }

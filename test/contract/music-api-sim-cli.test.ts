@@ -1,0 +1,128 @@
+/**
+ * The documented standalone command, driven with plain fetch exactly as the spec describes
+ * the service; and the operator's `music-api:check` against it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url);
+let child: ChildProcess | undefined;
+let baseUrl = '';
+let output = '';
+
+/** The child runs in its own process group so that npx, tsx and node all end together. */
+function stopChild(): void {
+  if (child?.pid !== undefined && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+beforeAll(async () => {
+  child = spawn('npx', ['tsx', 'src/music-api-sim/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; output so far:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /music-api-sim listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child!.stdout!.on('data', onData);
+    child!.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    child!.once('exit', (code) => reject(new Error(`simulator exited with ${code}:\n${output}`)));
+  });
+}, 40_000);
+
+afterAll(() => {
+  stopChild();
+});
+
+const headers = { Authorization: 'Bearer k', 'Content-Type': 'application/json' };
+
+describe('npm run music-api-sim', () => {
+  it('prints its base URL on a free port', () => {
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(baseUrl).not.toMatch(/:0$/);
+  });
+
+  it('serves a create-then-poll session as the spec describes it', async () => {
+    const createResponse = await fetch(`${baseUrl}/api/v1/producer/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ task_type: 'create_music', sound: 'a calm piano piece', mv: 'ModelB-2.0' }),
+    });
+    expect(createResponse.status).toBe(200);
+    const created = (await createResponse.json()) as { message: string; task_id: string };
+    expect(created).toEqual({ message: 'success', task_id: expect.any(String) });
+
+    let envelope: { code: number; message: string; status: string; data: Array<Record<string, string>> } | undefined;
+    const statuses = new Set<string>();
+    const deadline = Date.now() + 5000;
+    do {
+      const pollResponse = await fetch(`${baseUrl}/api/v1/producer/task/${created.task_id}`, { headers: { Authorization: 'Bearer k' } });
+      expect(pollResponse.status).toBe(200);
+      envelope = (await pollResponse.json()) as typeof envelope;
+      statuses.add(envelope!.status);
+      if (envelope!.status === 'PENDING' || envelope!.status === 'RUNNING') await new Promise((r) => setTimeout(r, 25));
+    } while ((envelope!.status === 'PENDING' || envelope!.status === 'RUNNING') && Date.now() < deadline);
+
+    expect(envelope).toMatchObject({ code: 200, message: 'success', status: 'SUCCESS' });
+    expect(statuses.has('PENDING') || statuses.has('RUNNING')).toBe(true);
+    const [clip] = envelope!.data;
+    expect(clip!['audio_url']).toBe(`${baseUrl}/producer/${clip!['clip_id']}.m4a`);
+    const audio = await fetch(clip!['audio_url']!);
+    expect(audio.status).toBe(200);
+    expect(audio.headers.get('content-type')).toBe('audio/mp4');
+
+    const credits = await fetch(`${baseUrl}/api/v1/get-credits`, { headers });
+    expect(await credits.json()).toEqual({ credits: 90, extra_credits: 0 });
+  });
+
+  it('answers 401 to a wrong key', async () => {
+    const response = await fetch(`${baseUrl}/api/v1/get-credits`, { headers: { Authorization: 'Bearer nope' } });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ type: 'unauthorized' });
+  });
+});
+
+describe('npm run music-api:check', () => {
+  async function check(key: string) {
+    const run = spawn('npx', ['tsx', 'src/scripts/music-api-check.ts'], {
+      cwd: root,
+      // A clean environment: only what the check needs, so no developer .env value leaks in.
+      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], MUSIC_API_URL: baseUrl, MUSIC_API_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    run.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    run.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    const [code] = (await once(run, 'exit')) as [number];
+    return { code, stdout, stderr };
+  }
+
+  it('prints the balance', async () => {
+    const result = await check('k');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\d+ credits, 0 extra credits/);
+  }, 30_000);
+
+  it('prints the mapped error, without the key, and exits 1', async () => {
+    const result = await check('sk-wrong-operator-key');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unauthorized');
+    expect(result.stderr).toContain('not authorised');
+    expect(result.stdout + result.stderr).not.toContain('sk-wrong-operator-key');
+  }, 30_000);
+});

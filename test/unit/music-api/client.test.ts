@@ -1,0 +1,126 @@
+/**
+ * The client's reading of answers the simulator never gives, through a stand-in fetch.
+ */
+import { describe, expect, it } from 'vitest';
+import { MusicApiClient } from '../../../src/music-api/client.js';
+import { MusicApiError } from '../../../src/music-api/errors.js';
+
+const apiKey = 'sk-unit-key-0001';
+
+interface Sent {
+  url: string;
+  init: RequestInit;
+}
+
+function clientAnswering(answer: (sent: Sent) => Response | Promise<Response>, baseUrl = 'https://api.example.com') {
+  const sent: Sent[] = [];
+  const fakeFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const call = { url: String(input), init: init ?? {} };
+    sent.push(call);
+    return answer(call);
+  }) as typeof fetch;
+  return { client: new MusicApiClient({ baseUrl, apiKey, fetch: fakeFetch }), sent };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<MusicApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(MusicApiError);
+  return error as MusicApiError;
+}
+
+describe('requests', () => {
+  it('sends the bearer key and a JSON body to the base URL, whatever its trailing slash', async () => {
+    const { client, sent } = clientAnswering(() => json(200, { message: 'success', task_id: 't-1' }), 'https://api.example.com/prefix/');
+    await expect(client.createLyrics({ prompt: 'rain' })).resolves.toEqual({
+      taskId: 't-1',
+      raw: { message: 'success', task_id: 't-1' },
+    });
+    expect(sent[0]?.url).toBe('https://api.example.com/prefix/api/v1/producer/lyrics-create');
+    expect(sent[0]?.init.method).toBe('POST');
+    expect(sent[0]?.init.headers).toMatchObject({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
+    expect(JSON.parse(String(sent[0]?.init.body))).toEqual({ prompt: 'rain' });
+  });
+
+  it('escapes a task id in the polling path', async () => {
+    const { client, sent } = clientAnswering(() => json(200, { code: 200, message: 'success', data: [], status: 'PENDING' }));
+    await client.getProducerTask('a/b?c');
+    expect(sent[0]?.url).toBe('https://api.example.com/api/v1/producer/task/a%2Fb%3Fc');
+  });
+
+  it('reads credits written as strings and a missing extra_credits', async () => {
+    const { client } = clientAnswering(() => json(200, { credits: '50', plan: 'pro' }));
+    await expect(client.getCredits()).resolves.toEqual({ credits: 50, extraCredits: 0, raw: { credits: 50, plan: 'pro' } });
+  });
+});
+
+describe('answers the simulator does not give', () => {
+  it('a 2xx create whose body cannot be read may have created a task', async () => {
+    const { client } = clientAnswering(() => new Response('<html>ok</html>', { status: 200 }));
+    const error = await failure(client.createSong({ sound: 'x' }));
+    expect(error).toMatchObject({ kind: 'bad_response', status: 200, maybeAccepted: true, retryable: false });
+    expect(error.detail).toContain('<html>');
+  });
+
+  it('a 2xx create carrying an error code created nothing', async () => {
+    const { client } = clientAnswering(() => json(200, { code: 402, type: 'insufficient_credits', message: 'no credits' }));
+    const error = await failure(client.createSong({ sound: 'x' }));
+    expect(error).toMatchObject({ kind: 'insufficient_credits', status: 402, maybeAccepted: false });
+  });
+
+  it('a poll without status is a bad response worth retrying', async () => {
+    const { client } = clientAnswering(() => json(200, { code: 200, data: [] }));
+    const error = await failure(client.getProducerTask('t-1'));
+    expect(error).toMatchObject({ kind: 'bad_response', maybeAccepted: false, retryable: true });
+  });
+
+  it('an older 403 about credits, with its text in `error`', async () => {
+    const { client } = clientAnswering(() => json(403, { error: 'Insufficient credits for this request' }));
+    const error = await failure(client.createSong({ sound: 'x' }));
+    expect(error).toMatchObject({ kind: 'insufficient_credits', status: 403, type: undefined });
+    expect(error.userMessage).not.toContain('Insufficient credits for this request');
+  });
+
+  it('a 429 with Retry-After', async () => {
+    const { client } = clientAnswering(() => json(429, { type: 'rate_limited' }, { 'retry-after': '3' }));
+    expect(await failure(client.createSong({ sound: 'x' }))).toMatchObject({ kind: 'rate_limited', retryAfterMs: 3000 });
+  });
+
+  it('an error body echoing the key has it blanked in detail', async () => {
+    const { client } = clientAnswering(() => json(401, { type: 'unauthorized', message: `bad token Bearer ${apiKey}` }));
+    const error = await failure(client.getCredits());
+    expect(error.detail).toContain('[redacted]');
+    expect(error.detail).not.toContain(apiKey);
+  });
+
+  it('a connection cut after sending a create may have created a task', async () => {
+    const { client } = clientAnswering(() => {
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+    });
+    const error = await failure(client.createSong({ sound: 'x' }));
+    expect(error).toMatchObject({ kind: 'network', maybeAccepted: true, retryable: false, detail: 'ECONNRESET' });
+    expect((error.cause as Error & { code?: string }).code).toBe('ECONNRESET');
+  });
+
+  it('a call cancelled by its caller', async () => {
+    const { client } = clientAnswering(
+      ({ init }) =>
+        new Promise<Response>((_resolve, reject) => {
+          init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+        }),
+    );
+    const controller = new AbortController();
+    const pending = client.getCredits({ signal: controller.signal });
+    controller.abort();
+    expect(await failure(pending)).toMatchObject({ kind: 'aborted', retryable: false });
+  });
+});
