@@ -55,6 +55,35 @@ export const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
   503: 'upstream_error',
 };
 
+/**
+ * Reads a fault sent to the control API, or explains what is wrong with it.
+ */
+export function parseFault(input: unknown): SimFault | string {
+  if (typeof input !== 'object' || input === null) return 'a fault object with a kind';
+  const fault = input as Record<string, unknown>;
+  const times = fault['times'];
+  if (times !== undefined && (typeof times !== 'number' || !Number.isInteger(times) || times < 1)) return 'times: a whole number from 1';
+  if (fault['path'] !== undefined && typeof fault['path'] !== 'string') return 'path: a path prefix';
+  switch (fault['kind']) {
+    case 'status':
+      if (typeof fault['status'] !== 'number' || fault['status'] < 400 || fault['status'] > 599) return 'status: 400 to 599';
+      if (fault['type'] !== undefined && typeof fault['type'] !== 'string') return 'type: a string';
+      return fault as SimFault;
+    case 'webhook-late':
+    case 'task-ms':
+      if (typeof fault['ms'] !== 'number' || fault['ms'] < 0) return 'ms: a number of milliseconds';
+      return fault as SimFault;
+    case 'hang':
+    case 'fail-task':
+    case 'no-webhook':
+    case 'webhook-twice':
+    case 'bad-signature':
+      return fault as SimFault;
+    default:
+      return 'kind: one of status, hang, fail-task, no-webhook, webhook-twice, webhook-late, bad-signature, task-ms';
+  }
+}
+
 export function isRequestFault(fault: SimFault): fault is RequestFault {
   return fault.kind === 'status' || fault.kind === 'hang';
 }

@@ -14,6 +14,7 @@ import {
   applyTaskFault,
   isRequestFault,
   NORMAL_BEHAVIOUR,
+  parseFault,
   parseMarkers,
   TYPE_BY_STATUS,
   type Marker,
@@ -535,8 +536,9 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       if (!tasks.has(taskId)) return send(response, undefined, 404, { type: 'not_found', message: 'no such task' });
       send(response, undefined, 200, { completed: sim.completeTask(taskId, outcome), task: sim.getTask(taskId) });
     } else if (path === '/_sim/faults' && method === 'POST') {
-      if (typeof input['kind'] !== 'string') return bad('kind: a fault kind');
-      sim.injectFault(input as unknown as SimFault);
+      const fault = parseFault(body);
+      if (typeof fault === 'string') return bad(fault);
+      sim.injectFault(fault);
       send(response, undefined, 200, { faults: faults.length });
     } else if (path === '/_sim/faults' && method === 'DELETE') {
       sim.clearFaults();

@@ -169,6 +169,8 @@ describe('control API over HTTP', () => {
     expect(s.getCredits()).toBe(12);
     expect((await call(s, 'GET', '/_sim/credits', undefined, {})).json).toEqual({ credits: 12 });
 
+    expect((await call(s, 'POST', '/_sim/faults', { kind: 'explode' }, {})).status).toBe(400);
+    expect((await call(s, 'POST', '/_sim/faults', { kind: 'status', status: 200 }, {})).status).toBe(400);
     expect((await call(s, 'POST', '/_sim/faults', { kind: 'status', status: 429, path: '/api/v1/producer/create' }, {})).status).toBe(200);
     const body = { task_type: 'create_music', sound: 'x' };
     expect((await call(s, 'POST', '/api/v1/producer/create', body)).json).toMatchObject({ type: 'rate_limited' });
