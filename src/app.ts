@@ -74,7 +74,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     stops.push(() => database.close());
     const redis = connectRedis(infrastructure.redisUrl);
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
-    const queues = createQueues(redis, { prefix: overrides.queuePrefix ?? 'musicbot' });
+    const queues = createQueues(redis, { prefix: overrides.queuePrefix ?? config.queuePrefix });
     stops.push(() => queues.close());
 
     const metrics = createMetrics({ defaultMetrics: true });

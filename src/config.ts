@@ -92,6 +92,9 @@ const envSchema = z.object({
       })
       .default('info'),
   ),
+  QUEUE_PREFIX: defaulted(
+    z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ or - (at most 40)').default('musicbot'),
+  ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
 
   UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
@@ -121,6 +124,7 @@ export interface Config {
   readonly httpPort: number;
   readonly logLevel: Env['LOG_LEVEL'];
   readonly role: Role;
+  readonly queuePrefix: string;
   readonly upstreamMaxInFlight: number;
   readonly pollDeadlineMinutes: number;
   readonly pollMaxPerSecond: number;
@@ -203,6 +207,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
+    queuePrefix: e.QUEUE_PREFIX,
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
     pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
     pollMaxPerSecond: e.POLL_MAX_PER_SECOND,

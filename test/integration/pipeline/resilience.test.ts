@@ -1,0 +1,139 @@
+/**
+ * The pipeline when processes die and Redis forgets: every job finishes, exactly once, and
+ * the ledger ends right.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { SubmitResult } from '../../../src/pipeline/requests.js';
+import { eventually, SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { jobRow, ledgerOfJob, ledgerSum, balanceOf } from '../../support/ledger.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const harnesses: Harness[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+afterAll(async () => {
+  for (const h of harnesses) await h.close();
+});
+
+function finalEditCount(h: Harness, jobId: string): number {
+  return h.emulator.requests.filter((r) => {
+    const body = JSON.stringify(r.body ?? {});
+    return (
+      ((r.method === 'PATCH' && r.path.includes('/messages/@original')) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
+      body.includes(`Job ${jobId}`) &&
+      !body.includes('Making your')
+    );
+  }).length;
+}
+
+async function allDelivered(h: Harness, jobIds: string[], timeoutMs: number) {
+  return eventually(async () => {
+    const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
+    return rows.every((row) => row?.deliveryState === 'delivered') ? rows : undefined;
+  }, timeoutMs, 'every job delivered');
+}
+
+/** A worker as `npm start` runs it with ROLE=worker, in its own process. */
+function spawnWorker(h: Harness): Promise<ChildProcess> {
+  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/main.ts')], {
+    cwd: path.join(root, 'test'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      ROLE: 'worker',
+      DISCORD_TOKEN: h.emulator.botToken,
+      DISCORD_APPLICATION_ID: h.emulator.applicationId,
+      DISCORD_API_URL: h.emulator.apiUrl,
+      MUSIC_API_URL: h.sim.url,
+      MUSIC_API_KEY: SIM_KEY,
+      DATABASE_URL: h.db.url,
+      REDIS_URL: h.redisUrl,
+      QUEUE_PREFIX: h.prefix,
+      ...(h.publicUrl && { PUBLIC_URL: h.publicUrl }),
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"bot started"')) resolve(child);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2000)}`)));
+  });
+}
+
+describe('a worker killed in the middle', () => {
+  it('is replaced by a new one that finishes every job exactly once', async () => {
+    const h = await startHarness({ webhooks: true, startingCredits: 500, sim: { taskMs: 1_500 }, overrides: { parts: { gateway: false, worker: false, http: true } } });
+    harnesses.push(h);
+    const first = await spawnWorker(h);
+    const jobIds: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const { result } = await h.request({ kind: 'song', prompt: `survivor ${i}` });
+      jobIds.push((result as SubmitResult).jobId);
+    }
+    await eventually(async () => {
+      const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
+      return rows.filter((row) => row?.state === 'submitted').length >= 3;
+    }, 20_000, 'jobs submitted');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+
+    await spawnWorker(h);
+    const rows = await allDelivered(h, jobIds, 70_000);
+    expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
+    for (const jobId of jobIds) {
+      expect(finalEditCount(h, jobId)).toBe(1);
+      expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+    }
+    // Never a second upstream task for a job.
+    expect(h.sim.listTasks().filter((t) => t.taskType === 'create_music')).toHaveLength(6);
+    expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
+  }, 120_000);
+});
+
+describe('Redis emptied while jobs are in flight', () => {
+  it('loses none: the reconciler enqueues them again from Postgres', async () => {
+    const h = await startHarness({
+      webhooks: false,
+      startingCredits: 500,
+      sim: { taskMs: 1_000 },
+      settings: { upstreamMaxInFlight: 2 },
+      overrides: { reconcileIntervalMs: 700 },
+    });
+    harnesses.push(h);
+    const jobIds: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const { result } = await h.request({ kind: 'song', prompt: `forgotten ${i}` });
+      jobIds.push((result as SubmitResult).jobId);
+    }
+    await eventually(async () => {
+      const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
+      return rows.filter((row) => row?.state === 'submitted').length >= 2;
+    });
+
+    // Forget everything this bot had in Redis (other test files share the server).
+    const redis = new Redis(h.redisUrl);
+    const keys = await redis.keys(`${h.prefix}:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await redis.del(...keys);
+    await redis.quit();
+
+    const rows = await allDelivered(h, jobIds, 40_000);
+    expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
+    for (const jobId of jobIds) {
+      expect(finalEditCount(h, jobId)).toBe(1);
+      expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+    }
+    expect(h.sim.listTasks().filter((t) => t.taskType === 'create_music')).toHaveLength(5);
+  }, 90_000);
+});

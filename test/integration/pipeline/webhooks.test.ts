@@ -1,0 +1,139 @@
+/**
+ * Songs that finish by webhook: the happy path, forged, stale and repeated webhooks, and a
+ * webhook racing a poll. Every test asserts what Discord was sent and what the ledger holds.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SubmitResult } from '../../../src/pipeline/requests.js';
+import { eventually, startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ webhooks: true, startingCredits: 500 });
+});
+afterAll(async () => h?.close());
+
+function resultEdits(jobId: string) {
+  return h.emulator.requests.filter(
+    (r) => r.method === 'PATCH' && r.path.includes('/messages/@original') && JSON.stringify(r.body ?? {}).includes(`Job ${jobId}`) && !JSON.stringify(r.body ?? {}).includes('Making your'),
+  );
+}
+
+async function finished(jobId: string) {
+  return eventually(async () => {
+    const job = await jobRow(h.db.db, jobId);
+    return job && job.deliveryState !== 'pending' ? job : undefined;
+  }, 20_000, `job ${jobId} delivered`);
+}
+
+describe('a song finishing by webhook', () => {
+  it('is submitted with a job-named webhook URL and its own secret, completed by the webhook and posted once', async () => {
+    const { handle, result } = await h.request({ kind: 'song', prompt: 'sea shanty about databases', title: 'Rows' });
+    const submitted = result as SubmitResult;
+    expect(submitted.cost).toBe(10);
+
+    const job = await finished(submitted.jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.deliveryState).toBe('delivered');
+
+    const create = h.sim.requests.find((r) => r.path === '/api/v1/producer/create');
+    const body = create?.body as Record<string, unknown>;
+    expect(body.webhook_url).toBe(`${h.publicUrl}/webhooks/music/${submitted.jobId}`);
+    expect(typeof body.webhook_secret).toBe('string');
+    expect(body.sound).toBe('sea shanty about databases');
+    expect(body).not.toHaveProperty('mv');
+
+    // Finished by the webhook, not a poll: the simulator's webhook was answered 2xx.
+    const attempts = h.sim.webhookAttempts.filter((a) => a.url.endsWith(submitted.jobId));
+    expect(attempts.some((a) => a.status === 200)).toBe(true);
+
+    const edited = await handle.waitForEdit((m) => (m.embeds ?? []).some((e) => (e.footer?.text ?? '').includes(submitted.jobId) && !String(e.title).startsWith('Making')));
+    const embed = edited.embeds?.[0];
+    expect(JSON.stringify(embed)).toContain('/producer/');
+    expect(resultEdits(submitted.jobId)).toHaveLength(1);
+
+    expect(await ledgerOfJob(h.db.db, submitted.jobId)).toEqual([
+      { kind: 'reserve', amount: -10, key: `job:${submitted.jobId}:debit` },
+    ]);
+    expect(await balanceOf(h.db.db, h.guildId)).toBe(490);
+    expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
+  });
+});
+
+describe('webhooks that must change nothing', () => {
+  async function postWebhook(jobId: string, body: string, headers: Record<string, string>) {
+    return fetch(`${h.app.httpUrl}/webhooks/music/${jobId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  }
+
+  it('refuses forged, stale, unsigned and malformed webhooks, answers 404 for unknown jobs, and ignores repeats', async () => {
+    h.sim.injectFault({ kind: 'no-webhook' });
+    h.sim.setTaskMs(60_000);
+    const { result } = await h.request({ kind: 'song', prompt: 'forgery test' });
+    const { jobId } = result as SubmitResult;
+    const job = await eventually(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return row?.upstreamTaskId ? row : undefined;
+    });
+    const balance = await balanceOf(h.db.db, h.guildId);
+    const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'forged', audio_url: 'https://evil.example/x.m4a' }] });
+
+    const forged = await postWebhook(jobId, envelope, { 'x-webhook-signature': createHmac('sha256', 'wrong-secret').update(envelope).digest('hex') });
+    expect(forged.status).toBe(401);
+    const unsigned = await postWebhook(jobId, envelope, {});
+    expect(unsigned.status).toBe(401);
+    const old = Math.floor(Date.now() / 1000) - 3600;
+    const staleSignature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${old}.${envelope}`).digest('hex')}`;
+    const stale = await postWebhook(jobId, envelope, { 'x-webhook-signature': staleSignature, 'x-webhook-timestamp': String(old) });
+    expect(stale.status).toBe(401);
+    const malformedBody = '{not json';
+    const malformed = await postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(malformedBody).digest('hex') });
+    expect(malformed.status).toBe(400);
+    const unknown = await postWebhook('00000000-0000-4000-8000-000000000000', envelope, { 'x-webhook-signature': 'abc' });
+    expect(unknown.status).toBe(404);
+    const tooBig = await postWebhook(jobId, 'x'.repeat(1024 * 1024 + 10), { 'x-webhook-signature': 'abc' });
+    expect(tooBig.status).toBe(413);
+
+    const unchanged = await jobRow(h.db.db, jobId);
+    expect(unchanged?.state).toBe('submitted');
+    expect(unchanged?.result).toBeNull();
+    expect(await balanceOf(h.db.db, h.guildId)).toBe(balance);
+    expect(resultEdits(jobId)).toHaveLength(0);
+
+    // A genuine one, signed by the real service's timestamped scheme, twice.
+    const now = Math.floor(Date.now() / 1000);
+    const signature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`;
+    const headers = { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(now), 'x-webhook-id': `evt-${jobId}` };
+    expect((await postWebhook(jobId, envelope, headers)).status).toBe(200);
+    const repeat = await postWebhook(jobId, envelope, headers);
+    expect(repeat.status).toBe(200);
+    expect(await repeat.json()).toMatchObject({ duplicate: true });
+
+    const done = await finished(jobId);
+    expect(done.state).toBe('succeeded');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(resultEdits(jobId)).toHaveLength(1);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+    h.sim.setTaskMs(300);
+  });
+});
+
+describe('a webhook and a poll arriving together', () => {
+  it('deliver once, with one ledger movement', async () => {
+    h.sim.injectFault({ kind: 'webhook-twice' });
+    const { result } = await h.request({ kind: 'lyrics', prompt: 'a race between two messengers' });
+    const { jobId } = result as SubmitResult;
+    const job = await finished(jobId);
+    expect(job.state).toBe('succeeded');
+    // Let every duplicate path (second webhook, polls) run out.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(resultEdits(jobId)).toHaveLength(1);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -1, key: `job:${jobId}:debit` }]);
+    const polls = h.sim.requests.filter((r) => r.path === `/api/v1/producer/task/${job.upstreamTaskId}`);
+    const hooks = h.sim.webhookAttempts.filter((a) => a.url.endsWith(jobId));
+    expect(hooks.length).toBe(2);
+    expect(polls.length + hooks.length).toBeGreaterThanOrEqual(2);
+    expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
+  });
+});
