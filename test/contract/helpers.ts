@@ -20,7 +20,7 @@ export async function startHarness(
   clientOptions: Partial<MusicApiClientOptions> = {},
 ): Promise<Harness> {
   const apiKey = `sk-test-${randomUUID()}`;
-  const sim = await startMusicApiSim({ apiKey, credits: 100, taskMs: 100, allowHttpWebhooks: true, ...simOptions });
+  const sim = await startMusicApiSim({ apiKey, credits: 100, taskMs: 300, allowHttpWebhooks: true, ...simOptions });
   const logLines: string[] = [];
   const client = new MusicApiClient({
     baseUrl: sim.url,

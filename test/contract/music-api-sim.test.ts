@@ -91,7 +91,7 @@ describe('validation', () => {
 
 describe('task lifecycle', () => {
   it('goes PENDING, RUNNING, SUCCESS with the producer envelope for every producer task type', async () => {
-    const s = await start({ taskMs: 1000 });
+    const s = await start({ taskMs: 2000 });
     const bodies: Array<[string, unknown]> = [
       ['/api/v1/producer/create', { task_type: 'create_music', sound: 'x' }],
       ['/api/v1/producer/lyrics-create', { prompt: 'x' }],
