@@ -20,6 +20,7 @@ import { createQueues } from './queue/queues.js';
 import { startWorkers, type Workers } from './queue/workers.js';
 import { startInfrastructure } from './services/infrastructure.js';
 import { startGateway } from './discord/gateway.js';
+import { applyDueAllowances } from './credits/index.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -120,6 +121,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(() => workers.close());
       const reconciler = startReconciler(deps, overrides.reconcileIntervalMs ?? 60_000);
       stops.push(() => reconciler.stop());
+      const allowances = startAllowanceScheduler(deps);
+      stops.push(async () => allowances.stop());
     }
 
     if (runs.gateway) {
@@ -133,4 +136,18 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     await stopAll();
     throw error;
   }
+}
+
+/** Monthly allowances are applied at first use; this hourly pass applies them to quiet guilds too. */
+function startAllowanceScheduler(deps: PipelineDeps): { stop(): void } {
+  const run = () =>
+    applyDueAllowances(deps.db, deps.now())
+      .then((result) => {
+        for (const failure of result.failed) deps.logger.error({ guildId: failure.guildId, err: failure.error }, 'allowance failed');
+      })
+      .catch((err: unknown) => deps.logger.error({ err }, 'allowance pass failed'));
+  void run();
+  const timer = setInterval(run, 60 * 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

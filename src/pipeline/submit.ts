@@ -3,7 +3,8 @@
  * once. No discord.js types here; the pipeline runs without a gateway.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { applyMonthlyAllowance, ensureGuild, reserveForJob } from '../credits/index.js';
+import { applyMonthlyAllowance, ensureGuild, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
+import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -84,5 +85,20 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
     // Postgres has the job; the reconciler enqueues it once Redis is back.
     deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
   }
+  void alertIfLow(deps, guildId);
   return { jobId, cost, balance, queuePosition: await queuePositionOf(deps.db, job) };
+}
+
+/** One message in the moderators' chosen channel when the balance falls under their threshold. */
+async function alertIfLow(deps: PipelineDeps, guildId: string): Promise<void> {
+  try {
+    const alert = await takeLowBalanceAlert(deps.db, guildId);
+    if (!alert) return;
+    await deps.discord.postChannelMessage(alert.channelId, {
+      content: `This server's music credits are low: ${alert.balance} left (alert below ${alert.below}). A moderator can top them up.`,
+      allowed_mentions: { parse: [] },
+    });
+  } catch (err) {
+    deps.logger.warn({ guildId, error: describeDiscordError(err) }, 'could not send the low-balance alert');
+  }
 }

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { startApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
+import type { InteractionHandle } from '../../src/discord-emulator/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/music-api-sim/index.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
@@ -50,7 +51,7 @@ export interface Harness {
   readonly prefix: string;
   readonly publicUrl: string | undefined;
   /** Runs `/test-submit` as a member: the client defers and submits `request`. */
-  request(request: GenerationRequest, options?: { userId?: string }): Promise<{ handle: ReturnType<Emulator['runCommand']> extends Promise<infer H> ? H : never; result: SubmitResult | Error }>;
+  request(request: GenerationRequest, options?: { userId?: string }): Promise<{ handle: InteractionHandle; result: SubmitResult | Error }>;
   /** Stops the app (as SIGTERM would) and builds it again on the same Postgres and Redis. */
   restartApp(overrides?: AppOverrides): Promise<void>;
   close(): Promise<void>;
