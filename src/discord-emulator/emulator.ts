@@ -1,0 +1,360 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { APIApplicationCommand, APIRole, APIUser, ChannelType, Locale } from 'discord-api-types/v10';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { EmulatorClock } from './clock.js';
+import { CommandRegistry } from './commands.js';
+import { Gateway, RESUMABLE_CLOSE_CODE } from './gateway.js';
+import type { GatewayStats } from './gateway.js';
+import { DEFAULT_ATTACHMENT_SIZE_LIMIT, InteractionRegistry, waitUntil } from './interactions.js';
+import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
+import { RestApi } from './rest-api.js';
+import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
+import { SnowflakeGenerator } from './snowflake.js';
+import { EmulatorStore } from './store.js';
+import type { StoredChannel } from './store.js';
+import type {
+  AutocompleteChoice,
+  AutocompleteInput,
+  ClickButtonInput,
+  DiscordEmulatorOptions,
+  EmulatorMessage,
+  Finding,
+  InteractionHandle,
+  RecordedRequest,
+  RunCommandInput,
+  SelectOptionInput,
+  SubmitModalInput,
+} from './types.js';
+
+const API_PREFIX = '/api';
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
+const DEFAULT_WAIT_MS = 5_000;
+
+export interface EmulatorGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  /** The @everyone role, whose id is the guild's. */
+  everyoneRoleId: string;
+  /** The bot's managed role. */
+  botRoleId: string;
+}
+
+export interface EmulatorChannel {
+  id: string;
+  guildId: string | null;
+  name: string | null;
+  type: ChannelType;
+}
+
+export interface EmulatorMember {
+  /** The user's id. */
+  id: string;
+  guildId: string;
+  user: APIUser;
+  roles: string[];
+}
+
+/**
+ * An emulated Discord for one bot: REST v10 under {@link DiscordEmulator.apiUrl}, a gateway,
+ * a CDN for attachments, and a scripting API for tests. Start it with {@link startDiscordEmulator}.
+ */
+export class DiscordEmulator {
+  /** All deadline checks use this clock; `clock.advance(ms)` jumps ahead. */
+  readonly clock = new EmulatorClock();
+  readonly applicationId: string;
+  readonly botToken: string;
+  readonly botUser: APIUser;
+  /** Every REST request the bot made, in order. */
+  readonly requests: RecordedRequest[] = [];
+  /** Everything the bot sent that Discord's API description or gateway protocol does not accept. */
+  readonly findings: Finding[] = [];
+
+  readonly #server: Server;
+  readonly #store: EmulatorStore;
+  readonly #commands: CommandRegistry;
+  readonly #interactions: InteractionRegistry;
+  readonly #gateway: Gateway;
+  readonly #rest: RestApi;
+  readonly #logger: Logger;
+  #origin = '';
+
+  /** Use {@link startDiscordEmulator}; the constructor does not listen. */
+  constructor(options: DiscordEmulatorOptions = {}) {
+    const ids = new SnowflakeGenerator(this.clock);
+    this.#logger = options.logger ?? silentLogger;
+    const botUserId = options.botUserId ?? ids.next();
+    this.applicationId = options.applicationId ?? botUserId;
+    this.botToken = options.botToken ?? 'emulator-bot-token';
+    this.botUser = {
+      id: botUserId,
+      username: options.botUsername ?? 'Emulated Bot',
+      discriminator: '0',
+      global_name: null,
+      avatar: null,
+      bot: true,
+    };
+    const attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_SIZE_LIMIT;
+    this.#store = new EmulatorStore({ ids, clock: this.clock, botUser: this.botUser, cdnBase: () => this.#origin });
+    this.#commands = new CommandRegistry(ids, this.applicationId);
+    this.#gateway = new Gateway({
+      store: this.#store,
+      botToken: this.botToken,
+      applicationId: this.applicationId,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+      logger: this.#logger,
+      resumeUrl: () => `${this.#wsOrigin()}/gateway/resume`,
+      onFinding: (message, details) => {
+        const finding: Finding = { kind: 'gateway-protocol', method: 'WS', path: '/gateway', route: null, operationId: null, message, details };
+        this.findings.push(finding);
+        this.#logger.warn({ finding }, 'discord emulator finding');
+      },
+    });
+    this.#interactions = new InteractionRegistry({
+      store: this.#store,
+      commands: this.#commands,
+      clock: this.clock,
+      applicationId: this.applicationId,
+      attachmentSizeLimit,
+      dispatch: (payload) => this.#gateway.dispatchInteraction(payload),
+    });
+    const validate = options.validateRequests ?? true;
+    const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
+    if (validate && !existsSync(specLocation instanceof URL ? fileURLToPath(specLocation) : specLocation)) {
+      throw new Error(`Discord's OpenAPI description is not at ${specLocation.toString()}; pass openApiPath or validateRequests: false`);
+    }
+    this.#rest = new RestApi({
+      store: this.#store,
+      interactions: this.#interactions,
+      commands: this.#commands,
+      clock: this.clock,
+      logger: this.#logger,
+      applicationId: this.applicationId,
+      botToken: this.botToken,
+      attachmentSizeLimit,
+      apiPrefix: API_PREFIX,
+      gatewayUrl: () => `${this.#wsOrigin()}/gateway`,
+      spec: () => (validate ? OpenApiSpec.load(specLocation) : null),
+      requests: this.requests,
+      findings: this.findings,
+    });
+    this.#server = createServer((request, response) => {
+      this.#rest.handle(request, response).catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'discord emulator request failed');
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
+    this.#server.on('upgrade', (request, socket, head) => {
+      if (!this.#gateway.handleUpgrade(request, socket, head)) socket.destroy();
+    });
+  }
+
+  /** Starts listening; resolves once the port is bound. */
+  async listen(port = 0, host = '127.0.0.1'): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.#server.address() as AddressInfo;
+    const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.#origin = `http://${hostname}:${address.port}`;
+    return this;
+  }
+
+  #wsOrigin(): string {
+    return this.#origin.replace(/^http/, 'ws');
+  }
+
+  /** The HTTP origin, e.g. `http://127.0.0.1:PORT` (the CDN lives here). */
+  get origin(): string {
+    return this.#origin;
+  }
+
+  /** The value for DISCORD_API_URL (discord.js appends `/v10`). */
+  get apiUrl(): string {
+    return `${this.#origin}${API_PREFIX}`;
+  }
+
+  /** The gateway address `GET /gateway/bot` hands out. */
+  get gatewayUrl(): string {
+    return `${this.#wsOrigin()}/gateway`;
+  }
+
+  get gatewayStats(): Readonly<GatewayStats> {
+    return this.#gateway.stats;
+  }
+
+  // ---- world building ----
+
+  createGuild(input: { name: string; ownerId?: string; botPermissions?: bigint | string; locale?: Locale }): EmulatorGuild {
+    const guild = this.#store.createGuild({
+      name: input.name,
+      ownerId: input.ownerId,
+      botPermissions: input.botPermissions === undefined ? undefined : BigInt(input.botPermissions),
+      locale: input.locale,
+    });
+    return { id: guild.id, name: guild.name, ownerId: guild.ownerId, everyoneRoleId: guild.id, botRoleId: guild.botRoleId };
+  }
+
+  createChannel(guildId: string, input: { name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
+    return channelView(this.#store.createChannel(guildId, input));
+  }
+
+  createRole(guildId: string, input: { name: string; permissions?: bigint | string }): APIRole {
+    return this.#store.createRole(guildId, input);
+  }
+
+  addMember(
+    guildId: string,
+    input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
+  ): EmulatorMember {
+    const member = this.#store.addMember(guildId, input);
+    const user = this.#store.users.get(member.userId) as APIUser;
+    return { id: user.id, guildId, user, roles: [...member.roles] };
+  }
+
+  /** Makes the bot lose access to a channel: its REST routes answer 403 50001 Missing Access. */
+  denyChannel(channelId: string): void {
+    this.#store.denyChannel(channelId);
+  }
+
+  /** The DM channel between the bot and a user (created on first use). */
+  dmChannel(userId: string): EmulatorChannel {
+    return channelView(this.#store.dmChannel(userId));
+  }
+
+  /** Commands the bot registered: global ones, or a guild's. */
+  registeredCommands(guildId?: string): APIApplicationCommand[] {
+    return structuredClone(this.#commands.list(guildId ?? null));
+  }
+
+  // ---- the gateway ----
+
+  /** Resolves once a bot has identified and been sent its guilds. */
+  waitForBotReady(timeoutMs = 10_000): Promise<void> {
+    return waitUntil(this.#gateway.events, 'ready', () => (this.#gateway.readySessions > 0 ? true : undefined), timeoutMs, 'the bot to identify').then(
+      () => undefined,
+    );
+  }
+
+  /** Closes the bot's gateway connections with a resumable close code (4000); it should resume. */
+  dropGatewayConnections(code: number = RESUMABLE_CLOSE_CODE): number {
+    return this.#gateway.dropConnections(code);
+  }
+
+  /** Resolves on the next successful RESUME. */
+  waitForResume(timeoutMs = 10_000): Promise<void> {
+    const before = this.#gateway.stats.resumes;
+    return waitUntil(this.#gateway.events, 'resumed', () => (this.#gateway.stats.resumes > before ? true : undefined), timeoutMs, 'a gateway RESUME').then(
+      () => undefined,
+    );
+  }
+
+  /** Sends opcode 1 so connected clients heartbeat at once. */
+  requestHeartbeat(): void {
+    this.#gateway.requestHeartbeat();
+  }
+
+  /** Resolves once the gateway has acknowledged `count` heartbeats in total. */
+  waitForHeartbeats(count: number, timeoutMs = 10_000): Promise<void> {
+    return waitUntil(this.#gateway.events, 'heartbeat', () => (this.#gateway.stats.heartbeatAcks >= count ? true : undefined), timeoutMs, `${count} heartbeats`).then(
+      () => undefined,
+    );
+  }
+
+  // ---- users acting ----
+
+  /** A user runs a chat-input command; typed by the registered definition when there is one. */
+  runCommand(input: RunCommandInput): InteractionHandle {
+    return this.#interactions.runCommand(input);
+  }
+
+  /** A user types into an autocompleted option; resolves with the choices the bot answered. */
+  async autocomplete(input: AutocompleteInput): Promise<AutocompleteChoice[]> {
+    return (await this.#interactions.autocomplete(input)) as AutocompleteChoice[];
+  }
+
+  clickButton(input: ClickButtonInput): InteractionHandle {
+    return this.#interactions.clickButton(input);
+  }
+
+  selectOption(input: SelectOptionInput): InteractionHandle {
+    return this.#interactions.selectOption(input);
+  }
+
+  submitModal(input: SubmitModalInput): InteractionHandle {
+    return this.#interactions.submitModal(input);
+  }
+
+  // ---- looking at messages ----
+
+  /** Messages in a channel, oldest first (ephemeral ones only when asked). */
+  channelMessages(channelId: string, options: { includeEphemeral?: boolean } = {}): EmulatorMessage[] {
+    return this.#store.channelMessages(channelId, options.includeEphemeral ?? false).map((stored) => this.#store.publicMessage(stored));
+  }
+
+  message(messageId: string): EmulatorMessage | undefined {
+    const stored = this.#store.messages.get(messageId);
+    return stored ? this.#store.publicMessage(stored) : undefined;
+  }
+
+  /** Resolves with the first message in the channel (existing or new, edits included) that matches. */
+  waitForMessage(
+    channelId: string,
+    predicate: (message: EmulatorMessage) => boolean = () => true,
+    timeoutMs = DEFAULT_WAIT_MS,
+  ): Promise<EmulatorMessage> {
+    return waitUntil(
+      this.#store.events,
+      'message',
+      () => this.channelMessages(channelId, { includeEphemeral: true }).find(predicate),
+      timeoutMs,
+      `a message in channel ${channelId}`,
+    );
+  }
+
+  // ---- misbehaving like Discord ----
+
+  /**
+   * Answers the next `count` requests that match with 429 and rate-limit headers. A string
+   * matches a path (`/channels/1/messages`), a template (`/channels/{channel_id}/messages`),
+   * either prefixed by a method (`POST /channels/{channel_id}/messages`); a RegExp is tested
+   * against `METHOD /path`.
+   */
+  rateLimitNext(matcher: RouteMatcher, count = 1, options: RateLimitOptions = {}): void {
+    this.#rest.rateLimitNext(matcher, count, options);
+  }
+
+  /** Forgets recorded requests and findings (state stays). */
+  clearRecords(): void {
+    this.requests.length = 0;
+    this.findings.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.#gateway.close();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+function channelView(channel: StoredChannel): EmulatorChannel {
+  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type };
+}
+
+/**
+ * Starts an emulated Discord on 127.0.0.1 (a free port unless `port` is given).
+ * Point the bot at it with `DISCORD_API_URL = emulator.apiUrl` and `emulator.botToken`.
+ */
+export async function startDiscordEmulator(options: DiscordEmulatorOptions = {}): Promise<DiscordEmulator> {
+  return new DiscordEmulator(options).listen(options.port ?? 0, options.host ?? '127.0.0.1');
+}

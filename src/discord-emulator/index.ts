@@ -1,0 +1,28 @@
+export { DiscordEmulator, startDiscordEmulator } from './emulator.js';
+export type { EmulatorChannel, EmulatorGuild, EmulatorMember } from './emulator.js';
+export { EmulatorClock } from './clock.js';
+export { DiscordLimits } from './limits.js';
+export { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
+export { INITIAL_RESPONSE_WINDOW_MS, INTERACTION_TOKEN_LIFETIME_MS, DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions.js';
+export { RESUMABLE_CLOSE_CODE } from './gateway.js';
+export type { GatewayStats } from './gateway.js';
+export type { RateLimitOptions, RouteMatcher } from './rest-api.js';
+export type {
+  AttachmentInput,
+  AutocompleteChoice,
+  AutocompleteInput,
+  ClickButtonInput,
+  CommandOptionValue,
+  DiscordEmulatorOptions,
+  EmulatorAttachment,
+  EmulatorMessage,
+  Finding,
+  FindingKind,
+  InteractionHandle,
+  InteractionResponse,
+  RecordedFile,
+  RecordedRequest,
+  RunCommandInput,
+  SelectOptionInput,
+  SubmitModalInput,
+} from './types.js';

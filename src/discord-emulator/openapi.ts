@@ -1,0 +1,295 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { RouteTable } from './routes.js';
+import type { FindingKind } from './types.js';
+
+/** Where Discord's OpenAPI description sits: `shared/` beside the repository root. */
+export const DEFAULT_OPENAPI_URL = new URL('../../../shared/discord-api/openapi.json', import.meta.url);
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const COMPONENTS_ID = 'https://discord-emulator.invalid/openapi.json';
+const INT_PARSEABLE_STRING = { type: 'string', pattern: '^-?[0-9]+$' } as const;
+const MAX_DETAILS = 25;
+
+interface OpenApiParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: unknown;
+}
+
+interface OpenApiOperation {
+  operationId?: string;
+  parameters?: OpenApiParameter[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+}
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+/** The request as the emulator parsed it, for checking against the description. */
+export type CheckedBody =
+  | { kind: 'none' }
+  | { kind: 'json'; value: unknown }
+  | { kind: 'multipart'; payload: unknown; hasPayloadJson: boolean }
+  | { kind: 'other'; contentType: string };
+
+export interface SpecIssue {
+  kind: FindingKind;
+  message: string;
+  details: string[];
+}
+
+export interface SpecCheckResult {
+  route: string | null;
+  operationId: string | null;
+  issues: SpecIssue[];
+}
+
+interface PathEntry {
+  template: string;
+  item: Record<string, unknown>;
+}
+
+/**
+ * Discord's published REST description, used to check what the bot sends.
+ *
+ * The description is loose in known ways (see its README), and this class absorbs them
+ * so that only real mistakes become findings:
+ * - integers are also accepted as int-parseable strings (Discord sends and takes
+ *   snowflakes and permission bitfields as strings while the description types some as ints),
+ *   and snowflakes are also accepted as non-negative integers;
+ * - `oneOf` is validated as `anyOf`: the description uses both for unions whose branches
+ *   overlap, and Discord accepts any matching shape;
+ * - query strings are typeless: `true`/`false` and numbers are coerced before validation,
+ *   and an empty value counts as absent, since a nullable optional query argument cannot be sent as null.
+ */
+export class OpenApiSpec {
+  readonly #doc: OpenApiDocument;
+  readonly #paths = new RouteTable<PathEntry>();
+  readonly #ajv: Ajv2020;
+  readonly #validators = new Map<string, ValidateFunction | null>();
+
+  private constructor(doc: OpenApiDocument) {
+    this.#doc = doc;
+    for (const [template, item] of Object.entries(doc.paths)) this.#paths.add(template, { template, item });
+    this.#ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, logger: false });
+    for (const name of ['date-time', 'uri', 'int32', 'int64', 'double', 'float'] as const) {
+      this.#ajv.addFormat(name, fullFormats[name]);
+    }
+    this.#ajv.addFormat('snowflake', /^(0|[1-9][0-9]*)$/);
+    this.#ajv.addFormat('nonce', true);
+    this.#ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas: loosenComponents(doc.components.schemas) } });
+  }
+
+  static readonly #cache = new Map<string, OpenApiSpec>();
+
+  /** Loads (once per path, for the whole process) and indexes the description. */
+  static load(location: string | URL = DEFAULT_OPENAPI_URL): OpenApiSpec {
+    const key = location.toString();
+    let spec = OpenApiSpec.#cache.get(key);
+    if (!spec) {
+      const doc = JSON.parse(readFileSync(location, 'utf8')) as OpenApiDocument;
+      if (!doc.paths || !doc.components?.schemas) throw new Error(`${key} is not an OpenAPI description with paths and schemas`);
+      spec = new OpenApiSpec(doc);
+      OpenApiSpec.#cache.set(key, spec);
+    }
+    return spec;
+  }
+
+  get pathCount(): number {
+    return Object.keys(this.#doc.paths).length;
+  }
+
+  /** Checks path, method, query and body; returns the matched template and every issue. */
+  check(method: string, path: string, query: URLSearchParams, body: CheckedBody): SpecCheckResult {
+    const match = this.#paths.match(path);
+    if (!match) {
+      return {
+        route: null,
+        operationId: null,
+        issues: [{ kind: 'unknown-route', message: `Discord's API description has no path ${path}`, details: [] }],
+      };
+    }
+    const lower = method.toLowerCase();
+    const operation = match.value.item[lower] as OpenApiOperation | undefined;
+    if (!operation || !(HTTP_METHODS as readonly string[]).includes(lower)) {
+      return {
+        route: match.template,
+        operationId: null,
+        issues: [{ kind: 'unknown-method', message: `${method} is not defined for ${match.template}`, details: [] }],
+      };
+    }
+    const operationId = operation.operationId ?? `${lower} ${match.template}`;
+    const issues = [
+      ...this.#checkQuery(operationId, match.template, match.value.item, operation, query),
+      ...this.#checkBody(operationId, operation, body),
+    ];
+    return { route: match.template, operationId, issues };
+  }
+
+  #checkQuery(
+    operationId: string,
+    template: string,
+    item: Record<string, unknown>,
+    operation: OpenApiOperation,
+    query: URLSearchParams,
+  ): SpecIssue[] {
+    const declared = new Map<string, OpenApiParameter>();
+    for (const parameter of [...asParameters(item.parameters), ...(operation.parameters ?? [])]) {
+      if (parameter.in === 'query') declared.set(parameter.name, parameter);
+    }
+    const issues: SpecIssue[] = [];
+    const seen = new Set<string>();
+    for (const [name, raw] of query) {
+      seen.add(name);
+      const parameter = declared.get(name);
+      if (!parameter) {
+        issues.push({ kind: 'invalid-query', message: `${operationId} takes no query parameter "${name}"`, details: [] });
+        continue;
+      }
+      if (raw === '' || !parameter.schema) continue; // an empty value stands for null/absent
+      const validate = this.#validator(`query ${template} ${operationId} ${name}`, parameter.schema);
+      if (!validate) continue;
+      const candidates: unknown[] = [raw];
+      if (/^(true|false)$/i.test(raw)) candidates.push(raw.toLowerCase() === 'true');
+      if (raw.trim() !== '' && Number.isFinite(Number(raw))) candidates.push(Number(raw));
+      if (!candidates.some((candidate) => validate(candidate))) {
+        issues.push({
+          kind: 'invalid-query',
+          message: `query parameter "${name}" of ${operationId} does not match the description`,
+          details: formatErrors(validate.errors, `?${name}`),
+        });
+      }
+    }
+    for (const [name, parameter] of declared) {
+      if (parameter.required && !seen.has(name)) {
+        issues.push({ kind: 'invalid-query', message: `${operationId} requires query parameter "${name}"`, details: [] });
+      }
+    }
+    return issues;
+  }
+
+  #checkBody(operationId: string, operation: OpenApiOperation, body: CheckedBody): SpecIssue[] {
+    const content = operation.requestBody?.content;
+    if (body.kind === 'none') {
+      return operation.requestBody?.required
+        ? [{ kind: 'missing-body', message: `${operationId} requires a request body`, details: [] }]
+        : [];
+    }
+    if (!content) {
+      return [{ kind: 'unexpected-body', message: `${operationId} takes no request body`, details: [] }];
+    }
+    if (body.kind === 'other') {
+      return [{ kind: 'unsupported-content-type', message: `${operationId} does not take ${body.contentType}`, details: [] }];
+    }
+    if (body.kind === 'multipart' && !content['multipart/form-data']) {
+      return [{ kind: 'unsupported-content-type', message: `${operationId} does not take multipart/form-data`, details: [] }];
+    }
+    if (body.kind === 'multipart' && !body.hasPayloadJson) return [];
+    const schema = content['application/json']?.schema;
+    if (!schema) {
+      return body.kind === 'json'
+        ? [{ kind: 'unsupported-content-type', message: `${operationId} does not take application/json`, details: [] }]
+        : [];
+    }
+    const validate = this.#validator(`body ${operationId}`, schema);
+    if (!validate) return [];
+    const value = body.kind === 'json' ? body.value : body.payload;
+    if (validate(value)) return [];
+    return [
+      {
+        kind: 'invalid-body',
+        message: `request body does not match ${operationId} in Discord's API description`,
+        details: formatErrors(validate.errors, ''),
+      },
+    ];
+  }
+
+  /** Compiles once per key; a schema Ajv cannot compile yields `null` (and is not checked). */
+  #validator(key: string, schema: unknown): ValidateFunction | null {
+    if (this.#validators.has(key)) return this.#validators.get(key) ?? null;
+    let validate: ValidateFunction | null;
+    try {
+      validate = this.#ajv.compile(loosen(schema, COMPONENTS_ID) as object);
+    } catch {
+      validate = null;
+    }
+    this.#validators.set(key, validate);
+    return validate;
+  }
+}
+
+function asParameters(value: unknown): OpenApiParameter[] {
+  return Array.isArray(value) ? (value as OpenApiParameter[]) : [];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeIncludes(type: unknown, name: string): boolean {
+  return type === name || (Array.isArray(type) && type.includes(name));
+}
+
+function loosenComponents(schemas: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    out[name] =
+      name === 'SnowflakeType'
+        ? { anyOf: [loosen(schema, ''), { type: 'integer', minimum: 0 }] }
+        : loosen(schema, '');
+  }
+  return out;
+}
+
+/**
+ * Rewrites one schema for the looseness described on {@link OpenApiSpec}; local `$ref`s
+ * get `refBase` so schemas outside the components document still resolve.
+ */
+function loosen(node: unknown, refBase: string): unknown {
+  if (Array.isArray(node)) return node.map((item) => loosen(item, refBase));
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) {
+      out.$ref = `${refBase}${value}`;
+    } else if (key === 'oneOf') {
+      const branches = loosen(value, refBase);
+      if ('anyOf' in node) out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), { anyOf: branches }];
+      else out.anyOf = branches;
+    } else if (key === 'anyOf' && 'oneOf' in node) {
+      out.allOf = [...(Array.isArray(out.allOf) ? out.allOf : []), { anyOf: loosen(value, refBase) }];
+    } else if (key === 'allOf' && Array.isArray(out.allOf)) {
+      out.allOf = [...out.allOf, ...(loosen(value, refBase) as unknown[])];
+    } else {
+      out[key] = loosen(value, refBase);
+    }
+  }
+  if (typeIncludes(out.type, 'integer') && !typeIncludes(out.type, 'string')) {
+    return { anyOf: [out, INT_PARSEABLE_STRING] };
+  }
+  return out;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined, prefix: string): string[] {
+  const lines = new Set<string>();
+  for (const error of errors ?? []) {
+    // The branch-level "must match a schema in anyOf" adds nothing to the leaf messages.
+    if (error.keyword === 'anyOf' && (errors?.length ?? 0) > 1) continue;
+    const where = `${prefix}${error.instancePath}` || '/';
+    const extra =
+      error.keyword === 'enum' || error.keyword === 'const'
+        ? ` ${JSON.stringify(error.params)}`
+        : error.keyword === 'additionalProperties'
+          ? ` (${String((error.params as { additionalProperty?: unknown }).additionalProperty)})`
+          : '';
+    lines.add(`${where}: ${error.message ?? error.keyword}${extra}`);
+    if (lines.size >= MAX_DETAILS) break;
+  }
+  return [...lines];
+}

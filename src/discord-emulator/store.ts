@@ -1,0 +1,762 @@
+import { EventEmitter } from 'node:events';
+import {
+  ChannelType,
+  GatewayDispatchEvents,
+  GatewayIntentBits,
+  GuildDefaultMessageNotifications,
+  GuildExplicitContentFilter,
+  GuildMFALevel,
+  GuildNSFWLevel,
+  GuildPremiumTier,
+  GuildSystemChannelFlags,
+  GuildVerificationLevel,
+  Locale,
+  MessageFlags,
+  MessageType,
+  OverwriteType,
+  PermissionFlagsBits,
+} from 'discord-api-types/v10';
+import type {
+  ChannelFlags,
+  GuildMemberFlags,
+  RoleFlags,
+  APIAllowedMentions,
+  APIAttachment,
+  APIChannel,
+  APIEmbed,
+  APIGuild,
+  APIGuildMember,
+  APIInteractionGuildMember,
+  APIMessage,
+  APIMessageInteractionMetadata,
+  APIOverwrite,
+  APIRole,
+  APIUser,
+  GatewayGuildCreateDispatchData,
+} from 'discord-api-types/v10';
+import type { EmulatorClock } from './clock.js';
+import type { SnowflakeGenerator } from './snowflake.js';
+import type { EmulatorAttachment, EmulatorMessage } from './types.js';
+
+/** Discord's "no flags set"; the flag enums have no zero member. */
+const NO_FLAGS = 0;
+
+/** Every permission bit Discord defines: what owners and administrators have. */
+export const ALL_PERMISSIONS = Object.values(PermissionFlagsBits).reduce((all, bit) => all | bit, 0n);
+
+/** What the bot's managed role grants unless a test says otherwise. */
+export const DEFAULT_BOT_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.AddReactions |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.UseApplicationCommands;
+
+/** What @everyone may do in a new guild. */
+export const DEFAULT_EVERYONE_PERMISSIONS =
+  PermissionFlagsBits.ViewChannel |
+  PermissionFlagsBits.SendMessages |
+  PermissionFlagsBits.SendMessagesInThreads |
+  PermissionFlagsBits.EmbedLinks |
+  PermissionFlagsBits.AttachFiles |
+  PermissionFlagsBits.ReadMessageHistory |
+  PermissionFlagsBits.AddReactions |
+  PermissionFlagsBits.UseExternalEmojis |
+  PermissionFlagsBits.UseApplicationCommands |
+  PermissionFlagsBits.Connect |
+  PermissionFlagsBits.Speak;
+
+export interface StoredMember {
+  userId: string;
+  roles: string[];
+  nick: string | null;
+  joinedAt: string;
+  /** Set by a test to fix the member's permissions regardless of roles. */
+  permissionsOverride?: bigint;
+}
+
+export interface StoredGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  botRoleId: string;
+  joinedAt: string;
+  locale: Locale;
+  channelIds: string[];
+  roles: Map<string, APIRole>;
+  members: Map<string, StoredMember>;
+}
+
+export interface StoredChannel {
+  id: string;
+  type: ChannelType;
+  name: string | null;
+  guildId: string | null;
+  position: number;
+  topic: string | null;
+  parentId: string | null;
+  overwrites: APIOverwrite[];
+  recipientIds: string[];
+  lastMessageId: string | null;
+}
+
+export interface StoredMessage {
+  api: APIMessage;
+  guildId: string | null;
+  files: Map<string, Buffer>;
+  allowedMentions: APIAllowedMentions | undefined;
+  ephemeral: boolean;
+  interactionId: string | undefined;
+}
+
+/** A file from a multipart request. */
+export interface Upload {
+  field: string;
+  /** `n` of a `files[n]` field; `null` for other field names. */
+  index: number | null;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** A gateway event the store wants sent to bots holding `intent`. */
+export interface StoreDispatch {
+  t: GatewayDispatchEvents;
+  d: unknown;
+  intent: number;
+}
+
+/** The body fields of a message create or edit the store understands. */
+export interface MessageWrite {
+  content?: unknown;
+  embeds?: unknown;
+  components?: unknown;
+  attachments?: unknown;
+  allowed_mentions?: unknown;
+  flags?: unknown;
+  tts?: unknown;
+  message_reference?: unknown;
+  sticker_ids?: unknown;
+  poll?: unknown;
+  nonce?: unknown;
+}
+
+export interface CreateMessageInput {
+  channelId: string;
+  author: APIUser;
+  body: MessageWrite;
+  uploads: Upload[];
+  type?: MessageType;
+  webhookId?: string;
+  applicationId?: string;
+  interactionMetadata?: APIMessageInteractionMetadata;
+  interactionId?: string;
+  ephemeral?: boolean;
+  /** A deferred reply's "thinking" placeholder. */
+  loading?: boolean;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+  m4a: 'audio/mp4',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  txt: 'text/plain; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+};
+
+/** Guesses a content type from a file name, as Discord does for uploads without a usable one. */
+export function contentTypeFor(filename: string, declared?: string): string {
+  if (declared && declared !== 'application/octet-stream') return declared;
+  const extension = filename.split('.').pop()?.toLowerCase() ?? '';
+  return CONTENT_TYPES[extension] ?? 'application/octet-stream';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The emulated Discord's state: users, guilds, channels, roles, members, messages,
+ * commands and uploaded files. Changes a bot would hear about are emitted as `dispatch`.
+ */
+export class EmulatorStore {
+  readonly users = new Map<string, APIUser>();
+  readonly guilds = new Map<string, StoredGuild>();
+  readonly channels = new Map<string, StoredChannel>();
+  readonly messages = new Map<string, StoredMessage>();
+  readonly channelMessageIds = new Map<string, string[]>();
+  readonly deniedChannels = new Set<string>();
+  readonly cdn = new Map<string, { data: Buffer; contentType: string }>();
+  /** `dispatch` (StoreDispatch), `message` (StoredMessage), `message-delete` (StoredMessage). */
+  readonly events = new EventEmitter();
+  readonly botUser: APIUser;
+  readonly #ids: SnowflakeGenerator;
+  readonly #clock: EmulatorClock;
+  readonly #cdnBase: () => string;
+
+  constructor(options: { ids: SnowflakeGenerator; clock: EmulatorClock; botUser: APIUser; cdnBase: () => string }) {
+    this.#ids = options.ids;
+    this.#clock = options.clock;
+    this.#cdnBase = options.cdnBase;
+    this.botUser = options.botUser;
+    this.users.set(options.botUser.id, options.botUser);
+    this.events.setMaxListeners(0);
+  }
+
+  nextId(): string {
+    return this.#ids.next();
+  }
+
+  addUser(input: { id?: string; username: string; globalName?: string | null; bot?: boolean }): APIUser {
+    const existing = input.id ? this.users.get(input.id) : undefined;
+    if (existing) return existing;
+    const user: APIUser = {
+      id: input.id ?? this.#ids.next(),
+      username: input.username,
+      discriminator: '0',
+      global_name: input.globalName ?? null,
+      avatar: null,
+      bot: input.bot ?? false,
+    };
+    this.users.set(user.id, user);
+    return user;
+  }
+
+  guild(guildId: string): StoredGuild {
+    const guild = this.guilds.get(guildId);
+    if (!guild) throw new Error(`the emulator has no guild ${guildId}`);
+    return guild;
+  }
+
+  channel(channelId: string): StoredChannel {
+    const channel = this.channels.get(channelId);
+    if (!channel) throw new Error(`the emulator has no channel ${channelId}`);
+    return channel;
+  }
+
+  createGuild(input: { name: string; ownerId?: string; botPermissions?: bigint; locale?: Locale }): StoredGuild {
+    const id = this.#ids.next();
+    const owner = input.ownerId
+      ? (this.users.get(input.ownerId) ?? this.addUser({ id: input.ownerId, username: `owner-${input.ownerId}` }))
+      : this.addUser({ username: `${input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-owner` });
+    const everyone = this.#role(id, { name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 });
+    const botRole = this.#role(this.#ids.next(), {
+      name: this.botUser.username,
+      permissions: input.botPermissions ?? DEFAULT_BOT_PERMISSIONS,
+      position: 1,
+      managed: true,
+      botId: this.botUser.id,
+    });
+    const now = this.#clock.iso();
+    const guild: StoredGuild = {
+      id,
+      name: input.name,
+      ownerId: owner.id,
+      botRoleId: botRole.id,
+      joinedAt: now,
+      locale: input.locale ?? Locale.EnglishUS,
+      channelIds: [],
+      roles: new Map([
+        [everyone.id, everyone],
+        [botRole.id, botRole],
+      ]),
+      members: new Map([
+        [owner.id, { userId: owner.id, roles: [], nick: null, joinedAt: now }],
+        [this.botUser.id, { userId: this.botUser.id, roles: [botRole.id], nick: null, joinedAt: now }],
+      ]),
+    };
+    this.guilds.set(id, guild);
+    this.#dispatch(GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
+    return guild;
+  }
+
+  #role(id: string, input: { name: string; permissions: bigint; position: number; managed?: boolean; botId?: string }): APIRole {
+    return {
+      id,
+      name: input.name,
+      color: 0,
+      colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+      hoist: false,
+      icon: null,
+      unicode_emoji: null,
+      position: input.position,
+      permissions: input.permissions.toString(),
+      managed: input.managed ?? false,
+      mentionable: false,
+      flags: NO_FLAGS as RoleFlags,
+      ...(input.botId ? { tags: { bot_id: input.botId } } : {}),
+    };
+  }
+
+  createChannel(guildId: string, input: { name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
+    const guild = this.guild(guildId);
+    const channel: StoredChannel = {
+      id: this.#ids.next(),
+      type: input.type ?? ChannelType.GuildText,
+      name: input.name,
+      guildId,
+      position: guild.channelIds.length,
+      topic: input.topic ?? null,
+      parentId: input.parentId ?? null,
+      overwrites: [],
+      recipientIds: [],
+      lastMessageId: null,
+    };
+    this.channels.set(channel.id, channel);
+    guild.channelIds.push(channel.id);
+    this.#dispatch(GatewayDispatchEvents.ChannelCreate, this.apiChannel(channel), GatewayIntentBits.Guilds);
+    return channel;
+  }
+
+  /** The DM channel between the bot and `userId`, created on first use. */
+  dmChannel(userId: string): StoredChannel {
+    for (const channel of this.channels.values()) {
+      if (channel.type === ChannelType.DM && channel.recipientIds.includes(userId)) return channel;
+    }
+    const channel: StoredChannel = {
+      id: this.#ids.next(),
+      type: ChannelType.DM,
+      name: null,
+      guildId: null,
+      position: 0,
+      topic: null,
+      parentId: null,
+      overwrites: [],
+      recipientIds: [userId],
+      lastMessageId: null,
+    };
+    this.channels.set(channel.id, channel);
+    return channel;
+  }
+
+  createRole(guildId: string, input: { name: string; permissions?: bigint | string }): APIRole {
+    const guild = this.guild(guildId);
+    const role = this.#role(this.#ids.next(), {
+      name: input.name,
+      permissions: BigInt(input.permissions ?? 0n),
+      position: guild.roles.size,
+    });
+    guild.roles.set(role.id, role);
+    this.#dispatch(GatewayDispatchEvents.GuildRoleCreate, { guild_id: guildId, role }, GatewayIntentBits.Guilds);
+    return role;
+  }
+
+  addMember(
+    guildId: string,
+    input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
+  ): StoredMember {
+    const guild = this.guild(guildId);
+    for (const roleId of input.roles ?? []) {
+      if (!guild.roles.has(roleId)) throw new Error(`guild ${guildId} has no role ${roleId}`);
+    }
+    const user = this.addUser({ id: input.userId, username: input.username, globalName: input.globalName ?? null });
+    const member: StoredMember = {
+      userId: user.id,
+      roles: input.roles ?? [],
+      nick: input.nick ?? null,
+      joinedAt: this.#clock.iso(),
+      ...(input.permissions !== undefined ? { permissionsOverride: BigInt(input.permissions) } : {}),
+    };
+    guild.members.set(user.id, member);
+    this.#dispatch(
+      GatewayDispatchEvents.GuildMemberAdd,
+      { ...this.apiMember(guild, member), guild_id: guildId },
+      GatewayIntentBits.GuildMembers,
+    );
+    return member;
+  }
+
+  /** Takes the bot's access to a channel away, as a permission overwrite on the channel. */
+  denyChannel(channelId: string): void {
+    const channel = this.channel(channelId);
+    this.deniedChannels.add(channelId);
+    if (channel.guildId) {
+      channel.overwrites = channel.overwrites.filter((overwrite) => overwrite.id !== this.botUser.id);
+      channel.overwrites.push({
+        id: this.botUser.id,
+        type: OverwriteType.Member,
+        allow: '0',
+        deny: (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages).toString(),
+      });
+      this.#dispatch(GatewayDispatchEvents.ChannelUpdate, this.apiChannel(channel), GatewayIntentBits.Guilds);
+    }
+  }
+
+  #dispatch(t: GatewayDispatchEvents, d: unknown, intent: number, guildCreateId?: string): void {
+    this.events.emit('dispatch', { t, d: guildCreateId ?? d, intent } satisfies StoreDispatch);
+  }
+
+  // ---- permissions ----
+
+  basePermissions(guild: StoredGuild, userId: string): bigint {
+    if (userId === guild.ownerId) return ALL_PERMISSIONS;
+    const member = guild.members.get(userId);
+    if (member?.permissionsOverride !== undefined) return member.permissionsOverride;
+    let permissions = BigInt(guild.roles.get(guild.id)?.permissions ?? '0');
+    for (const roleId of member?.roles ?? []) permissions |= BigInt(guild.roles.get(roleId)?.permissions ?? '0');
+    return (permissions & PermissionFlagsBits.Administrator) !== 0n ? ALL_PERMISSIONS : permissions;
+  }
+
+  channelPermissions(guild: StoredGuild, channel: StoredChannel, userId: string): bigint {
+    let permissions = this.basePermissions(guild, userId);
+    if ((permissions & PermissionFlagsBits.Administrator) !== 0n || userId === guild.ownerId) return ALL_PERMISSIONS;
+    const member = guild.members.get(userId);
+    const apply = (overwrite: APIOverwrite | undefined): void => {
+      if (!overwrite) return;
+      permissions &= ~BigInt(overwrite.deny);
+      permissions |= BigInt(overwrite.allow);
+    };
+    apply(channel.overwrites.find((overwrite) => overwrite.id === guild.id));
+    let roleAllow = 0n;
+    let roleDeny = 0n;
+    for (const overwrite of channel.overwrites) {
+      if (overwrite.type === OverwriteType.Role && member?.roles.includes(overwrite.id)) {
+        roleAllow |= BigInt(overwrite.allow);
+        roleDeny |= BigInt(overwrite.deny);
+      }
+    }
+    permissions = (permissions & ~roleDeny) | roleAllow;
+    apply(channel.overwrites.find((overwrite) => overwrite.type === OverwriteType.Member && overwrite.id === userId));
+    return permissions;
+  }
+
+  // ---- Discord-shaped views ----
+
+  apiMember(guild: StoredGuild, member: StoredMember): APIGuildMember {
+    const user = this.users.get(member.userId);
+    if (!user) throw new Error(`member ${member.userId} has no user`);
+    return {
+      user,
+      nick: member.nick,
+      avatar: null,
+      banner: null,
+      roles: member.roles,
+      joined_at: member.joinedAt,
+      premium_since: null,
+      deaf: false,
+      mute: false,
+      flags: NO_FLAGS as GuildMemberFlags,
+      pending: false,
+      communication_disabled_until: null,
+    };
+  }
+
+  interactionMember(guild: StoredGuild, channel: StoredChannel, userId: string): APIInteractionGuildMember {
+    const member = guild.members.get(userId);
+    if (!member) throw new Error(`user ${userId} is not a member of guild ${guild.id}; add them with addMember first`);
+    return { ...this.apiMember(guild, member), permissions: this.channelPermissions(guild, channel, userId).toString() };
+  }
+
+  /** A channel object; its exact shape depends on the channel type, hence one documented cast. */
+  apiChannel(channel: StoredChannel): APIChannel {
+    if (channel.type === ChannelType.DM) {
+      return {
+        id: channel.id,
+        type: ChannelType.DM,
+        name: null,
+        last_message_id: channel.lastMessageId,
+        recipients: channel.recipientIds.flatMap((id) => {
+          const user = this.users.get(id);
+          return user ? [user] : [];
+        }),
+        flags: NO_FLAGS as ChannelFlags,
+      };
+    }
+    const common = {
+      id: channel.id,
+      type: channel.type,
+      guild_id: channel.guildId ?? undefined,
+      name: channel.name ?? '',
+      position: channel.position,
+      permission_overwrites: channel.overwrites,
+      parent_id: channel.parentId,
+      nsfw: false,
+      flags: 0,
+    };
+    if (channel.type === ChannelType.GuildCategory) return common as APIChannel;
+    if (channel.type === ChannelType.GuildVoice || channel.type === ChannelType.GuildStageVoice) {
+      return { ...common, bitrate: 64000, user_limit: 0, rtc_region: null, last_message_id: channel.lastMessageId, rate_limit_per_user: 0 } as APIChannel;
+    }
+    return {
+      ...common,
+      topic: channel.topic,
+      last_message_id: channel.lastMessageId,
+      rate_limit_per_user: 0,
+      last_pin_timestamp: null,
+      default_auto_archive_duration: 1440,
+      default_thread_rate_limit_per_user: 0,
+    } as APIChannel;
+  }
+
+  apiGuild(guild: StoredGuild): APIGuild {
+    return {
+      id: guild.id,
+      name: guild.name,
+      icon: null,
+      splash: null,
+      discovery_splash: null,
+      banner: null,
+      owner_id: guild.ownerId,
+      afk_channel_id: null,
+      afk_timeout: 300,
+      widget_enabled: false,
+      widget_channel_id: null,
+      verification_level: GuildVerificationLevel.None,
+      default_message_notifications: GuildDefaultMessageNotifications.OnlyMentions,
+      explicit_content_filter: GuildExplicitContentFilter.Disabled,
+      roles: [...guild.roles.values()],
+      emojis: [],
+      stickers: [],
+      features: [],
+      mfa_level: GuildMFALevel.None,
+      application_id: null,
+      system_channel_id: null,
+      system_channel_flags: GuildSystemChannelFlags.SuppressJoinNotifications,
+      rules_channel_id: null,
+      max_presences: null,
+      max_members: 500000,
+      vanity_url_code: null,
+      description: null,
+      premium_tier: GuildPremiumTier.None,
+      premium_subscription_count: 0,
+      preferred_locale: guild.locale,
+      public_updates_channel_id: null,
+      max_video_channel_users: 25,
+      max_stage_video_channel_users: 50,
+      nsfw_level: GuildNSFWLevel.Default,
+      premium_progress_bar_enabled: false,
+      hub_type: null,
+      safety_alerts_channel_id: null,
+      incidents_data: null,
+    };
+  }
+
+  /** GUILD_CREATE as the bot receives it; without GUILD_MEMBERS only the bot's own member is listed. */
+  guildCreatePayload(guild: StoredGuild, allMembers: boolean): GatewayGuildCreateDispatchData {
+    const members = [...guild.members.values()]
+      .filter((member) => allMembers || member.userId === this.botUser.id)
+      .map((member) => this.apiMember(guild, member));
+    return {
+      ...this.apiGuild(guild),
+      joined_at: guild.joinedAt,
+      large: false,
+      unavailable: false,
+      member_count: guild.members.size,
+      voice_states: [],
+      members,
+      channels: guild.channelIds.flatMap((id) => {
+        const channel = this.channels.get(id);
+        return channel ? [this.apiChannel(channel)] : [];
+      }) as GatewayGuildCreateDispatchData['channels'],
+      threads: [],
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    };
+  }
+
+  // ---- messages ----
+
+  createMessage(input: CreateMessageInput): StoredMessage {
+    const channel = this.channel(input.channelId);
+    const id = this.#ids.next();
+    const body = input.body;
+    const files = new Map<string, Buffer>();
+    const flags =
+      (typeof body.flags === 'number' ? body.flags : 0) |
+      (input.ephemeral ? MessageFlags.Ephemeral : 0) |
+      (input.loading ? MessageFlags.Loading : 0);
+    const allowedMentions = isRecord(body.allowed_mentions) ? (body.allowed_mentions as APIAllowedMentions) : undefined;
+    const content = typeof body.content === 'string' ? body.content : '';
+    const api: APIMessage = {
+      id,
+      channel_id: channel.id,
+      author: input.author,
+      content,
+      timestamp: this.#clock.iso(),
+      edited_timestamp: null,
+      tts: body.tts === true,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: this.#attachments(channel.id, body.attachments, input.uploads, [], files),
+      embeds: Array.isArray(body.embeds) ? (body.embeds as APIEmbed[]).map(normalizeEmbed) : [],
+      components: Array.isArray(body.components) ? (body.components as APIMessage['components']) : [],
+      pinned: false,
+      type: input.type ?? MessageType.Default,
+      flags,
+      ...(input.webhookId ? { webhook_id: input.webhookId } : {}),
+      ...(input.applicationId ? { application_id: input.applicationId } : {}),
+      ...(input.interactionMetadata ? { interaction_metadata: input.interactionMetadata } : {}),
+      ...(isRecord(body.message_reference) ? { message_reference: body.message_reference as unknown as APIMessage['message_reference'] } : {}),
+      ...(typeof body.nonce === 'string' || typeof body.nonce === 'number' ? { nonce: body.nonce } : {}),
+    };
+    this.#applyMentions(api, channel, allowedMentions);
+    const stored: StoredMessage = {
+      api,
+      guildId: channel.guildId,
+      files,
+      allowedMentions,
+      ephemeral: input.ephemeral ?? false,
+      interactionId: input.interactionId,
+    };
+    this.messages.set(id, stored);
+    const list = this.channelMessageIds.get(channel.id) ?? [];
+    list.push(id);
+    this.channelMessageIds.set(channel.id, list);
+    if (!stored.ephemeral) channel.lastMessageId = id;
+    this.events.emit('message', stored);
+    this.#dispatchMessage(GatewayDispatchEvents.MessageCreate, stored);
+    return stored;
+  }
+
+  /** Applies an edit: fields present replace, `attachments` lists what stays. */
+  editMessage(stored: StoredMessage, body: MessageWrite, uploads: Upload[]): StoredMessage {
+    const api = stored.api;
+    if (typeof body.content === 'string' || body.content === null) api.content = body.content ?? '';
+    if (Array.isArray(body.embeds) || body.embeds === null) api.embeds = ((body.embeds ?? []) as APIEmbed[]).map(normalizeEmbed);
+    if (Array.isArray(body.components) || body.components === null) {
+      api.components = (body.components ?? []) as APIMessage['components'];
+    }
+    if (isRecord(body.allowed_mentions)) stored.allowedMentions = body.allowed_mentions as APIAllowedMentions;
+    const keepFlags = MessageFlags.Ephemeral | MessageFlags.IsComponentsV2;
+    const oldFlags = api.flags ?? 0;
+    const requested = typeof body.flags === 'number' ? body.flags : oldFlags;
+    // Editing clears a deferred reply's "thinking" state; only a few flags can be changed by an edit.
+    api.flags = (oldFlags & keepFlags) | (requested & (MessageFlags.SuppressEmbeds | MessageFlags.IsComponentsV2));
+    if (body.attachments !== undefined || uploads.length > 0) {
+      const kept = Array.isArray(body.attachments)
+        ? api.attachments.filter((attachment) =>
+            (body.attachments as unknown[]).some((entry) => isRecord(entry) && String(entry.id) === attachment.id),
+          )
+        : body.attachments === null
+          ? []
+          : api.attachments;
+      for (const attachment of api.attachments) if (!kept.includes(attachment)) stored.files.delete(attachment.id);
+      api.attachments = [...kept, ...this.#attachments(api.channel_id, body.attachments, uploads, kept, stored.files)];
+    }
+    api.edited_timestamp = this.#clock.iso();
+    this.#applyMentions(api, this.channel(api.channel_id), stored.allowedMentions);
+    this.events.emit('message', stored);
+    this.#dispatchMessage(GatewayDispatchEvents.MessageUpdate, stored);
+    return stored;
+  }
+
+  deleteMessage(stored: StoredMessage): void {
+    this.messages.delete(stored.api.id);
+    const list = this.channelMessageIds.get(stored.api.channel_id);
+    if (list) this.channelMessageIds.set(stored.api.channel_id, list.filter((id) => id !== stored.api.id));
+    this.events.emit('message-delete', stored);
+    this.#dispatchMessage(GatewayDispatchEvents.MessageDelete, stored);
+  }
+
+  /** MESSAGE_* events go to bots with GUILD_MESSAGES (or DIRECT_MESSAGES); ephemeral messages are never dispatched. */
+  #dispatchMessage(t: GatewayDispatchEvents, stored: StoredMessage): void {
+    if (stored.ephemeral) return;
+    const intent = stored.guildId ? GatewayIntentBits.GuildMessages : GatewayIntentBits.DirectMessages;
+    const guildPart = stored.guildId ? { guild_id: stored.guildId } : {};
+    if (t === GatewayDispatchEvents.MessageDelete) {
+      this.#dispatch(t, { id: stored.api.id, channel_id: stored.api.channel_id, ...guildPart }, intent);
+      return;
+    }
+    const guild = stored.guildId ? this.guilds.get(stored.guildId) : undefined;
+    const member = guild?.members.get(stored.api.author.id);
+    const memberPart = guild && member ? { member: (({ user: _user, ...rest }) => rest)(this.apiMember(guild, member)) } : {};
+    this.#dispatch(t, { ...structuredClone(stored.api), ...guildPart, ...memberPart }, intent);
+  }
+
+  /** Stores bytes at the emulator's CDN route and returns the attachment object. */
+  storeAttachment(channelId: string, upload: { filename: string; contentType?: string; data: Buffer; description?: string }, ephemeral = false): EmulatorAttachment {
+    const id = this.#ids.next();
+    const path = `/attachments/${channelId}/${id}/${encodeURIComponent(upload.filename)}`;
+    const contentType = contentTypeFor(upload.filename, upload.contentType);
+    this.cdn.set(path, { data: upload.data, contentType });
+    const url = `${this.#cdnBase()}${path}`;
+    return {
+      id,
+      filename: upload.filename,
+      size: upload.data.length,
+      url,
+      proxy_url: url,
+      content_type: contentType,
+      ...(upload.description ? { description: upload.description } : {}),
+      ...(ephemeral ? { ephemeral: true } : {}),
+      data: upload.data,
+    };
+  }
+
+  #attachments(channelId: string, requested: unknown, uploads: Upload[], kept: APIAttachment[], files: Map<string, Buffer>): APIAttachment[] {
+    const metadata = Array.isArray(requested) ? requested.filter(isRecord) : [];
+    return uploads
+      .filter((upload) => upload.index !== null || upload.field.startsWith('file'))
+      .map((upload) => {
+        const meta = metadata.find((entry) => upload.index !== null && String(entry.id) === String(upload.index));
+        const { data, ...attachment } = this.storeAttachment(channelId, {
+          filename: typeof meta?.filename === 'string' ? meta.filename : upload.filename,
+          contentType: upload.contentType,
+          data: upload.data,
+          description: typeof meta?.description === 'string' ? meta.description : undefined,
+        });
+        files.set(attachment.id, data);
+        return attachment;
+      })
+      .filter((attachment) => !kept.some((existing) => existing.id === attachment.id));
+  }
+
+  #applyMentions(api: APIMessage, channel: StoredChannel, allowed: APIAllowedMentions | undefined): void {
+    const parse = allowed?.parse;
+    const userAllowed = (id: string): boolean =>
+      !allowed || parse === undefined ? true : parse.includes('users' as never) || (allowed.users ?? []).includes(id);
+    const roleAllowed = (id: string): boolean =>
+      !allowed || parse === undefined ? true : parse.includes('roles' as never) || (allowed.roles ?? []).includes(id);
+    const guild = channel.guildId ? this.guilds.get(channel.guildId) : undefined;
+    const userIds = [...api.content.matchAll(/<@!?(\d+)>/g)].map((match) => match[1] ?? '');
+    api.mentions = [...new Set(userIds)].flatMap((id) => {
+      const user = this.users.get(id);
+      return user && userAllowed(id) ? [user] : [];
+    });
+    const roleIds = [...api.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1] ?? '');
+    api.mention_roles = [...new Set(roleIds)].filter((id) => guild?.roles.has(id) && roleAllowed(id));
+    api.mention_everyone =
+      /@(everyone|here)/.test(api.content) && (!allowed || parse === undefined || parse.includes('everyone' as never));
+  }
+
+  /** The message as a test sees it: Discord's shape plus bytes and what the bot asked for. */
+  publicMessage(stored: StoredMessage): EmulatorMessage {
+    return structuredClone({
+      ...stored.api,
+      attachments: stored.api.attachments.map((attachment) => ({
+        ...attachment,
+        data: stored.files.get(attachment.id) ?? Buffer.alloc(0),
+      })),
+      ...(stored.allowedMentions ? { allowed_mentions: stored.allowedMentions } : {}),
+      ephemeral: stored.ephemeral,
+      ...(stored.interactionId ? { interactionId: stored.interactionId } : {}),
+    });
+  }
+
+  channelMessages(channelId: string, includeEphemeral = false): StoredMessage[] {
+    return (this.channelMessageIds.get(channelId) ?? []).flatMap((id) => {
+      const stored = this.messages.get(id);
+      return stored && (includeEphemeral || !stored.ephemeral) ? [stored] : [];
+    });
+  }
+}
+
+function normalizeEmbed(embed: APIEmbed): APIEmbed {
+  return isRecord(embed) ? { type: 'rich' as APIEmbed['type'], ...embed } : embed;
+}
