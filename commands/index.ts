@@ -1,0 +1,17 @@
+/** Every slash command of the bot, in the order `/` lists them. */
+import type { Command } from './command.js';
+import credits from './credits.js';
+import creditsAdmin from './credits-admin.js';
+import download from './download.js';
+import jobs from './jobs.js';
+import lyrics from './lyrics.js';
+import settings from './settings.js';
+import song from './song.js';
+import upload from './upload.js';
+import video from './video.js';
+import voice from './voice.js';
+
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, creditsAdmin, settings];
+
+/** What Discord registers: the definitions alone. */
+export const commandDefinitions = commands.map((command) => command.definition);

@@ -1,0 +1,150 @@
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord-api-types/v10';
+import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
+import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { encodeCustomId, type CustomId } from '../src/discord/custom-ids.js';
+import { Refusal } from '../src/discord/errors.js';
+import { isJobId } from '../src/discord/jobs.js';
+import { isModerator } from '../src/guilds/access.js';
+import { findGuild } from '../src/guilds/settings.js';
+import { OPERATION_COSTS } from '../src/music-api/index.js';
+import type { JobRow } from '../src/pipeline/jobs.js';
+import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
+import { defineCommand, type GuildButton, type GuildModalSubmit } from './command.js';
+import { requestSong } from './song.js';
+
+export const definition = {
+  name: 'lyrics',
+  description: `Write song lyrics from a prompt (${OPERATION_COSTS.lyrics} credit).`,
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  options: [
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'prompt',
+      description: 'What the lyrics should be about.',
+      required: true,
+      max_length: LIMITS.promptMax,
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** The form's fields; their ids are what the modal submit carries back. */
+export const MAKE_SONG_FIELDS = { lyrics: 'lyrics', style: 'style', title: 'title' } as const;
+
+/** Discord wants the modal within 3 seconds; the one lookup before it gets this long. */
+const MODAL_LOOKUP_BUDGET_MS = 2_000;
+
+function lyricsOf(job: JobRow): string {
+  const result = job.result as { lyrics?: unknown; clips?: Array<{ lyrics?: unknown }> } | null;
+  const text = result?.lyrics ?? result?.clips?.[0]?.lyrics;
+  return typeof text === 'string' ? text : '';
+}
+
+/**
+ * The lyrics job a "Make a song" button or form names, if the member may spend on it: its
+ * requester or a moderator.
+ */
+async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: CustomId, context: CommandContext): Promise<JobRow> {
+  if (!isJobId(id.subject)) throw new Refusal('not_found', 'These lyrics are no longer available.');
+  const [job, guild] = await Promise.all([
+    context.pipeline.findJob(interaction.guildId, id.subject),
+    findGuild(context.db, interaction.guildId),
+  ]);
+  if (!job || job.kind !== 'lyrics' || job.state !== 'succeeded') {
+    throw new Refusal('not_found', 'These lyrics are no longer available.');
+  }
+  const member = memberOf(interaction);
+  if (job.userId !== member.userId && !(guild && isModerator(guild, member))) {
+    throw new Refusal('not_allowed', 'Only the member who asked for these lyrics, or a moderator, can make a song of them.');
+  }
+  return job;
+}
+
+function withinBudget<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Refusal('not_found', 'The bot is busy right now. Please press the button again.')),
+      MODAL_LOOKUP_BUDGET_MS,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'public',
+  async execute(interaction, args, context) {
+    const request = lyricsRequestSchema.parse({ kind: 'lyrics', prompt: args.prompt });
+    const caller = await openCaller(interaction, context);
+    await admit(context, caller, request.kind);
+    await submitAndAcknowledge(interaction, context, caller, request);
+  },
+  buttons: {
+    /**
+     * Opens the "Make a song" form with the lyrics filled in. The modal must be Discord's
+     * first answer, so one primary-key lookup (bounded in time) comes before it.
+     */
+    'make-song': {
+      acknowledge: 'modal',
+      async execute(interaction, id, context) {
+        const job = await withinBudget(lyricsJobFor(interaction, id, context));
+        const lyrics = lyricsOf(job).slice(0, LIMITS.lyricsMax);
+        const lyricsInput = new TextInputBuilder()
+          .setCustomId(MAKE_SONG_FIELDS.lyrics)
+          .setLabel('Lyrics')
+          .setStyle(TextInputStyle.Paragraph)
+          .setRequired(true)
+          .setMaxLength(LIMITS.lyricsMax);
+        if (lyrics.trim().length > 0) lyricsInput.setValue(lyrics);
+        const modal = new ModalBuilder()
+          .setCustomId(encodeCustomId({ action: 'make-song-modal', subject: job.id }))
+          .setTitle('Make a song')
+          .addComponents(
+            new ActionRowBuilder<TextInputBuilder>().addComponents(lyricsInput),
+            new ActionRowBuilder<TextInputBuilder>().addComponents(
+              new TextInputBuilder()
+                .setCustomId(MAKE_SONG_FIELDS.style)
+                .setLabel('Style')
+                .setPlaceholder('e.g. upbeat synth-pop with female vocals')
+                .setStyle(TextInputStyle.Paragraph)
+                .setRequired(false)
+                .setMaxLength(LIMITS.promptMax),
+            ),
+            new ActionRowBuilder<TextInputBuilder>().addComponents(
+              new TextInputBuilder()
+                .setCustomId(MAKE_SONG_FIELDS.title)
+                .setLabel('Title')
+                .setStyle(TextInputStyle.Short)
+                .setRequired(false)
+                .setMaxLength(LIMITS.titleMax),
+            ),
+          );
+        await interaction.showModal(modal);
+      },
+    },
+  },
+  modals: {
+    'make-song-modal': {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        await lyricsJobFor(interaction, id, context);
+        // A field left empty may be missing from the submission altogether.
+        const field = (name: string) => {
+          const data = interaction.fields.fields.get(name);
+          return data && 'value' in data && typeof data.value === 'string' ? data.value : undefined;
+        };
+        await requestSong(interaction, context, {
+          lyrics: field(MAKE_SONG_FIELDS.lyrics),
+          prompt: field(MAKE_SONG_FIELDS.style),
+          title: field(MAKE_SONG_FIELDS.title),
+        });
+      },
+    },
+  },
+});

@@ -1,0 +1,133 @@
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord-api-types/v10';
+import type { RepliableInteraction } from 'discord.js';
+import { Refusal } from '../src/discord/errors.js';
+import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { findVoice, listVoices } from '../src/guilds/voices.js';
+import { OPERATION_COSTS } from '../src/music-api/index.js';
+import {
+  LIMITS,
+  personaSongRequestSchema,
+  songRequestSchema,
+  type GenerationRequest,
+} from '../src/pipeline/requests.js';
+import { defineCommand } from './command.js';
+
+export const definition = {
+  name: 'song',
+  description: `Make a song from a prompt (${OPERATION_COSTS.song} credits).`,
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  options: [
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'prompt',
+      description: 'What the song is about and how it should sound.',
+      required: true,
+      max_length: LIMITS.promptMax,
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'lyrics',
+      description: 'Your own lyrics, sung as written.',
+      max_length: LIMITS.lyricsMax,
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'title',
+      description: 'The song’s title.',
+      max_length: LIMITS.titleMax,
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'model',
+      description: 'Which model makes it (the server’s default when left out).',
+      autocomplete: true,
+    },
+    {
+      type: ApplicationCommandOptionType.Boolean,
+      name: 'instrumental',
+      description: 'Music only, no vocals.',
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'voice',
+      description: 'Sung by one of this server’s voice personas.',
+      autocomplete: true,
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** What a song request is made of, from the command or from the "Make a song" form. */
+export interface SongFields {
+  readonly prompt?: string | undefined;
+  readonly lyrics?: string | undefined;
+  readonly title?: string | undefined;
+  readonly model?: string | undefined;
+  readonly instrumental?: boolean | undefined;
+  readonly voice?: string | undefined;
+}
+
+/** Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona. */
+export async function buildSongRequest(context: CommandContext, caller: Caller, fields: SongFields): Promise<GenerationRequest> {
+  const texts = { prompt: blankToUndefined(fields.prompt), lyrics: blankToUndefined(fields.lyrics), title: blankToUndefined(fields.title) };
+  if (fields.voice === undefined) {
+    if (fields.model !== undefined && !context.config.musicModels.includes(fields.model)) {
+      throw new Refusal('invalid_input', 'That model is not one this bot offers. Pick one from the list.');
+    }
+    const serverDefault = caller.guild.defaultModel ?? undefined;
+    const model = fields.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
+    return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental });
+  }
+  if (fields.instrumental === true) {
+    throw new Refusal('invalid_input', 'A voice persona sings: leave out `instrumental`, or leave out `voice`.');
+  }
+  if (fields.model !== undefined) {
+    throw new Refusal('invalid_input', 'A song with a voice persona uses the voice’s own model: leave out `model`.');
+  }
+  // Check the texts before looking the voice up, so bad input is answered the same way.
+  const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
+  const voice = await findVoice(context.db, caller.guild.id, fields.voice);
+  if (!voice) throw new Refusal('not_found', 'That is not one of this server’s voice personas. Pick one from the list.');
+  return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId });
+}
+
+/** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */
+export async function requestSong(interaction: RepliableInteraction, context: CommandContext, fields: SongFields): Promise<void> {
+  const caller = await openCaller(interaction, context);
+  const request = await buildSongRequest(context, caller, fields);
+  await admit(context, caller, request.kind);
+  await submitAndAcknowledge(interaction, context, caller, request);
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'public',
+  async execute(interaction, args, context) {
+    // zod first: a too-long or empty text is answered before any database call.
+    songRequestSchema.parse({ kind: 'song', prompt: args.prompt, lyrics: args.lyrics, title: args.title });
+    await requestSong(interaction, context, args);
+  },
+  async autocomplete(interaction, context) {
+    const focused = interaction.options.getFocused(true);
+    const typed = focused.value.trim().toLowerCase();
+    if (focused.name === 'model') {
+      return context.config.musicModels
+        .filter((model) => model.toLowerCase().includes(typed))
+        .map((model) => ({ name: model.slice(0, 100), value: model.slice(0, 100) }));
+    }
+    if (focused.name === 'voice') {
+      const voices = await listVoices(context.db, interaction.guildId, { search: typed, limit: 25 });
+      return voices.map((voice) => ({ name: voice.name, value: voice.id }));
+    }
+    return [];
+  },
+});

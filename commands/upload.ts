@@ -1,0 +1,44 @@
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord-api-types/v10';
+import { checkAudioAttachment } from '../src/discord/attachments.js';
+import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { OPERATION_COSTS } from '../src/music-api/index.js';
+import { LIMITS, uploadRequestSchema } from '../src/pipeline/requests.js';
+import { defineCommand } from './command.js';
+
+export const definition = {
+  name: 'upload',
+  description: `Register your own MP3 or WAV as a clip, to make a video of it (${OPERATION_COSTS.upload} credits).`,
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  options: [
+    {
+      type: ApplicationCommandOptionType.Attachment,
+      name: 'audio',
+      description: 'Your audio, MP3 or WAV.',
+      required: true,
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'title',
+      description: 'Its title.',
+      max_length: LIMITS.titleMax,
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'public',
+  async execute(interaction, args, context) {
+    uploadRequestSchema.shape.title.parse(args.title);
+    const checked = await checkAudioAttachment(args.audio);
+    const request = uploadRequestSchema.parse({ kind: 'upload', audioUrl: checked.url, title: args.title });
+    const caller = await openCaller(interaction, context);
+    await admit(context, caller, request.kind);
+    await submitAndAcknowledge(interaction, context, caller, request);
+  },
+});

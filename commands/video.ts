@@ -1,0 +1,71 @@
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord-api-types/v10';
+import type { RepliableInteraction } from 'discord.js';
+import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { Refusal } from '../src/discord/errors.js';
+import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/jobs.js';
+import { OPERATION_COSTS } from '../src/music-api/index.js';
+import { videoRequestSchema } from '../src/pipeline/requests.js';
+import { defineCommand } from './command.js';
+
+export const definition = {
+  name: 'video',
+  description: `Make a music video for a song of this server (${OPERATION_COSTS.video} credits).`,
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  options: [
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'song',
+      description: 'The song (pick a recent one, or paste its job id).',
+      required: true,
+      autocomplete: true,
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/**
+ * A video of one of the guild's songs. From a button on a result, only the song's requester
+ * or a moderator may spend on it; from the command, any member may.
+ */
+async function requestVideo(
+  interaction: RepliableInteraction,
+  context: CommandContext,
+  song: string,
+  options: { requesterOrModerator: boolean },
+): Promise<void> {
+  const caller = await openCaller(interaction, context);
+  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS);
+  if (options.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
+    throw new Refusal('not_allowed', 'Only the member who made this song, or a moderator, can use its buttons. Try `/video`.');
+  }
+  const request = videoRequestSchema.parse({ kind: 'video', clipId, sourceJobId: job.id });
+  await admit(context, caller, request.kind);
+  await submitAndAcknowledge(interaction, context, caller, request);
+}
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'public',
+  async execute(interaction, args, context) {
+    await requestVideo(interaction, context, args.song, { requesterOrModerator: false });
+  },
+  async autocomplete(interaction, context) {
+    return jobChoices(context, interaction.guildId, interaction.options.getFocused(), {
+      kinds: VIDEO_SOURCE_KINDS,
+      succeededOnly: true,
+    });
+  },
+  buttons: {
+    video: {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        await requestVideo(interaction, context, id.subject, { requesterOrModerator: true });
+      },
+    },
+  },
+});

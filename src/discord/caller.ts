@@ -1,0 +1,193 @@
+/**
+ * Who is asking, in which guild, and whether they may: the checks every spending request
+ * passes before the pipeline reserves anything, and the acknowledgement it gets once
+ * accepted. Handlers call these; the rules themselves are plain functions in src/guilds and
+ * src/credits.
+ */
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  ChannelType,
+  MessageFlags,
+  PermissionFlagsBits,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type ModalSubmitInteraction,
+  type RepliableInteraction,
+} from 'discord.js';
+import { checkSpendingLimits } from '../credits/index.js';
+import type { JobKind } from '../db/schema.js';
+import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
+import { openGuild, type GuildRow } from '../guilds/settings.js';
+import { costOfKind } from '../pipeline/submit.js';
+import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
+import type { CommandContext } from './context.js';
+import { encodeCustomId } from './custom-ids.js';
+import { Refusal } from './errors.js';
+import { answerPrivately, replyTargetOf } from './respond.js';
+
+type GuildInteraction =
+  | ChatInputCommandInteraction<'cached' | 'raw'>
+  | ButtonInteraction<'cached' | 'raw'>
+  | ModalSubmitInteraction<'cached' | 'raw'>;
+
+export interface Caller {
+  readonly guild: GuildRow;
+  readonly member: Member;
+  readonly place: Place;
+  readonly isModerator: boolean;
+  readonly isOwner: boolean;
+}
+
+/** The member as the interaction describes it: no fetch, no extra intent. */
+export function memberOf(interaction: GuildInteraction | RepliableInteraction): Member {
+  const member = interaction.member;
+  const roleIds = !member ? [] : Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+  return {
+    userId: interaction.user.id,
+    roleIds,
+    canManageGuild: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
+  };
+}
+
+function placeOf(interaction: RepliableInteraction): Place {
+  const channel = interaction.channel;
+  const isThread =
+    channel !== null &&
+    (channel.type === ChannelType.PublicThread ||
+      channel.type === ChannelType.PrivateThread ||
+      channel.type === ChannelType.AnnouncementThread);
+  return { channelId: interaction.channelId ?? '', parentChannelId: isThread ? channel.parentId : null };
+}
+
+/** Loads (or creates) the guild and describes the caller. The first database call of most handlers. */
+export async function openCaller(interaction: RepliableInteraction, context: CommandContext): Promise<Caller> {
+  if (!interaction.guildId) throw new Refusal('not_in_guild', 'This bot works in servers only: credits belong to a server.');
+  const guild = await openGuild(context.db, interaction.guildId, { startingCredits: context.config.startingCredits });
+  const member = memberOf(interaction);
+  return {
+    guild,
+    member,
+    place: placeOf(interaction),
+    isModerator: isModerator(guild, member),
+    isOwner: context.config.botOwnerIds.includes(member.userId),
+  };
+}
+
+export function requireModerator(caller: Caller, options: { ownersToo?: boolean } = {}): void {
+  if (caller.isModerator || (options.ownersToo === true && caller.isOwner)) return;
+  throw new Refusal(
+    'missing_permission',
+    'Only moderators can do that: members with Manage Server or the server’s moderator role.',
+  );
+}
+
+export function requireOwner(caller: Caller): void {
+  if (!caller.isOwner) throw new Refusal('missing_permission', 'Only the bot’s owners can do that.');
+}
+
+/** The cost of a request kind, from the one cost table. */
+export function costOf(context: CommandContext, kind: JobKind): number {
+  return costOfKind({ musicApi: context.musicApi }, kind);
+}
+
+/**
+ * Every rule a spending request must pass before the pipeline reserves its cost: the
+ * channel, the role, the cooldown, the freeze, the member's daily cap, and the balance (the
+ * pipeline checks the balance again, atomically, when it reserves).
+ *
+ * @throws Refusal with a sentence for the member.
+ */
+export async function admit(context: CommandContext, caller: Caller, kind: JobKind): Promise<number> {
+  const { guild, member } = caller;
+  const access = checkPlaceAndRole(guild, caller.place, member);
+  if (access?.reason === 'channel_not_allowed') {
+    const where = access.allowedChannelIds.slice(0, 10).map((id) => `<#${id}>`).join(', ');
+    throw new Refusal('channel_not_allowed', `The bot can’t be used in this channel. Try ${where}.`);
+  }
+  if (access?.reason === 'missing_role') {
+    throw new Refusal('missing_role', `You need the <@&${access.roleId}> role to use the bot here.`);
+  }
+  const now = new Date();
+  const wait = await cooldownLeft(context.db, guild, member, now);
+  if (wait > 0) {
+    throw new Refusal('cooldown', `Please wait ${wait} more second${wait === 1 ? '' : 's'} before your next request.`);
+  }
+
+  const cost = costOf(context, kind);
+  const limits = await checkSpendingLimits(context.db, {
+    guildId: guild.id,
+    userId: member.userId,
+    roleIds: member.roleIds,
+    amount: cost,
+    now,
+  });
+  if (!limits.ok && limits.reason === 'frozen') {
+    throw new Refusal('frozen', 'Generation is paused on this server by its moderators.');
+  }
+  if (!limits.ok && limits.reason === 'user_cap') {
+    const left = Math.max(0, limits.limit - limits.spent);
+    throw new Refusal(
+      'daily_cap',
+      `That costs ${cost} credits, and you can spend ${left} more today (daily limit ${limits.limit}). The limit resets at midnight UTC.`,
+    );
+  }
+  if (guild.balance < cost) {
+    throw new Refusal(
+      'insufficient_credits',
+      `This server has ${guild.balance} credits and this costs ${cost}. A moderator can add more.`,
+    );
+  }
+  return cost;
+}
+
+const NOUN: Record<JobKind, string> = {
+  song: 'song',
+  persona_song: 'song',
+  lyrics: 'lyrics',
+  voice: 'voice persona',
+  video: 'music video',
+  download: 'download',
+  upload: 'upload',
+};
+
+/**
+ * Hands an admitted request to the pipeline and tells the member what it cost. The public
+ * deferred reply belongs to the pipeline from here on (progress, then the result); the
+ * acknowledgement is an ephemeral follow-up so it can never overwrite them.
+ */
+export async function submitAndAcknowledge(
+  interaction: RepliableInteraction,
+  context: CommandContext,
+  caller: Caller,
+  request: GenerationRequest,
+): Promise<SubmitResult> {
+  const result = await context.pipeline.submit({
+    requester: { guildId: caller.guild.id, channelId: caller.place.channelId, userId: caller.member.userId },
+    request,
+    reply: replyTargetOf(interaction),
+  });
+  context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
+  const position = result.queuePosition > 1 ? ` Position ${result.queuePosition} in the queue.` : '';
+  const answer = {
+    content:
+      `Your ${NOUN[request.kind]} is on its way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
+      `Job \`${result.jobId}\``,
+    components: [
+      new ActionRowBuilder<ButtonBuilder>().addComponents(
+        new ButtonBuilder()
+          .setCustomId(encodeCustomId({ action: 'cancel', subject: result.jobId }))
+          .setLabel('Cancel (credits back)')
+          .setStyle(ButtonStyle.Secondary),
+      ),
+    ],
+  };
+  if (caller.guild.visibility === 'private') {
+    // Nothing public stays behind: the result then comes to the member alone.
+    await answerPrivately(interaction, answer);
+  } else {
+    await interaction.followUp({ ...answer, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  }
+  return result;
+}

@@ -1,0 +1,33 @@
+/**
+ * Registers the slash commands with Discord: to one guild when a development guild is
+ * configured (instant), globally otherwise. One bulk overwrite, so commands removed from
+ * `commands/` disappear from Discord too.
+ */
+import { REST } from '@discordjs/rest';
+import { Routes, type RESTPutAPIApplicationCommandsResult } from 'discord-api-types/v10';
+import type { ChatInputDefinition } from '../../commands/command.js';
+import type { Config } from '../config.js';
+
+export interface DeployResult {
+  readonly scope: 'global' | 'guild';
+  readonly guildId: string | undefined;
+  readonly names: readonly string[];
+}
+
+/** Guild commands take neither `contexts`, `integration_types` nor `dm_permission`. */
+function forGuild(definition: ChatInputDefinition): ChatInputDefinition {
+  const { contexts: _contexts, integration_types: _types, dm_permission: _dm, ...rest } = definition;
+  return rest;
+}
+
+export async function deployCommands(
+  config: Pick<Config, 'discordApiUrl' | 'discordToken' | 'discordApplicationId' | 'discordDevGuildId'>,
+  definitions: readonly ChatInputDefinition[],
+): Promise<DeployResult> {
+  const rest = new REST({ api: config.discordApiUrl }).setToken(config.discordToken);
+  const guildId = config.discordDevGuildId;
+  const registered = (await (guildId
+    ? rest.put(Routes.applicationGuildCommands(config.discordApplicationId, guildId), { body: definitions.map(forGuild) })
+    : rest.put(Routes.applicationCommands(config.discordApplicationId), { body: definitions }))) as RESTPutAPIApplicationCommandsResult;
+  return { scope: guildId ? 'guild' : 'global', guildId, names: registered.map((command) => command.name) };
+}

@@ -1,0 +1,104 @@
+/**
+ * Sorting errors for the Discord layer: what a member may read, and what a log line may hold.
+ * Every text shown here is written in this codebase; no upstream body, stack, key or token
+ * ever reaches a Discord message.
+ */
+import { DiscordAPIError, RESTJSONErrorCodes } from 'discord.js';
+import { ZodError } from 'zod';
+import { CreditsError } from '../credits/errors.js';
+import { SettingsError } from '../guilds/settings.js';
+import { MusicApiError } from '../music-api/errors.js';
+import { RequestRefusedError } from '../pipeline/requests.js';
+
+export type RefusalKind =
+  | 'not_in_guild'
+  | 'invalid_input'
+  | 'channel_not_allowed'
+  | 'missing_role'
+  | 'missing_permission'
+  | 'cooldown'
+  | 'daily_cap'
+  | 'frozen'
+  | 'insufficient_credits'
+  | 'not_found'
+  | 'not_allowed';
+
+/**
+ * A request the bot turns down before anything is reserved. `message` is written for the
+ * member who asked and is shown as it is.
+ */
+export class Refusal extends Error {
+  override readonly name = 'Refusal';
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const GENERIC_FAILURE = 'Something went wrong on our side. Please try again in a moment.';
+
+/** The text a member sees for `error`, or undefined when nothing can be said to them (the interaction is gone). */
+export function userMessageFor(error: unknown): string | undefined {
+  if (isGoneInteraction(error)) return undefined;
+  if (error instanceof Refusal || error instanceof RequestRefusedError) return error.message;
+  if (error instanceof CreditsError || error instanceof SettingsError) return error.userMessage;
+  if (error instanceof MusicApiError) return error.userMessage;
+  if (error instanceof ZodError) return zodMessage(error);
+  return GENERIC_FAILURE;
+}
+
+/** Our zod schemas word their messages for members; zod's own defaults get a plain prefix. */
+export function zodMessage(error: ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'That request is not valid.';
+  const field = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return /^[A-Z]/.test(issue.message) && issue.message.endsWith('.') ? issue.message : `That request is not valid (${field}${issue.message}).`;
+}
+
+/** Whether the error is expected (a refusal, bad input), not a fault worth an error log. */
+export function isExpected(error: unknown): boolean {
+  return (
+    error instanceof Refusal ||
+    error instanceof RequestRefusedError ||
+    error instanceof CreditsError ||
+    error instanceof SettingsError ||
+    error instanceof ZodError ||
+    (error instanceof MusicApiError && error.kind !== 'internal' && error.kind !== 'bad_response')
+  );
+}
+
+/** The interaction expired (10062) or was answered already (40060): nothing more can be sent through it. */
+export function isGoneInteraction(error: unknown): boolean {
+  return (
+    error instanceof DiscordAPIError &&
+    (error.code === RESTJSONErrorCodes.UnknownInteraction ||
+      error.code === RESTJSONErrorCodes.InteractionHasAlreadyBeenAcknowledged ||
+      error.code === RESTJSONErrorCodes.UnknownWebhook ||
+      error.code === RESTJSONErrorCodes.InvalidWebhookToken)
+  );
+}
+
+/**
+ * A log-safe picture of an error. Discord's errors carry the request URL, which holds the
+ * interaction token for every interaction response: only the route shape is kept.
+ */
+export function loggableError(error: unknown, secrets: readonly string[] = []): Record<string, unknown> {
+  const hide = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('[redacted]') : out), text);
+  if (error instanceof DiscordAPIError) {
+    return {
+      name: error.name,
+      code: error.code,
+      status: error.status,
+      method: error.method,
+      route: hide(new URL(error.url, 'http://x').pathname).replace(/\/[\w-]{60,}(?=\/|$)/g, '/[token]'),
+      message: hide(error.message),
+    };
+  }
+  if (error instanceof MusicApiError) return error.toJSON();
+  if (error instanceof Error) {
+    return { name: error.name, message: hide(error.message), stack: error.stack === undefined ? undefined : hide(error.stack) };
+  }
+  return { value: hide(String(error)) };
+}

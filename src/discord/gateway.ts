@@ -1,0 +1,68 @@
+/**
+ * The discord.js client: one gateway connection with the Guilds intent only (interactions
+ * need no other), REST pointed at `config.discordApiUrl` (Discord, a proxy or the emulator),
+ * and the interaction router attached.
+ */
+import { once } from 'node:events';
+import { Client, Events, GatewayIntentBits } from 'discord.js';
+import { commands as allCommands } from '../../commands/index.js';
+import type { Command } from '../../commands/command.js';
+import type { Config } from '../config.js';
+import type { CommandContext } from './context.js';
+import { loggableError } from './errors.js';
+import { createInteractionRouter } from './router.js';
+
+export interface GatewayOptions {
+  readonly context: CommandContext;
+  /** @defaultValue every command in `commands/` */
+  readonly commands?: readonly Command[];
+  /** How long to wait for READY. @defaultValue 30000 */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface Gateway {
+  readonly client: Client<true>;
+  stop(): Promise<void>;
+}
+
+/** A client configured as the bot runs it, not yet logged in. */
+export function createDiscordClient(config: Config): Client {
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: { api: config.discordApiUrl },
+    allowedMentions: { parse: [] },
+  });
+}
+
+/** Logs in, attaches the router and resolves once the gateway is ready. */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { context } = options;
+  const { config, logger } = context;
+  const client = createDiscordClient(config);
+  const route = createInteractionRouter(context, options.commands ?? allCommands);
+
+  client.on(Events.InteractionCreate, (interaction) => {
+    void route(interaction);
+  });
+  // An 'error' event without a listener would crash the process.
+  client.on(Events.Error, (error) => logger.error({ err: loggableError(error) }, 'discord client error'));
+  client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
+  client.on(Events.ShardDisconnect, (_event, shardId) => logger.warn({ shardId }, 'gateway disconnected'));
+
+  const ready = once(client, Events.ClientReady, { signal: AbortSignal.timeout(options.readyTimeoutMs ?? 30_000) });
+  try {
+    await Promise.all([client.login(config.discordToken), ready]);
+  } catch (error) {
+    await client.destroy();
+    throw error;
+  }
+  logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size }, 'gateway ready');
+
+  return {
+    client: client as Client<true>,
+    async stop() {
+      client.removeAllListeners(Events.InteractionCreate);
+      await client.destroy();
+    },
+  };
+}

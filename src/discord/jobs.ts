@@ -1,0 +1,104 @@
+/**
+ * Finding a guild's jobs from what a member typed or picked: a full job id (what autocomplete
+ * returns and results show) or its first characters, and naming them in lists and choices.
+ */
+import type { ApplicationCommandOptionChoiceData } from 'discord.js';
+import { z } from 'zod';
+import type { JobKind } from '../db/schema.js';
+import type { JobRow } from '../pipeline/jobs.js';
+import type { CommandContext } from './context.js';
+import { Refusal } from './errors.js';
+
+/** Results a music video can be made of: anything with an audio clip. */
+export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
+/** Results that can be downloaded re-encoded: generated songs. */
+export const DOWNLOAD_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song'];
+
+const uuid = z.uuid();
+const PREFIX = /^[0-9a-f-]{6,35}$/i;
+/** How far back a typed prefix is looked for. */
+const PREFIX_SEARCH_LIMIT = 200;
+
+export function isJobId(value: string): boolean {
+  return uuid.safeParse(value).success;
+}
+
+/** A job of this guild by id or id prefix, or undefined. */
+export async function findGuildJob(
+  context: CommandContext,
+  guildId: string,
+  typed: string,
+  filter: { userId?: string } = {},
+): Promise<JobRow | undefined> {
+  const value = typed.trim().toLowerCase();
+  if (isJobId(value)) {
+    const job = await context.pipeline.findJob(guildId, value);
+    return job && (filter.userId === undefined || job.userId === filter.userId) ? job : undefined;
+  }
+  if (!PREFIX.test(value)) return undefined;
+  const recent = await context.pipeline.listJobs(guildId, { ...filter, limit: PREFIX_SEARCH_LIMIT });
+  const matches = recent.filter((job) => job.id.startsWith(value));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** The service's clip id of a finished song or upload. */
+export function clipIdOf(job: JobRow): string | undefined {
+  const clips = (job.result as { clips?: Array<{ clipId?: unknown }> } | null)?.clips;
+  const clipId = clips?.[0]?.clipId;
+  return typeof clipId === 'string' && clipId.length > 0 ? clipId : undefined;
+}
+
+/**
+ * A finished song of this guild to make a video or a download of.
+ *
+ * @throws Refusal `not_found` with a sentence for the member.
+ */
+export async function resolveSong(
+  context: CommandContext,
+  guildId: string,
+  typed: string,
+  kinds: readonly JobKind[],
+): Promise<{ job: JobRow; clipId: string }> {
+  const job = await findGuildJob(context, guildId, typed);
+  const clipId = job && kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
+  if (!job || !clipId) {
+    throw new Refusal('not_found', 'That is not a finished song of this server. Pick one from the list.');
+  }
+  return { job, clipId };
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A short human name: the title, or the prompt, or the kind. */
+export function describeJob(job: JobRow): string {
+  const result = job.result as { clips?: Array<{ title?: unknown }>; lyricsTitle?: unknown } | null;
+  const request = job.request as { title?: unknown; prompt?: unknown; name?: unknown };
+  const candidates = [result?.clips?.[0]?.title, result?.lyricsTitle, request.title, request.name, request.prompt];
+  const text = candidates.find((value): value is string => typeof value === 'string' && value.trim().length > 0);
+  return clip((text ?? job.kind).replace(/\s+/g, ' ').trim(), 60);
+}
+
+/** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed. */
+export async function jobChoices(
+  context: CommandContext,
+  guildId: string,
+  typed: string,
+  options: { kinds?: readonly JobKind[]; succeededOnly?: boolean; userId?: string },
+): Promise<ApplicationCommandOptionChoiceData[]> {
+  const jobs = await context.pipeline.listJobs(guildId, {
+    succeededOnly: options.succeededOnly,
+    userId: options.userId,
+    limit: 100,
+  });
+  const needle = typed.trim().toLowerCase();
+  return jobs
+    .filter((job) => !options.kinds || options.kinds.includes(job.kind))
+    .filter((job) => needle === '' || job.id.startsWith(needle) || describeJob(job).toLowerCase().includes(needle))
+    .slice(0, 25)
+    .map((job) => ({
+      name: clip(`${describeJob(job)} · ${job.kind.replace('_', ' ')} · ${job.state} · ${job.id.slice(0, 8)}`, 100),
+      value: job.id,
+    }));
+}

@@ -1,0 +1,106 @@
+/**
+ * A command's arguments, typed from its definition. Definitions are written
+ * `as const satisfies RESTPostAPIApplicationCommandsJSONBody`, so the handler's argument type
+ * follows from them and is never written twice (the pattern Yuudachi uses).
+ */
+import { ApplicationCommandOptionType } from 'discord-api-types/v10';
+import type { Attachment, CommandInteractionOption, User } from 'discord.js';
+
+/** A channel or role option: the id and what the interaction resolved about it. */
+export interface ResolvedChannel {
+  readonly id: string;
+  readonly type: number;
+  readonly name: string | null;
+}
+
+export interface ResolvedRole {
+  readonly id: string;
+  readonly name: string;
+}
+
+interface OptionShape {
+  readonly type: ApplicationCommandOptionType;
+  readonly name: string;
+  readonly required?: boolean;
+  readonly choices?: readonly { readonly value: string | number }[];
+  readonly options?: readonly OptionShape[];
+}
+
+type ValueOf<O extends OptionShape> = O extends { readonly choices: readonly { readonly value: infer V }[] }
+  ? V
+  : O['type'] extends ApplicationCommandOptionType.String
+    ? string
+    : O['type'] extends ApplicationCommandOptionType.Integer | ApplicationCommandOptionType.Number
+      ? number
+      : O['type'] extends ApplicationCommandOptionType.Boolean
+        ? boolean
+        : O['type'] extends ApplicationCommandOptionType.User
+          ? User
+          : O['type'] extends ApplicationCommandOptionType.Channel
+            ? ResolvedChannel
+            : O['type'] extends ApplicationCommandOptionType.Role
+              ? ResolvedRole
+              : O['type'] extends ApplicationCommandOptionType.Attachment
+                ? Attachment
+                : O['type'] extends ApplicationCommandOptionType.Mentionable
+                  ? string
+                  : never;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+type BasicArgs<Options extends readonly OptionShape[]> = Simplify<
+  { [O in Extract<Options[number], { readonly required: true }> as O['name']]: ValueOf<O> } & {
+    [O in Exclude<Options[number], { readonly required: true }> as O['name']]?: ValueOf<O>;
+  }
+>;
+
+type OptionsOf<T> = T extends { readonly options: infer O extends readonly OptionShape[] } ? O : readonly [];
+
+type SubcommandArgs<O> = O extends { readonly type: ApplicationCommandOptionType.Subcommand; readonly name: infer N }
+  ? { readonly subcommand: N; readonly options: BasicArgs<OptionsOf<O>> }
+  : never;
+
+/** `{ prompt: string; title?: string }`, or `{ subcommand: 'list'; options: {} } | …` for commands with subcommands. */
+export type CommandArgs<Definition> = Definition extends { readonly options: infer Options extends readonly OptionShape[] }
+  ? Extract<Options[number], { readonly type: ApplicationCommandOptionType.Subcommand }> extends never
+    ? BasicArgs<Options>
+    : SubcommandArgs<Options[number]>
+  : Record<string, never>;
+
+function valueOf(option: CommandInteractionOption): unknown {
+  switch (option.type) {
+    case ApplicationCommandOptionType.User:
+      return option.user;
+    case ApplicationCommandOptionType.Channel:
+      return option.channel
+        ? { id: option.channel.id, type: option.channel.type, name: 'name' in option.channel ? option.channel.name : null }
+        : { id: String(option.value), type: -1, name: null };
+    case ApplicationCommandOptionType.Role:
+      return option.role ? { id: option.role.id, name: option.role.name } : { id: String(option.value), name: '' };
+    case ApplicationCommandOptionType.Attachment:
+      return option.attachment;
+    default:
+      return option.value;
+  }
+}
+
+function collect(options: readonly CommandInteractionOption[] | undefined): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const option of options ?? []) {
+    const value = valueOf(option);
+    if (value !== undefined && value !== null) args[option.name] = value;
+  }
+  return args;
+}
+
+/**
+ * Reads the options of a chat input interaction into the shape `CommandArgs` describes.
+ * Values are what Discord sent: every text still goes through a zod schema before use.
+ */
+export function readArgs<Definition>(data: readonly CommandInteractionOption[]): CommandArgs<Definition> {
+  const first = data[0];
+  if (first?.type === ApplicationCommandOptionType.Subcommand) {
+    return { subcommand: first.name, options: collect(first.options) } as unknown as CommandArgs<Definition>;
+  }
+  return collect(data) as unknown as CommandArgs<Definition>;
+}

@@ -1,0 +1,29 @@
+/**
+ * The public "thinking…" reply of a request that will never get a result (it was cancelled
+ * before submission): removed, so nothing public stays waiting. Uses the job's own
+ * interaction token while it lives; never logs it.
+ */
+import type { REST } from '@discordjs/rest';
+import { Routes } from 'discord-api-types/v10';
+import type { Logger } from '../logger.js';
+import type { JobRow } from '../pipeline/jobs.js';
+import { loggableError } from './errors.js';
+
+/** Discord's interaction tokens live 15 minutes. */
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+
+export async function removePlaceholder(
+  rest: REST,
+  job: Pick<JobRow, 'applicationId' | 'interactionToken' | 'interactionAt'>,
+  logger: Logger,
+  now = new Date(),
+): Promise<void> {
+  const { applicationId, interactionToken, interactionAt } = job;
+  if (!applicationId || !interactionToken || !interactionAt) return;
+  if (now.getTime() - interactionAt.getTime() >= TOKEN_LIFETIME_MS) return;
+  await rest
+    .delete(Routes.webhookMessage(applicationId, interactionToken, '@original'), { auth: false })
+    .catch((error: unknown) =>
+      logger.debug({ err: loggableError(error, [interactionToken]) }, 'placeholder reply already gone'),
+    );
+}

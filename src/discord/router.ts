@@ -1,0 +1,111 @@
+/**
+ * The one `interactionCreate` handler: it acknowledges first (within Discord's 3 seconds,
+ * before any database or upstream call), hands the interaction to its command, button or
+ * modal, and turns every failure into a friendly ephemeral answer in one place.
+ */
+import type { Interaction, RepliableInteraction } from 'discord.js';
+import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler } from '../../commands/command.js';
+import type { CommandContext } from './context.js';
+import { decodeCustomId, type CustomIdAction } from './custom-ids.js';
+import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
+import { readArgs } from './options.js';
+import { acknowledge, answerPrivately } from './respond.js';
+
+/** Discord shows at most 25 autocomplete choices. */
+const MAX_CHOICES = 25;
+
+export type InteractionRouter = (interaction: Interaction) => Promise<void>;
+
+export function createInteractionRouter(context: CommandContext, commands: readonly Command[]): InteractionRouter {
+  const byName = new Map<string, Command>();
+  const buttons = new Map<CustomIdAction, ButtonHandler>();
+  const modals = new Map<CustomIdAction, ModalHandler>();
+  for (const command of commands) {
+    if (byName.has(command.definition.name)) throw new Error(`two commands named ${command.definition.name}`);
+    byName.set(command.definition.name, command);
+    register(buttons, command.buttons, 'button');
+    register(modals, command.modals, 'modal');
+  }
+
+  return async function routeInteraction(interaction: Interaction): Promise<void> {
+    const logger = context.logger.child({
+      interactionId: interaction.id,
+      interactionType: interaction.type,
+      guildId: interaction.guildId,
+      channelId: interaction.channelId,
+      userId: interaction.user.id,
+      ...(interaction.isCommand() || interaction.isAutocomplete() ? { command: interaction.commandName } : {}),
+      ...(interaction.isMessageComponent() || interaction.isModalSubmit() ? { customId: interaction.customId } : {}),
+    });
+    const handlerContext: CommandContext = { ...context, logger };
+    const started = performance.now();
+
+    try {
+      if (!interaction.inGuild()) {
+        if (interaction.isAutocomplete()) return await interaction.respond([]);
+        throw new Refusal('not_in_guild', 'This bot works in servers only: credits belong to a server.');
+      }
+
+      if (interaction.isChatInputCommand()) {
+        const command = byName.get(interaction.commandName);
+        if (!command) throw new Refusal('not_found', 'This command is no longer available.');
+        const args = readArgs(interaction.options.data);
+        await acknowledge(interaction, command.acknowledge(args));
+        await command.execute(interaction, args, handlerContext);
+      } else if (interaction.isAutocomplete()) {
+        const command = byName.get(interaction.commandName);
+        const choices = command?.autocomplete ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];
+        await interaction.respond(choices.slice(0, MAX_CHOICES));
+      } else if (interaction.isButton()) {
+        const id = decodeCustomId(interaction.customId);
+        const handler = id && buttons.get(id.action);
+        if (!id || !handler) throw new Refusal('not_found', 'This button no longer works.');
+        await acknowledge(interaction, handler.acknowledge);
+        await handler.execute(interaction, id, handlerContext);
+      } else if (interaction.isModalSubmit()) {
+        const id = decodeCustomId(interaction.customId);
+        const handler = id && modals.get(id.action);
+        if (!id || !handler) throw new Refusal('not_found', 'This form no longer works.');
+        await acknowledge(interaction, handler.acknowledge);
+        await handler.execute(interaction, id, handlerContext);
+      }
+      logger.debug({ durationMs: Math.round(performance.now() - started) }, 'interaction handled');
+    } catch (error) {
+      await answerFailure(interaction, error, logger, Math.round(performance.now() - started));
+    }
+  };
+}
+
+function register<H>(into: Map<CustomIdAction, H>, handlers: Partial<Record<CustomIdAction, H>> | undefined, what: string): void {
+  for (const [action, handler] of Object.entries(handlers ?? {}) as Array<[CustomIdAction, H]>) {
+    if (into.has(action)) throw new Error(`two ${what} handlers for ${action}`);
+    into.set(action, handler);
+  }
+}
+
+/**
+ * Logs the failure (with the interaction id, never its token) and tells the member in
+ * private. Never throws: an interaction that expired or was already answered is only logged.
+ */
+async function answerFailure(
+  interaction: Interaction,
+  error: unknown,
+  logger: CommandContext['logger'],
+  durationMs: number,
+): Promise<void> {
+  const err = loggableError(error, [interaction.token ?? '']);
+  if (isGoneInteraction(error)) logger.warn({ err, durationMs }, 'interaction expired before it was answered');
+  else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');
+  else logger.error({ err, durationMs }, 'interaction failed');
+
+  const message = userMessageFor(error);
+  if (message === undefined) return;
+  const answered = interaction.isAutocomplete()
+    ? interaction.responded
+      ? Promise.resolve()
+      : interaction.respond([])
+    : answerPrivately(interaction as RepliableInteraction, { content: message });
+  await answered.catch((secondError: unknown) => {
+    logger.warn({ err: loggableError(secondError, [interaction.token ?? '']) }, 'could not tell the member about a failure');
+  });
+}

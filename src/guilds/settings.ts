@@ -1,0 +1,129 @@
+/**
+ * A guild's settings (where and by whom the bot may be used, its defaults) and the audit row
+ * naming the moderator who changed them. Credit settings (caps, freeze, allowance, alerts)
+ * live in the credits module; these are the rest.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
+import type { Database, Executor } from '../db/client.js';
+import { auditLog, guilds } from '../db/schema.js';
+
+export type GuildRow = typeof guilds.$inferSelect;
+export type Visibility = GuildRow['visibility'];
+
+/** Discord lets a member pick up to 25 channels in one go; more is a sign of a mistake. */
+export const MAX_ALLOWED_CHANNELS = 25;
+export const MAX_COOLDOWN_SECONDS = 24 * 60 * 60;
+
+export const SETTINGS_AUDIT_ACTIONS = {
+  allowedChannels: 'settings.allowed_channels',
+  requiredRole: 'settings.required_role',
+  moderatorRole: 'settings.moderator_role',
+  defaultModel: 'settings.default_model',
+  cooldown: 'settings.cooldown',
+  visibility: 'settings.visibility',
+} as const;
+
+/**
+ * The guild's row, created on first use (with the configured starting credits) and with
+ * this month's allowance applied, as every use of the bot should see it.
+ */
+export async function openGuild(
+  db: Database,
+  guildId: string,
+  options: { startingCredits: number; now?: Date },
+): Promise<GuildRow> {
+  await ensureGuild(db, guildId, { startingCredits: options.startingCredits });
+  await applyMonthlyAllowance(db, guildId, options.now ?? new Date());
+  const [guild] = await db.select().from(guilds).where(eq(guilds.id, guildId));
+  if (!guild) throw new Error('guild row missing right after it was ensured');
+  return guild;
+}
+
+export type SettingsChange =
+  | { readonly setting: 'allowedChannels'; readonly add?: string; readonly remove?: string; readonly clear?: boolean }
+  | { readonly setting: 'requiredRole'; readonly roleId: string | null }
+  | { readonly setting: 'moderatorRole'; readonly roleId: string | null }
+  | { readonly setting: 'defaultModel'; readonly model: string | null }
+  | { readonly setting: 'cooldown'; readonly seconds: number }
+  | { readonly setting: 'visibility'; readonly visibility: Visibility };
+
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+  /** Written for the moderator who asked. */
+  constructor(readonly userMessage: string) {
+    super(userMessage);
+  }
+}
+
+/**
+ * Applies one change under a lock on the guild's row and writes who made it, with the
+ * value before and after, to the audit log. Returns the guild as it is afterwards.
+ */
+export async function changeSettings(
+  db: Executor,
+  input: { guildId: string; actorId: string; change: SettingsChange; models?: readonly string[] },
+): Promise<GuildRow> {
+  const { change } = input;
+  return db.transaction(async (tx) => {
+    const [guild] = await tx.select().from(guilds).where(eq(guilds.id, input.guildId)).for('update');
+    if (!guild) throw new SettingsError('This server has no settings yet: use any command first.');
+
+    let values: Partial<GuildRow>;
+    let before: unknown;
+    let after: unknown;
+    switch (change.setting) {
+      case 'allowedChannels': {
+        let channels = change.clear ? [] : [...guild.allowedChannelIds];
+        if (change.add !== undefined && !channels.includes(change.add)) channels.push(change.add);
+        if (change.remove !== undefined) channels = channels.filter((id) => id !== change.remove);
+        if (channels.length > MAX_ALLOWED_CHANNELS) {
+          throw new SettingsError(`At most ${MAX_ALLOWED_CHANNELS} channels can be allowed.`);
+        }
+        [before, after, values] = [guild.allowedChannelIds, channels, { allowedChannelIds: channels }];
+        break;
+      }
+      case 'requiredRole':
+        [before, after, values] = [guild.requiredRoleId, change.roleId, { requiredRoleId: change.roleId }];
+        break;
+      case 'moderatorRole':
+        [before, after, values] = [guild.moderatorRoleId, change.roleId, { moderatorRoleId: change.roleId }];
+        break;
+      case 'defaultModel':
+        if (change.model !== null && input.models !== undefined && !input.models.includes(change.model)) {
+          throw new SettingsError('That model is not one this bot offers. Pick one from the list.');
+        }
+        [before, after, values] = [guild.defaultModel, change.model, { defaultModel: change.model }];
+        break;
+      case 'cooldown':
+        if (!Number.isInteger(change.seconds) || change.seconds < 0 || change.seconds > MAX_COOLDOWN_SECONDS) {
+          throw new SettingsError(`The cooldown is a whole number of seconds from 0 to ${MAX_COOLDOWN_SECONDS}.`);
+        }
+        [before, after, values] = [guild.cooldownSeconds, change.seconds, { cooldownSeconds: change.seconds }];
+        break;
+      case 'visibility':
+        [before, after, values] = [guild.visibility, change.visibility, { visibility: change.visibility }];
+        break;
+    }
+
+    const [updated] = await tx
+      .update(guilds)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(guilds.id, input.guildId))
+      .returning();
+    await tx.insert(auditLog).values({
+      guildId: input.guildId,
+      actorId: input.actorId,
+      action: SETTINGS_AUDIT_ACTIONS[change.setting],
+      details: { before, after },
+    });
+    if (!updated) throw new Error('guild row vanished inside its own lock');
+    return updated;
+  });
+}
+
+/** The guild's row as it is, or undefined for a guild that never used the bot. One primary-key read. */
+export async function findGuild(db: Executor, guildId: string): Promise<GuildRow | undefined> {
+  const [guild] = await db.select().from(guilds).where(eq(guilds.id, guildId));
+  return guild;
+}
