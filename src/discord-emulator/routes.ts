@@ -18,11 +18,12 @@ export class PathTemplate {
     for (const [index, segment] of this.segments.entries()) {
       const actual = pathSegments[index];
       if (actual === undefined) return null;
+      const decoded = safeDecode(actual); // clients send `/users/%40me` for `/users/@me`
       if ('literal' in segment) {
-        if (segment.literal !== actual) return null;
+        if (segment.literal !== decoded) return null;
       } else {
-        if (actual === '') return null;
-        params[segment.param] = safeDecode(actual);
+        if (decoded === '') return null;
+        params[segment.param] = decoded;
       }
     }
     return params;

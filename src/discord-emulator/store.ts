@@ -737,16 +737,17 @@ export class EmulatorStore {
 
   /** The message as a test sees it: Discord's shape plus bytes and what the bot asked for. */
   publicMessage(stored: StoredMessage): EmulatorMessage {
-    return structuredClone({
-      ...stored.api,
-      attachments: stored.api.attachments.map((attachment) => ({
+    const api = structuredClone(stored.api);
+    return {
+      ...api,
+      attachments: api.attachments.map((attachment) => ({
         ...attachment,
-        data: stored.files.get(attachment.id) ?? Buffer.alloc(0),
+        data: Buffer.from(stored.files.get(attachment.id) ?? Buffer.alloc(0)),
       })),
-      ...(stored.allowedMentions ? { allowed_mentions: stored.allowedMentions } : {}),
+      ...(stored.allowedMentions ? { allowed_mentions: structuredClone(stored.allowedMentions) } : {}),
       ephemeral: stored.ephemeral,
       ...(stored.interactionId ? { interactionId: stored.interactionId } : {}),
-    });
+    };
   }
 
   channelMessages(channelId: string, includeEphemeral = false): StoredMessage[] {
