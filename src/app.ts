@@ -19,7 +19,6 @@ import { connectRedis } from './queue/connection.js';
 import { createQueues } from './queue/queues.js';
 import { startWorkers, type Workers } from './queue/workers.js';
 import { startInfrastructure } from './services/infrastructure.js';
-import { startGateway } from './discord/gateway.js';
 import { applyDueAllowances } from './credits/index.js';
 
 export interface App {
@@ -126,6 +125,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     }
 
     if (runs.gateway) {
+      // Loaded only by processes that run the gateway: workers never need discord.js's client.
+      const { startGateway } = await import('./discord/gateway.js');
       const gateway = await startGateway({ context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi } });
       stops.push(() => gateway.stop());
     }

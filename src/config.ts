@@ -93,7 +93,7 @@ const envSchema = z.object({
       .default('info'),
   ),
   QUEUE_PREFIX: defaulted(
-    z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ or - (at most 40)').default('musicbot'),
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (at most 64)').default('musicbot'),
   ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
 

@@ -62,7 +62,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const db = await createTestDatabase();
   const { url: redisUrl, prefix } = testRedis();
   const sim = await startMusicApiSim({ apiKey: SIM_KEY, credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim });
-  const emulator = await startDiscordEmulator({});
+  const emulator = await startDiscordEmulator({ botToken: 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.test-bot-token' });
   const guild = emulator.createGuild({ name: 'Test guild' });
   const channel = emulator.createChannel(guild.id, { name: 'music' });
   const member = emulator.addMember(guild.id, { username: 'alice' });
@@ -127,7 +127,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     emulator,
     guildId: guild.id,
     channelId: channel.id,
-    userId: member.id ?? member.user?.id,
+    userId: member.id,
     get app() {
       return app;
     },
@@ -142,7 +142,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       counter += 1;
       const key = `k${counter}`;
       const result = new Promise<SubmitResult | Error>((resolve) => pending.set(key, { request, resolve }));
-      const handle = await emulator.runCommand({
+      const handle = emulator.runCommand({
         guildId: guild.id,
         channelId: channel.id,
         userId: opts.userId ?? harness.userId,

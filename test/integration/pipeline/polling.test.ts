@@ -26,7 +26,7 @@ async function delivered(jobId: string) {
 function finalEdits(jobId: string) {
   return h.emulator.requests.filter((r) => {
     const body = JSON.stringify(r.body ?? {});
-    return r.method === 'PATCH' && r.path.includes('/messages/@original') && body.includes(`Job ${jobId}`) && !body.includes('Making your');
+    return r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path) && body.includes(`Job ${jobId}`) && !body.includes('Making your') && r.files.length === 0;
   });
 }
 
@@ -132,26 +132,80 @@ describe('polling only', () => {
 });
 
 describe('an interaction token that has expired', () => {
-  it('falls back to a channel message that mentions only the requester', async () => {
+  async function slowJob(prompt: string) {
     h.sim.setTaskMs(60_000);
-    const { result } = await h.request({ kind: 'lyrics', prompt: 'slow lyrics' });
+    const { result } = await h.request({ kind: 'lyrics', prompt });
     const { jobId } = result as SubmitResult;
-    const job = await eventually(async () => {
+    h.sim.setTaskMs(300);
+    return eventually(async () => {
       const row = await jobRow(h.db.db, jobId);
       return row?.upstreamTaskId ? row : undefined;
     });
-    // Sixteen minutes later: Discord has forgotten the token.
-    h.emulator.clock.advance(16 * 60_000);
-    await h.db.pool.query(`update jobs set interaction_at = interaction_at - interval '16 minutes' where id = $1`, [jobId]);
-    h.sim.completeTask(job.upstreamTaskId!);
+  }
+
+  async function expectChannelFallback(jobId: string, token: string) {
     const done = await delivered(jobId);
     expect(done.deliveryState).toBe('delivered');
-    const message = await h.emulator.waitForMessage(h.channelId, (m) => (m.content ?? '').includes(`<@${h.userId}>`), 10_000);
-    expect(JSON.stringify(message.embeds)).toContain(`Job ${jobId}`);
-    const post = h.emulator.requests.find((r) => r.method === 'POST' && r.path === `/channels/${h.channelId}/messages`);
-    expect(post?.allowed_mentions).toEqual({ parse: [], users: [h.userId] });
-    expect(finalEdits(jobId)).toHaveLength(0);
-    expect(JSON.stringify(h.emulator.requests.map((r) => r.path))).not.toContain(job.interactionToken);
-    h.sim.setTaskMs(300);
+    const message = await h.emulator.waitForMessage(
+      h.channelId,
+      (m) => JSON.stringify(m.embeds ?? []).includes(`Job ${jobId}`) && (m.content ?? '').startsWith(`<@${h.userId}>`),
+      10_000,
+    );
+    expect(message.embeds?.[0]?.title).toBeDefined();
+    const post = h.emulator.requests.find(
+      (r) => r.method === 'POST' && r.path === `/channels/${h.channelId}/messages` && JSON.stringify(r.body).includes(`Job ${jobId}`),
+    );
+    expect((post?.body as { allowed_mentions?: unknown }).allowed_mentions).toEqual({ parse: [], users: [h.userId] });
+    expect(finalEdits(jobId).filter((r) => r.status === 200)).toHaveLength(0);
+    // The token travels only in Discord's own URL paths, never in what the bot writes.
+    expect(h.emulator.requests.some((r) => JSON.stringify(r.body ?? '').includes(token))).toBe(false);
+  }
+
+  it('posts in the channel, mentioning only the requester, when the bot knows the token is too old', async () => {
+    const job = await slowJob('slow lyrics');
+    h.emulator.clock.advance(16 * 60_000);
+    await h.db.pool.query(`update jobs set interaction_at = interaction_at - interval '16 minutes' where id = $1`, [job.id]);
+    h.sim.completeTask(job.upstreamTaskId!);
+    await expectChannelFallback(job.id, job.interactionToken!);
+  });
+
+  it('falls back the same way when Discord answers 50027 to the edit', async () => {
+    const job = await slowJob('slower lyrics');
+    // Only Discord's clock moves: the bot still thinks the token is fresh.
+    h.emulator.clock.advance(16 * 60_000);
+    h.sim.completeTask(job.upstreamTaskId!);
+    await expectChannelFallback(job.id, job.interactionToken!);
+    const refused = h.emulator.requests.filter(
+      (r) => r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path) && r.status === 401 && JSON.stringify(r.body).includes(`Job ${job.id}`),
+    );
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect((refused[0]?.response as { code?: number }).code).toBe(50027);
+  });
+});
+
+describe('a channel the bot cannot write to', () => {
+  it('marks the delivery failed and keeps the result for /jobs show', async () => {
+    const guild = h.emulator.createGuild({ name: 'Locked guild' });
+    const locked = h.emulator.createChannel(guild.id, { name: 'locked' });
+    h.emulator.denyChannel(locked.id);
+    // No interaction to answer: the result can only go to the channel.
+    const accepted = await h.app.pipeline.submit({
+      requester: { guildId: guild.id, channelId: locked.id, userId: h.userId },
+      request: { kind: 'lyrics', prompt: 'nobody hears this' },
+    });
+    const job = await delivered(accepted.jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.deliveryState).toBe('failed');
+    expect(job.result).toMatchObject({ lyrics: expect.any(String) });
+    const attempts = h.emulator.requests.filter((r) => r.path === `/channels/${locked.id}/messages`);
+    expect(attempts.map((r) => r.status)).toEqual([403]);
+    expect(await ledgerOfJob(h.db.db, accepted.jobId)).toEqual([{ kind: 'reserve', amount: -1, key: `job:${accepted.jobId}:debit` }]);
+  });
+});
+
+describe("Discord's published API description", () => {
+  it('has no finding against anything the pipeline sent', () => {
+    expect(h.emulator.requests.length).toBeGreaterThan(0);
+    expect(h.emulator.findings).toEqual([]);
   });
 });

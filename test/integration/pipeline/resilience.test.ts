@@ -25,9 +25,9 @@ function finalEditCount(h: Harness, jobId: string): number {
   return h.emulator.requests.filter((r) => {
     const body = JSON.stringify(r.body ?? {});
     return (
-      ((r.method === 'PATCH' && r.path.includes('/messages/@original')) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
+      ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
       body.includes(`Job ${jobId}`) &&
-      !body.includes('Making your')
+      !body.includes('Making your') && r.files.length === 0
     );
   }).length;
 }
@@ -99,6 +99,16 @@ describe('a worker killed in the middle', () => {
     expect(h.sim.listTasks().filter((t) => t.taskType === 'create_music')).toHaveLength(6);
     expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
   }, 120_000);
+});
+
+describe('SIGTERM', () => {
+  it('stops a worker cleanly with exit code 0', async () => {
+    const h = harnesses[0]!;
+    const worker = await spawnWorker(h);
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 30_000);
 });
 
 describe('Redis emptied while jobs are in flight', () => {

@@ -17,7 +17,7 @@ afterAll(async () => h?.close());
 
 function resultEdits(jobId: string) {
   return h.emulator.requests.filter(
-    (r) => r.method === 'PATCH' && r.path.includes('/messages/@original') && JSON.stringify(r.body ?? {}).includes(`Job ${jobId}`) && !JSON.stringify(r.body ?? {}).includes('Making your'),
+    (r) => r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path) && JSON.stringify(r.body ?? {}).includes(`Job ${jobId}`) && !JSON.stringify(r.body ?? {}).includes('Making your') && r.files.length === 0,
   );
 }
 
@@ -135,5 +135,28 @@ describe('a webhook and a poll arriving together', () => {
     expect(hooks.length).toBe(2);
     expect(polls.length + hooks.length).toBeGreaterThanOrEqual(2);
     expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
+  });
+});
+
+describe('the HTTP server', () => {
+  it('reports Postgres and Redis on /healthz and the pipeline on /metrics', async () => {
+    const health = await fetch(`${h.app.httpUrl}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+    const metrics = await (await fetch(`${h.app.httpUrl}/metrics`)).text();
+    expect(metrics).toMatch(/musicbot_jobs_accepted_total\{kind="song"\} [1-9]/);
+    expect(metrics).toMatch(/musicbot_credits_total\{movement="reserved"\} [1-9]/);
+    expect(metrics).toMatch(/musicbot_webhooks_total\{outcome="bad_signature_mismatch"\} [1-9]/);
+    expect(metrics).toMatch(/musicbot_jobs\{kind="song",state="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/musicbot_queue_depth\{queue="poll",state="delayed"\}/);
+    expect(metrics).toContain('musicbot_discord_delivery_seconds_bucket');
+    expect(metrics).not.toContain('sim-secret-key');
+  });
+});
+
+describe("Discord's published API description", () => {
+  it('has no finding against anything the pipeline sent', () => {
+    expect(h.emulator.requests.length).toBeGreaterThan(0);
+    expect(h.emulator.findings).toEqual([]);
   });
 });

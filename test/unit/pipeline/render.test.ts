@@ -73,7 +73,7 @@ describe('renderResult', () => {
     expect(fields.Links).toContain('(https://cdn.example/producer/clip-1.m4a)');
     expect(fields.Links).toContain('(https://cdn.example/producer/clip-1-wav.wav)');
     const customIds = (message.components ?? []).flatMap((row) =>
-      row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])),
+      'components' in row ? row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])) : [],
     );
     expect(customIds.map((id) => decodeCustomId(id))).toEqual([
       { action: 'video', subject: job().id },
@@ -100,7 +100,8 @@ describe('renderResult', () => {
   it('offers "Make a song" on lyrics', () => {
     const message = renderResult(job({ kind: 'lyrics', request: { kind: 'lyrics', prompt: 'rain' }, result: { lyrics: 'Rain on the roof' } }));
     expect(message.embeds?.[0]?.description).toBe('Rain on the roof');
-    const button = message.components?.[0]?.components[0];
+    const row = message.components?.[0];
+    const button = row && 'components' in row ? row.components[0] : undefined;
     expect(button && 'custom_id' in button && decodeCustomId(button.custom_id)?.action).toBe('make-song');
   });
 });
