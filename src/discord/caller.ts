@@ -25,7 +25,7 @@ import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from './custom-ids.js';
 import { Refusal } from './errors.js';
-import { answerPrivately, replyTargetOf } from './respond.js';
+import { answerInPlace, dropPublicReply, handOverPublicReply, replyTargetOf } from './respond.js';
 
 type GuildInteraction =
   | ChatInputCommandInteraction<'cached' | 'raw'>
@@ -142,6 +142,16 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   return cost;
 }
 
+const WITH_ARTICLE: Record<JobKind, string> = {
+  song: 'a song',
+  persona_song: 'a song',
+  lyrics: 'lyrics',
+  voice: 'a voice persona',
+  video: 'a music video',
+  download: 'a download',
+  upload: 'an upload',
+};
+
 const NOUN: Record<JobKind, string> = {
   song: 'song',
   persona_song: 'song',
@@ -153,9 +163,8 @@ const NOUN: Record<JobKind, string> = {
 };
 
 /**
- * Hands an admitted request to the pipeline and tells the member what it cost. The public
- * deferred reply belongs to the pipeline from here on (progress, then the result); the
- * acknowledgement is an ephemeral follow-up so it can never overwrite them.
+ * Hands an admitted request to the pipeline and tells the member what it cost. See
+ * respond.ts for why the public reply is edited (or deleted) before the pipeline is called.
  */
 export async function submitAndAcknowledge(
   interaction: RepliableInteraction,
@@ -163,16 +172,22 @@ export async function submitAndAcknowledge(
   caller: Caller,
   request: GenerationRequest,
 ): Promise<SubmitResult> {
+  const noun = NOUN[request.kind];
+  if (caller.guild.visibility === 'private') await dropPublicReply(interaction);
+  else await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
+
   const result = await context.pipeline.submit({
     requester: { guildId: caller.guild.id, channelId: caller.place.channelId, userId: caller.member.userId },
     request,
     reply: replyTargetOf(interaction),
   });
+  handOverPublicReply(interaction);
   context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
+
   const position = result.queuePosition > 1 ? ` Position ${result.queuePosition} in the queue.` : '';
-  const answer = {
+  await interaction.followUp({
     content:
-      `Your ${NOUN[request.kind]} is on its way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
+      `Your ${noun} is on its way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
       `Job \`${result.jobId}\``,
     components: [
       new ActionRowBuilder<ButtonBuilder>().addComponents(
@@ -182,12 +197,8 @@ export async function submitAndAcknowledge(
           .setStyle(ButtonStyle.Secondary),
       ),
     ],
-  };
-  if (caller.guild.visibility === 'private') {
-    // Nothing public stays behind: the result then comes to the member alone.
-    await answerPrivately(interaction, answer);
-  } else {
-    await interaction.followUp({ ...answer, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
-  }
+    flags: MessageFlags.Ephemeral,
+    allowedMentions: { parse: [] },
+  });
   return result;
 }
