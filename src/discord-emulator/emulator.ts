@@ -16,7 +16,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore } from './store.js';
-import type { StoredChannel } from './store.js';
+import type { StoredChannel, StoredMessage } from './store.js';
 import type {
   AutocompleteChoice,
   AutocompleteInput,
@@ -300,6 +300,18 @@ export class DiscordEmulator {
   /** Messages in a channel, oldest first (ephemeral ones only when asked). */
   channelMessages(channelId: string, options: { includeEphemeral?: boolean } = {}): EmulatorMessage[] {
     return this.#store.channelMessages(channelId, options.includeEphemeral ?? false).map((stored) => this.#store.publicMessage(stored));
+  }
+
+  /** Calls `listener` for every message the bot creates, edits or deletes; returns an unsubscribe function. */
+  onMessage(listener: (message: EmulatorMessage, change: 'create' | 'update' | 'delete') => void): () => void {
+    const onChange = (stored: StoredMessage, change: 'create' | 'update'): void => listener(this.#store.publicMessage(stored), change);
+    const onDelete = (stored: StoredMessage): void => listener(this.#store.publicMessage(stored), 'delete');
+    this.#store.events.on('message', onChange);
+    this.#store.events.on('message-delete', onDelete);
+    return () => {
+      this.#store.events.off('message', onChange);
+      this.#store.events.off('message-delete', onDelete);
+    };
   }
 
   message(messageId: string): EmulatorMessage | undefined {

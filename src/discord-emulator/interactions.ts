@@ -146,8 +146,8 @@ export class InteractionRegistry {
   constructor(options: InteractionRegistryOptions) {
     this.#options = options;
     this.events.setMaxListeners(0);
-    options.store.events.on('message', (stored: StoredMessage) => {
-      if (stored.api.edited_timestamp !== null) this.#messageVersions.set(stored, this.#version(stored) + 1);
+    options.store.events.on('message', (stored: StoredMessage, kind: 'create' | 'update') => {
+      if (kind === 'update') this.#messageVersions.set(stored, this.#version(stored) + 1);
       this.events.emit('change');
     });
     options.store.events.on('message-delete', () => this.events.emit('change'));

@@ -200,7 +200,7 @@ export class EmulatorStore {
   readonly channelMessageIds = new Map<string, string[]>();
   readonly deniedChannels = new Set<string>();
   readonly cdn = new Map<string, { data: Buffer; contentType: string }>();
-  /** `dispatch` (StoreDispatch), `message` (StoredMessage), `message-delete` (StoredMessage). */
+  /** `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage). */
   readonly events = new EventEmitter();
   readonly botUser: APIUser;
   readonly #ids: SnowflakeGenerator;
@@ -619,7 +619,7 @@ export class EmulatorStore {
     list.push(id);
     this.channelMessageIds.set(channel.id, list);
     if (!stored.ephemeral) channel.lastMessageId = id;
-    this.events.emit('message', stored);
+    this.events.emit('message', stored, 'create');
     this.#dispatchMessage(GatewayDispatchEvents.MessageCreate, stored);
     return stored;
   }
@@ -651,7 +651,7 @@ export class EmulatorStore {
     }
     api.edited_timestamp = this.#clock.iso();
     this.#applyMentions(api, this.channel(api.channel_id), stored.allowedMentions);
-    this.events.emit('message', stored);
+    this.events.emit('message', stored, 'update');
     this.#dispatchMessage(GatewayDispatchEvents.MessageUpdate, stored);
     return stored;
   }
