@@ -49,6 +49,8 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     pollDeadlineMs: config.pollDeadlineMinutes * 60_000,
     startingCredits: config.startingCredits,
     attachAudio: config.attachAudio,
+    pollIntervalMs: config.pollIntervalMs,
+    expectedSeconds: { ...DEFAULT_SETTINGS.expectedSeconds, ...config.expectedSeconds },
     ...overrides,
   };
 }

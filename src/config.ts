@@ -100,6 +100,26 @@ const envSchema = z.object({
   UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
   POLL_DEADLINE_MINUTES: defaulted(positiveInt(30)),
   POLL_MAX_PER_SECOND: defaulted(positiveInt(20)),
+  POLL_INTERVAL_MIN_MS: defaulted(positiveInt(5_000)),
+  POLL_INTERVAL_MAX_MS: defaulted(positiveInt(60_000)),
+  EXPECTED_SECONDS: defaulted(
+    z
+      .string()
+      .regex(
+        /^\s*[a-z_]+\s*=\s*\d+(\.\d+)?\s*(,\s*[a-z_]+\s*=\s*\d+(\.\d+)?\s*)*$/,
+        'a list such as song=60,voice=120 (kinds: song, lyrics, video, upload, download, voice, persona_song)',
+      )
+      .transform((value) =>
+        Object.fromEntries(
+          value.split(',').map((pair) => {
+            const [kind, seconds] = pair.split('=');
+            return [kind!.trim(), Number(seconds)];
+          }),
+        ),
+      )
+      .pipe(z.partialRecord(z.enum(['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song']), z.number()))
+      .optional(),
+  ),
   ATTACH_AUDIO: defaulted(booleanFlag(true)),
   STARTING_CREDITS: defaulted(nonNegativeInt(0)),
 });
@@ -128,6 +148,9 @@ export interface Config {
   readonly upstreamMaxInFlight: number;
   readonly pollDeadlineMinutes: number;
   readonly pollMaxPerSecond: number;
+  readonly pollIntervalMs: { readonly min: number; readonly max: number };
+  /** Per-kind overrides of the expected upstream duration, in seconds. */
+  readonly expectedSeconds: Readonly<Partial<Record<'song' | 'lyrics' | 'video' | 'upload' | 'download' | 'voice' | 'persona_song', number>>>;
   readonly attachAudio: boolean;
   readonly startingCredits: number;
 }
@@ -211,6 +234,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
     pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
     pollMaxPerSecond: e.POLL_MAX_PER_SECOND,
+    pollIntervalMs: Object.freeze({ min: e.POLL_INTERVAL_MIN_MS, max: Math.max(e.POLL_INTERVAL_MIN_MS, e.POLL_INTERVAL_MAX_MS) }),
+    expectedSeconds: Object.freeze({ ...(e.EXPECTED_SECONDS ?? {}) }),
     attachAudio: e.ATTACH_AUDIO,
     startingCredits: e.STARTING_CREDITS,
   });

@@ -84,3 +84,13 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).not.toContain('short-secret');
   });
 });
+
+describe('pipeline timing variables', () => {
+  it('reads per-kind expected durations and poll intervals', () => {
+    const config = loadConfig({ env: { ...complete, EXPECTED_SECONDS: 'song=40, voice=90', POLL_INTERVAL_MIN_MS: '200' } });
+    expect(config.expectedSeconds).toEqual({ song: 40, voice: 90 });
+    expect(config.pollIntervalMs).toEqual({ min: 200, max: 60_000 });
+    expect(problemsOf({ ...complete, EXPECTED_SECONDS: 'song:40' })[0]).toMatch(/^EXPECTED_SECONDS: expected a list/);
+    expect(problemsOf({ ...complete, EXPECTED_SECONDS: 'dance=4' })[0]).toMatch(/^EXPECTED_SECONDS/);
+  });
+});
