@@ -1,0 +1,299 @@
+/**
+ * Every spending command and button, end to end: the member's command or click goes through
+ * the real discord.js client and router, the pipeline submits to the music-API simulator,
+ * and the result comes back to the channel.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { voicePersonas } from '../../../src/db/schema.js';
+import { GUESSED_FIELDS } from '../../../src/music-api/index.js';
+import { silentMp3, sineWav } from './fixtures.js';
+import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+
+let h: BotHarness;
+
+beforeAll(async () => {
+  h = await startBot({ startingCredits: 500, settings: { upstreamMaxInFlight: 1 } });
+});
+afterAll(async () => h?.close());
+afterEach(() => {
+  // Every REST call the bot made fits Discord's published API description.
+  expect(h.emulator.findings).toEqual([]);
+});
+
+function simBodies(path: string): Array<Record<string, unknown>> {
+  return h.sim.requests.filter((request) => request.path === path).map((request) => request.body as Record<string, unknown>);
+}
+
+/** Runs a spending command and returns the job id from its private acknowledgement. */
+async function accepted(handle: ReturnType<BotHarness['run']>): Promise<string> {
+  const ack = await privateAnswer(handle);
+  expect(ack.ephemeral).toBe(true);
+  return jobIdIn(ack);
+}
+
+describe('/song', () => {
+  it('acknowledges with the cost and what is left, then posts the song publicly with its buttons', async () => {
+    const balance = await h.balance();
+    const before = Number.isNaN(balance) ? 500 : balance;
+    const handle = h.run(h.members.alice, {
+      name: 'song',
+      options: { prompt: 'a shanty about indexes', title: 'Rows and Rows', model: 'ModelB-2.0', instrumental: false },
+    });
+    const ack = await privateAnswer(handle);
+    expect(ack.ephemeral).toBe(true);
+    expect(ack.content).toContain('costs **10** credits');
+    expect(ack.content).toContain(`**${before - 10}** left`);
+    expect(buttonsOf(ack)).toEqual([`cancel:${jobIdIn(ack)}`]);
+    const jobId = jobIdIn(ack);
+
+    const result = await h.delivered(jobId);
+    expect(result.ephemeral).toBe(false);
+    expect(result.interactionId).toBe(handle.id);
+    expect(result.embeds?.[0]?.title).toBe('Rows and Rows');
+    expect(buttonsOf(result)).toEqual([`video:${jobId}`, `download:${jobId}:mp3`, `download:${jobId}:wav`]);
+    expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({
+      sound: 'a shanty about indexes',
+      title: 'Rows and Rows',
+      mv: 'ModelB-2.0',
+    });
+    expect(await h.balance()).toBe(before - 10);
+  });
+
+  it('autocompletes models from the configured list and voices from the guild', async () => {
+    const models = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.alice,
+      name: 'song',
+      options: { prompt: 'x' },
+      focused: { name: 'model', value: '2.0 p' },
+    });
+    expect(models).toEqual([{ name: 'ModelB-2.0 Pro', value: 'ModelB-2.0 Pro' }]);
+    const all = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.alice,
+      name: 'song',
+      focused: { name: 'model', value: '' },
+    });
+    expect(all.map((choice) => choice.value)).toEqual([...h.config.musicModels]);
+  });
+});
+
+describe('/lyrics and its "Make a song" button', () => {
+  it('posts lyrics whose button opens a filled-in form that makes a song of the edited lyrics', async () => {
+    const jobId = await accepted(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'rain on a tin roof' } }));
+    const result = await h.delivered(jobId);
+    expect(buttonsOf(result)).toEqual([`make-song:${jobId}`]);
+    const lyrics = result.embeds?.[0]?.description ?? '';
+    expect(lyrics.length).toBeGreaterThan(0);
+
+    // Someone else may not spend on alice's lyrics.
+    const bobClick = h.emulator.clickButton({ messageId: result.id, customId: `make-song:${jobId}`, userId: h.members.bob });
+    expect((await privateAnswer(bobClick)).content).toContain('Only the member who asked for these lyrics');
+    expect(bobClick.modal()).toBeUndefined();
+
+    const click = h.emulator.clickButton({ messageId: result.id, customId: `make-song:${jobId}`, userId: h.members.alice });
+    const response = await click.waitForResponse();
+    expect(response.type).toBe(9);
+    const modal = click.modal();
+    expect(modal?.custom_id).toBe(`make-song-modal:${jobId}`);
+    expect(JSON.stringify(modal)).toContain(JSON.stringify(lyrics).slice(1, 40));
+
+    const balance = await h.balance();
+    const submitted = h.emulator.submitModal({
+      interaction: click,
+      fields: { lyrics: `${lyrics}\n[Outro]\nOne more line`, style: 'dreamy synth-pop', title: 'Tin Roof' },
+    });
+    const songId = await accepted(submitted);
+    await h.delivered(songId);
+    expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({
+      sound: 'dreamy synth-pop',
+      title: 'Tin Roof',
+    });
+    expect(JSON.stringify(simBodies('/api/v1/producer/create').at(-1))).toContain('One more line');
+    expect(await h.balance()).toBe(balance - 10);
+  });
+});
+
+describe('/video and /download, by command and by button', () => {
+  let songId: string;
+  let songMessageId: string;
+
+  beforeAll(async () => {
+    songId = await accepted(h.run(h.members.alice, { name: 'song', options: { prompt: 'video source' } }));
+    songMessageId = (await h.delivered(songId)).id;
+  });
+
+  it('autocompletes finished songs of the guild', async () => {
+    const choices = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.bob,
+      name: 'video',
+      focused: { name: 'song', value: '' },
+    });
+    expect(choices.map((choice) => choice.value)).toContain(songId);
+    expect(choices.every((choice) => String(choice.name).length <= 100)).toBe(true);
+  });
+
+  it('makes a video from the command, for any member', async () => {
+    const balance = await h.balance();
+    const jobId = await accepted(h.run(h.members.bob, { name: 'video', options: { song: songId } }));
+    const result = await h.delivered(jobId);
+    expect(result.ephemeral).toBe(false);
+    expect(simBodies('/api/v1/producer/video-clip').at(-1)?.clip_id).toBeTypeOf('string');
+    expect(await h.balance()).toBe(balance - 5);
+  });
+
+  it('makes a video and downloads from the buttons, for the requester and moderators only', async () => {
+    const bob = h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.bob });
+    expect((await privateAnswer(bob)).content).toContain('Only the member who made this song, or a moderator');
+
+    const balance = await h.balance();
+    const video = await accepted(h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.alice }));
+    await h.delivered(video);
+    const mp3 = await accepted(
+      h.emulator.clickButton({ messageId: songMessageId, customId: `download:${songId}:mp3`, userId: h.members.manager }),
+    );
+    await h.delivered(mp3);
+    expect(simBodies('/api/v1/producer/download').at(-1)).toMatchObject({ format: 'mp3' });
+    expect(await h.balance()).toBe(balance - 5 - 2);
+  });
+
+  it('downloads a WAV from the command', async () => {
+    const jobId = await accepted(h.run(h.members.alice, { name: 'download', options: { song: songId, format: 'wav' } }));
+    await h.delivered(jobId);
+    expect(simBodies('/api/v1/producer/download').at(-1)).toMatchObject({ format: 'wav' });
+  });
+
+  it('keeps working after the bot restarts: a button rendered before still makes a video', async () => {
+    const identifies = h.emulator.gatewayStats.identifies;
+    await h.restart();
+    // A new client, a new session: nothing of the old process is left to remember the button.
+    expect(h.emulator.gatewayStats.identifies).toBe(identifies + 1);
+    const jobId = await accepted(
+      h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.alice }),
+    );
+    const result = await h.delivered(jobId);
+    expect(result.embeds?.[0]?.footer?.text).toContain(jobId);
+  });
+});
+
+describe('/upload', () => {
+  it('registers an attached WAV as a clip, by its Discord URL', async () => {
+    const balance = await h.balance();
+    const handle = h.run(h.members.alice, {
+      name: 'upload',
+      options: { title: 'My demo' },
+      attachments: { audio: { filename: 'demo.wav', contentType: 'audio/wav', data: sineWav({ seconds: 3 }) } },
+    });
+    const jobId = await accepted(handle);
+    await h.delivered(jobId);
+    const url = (handle.payload.data as { resolved?: { attachments?: Record<string, { url: string }> } }).resolved?.attachments;
+    expect(simBodies('/api/v1/producer/upload').at(-1)?.[GUESSED_FIELDS.upload.audioUrl]).toBe(Object.values(url ?? {})[0]?.url);
+    expect(await h.balance()).toBe(balance - 2);
+  });
+});
+
+describe('/voice', () => {
+  let voiceId: string;
+
+  it('makes a persona from a long enough MP3, lists it, and sings with it', async () => {
+    const create = h.run(h.members.alice, {
+      name: 'voice',
+      subcommand: 'create',
+      options: { name: 'Alto Alice' },
+      attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } },
+    });
+    const jobId = await accepted(create);
+    await h.delivered(jobId);
+    const [persona] = await h.db.db
+      .select()
+      .from(voicePersonas)
+      .where(and(eq(voicePersonas.guildId, h.guild.id), eq(voicePersonas.name, 'Alto Alice')));
+    expect(persona?.ownerId).toBe(h.members.alice);
+    voiceId = persona!.id;
+
+    const list = await privateAnswer(h.run(h.members.bob, { name: 'voice', subcommand: 'list' }));
+    expect(list.content).toContain('Alto Alice');
+
+    const choices = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.bob,
+      name: 'song',
+      options: { prompt: 'x' },
+      focused: { name: 'voice', value: 'alto' },
+    });
+    expect(choices).toEqual([{ name: 'Alto Alice', value: voiceId }]);
+
+    const balance = await h.balance();
+    const song = await accepted(
+      h.run(h.members.bob, { name: 'song', options: { prompt: 'a lullaby', voice: voiceId, lyrics: 'Sleep now, little one' } }),
+    );
+    await h.delivered(song);
+    expect(simBodies('/api/v1/sonic/create').at(-1)).toMatchObject({ persona_id: persona!.personaId });
+    expect(await h.balance()).toBe(balance - h.config.personaSongCost);
+  });
+
+  it('is deleted by its owner, not by another member', async () => {
+    const bob = await privateAnswer(h.run(h.members.bob, { name: 'voice', subcommand: 'delete', options: { voice: voiceId } }));
+    expect(bob.content).toContain('Only the member who made this voice, or a moderator');
+    const alice = await privateAnswer(h.run(h.members.alice, { name: 'voice', subcommand: 'delete', options: { voice: voiceId } }));
+    expect(alice.content).toContain('Deleted the voice **Alto Alice**');
+    const list = await privateAnswer(h.run(h.members.bob, { name: 'voice', subcommand: 'list' }));
+    expect(list.content).toContain('no voice personas');
+  });
+});
+
+describe('/jobs', () => {
+  it('lists the caller’s jobs and shows a finished one again, with working buttons', async () => {
+    const songId = await accepted(h.run(h.members.bob, { name: 'song', options: { prompt: 'to be shown again' } }));
+    await h.delivered(songId);
+
+    const list = await privateAnswer(h.run(h.members.bob, { name: 'jobs', subcommand: 'list' }));
+    expect(list.content).toContain(songId.slice(0, 8));
+    expect(list.content).not.toContain('Alto Alice'); // alice's voice job is not bob's
+
+    const show = h.run(h.members.bob, { name: 'jobs', subcommand: 'show', options: { id: songId.slice(0, 8) } });
+    const reposted = await show.waitForEdit((message) => buttonsOf(message).includes(`video:${songId}`), 15_000);
+    expect(reposted.ephemeral).toBe(false);
+    const video = await accepted(h.emulator.clickButton({ messageId: reposted.id, customId: `video:${songId}`, userId: h.members.bob }));
+    await h.delivered(video);
+  });
+
+  it('cancels a job still waiting for the service, gives its credits back and removes its public reply', async () => {
+    h.sim.setTaskMs(60_000);
+    try {
+      const first = await accepted(h.run(h.members.bob, { name: 'song', options: { prompt: 'keeps the service busy' } }));
+      const waitingHandle = h.run(h.members.bob, { name: 'song', options: { prompt: 'waits its turn' } });
+      const waitingAck = await privateAnswer(waitingHandle);
+      const waiting = jobIdIn(waitingAck);
+      const balance = await h.balance();
+
+      const other = await privateAnswer(h.run(h.members.alice, { name: 'jobs', subcommand: 'cancel', options: { id: waiting } }));
+      expect(other.content).toContain('No request of yours');
+
+      const cancel = await privateAnswer(h.run(h.members.bob, { name: 'jobs', subcommand: 'cancel', options: { id: waiting } }));
+      expect(cancel.content).toContain('Cancelled your song request: 10 credits back');
+      expect(await h.balance()).toBe(balance + 10);
+      await expect.poll(() => h.emulator.message(waitingHandle.original()?.id ?? 'none')).toBeUndefined();
+
+      // The first one was already sent: its cancel button says so and changes nothing.
+      const [ackMessage] = h.emulator
+        .channelMessages(h.channelId, { includeEphemeral: true })
+        .filter((message) => message.ephemeral && message.content?.includes(first));
+      const click = h.emulator.clickButton({ messageId: ackMessage!.id, customId: `cancel:${first}`, userId: h.members.bob });
+      expect((await click.waitForFollowUp()).content).toContain('Too late to cancel');
+      expect(await h.balance()).toBe(balance + 10);
+
+      const task = h.sim.listTasks().find((candidate) => candidate.state !== 'SUCCESS' && candidate.state !== 'FAILED');
+      if (task) h.sim.completeTask(task.taskId);
+      await h.delivered(first);
+    } finally {
+      h.sim.setTaskMs(200);
+    }
+  });
+});
