@@ -25,6 +25,7 @@ import type {
   EmulatorMessage,
   Finding,
   InteractionHandle,
+  InteractionPlace,
   RecordedRequest,
   RunCommandInput,
   SelectOptionInput,
@@ -275,12 +276,25 @@ export class DiscordEmulator {
 
   /** A user runs a chat-input command; typed by the registered definition when there is one. */
   runCommand(input: RunCommandInput): InteractionHandle {
-    return this.#interactions.runCommand(input);
+    return this.#interactions.runCommand({ ...input, ...this.#place(input) });
   }
 
   /** A user types into an autocompleted option; resolves with the choices the bot answered. */
   async autocomplete(input: AutocompleteInput): Promise<AutocompleteChoice[]> {
-    return (await this.#interactions.autocomplete(input)) as AutocompleteChoice[];
+    return (await this.#interactions.autocomplete({ ...input, ...this.#place(input) })) as AutocompleteChoice[];
+  }
+
+  /** Fills omitted ids: the first guild, its first channel, its first added member (else its owner). */
+  #place(input: InteractionPlace): { guildId: string; channelId: string; userId: string } {
+    const guild = input.guildId ? this.#store.guild(input.guildId) : this.#store.guilds.values().next().value;
+    if (!guild) throw new Error('the emulator has no guild yet; createGuild first');
+    const channelId = input.channelId ?? guild.channelIds[0];
+    if (!channelId) throw new Error(`guild ${guild.id} has no channel yet; createChannel first`);
+    const userId =
+      input.userId ??
+      [...guild.members.keys()].find((id) => id !== guild.ownerId && id !== this.botUser.id) ??
+      guild.ownerId;
+    return { guildId: guild.id, channelId, userId };
   }
 
   clickButton(input: ClickButtonInput): InteractionHandle {

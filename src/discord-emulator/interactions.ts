@@ -36,6 +36,7 @@ import type {
   EmulatorMessage,
   InteractionHandle,
   InteractionResponse,
+  PlainOptionValue,
   RunCommandInput,
   SelectOptionInput,
   SubmitModalInput,
@@ -163,7 +164,7 @@ export class InteractionRegistry {
 
   // ---- creating interactions (the user's side) ----
 
-  runCommand(input: RunCommandInput): InteractionHandle {
+  runCommand(input: RunCommandInput & { guildId: string; channelId: string; userId: string }): InteractionHandle {
     const { guild, channel } = this.#place(input.guildId, input.channelId);
     const command = this.#options.commands.findChatInput(guild.id, input.name);
     const resolved: APIInteractionDataResolved = {};
@@ -181,7 +182,7 @@ export class InteractionRegistry {
     return this.#create(InteractionType.ApplicationCommand, guild, channel, input.userId, data, { locale: input.locale });
   }
 
-  async autocomplete(input: AutocompleteInput): Promise<unknown[]> {
+  async autocomplete(input: AutocompleteInput & { guildId: string; channelId: string; userId: string }): Promise<unknown[]> {
     const { guild, channel } = this.#place(input.guildId, input.channelId);
     const command = this.#options.commands.findChatInput(guild.id, input.name);
     const resolved: APIInteractionDataResolved = {};
@@ -327,8 +328,9 @@ export class InteractionRegistry {
       return definition.type;
     };
     const result: APIApplicationCommandInteractionDataOption[] = [];
-    for (const [name, value] of Object.entries(input.options ?? {})) {
-      const type = typeOf(name, inferOptionType(value));
+    for (const [name, given] of Object.entries(input.options ?? {})) {
+      const value = typeof given === 'object' ? given.value : given;
+      const type = typeOf(name, typeof given === 'object' ? given.type : inferOptionType(value));
       result.push({ name, type, value: this.#resolveValue(guild, channel, type, value, resolved) } as APIApplicationCommandInteractionDataOption);
     }
     for (const [name, file] of Object.entries(input.attachments ?? {})) {
@@ -358,9 +360,9 @@ export class InteractionRegistry {
     guild: StoredGuild,
     channel: StoredChannel,
     type: ApplicationCommandOptionType,
-    value: CommandOptionValue,
+    value: PlainOptionValue,
     resolved: APIInteractionDataResolved,
-  ): CommandOptionValue {
+  ): PlainOptionValue {
     const id = String(value);
     const addUser = (): boolean => {
       const user = this.#store.users.get(id);
@@ -745,7 +747,7 @@ export class InteractionRegistry {
   }
 }
 
-function inferOptionType(value: CommandOptionValue): ApplicationCommandOptionType {
+function inferOptionType(value: PlainOptionValue): ApplicationCommandOptionType {
   if (typeof value === 'boolean') return ApplicationCommandOptionType.Boolean;
   if (typeof value === 'number') return Number.isInteger(value) ? ApplicationCommandOptionType.Integer : ApplicationCommandOptionType.Number;
   return ApplicationCommandOptionType.String;

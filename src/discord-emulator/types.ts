@@ -5,6 +5,7 @@ import type {
   APIMessage,
   APIModalInteractionResponseCallbackData,
   APIApplicationCommandOptionChoice,
+  ApplicationCommandOptionType,
   InteractionResponseType,
 } from 'discord-api-types/v10';
 import type { Logger } from '../logger.js';
@@ -138,8 +139,15 @@ export interface InteractionHandle {
   waitForFollowUp(predicate?: (message: EmulatorMessage) => boolean, timeoutMs?: number): Promise<EmulatorMessage>;
 }
 
-/** A value for a command option; user, channel, role and mentionable options take ids. */
-export type CommandOptionValue = string | number | boolean;
+/** A plain option value: string, integer/number or boolean; user, channel, role and mentionable options take ids. */
+export type PlainOptionValue = string | number | boolean;
+
+/**
+ * A value for a command option. Registered commands type their options; for a command the
+ * bot did not register, a plain value is typed by its JavaScript type, and `{ type, value }`
+ * names the type (e.g. `{ type: ApplicationCommandOptionType.User, value: userId }`).
+ */
+export type CommandOptionValue = PlainOptionValue | { type: ApplicationCommandOptionType; value: PlainOptionValue };
 
 /** A file a user attaches to a command option. */
 export interface AttachmentInput {
@@ -148,10 +156,17 @@ export interface AttachmentInput {
   contentType?: string;
 }
 
-export interface RunCommandInput {
-  guildId: string;
-  channelId: string;
-  userId: string;
+/**
+ * Where and by whom: omitted ids default to the first guild created, its first channel, and
+ * the first member added with `addMember` (else the guild's owner).
+ */
+export interface InteractionPlace {
+  guildId?: string;
+  channelId?: string;
+  userId?: string;
+}
+
+export interface RunCommandInput extends InteractionPlace {
   name: string;
   subcommandGroup?: string;
   subcommand?: string;
@@ -161,10 +176,7 @@ export interface RunCommandInput {
   locale?: string;
 }
 
-export interface AutocompleteInput {
-  guildId: string;
-  channelId: string;
-  userId: string;
+export interface AutocompleteInput extends InteractionPlace {
   name: string;
   subcommandGroup?: string;
   subcommand?: string;

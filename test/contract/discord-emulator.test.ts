@@ -27,6 +27,7 @@ import {
 } from 'discord.js';
 import type { Interaction, RateLimitData, TextChannel } from 'discord.js';
 import { InteractionResponseType } from 'discord-api-types/v10';
+import type { APIRole } from 'discord-api-types/v10';
 import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/discord-emulator/index.js';
 
@@ -42,6 +43,12 @@ const songCommand = new SlashCommandBuilder()
       .addAttachmentOption((option) => option.setName('reference').setDescription('A reference track')),
   );
 const feedbackCommand = new SlashCommandBuilder().setName('feedback').setDescription('Tell us what you think');
+const shareCommand = new SlashCommandBuilder()
+  .setName('share')
+  .setDescription('Share a song')
+  .addUserOption((option) => option.setName('to').setDescription('Who gets it').setRequired(true))
+  .addRoleOption((option) => option.setName('group').setDescription('Which role'))
+  .addChannelOption((option) => option.setName('where').setDescription('Where to post'));
 const STYLES = ['rock', 'rap', 'reggae', 'jazz', 'pop'];
 
 let emu: DiscordEmulator;
@@ -49,6 +56,7 @@ let client: Client;
 let guild: EmulatorGuild;
 let channel: EmulatorChannel;
 let alice: EmulatorMember;
+let dj: APIRole;
 /** Requests the tests send malformed on purpose: their OpenAPI findings are expected. */
 const deliberatelyMalformed = new Set<number>();
 
@@ -82,7 +90,7 @@ beforeAll(async () => {
   emu = await startDiscordEmulator({ botUsername: 'Melody' });
   guild = emu.createGuild({ name: 'Test guild' });
   channel = emu.createChannel(guild.id, { name: 'music' });
-  const dj = emu.createRole(guild.id, { name: 'DJ', permissions: 0n });
+  dj = emu.createRole(guild.id, { name: 'DJ', permissions: 0n });
   alice = emu.addMember(guild.id, { username: 'alice', roles: [dj.id] });
   client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emu.apiUrl } });
   const ready = once(client, Events.ClientReady);
@@ -90,7 +98,7 @@ beforeAll(async () => {
   await ready;
   await new REST({ api: emu.apiUrl })
     .setToken(emu.botToken)
-    .put(Routes.applicationGuildCommands(emu.applicationId, guild.id), { body: [songCommand.toJSON(), feedbackCommand.toJSON()] });
+    .put(Routes.applicationGuildCommands(emu.applicationId, guild.id), { body: [songCommand.toJSON(), feedbackCommand.toJSON(), shareCommand.toJSON()] });
 });
 
 afterAll(async () => {
@@ -114,7 +122,7 @@ describe('discord.js against the emulator', () => {
 
   it('stores the commands the bot deployed with a bulk overwrite', () => {
     const names = emu.registeredCommands(guild.id).map((command) => command.name);
-    expect(names).toEqual(['song', 'feedback']);
+    expect(names).toEqual(['song', 'feedback', 'share']);
     expect(emu.registeredCommands()).toEqual([]);
   });
 
@@ -170,6 +178,26 @@ describe('discord.js against the emulator', () => {
     expect(result.channelName).toBe('music');
     expect(result.memberRoles).toBeGreaterThanOrEqual(1);
     expect(emu.channelMessages(channel.id).map((message) => message.id)).toContain(edited.id);
+  });
+
+  it('resolves user, member, role and channel options through data.resolved', async () => {
+    const bob = emu.addMember(guild.id, { username: 'bob', nick: 'Bobby' });
+    const seen = onNextInteraction(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a command');
+      await interaction.reply({ content: 'shared', flags: MessageFlags.Ephemeral });
+      return {
+        user: interaction.options.getUser('to', true).username,
+        nick: interaction.inCachedGuild() ? interaction.options.getMember('to')?.nickname : undefined,
+        role: interaction.options.getRole('group')?.name,
+        channel: interaction.options.getChannel('where')?.name,
+        invoker: interaction.user.username,
+      };
+    });
+    // No guild, channel or user given: the first guild, its first channel, its first added member.
+    const handle = emu.runCommand({ name: 'share', options: { to: bob.id, group: dj.id, where: channel.id } });
+    expect(handle.payload).toMatchObject({ guild_id: guild.id, channel_id: channel.id, member: { user: { id: alice.id } } });
+    expect(await seen).toEqual({ user: 'bob', nick: 'Bobby', role: 'DJ', channel: 'music', invoker: 'alice' });
+    expect((await handle.waitForResponse()).ephemeral).toBe(true);
   });
 
   it('answers a button click with deferUpdate then editReply, and another with update', async () => {
