@@ -292,6 +292,22 @@ describe('discord.js against the emulator', () => {
     expect(await answered).toEqual({ name: 'style', prompt: 'sunny' });
   });
 
+  it('answers a callback with_response with the interaction callback and the created message', async () => {
+    const outcome = onNextInteraction(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a command');
+      const response = await interaction.reply({ content: 'with response', withResponse: true });
+      return {
+        interactionId: response.interaction.id,
+        messageId: response.interaction.responseMessageId,
+        loading: response.interaction.responseMessageLoading,
+        content: response.resource?.message?.content,
+      };
+    });
+    const handle = emu.runCommand({ guildId: guild.id, channelId: channel.id, userId: alice.id, name: 'feedback' });
+    const result = await outcome;
+    expect(result).toEqual({ interactionId: handle.id, messageId: handle.original()?.id, loading: false, content: 'with response' });
+  });
+
   it('refuses a second acknowledgement with 40060', async () => {
     const outcome = onNextInteraction(async (interaction) => {
       if (!interaction.isChatInputCommand()) throw new Error('expected a command');
