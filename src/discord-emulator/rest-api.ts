@@ -3,7 +3,7 @@ import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { Logger } from '../logger.js';
 import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
-import { DiscordErrors, DiscordHttpError } from './errors.js';
+import { DiscordErrors, DiscordHttpError, FormErrors } from './errors.js';
 import { BodyTooLargeError, parseBody, readBody } from './http-body.js';
 import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
@@ -11,7 +11,6 @@ import { checkCommand, checkCommandList, checkMessagePayload } from './limits.js
 import type { CheckedBody, OpenApiSpec } from './openapi.js';
 import { RouteTable } from './routes.js';
 import type { EmulatorStore, MessageWrite, StoredChannel, StoredMessage, Upload } from './store.js';
-import { FormErrors } from './errors.js';
 import type { Finding, RecordedRequest } from './types.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -593,7 +593,7 @@ export class EmulatorStore {
       mention_everyone: false,
       mentions: [],
       mention_roles: [],
-      attachments: this.#attachments(channel.id, body.attachments, input.uploads, [], files),
+      attachments: this.#attachments(channel.id, body.attachments, input.uploads, files),
       embeds: Array.isArray(body.embeds) ? (body.embeds as APIEmbed[]).map(normalizeEmbed) : [],
       components: Array.isArray(body.components) ? (body.components as APIMessage['components']) : [],
       pinned: false,
@@ -647,7 +647,7 @@ export class EmulatorStore {
           ? []
           : api.attachments;
       for (const attachment of api.attachments) if (!kept.includes(attachment)) stored.files.delete(attachment.id);
-      api.attachments = [...kept, ...this.#attachments(api.channel_id, body.attachments, uploads, kept, stored.files)];
+      api.attachments = [...kept, ...this.#attachments(api.channel_id, body.attachments, uploads, stored.files)];
     }
     api.edited_timestamp = this.#clock.iso();
     this.#applyMentions(api, this.channel(api.channel_id), stored.allowedMentions);
@@ -699,22 +699,20 @@ export class EmulatorStore {
     };
   }
 
-  #attachments(channelId: string, requested: unknown, uploads: Upload[], kept: APIAttachment[], files: Map<string, Buffer>): APIAttachment[] {
+  /** New attachments for uploaded files; `requested` (the body's `attachments`) names and describes them by index. */
+  #attachments(channelId: string, requested: unknown, uploads: Upload[], files: Map<string, Buffer>): APIAttachment[] {
     const metadata = Array.isArray(requested) ? requested.filter(isRecord) : [];
-    return uploads
-      .filter((upload) => upload.index !== null || upload.field.startsWith('file'))
-      .map((upload) => {
-        const meta = metadata.find((entry) => upload.index !== null && String(entry.id) === String(upload.index));
-        const { data, ...attachment } = this.storeAttachment(channelId, {
-          filename: typeof meta?.filename === 'string' ? meta.filename : upload.filename,
-          contentType: upload.contentType,
-          data: upload.data,
-          description: typeof meta?.description === 'string' ? meta.description : undefined,
-        });
-        files.set(attachment.id, data);
-        return attachment;
-      })
-      .filter((attachment) => !kept.some((existing) => existing.id === attachment.id));
+    return uploads.map((upload) => {
+      const meta = metadata.find((entry) => upload.index !== null && String(entry.id) === String(upload.index));
+      const { data, ...attachment } = this.storeAttachment(channelId, {
+        filename: typeof meta?.filename === 'string' ? meta.filename : upload.filename,
+        contentType: upload.contentType,
+        data: upload.data,
+        description: typeof meta?.description === 'string' ? meta.description : undefined,
+      });
+      files.set(attachment.id, data);
+      return attachment;
+    });
   }
 
   #applyMentions(api: APIMessage, channel: StoredChannel, allowed: APIAllowedMentions | undefined): void {
