@@ -187,7 +187,7 @@ export async function submitAndAcknowledge(
   const position = result.queuePosition > 1 ? ` Position ${result.queuePosition} in the queue.` : '';
   await interaction.followUp({
     content:
-      `Your ${noun} is on its way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
+      `Your ${noun} ${request.kind === 'lyrics' ? 'are on their' : 'is on its'} way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
       `Job \`${result.jobId}\``,
     components: [
       new ActionRowBuilder<ButtonBuilder>().addComponents(
