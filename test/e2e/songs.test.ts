@@ -1,0 +1,283 @@
+/**
+ * End to end, webhooks on: the bot runs as `npm start` runs it, in a child process, and the
+ * test is a member of a Discord guild. Each scenario checks what the channel shows and what
+ * the ledger holds afterwards.
+ */
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmulatorMessage, InteractionHandle } from '../../src/discord-emulator/types.js';
+import { sineWav } from '../../src/music-api-sim/index.js';
+import { startE2E, type E2E } from './bot-process.js';
+
+let bot: E2E;
+
+beforeAll(async () => {
+  bot = await startE2E({ webhooks: true, startingCredits: 200 });
+}, 60_000);
+afterAll(async () => bot?.close());
+
+function customIds(message: EmulatorMessage): string[] {
+  return (message.components ?? []).flatMap((row) =>
+    'components' in row ? row.components.flatMap((c) => ('custom_id' in c && c.custom_id ? [c.custom_id] : [])) : [],
+  );
+}
+
+function links(message: EmulatorMessage): string[] {
+  return [...JSON.stringify(message.embeds ?? []).matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map((m) => m[1]!);
+}
+
+async function ephemeralText(handle: InteractionHandle): Promise<string> {
+  const response = await handle.waitForResponse();
+  if (response.ephemeral) {
+    const data = response.data as { content?: string } | undefined;
+    if (data?.content) return data.content;
+  }
+  const followUp = await handle.waitForFollowUp((m) => Boolean(m.content), 10_000);
+  return followUp.content ?? '';
+}
+
+describe('/song finishing by webhook', () => {
+  let songJob: string;
+  let songMessage: EmulatorMessage;
+
+  it('posts the song in the channel with links that open and working buttons', async () => {
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'an upbeat anthem for testers', title: 'Green Build' } });
+    songJob = await bot.jobIdOf(handle);
+    songMessage = await bot.result(handle, songJob);
+
+    expect(handle.response?.ephemeral).toBe(false);
+    const embed = songMessage.embeds?.[0];
+    expect(embed?.title).toBe('Green Build');
+    expect(JSON.stringify(embed?.fields)).toContain(`<@${bot.members.alice}>`);
+    expect(JSON.stringify(embed?.fields)).toContain('10 credits');
+    const urls = links(songMessage);
+    expect(urls.length).toBeGreaterThanOrEqual(2);
+    for (const url of [...urls, embed?.image?.url].filter(Boolean) as string[]) {
+      const response = await fetch(url);
+      expect(response.status, url).toBe(200);
+      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    expect(customIds(songMessage)).toEqual([`video:${songJob}`, `download:${songJob}:mp3`, `download:${songJob}:wav`]);
+
+    // Finished by the bot's webhook route, not a poll.
+    expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);
+    expect(await bot.balance()).toBe(190);
+    expect(await bot.delivered(songJob)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
+  });
+
+  it('makes an MP3 download and a video from the result buttons', async () => {
+    const download = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.alice });
+    const downloadJob = await bot.jobIdOf(download);
+    const downloadMessage = await bot.result(download, downloadJob);
+    expect(downloadMessage.embeds?.[0]?.title).toMatch(/MP3 download ready/);
+    const downloadLink = links(downloadMessage)[0]!;
+    expect((await fetch(downloadLink)).status).toBe(200);
+
+    const video = bot.emulator.clickButton({ messageId: songMessage.id, customId: `video:${songJob}`, userId: bot.members.alice });
+    const videoJob = await bot.jobIdOf(video);
+    const videoMessage = await bot.result(video, videoJob);
+    expect(links(videoMessage).some((url) => url.endsWith('-video.mp4'))).toBe(true);
+    const create = bot.sim.requests.find((r) => r.path === '/api/v1/producer/video-clip');
+    expect((create?.body as { clip_id?: string }).clip_id).toBeTruthy();
+    expect(await bot.balance()).toBe(190 - 2 - 5);
+  });
+
+  it('refuses the spending buttons to a member who did not ask for the song', async () => {
+    const rows = await bot.ledgerRows();
+    const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:wav`, userId: bot.members.bob });
+    expect(await ephemeralText(click)).toMatch(/./);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await bot.ledgerRows()).toBe(rows);
+  });
+});
+
+describe('/lyrics, then "Make a song"', () => {
+  it('opens a form with the lyrics filled in and makes a song from it', async () => {
+    const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'a lighthouse keeper who writes code' } });
+    const lyricsJob = await bot.jobIdOf(handle);
+    const message = await bot.result(handle, lyricsJob);
+    expect(customIds(message)).toEqual([`make-song:${lyricsJob}`]);
+    const lyrics = message.embeds?.[0]?.description ?? '';
+    expect(lyrics.length).toBeGreaterThan(0);
+
+    const click = bot.emulator.clickButton({ messageId: message.id, customId: `make-song:${lyricsJob}`, userId: bot.members.alice });
+    await click.waitForResponse();
+    const modal = click.modal();
+    expect(modal?.custom_id).toBe(`make-song-modal:${lyricsJob}`);
+    expect(JSON.stringify(modal?.components)).toContain(JSON.stringify(lyrics).slice(1, 40));
+
+    const submit = bot.emulator.submitModal({
+      interaction: click,
+      fields: { lyrics: `${lyrics}\n(edited)`, style: 'sea shanty', title: 'Keeper' },
+    });
+    const songJob = await bot.jobIdOf(submit);
+    await bot.result(submit, songJob);
+    const create = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/create').at(-1);
+    expect(create?.body).toMatchObject({ sound: 'sea shanty', title: 'Keeper', lyrics: expect.stringContaining('(edited)') });
+  });
+});
+
+describe('/voice create, then /song voice:', () => {
+  it('makes a persona from a recording and sings a song with it', async () => {
+    const before = await bot.balance();
+    const create = bot.run(bot.members.alice, {
+      name: 'voice',
+      subcommand: 'create',
+      options: { name: 'Robo' },
+      attachments: { audio: { filename: 'me.wav', data: sineWav({ seconds: 12 }), contentType: 'audio/wav' } },
+    });
+    const voiceJob = await bot.jobIdOf(create);
+    const voiceMessage = await bot.result(create, voiceJob);
+    expect(voiceMessage.embeds?.[0]?.title).toContain('Robo');
+    const voiceCall = bot.sim.requests.find((r) => r.path === '/api/v1/sonic/create-voice');
+    expect((voiceCall?.body as { audio_url?: string }).audio_url).toMatch(/^http/);
+
+    const choices = await bot.emulator.autocomplete({
+      guildId: bot.guild.id,
+      channelId: bot.channelId,
+      userId: bot.members.alice,
+      name: 'song',
+      options: { prompt: 'x' },
+      focused: { name: 'voice', value: 'Ro' },
+    });
+    expect(choices.map((c) => c.name)).toContain('Robo');
+
+    const song = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'robot blues', voice: String(choices.find((c) => c.name === 'Robo')?.value) } });
+    const songJob = await bot.jobIdOf(song);
+    await bot.result(song, songJob);
+    const persona = bot.sim.requests.find((r) => r.path === '/api/v1/sonic/create');
+    expect(persona?.body).toMatchObject({ task_type: 'persona_music', persona_id: expect.any(String) });
+    expect(await bot.balance()).toBe(before - 4 - 10);
+  });
+});
+
+describe('failures', () => {
+  it('shows a task that fails upstream as refunded, and the ledger agrees', async () => {
+    const before = await bot.balance();
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'doomed [sim:fail]' } });
+    const jobId = await bot.jobIdOf(handle);
+    const message = await bot.result(handle, jobId);
+    expect(JSON.stringify(message.embeds)).toContain('10 credits were returned');
+    expect(await bot.balance()).toBe(before);
+    expect(await bot.delivered(jobId)).toEqual({ state: 'failed', deliveryState: 'delivered' });
+  });
+
+  it('retries a 429 and delivers the song, charged once', async () => {
+    const before = await bot.balance();
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'busy service [sim:429x2]' } });
+    const jobId = await bot.jobIdOf(handle);
+    await bot.result(handle, jobId);
+    const creates = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/create' && JSON.stringify(r.body).includes('busy service'));
+    expect(creates.map((r) => r.status)).toEqual([429, 429, 200]);
+    expect(await bot.balance()).toBe(before - 10);
+  });
+
+  it('refuses a forged webhook and changes nothing', async () => {
+    const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'slow and forged [sim:task-ms=60000]' } });
+    const jobId = await bot.jobIdOf(handle);
+    const balance = await bot.balance();
+    const body = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', data: [{ text: 'forged lyrics' }] });
+    const answer = await fetch(`${bot.httpUrl}/webhooks/music/${jobId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': createHmac('sha256', 'guessed').update(body).digest('hex') },
+      body,
+    });
+    expect(answer.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await bot.jobState(jobId))?.state).toBe('submitted');
+    expect(await bot.balance()).toBe(balance);
+    expect(JSON.stringify(handle.original()?.embeds ?? [])).not.toContain('forged lyrics');
+  });
+
+  it('delivers a job that outlives the 15-minute token as a channel message', async () => {
+    const handle = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'a very long task [sim:task-ms=60000]' } });
+    const jobId = await bot.jobIdOf(handle);
+    const task = await waitFor(() => bot.sim.listTasks().find((t) => t.state !== 'SUCCESS' && JSON.stringify(t.body).includes('a very long task')));
+    bot.emulator.clock.advance(16 * 60_000);
+    bot.sim.completeTask(task.taskId);
+    const message = await bot.emulator.waitForMessage(
+      bot.channelId,
+      (m) => (m.content ?? '').includes(`<@${bot.members.bob}>`) && JSON.stringify(m.embeds ?? []).includes(jobId),
+      20_000,
+    );
+    expect(message.embeds?.[0]?.description?.length).toBeGreaterThan(0);
+    expect(await bot.delivered(jobId)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
+  });
+});
+
+describe('bad input', () => {
+  const cases: Array<[string, Parameters<E2E['run']>[1]]> = [
+    ['an empty prompt', { name: 'song', options: { prompt: '   ' } }],
+    ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }],
+    ['a title over the limit', { name: 'song', options: { prompt: 'ok', title: 't'.repeat(81) } }],
+    ['a model outside the list', { name: 'song', options: { prompt: 'ok', model: 'ModelB-9000' } }],
+    ['an unknown voice', { name: 'song', options: { prompt: 'ok', voice: 'nobody' } }],
+    ['a text file as a voice', { name: 'voice', subcommand: 'create', options: { name: 'Txt' }, attachments: { audio: { filename: 'notes.txt', data: 'hello', contentType: 'text/plain' } } }],
+    ['a recording too short for a voice', { name: 'voice', subcommand: 'create', options: { name: 'Short' }, attachments: { audio: { filename: 'short.wav', data: sineWav({ seconds: 3 }), contentType: 'audio/wav' } } }],
+    ['an unknown song for a video', { name: 'video', options: { song: '00000000-0000-4000-8000-000000000000' } }],
+  ];
+
+  it.each(cases)('answers %s privately and spends nothing', async (_what, input) => {
+    const jobs = await bot.jobRows();
+    const rows = await bot.ledgerRows();
+    const balance = await bot.balance();
+    const handle = bot.run(bot.members.alice, input);
+    const text = await ephemeralText(handle);
+    expect(text.length).toBeGreaterThan(0);
+    expect(text).not.toMatch(/Error:|\n\s+at |sim-secret|e2e-sim-secret-key|e2e-bot-token/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await bot.jobRows()).toBe(jobs);
+    expect(await bot.ledgerRows()).toBe(rows);
+    expect(await bot.balance()).toBe(balance);
+    // A public placeholder, if the command showed one, is gone once the refusal is given.
+    await waitFor(() => (bot.emulator.channelMessages(bot.channelId).some((m) => m.interaction_metadata?.id === handle.id) ? undefined : true), 5_000);
+  });
+});
+
+describe('out of credits', () => {
+  it('refuses privately with the balance and the cost, and records nothing', async () => {
+    const balance = await bot.balance();
+    const take = bot.run(bot.members.owner, { name: 'credits-admin', subcommand: 'take', options: { amount: balance - 5, reason: 'e2e drain' } });
+    await take.waitForResponse();
+    await waitFor(async () => ((await bot.balance()) === 5 ? true : undefined));
+    const jobs = await bot.jobRows();
+    const rows = await bot.ledgerRows();
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'cannot afford this' } });
+    const text = await ephemeralText(handle);
+    expect(text).toMatch(/5/);
+    expect(text).toMatch(/10/);
+    expect(await bot.jobRows()).toBe(jobs);
+    expect(await bot.ledgerRows()).toBe(rows);
+    expect(await bot.balance()).toBe(5);
+  });
+});
+
+describe('secrets and the API description', () => {
+  it('never logs the key, the bot token, an interaction token or a webhook secret', async () => {
+    const output = bot.output();
+    expect(output).not.toContain('e2e-sim-secret-key');
+    expect(output).not.toContain('e2e-bot-token-secret');
+    const { rows } = await bot.db.pool.query<{ webhook_secret: string; interaction_token: string | null }>(
+      'select webhook_secret, interaction_token from jobs',
+    );
+    for (const row of rows) {
+      expect(output).not.toContain(row.webhook_secret);
+      if (row.interaction_token) expect(output).not.toContain(row.interaction_token);
+    }
+  });
+
+  it('sent Discord nothing its published API description rejects', () => {
+    expect(bot.emulator.requests.length).toBeGreaterThan(20);
+    expect(bot.emulator.findings).toEqual([]);
+  });
+});
+
+async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
