@@ -257,6 +257,16 @@ describe('/jobs', () => {
     expect(list.content).toContain(songId.slice(0, 8));
     expect(list.content).not.toContain('Alto Alice'); // alice's voice job is not bob's
 
+    const choices = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.bob,
+      name: 'jobs',
+      subcommand: 'show',
+      focused: { name: 'id', value: 'shown' },
+    });
+    expect(choices.map((choice) => choice.value)).toEqual([songId]);
+
     const show = h.run(h.members.bob, { name: 'jobs', subcommand: 'show', options: { id: songId.slice(0, 8) } });
     const reposted = await show.waitForEdit((message) => buttonsOf(message).includes(`video:${songId}`), 15_000);
     expect(reposted.ephemeral).toBe(false);
