@@ -16,9 +16,9 @@ export const CUSTOM_ID_ACTIONS = [
   'show',
   /** Cancel a job that was not yet submitted. */
   'cancel',
-  /** Paging of `/credits-admin history`. arg: `<userId|all>.<beforeId>` */
+  /** Paging of `/credits-admin history`. subject: `<userId|all>`; arg: the ledger id to continue below. */
   'history-page',
-  /** The "Export CSV" button of `/credits-admin history`. arg: `<userId|all>` */
+  /** The "Export CSV" button of `/credits-admin history`. subject: `<userId|all>`. */
   'history-csv',
 ] as const;
 
