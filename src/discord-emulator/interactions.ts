@@ -300,8 +300,9 @@ export class InteractionRegistry {
     ] as const) {
       if (!wanted) continue;
       const found = scope.find((option) => option.name === wanted && option.type === type);
-      if (!found || !('options' in found)) throw new Error(`command /${input.name} has no ${type === 1 ? 'subcommand' : 'group'} "${wanted}"`);
-      scope = (found.options ?? []) as APIApplicationCommandOption[];
+      if (!found) throw new Error(`command /${input.name} has no ${type === 1 ? 'subcommand' : 'group'} "${wanted}"`);
+      // A subcommand without options has no `options` key at all.
+      scope = ('options' in found ? (found.options ?? []) : []) as APIApplicationCommandOption[];
     }
     return scope;
   }

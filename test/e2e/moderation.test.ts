@@ -1,0 +1,140 @@
+/**
+ * End to end, moderators and owners: a grant by an owner, a member's daily cap, a freeze, a
+ * member refused `/credits-admin` even when Discord let the command through, and the CSV
+ * export. Each scenario checks what Discord showed and what the ledger holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmulatorMessage, InteractionHandle } from '../../src/discord-emulator/types.js';
+import { startE2E, type E2E } from './bot-process.js';
+
+let bot: E2E;
+
+beforeAll(async () => {
+  bot = await startE2E({ webhooks: true, startingCredits: 0 });
+}, 60_000);
+afterAll(async () => bot?.close());
+
+/** The text the member sees: the initial answer, its edits, or a follow-up. */
+async function answer(handle: InteractionHandle, matching: RegExp = /./): Promise<EmulatorMessage> {
+  const response = await handle.waitForResponse();
+  const data = response.data as { content?: string } | undefined;
+  if (data?.content && matching.test(data.content)) return { ...(handle.original() ?? {}), content: data.content } as EmulatorMessage;
+  const original = handle.original();
+  if (original?.content && matching.test(original.content)) return original;
+  return Promise.race([
+    handle.waitForEdit((m) => matching.test(m.content ?? ''), 10_000),
+    handle.waitForFollowUp((m) => matching.test(m.content ?? ''), 10_000),
+  ]);
+}
+
+describe('an owner grants credits', () => {
+  it('moves them through the ledger with who did it and why', async () => {
+    const grant = bot.run(bot.members.owner, { name: 'credits-admin', subcommand: 'grant', options: { amount: 100, reason: 'launch party' } });
+    const reply = await answer(grant, /100/);
+    expect(reply.content).toMatch(/100/);
+    expect(await bot.balance()).toBe(100);
+    const { rows } = await bot.db.pool.query('select kind, amount, actor_id, reason from credit_ledger where guild_id = $1', [bot.guild.id]);
+    expect(rows).toEqual([{ kind: 'grant', amount: 100, actor_id: bot.members.owner, reason: 'launch party' }]);
+  });
+
+  it('is refused to a moderator who is not an owner', async () => {
+    const grant = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'grant', options: { amount: 1000, reason: 'self-service' } });
+    const reply = await answer(grant);
+    expect(grant.response?.ephemeral).toBe(true);
+    expect(reply.content).toMatch(/owner/i);
+    expect(await bot.balance()).toBe(100);
+  });
+});
+
+describe('a member without Manage Server', () => {
+  it('is refused /credits-admin even though Discord let the command through', async () => {
+    const rows = await bot.ledgerRows();
+    for (const subcommand of ['usage', 'freeze']) {
+      const handle = bot.run(bot.members.alice, { name: 'credits-admin', subcommand });
+      const reply = await answer(handle);
+      expect(handle.response?.ephemeral).toBe(true);
+      expect(reply.content).toMatch(/moderator|Manage Server/i);
+    }
+    const { rows: audit } = await bot.db.pool.query('select count(*)::int as n from audit_log where guild_id = $1', [bot.guild.id]);
+    expect(audit[0].n).toBe(0);
+    expect(await bot.ledgerRows()).toBe(rows);
+    const frozen = await bot.db.pool.query('select frozen from guilds where id = $1', [bot.guild.id]);
+    expect(frozen.rows[0].frozen).toBe(false);
+  });
+});
+
+describe("a member's daily cap", () => {
+  it('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
+    const cap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 10 } });
+    await answer(cap);
+    const roleCap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 50, role: bot.capRole.id } });
+    await answer(roleCap);
+
+    const first = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'first song of the day' } });
+    await bot.result(first, await bot.jobIdOf(first));
+    const balance = await bot.balance();
+    const rows = await bot.ledgerRows();
+
+    const second = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'one too many' } });
+    const refusal = await answer(second, /limit|cap|today/i);
+    expect(refusal.content).toMatch(/10/);
+    expect(await bot.balance()).toBe(balance);
+    expect(await bot.ledgerRows()).toBe(rows);
+
+    // Bob holds the role with the higher limit.
+    const bobs = bot.run(bot.members.bob, { name: 'song', options: { prompt: 'bob is generous' } });
+    await bot.result(bobs, await bot.jobIdOf(bobs));
+    expect(await bot.balance()).toBe(balance - 10);
+  });
+});
+
+describe('a frozen guild', () => {
+  it('spends nothing until it is unfrozen', async () => {
+    const freeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'freeze' });
+    await answer(freeze);
+    const balance = await bot.balance();
+    const rows = await bot.ledgerRows();
+    const refused = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'while frozen' } });
+    const reply = await answer(refused, /frozen|paused/i);
+    expect(reply.content).toMatch(/frozen|paused/i);
+    expect(await bot.balance()).toBe(balance);
+    expect(await bot.ledgerRows()).toBe(rows);
+
+    const unfreeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'unfreeze' });
+    await answer(unfreeze);
+    const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'after the thaw' } });
+    await bot.result(allowed, await bot.jobIdOf(allowed));
+    expect(await bot.balance()).toBe(balance - 1);
+    const { rows: audit } = await bot.db.pool.query('select action, actor_id from audit_log where guild_id = $1 order by id', [bot.guild.id]);
+    expect(audit.filter((row) => row.action === 'credits.frozen').map((row) => row.actor_id)).toEqual([bot.members.manager, bot.members.manager]);
+  });
+});
+
+describe('the ledger history', () => {
+  it('exports as a CSV file with every movement', async () => {
+    const historyCommand = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'history' });
+    const page = await answer(historyCommand, /history/i);
+    const exportButton = (page.components ?? [])
+      .flatMap((row): unknown[] => ('components' in row ? row.components : []))
+      .find((c): c is { custom_id: string } => typeof c === 'object' && c !== null && 'custom_id' in c && String(c.custom_id).startsWith('history-csv:'));
+    expect(exportButton).toBeDefined();
+
+    const click = bot.emulator.clickButton({
+      messageId: page.id,
+      customId: exportButton!.custom_id,
+      userId: bot.members.manager,
+    });
+    const withFile = await answer(click, /./).then(async (m) => (m.attachments?.length ? m : click.waitForEdit((e) => (e.attachments?.length ?? 0) > 0, 10_000)));
+    const file = withFile.attachments?.[0];
+    expect(file?.filename).toMatch(/\.csv$/);
+    const csv = await (await fetch(file!.url)).text();
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines[0]).toMatch(/kind/);
+    expect(lines.length - 1).toBe(await bot.ledgerRows());
+    expect(csv).toContain('launch party');
+  });
+
+  it('sent Discord nothing its published API description rejects', () => {
+    expect(bot.emulator.findings).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * End to end, webhooks off: songs found done by polling alone, and a bot killed in the middle
+ * of its work and started again, which delivers every job once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2E, type E2E } from './bot-process.js';
+
+let bot: E2E;
+
+beforeAll(async () => {
+  bot = await startE2E({ webhooks: false, startingCredits: 200, sim: { taskMs: 1_500 } });
+}, 60_000);
+afterAll(async () => bot?.close());
+
+function resultPosts(jobId: string): number {
+  return bot.emulator.requests.filter((r) => {
+    const body = JSON.stringify(r.body ?? {});
+    const post = (r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'));
+    return post && r.status < 300 && r.files.length === 0 && body.includes(`Job ${jobId}`) && !body.includes('Making your');
+  }).length;
+}
+
+describe('/song with webhooks off', () => {
+  it('is found done by polling and posted with its links', async () => {
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'polling polka' } });
+    const jobId = await bot.jobIdOf(handle);
+    const message = await bot.result(handle, jobId);
+    expect(JSON.stringify(message.embeds)).toContain('/producer/');
+    const create = bot.sim.requests.find((r) => r.path === '/api/v1/producer/create');
+    expect(create?.body).not.toHaveProperty('webhook_url');
+    expect(bot.sim.webhookAttempts).toEqual([]);
+    expect(bot.sim.requests.filter((r) => r.path.startsWith('/api/v1/producer/task/')).length).toBeGreaterThan(0);
+    expect(await bot.delivered(jobId)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
+    expect(await bot.balance()).toBe(190);
+  });
+});
+
+describe('the bot killed in the middle and started again', () => {
+  it('delivers every job exactly once and charges each once', async () => {
+    const before = await bot.balance();
+    const handles = [1, 2, 3, 4].map((i) => bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: `crash course ${i}` } }));
+    const jobIds = await Promise.all(handles.map((handle) => bot.jobIdOf(handle)));
+    // Wait until the service has the tasks, then pull the plug.
+    const deadline = Date.now() + 15_000;
+    while (bot.sim.listTasks().filter((t) => t.taskType === 'make_lyrics').length < 4 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await bot.kill();
+    await bot.start();
+
+    for (const [i, jobId] of jobIds.entries()) {
+      await bot.result(handles[i]!, jobId, 30_000);
+      expect(await bot.delivered(jobId)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const jobId of jobIds) expect(resultPosts(jobId)).toBe(1);
+    expect(bot.sim.listTasks().filter((t) => t.taskType === 'make_lyrics')).toHaveLength(4);
+    expect(await bot.balance()).toBe(before - 4);
+    const { rows } = await bot.db.pool.query<{ n: number }>(
+      "select count(*)::int as n from credit_ledger where job_id = any($1::uuid[]) and kind = 'reserve'",
+      [jobIds],
+    );
+    expect(rows[0]?.n).toBe(4);
+  }, 90_000);
+
+  it('sent Discord nothing its published API description rejects', () => {
+    expect(bot.emulator.findings).toEqual([]);
+  });
+});
