@@ -10,7 +10,7 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { describeJob, findGuildJob, isJobId, jobChoices } from '../src/discord/jobs.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
-import { answerInPlace, replyTargetOf } from '../src/discord/respond.js';
+import { answerInPlace, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/jobs.js';
 import { defineCommand } from './command.js';
 
@@ -81,6 +81,21 @@ async function cancelJob(interaction: RepliableInteraction, context: CommandCont
   return `Cancelled your ${job.kind.replace('_', ' ')} request: ${outcome.refunded} credits back${balance === null ? '' : `, ${balance} on this server now`}.`;
 }
 
+/** Has the pipeline edit this interaction's public reply into the job's result, buttons included. */
+async function showJob(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
+  const job = await ownJob(context, caller, typed);
+  if (job.state === 'cancelled') throw new Refusal('not_found', 'That request was cancelled: it has no result.');
+  if (!['succeeded', 'failed', 'timed_out'].includes(job.state)) {
+    const position = job.state === 'queued' ? await context.pipeline.queuePosition(job.id) : undefined;
+    throw new Refusal(
+      'not_found',
+      `That request is ${STATE_WORDS[job.state]}${position ? ` (position ${position} in the queue)` : ''}; its result will be posted when it is done.`,
+    );
+  }
+  await context.pipeline.redeliver(job.id, replyTargetOf(interaction));
+  handOverPublicReply(interaction);
+}
+
 export default defineCommand({
   definition,
   acknowledge: (args) => (args.subcommand === 'show' ? 'public' : 'ephemeral'),
@@ -98,20 +113,9 @@ export default defineCommand({
         });
         return;
       }
-      case 'show': {
-        const job = await ownJob(context, caller, args.options.id);
-        if (job.state === 'cancelled') throw new Refusal('not_found', 'That request was cancelled: it has no result.');
-        if (!['succeeded', 'failed', 'timed_out'].includes(job.state)) {
-          const position = job.state === 'queued' ? await context.pipeline.queuePosition(job.id) : undefined;
-          throw new Refusal(
-            'not_found',
-            `That request is ${STATE_WORDS[job.state]}${position ? ` (position ${position} in the queue)` : ''}; its result will be posted when it is done.`,
-          );
-        }
-        // The pipeline edits this deferred reply into the result, buttons included.
-        await context.pipeline.redeliver(job.id, replyTargetOf(interaction));
+      case 'show':
+        await showJob(interaction, context, caller, args.options.id);
         return;
-      }
       case 'cancel': {
         const job = await ownJob(context, caller, args.options.id);
         await answerInPlace(interaction, { content: await cancelJob(interaction, context, caller, job) });
@@ -123,6 +127,14 @@ export default defineCommand({
     return jobChoices(context, interaction.guildId, interaction.options.getFocused(), { userId: interaction.user.id });
   },
   buttons: {
+    /** "Show again": the same as `/jobs show`. */
+    show: {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        if (!isJobId(id.subject)) throw new Refusal('not_found', 'That request no longer exists.');
+        await showJob(interaction, context, await openCaller(interaction, context), id.subject);
+      },
+    },
     /** On the acknowledgement of a request: the acknowledgement itself becomes the answer. */
     cancel: {
       acknowledge: 'update',

@@ -272,6 +272,20 @@ describe('/jobs', () => {
     expect(reposted.ephemeral).toBe(false);
     const video = await accepted(h.emulator.clickButton({ messageId: reposted.id, customId: `video:${songId}`, userId: h.members.bob }));
     await h.delivered(video);
+
+    // A "show again" button does the same as /jobs show.
+    const response = await fetch(`${h.emulator.apiUrl}/v10/channels/${h.channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${h.emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        content: 'Your song is ready.',
+        components: [{ type: 1, components: [{ type: 2, style: 2, label: 'Show again', custom_id: `show:${songId}` }] }],
+      }),
+    });
+    const { id: messageId } = (await response.json()) as { id: string };
+    const again = h.emulator.clickButton({ messageId, customId: `show:${songId}`, userId: h.members.bob });
+    const shownAgain = await again.waitForEdit((message) => buttonsOf(message).includes(`video:${songId}`), 15_000);
+    expect(shownAgain.ephemeral).toBe(false);
   });
 
   it('cancels a job still waiting for the service, gives its credits back and removes its public reply', async () => {
