@@ -17,7 +17,7 @@ import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import { startMusicApiSim, type MusicApiSim } from '../../../src/music-api-sim/index.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';
-import { ApplicationCommandOptionType, InteractionResponseType, PermissionFlagsBits, type APIRole } from 'discord-api-types/v10';
+import { InteractionResponseType, PermissionFlagsBits, type APIRole } from 'discord-api-types/v10';
 import { createTestDatabase, testRedis, type TestDatabase } from '../../support/database.js';
 
 export const SIM_KEY = 'sim-secret-key-commands';
@@ -112,7 +112,7 @@ export async function startBot(options: { startingCredits?: number; settings?: P
       POLL_MAX_PER_SECOND: '50',
     },
   });
-  await deployCommands(config, commandDefinitions.map(withEmptySubcommandOptions));
+  await deployCommands(config, commandDefinitions);
 
   const logs: Array<Record<string, unknown>> = [];
   const rawLogs: string[] = [];
@@ -204,20 +204,6 @@ export async function startBot(options: { startingCredits?: number; settings?: P
     },
   };
   return harness;
-}
-
-/**
- * The emulator (as of c06cc28) cannot run a subcommand registered without an `options` key;
- * Discord can. Until it can, the test registration spells out the empty list.
- */
-function withEmptySubcommandOptions<T extends (typeof commandDefinitions)[number]>(definition: T): T {
-  if (!definition.options) return definition;
-  return {
-    ...definition,
-    options: definition.options.map((option) =>
-      option.type === ApplicationCommandOptionType.Subcommand && !('options' in option) ? { ...option, options: [] } : option,
-    ),
-  };
 }
 
 /** The ephemeral answer a member got: the edited reply when deferred ephemerally, else the first ephemeral follow-up. */
