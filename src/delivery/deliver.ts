@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { jobs } from '../db/schema.js';
+import { guilds, jobs } from '../db/schema.js';
 import { claimDelivery, queuePositionOf, type JobRow } from '../pipeline/jobs.js';
 import type { PipelineDeps } from '../pipeline/deps.js';
 import {
@@ -35,10 +35,11 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   if (!job) return 'skipped';
   const message = renderResult(job);
   const started = performance.now();
+  const isPrivate = await guildIsPrivate(deps, job.guildId);
 
   let posted: { messageId: string; channel: boolean } | undefined;
   try {
-    posted = await post(deps, job, message, now);
+    posted = isPrivate ? await postPrivately(deps, job, message, now) : await post(deps, job, message, now);
   } catch (err) {
     if (isMissingAccess(err)) {
       deps.logger.warn({ jobId, channelId: job.channelId, error: describeDiscordError(err) }, 'no access to the channel; result kept for /jobs show');
@@ -59,7 +60,7 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   deps.metrics.discordLatency.observe((performance.now() - started) / 1000);
   deps.logger.info({ jobId, state: job.state, viaChannel: posted.channel }, 'result delivered');
 
-  if (job.state === 'succeeded' && deps.settings.attachAudio) {
+  if (job.state === 'succeeded' && deps.settings.attachAudio && !isPrivate) {
     await attachAudio(deps, job, message, posted).catch((err: unknown) =>
       deps.logger.warn({ jobId, error: describeDiscordError(err) }, 'could not attach the audio file'),
     );
@@ -88,6 +89,40 @@ async function post(
     { ...asChannelMessage(job, message), nonce: nonceFor(job.id), enforce_nonce: true },
     files,
   );
+  return { messageId: sent.id, channel: true };
+}
+
+async function guildIsPrivate(deps: PipelineDeps, guildId: string): Promise<boolean> {
+  const [guild] = await deps.db.select({ visibility: guilds.visibility }).from(guilds).where(eq(guilds.id, guildId));
+  return guild?.visibility === 'private';
+}
+
+/**
+ * A guild that keeps results private: the member who asked sees the result in an ephemeral
+ * follow-up while the interaction lives. After that only a notice goes to the channel, naming
+ * the job so the member can see it with `/jobs show`; the result itself stays private.
+ */
+async function postPrivately(
+  deps: PipelineDeps,
+  job: JobRow,
+  message: OutgoingMessage,
+  now: Date,
+): Promise<{ messageId: string; channel: boolean }> {
+  if (interactionTokenUsable(job, now)) {
+    try {
+      const sent = await deps.discord.followUp(job.applicationId!, job.interactionToken!, message, { ephemeral: true });
+      return { messageId: sent.id, channel: false };
+    } catch (err) {
+      if (!isExpiredInteraction(err)) throw err;
+    }
+  }
+  const done = job.state === 'succeeded' ? 'is ready' : 'has finished';
+  const sent = await deps.discord.postChannelMessage(job.channelId, {
+    content: `<@${job.userId}> your request ${done}. See it with \`/jobs show id:${job.id}\`.`,
+    allowed_mentions: { parse: [], users: [job.userId] },
+    nonce: nonceFor(job.id),
+    enforce_nonce: true,
+  });
   return { messageId: sent.id, channel: true };
 }
 
@@ -138,6 +173,8 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
     ? true
     : (await deps.redis.set(key, '1', 'PX', deps.settings.progressEditIntervalMs, 'NX')) === 'OK';
   if (!allowed) return;
+  // A private guild's reply was removed; there is nothing public to show progress in.
+  if (await guildIsPrivate(deps, job.guildId)) return;
   const position = await queuePositionOf(deps.db, job);
   const expectedSeconds = deps.settings.expectedSeconds[job.kind];
   const base = job.submittedAt ?? now;

@@ -5,6 +5,7 @@
  */
 import { DiscordAPIError, REST, type RawFile } from '@discordjs/rest';
 import {
+  MessageFlags,
   Routes,
   type APIMessage,
   type RESTPatchAPIWebhookWithTokenMessageJSONBody,
@@ -21,6 +22,8 @@ export type OutgoingMessage = RESTPostAPIChannelMessageJSONBody & RESTPatchAPIWe
 
 export interface DiscordDelivery {
   editOriginal(applicationId: string, token: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+  /** A follow-up to an interaction; `ephemeral` shows it to the member who asked only. */
+  followUp(applicationId: string, token: string, message: OutgoingMessage, options?: { ephemeral?: boolean }): Promise<APIMessage>;
   postChannelMessage(channelId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
   editChannelMessage(channelId: string, messageId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
 }
@@ -78,6 +81,14 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
       return (await rest.patch(Routes.webhookMessage(applicationId, token, '@original'), {
         body: withAttachments(message, files),
         files: toRawFiles(files),
+        auth: false,
+      })) as APIMessage;
+    },
+    async followUp(applicationId, token, message, options = {}) {
+      const flags = options.ephemeral ? MessageFlags.Ephemeral : 0;
+      return (await rest.post(Routes.webhook(applicationId, token), {
+        body: { ...message, ...(flags && { flags }) },
+        query: new URLSearchParams({ wait: 'true' }),
         auth: false,
       })) as APIMessage;
     },

@@ -177,7 +177,12 @@ export async function submitAndAcknowledge(
   else await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
 
   const result = await context.pipeline.submit({
-    requester: { guildId: caller.guild.id, channelId: caller.place.channelId, userId: caller.member.userId },
+    requester: {
+      guildId: caller.guild.id,
+      channelId: caller.place.channelId,
+      userId: caller.member.userId,
+      roleIds: caller.member.roleIds,
+    },
     request,
     reply: replyTargetOf(interaction),
   });

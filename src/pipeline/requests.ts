@@ -95,6 +95,11 @@ export interface Requester {
   readonly guildId: string;
   readonly channelId: string;
   readonly userId: string;
+  /**
+   * The member's roles. When given, the daily spending cap is checked in the same
+   * transaction as the reservation, so parallel requests cannot slip past it together.
+   */
+  readonly roleIds?: readonly string[];
 }
 
 export interface ReplyTarget {
@@ -120,14 +125,14 @@ export interface SubmitResult {
   readonly queuePosition: number;
 }
 
-export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model';
+export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model' | 'user_cap';
 
 /** The request was not accepted; nothing was reserved. `message` is safe to show. */
 export class RequestRefusedError extends Error {
   constructor(
     readonly reason: RefusalReason,
     message: string,
-    readonly details: { balance?: number; cost?: number } = {},
+    readonly details: { balance?: number; cost?: number; limit?: number; spent?: number } = {},
   ) {
     super(message);
     this.name = 'RequestRefusedError';

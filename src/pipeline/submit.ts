@@ -3,7 +3,7 @@
  * once. No discord.js types here; the pipeline runs without a gateway.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { applyMonthlyAllowance, ensureGuild, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
+import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
 import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
@@ -43,6 +43,17 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
 
   const jobId = randomUUID();
   const [job, balance] = await deps.db.transaction(async (tx) => {
+    if (input.requester.roleIds !== undefined) {
+      const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds], amount: cost, now });
+      if (!limits.ok && limits.reason === 'user_cap') {
+        const left = Math.max(0, limits.limit - limits.spent);
+        throw new RequestRefusedError(
+          'user_cap',
+          `That costs ${cost} credits, and you can spend ${left} more today (daily limit ${limits.limit}). The limit resets at midnight UTC.`,
+          { cost, limit: limits.limit, spent: limits.spent },
+        );
+      }
+    }
     const [row] = await tx
       .insert(jobs)
       .values({

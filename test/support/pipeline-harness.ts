@@ -98,7 +98,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emulator.apiUrl } });
   const pending = new Map<string, { request: GenerationRequest; resolve: (r: SubmitResult | Error) => void }>();
   client.on(Events.InteractionCreate, async (interaction) => {
-    if (!interaction.isChatInputCommand()) return;
+    if (!interaction.isChatInputCommand() || interaction.commandName !== 'test-submit') return;
     const key = interaction.options.getString('key', true);
     const entry = pending.get(key);
     if (!entry) return;

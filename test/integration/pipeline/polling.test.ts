@@ -183,6 +183,44 @@ describe('an interaction token that has expired', () => {
   });
 });
 
+describe('a guild that keeps results private', () => {
+  it('shows the result to the member only, and after the token only a notice in the channel', async () => {
+    const guild = h.emulator.createGuild({ name: 'Private guild' });
+    const channel = h.emulator.createChannel(guild.id, { name: 'quiet' });
+    const member = h.emulator.addMember(guild.id, { username: 'shy' });
+    await ensureGuild(h.db.db, guild.id, { startingCredits: 50 });
+    await h.db.pool.query("update guilds set visibility = 'private' where id = $1", [guild.id]);
+
+    // While the interaction lives: an ephemeral follow-up carries the result.
+    const handle = h.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member.id, name: 'private-test', options: {} });
+    // Acknowledged as the command layer does for a private guild: privately.
+    const ack = await fetch(`${h.emulator.apiUrl}/v10/interactions/${handle.id}/${handle.token}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 5, data: { flags: 64 } }),
+    });
+    expect(ack.status).toBe(204);
+    const fresh = await h.app.pipeline.submit({
+      requester: { guildId: guild.id, channelId: channel.id, userId: member.id },
+      request: { kind: 'lyrics', prompt: 'secret diary' },
+      reply: { applicationId: h.emulator.applicationId, interactionToken: handle.token, createdAt: new Date() },
+    });
+    const followUp = await handle.waitForFollowUp((m) => JSON.stringify(m.embeds ?? []).includes(`Job ${fresh.jobId}`), 15_000);
+    expect(followUp.flags! & 64).toBe(64);
+    expect(h.emulator.channelMessages(channel.id).some((m) => JSON.stringify(m.embeds ?? []).includes(fresh.jobId))).toBe(false);
+
+    // Without a live interaction: a notice that names the job, and no result in public.
+    const late = await h.app.pipeline.submit({
+      requester: { guildId: guild.id, channelId: channel.id, userId: member.id },
+      request: { kind: 'lyrics', prompt: 'another secret' },
+    });
+    await delivered(late.jobId);
+    const notice = await h.emulator.waitForMessage(channel.id, (m) => (m.content ?? '').includes(late.jobId), 10_000);
+    expect(notice.content).toContain(`<@${member.id}>`);
+    expect(notice.embeds ?? []).toEqual([]);
+  });
+});
+
 describe('a channel the bot cannot write to', () => {
   it('marks the delivery failed and keeps the result for /jobs show', async () => {
     const guild = h.emulator.createGuild({ name: 'Locked guild' });
