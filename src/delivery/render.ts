@@ -10,7 +10,7 @@ import {
   type APIEmbed,
   type APIEmbedField,
 } from 'discord-api-types/v10';
-import type { JobKind } from '../db/schema.js';
+import { JOB_NOUNS } from '../db/schema.js';
 import { encodeCustomId } from '../discord/custom-ids.js';
 import type { JobRow } from '../pipeline/jobs.js';
 import type { JobError } from '../pipeline/transitions.js';
@@ -27,16 +27,6 @@ export const DISCORD_LIMITS = {
 } as const;
 
 const COLOURS = { working: 0x5865f2, success: 0x57f287, failure: 0xed4245 } as const;
-
-const NOUN: Record<JobKind, string> = {
-  song: 'song',
-  persona_song: 'song',
-  lyrics: 'lyrics',
-  voice: 'voice persona',
-  video: 'music video',
-  download: 'download',
-  upload: 'upload',
-};
 
 export interface StoredClip {
   clipId?: string;
@@ -89,7 +79,7 @@ export interface ProgressView {
 }
 
 export function renderProgress(job: JobRow, view: ProgressView): OutgoingMessage {
-  const noun = NOUN[job.kind];
+  const noun = JOB_NOUNS[job.kind];
   const where =
     job.state === 'queued'
       ? view.position > 1
@@ -233,7 +223,7 @@ export function renderFailure(job: JobRow): OutgoingMessage {
       : job.state === 'failed' || job.state === 'timed_out'
         ? 'No credits were returned.'
         : '';
-  const title = job.state === 'cancelled' ? `Your ${NOUN[job.kind]} was cancelled` : `Your ${NOUN[job.kind]} could not be made`;
+  const title = job.state === 'cancelled' ? `Your ${JOB_NOUNS[job.kind]} was cancelled` : `Your ${JOB_NOUNS[job.kind]} could not be made`;
   return {
     content: '',
     embeds: [

@@ -17,7 +17,7 @@ import {
   type RepliableInteraction,
 } from 'discord.js';
 import { checkSpendingLimits } from '../credits/index.js';
-import type { JobKind } from '../db/schema.js';
+import { JOB_NOUNS, type JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
 import { openGuild, type GuildRow } from '../guilds/settings.js';
 import { costOfKind } from '../pipeline/submit.js';
@@ -152,16 +152,6 @@ const WITH_ARTICLE: Record<JobKind, string> = {
   upload: 'an upload',
 };
 
-const NOUN: Record<JobKind, string> = {
-  song: 'song',
-  persona_song: 'song',
-  lyrics: 'lyrics',
-  voice: 'voice persona',
-  video: 'music video',
-  download: 'download',
-  upload: 'upload',
-};
-
 /**
  * Hands an admitted request to the pipeline and tells the member what it cost. See
  * respond.ts for why the public reply is edited (or deleted) before the pipeline is called.
@@ -172,7 +162,7 @@ export async function submitAndAcknowledge(
   caller: Caller,
   request: GenerationRequest,
 ): Promise<SubmitResult> {
-  const noun = NOUN[request.kind];
+  const noun = JOB_NOUNS[request.kind];
   if (caller.guild.visibility === 'private') await dropPublicReply(interaction);
   else await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
 

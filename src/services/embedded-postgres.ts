@@ -2,13 +2,14 @@
  * A real Postgres, shipped as binaries through npm, for people who run the bot without a
  * DATABASE_URL and for the test suite. Data stays under the given directory across restarts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { findFreePort } from './free-port.js';
+import { stopProcessFromPidFile } from './stale-process.js';
 
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the application database. */
@@ -45,27 +46,6 @@ async function importEmbeddedPostgres() {
   return module.default;
 }
 
-/** A postmaster left behind by a killed process still holds the data directory: stop it. */
-async function stopStalePostmaster(dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  try {
-    process.kill(pid, 'SIGINT');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const logger = options.logger ?? silentLogger;
   const dataDir = path.resolve(options.dataDir);
@@ -92,7 +72,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     logger.info({ dataDir }, 'initialising embedded postgres');
     await server.initialise();
   } else {
-    await stopStalePostmaster(dataDir);
+    await stopProcessFromPidFile(path.join(dataDir, 'postmaster.pid'), 'SIGINT');
   }
   await server.start();
 

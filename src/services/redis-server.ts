@@ -3,12 +3,12 @@
  * test suite. Append-only persistence under the data directory, bound to loopback.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { findFreePort } from './free-port.js';
+import { stopProcessFromPidFile } from './stale-process.js';
 
 export const REDIS_INSTALL_HINT =
   'redis-server was not found on PATH: install it (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis) or set REDIS_URL to a running Redis';
@@ -39,26 +39,6 @@ export function isRedisServerInstalled(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-/** A redis-server left behind by a killed process would write to the same append-only file. */
-async function stopStaleRedis(pidFile: string): Promise<void> {
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export async function startRedisServer(options: RedisServerOptions): Promise<RedisServerHandle> {
   if (!isRedisServerInstalled()) throw new RedisNotInstalledError();
   const logger = options.logger ?? silentLogger;
@@ -77,7 +57,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
     // BullMQ requires that Redis never evicts its keys.
     '--maxmemory-policy', 'noeviction',
   ];
-  await stopStaleRedis(path.join(dataDir, 'redis.pid'));
+  await stopProcessFromPidFile(path.join(dataDir, 'redis.pid'), 'SIGTERM');
   const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
 
   await new Promise<void>((resolve, reject) => {
