@@ -34,6 +34,8 @@ export interface HarnessOptions {
   readonly settings?: Partial<PipelineSettings>;
   readonly startingCredits?: number;
   readonly overrides?: AppOverrides;
+  /** Extra environment for the bot's configuration. */
+  readonly env?: Record<string, string>;
 }
 
 export type Emulator = Awaited<ReturnType<typeof startDiscordEmulator>>;
@@ -83,6 +85,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       LOG_LEVEL: 'silent',
       STARTING_CREDITS: String(options.startingCredits ?? 100),
       POLL_MAX_PER_SECOND: '50',
+      ...options.env,
     },
   });
   const baseOverrides: AppOverrides = {
