@@ -1,0 +1,77 @@
+/**
+ * The submission rule: a create that timed out may have started a task upstream, so the bot
+ * never sends that job again. With webhooks on it waits for the webhook its URL names; without
+ * webhooks it gives up at once and refunds the guild.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SubmitResult } from '../../../src/pipeline/requests.js';
+import { eventually, startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { jobRow, ledgerOfJob } from '../../support/ledger.js';
+
+const harnesses: Record<'webhooks' | 'polling', Harness | undefined> = { webhooks: undefined, polling: undefined };
+
+beforeAll(async () => {
+  const options = { startingCredits: 100, sim: { taskMs: 1_200 }, env: { MUSIC_API_TIMEOUT_MS: '400' } };
+  [harnesses.webhooks, harnesses.polling] = await Promise.all([
+    startHarness({ webhooks: true, ...options }),
+    startHarness({ webhooks: false, ...options }),
+  ]);
+});
+afterAll(async () => {
+  await harnesses.webhooks?.close();
+  await harnesses.polling?.close();
+});
+
+async function settled(h: Harness, jobId: string) {
+  return eventually(async () => {
+    const row = await jobRow(h.db.db, jobId);
+    return row && row.deliveryState !== 'pending' ? row : undefined;
+  }, 20_000);
+}
+
+describe('a create that times out after the service took it', () => {
+  it('with webhooks: is never sent again, and the late webhook still finishes it', async () => {
+    const h = harnesses.webhooks!;
+    const { handle, result } = await h.request({ kind: 'song', prompt: 'slow to confirm [sim:hang-accepted]' });
+    const { jobId } = result as SubmitResult;
+    const job = await settled(h, jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.submitUncertainAt).not.toBeNull();
+    expect(job.upstreamTaskId).toBe(h.sim.listTasks()[0]?.taskId);
+    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create');
+    expect(creates).toHaveLength(1);
+    expect(h.sim.listTasks()).toHaveLength(1);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+    const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('Links'));
+    expect(JSON.stringify(message.embeds)).toContain(`Job ${jobId}`);
+  });
+
+  it('without webhooks: gives up at once, refunds the guild and says why, without a second create', async () => {
+    const h = harnesses.polling!;
+    const { handle, result } = await h.request({ kind: 'song', prompt: 'never confirmed [sim:hang-accepted]' });
+    const { jobId } = result as SubmitResult;
+    const job = await settled(h, jobId);
+    expect(job.state).toBe('timed_out');
+    expect(job.error).toMatchObject({ kind: 'unconfirmed_submission', creditsReturned: 10 });
+    expect(h.sim.requests.filter((r) => r.path === '/api/v1/producer/create')).toHaveLength(1);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([
+      { kind: 'reserve', amount: -10, key: `job:${jobId}:debit` },
+      { kind: 'refund', amount: 10, key: `job:${jobId}:credit` },
+    ]);
+    const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('could not be made'));
+    expect(JSON.stringify(message.embeds)).toContain('10 credits were returned');
+    // Nothing more goes upstream for this job, however long we wait.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(h.sim.requests.filter((r) => r.path === '/api/v1/producer/create')).toHaveLength(1);
+  });
+
+  it('an error the service answered (500) proves no task was made, so it is retried', async () => {
+    const h = harnesses.polling!;
+    const before = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create').length;
+    const { result } = await h.request({ kind: 'song', prompt: 'provider hiccup [sim:500]' });
+    const job = await settled(h, (result as SubmitResult).jobId);
+    expect(job.state).toBe('succeeded');
+    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create').slice(before);
+    expect(creates.map((r) => r.status)).toEqual([500, 200]);
+  });
+});
