@@ -73,12 +73,20 @@ function withAttachments(message: OutgoingMessage, files: readonly OutgoingFile[
   return { ...message, attachments: files.map((file, id) => ({ id: String(id), filename: file.name })) };
 }
 
+/**
+ * Every interaction token is a route of its own to the REST client, which keeps a rate-limit
+ * handler and bucket hash per route: by default for hours. Tokens die after 15 minutes, so
+ * sweeping every minute and forgetting after 20 keeps memory flat with thousands of jobs.
+ */
+export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
+
 export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery & { rest: REST } {
-  const rest = new REST({ api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2 }).setToken(options.token);
+  const common = { api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS };
+  const rest = new REST(common).setToken(options.token);
   // Interaction webhooks are not bound by Discord's global limit of 50 requests a second (only
   // by their own per-route buckets, which this client still follows), so they get a client of
   // their own: at 50 completions a second they must not queue behind channel posts.
-  const interactions = new REST({ api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, globalRequestsPerSecond: 1_000_000 });
+  const interactions = new REST({ ...common, globalRequestsPerSecond: 1_000_000 });
   return {
     rest,
     async editOriginal(applicationId, token, message, files) {

@@ -8,6 +8,7 @@ import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { commands as allCommands } from '../../commands/index.js';
 import type { Command } from '../../commands/command.js';
 import type { Config } from '../config.js';
+import { REST_SWEEPS } from '../delivery/discord-delivery.js';
 import type { CommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
@@ -29,7 +30,7 @@ export interface Gateway {
 export function createDiscordClient(config: Config): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
-    rest: { api: config.discordApiUrl },
+    rest: { api: config.discordApiUrl, ...REST_SWEEPS },
     allowedMentions: { parse: [] },
   });
 }

@@ -2,11 +2,11 @@
  * `npm run bench:webhook -- [--jobs 2000] [--rate 50] [--webhooks 1000]`
  *
  * Measures two of the pipeline's design targets against the bot as `npm start` runs it (a
- * child process, all roles), with a real Postgres and Redis, the Discord emulator and the
+ * child process per role: gateway, worker, http), with a real Postgres and Redis, the Discord emulator and the
  * music-API simulator:
  * - latency from a webhook reaching the bot to the Discord REST call that posts the result,
  *   at `--rate` completions per second (target: p99 under 250 ms at 50/s);
- * - the bot's resident memory with `--jobs` jobs in flight (target: 10,000 under 300 MB).
+ * - the worker's resident memory with `--jobs` jobs in flight (target: 10,000 under 300 MB).
  * It prints figures; it asserts nothing (benchmarks are not tests on a shared machine).
  */
 import { spawn } from 'node:child_process';
@@ -107,15 +107,26 @@ try {
     const deploy = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/scripts/deploy-commands.ts')], { env, stdio: 'ignore' });
     deploy.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`deploy-commands exited ${code}`))));
   });
-  const bot = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/main.ts')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  cleanups.unshift(async () => {
-    bot.kill('SIGTERM');
-    await new Promise((resolve) => bot.once('exit', resolve));
-  });
+  // The parts run apart, as they would scaled out: the memory target is the worker's.
+  const spawnRole = (role: string) => {
+    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/main.ts')], {
+      env: { ...env, ROLE: role },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    cleanups.unshift(async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    });
+    return child;
+  };
+  const worker = spawnRole('worker');
+  spawnRole('http');
+  spawnRole('gateway');
   await emulator.waitForBotReady(60_000);
+  await waitUntil('http server up', async () => (await fetch(`http://127.0.0.1:${httpPort}/healthz`).catch(() => undefined))?.ok === true, 60_000);
   // tsx runs the bot as a grandchild: measure the node process that holds the work.
-  const botPid = Number((await readFile(`/proc/${bot.pid}/task/${bot.pid}/children`, 'utf8')).trim().split(/\s+/)[0]) || bot.pid!;
-  const idleRss = await rssMegabytes(botPid);
+  const workerPid = Number((await readFile(`/proc/${worker.pid}/task/${worker.pid}/children`, 'utf8')).trim().split(/\s+/)[0]) || worker.pid!;
+  const idleRss = await rssMegabytes(workerPid);
 
   // Members ask for songs, as fast as the bot takes them.
   const started = Date.now();
@@ -132,7 +143,7 @@ try {
     600_000,
   );
   const submitSeconds = (Date.now() - started) / 1000;
-  const loadedRss = await rssMegabytes(botPid);
+  const loadedRss = await rssMegabytes(workerPid);
 
   // The service reports completions at `rate` per second; each is timed to its Discord post.
   const { rows } = await db.query<{ id: string; secret: string; task: string }>(
@@ -178,7 +189,7 @@ try {
   const sorted = [...latencies].sort((a, b) => a - b);
   const p99 = percentile(sorted, 99);
   console.log(`jobs in flight: ${jobCount} (submitted in ${submitSeconds.toFixed(1)} s)`);
-  console.log(`bot RSS: idle ${idleRss.toFixed(0)} MB, with ${jobCount} in flight ${loadedRss.toFixed(0)} MB (target < 300 MB at 10,000: ratio ${(loadedRss / 300).toFixed(2)})`);
+  console.log(`worker RSS: idle ${idleRss.toFixed(0)} MB, with ${jobCount} in flight ${loadedRss.toFixed(0)} MB (target < 300 MB at 10,000: ratio ${(loadedRss / 300).toFixed(2)})`);
   console.log(`webhook -> Discord post, ${sorted.length}/${rows.length} delivered at ${achievedRate.toFixed(1)}/s:`);
   console.log(
     `  p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? Number.NaN).toFixed(1)} ms`,
