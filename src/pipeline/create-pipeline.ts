@@ -1,13 +1,13 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
-import { deliverJob } from '../delivery/deliver.js';
+import { eq } from 'drizzle-orm';
 import { jobs } from '../db/schema.js';
-import { and, eq } from 'drizzle-orm';
+import { deliverJob } from '../delivery/deliver.js';
+import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, listJobsOfGuild, queuePositionOf } from './jobs.js';
 import type { Pipeline } from './pipeline.js';
 import { submitRequest } from './submit.js';
 import { cancelQueuedJob } from './transitions.js';
-import { entryId } from '../queue/queues.js';
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
@@ -44,7 +44,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             interactionAt: reply.createdAt,
           }),
         })
-        .where(and(eq(jobs.id, jobId)));
+        .where(eq(jobs.id, jobId));
       await deliverJob(deps, jobId);
     },
 

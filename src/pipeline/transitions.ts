@@ -5,6 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
+import type { Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobState } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -58,7 +59,7 @@ async function finish(
   to: JobState,
   credit: { kind: 'release' | 'refund'; reason: string } | undefined,
   fields: { error?: Omit<JobError, 'creditsReturned'>; result?: Record<string, unknown>; upstreamTaskId?: string },
-  onFinished?: (tx: Parameters<Parameters<PipelineDeps['db']['transaction']>[0]>[0], job: JobRow) => Promise<void>,
+  onFinished?: (tx: Transaction, job: JobRow) => Promise<void>,
 ): Promise<JobRow | undefined> {
   const now = deps.now();
   const finished = await deps.db.transaction(async (tx) => {
