@@ -24,6 +24,8 @@ export interface EmbeddedPostgresOptions {
   readonly database?: string;
   readonly port?: number;
   readonly logger?: Logger;
+  /** @defaultValue 200 */
+  readonly maxConnections?: number;
 }
 
 const USER = 'postgres';
@@ -66,7 +68,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     createPostgresUser: true,
     // Locales such as en_US.UTF-8 are often not generated on servers and containers; C always exists.
     initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `max_connections=${options.maxConnections ?? 200}`, '-c', 'fsync=on'],
     onLog: (message) => logger.trace({ message: message.trim() }, 'postgres output'),
     onError: (error) => logger.error({ err: error }, 'postgres error'),
   });

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PermissionFlagsBits, type APIRole } from 'discord-api-types/v10';
 import { eq, sql } from 'drizzle-orm';
+import { afterEach } from 'vitest';
 import { creditLedger, guilds, jobs } from '../../src/db/schema.js';
 import { startDiscordEmulator, type EmulatorGuild } from '../../src/discord-emulator/index.js';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../src/discord-emulator/types.js';
@@ -73,6 +74,18 @@ function runToEnd(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.join(' ')} exited ${code}: ${output}`))));
+  });
+}
+
+/**
+ * Call at the top of an end-to-end file: when a test fails, the bot's warnings and errors are
+ * printed, since the bot runs in another process and its logs are otherwise out of sight.
+ */
+export function printBotLogsOnFailure(bot: () => E2E | undefined): void {
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const lines = (bot()?.output() ?? '').split('\n').filter((line) => /"level":(40|50|60)/.test(line) || /^\w*Error/.test(line));
+    console.log(`bot warnings and errors around "${task.name}":\n${lines.slice(-40).join('\n')}`);
   });
 }
 

@@ -3,9 +3,10 @@
  * of its work and started again, which delivers every job once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2E, type E2E } from './bot-process.js';
+import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;
+printBotLogsOnFailure(() => bot);
 
 beforeAll(async () => {
   bot = await startE2E({ webhooks: false, startingCredits: 200, sim: { taskMs: 1_500 } });

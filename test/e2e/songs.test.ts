@@ -7,9 +7,10 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorMessage, InteractionHandle } from '../../src/discord-emulator/types.js';
 import { sineWav } from '../../src/music-api-sim/index.js';
-import { startE2E, type E2E } from './bot-process.js';
+import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;
+printBotLogsOnFailure(() => bot);
 
 beforeAll(async () => {
   bot = await startE2E({ webhooks: true, startingCredits: 200 });

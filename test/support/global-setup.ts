@@ -41,7 +41,8 @@ export default async function setup(project: TestProject) {
   try {
     let adminUrl = process.env.TEST_DATABASE_URL;
     if (!adminUrl) {
-      const postgres = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'postgres'), database: 'postgres' });
+      // Test files run side by side, each with its own app, workers and bot processes.
+      const postgres = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'postgres'), database: 'postgres', maxConnections: 500 });
       stops.push(() => postgres.stop());
       adminUrl = postgres.adminUrl;
     }
