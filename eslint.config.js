@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'migrations/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', '.playground/', 'migrations/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,6 +10,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'error',
+    },
+  },
+  {
+    // The sandbox (emulator, simulator, playground) stands in for the outside world; the bot
+    // that ships must never depend on it.
+    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    ignores: ['src/sandbox/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)sandbox(/|$)', message: 'The bot\'s runtime code must not import the sandbox (stand-ins for Discord and the music service).' }] },
+      ],
     },
   },
   {

@@ -4,7 +4,7 @@
  * client and the simulator both read these names.
  *
  * Sources:
- * - "notes": /shared/music-api-notes.md, the real service's public documentation.
+ * - "notes": the real service's public documentation.
  * - "client code": field names the notes report from public client code, not confirmed by
  *   the service's documentation.
  * - "ours": nothing published; chosen by this project.

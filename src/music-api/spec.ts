@@ -1,5 +1,5 @@
 /**
- * Facts written in the music API specification (/shared/music-api-spec.md), shared by the
+ * Facts written in the music API specification (`music-api-spec.md`, the service's interface specification), shared by the
  * client and the simulator so that both read the same contract.
  */
 

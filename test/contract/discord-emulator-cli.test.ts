@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../src/discord-emulator/repl.js';
+import { parseCommandLine } from '../../src/sandbox/discord-emulator/repl.js';
 
 let child: ChildProcess | undefined;
 
@@ -33,7 +33,7 @@ function readUntil(process: ChildProcess, done: RegExp, timeoutMs: number): Prom
 
 describe('discord-emulator CLI', () => {
   it('prints the DISCORD_API_URL and seeded ids, and serves the API there', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/discord-emulator/cli.ts', '--port', '0', '--token', 'cli-token'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/discord-emulator/cli.ts', '--port', '0', '--token', 'cli-token'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output = await readUntil(child, /User:\s+\d+/, 20_000);

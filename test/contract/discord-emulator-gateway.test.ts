@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { GatewayCloseCodes, GatewayDispatchEvents, GatewayOpcodes } from 'discord-api-types/v10';
 import WebSocket from 'ws';
-import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
-import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/discord-emulator/index.js';
+import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/sandbox/discord-emulator/index.js';
 
 let emu: DiscordEmulator;
 let client: Client;

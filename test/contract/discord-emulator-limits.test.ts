@@ -3,8 +3,8 @@
  * the OpenAPI checks with the description's known looseness absorbed.
  */
 import { describe, expect, it } from 'vitest';
-import { checkAutocompleteChoices, checkCommandList, checkMessagePayload, checkModal, DiscordLimits } from '../../src/discord-emulator/limits.js';
-import { OpenApiSpec } from '../../src/discord-emulator/openapi.js';
+import { checkAutocompleteChoices, checkCommandList, checkMessagePayload, checkModal, DiscordLimits } from '../../src/sandbox/discord-emulator/limits.js';
+import { OpenApiSpec } from '../../src/sandbox/discord-emulator/openapi.js';
 
 type Payload = Record<string, unknown>;
 

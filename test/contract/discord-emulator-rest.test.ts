@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAPIError, REST, makeURLSearchParams } from '@discordjs/rest';
 import { InteractionResponseType, MessageFlags, Routes } from 'discord-api-types/v10';
 import type { APIMessage, RESTPutAPIApplicationCommandsResult } from 'discord-api-types/v10';
-import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
-import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/discord-emulator/index.js';
+import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/sandbox/discord-emulator/index.js';
 
 let emu: DiscordEmulator;
 let rest: REST;

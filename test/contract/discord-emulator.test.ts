@@ -28,8 +28,8 @@ import {
 import type { Interaction, RateLimitData, TextChannel } from 'discord.js';
 import { InteractionResponseType } from 'discord-api-types/v10';
 import type { APIRole } from 'discord-api-types/v10';
-import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
-import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/discord-emulator/index.js';
+import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/sandbox/discord-emulator/index.js';
 
 const songCommand = new SlashCommandBuilder()
   .setName('song')

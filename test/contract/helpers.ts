@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { MusicApiClient, type MusicApiClientOptions } from '../../src/music-api/client.js';
 import type { TaskState, TaskStatus } from '../../src/music-api/task-status.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/music-api-sim/server.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/server.js';
 
 export interface Harness {
   sim: MusicApiSim;

@@ -3,7 +3,7 @@
  * control API and the request record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMusicApiSim, type MusicApiSim } from '../../src/music-api-sim/server.js';
+import { startMusicApiSim, type MusicApiSim } from '../../src/sandbox/music-api-sim/server.js';
 
 const apiKey = 'sim-key';
 const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

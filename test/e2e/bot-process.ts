@@ -9,9 +9,9 @@ import { PermissionFlagsBits, type APIRole } from 'discord-api-types/v10';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach } from 'vitest';
 import { creditLedger, guilds, jobs } from '../../src/db/schema.js';
-import { startDiscordEmulator, type EmulatorGuild } from '../../src/discord-emulator/index.js';
-import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../src/discord-emulator/types.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/music-api-sim/index.js';
+import { startDiscordEmulator, type EmulatorGuild } from '../../src/sandbox/discord-emulator/index.js';
+import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../src/sandbox/discord-emulator/types.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import { findFreePort } from '../../src/services/free-port.js';
 import { createTestDatabase, testRedis, type TestDatabase } from '../support/database.js';
 

@@ -4,7 +4,7 @@
  * export. Each scenario checks what Discord showed and what the ledger holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorMessage, InteractionHandle } from '../../src/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;

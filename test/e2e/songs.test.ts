@@ -5,8 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorMessage, InteractionHandle } from '../../src/discord-emulator/types.js';
-import { sineWav } from '../../src/music-api-sim/index.js';
+import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import { sineWav } from '../../src/sandbox/music-api-sim/index.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;

@@ -8,10 +8,10 @@ import { Client, Events, GatewayIntentBits, type ChatInputCommandInteraction } f
 import { once } from 'node:events';
 import { startApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { startDiscordEmulator } from '../../src/discord-emulator/index.js';
-import type { InteractionHandle } from '../../src/discord-emulator/types.js';
+import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import type { InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { silentLogger } from '../../src/logger.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/music-api-sim/index.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
 import { findFreePort } from '../../src/services/free-port.js';

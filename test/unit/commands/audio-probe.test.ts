@@ -17,7 +17,7 @@ describe('probeAudio', () => {
   });
 
   it('reads the simulator’s real MP3', () => {
-    const bytes = readFileSync(new URL('../../../src/music-api-sim/assets/tone.mp3', import.meta.url));
+    const bytes = readFileSync(new URL('../../../src/sandbox/music-api-sim/assets/tone.mp3', import.meta.url));
     const info = probeAudio(bytes);
     expect(info?.format).toBe('mp3');
     expect(info?.durationSeconds).toBeGreaterThan(0.2);
@@ -26,7 +26,7 @@ describe('probeAudio', () => {
 
   it('refuses what is neither', () => {
     expect(probeAudio(Buffer.from('just some text that is not audio at all'))).toBeUndefined();
-    expect(probeAudio(readFileSync(new URL('../../../src/music-api-sim/assets/cover.jpg', import.meta.url)))).toBeUndefined();
+    expect(probeAudio(readFileSync(new URL('../../../src/sandbox/music-api-sim/assets/cover.jpg', import.meta.url)))).toBeUndefined();
     expect(probeAudio(Buffer.alloc(0))).toBeUndefined();
   });
 });

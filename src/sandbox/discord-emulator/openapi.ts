@@ -5,8 +5,8 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { RouteTable } from './routes.js';
 import type { FindingKind } from './types.js';
 
-/** Where Discord's OpenAPI description sits: `shared/` beside the repository root. */
-export const DEFAULT_OPENAPI_URL = new URL('../../../shared/discord-api/openapi.json', import.meta.url);
+/** Discord's OpenAPI description, kept in the repository with its licence (see discord-api/README.md). */
+export const DEFAULT_OPENAPI_URL = new URL('./discord-api/openapi.json', import.meta.url);
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const COMPONENTS_ID = 'https://discord-emulator.invalid/openapi.json';

@@ -1,7 +1,7 @@
 /** The simulator's checks of request bodies, as the spec states them (400 `validation_error`). */
 import { z } from 'zod';
-import { GUESSED_FIELDS } from '../music-api/guessed-fields.js';
-import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES } from '../music-api/spec.js';
+import { GUESSED_FIELDS } from '../../music-api/guessed-fields.js';
+import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES } from '../../music-api/spec.js';
 
 export interface Refusal {
   status: number;

@@ -4,7 +4,7 @@
  * Prints `music-api-sim listening on <url>` once it accepts requests.
  */
 import { parseArgs } from 'node:util';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../../logger.js';
 import { startMusicApiSim } from './server.js';
 
 const USAGE = `usage: music-api-sim --api-key <key> [--port 0] [--host 127.0.0.1] [--credits 1000] [--task-ms 2000]

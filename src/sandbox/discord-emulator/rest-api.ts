@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
 import { DiscordErrors, DiscordHttpError, FormErrors } from './errors.js';

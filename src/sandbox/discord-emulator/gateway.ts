@@ -11,7 +11,7 @@ import {
   GatewayOpcodes,
 } from 'discord-api-types/v10';
 import type { APIInteraction, ApplicationFlags, GatewayReadyDispatchData } from 'discord-api-types/v10';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import type { EmulatorStore, StoreDispatch } from './store.js';
 
 const HISTORY_LIMIT = 1_000;

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { silentLogger, type Logger } from '../logger.js';
-import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from '../music-api/costs.js';
-import { GUESSED_FIELDS } from '../music-api/guessed-fields.js';
-import { SPEC_MODELS } from '../music-api/spec.js';
-import type { SignatureScheme } from '../music-api/webhook-signature.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from '../../music-api/costs.js';
+import { GUESSED_FIELDS } from '../../music-api/guessed-fields.js';
+import { SPEC_MODELS } from '../../music-api/spec.js';
+import type { SignatureScheme } from '../../music-api/webhook-signature.js';
 import {
   applyTaskFault,
   isRequestFault,

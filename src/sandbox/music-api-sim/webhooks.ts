@@ -1,8 +1,8 @@
 /** Webhook delivery as the spec describes it: best effort, retried with exponential backoff. */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../logger.js';
-import { signWebhook, type SignatureScheme } from '../music-api/webhook-signature.js';
+import type { Logger } from '../../logger.js';
+import { signWebhook, type SignatureScheme } from '../../music-api/webhook-signature.js';
 
 export interface WebhookRetry {
   /** Attempts in all, the first included. @defaultValue 4 */

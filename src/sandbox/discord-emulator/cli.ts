@@ -12,11 +12,11 @@
  *   quit
  */
 import { parseArgs } from 'node:util';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../../logger.js';
 import { startDiscordEmulator } from './emulator.js';
 import { startRepl } from './repl.js';
 
-const USAGE = `Usage: tsx src/discord-emulator/cli.ts [--port 8090] [--host 127.0.0.1] [--token T] [--application-id ID]
+const USAGE = `Usage: tsx src/sandbox/discord-emulator/cli.ts [--port 8090] [--host 127.0.0.1] [--token T] [--application-id ID]
   [--bot-user-id ID] [--openapi PATH] [--no-validate] [--log-level info]`;
 
 function write(line = ''): void {

@@ -8,7 +8,7 @@ import type {
   ApplicationCommandOptionType,
   InteractionResponseType,
 } from 'discord-api-types/v10';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 /** Options for {@link startDiscordEmulator}. */
 export interface DiscordEmulatorOptions {
@@ -24,7 +24,7 @@ export interface DiscordEmulatorOptions {
   botUserId?: string;
   /** The bot user's name. @defaultValue 'Emulated Bot' */
   botUsername?: string;
-  /** Discord's OpenAPI description. @defaultValue `../shared/discord-api/openapi.json` beside the repository */
+  /** Discord's OpenAPI description. @defaultValue `discord-api/openapi.json` beside the emulator */
   openApiPath?: string | URL;
   /** Check every REST request against the OpenAPI description. @defaultValue true */
   validateRequests?: boolean;
