@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -26,13 +26,15 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-export function createLogger(options: { level?: string; name?: string } & LoggerOptions = {}): Logger {
-  return pino({
+/** A pino logger with secrets redacted, writing to stdout unless given a `destination`. */
+export function createLogger(options: { level?: string; name?: string } & LoggerOptions = {}, destination?: DestinationStream): Logger {
+  const settings: LoggerOptions = {
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: options.name ? { name: options.name } : undefined,
     ...options,
-  });
+  };
+  return destination ? pino(settings, destination) : pino(settings);
 }
 
 /** A logger that writes nothing, for tests and library defaults. */

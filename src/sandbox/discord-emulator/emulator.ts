@@ -196,8 +196,10 @@ export class DiscordEmulator {
 
   // ---- world building ----
 
-  createGuild(input: { name: string; ownerId?: string; botPermissions?: bigint | string; locale?: Locale }): EmulatorGuild {
+  /** `id` keeps a guild's id across runs (the playground's data outlives the emulator). */
+  createGuild(input: { id?: string; name: string; ownerId?: string; botPermissions?: bigint | string; locale?: Locale }): EmulatorGuild {
     const guild = this.#store.createGuild({
+      id: input.id,
       name: input.name,
       ownerId: input.ownerId,
       botPermissions: input.botPermissions === undefined ? undefined : BigInt(input.botPermissions),
@@ -206,11 +208,11 @@ export class DiscordEmulator {
     return { id: guild.id, name: guild.name, ownerId: guild.ownerId, everyoneRoleId: guild.id, botRoleId: guild.botRoleId };
   }
 
-  createChannel(guildId: string, input: { name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
+  createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
     return channelView(this.#store.createChannel(guildId, input));
   }
 
-  createRole(guildId: string, input: { name: string; permissions?: bigint | string }): APIRole {
+  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
     return this.#store.createRole(guildId, input);
   }
 

@@ -247,8 +247,9 @@ export class EmulatorStore {
     return channel;
   }
 
-  createGuild(input: { name: string; ownerId?: string; botPermissions?: bigint; locale?: Locale }): StoredGuild {
-    const id = this.#ids.next();
+  createGuild(input: { id?: string; name: string; ownerId?: string; botPermissions?: bigint; locale?: Locale }): StoredGuild {
+    const id = input.id ?? this.#ids.next();
+    if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
     const owner = input.ownerId
       ? (this.users.get(input.ownerId) ?? this.addUser({ id: input.ownerId, username: `owner-${input.ownerId}` }))
       : this.addUser({ username: `${input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-owner` });
@@ -301,10 +302,11 @@ export class EmulatorStore {
     };
   }
 
-  createChannel(guildId: string, input: { name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
+  createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
     const guild = this.guild(guildId);
+    if (input.id !== undefined && this.channels.has(input.id)) throw new Error(`channel ${input.id} already exists`);
     const channel: StoredChannel = {
-      id: this.#ids.next(),
+      id: input.id ?? this.#ids.next(),
       type: input.type ?? ChannelType.GuildText,
       name: input.name,
       guildId,
@@ -342,9 +344,10 @@ export class EmulatorStore {
     return channel;
   }
 
-  createRole(guildId: string, input: { name: string; permissions?: bigint | string }): APIRole {
+  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
     const guild = this.guild(guildId);
-    const role = this.#role(this.#ids.next(), {
+    if (input.id !== undefined && guild.roles.has(input.id)) throw new Error(`role ${input.id} already exists`);
+    const role = this.#role(input.id ?? this.#ids.next(), {
       name: input.name,
       permissions: BigInt(input.permissions ?? 0n),
       position: guild.roles.size,

@@ -1,0 +1,133 @@
+/**
+ * `npm run playground`: the whole bot on one machine, with no configuration and no secrets.
+ * Embedded Postgres and a local Redis under the playground's data folder, the music-API
+ * simulator, the Discord emulator, and the bot itself through the same `startApp` and
+ * discord.js client that `npm start` runs, behind a web page that looks like a channel.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { commandDefinitions } from '../../../commands/index.js';
+import { startApp, type App } from '../../app.js';
+import { loadConfig } from '../../config.js';
+import { deployCommands } from '../../discord/deploy.js';
+import type { Logger } from '../../logger.js';
+import { findFreePort } from '../../services/free-port.js';
+import { startDiscordEmulator, type DiscordEmulator } from '../discord-emulator/index.js';
+import { startMusicApiSim, type MusicApiSim } from '../music-api-sim/index.js';
+import { startWebServer, type WebServer } from './web.js';
+import { playgroundApplicationId, seedWorld } from './world.js';
+
+export interface PlaygroundOptions {
+  /** Where Postgres, Redis and the world's ids live between runs. */
+  readonly dataDir: string;
+  /** The web page's port; 0 picks a free one. */
+  readonly port: number;
+  /** Start from empty data. @defaultValue false */
+  readonly fresh?: boolean;
+  /** How long the simulated music service takes per task. @defaultValue 4000 */
+  readonly taskMs?: number;
+  /** Credits a new server starts with. @defaultValue 500 */
+  readonly startingCredits?: number;
+  /** The bot's and the stand-ins' logs; the page is the playground's real output. */
+  readonly logger: Logger;
+}
+
+export interface Playground {
+  /** The page, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string;
+  readonly emulator: DiscordEmulator;
+  readonly sim: MusicApiSim;
+  readonly app: App;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_TASK_MS = 4_000;
+/** The log's name in the data folder; `--fresh` keeps it. */
+export const LOG_FILE = 'playground.log';
+
+/** The emulator's token; it opens nothing outside this machine. */
+const BOT_TOKEN = 'playground.bot-token.for-the-local-discord-emulator-only';
+
+/** Everything but the log, which the caller may be writing to. */
+async function emptyDataDir(dataDir: string): Promise<void> {
+  for (const entry of await readdir(dataDir)) {
+    if (entry !== LOG_FILE) await rm(path.join(dataDir, entry), { recursive: true, force: true });
+  }
+}
+
+export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  const { logger } = options;
+  const taskMs = options.taskMs ?? DEFAULT_TASK_MS;
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  if (options.fresh) await emptyDataDir(dataDir);
+  const worldFile = path.join(dataDir, 'world.json');
+
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch((err: unknown) => logger.error({ err }, 'playground stop step failed'));
+  };
+  try {
+    // The page binds first: the simulator's media links go through it, so they keep working
+    // across runs on the same port even though the simulator's own port changes.
+    const web: WebServer = await startWebServer({ port: options.port, logger });
+    stops.push(() => web.close());
+
+    const simKey = randomBytes(18).toString('base64url');
+    const sim = await startMusicApiSim({
+      apiKey: simKey,
+      credits: 1_000_000,
+      taskMs,
+      allowHttpWebhooks: true,
+      publicUrl: `${web.origin}/music-api`,
+      logger: logger.child({ part: 'music-api-sim' }),
+    });
+    stops.push(() => sim.close());
+    web.proxyMedia('/music-api', sim.url);
+
+    const applicationId = await playgroundApplicationId(worldFile);
+    const emulator = await startDiscordEmulator({
+      botToken: BOT_TOKEN,
+      applicationId,
+      botUserId: applicationId,
+      botUsername: 'music-bot',
+      logger: logger.child({ part: 'discord-emulator' }),
+    });
+    stops.push(() => emulator.close());
+    const world = await seedWorld(emulator, worldFile);
+
+    const httpPort = await findFreePort();
+    const seconds = String(Math.max(1, Math.round(taskMs / 1000)));
+    const config = loadConfig({
+      // The playground's own environment: a real .env or DISCORD_TOKEN must never be picked up here.
+      env: {
+        DISCORD_TOKEN: BOT_TOKEN,
+        DISCORD_APPLICATION_ID: applicationId,
+        DISCORD_API_URL: emulator.apiUrl,
+        DISCORD_DEV_GUILD_ID: world.guild.id,
+        BOT_OWNER_IDS: world.users.filter((user) => user.role === 'owner').map((user) => user.id).join(','),
+        MUSIC_API_URL: sim.url,
+        MUSIC_API_KEY: simKey,
+        DATA_DIR: dataDir,
+        PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
+        HTTP_PORT: String(httpPort),
+        STARTING_CREDITS: String(options.startingCredits ?? 500),
+        EXPECTED_SECONDS: ['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song'].map((kind) => `${kind}=${seconds}`).join(','),
+        POLL_INTERVAL_MIN_MS: '1000',
+        POLL_INTERVAL_MAX_MS: '5000',
+      },
+    });
+
+    await deployCommands(config, commandDefinitions);
+    const app = await startApp(config, logger.child({ part: 'bot' }));
+    stops.push(() => app.stop());
+    await emulator.waitForBotReady(30_000);
+
+    web.attach({ emulator, world, taskMs });
+    return { url: `${web.origin}/`, emulator, sim, app, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
