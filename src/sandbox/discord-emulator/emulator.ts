@@ -335,6 +335,11 @@ export class DiscordEmulator {
     return stored ? this.#store.publicMessage(stored) : undefined;
   }
 
+  /** Puts back a (non-ephemeral) message kept from an earlier run; see the playground's history. */
+  restoreMessage(message: EmulatorMessage): void {
+    this.#store.restoreMessage(message);
+  }
+
   /** Resolves with the first message in the channel (existing or new, edits included) that matches. */
   waitForMessage(
     channelId: string,

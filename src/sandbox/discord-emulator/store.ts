@@ -627,6 +627,30 @@ export class EmulatorStore {
     return stored;
   }
 
+  /**
+   * Puts back a message kept from an earlier run, as Discord keeps a channel's history (the
+   * playground uses it). Its attachments move to this run's CDN; nothing is dispatched.
+   */
+  restoreMessage(message: EmulatorMessage): void {
+    const channel = this.channel(message.channel_id);
+    if (this.messages.has(message.id)) throw new Error(`message ${message.id} already exists`);
+    const files = new Map<string, Buffer>();
+    const attachments = message.attachments.map(({ data, ...attachment }) => {
+      const path = `/attachments/${channel.id}/${attachment.id}/${encodeURIComponent(attachment.filename)}`;
+      this.cdn.set(path, { data, contentType: contentTypeFor(attachment.filename, attachment.content_type) });
+      files.set(attachment.id, data);
+      const url = `${this.#cdnBase()}${path}`;
+      return { ...attachment, url, proxy_url: url };
+    });
+    const { ephemeral: _ephemeral, interactionId, allowed_mentions: allowedMentions, ...api } = structuredClone(message);
+    this.messages.set(message.id, { api: { ...api, attachments }, guildId: channel.guildId, files, allowedMentions, ephemeral: false, interactionId });
+    const list = this.channelMessageIds.get(channel.id) ?? [];
+    list.push(message.id);
+    list.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+    this.channelMessageIds.set(channel.id, list);
+    channel.lastMessageId = list.at(-1) ?? null;
+  }
+
   /** Applies an edit: fields present replace, `attachments` lists what stays. */
   editMessage(stored: StoredMessage, body: MessageWrite, uploads: Upload[]): StoredMessage {
     const api = stored.api;

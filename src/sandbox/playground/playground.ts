@@ -15,6 +15,7 @@ import type { Logger } from '../../logger.js';
 import { findFreePort } from '../../services/free-port.js';
 import { startDiscordEmulator, type DiscordEmulator } from '../discord-emulator/index.js';
 import { startMusicApiSim, type MusicApiSim } from '../music-api-sim/index.js';
+import { keepHistory } from './history.js';
 import { startWebServer, type WebServer } from './web.js';
 import { playgroundApplicationId, seedWorld } from './world.js';
 
@@ -96,6 +97,11 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     });
     stops.push(() => emulator.close());
     const world = await seedWorld(emulator, worldFile);
+    const history = keepHistory(emulator, world.channels.map((channel) => channel.id), path.join(dataDir, 'history.json'), logger);
+    stops.push(async () => {
+      await history.flush();
+      history.stop();
+    });
 
     const httpPort = await findFreePort();
     const seconds = String(Math.max(1, Math.round(taskMs / 1000)));
@@ -124,7 +130,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     stops.push(() => app.stop());
     await emulator.waitForBotReady(30_000);
 
-    web.attach({ emulator, world, taskMs });
+    web.attach({ emulator, world, taskMs, origins: history.origins });
     return { url: `${web.origin}/`, emulator, sim, app, stop };
   } catch (error) {
     await stop();

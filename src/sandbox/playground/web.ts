@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import type { DiscordEmulator } from '../discord-emulator/index.js';
 import type { EmulatorMessage, InteractionHandle } from '../discord-emulator/types.js';
+import type { MessageOrigin } from './history.js';
 import type { PlaygroundWorld } from './world.js';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
@@ -35,8 +36,16 @@ export interface WebServer {
   /** Serves `prefix/*` from `target` (GET and HEAD, ranges passed on): the simulator's media. */
   proxyMedia(prefix: string, target: string): void;
   /** Connects the page to the running world; until then the API answers 503. */
-  attach(parts: { emulator: DiscordEmulator; world: PlaygroundWorld; taskMs: number }): void;
+  attach(parts: PageParts): void;
   close(): Promise<void>;
+}
+
+export interface PageParts {
+  readonly emulator: DiscordEmulator;
+  readonly world: PlaygroundWorld;
+  readonly taskMs: number;
+  /** The slash command behind each interaction the page started, by interaction id. */
+  readonly origins: Map<string, MessageOrigin>;
 }
 
 /** What the page gets for each message: Discord's shape, without the bytes, with who may see it. */
@@ -122,17 +131,15 @@ function commandLineOf(payload: InteractionHandle['payload']): string | undefine
 
 export async function startWebServer(options: { port: number; logger: Logger }): Promise<WebServer> {
   const { logger } = options;
-  let parts: { emulator: DiscordEmulator; world: PlaygroundWorld; taskMs: number } | undefined;
+  let parts: PageParts | undefined;
   const media: Array<{ prefix: string; target: URL }> = [];
   const streams = new Set<ServerResponse>();
-  /** Slash commands the page ran, so replies can say who used which command. */
-  const commands = new Map<string, { command: string; usedBy: { id: string; username: string } }>();
   /** Interactions the bot answered with a modal, so the page can submit it. */
   const modals = new Map<string, InteractionHandle>();
 
   function pageMessage(message: EmulatorMessage): PageMessage {
     const { attachments, ...rest } = message;
-    const origin = message.interaction_metadata?.id ? commands.get(message.interaction_metadata.id) : undefined;
+    const origin = message.interaction_metadata?.id ? parts?.origins.get(message.interaction_metadata.id) : undefined;
     return {
       ...rest,
       attachments: attachments.map(({ data: _data, ...attachment }) => attachment),
@@ -211,7 +218,7 @@ export async function startWebServer(options: { port: number; logger: Logger }):
         const result = await act(() => {
           const handle = emulator.runCommand({ ...input, guildId, attachments });
           const command = commandLineOf(handle.payload);
-          if (command) commands.set(handle.id, { command, usedBy: { id: input.userId, username } });
+          if (command) parts?.origins.set(handle.id, { command, usedBy: { id: input.userId, username } });
           return handle;
         });
         return sendJson(response, 200, result);

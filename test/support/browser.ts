@@ -1,0 +1,40 @@
+/**
+ * A headless Chromium for the browser tests, driven by playwright-core. The browser comes
+ * from the system (Debian's `chromium` package), never from a download at install time.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/snap/bin/chromium'];
+
+export const NO_BROWSER_HINT =
+  'No Chromium found for the browser tests: install it (Debian/Ubuntu: apt-get install -y chromium; macOS: brew install --cask chromium) or set CHROMIUM_PATH to a Chromium or Chrome executable.';
+
+/** CHROMIUM_PATH, else the usual system locations. */
+export function findChromium(): string {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH is ${fromEnv}, but there is no file there. ${NO_BROWSER_HINT}`);
+    return fromEnv;
+  }
+  const found = CANDIDATES.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(NO_BROWSER_HINT);
+  return found;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findChromium(),
+    // As root Chromium needs --no-sandbox; the others keep it from reaching for the network.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}
