@@ -236,3 +236,47 @@ describe('REST-only use of the emulator', () => {
     expect((await rawFetch('/users/@me')).status).toBe(200);
   });
 });
+
+describe('a world kept across runs (the playground)', () => {
+  it('keeps fixed ids, and restores a message whose attachment and buttons work in the new run', async () => {
+    const ids = { guild: '1300000000000000001', channel: '1300000000000000002', role: '1300000000000000003', user: '1300000000000000004' };
+    const build = async () => {
+      const run = await startDiscordEmulator({ botToken: 'worker-token' });
+      run.createGuild({ id: ids.guild, name: 'Kept' });
+      run.createChannel(ids.guild, { id: ids.channel, name: 'music' });
+      run.createRole(ids.guild, { id: ids.role, name: 'DJ' });
+      run.addMember(ids.guild, { userId: ids.user, username: 'dana', roles: [ids.role] });
+      return run;
+    };
+    const first = await build();
+    const song = randomBytes(2048);
+    await new REST({ api: first.apiUrl }).setToken(first.botToken).post(Routes.channelMessages(ids.channel), {
+      body: {
+        content: 'your song',
+        attachments: [{ id: 0 }],
+        components: [{ type: 1, components: [{ type: 2, style: 2, label: 'Again', custom_id: 'again' }] }],
+      },
+      files: [{ name: 'song.mp3', data: song, contentType: 'audio/mpeg' }],
+    });
+    const [kept] = first.channelMessages(ids.channel);
+    await first.close();
+
+    const second = await build();
+    try {
+      expect(() => second.createGuild({ id: ids.guild, name: 'twice' })).toThrow(/already exists/);
+      second.restoreMessage(kept!);
+      const restored = second.message(kept!.id)!;
+      expect(restored.content).toBe('your song');
+      expect(restored.attachments[0]!.url.startsWith(second.origin)).toBe(true);
+      const download = await fetch(restored.attachments[0]!.url);
+      expect(Buffer.from(await download.arrayBuffer()).equals(song)).toBe(true);
+
+      const listed = (await new REST({ api: second.apiUrl }).setToken(second.botToken).get(Routes.channelMessages(ids.channel))) as APIMessage[];
+      expect(listed.map((message) => message.id)).toEqual([kept!.id]);
+      const click = second.clickButton({ messageId: kept!.id, customId: 'again', userId: ids.user });
+      expect(click.payload).toMatchObject({ type: 3, guild_id: ids.guild, channel_id: ids.channel, data: { custom_id: 'again' } });
+    } finally {
+      await second.close();
+    }
+  });
+});
