@@ -1,5 +1,5 @@
 /** `npm start`: the bot, in the role that ROLE names (all parts in one process by default). */
-import { exitWithError } from './cli-support.js';
+import { exitWithError, isExpectedFailure } from './cli-support.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 
@@ -31,6 +31,7 @@ try {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 } catch (error) {
-  logger.error({ err: error }, 'start-up failed');
+  // An expected failure (a service that cannot start) is the one line exitWithError prints.
+  if (!isExpectedFailure(error)) logger.error({ err: error }, 'start-up failed');
   exitWithError(error);
 }

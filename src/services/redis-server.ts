@@ -5,9 +5,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { findFreePort } from './free-port.js';
+import { ServiceStartError } from './service-start-error.js';
 import { stopProcessFromPidFile } from './stale-process.js';
 
 export const REDIS_INSTALL_HINT =
@@ -39,11 +41,43 @@ export function isRedisServerInstalled(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
+const HINT = 'set REDIS_URL to use another Redis';
+
+/**
+ * The line of redis-server's output that says why it stopped, without the log line's pid, role
+ * and timestamp: e.g. "Could not create server TCP listening socket 127.0.0.1:6379: bind:
+ * Address already in use", or for a bad setting the setting and what is wrong with it.
+ */
+function redisProblem(lines: readonly string[]): string | undefined {
+  const messages = lines.map((line) => line.replace(/^\d+:[A-Z] \d+ \w+ \d+ [\d:.]+ [.\-*#] /, '').trim()).filter(Boolean);
+  // *** FATAL CONFIG FILE ERROR ***, the line number, ">>> 'dir "/x"'", then the reason.
+  const setting = messages.find((message) => message.startsWith('>>> '));
+  if (setting) return `${setting.slice('>>> '.length).replace(/^'(.*)'$/, '$1')}: ${messages.at(-1)}`;
+  const problem = messages.find((message) => /Could not|Can't|Failed|Fatal|FATAL|Error|ERROR/.test(message));
+  return (problem ?? messages.at(-1))?.replace(/^Warning: /, '');
+}
+
+/**
+ * Starts `redis-server` on 127.0.0.1 with its files in `options.dataDir`. Rejects with a
+ * {@link RedisNotInstalledError} when it is not on PATH and with a {@link ServiceStartError}
+ * quoting its own words when it exits before accepting connections.
+ */
 export async function startRedisServer(options: RedisServerOptions): Promise<RedisServerHandle> {
   if (!isRedisServerInstalled()) throw new RedisNotInstalledError();
+  try {
+    return await start(options);
+  } catch (error) {
+    throw ServiceStartError.from('redis-server', error, HINT);
+  }
+}
+
+async function start(options: RedisServerOptions): Promise<RedisServerHandle> {
   const logger = options.logger ?? silentLogger;
   const dataDir = path.resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    // A file in the way: redis-server's own error says so.
+    if (error.code !== 'EEXIST') throw error;
+  });
   const port = options.port ?? (await findFreePort());
   const persistent = options.persistent ?? true;
 
@@ -61,20 +95,25 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Red
   const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
 
   await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('Ready to accept connections')) {
-        child.stdout.off('data', onData);
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
+    const lines: string[] = [];
+    let ready = false;
+    // Read for as long as redis-server runs: a full pipe would block it.
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        logger.trace({ line }, 'redis-server output');
+        if (ready) return;
+        lines.push(line);
+        if (line.includes('Ready to accept connections')) {
+          ready = true;
+          resolve();
+        }
+      });
+    }
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server exited with code ${code}: ${output.slice(-500)}`)));
+    child.once('close', (code) => {
+      if (!ready) reject(new ServiceStartError('redis-server', redisProblem(lines) ?? `exited with code ${code}`, HINT));
+    });
   });
-  child.stdout.resume();
-  child.stderr.resume();
   logger.info({ port, dataDir }, 'redis-server started');
 
   return {

@@ -31,7 +31,8 @@ function withDatabase(url: string, database: string): string {
 export default async function setup(project: TestProject) {
   const stops: Array<() => Promise<void>> = [];
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-test-'));
-  // When run as root, Postgres runs as the `postgres` user, who must be able to enter this folder.
+  // Run as root, Postgres runs as the `postgres` user. Let it in, so the cluster stays in here and
+  // goes with the teardown instead of being kept under /var/lib/music-bot (see postgres-as-root.ts).
   await chmod(tempDir, 0o755);
   const teardown = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});

@@ -5,6 +5,7 @@
  * discord.js client that `npm start` runs, behind a web page that looks like a channel.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { commandDefinitions } from '../../../commands/index.js';
@@ -12,6 +13,7 @@ import { startApp, type App } from '../../app.js';
 import { loadConfig } from '../../config.js';
 import { deployCommands } from '../../discord/deploy.js';
 import type { Logger } from '../../logger.js';
+import { locationNoteFor, relocatedClusterDir } from '../../services/embedded-postgres.js';
 import { findFreePort } from '../../services/free-port.js';
 import { startDiscordEmulator, type DiscordEmulator } from '../discord-emulator/index.js';
 import { startMusicApiSim, type MusicApiSim } from '../music-api-sim/index.js';
@@ -50,8 +52,10 @@ export const LOG_FILE = 'playground.log';
 /** The emulator's token; it opens nothing outside this machine. */
 const BOT_TOKEN = 'playground.bot-token.for-the-local-discord-emulator-only';
 
-/** Everything but the log, which the caller may be writing to. */
+/** Everything but the log, which the caller may be writing to; also a cluster kept elsewhere (run as root). */
 async function emptyDataDir(dataDir: string): Promise<void> {
+  const cluster = path.join(dataDir, 'postgres');
+  if (existsSync(locationNoteFor(cluster))) await rm(relocatedClusterDir(cluster), { recursive: true, force: true });
   for (const entry of await readdir(dataDir)) {
     if (entry !== LOG_FILE) await rm(path.join(dataDir, entry), { recursive: true, force: true });
   }
