@@ -19,9 +19,18 @@ describe('README', () => {
     for (const name of CONFIG_VARIABLES) expect(envExample).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 
+  /** The first command block under a `## ` heading that starts with `heading`. */
+  const firstCommand = (heading: string) => new RegExp(`\n## ${heading}[^\n]*\n[^\`]*\`\`\`sh\n([^\n]+)\n\`\`\``).exec(readme)?.[1];
+
+  it('opens with the try-it, test-it and run-it commands', () => {
+    expect(firstCommand('Try it')).toBe('npm ci && npm run playground');
+    expect(firstCommand('Test it')).toBe('npm ci && npm test');
+    expect(readme.indexOf('## Try it')).toBeLessThan(readme.indexOf('## Test it'));
+    expect(readme.indexOf('## Test it')).toBeLessThan(readme.indexOf('## Run it on your Discord server'));
+  });
+
   it("CI runs the README's test command", () => {
-    const command = /Run the tests[^`]*```sh\n([^\n]+)\n```/.exec(readme)?.[1];
-    expect(command).toBe('npm ci && npm test');
+    expect(firstCommand('Test it')).toBe('npm ci && npm test');
     expect(ciScript).toMatch(/^npm ci$/m);
     expect(ciScript).toMatch(/^npm test$/m);
   });
