@@ -95,7 +95,8 @@ function postgresProblem(lines: readonly string[]): string | undefined {
 }
 
 function spawnAs(user: PostgresUser | undefined, command: string, args: readonly string[]): ChildProcess {
-  return spawn(command, args, { ...user, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, like redis-server's: the bot stops it last, after its own shutdown.
+  return spawn(command, args, { ...user, env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 }
 
 /** Calls `onLine` for each line the child writes, stdout and stderr alike, for as long as it runs. */

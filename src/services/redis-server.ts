@@ -92,7 +92,9 @@ async function start(options: RedisServerOptions): Promise<RedisServerHandle> {
     '--maxmemory-policy', 'noeviction',
   ];
   await stopProcessFromPidFile(path.join(dataDir, 'redis.pid'), 'SIGTERM');
-  const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: a Ctrl+C or a supervisor's SIGTERM to the bot's group must not stop
+  // Redis under the bot's feet while it shuts down; the bot stops it last.
+  const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 
   await new Promise<void>((resolve, reject) => {
     const lines: string[] = [];

@@ -174,14 +174,18 @@ export async function startWebServer(options: { port: number; logger: Logger }):
     return user.username;
   }
 
-  /** Runs a user's action in the emulator and waits for the bot's first answer. */
+  /**
+   * Runs a user's action in the emulator and waits for the bot's first answer. What a person
+   * would see as an outcome (Discord's client refusing the input, a bot that does not answer)
+   * is a 200 with `error`, not an HTTP failure: the request itself went fine.
+   */
   async function act(start: () => InteractionHandle): Promise<unknown> {
     let handle: InteractionHandle;
     try {
       handle = start();
     } catch (error) {
       // The emulator refuses what Discord's client would not send (unknown option, missing value).
-      throw new HttpError(400, (error as Error).message);
+      return { error: (error as Error).message };
     }
     try {
       const response = await handle.waitForResponse(ANSWER_WAIT_MS);
@@ -189,7 +193,11 @@ export async function startWebServer(options: { port: number; logger: Logger }):
       if (modal) modals.set(handle.id, handle);
       return { interactionId: handle.id, response: { type: response.type, ephemeral: response.ephemeral }, ...(modal ? { modal } : {}) };
     } catch {
-      throw new HttpError(504, `${parts?.emulator.botUser.username ?? 'The bot'} did not respond within 3 seconds, so Discord would show "The application did not respond".`);
+      return {
+        interactionId: handle.id,
+        timedOut: true,
+        error: `${parts?.emulator.botUser.username ?? 'The bot'} did not respond within 3 seconds, so Discord would show "The application did not respond".`,
+      };
     }
   }
 
@@ -229,7 +237,7 @@ export async function startWebServer(options: { port: number; logger: Logger }):
         try {
           return sendJson(response, 200, { choices: await emulator.autocomplete({ ...input, guildId, timeoutMs: ANSWER_WAIT_MS }) });
         } catch (error) {
-          throw new HttpError(400, (error as Error).message);
+          return sendJson(response, 200, { choices: [], error: (error as Error).message });
         }
       }
       case 'interactions/button': {
@@ -246,7 +254,7 @@ export async function startWebServer(options: { port: number; logger: Logger }):
         const input = parse(schemas.modal, body);
         userName(input.userId);
         const trigger = modals.get(input.interactionId);
-        if (!trigger) throw new HttpError(400, 'That form belongs to an interaction the playground no longer knows; open it again.');
+        if (!trigger) return sendJson(response, 200, { error: 'That form belongs to an interaction the playground no longer knows; open it again.' });
         return sendJson(response, 200, await act(() => emulator.submitModal({ interaction: trigger, userId: input.userId, fields: input.fields })));
       }
       default:

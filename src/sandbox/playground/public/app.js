@@ -1,0 +1,445 @@
+/* global document, localStorage, EventSource, ResizeObserver, setInterval, setTimeout */
+/**
+ * The playground page: a Discord text channel in which the person acts as one of the
+ * playground's users. It keeps the server's state (GET /api/state), follows it live
+ * (server-sent events on /api/events), and turns commands, clicks and modal submits into
+ * POSTs on /api/interactions/*.
+ */
+import { ApiError, getState, interact } from './api.js';
+import { createComposer } from './composer.js';
+import { avatar, h, icon } from './dom.js';
+import { renderMessageList } from './messages.js';
+import { openModal } from './modal.js';
+import { refreshRelativeTimes } from './time.js';
+
+const STORAGE_KEYS = { user: 'playground.userId', channel: 'playground.channelId' };
+const ROLE_LABELS = { member: 'member', moderator: 'moderator', owner: 'bot owner' };
+/** Name colours, as a server's roles would give them. */
+const ROLE_COLOURS = { owner: '#f0b232', moderator: '#3ba55c' };
+const DEFAULT_TOPIC = 'Playground: everything here runs on this machine, no Discord and no paid key';
+const EXAMPLES = ['/song prompt:"rainy night lofi"', '/lyrics prompt:"the sea at night"', '/credits', '/jobs list'];
+const RELATIVE_REFRESH_MS = 5_000;
+const RECONNECT_MS = 2_000;
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+const elements = {
+  app: document.getElementById('app'),
+  loading: document.getElementById('loading'),
+  loadingText: document.getElementById('loading-text'),
+  guildIcon: document.getElementById('guild-icon'),
+  guildName: document.getElementById('guild-name'),
+  channels: document.getElementById('channel-list'),
+  userPanel: document.getElementById('user-panel'),
+  header: document.getElementById('chat-header'),
+  banner: document.getElementById('connection-banner'),
+  scroller: document.getElementById('scroller'),
+  list: document.getElementById('message-list'),
+  members: document.getElementById('members'),
+  composer: document.getElementById('composer-area'),
+};
+
+const store = {
+  /** The last GET /api/state (or `state` event). */
+  state: undefined,
+  userId: localStorage.getItem(STORAGE_KEYS.user),
+  channelId: localStorage.getItem(STORAGE_KEYS.channel),
+  /** id → { message, json, order }: server messages and local failure notes. */
+  messages: new Map(),
+  /** Ephemeral messages the person dismissed (Discord forgets them locally too). */
+  dismissed: new Set(),
+  /** Channels with messages the person has not looked at. */
+  unread: new Set(),
+  /** Bumped when anything every message depends on changes (user, names): all are redrawn. */
+  epoch: 0,
+  localCount: 0,
+  /** Message events that arrive while the state is being fetched, replayed after it. */
+  buffered: undefined,
+  stickToBottom: true,
+};
+
+// ------------------------------------------------------------------ lookups
+
+function world() {
+  const { commands, users, bot, channels, roles } = store.state;
+  return { commands, users, bot, channels, roles };
+}
+
+function currentUser() {
+  return store.state.users.find((user) => user.id === store.userId);
+}
+
+function currentChannel() {
+  return store.state.channels.find((channel) => channel.id === store.channelId);
+}
+
+function userById(id) {
+  const { users, bot } = store.state;
+  return id === bot.id ? bot : users.find((user) => user.id === id);
+}
+
+function nameColour(userId) {
+  return ROLE_COLOURS[userById(userId)?.role];
+}
+
+function isVisible(message) {
+  if (message.channel_id !== store.channelId || store.dismissed.has(message.id)) return false;
+  return !message.ephemeral || message.visibleTo === store.userId;
+}
+
+/** Snowflakes sort by time; local notes get one from the clock so they fall in place. */
+function orderOf(message) {
+  if (/^\d+$/.test(message.id)) return BigInt(message.id);
+  return ((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) + BigInt(store.localCount);
+}
+
+function keep(message) {
+  store.messages.set(message.id, { message, json: JSON.stringify(message), order: orderOf(message) });
+}
+
+// ------------------------------------------------------------------ state and events
+
+function applyState(state) {
+  store.state = state;
+  if (!userById(store.userId) || store.userId === state.bot.id) store.userId = state.users[0]?.id;
+  if (!currentChannel()) store.channelId = state.channels[0]?.id;
+  for (const [id, entry] of store.messages) if (!entry.message.failure) store.messages.delete(id);
+  for (const message of state.messages) keep(message);
+  store.epoch += 1;
+  elements.loading.hidden = true;
+  elements.app.hidden = false;
+  renderAll();
+}
+
+function applyMessageEvent({ change, message }) {
+  if (change === 'delete') store.messages.delete(message.id);
+  else keep(message);
+  const visibleElsewhere = message.channel_id !== store.channelId && (!message.ephemeral || message.visibleTo === store.userId);
+  if (change === 'create' && visibleElsewhere) {
+    store.unread.add(message.channel_id);
+    renderChannels();
+  }
+  renderMessages();
+}
+
+async function loadState() {
+  const buffered = [];
+  store.buffered = buffered;
+  try {
+    applyState(await getState());
+    for (const event of buffered) applyMessageEvent(event);
+    showBanner(undefined);
+  } catch (error) {
+    if (store.state) showBanner(`Could not refresh: ${error.message}`);
+    else elements.loadingText.textContent = error.message;
+    setTimeout(loadState, RECONNECT_MS);
+  } finally {
+    if (store.buffered === buffered) store.buffered = undefined;
+  }
+}
+
+/** Follows the server's events; every (re)connection starts with a fresh state. */
+function connect() {
+  const source = new EventSource('/api/events');
+  source.addEventListener('open', () => loadState());
+  source.addEventListener('message', (event) => {
+    const data = JSON.parse(event.data);
+    if (store.buffered) store.buffered.push(data);
+    else if (store.state) applyMessageEvent(data);
+  });
+  source.addEventListener('state', (event) => applyState(JSON.parse(event.data)));
+  source.addEventListener('error', () => {
+    if (store.state) showBanner('Lost the connection to the playground. Reconnecting…');
+    // EventSource retries by itself unless the server refused (e.g. still starting).
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, RECONNECT_MS);
+  });
+}
+
+function showBanner(text) {
+  elements.banner.hidden = !text;
+  elements.banner.textContent = text ?? '';
+}
+
+// ------------------------------------------------------------------ acting as a person
+
+function switchUser(userId) {
+  store.userId = userId;
+  localStorage.setItem(STORAGE_KEYS.user, userId);
+  store.epoch += 1;
+  renderAll();
+}
+
+function switchChannel(channelId) {
+  store.channelId = channelId;
+  store.unread.delete(channelId);
+  localStorage.setItem(STORAGE_KEYS.channel, channelId);
+  store.stickToBottom = true;
+  renderAll();
+  composer.focus();
+}
+
+/**
+ * Shows a failed interaction as Discord does: a note from the app that only `user` sees, in
+ * the channel where they acted.
+ */
+function addFailure(error, { user, channelId, command }) {
+  const { bot } = store.state;
+  store.localCount += 1;
+  keep({
+    id: `local-${store.localCount}`,
+    channel_id: channelId,
+    author: { id: bot.id, username: bot.username, global_name: null, bot: true },
+    content: '',
+    embeds: [],
+    components: [],
+    attachments: [],
+    flags: 64,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    ephemeral: true,
+    visibleTo: user.id,
+    ...(command ? { command, usedBy: { id: user.id, username: user.username } } : {}),
+    failure: {
+      title: error instanceof ApiError && error.status === 504 ? 'The application did not respond' : 'This interaction failed',
+      detail: error.message,
+    },
+  });
+  store.stickToBottom = true;
+  renderMessages();
+}
+
+/** Runs one interaction; opens the bot's modal if it answered with one. False when it failed. */
+async function act(kind, body, command) {
+  // Who acted where, as of now: the person may switch before the bot answers.
+  const place = { user: currentUser(), channelId: store.channelId, command };
+  try {
+    showAnswer(await interact(kind, { userId: place.user.id, ...body }), place.user.id);
+    return true;
+  } catch (error) {
+    addFailure(error, place);
+    return false;
+  }
+}
+
+/** Opens the modal the bot answered with, if any; `userId` is who submits it. */
+function showAnswer(answer, userId) {
+  if (!answer.modal) return;
+  openModal(answer.modal, async (fields) => {
+    showAnswer(await interact('modal', { userId, interactionId: answer.interactionId, fields }), userId);
+  });
+}
+
+/** Disables a button or select while the bot answers, with a spinner, as Discord does. */
+async function whileBusy(element, work) {
+  element.disabled = true;
+  element.classList.add('busy');
+  try {
+    await work();
+  } finally {
+    element.disabled = false;
+    element.classList.remove('busy');
+  }
+}
+
+const messageContext = {
+  get currentUserId() {
+    return store.userId;
+  },
+  md: {
+    get currentUserId() {
+      return store.userId;
+    },
+    userName: (id) => userById(id)?.username,
+    channelName: (id) => store.state.channels.find((channel) => channel.id === id)?.name,
+    roleName: (id) => store.state.roles.find((role) => role.id === id)?.name,
+    openChannel: (id) => switchChannel(id),
+  },
+  nameColour,
+  onButton: (message, button, element) => whileBusy(element, () => act('button', { messageId: message.id, customId: button.custom_id })),
+  onSelect: (message, select, values, element) =>
+    whileBusy(element, () => act('select', { messageId: message.id, customId: select.custom_id, values })),
+  onDismiss(id) {
+    if (store.messages.get(id)?.message.failure) store.messages.delete(id);
+    else store.dismissed.add(id);
+    renderMessages();
+  },
+};
+
+const composer = createComposer(elements.composer, {
+  world,
+  channel: currentChannel,
+  user: currentUser,
+  autocomplete: async (body) => (await interact('autocomplete', body)).choices ?? [],
+  sendCommand: (request, line) => act('command', { channelId: store.channelId, ...request }, line.slice(1)),
+});
+
+// ------------------------------------------------------------------ drawing
+
+function renderAll() {
+  const channel = currentChannel();
+  document.title = `#${channel.name} | ${store.state.guild.name} · playground`;
+  renderGuild();
+  renderChannels();
+  renderHeader();
+  renderUserPanel();
+  renderMembers();
+  renderMessages();
+  composer.refresh();
+}
+
+function renderGuild() {
+  const { name } = store.state.guild;
+  elements.guildName.textContent = name;
+  elements.guildIcon.textContent = name
+    .split(/\s+/)
+    .map((word) => word[0])
+    .join('')
+    .slice(0, 3);
+  elements.guildIcon.title = name;
+}
+
+function renderChannels() {
+  elements.channels.replaceChildren(
+    h('div', { class: 'channel-category' }, icon('chevron', 12), h('span', { text: 'Text Channels' })),
+    ...store.state.channels.map((channel) => {
+      const active = channel.id === store.channelId;
+      const classes = ['channel', active && 'active', !active && store.unread.has(channel.id) && 'unread'];
+      return h(
+        'button',
+        { type: 'button', class: classes.filter(Boolean).join(' '), 'data-testid': 'channel', 'aria-current': active ? 'page' : undefined, onclick: () => switchChannel(channel.id) },
+        icon('hash', 20),
+        h('span', { class: 'channel-name', text: channel.name }),
+      );
+    }),
+  );
+}
+
+function renderHeader() {
+  const channel = currentChannel();
+  elements.header.replaceChildren(
+    icon('hash', 24),
+    h('h2', { class: 'chat-title', text: channel.name }),
+    h('div', { class: 'chat-divider' }),
+    h('div', { class: 'chat-topic', text: channel.topic ?? DEFAULT_TOPIC, title: channel.topic ?? DEFAULT_TOPIC }),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'header-button',
+        title: 'Show or hide the member list',
+        'aria-label': 'Member list',
+        onclick: () => elements.app.classList.toggle('members-hidden'),
+      },
+      icon('people', 24),
+    ),
+  );
+}
+
+function renderUserPanel() {
+  const user = currentUser();
+  const select = h(
+    'select',
+    { id: 'user-switcher', class: 'user-switcher', 'data-testid': 'user-switcher', 'aria-label': 'Act as', title: 'Act as another person of the server', value: user.id },
+    store.state.users.map((candidate) => h('option', { value: candidate.id, text: `${candidate.username} (${ROLE_LABELS[candidate.role] ?? candidate.role})` })),
+  );
+  select.addEventListener('change', () => switchUser(select.value));
+  elements.userPanel.replaceChildren(
+    h('div', { class: 'avatar-with-status' }, avatar(user, 32), h('span', { class: 'status-dot' })),
+    h(
+      'div',
+      { class: 'user-panel-names' },
+      h('label', { class: 'user-panel-caption', for: 'user-switcher', text: 'Acting as' }),
+      h('div', { class: 'user-switcher-wrap' }, select, icon('chevron', 14)),
+      h('div', { class: 'user-panel-role', text: user.description }),
+    ),
+  );
+}
+
+function memberRow(user, subtitle) {
+  const name = h('span', { class: 'member-name', text: user.username });
+  const colour = nameColour(user.id);
+  if (colour) name.style.color = colour;
+  return h(
+    'div',
+    { class: `member${user.id === store.userId ? ' current' : ''}`, title: subtitle },
+    h('div', { class: 'avatar-with-status' }, avatar(user, 32), h('span', { class: 'status-dot' })),
+    h('div', { class: 'member-names' }, h('div', { class: 'member-line' }, name, user.bot ? h('span', { class: 'app-tag', text: 'APP' }) : null), h('div', { class: 'member-subtitle', text: subtitle })),
+  );
+}
+
+function renderMembers() {
+  const { users, bot } = store.state;
+  const groups = [
+    ['Bot owner', users.filter((user) => user.role === 'owner')],
+    ['Moderators', users.filter((user) => user.role === 'moderator')],
+    ['Members', users.filter((user) => user.role === 'member')],
+  ];
+  elements.members.replaceChildren(
+    ...groups
+      .filter(([, list]) => list.length > 0)
+      .flatMap(([title, list]) => [h('h3', { class: 'members-title', text: `${title} — ${list.length}` }), ...list.map((user) => memberRow(user, user.description))]),
+    h('h3', { class: 'members-title', text: 'Apps — 1' }),
+    memberRow({ ...bot, bot: true }, 'makes songs, lyrics and videos'),
+  );
+}
+
+/** Discord's start of the channel, with commands to try, so a newcomer knows what to type. */
+function welcome() {
+  const channel = currentChannel();
+  const known = new Set(store.state.commands.map((command) => command.name));
+  const examples = EXAMPLES.filter((example) => known.has(example.slice(1).split(' ')[0]));
+  return {
+    sig: `${channel.id}|${[...known].join()}`,
+    build: () =>
+      h(
+        'div',
+        { class: 'welcome', 'data-testid': 'welcome' },
+        h('div', { class: 'welcome-icon' }, icon('hash', 44)),
+        h('h1', { class: 'welcome-title', text: `Welcome to #${channel.name}!` }),
+        h('p', {
+          class: 'welcome-text',
+          text: `This is the start of the #${channel.name} channel. Everything here runs on this machine: the bot itself, an emulated Discord and a simulated music service. No Discord account, no paid key.`,
+        }),
+        h('p', { class: 'welcome-text' }, 'Type ', h('code', { class: 'md-code', text: '/' }), ' in the message box below to see the bot’s commands, or try one (click to fill it in):'),
+        h(
+          'div',
+          { class: 'welcome-examples' },
+          examples.map((example) => h('button', { type: 'button', class: 'example', text: example, onclick: () => composer.setText(`${example} `) })),
+        ),
+      ),
+  };
+}
+
+function renderMessages() {
+  const visible = [...store.messages.values()]
+    .filter((entry) => isVisible(entry.message))
+    .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  const jsonOf = new Map(visible.map((entry) => [entry.message, entry.json]));
+  renderMessageList(
+    elements.list,
+    visible.map((entry) => entry.message),
+    welcome(),
+    messageContext,
+    (message) => `${store.epoch}|${jsonOf.get(message)}`,
+  );
+  if (store.stickToBottom) scrollToBottom();
+}
+
+// ------------------------------------------------------------------ scrolling
+
+function scrollToBottom() {
+  elements.scroller.scrollTop = elements.scroller.scrollHeight;
+}
+
+// Follow new messages only when the person was at the bottom, as Discord does.
+elements.scroller.addEventListener('scroll', () => {
+  const { scrollTop, scrollHeight, clientHeight } = elements.scroller;
+  store.stickToBottom = scrollHeight - scrollTop - clientHeight < 48;
+});
+// Images and players change heights after they load, and the composer grows with its hints:
+// stay at the bottom through that.
+const keepAtBottom = new ResizeObserver(() => store.stickToBottom && scrollToBottom());
+keepAtBottom.observe(elements.list);
+keepAtBottom.observe(elements.scroller);
+
+setInterval(() => refreshRelativeTimes(elements.list), RELATIVE_REFRESH_MS);
+connect();
