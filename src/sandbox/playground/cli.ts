@@ -3,12 +3,13 @@
  * Starts everything and prints the page's address. The bot's logs go to playground.log in the
  * data folder, so the terminal shows only what a person needs.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitWithError } from '../../cli-support.js';
 import { createLogger } from '../../logger.js';
+import { locationNoteFor, relocatedClusterDir } from '../../services/embedded-postgres.js';
 import { findFreePort } from '../../services/free-port.js';
 import { DEFAULT_TASK_MS, LOG_FILE, startPlayground } from './playground.js';
 
@@ -74,13 +75,17 @@ const logger = createLogger({ level: 'info' }, createWriteStream(logFile, { flag
 process.stdout.write(`Starting the playground (Postgres, Redis, the music simulator, the Discord emulator and the bot)…\n`);
 try {
   const playground = await startPlayground({ dataDir, port, fresh: args.fresh, taskMs, logger });
+  // Run as root from a closed folder, Postgres keeps its data elsewhere; say where.
+  const cluster = path.join(dataDir, 'postgres');
+  const elsewhere = existsSync(locationNoteFor(cluster)) ? `; Postgres's part is in ${relocatedClusterDir(cluster)}, where the postgres user can reach it` : '';
   process.stdout.write(
     [
       '',
       `  Playground ready: ${playground.url}`,
       '',
       `  Open it in a browser and type /song prompt:"rainy night lofi" in #music.`,
-      `  Data: ${dataDir} (kept between runs; --fresh starts over). Logs: ${logFile}`,
+      `  Data: ${dataDir} (kept between runs; --fresh starts over)${elsewhere}.`,
+      `  Logs: ${logFile}`,
       '  Stop with Ctrl+C.',
       '',
     ].join('\n'),
@@ -99,5 +104,9 @@ try {
   process.on('SIGTERM', shutdown);
 } catch (error) {
   logger.error({ err: error }, 'playground start failed');
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    process.stderr.write(`Port ${port} is taken by another program: pick another with --port, or leave --port out to get a free one.\n`);
+    process.exit(1);
+  }
   exitWithError(error);
 }
