@@ -14,12 +14,12 @@ import { MusicApiClient } from './music-api/index.js';
 import { createPipeline } from './pipeline/create-pipeline.js';
 import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pipeline/deps.js';
 import type { Pipeline } from './pipeline/pipeline.js';
-import { reconcile, startReconciler } from './pipeline/reconcile.js';
+import { reconcile } from './pipeline/reconcile.js';
 import { connectRedis } from './queue/connection.js';
 import { createQueues } from './queue/queues.js';
+import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './queue/workers.js';
 import { startInfrastructure } from './services/infrastructure.js';
-import { applyDueAllowances } from './credits/index.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -120,10 +120,12 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       });
       // Closing waits for the entries in hand; anything unfinished is taken over as stalled.
       stops.push(() => workers.close());
-      const reconciler = startReconciler(deps, overrides.reconcileIntervalMs ?? 60_000);
-      stops.push(() => reconciler.stop());
-      const allowances = startAllowanceScheduler(deps);
-      stops.push(async () => allowances.stop());
+      // The periodic passes run from job schedulers: once per deployment, not once per process.
+      const maintenance = await keepMaintenanceScheduled(queues, logger, {
+        everyMs: { ...DEFAULT_MAINTENANCE_EVERY_MS, ...(overrides.reconcileIntervalMs && { reconcile: overrides.reconcileIntervalMs }) },
+        ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),
+      });
+      stops.push(() => maintenance.stop());
     }
 
     if (runs.gateway) {
@@ -139,18 +141,4 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     await stopAll();
     throw error;
   }
-}
-
-/** Monthly allowances are applied at first use; this hourly pass applies them to quiet guilds too. */
-function startAllowanceScheduler(deps: PipelineDeps): { stop(): void } {
-  const run = () =>
-    applyDueAllowances(deps.db, deps.now())
-      .then((result) => {
-        for (const failure of result.failed) deps.logger.error({ guildId: failure.guildId, err: failure.error }, 'allowance failed');
-      })
-      .catch((err: unknown) => deps.logger.error({ err }, 'allowance pass failed'));
-  void run();
-  const timer = setInterval(run, 60 * 60_000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

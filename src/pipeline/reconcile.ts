@@ -1,8 +1,9 @@
 /**
  * Postgres is the truth, Redis only carries work. Every job that Postgres says is open, or
  * finished but not yet posted, and that has no live queue entry, is enqueued again: a Redis
- * that lost its data (or a process that died) loses no work. Runs at start and periodically;
- * entry ids derived from job ids make a second pass a no-op.
+ * that lost its data (or a process that died) loses no work. Runs at a worker's start and as
+ * the `reconcile` maintenance pass (src/queue/maintenance.ts); entry ids derived from job ids
+ * make a second pass a no-op.
  */
 import type { Queue } from 'bullmq';
 import { entryId } from '../queue/queues.js';
@@ -57,19 +58,4 @@ export async function reconcile(deps: PipelineDeps): Promise<ReconcileReport> {
   }
   if (report.submit + report.poll + report.deliver > 0) deps.logger.info(report, 'reconciled jobs with the queues');
   return report;
-}
-
-/** Runs `reconcile` every `intervalMs` until stopped; one pass at a time. */
-export function startReconciler(deps: PipelineDeps, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() => reconcile(deps)).catch((err: unknown) => deps.logger.error({ err }, 'reconcile failed'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
 }

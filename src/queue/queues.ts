@@ -11,6 +11,7 @@ export const QUEUE_NAMES = {
   poll: 'poll',
   complete: 'complete',
   deliver: 'deliver',
+  maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
@@ -25,6 +26,13 @@ export const completePayloadSchema = z.object({
   receivedAt: z.number(),
 });
 export const deliverPayloadSchema = z.object({ jobId: z.uuid() });
+
+/**
+ * Periodic passes over the whole deployment. Each runs from a BullMQ job scheduler, so one
+ * worker somewhere runs each pass, however many worker processes there are.
+ */
+export const MAINTENANCE_TASKS = ['reconcile', 'allowances'] as const;
+export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export type SubmitPayload = z.infer<typeof submitPayloadSchema>;
 export type PollPayload = z.infer<typeof pollPayloadSchema>;
@@ -49,11 +57,18 @@ export interface Queues {
   readonly poll: Queue<PollPayload>;
   readonly complete: Queue<CompletePayload>;
   readonly deliver: Queue<DeliverPayload>;
+  readonly maintenance: Queue<Record<string, never>, unknown, MaintenanceTask>;
   readonly prefix: string;
   enqueueSubmit(jobId: string, delayMs?: number): Promise<void>;
   enqueuePoll(jobId: string, delayMs: number): Promise<void>;
   enqueueComplete(payload: CompletePayload): Promise<void>;
   enqueueDeliver(jobId: string, delayMs?: number): Promise<void>;
+  /**
+   * Makes sure `task` runs every `everyMs` somewhere in the deployment (idempotent: every
+   * worker process calls it). Resolves true when the schedule was missing, e.g. because Redis
+   * lost its data; a new schedule runs its first pass at once.
+   */
+  scheduleMaintenance(task: MaintenanceTask, everyMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -73,12 +88,17 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
   const poll = new Queue<PollPayload>(QUEUE_NAMES.poll, options);
   const complete = new Queue<CompletePayload>(QUEUE_NAMES.complete, options);
   const deliver = new Queue<DeliverPayload>(QUEUE_NAMES.deliver, options);
+  const maintenance = new Queue<Record<string, never>, unknown, MaintenanceTask>(QUEUE_NAMES.maintenance, {
+    ...options,
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: 100 },
+  });
 
   return {
     submit,
     poll,
     complete,
     deliver,
+    maintenance,
     prefix,
     async enqueueSubmit(jobId, delayMs = 0) {
       await submit.add('submit', submitPayloadSchema.parse({ jobId }), {
@@ -106,8 +126,14 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
         backoff: { type: 'exponential', delay: 1000 },
       });
     },
+    async scheduleMaintenance(task, everyMs) {
+      const current = await maintenance.getJobScheduler(task);
+      if (current?.every === everyMs) return false;
+      await maintenance.upsertJobScheduler(task, { every: everyMs }, { name: task, data: {} });
+      return current === undefined;
+    },
     async close() {
-      await Promise.all([submit.close(), poll.close(), complete.close(), deliver.close()]);
+      await Promise.all([submit.close(), poll.close(), complete.close(), deliver.close(), maintenance.close()]);
     },
   };
 }

@@ -4,6 +4,7 @@ import { isMusicApiError } from '../music-api/index.js';
 import type { PipelineDeps } from '../pipeline/deps.js';
 import { createCompleteProcessor } from './processors/complete.js';
 import { createDeliverProcessor } from './processors/deliver.js';
+import { createMaintenanceProcessor } from './processors/maintenance.js';
 import { createPollProcessor } from './processors/poll.js';
 import { backoffWithJitter } from './processors/shared.js';
 import { createSubmitProcessor } from './processors/submit.js';
@@ -44,8 +45,10 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
   });
   const complete = new Worker(QUEUE_NAMES.complete, createCompleteProcessor(deps), { ...common, concurrency: 20 });
   const deliver = new Worker(QUEUE_NAMES.deliver, createDeliverProcessor(deps), { ...common, concurrency: 20 });
+  // One pass at a time: a slow reconcile must not overlap the next one.
+  const maintenance = new Worker(QUEUE_NAMES.maintenance, createMaintenanceProcessor(deps), { ...common, concurrency: 1 });
 
-  const all = [submit, poll, complete, deliver];
+  const all = [submit, poll, complete, deliver, maintenance];
   for (const worker of all) {
     worker.on('failed', (entry, err) => {
       deps.logger.warn({ queue: worker.name, entryId: entry?.id, attempts: entry?.attemptsMade, err: err.message }, 'queue entry failed');

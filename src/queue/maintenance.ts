@@ -1,0 +1,41 @@
+/**
+ * Keeps the deployment's periodic passes scheduled. The schedules live in Redis, so one worker
+ * runs each pass however many processes there are; but a Redis that lost its data has lost
+ * them too. Every worker process therefore checks them now and then (one Redis read each) and
+ * puts back a missing one, whose first pass then runs at once.
+ */
+import type { Logger } from '../logger.js';
+import { MAINTENANCE_TASKS, type MaintenanceTask, type Queues } from './queues.js';
+
+export interface MaintenanceOptions {
+  /** How often each pass runs across the deployment. */
+  readonly everyMs: Readonly<Record<MaintenanceTask, number>>;
+  /** How often this process checks that the schedules still exist. @defaultValue 30000 */
+  readonly checkEveryMs?: number;
+}
+
+export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, number>> = {
+  reconcile: 60_000,
+  allowances: 60 * 60_000,
+};
+
+export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {
+  const ensure = async (): Promise<void> => {
+    for (const task of MAINTENANCE_TASKS) {
+      const restored = await queues.scheduleMaintenance(task, options.everyMs[task]);
+      if (restored) logger.info({ task, everyMs: options.everyMs[task] }, 'maintenance pass scheduled');
+    }
+  };
+  await ensure();
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(ensure).catch((err: unknown) => logger.error({ err }, 'maintenance schedule check failed'));
+  }, options.checkEveryMs ?? 30_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

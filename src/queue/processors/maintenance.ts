@@ -1,0 +1,25 @@
+/**
+ * The deployment's periodic passes, one entry per scheduled run (see `scheduleMaintenance`):
+ * the reconciler, which puts every open job without a live queue entry back on its queue, and
+ * the monthly allowances of guilds that stay quiet (busy guilds get theirs at first use).
+ */
+import type { Job } from 'bullmq';
+import { applyDueAllowances } from '../../credits/index.js';
+import type { PipelineDeps } from '../../pipeline/deps.js';
+import { reconcile } from '../../pipeline/reconcile.js';
+import type { MaintenanceTask } from '../queues.js';
+
+export function createMaintenanceProcessor(deps: PipelineDeps) {
+  const tasks: Record<MaintenanceTask, () => Promise<void>> = {
+    reconcile: async () => void (await reconcile(deps)),
+    allowances: async () => {
+      const result = await applyDueAllowances(deps.db, deps.now());
+      for (const failure of result.failed) deps.logger.error({ guildId: failure.guildId, err: failure.error }, 'allowance failed');
+    },
+  };
+  return async (entry: Job): Promise<void> => {
+    const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;
+    if (!task) throw new Error(`unknown maintenance task ${entry.name}`);
+    await task();
+  };
+}
