@@ -1,5 +1,5 @@
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import { getGuildCredits, spentToday, usage, utcMonth } from '../src/credits/index.js';
+import { getGuildCredits, spentToday, usage, utcMonth, utcMonthStart } from '../src/credits/index.js';
 import { openCaller } from '../src/discord/caller.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { effectiveDailyCap } from '../src/guilds/limits.js';
@@ -12,10 +12,6 @@ export const definition = {
   dm_permission: false,
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-function monthStart(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-}
-
 export default defineCommand({
   definition,
   acknowledge: () => 'ephemeral',
@@ -26,8 +22,8 @@ export default defineCommand({
     const userId = caller.member.userId;
     const [credits, month, mine, today] = await Promise.all([
       getGuildCredits(context.db, guildId),
-      usage(context.db, { guildId, since: monthStart(now) }),
-      usage(context.db, { guildId, userId, since: monthStart(now) }),
+      usage(context.db, { guildId, since: utcMonthStart(now) }),
+      usage(context.db, { guildId, userId, since: utcMonthStart(now) }),
       spentToday(context.db, { guildId, userId, now }),
     ]);
     const balance = credits?.balance ?? caller.guild.balance;

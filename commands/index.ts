@@ -1,7 +1,7 @@
 /** Every slash command of the bot, in the order `/` lists them. */
 import type { Command } from './command.js';
 import credits from './credits.js';
-import creditsAdmin from './credits-admin.js';
+import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';
 import jobs from './jobs.js';
 import lyrics from './lyrics.js';

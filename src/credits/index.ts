@@ -42,7 +42,7 @@ export {
   type ModeratorMovementInput,
   type ModeratorMovementResult,
 } from './moderator-movements.js';
-export { utcDay, utcMonth } from './periods.js';
+export { utcDay, utcMonth, utcMonthStart } from './periods.js';
 export {
   history,
   spentToday,

@@ -10,3 +10,8 @@ export function utcDay(now: Date): { start: Date; end: Date } {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) };
 }
+
+/** The first instant of the UTC month containing `now`. */
+export function utcMonthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}

@@ -1,0 +1,117 @@
+/** `/credits-admin history`, its paging buttons and its CSV export. */
+import { ApplicationCommandOptionType } from 'discord-api-types/v10';
+import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle, escapeMarkdown } from 'discord.js';
+import { exportCsv, history as ledgerHistory, type LedgerEntry } from '../../src/credits/index.js';
+import { openCaller, requireModerator } from '../../src/discord/caller.js';
+import type { CommandContext } from '../../src/discord/context.js';
+import { encodeCustomId, type CustomId } from '../../src/discord/custom-ids.js';
+import { Refusal } from '../../src/discord/errors.js';
+import { answerInPlace, type Answer } from '../../src/discord/respond.js';
+import { discordTimestamp } from '../../src/text.js';
+import type { ButtonHandler, GuildButton } from '../command.js';
+import { userOption } from './options.js';
+import { defineSubcommand } from './subcommand.js';
+
+const PAGE_SIZE = 10;
+/** Rows in one CSV export: far more than a guild makes, and under Discord's upload limit. */
+const CSV_MAX_ROWS = 50_000;
+
+/** `all`, or the member the history is about: what the paging buttons carry. */
+type Scope = 'all' | string;
+
+function signed(amount: number): string {
+  return amount > 0 ? `+${amount}` : String(amount);
+}
+
+function describeEntry(entry: LedgerEntry): string {
+  const who = [entry.userId && `for <@${entry.userId}>`, entry.actorId && `by <@${entry.actorId}>`].filter(Boolean).join(' ');
+  const why = entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
+  const job = entry.jobId ? ` · job \`${entry.jobId.slice(0, 8)}\`` : '';
+  return `\`#${entry.id}\` ${discordTimestamp(entry.createdAt)} **${entry.kind}** ${signed(entry.amount)} → ${entry.balanceAfter}${who ? ` · ${who}` : ''}${job}${why}`;
+}
+
+async function historyAnswer(context: CommandContext, guildId: string, scope: Scope, beforeId?: number): Promise<Answer> {
+  const page = await ledgerHistory(context.db, { guildId, userId: scope === 'all' ? undefined : scope, limit: PAGE_SIZE, beforeId });
+  const heading = scope === 'all' ? '**Credit history**' : `**Credit history of <@${scope}>**`;
+  const body = page.entries.length === 0 ? 'No movements yet.' : page.entries.map(describeEntry).join('\n');
+  const buttons = [
+    new ButtonBuilder()
+      .setCustomId(encodeCustomId({ action: 'history-csv', subject: scope }))
+      .setLabel('Export CSV')
+      .setStyle(ButtonStyle.Secondary),
+  ];
+  if (page.nextBeforeId !== null) {
+    buttons.unshift(
+      new ButtonBuilder()
+        .setCustomId(encodeCustomId({ action: 'history-page', subject: scope, arg: String(page.nextBeforeId) }))
+        .setLabel('Older')
+        .setStyle(ButtonStyle.Primary),
+    );
+  }
+  return {
+    content: `${heading}${beforeId === undefined ? '' : ' (older)'}\n${body}`.slice(0, 2000),
+    components: [new ActionRowBuilder<ButtonBuilder>().addComponents(buttons)],
+  };
+}
+
+async function csvAnswer(context: CommandContext, guildId: string, scope: Scope): Promise<Answer> {
+  const rows: LedgerEntry[] = [];
+  let beforeId: number | undefined;
+  do {
+    const page = await ledgerHistory(context.db, { guildId, userId: scope === 'all' ? undefined : scope, limit: 500, beforeId });
+    rows.push(...page.entries);
+    beforeId = page.nextBeforeId ?? undefined;
+  } while (beforeId !== undefined && rows.length < CSV_MAX_ROWS);
+  const day = new Date().toISOString().slice(0, 10);
+  const file = new AttachmentBuilder(Buffer.from(exportCsv(rows.slice(0, CSV_MAX_ROWS)), 'utf8'), {
+    name: `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}.csv`,
+  });
+  const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined ? ` (the newest ${CSV_MAX_ROWS})` : '';
+  return { content: `The ledger as CSV: ${Math.min(rows.length, CSV_MAX_ROWS)} rows${cut}.`, files: [file] };
+}
+
+function scopeOf(id: CustomId): Scope {
+  if (id.subject === 'all' || /^\d{17,20}$/.test(id.subject)) return id.subject;
+  throw new Refusal('not_found', 'This button no longer works.');
+}
+
+/** The history buttons are moderators' too: Discord's command permissions do not cover them. */
+async function moderatorGuildId(interaction: GuildButton, context: CommandContext): Promise<string> {
+  const caller = await openCaller(interaction, context);
+  requireModerator(caller, { ownersToo: true });
+  return caller.guild.id;
+}
+
+export const history = defineSubcommand({
+  definition: {
+    type: ApplicationCommandOptionType.Subcommand,
+    name: 'history',
+    description: 'Every movement of credits, newest first, with a CSV export.',
+    options: [userOption],
+  },
+  ownersOnly: false,
+  async execute(options, { interaction, context, caller }) {
+    await answerInPlace(interaction, await historyAnswer(context, caller.guild.id, options.user?.id ?? 'all'));
+  },
+});
+
+export const historyButtons = {
+  'history-page': {
+    acknowledge: 'update',
+    async execute(interaction, id, context) {
+      const scope = scopeOf(id);
+      const beforeId = Number(id.arg);
+      if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new Refusal('not_found', 'This button no longer works.');
+      const guildId = await moderatorGuildId(interaction, context);
+      await interaction.editReply({ ...(await historyAnswer(context, guildId, scope, beforeId)), allowedMentions: { parse: [] } });
+    },
+  },
+  'history-csv': {
+    acknowledge: 'ephemeral',
+    async execute(interaction, id, context) {
+      const scope = scopeOf(id);
+      const guildId = await moderatorGuildId(interaction, context);
+      await answerInPlace(interaction, await csvAnswer(context, guildId, scope));
+    },
+  },
+} as const satisfies Record<'history-page' | 'history-csv', ButtonHandler>;
