@@ -3,6 +3,9 @@ import { exitWithError, isExpectedFailure } from './cli-support.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 
+/** Enough for a worker to finish the entries in hand (their lock lasts 30 s anyway). */
+const SHUTDOWN_LIMIT_MS = 30_000;
+
 let config;
 try {
   config = loadConfig();
@@ -20,6 +23,12 @@ try {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // A part that cannot finish (Redis gone, say, while workers close) must not keep the
+    // process alive for ever: a supervisor waits, then the work in hand is taken over anyway.
+    setTimeout(() => {
+      logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
     app
       .stop()
       .then(() => process.exit(0))

@@ -136,7 +136,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
   let child: ChildProcess | undefined;
   let output = '';
   async function start(): Promise<void> {
-    const process_ = spawn(tsx, [path.join(root, 'src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Node itself, with tsx as a loader: through the tsx binary, kill() would kill only tsx's
+    // wrapper and leave the real bot running, and the restart test would prove nothing.
+    const process_ = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = process_;
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {

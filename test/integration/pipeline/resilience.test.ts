@@ -41,7 +41,9 @@ async function allDelivered(h: Harness, jobIds: string[], timeoutMs: number) {
 
 /** A worker as `npm start` runs it with ROLE=worker, in its own process. */
 function spawnWorker(h: Harness): Promise<ChildProcess> {
-  const child = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'src/main.ts')], {
+  // Node itself, with tsx as a loader: through the tsx binary, SIGKILL would kill only tsx's
+  // wrapper process and leave the real worker running.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
     cwd: path.join(root, 'test'),
     env: {
       PATH: process.env.PATH ?? '',
