@@ -6,10 +6,22 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../../logger.js';
-import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from '../../music-api/costs.js';
-import { GUESSED_FIELDS } from '../../music-api/guessed-fields.js';
-import { SPEC_MODELS } from '../../music-api/spec.js';
-import type { SignatureScheme } from '../../music-api/webhook-signature.js';
+import {
+  costOf,
+  CREATE_OPERATIONS,
+  createOperationAt,
+  DEFAULT_MODEL,
+  DEFAULT_PERSONA_SONG_COST,
+  READ_ROUTES,
+  REQUEST_FIELDS,
+  RESPONSE_FIELDS,
+  RETIRED_FAMILIES,
+  SPEC_MODELS,
+  WEBHOOK_EVENTS,
+  type CreateOperationName,
+  type Platform,
+  type SignatureScheme,
+} from './contract.js';
 import {
   applyTaskFault,
   isRequestFault,
@@ -24,18 +36,14 @@ import {
   type TaskFault,
 } from './faults.js';
 import { mediaFor, sendMedia } from './media.js';
-import { checkBody, type BodyKind, type Refusal } from './validation.js';
+import { checkBody, type Refusal } from './validation.js';
 import { DEFAULT_WEBHOOK_RETRY, deliverWebhook, type WebhookAttempt, type WebhookRetry } from './webhooks.js';
 
 export const DEFAULT_TASK_MS = 2000;
 export const DEFAULT_CONCURRENCY_LIMIT = 20;
 
-/**
- * Path names accepted for the retired vocal/background-music family (`{retired_family}` in the
- * spec, whose real name is not given): `/api/v1/<name>/create` and `/api/v1/<name>/task/<id>`
- * answer 410 for each of these.
- */
-export const RETIRED_FAMILIES = ['music', 'vocal', 'bgm', 'vocal-music', 'background-music'] as const;
+/** Path names under which the retired family answers 410 (see ./contract.ts). */
+export { RETIRED_FAMILIES };
 
 export interface MusicApiSimOptions {
   apiKey: string;
@@ -57,9 +65,9 @@ export interface MusicApiSimOptions {
   webhookRetry?: WebhookRetry;
   /** Time limit of one webhook POST. @defaultValue 5000 */
   webhookTimeoutMs?: number;
-  /** Accepted `mv` values. @defaultValue SPEC_MODELS */
+  /** Accepted `mv` values. @defaultValue SPEC_MODELS (the spec's eleven, ./contract.ts) */
   models?: readonly string[];
-  /** @defaultValue DEFAULT_PERSONA_SONG_COST */
+  /** Credits a sonic persona song costs; the spec gives no price. @defaultValue DEFAULT_PERSONA_SONG_COST (10) */
   personaSongCost?: number;
   /** Base of media links when the simulator is reached by another name. @defaultValue the listening URL */
   publicUrl?: string;
@@ -85,7 +93,7 @@ export type SimTaskState = 'PENDING' | 'RUNNING' | 'SUCCESS' | 'FAILED';
 
 export interface SimTaskView {
   taskId: string;
-  platform: 'producer' | 'sonic';
+  platform: Platform;
   taskType: string;
   state: SimTaskState;
   cost: number;
@@ -124,29 +132,12 @@ export interface MusicApiSim {
 
 interface SimTask {
   view: SimTaskView;
-  operation: CostedOperation;
+  operation: CreateOperationName;
   behaviour: TaskBehaviour;
   clipIds: string[];
   timers: NodeJS.Timeout[];
   webhookSecret: string | undefined;
 }
-
-interface Route {
-  operation: CostedOperation;
-  platform: 'producer' | 'sonic';
-  taskType: string;
-  bodyKind: BodyKind;
-}
-
-const CREATE_ROUTES: Record<string, Route> = {
-  '/api/v1/producer/create': { operation: 'song', platform: 'producer', taskType: 'create_music', bodyKind: 'createMusic' },
-  '/api/v1/producer/lyrics-create': { operation: 'lyrics', platform: 'producer', taskType: 'make_lyrics', bodyKind: 'lyrics' },
-  '/api/v1/producer/video-clip': { operation: 'video', platform: 'producer', taskType: 'video_clip', bodyKind: 'video' },
-  '/api/v1/producer/upload': { operation: 'upload', platform: 'producer', taskType: 'upload', bodyKind: 'upload' },
-  '/api/v1/producer/download': { operation: 'download', platform: 'producer', taskType: 'download', bodyKind: 'download' },
-  '/api/v1/sonic/create-voice': { operation: 'voice', platform: 'sonic', taskType: 'create_voice', bodyKind: 'createVoice' },
-  '/api/v1/sonic/create': { operation: 'personaSong', platform: 'sonic', taskType: 'persona_music', bodyKind: 'personaMusic' },
-};
 
 const RETIRED_ROUTE = new RegExp(`^/api/v1/(${RETIRED_FAMILIES.join('|')})/(create|task/[^/]+)$`);
 const MAX_BODY_BYTES = 1_000_000;
@@ -184,18 +175,19 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     return count;
   }
 
-  function createTask(route: Route, body: Record<string, unknown>, behaviour: TaskBehaviour): SimTask {
-    const cost = creditCost(route.operation, personaSongCost);
+  function createTask(operation: CreateOperationName, body: Record<string, unknown>, behaviour: TaskBehaviour): SimTask {
+    const route = CREATE_OPERATIONS[operation];
+    const fields = REQUEST_FIELDS[operation];
+    const cost = costOf(operation, personaSongCost);
     credits -= cost;
     const taskId = randomUUID();
-    const clipCount = route.taskType === 'persona_music' ? 2 : route.taskType === 'create_voice' ? 0 : 1;
-    const existingClip = body[GUESSED_FIELDS.videoClip.clipId];
+    const clipCount = operation === 'personaSong' ? 2 : operation === 'voice' ? 0 : 1;
     const clipIds: string[] = Array.from({ length: clipCount }, () => randomUUID());
     // Video and download tasks work on an existing clip and keep its id.
-    if ((route.taskType === 'video_clip' || route.taskType === 'download') && typeof existingClip === 'string') {
-      clipIds[0] = existingClip;
-    }
-    const webhookUrl = typeof body['webhook_url'] === 'string' ? body['webhook_url'] : undefined;
+    const existingClip = 'clipId' in fields ? body[fields.clipId] : undefined;
+    if (typeof existingClip === 'string') clipIds[0] = existingClip;
+    const webhookUrl = body[fields.webhookUrl];
+    const webhookSecret = body[fields.webhookSecret];
     const task: SimTask = {
       view: {
         taskId,
@@ -207,13 +199,13 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
         createdAt: Date.now(),
         endedAt: undefined,
         body,
-        webhookUrl,
+        webhookUrl: typeof webhookUrl === 'string' ? webhookUrl : undefined,
       },
-      operation: route.operation,
+      operation,
       behaviour,
       clipIds,
       timers: [],
-      webhookSecret: typeof body['webhook_secret'] === 'string' ? body['webhook_secret'] : undefined,
+      webhookSecret: typeof webhookSecret === 'string' ? webhookSecret : undefined,
     };
     tasks.set(taskId, task);
     const duration = behaviour.taskMs ?? taskMs;
@@ -247,7 +239,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
           url: task.view.webhookUrl,
           secret: task.webhookSecret,
           payload,
-          event: outcome === 'success' ? 'song.completed' : 'song.failed',
+          event: outcome === 'success' ? WEBHOOK_EVENTS.completed : WEBHOOK_EVENTS.failed,
           copies: task.behaviour.webhook === 'twice' ? 2 : 1,
           lateMs: task.behaviour.webhookLateMs,
           badSignature: task.behaviour.badSignature,
@@ -285,62 +277,65 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   function pollBody(task: SimTask): Record<string, unknown> {
     const { view } = task;
     const done = view.state === 'SUCCESS';
-    const failure = view.state === 'FAILED' ? { error: 'the generation provider failed (simulated)' } : {};
+    const failure = view.state === 'FAILED' ? { [RESPONSE_FIELDS.failureReason]: 'the generation provider failed (simulated)' } : {};
     if (view.platform === 'producer') {
       // The envelope stays exactly code, message, data, status; the reason rides in the items.
       const data = producerData(task, done).map((item) => ({ ...item, ...failure }));
       return { code: 200, message: 'success', data, status: view.state };
     }
     const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[view.state];
-    if (view.taskType === 'create_voice') {
+    const { clipState, clipTitle, clipTags, clipLyrics, clipDuration } = RESPONSE_FIELDS;
+    if (task.operation === 'voice') {
       const data = done
-        ? { state, persona_id: `persona-${view.taskId.slice(0, 8)}`, name: `Voice ${view.taskId.slice(0, 4)}` }
-        : { state, ...failure };
+        ? { [clipState]: state, persona_id: `persona-${view.taskId.slice(0, 8)}`, name: `Voice ${view.taskId.slice(0, 4)}` }
+        : { [clipState]: state, ...failure };
       return { code: 200, message: 'success', data };
     }
-    const fields = GUESSED_FIELDS.personaSong;
+    const fields = REQUEST_FIELDS.personaSong;
     const data = task.clipIds.map((clipId, index) => ({
       clip_id: clipId,
-      state,
-      title: stringOr(view.body[fields.title], 'Persona song') + (index === 0 ? '' : ' (take 2)'),
-      tags: stringOr(view.body[fields.tags], ''),
-      lyrics: stringOr(view.body[fields.lyrics], ''),
-      ...(done ? { audio_url: media(clipId)['audio_url'], image_url: media(clipId)['image_url'], duration: '2.00' } : {}),
+      [clipState]: state,
+      [clipTitle]: stringOr(view.body[fields.title], 'Persona song') + (index === 0 ? '' : ' (take 2)'),
+      [clipTags]: stringOr(view.body[fields.tags], ''),
+      [clipLyrics]: stringOr(view.body[fields.lyrics], ''),
+      // notes "Sonic": a sonic clip's duration may be a string.
+      ...(done ? { audio_url: media(clipId)['audio_url'], image_url: media(clipId)['image_url'], [clipDuration]: '2.00' } : {}),
       ...failure,
     }));
     return { code: 200, message: 'success', data };
   }
 
   function producerData(task: SimTask, done: boolean): Record<string, unknown>[] {
-    const { body, taskType } = task.view;
+    const { body } = task.view;
     const clipId = task.clipIds[0] ?? task.view.taskId;
-    switch (taskType) {
-      case 'make_lyrics': {
-        const prompt = stringOr(body[GUESSED_FIELDS.lyricsCreate.prompt], 'a song');
-        return [{ title: titleFrom(prompt), ...(done ? { text: lyricsFor(prompt) } : {}) }];
+    const { clipTitle, clipSound, clipLyrics, clipTags, clipDuration, lyricsText, downloadUrl } = RESPONSE_FIELDS;
+    switch (task.operation) {
+      case 'lyrics': {
+        const prompt = stringOr(body[REQUEST_FIELDS.lyrics.prompt], 'a song');
+        return [{ [clipTitle]: titleFrom(prompt), ...(done ? { [lyricsText]: lyricsFor(prompt) } : {}) }];
       }
-      case 'video_clip':
+      case 'video':
         return [{ clip_id: clipId, ...(done ? { video_url: media(clipId)['video_url'], image_url: media(clipId)['image_url'] } : {}) }];
       case 'upload':
-        return [{ clip_id: clipId, title: 'Uploaded audio', ...(done ? { audio_url: media(clipId)['audio_url'] } : {}) }];
+        return [{ clip_id: clipId, [clipTitle]: 'Uploaded audio', ...(done ? { audio_url: media(clipId)['audio_url'] } : {}) }];
       case 'download': {
-        const format = body[GUESSED_FIELDS.download.format] === 'wav' ? 'wav' : 'mp3';
+        const format = body[REQUEST_FIELDS.download.format] === 'wav' ? 'wav' : 'mp3';
         const url = format === 'wav' ? `${baseUrl}/producer/${clipId}-wav.wav` : `${baseUrl}/producer/${clipId}.mp3`;
-        return [{ clip_id: clipId, format, ...(done ? { download_url: url } : {}) }];
+        return [{ clip_id: clipId, format, ...(done ? { [downloadUrl]: url } : {}) }];
       }
       default: {
-        const fields = GUESSED_FIELDS.producerCreate;
-        const sound = stringOr(body['sound'], '');
+        const fields = REQUEST_FIELDS.song;
+        const sound = stringOr(body[fields.sound], '');
         const lyrics = body[fields.makeInstrumental] === true ? '' : stringOr(body[fields.lyrics], lyricsFor(sound));
         return [
           {
             clip_id: clipId,
-            title: stringOr(body[fields.title], titleFrom(sound || lyrics)),
-            sound,
-            lyrics,
-            tags: sound.slice(0, 60),
-            mv: stringOr(body['mv'], 'ModelB-2.0'),
-            ...(done ? { ...media(clipId), duration: 2 } : {}),
+            [clipTitle]: stringOr(body[fields.title], titleFrom(sound || lyrics)),
+            [clipSound]: sound,
+            [clipLyrics]: lyrics,
+            [clipTags]: sound.slice(0, 60),
+            mv: stringOr(body[fields.model], DEFAULT_MODEL),
+            ...(done ? { ...media(clipId), [clipDuration]: 2 } : {}),
           },
         ];
       }
@@ -361,7 +356,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   }
 
   function refuse(response: ServerResponse, record: RecordedRequest | undefined, refusal: Refusal): void {
-    send(response, record, refusal.status, { type: refusal.type, message: refusal.message });
+    send(response, record, refusal.status, { [RESPONSE_FIELDS.errorType]: refusal.type, [RESPONSE_FIELDS.errorMessage]: refusal.message });
   }
 
   function hang(response: ServerResponse): void {
@@ -430,35 +425,38 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       return;
     }
     const injected = takeRequestFault(path);
-    const acceptThenHang = injected?.kind === 'hang' && injected.accepted === true && CREATE_ROUTES[path] !== undefined;
+    const operation = createOperationAt(path);
+    const acceptThenHang = injected?.kind === 'hang' && injected.accepted === true && operation !== undefined;
     if (injected !== undefined && !acceptThenHang) {
       answerFault(response, record, injected);
       return;
     }
     const method = request.method ?? 'GET';
 
-    if (path === '/api/v1/get-credits') {
+    if (path === READ_ROUTES.getCredits) {
       if (method !== 'GET') return notAllowed(response, record);
-      send(response, record, 200, { credits, extra_credits: 0 });
+      send(response, record, 200, { [RESPONSE_FIELDS.credits]: credits, [RESPONSE_FIELDS.extraCredits]: 0 });
       return;
     }
-    const poll = /^\/api\/v1\/(producer|sonic)\/task\/([^/]+)$/.exec(path);
+    const producerPoll = READ_ROUTES.producerTask.exec(path);
+    const sonicPoll = READ_ROUTES.sonicTask.exec(path);
+    const poll = producerPoll ?? sonicPoll;
     if (poll !== null) {
       if (method !== 'GET') return notAllowed(response, record);
-      const task = tasks.get(decodeURIComponent(poll[2] ?? ''));
-      if (task === undefined || task.view.platform !== poll[1]) {
+      const task = tasks.get(decodeURIComponent(poll[1] ?? ''));
+      if (task === undefined || task.view.platform !== (producerPoll === null ? 'sonic' : 'producer')) {
         refuse(response, record, { status: 404, type: 'not_found', message: 'no such task' });
         return;
       }
       send(response, record, 200, pollBody(task));
       return;
     }
-    const route = CREATE_ROUTES[path];
-    if (route === undefined) {
+    if (operation === undefined) {
       refuse(response, record, { status: 404, type: 'not_found', message: `no route ${path}` });
       return;
     }
-    if (method !== 'POST') return notAllowed(response, record);
+    const route = CREATE_OPERATIONS[operation];
+    if (method !== route.method) return notAllowed(response, record);
     if (!validJson) {
       refuse(response, record, { status: 400, type: 'validation_error', message: 'the body is not valid JSON' });
       return;
@@ -473,7 +471,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
         return;
       }
     }
-    const refusal = checkBody(route.bodyKind, record.body, { models, allowHttpWebhooks });
+    const refusal = checkBody(operation, record.body, { models, allowHttpWebhooks });
     if (refusal !== undefined) {
       refuse(response, record, refusal);
       return;
@@ -486,12 +484,12 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       });
       return;
     }
-    const cost = creditCost(route.operation, personaSongCost);
+    const cost = costOf(operation, personaSongCost);
     if (credits < cost) {
       refuse(response, record, { status: 402, type: 'insufficient_credits', message: `needs ${cost} credits, ${credits} left` });
       return;
     }
-    const task = createTask(route, record.body as Record<string, unknown>, behaviourFor(markers));
+    const task = createTask(operation, record.body as Record<string, unknown>, behaviourFor(markers));
     if (hangAfterAccepting) {
       hang(response);
       return;

@@ -1,7 +1,17 @@
-/** The simulator's checks of request bodies, as the spec states them (400 `validation_error`). */
+/**
+ * The simulator's checks of request bodies (400 `validation_error`), with the field names of
+ * its own contract table (./contract.ts).
+ */
 import { z } from 'zod';
-import { GUESSED_FIELDS } from '../../music-api/guessed-fields.js';
-import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES } from '../../music-api/spec.js';
+import {
+  CREATE_OPERATIONS,
+  DOWNLOAD_FORMATS,
+  MAX_WEBHOOK_URL_LENGTH,
+  REQUEST_FIELDS,
+  requestFieldNames,
+  RETIRED_TASK_TYPES,
+  type CreateOperationName,
+} from './contract.js';
 
 export interface Refusal {
   status: number;
@@ -19,31 +29,32 @@ const webhookFields = {
   webhook_secret: z.string().optional(),
 };
 
-const created = GUESSED_FIELDS.producerCreate;
-const persona = GUESSED_FIELDS.personaSong;
+const song = REQUEST_FIELDS.song;
+const persona = REQUEST_FIELDS.personaSong;
+const httpUrl = z.url({ protocol: /^https?$/ });
 
 const schemas = {
-  createMusic: z.object({
-    task_type: z.string(),
-    sound: z.string().optional(),
-    [created.lyrics]: z.string().optional(),
-    [created.title]: z.string().max(80).optional(),
-    mv: z.string().optional(),
-    [created.makeInstrumental]: z.boolean().optional(),
-    [created.seed]: z.string().regex(/^\d+$/, 'a number written as a string').optional(),
+  song: z.object({
+    [song.taskType]: z.string(),
+    [song.sound]: z.string().optional(),
+    [song.lyrics]: z.string().optional(),
+    [song.title]: z.string().max(80).optional(),
+    [song.model]: z.string().optional(),
+    [song.makeInstrumental]: z.boolean().optional(),
+    [song.seed]: z.string().regex(/^\d+$/, 'a number written as a string').optional(),
     ...webhookFields,
   }),
-  lyrics: z.object({ [GUESSED_FIELDS.lyricsCreate.prompt]: z.string().min(1), ...webhookFields }),
-  video: z.object({ [GUESSED_FIELDS.videoClip.clipId]: z.string().min(1), ...webhookFields }),
-  upload: z.object({ [GUESSED_FIELDS.upload.audioUrl]: z.url({ protocol: /^https?$/ }), ...webhookFields }),
+  lyrics: z.object({ [REQUEST_FIELDS.lyrics.prompt]: z.string().min(1), ...webhookFields }),
+  video: z.object({ [REQUEST_FIELDS.video.clipId]: z.string().min(1), ...webhookFields }),
+  upload: z.object({ [REQUEST_FIELDS.upload.audioUrl]: httpUrl, ...webhookFields }),
   download: z.object({
-    [GUESSED_FIELDS.download.clipId]: z.string().min(1),
-    [GUESSED_FIELDS.download.format]: z.enum(DOWNLOAD_FORMATS),
+    [REQUEST_FIELDS.download.clipId]: z.string().min(1),
+    [REQUEST_FIELDS.download.format]: z.enum(DOWNLOAD_FORMATS),
     ...webhookFields,
   }),
-  createVoice: z.object({ audio_url: z.url({ protocol: /^https?$/ }), ...webhookFields }),
-  personaMusic: z.object({
-    task_type: z.literal('persona_music'),
+  voice: z.object({ [REQUEST_FIELDS.voice.audioUrl]: httpUrl, ...webhookFields }),
+  personaSong: z.object({
+    [persona.taskType]: z.literal('persona_music'),
     [persona.personaId]: z.string().min(1),
     [persona.customMode]: z.boolean().optional(),
     [persona.lyrics]: z.string().optional(),
@@ -52,38 +63,43 @@ const schemas = {
     [persona.model]: z.string().optional(),
     ...webhookFields,
   }),
-} as const;
-
-export type BodyKind = keyof typeof schemas;
+} as const satisfies Record<CreateOperationName, z.ZodType>;
 
 const RETIRED: ReadonlySet<string> = new Set(RETIRED_TASK_TYPES);
 
-/** A refusal for the body, or undefined when it is acceptable. */
-export function checkBody(kind: BodyKind, body: unknown, context: ValidationContext): Refusal | undefined {
+/** A refusal for the body of a create `operation`, or undefined when it is acceptable. */
+export function checkBody(operation: CreateOperationName, body: unknown, context: ValidationContext): Refusal | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return invalid('the body must be a JSON object');
   }
   const record = body as Record<string, unknown>;
-  if (kind === 'createMusic' && typeof record['task_type'] === 'string') {
-    const taskType = record['task_type'];
+  if (operation === 'song' && typeof record[song.taskType] === 'string') {
+    const taskType = record[song.taskType] as string;
     if (RETIRED.has(taskType)) {
       return { status: 410, type: 'endpoint_retired', message: `task_type ${taskType} is retired; use create_music` };
     }
     if (taskType !== 'create_music') return invalid('task_type: only create_music is accepted on /create');
   }
-  const parsed = schemas[kind].safeParse(record);
+  // Before the schema: a misspelt field is the likeliest reason a required one is missing.
+  const known = requestFieldNames(operation);
+  const unknown = Object.keys(record).filter((key) => !known.includes(key));
+  if (unknown.length > 0) {
+    const { method, path } = CREATE_OPERATIONS[operation];
+    return invalid(`unknown field ${unknown.map((key) => JSON.stringify(key)).join(', ')}; ${method} ${path} takes ${known.join(', ')}`);
+  }
+  const parsed = schemas[operation].safeParse(record);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return invalid(`${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
   }
-  if (kind === 'createMusic') {
-    if (!present(record['sound']) && !present(record[created.lyrics])) return invalid('sound or lyrics is required');
-    const mv = record['mv'];
+  if (operation === 'song') {
+    if (!present(record[song.sound]) && !present(record[song.lyrics])) return invalid('sound or lyrics is required');
+    const mv = record[song.model];
     if (typeof mv === 'string' && !context.models.includes(mv)) {
       return invalid(`mv: ${JSON.stringify(mv)} is not an allowed model`);
     }
   }
-  return checkWebhookUrl(record['webhook_url'], context.allowHttpWebhooks);
+  return checkWebhookUrl(record[REQUEST_FIELDS[operation].webhookUrl], context.allowHttpWebhooks);
 }
 
 function checkWebhookUrl(value: unknown, allowHttp: boolean): Refusal | undefined {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
-import { signWebhook, type SignatureScheme } from '../../music-api/webhook-signature.js';
+import { signWebhookBody, WEBHOOK_HEADERS, type SignatureScheme } from './contract.js';
 
 export interface WebhookRetry {
   /** Attempts in all, the first included. @defaultValue 4 */
@@ -100,15 +100,15 @@ async function deliverWithRetries(delivery: Delivery, context: DeliveryContext, 
 function headersFor(delivery: Delivery, scheme: SignatureScheme, body: string, eventId: string): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'music-api-sim' };
   if (scheme === 'timestamped') {
-    headers['X-Webhook-Id'] = eventId;
-    headers['Idempotency-Key'] = eventId;
-    headers['X-Webhook-Event'] = delivery.event;
+    headers[WEBHOOK_HEADERS.id] = eventId;
+    headers[WEBHOOK_HEADERS.idempotencyKey] = eventId;
+    headers[WEBHOOK_HEADERS.event] = delivery.event;
   }
   if (delivery.secret !== undefined) {
     const secret = delivery.badSignature ? `${delivery.secret}-wrong` : delivery.secret;
-    Object.assign(headers, signWebhook({ rawBody: body, secret, scheme }));
+    Object.assign(headers, signWebhookBody(body, secret, scheme));
   } else if (scheme === 'timestamped') {
-    headers['X-Webhook-Timestamp'] = String(Math.floor(Date.now() / 1000));
+    headers[WEBHOOK_HEADERS.timestamp] = String(Math.floor(Date.now() / 1000));
   }
   return headers;
 }

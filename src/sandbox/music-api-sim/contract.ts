@@ -1,0 +1,279 @@
+/**
+ * The simulator's own reading of the music API contract, written from the service's
+ * specification (`music-api-spec.md`, which wins) and from what the real service's public
+ * documentation adds (`music-api-notes.md`). Neither file is read at run time.
+ *
+ * It deliberately imports nothing from `src/music-api/`: the client keeps its own reading
+ * there, and the contract tests (test/contract/music-api-readings.test.ts) run the client
+ * against this one. If the two ever disagree (a field name, a price, a model), those tests
+ * fail instead of both sides sharing the same mistake.
+ *
+ * Sources, in the comment of each entry:
+ * - "spec <section>": stated by the specification.
+ * - "notes <section>": the real service's documentation (or, where the notes say so, public
+ *   client code they quote).
+ * - "sim": neither says; the simulator's own choice, with the reason.
+ */
+import { createHmac } from 'node:crypto';
+
+/** The two operation groups whose tasks the simulator runs. */
+export type Platform = 'producer' | 'sonic';
+
+/** One operation that creates a task. */
+export interface CreateOperation {
+  method: 'POST';
+  path: string;
+  platform: Platform;
+  /** The task type it creates (for concurrency limits and the control API). */
+  taskType: string;
+}
+
+/**
+ * The operations that create a task, by the simulator's name for each. Paths and task types:
+ * spec "Endpoints" (and "Resources and their fields: Task"), except where noted.
+ */
+export const CREATE_OPERATIONS = {
+  /** spec "POST {base_url}/api/v1/producer/create". */
+  song: { method: 'POST', path: '/api/v1/producer/create', platform: 'producer', taskType: 'create_music' },
+  /** spec "Other producer operations". */
+  lyrics: { method: 'POST', path: '/api/v1/producer/lyrics-create', platform: 'producer', taskType: 'make_lyrics' },
+  /** spec "Other producer operations". */
+  video: { method: 'POST', path: '/api/v1/producer/video-clip', platform: 'producer', taskType: 'video_clip' },
+  /** spec "Other producer operations". */
+  upload: { method: 'POST', path: '/api/v1/producer/upload', platform: 'producer', taskType: 'upload' },
+  /** spec "Other producer operations". */
+  download: { method: 'POST', path: '/api/v1/producer/download', platform: 'producer', taskType: 'download' },
+  /**
+   * Path: spec "POST {base_url}/api/v1/sonic/create-voice". Task type: sim; the spec names
+   * none and it never goes over the wire (the client happens to call it the same).
+   */
+  voice: { method: 'POST', path: '/api/v1/sonic/create-voice', platform: 'sonic', taskType: 'create_voice' },
+  /** spec "Voice persona (sonic)": POST /api/v1/sonic/create with task_type persona_music. */
+  personaSong: { method: 'POST', path: '/api/v1/sonic/create', platform: 'sonic', taskType: 'persona_music' },
+} as const satisfies Record<string, CreateOperation>;
+
+export type CreateOperationName = keyof typeof CREATE_OPERATIONS;
+
+/** The create operation served on `path`, if any. */
+export function createOperationAt(path: string): CreateOperationName | undefined {
+  const names = Object.keys(CREATE_OPERATIONS) as CreateOperationName[];
+  return names.find((name) => CREATE_OPERATIONS[name].path === path);
+}
+
+/** Read-only routes, all GET. */
+export const READ_ROUTES = {
+  /** spec "GET {base_url}/api/v1/producer/task/{task_id}". */
+  producerTask: /^\/api\/v1\/producer\/task\/([^/]+)$/,
+  /** spec "POST .../sonic/create-voice", workflow step 3: GET /api/v1/sonic/task/{task_id}. */
+  sonicTask: /^\/api\/v1\/sonic\/task\/([^/]+)$/,
+  /** Method: spec "What the service does" (get-credits, GET). Path: notes "get-credits". */
+  getCredits: '/api/v1/get-credits',
+} as const;
+
+/**
+ * The spec's `{retired_family}` (spec "Retired family"): its real path name is not given, so
+ * the simulator answers 410 under each of these plausible names (sim).
+ */
+export const RETIRED_FAMILIES = ['music', 'vocal', 'bgm', 'vocal-music', 'background-music'] as const;
+
+/** spec "Events" (Registration): every producer create and sonic create-voice take these. */
+const WEBHOOK_FIELDS = { webhookUrl: 'webhook_url', webhookSecret: 'webhook_secret' } as const;
+
+/**
+ * Every body field each create operation takes, by role. The simulator refuses any other
+ * field (sim: the spec is silent on unlisted fields; a real service that ignored a misspelt
+ * `lyrics` would make a song without lyrics and say nothing, so here a misspelling fails).
+ * The notes report no alternative spellings for any request field, so each role has one name.
+ */
+export const REQUEST_FIELDS = {
+  song: {
+    /** spec "POST .../producer/create". */
+    taskType: 'task_type',
+    /** spec "POST .../producer/create". */
+    sound: 'sound',
+    /** spec "POST .../producer/create". */
+    model: 'mv',
+    /** notes "Producer create" (the spec: "not shown"). */
+    lyrics: 'lyrics',
+    /** notes "Producer create": up to 80 characters. */
+    title: 'title',
+    /** notes "Producer create": a boolean. */
+    makeInstrumental: 'make_instrumental',
+    /** notes "Producer create": a number written as a string. */
+    seed: 'seed',
+    ...WEBHOOK_FIELDS,
+  },
+  /** notes "Other producer operations": "a prompt field" (public client code). */
+  lyrics: { prompt: 'prompt', ...WEBHOOK_FIELDS },
+  /** notes "Other producer operations": `{ clip_id }` (public client code). */
+  video: { clipId: 'clip_id', ...WEBHOOK_FIELDS },
+  /**
+   * notes "Other producer operations": an audio URL field, "name unconfirmed; the sonic
+   * group's upload calls it `url`". The simulator takes that name.
+   */
+  upload: { audioUrl: 'url', ...WEBHOOK_FIELDS },
+  /** notes "Other producer operations": `{ clip_id, format }` (public client code). */
+  download: { clipId: 'clip_id', format: 'format', ...WEBHOOK_FIELDS },
+  /** spec "POST .../sonic/create-voice". */
+  voice: { audioUrl: 'audio_url', ...WEBHOOK_FIELDS },
+  /**
+   * spec "Voice persona (sonic)": `task_type`, `persona_id`. The rest: notes "Sonic". The
+   * notes do not say the sonic create takes webhook fields; the simulator accepts them as on
+   * every other create (sim).
+   */
+  personaSong: {
+    taskType: 'task_type',
+    personaId: 'persona_id',
+    customMode: 'custom_mode',
+    /** notes "Sonic": the lyrics travel in `prompt` here. */
+    lyrics: 'prompt',
+    title: 'title',
+    tags: 'tags',
+    /** notes "Sonic": sonic model names such as `sonic-v4-5`; any string is accepted. */
+    model: 'mv',
+    ...WEBHOOK_FIELDS,
+  },
+} as const satisfies Record<CreateOperationName, Record<string, string>>;
+
+/** Every field name `operation` takes. */
+export function requestFieldNames(operation: CreateOperationName): string[] {
+  return Object.values(REQUEST_FIELDS[operation]);
+}
+
+/**
+ * Names in answers that are not plain spec fields. Spec fields (`task_id`, `code`, `message`,
+ * `data`, `status`, `clip_id`, `audio_url`, `wav_url`, `image_url`, `video_url`, `persona_id`,
+ * `name`) are written where the answers are built.
+ */
+export const RESPONSE_FIELDS = {
+  /** notes "Sonic": a sonic clip's state (`pending`, `running`, `succeeded`, `failed`). */
+  clipState: 'state',
+  /** notes "Producer create": a clip also carries these. */
+  clipTitle: 'title',
+  clipSound: 'sound',
+  clipLyrics: 'lyrics',
+  clipTags: 'tags',
+  clipDuration: 'duration',
+  /**
+   * sim: where a make_lyrics task's text sits (spec and notes: "not shown"). Any choice would
+   * do; it has to be one the client reads, or no test could get lyrics, so it necessarily
+   * matches one of the client's "ours" guesses.
+   */
+  lyricsText: 'text',
+  /** sim: a download task's link (spec: "not shown"); like lyricsText, one the client reads. */
+  downloadUrl: 'download_url',
+  /** sim: why a task failed (not shown anywhere); like lyricsText, one the client reads. */
+  failureReason: 'error',
+  /** notes "get-credits": `{ credits, extra_credits }`. */
+  credits: 'credits',
+  extraCredits: 'extra_credits',
+  /** Error bodies: `type` is spec "Errors"; `message` next to it is notes "Errors". */
+  errorType: 'type',
+  errorMessage: 'message',
+} as const;
+
+/**
+ * Credits per call: spec "What the service does", credit table. Polling is free for every
+ * task type. The sonic persona song is not in the table: see DEFAULT_PERSONA_SONG_COST.
+ */
+export const COSTS = {
+  song: 10,
+  lyrics: 1,
+  video: 5,
+  upload: 2,
+  download: 2,
+  voice: 4,
+  poll: 0,
+} as const satisfies Record<Exclude<CreateOperationName, 'personaSong'> | 'poll', number>;
+
+/**
+ * sim: the spec gives no price for a persona song and the notes say "make it configuration"
+ * (option `personaSongCost`). Ten, the price of a producer song; it has to match the client's
+ * own guess, or a bot and a simulator both left at their defaults would disagree on balances.
+ */
+export const DEFAULT_PERSONA_SONG_COST = 10;
+
+/** Credits one create of `operation` costs. */
+export function costOf(operation: CreateOperationName, personaSongCost: number): number {
+  return operation === 'personaSong' ? personaSongCost : COSTS[operation];
+}
+
+/**
+ * spec "POST .../producer/create": the eleven `mv` values, matched exactly (spaces and case).
+ * The real service spells them differently (notes "Models": `FUZZ-2.0`, `Lyria 3 Pro`), so
+ * the accepted list is the `models` option; these are its default.
+ */
+export const SPEC_MODELS = [
+  'ModelA 3 Pro',
+  'ModelA 3 preview',
+  'ModelB-3-Demo',
+  'ModelB-2.0',
+  'ModelB-2.0 Pro',
+  'ModelB-2.0 Raw',
+  'ModelB-1.1 Pro',
+  'ModelB-1.1',
+  'ModelB-1.0 Pro',
+  'ModelB-1.0',
+  'ModelB-0.8',
+] as const;
+
+/** spec "POST .../producer/create" and "Versioning" 2: the model used when `mv` is omitted. */
+export const DEFAULT_MODEL = 'ModelB-2.0';
+
+/** spec "Other producer operations" (download: "mp3 or wav"); field name above. */
+export const DOWNLOAD_FORMATS = ['mp3', 'wav'] as const;
+
+/** spec "Versioning" 3: task types on producer create that answer 410 `endpoint_retired`. */
+export const RETIRED_TASK_TYPES = [
+  'cover_music',
+  'cover_upload_music',
+  'extend_music',
+  'extend_upload_music',
+  'replace_music',
+  'replace_upload_music',
+  'swap_music_vocals',
+  'swap_upload_music_vocals',
+  'swap_music_sound',
+  'swap_upload_music_sound',
+  'music_variation',
+] as const;
+
+/** spec "Events" and "Limits": `webhook_url` is HTTPS and at most this long. */
+export const MAX_WEBHOOK_URL_LENGTH = 1024;
+
+/**
+ * How webhooks are signed:
+ * - `spec` (spec "Events"): `X-Webhook-Signature` is the HMAC-SHA256 of the body keyed with
+ *   the task's `webhook_secret`. The spec does not show the encoding; hex (sim), as the
+ *   real service writes its digests (notes "Webhooks").
+ * - `timestamped` (notes "Webhooks", the real service today): `sha256=<hex>` of the HMAC over
+ *   `"<X-Webhook-Timestamp>.<raw body>"`, the timestamp in Unix seconds.
+ */
+export type SignatureScheme = 'spec' | 'timestamped';
+
+/** notes "Webhooks" (the signature header alone is spec "Events"). */
+export const WEBHOOK_HEADERS = {
+  signature: 'X-Webhook-Signature',
+  timestamp: 'X-Webhook-Timestamp',
+  id: 'X-Webhook-Id',
+  idempotencyKey: 'Idempotency-Key',
+  event: 'X-Webhook-Event',
+} as const;
+
+/** notes "Webhooks": `X-Webhook-Event` values the simulator sends (it never streams). */
+export const WEBHOOK_EVENTS = { completed: 'song.completed', failed: 'song.failed' } as const;
+
+/** The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default now. */
+export function signWebhookBody(
+  body: string,
+  secret: string,
+  scheme: SignatureScheme,
+  timestamp: number = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  const mac = createHmac('sha256', secret);
+  if (scheme === 'spec') {
+    return { [WEBHOOK_HEADERS.signature]: mac.update(body, 'utf8').digest('hex') };
+  }
+  const signed = mac.update(`${timestamp}.${body}`, 'utf8').digest('hex');
+  return { [WEBHOOK_HEADERS.signature]: `sha256=${signed}`, [WEBHOOK_HEADERS.timestamp]: String(timestamp) };
+}
