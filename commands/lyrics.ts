@@ -40,9 +40,7 @@ export const MAKE_SONG_FIELDS = { lyrics: 'lyrics', style: 'style', title: 'titl
 const MODAL_LOOKUP_BUDGET_MS = 2_000;
 
 function lyricsOf(job: JobRow): string {
-  const result = job.result as { lyrics?: unknown; clips?: Array<{ lyrics?: unknown }> } | null;
-  const text = result?.lyrics ?? result?.clips?.[0]?.lyrics;
-  return typeof text === 'string' ? text : '';
+  return job.result?.lyrics ?? job.result?.clips?.[0]?.lyrics ?? '';
 }
 
 /**

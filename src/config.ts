@@ -126,34 +126,39 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
-export interface Config {
-  readonly discordToken: string;
-  readonly discordApplicationId: string;
-  readonly discordApiUrl: string;
-  readonly discordDevGuildId: string | undefined;
-  readonly botOwnerIds: readonly string[];
-  readonly musicApiUrl: string;
-  readonly musicApiKey: string;
-  readonly musicModels: readonly string[];
-  readonly musicApiTimeoutMs: number;
-  readonly personaSongCost: number;
-  readonly databaseUrl: string | undefined;
-  readonly redisUrl: string | undefined;
-  readonly dataDir: string;
-  readonly publicUrl: string | undefined;
-  readonly httpPort: number;
-  readonly logLevel: Env['LOG_LEVEL'];
-  readonly role: Role;
-  readonly queuePrefix: string;
-  readonly upstreamMaxInFlight: number;
-  readonly pollDeadlineMinutes: number;
-  readonly pollMaxPerSecond: number;
-  readonly pollIntervalMs: { readonly min: number; readonly max: number };
-  /** Per-kind overrides of the expected upstream duration, in seconds. */
-  readonly expectedSeconds: Readonly<Partial<Record<'song' | 'lyrics' | 'video' | 'upload' | 'download' | 'voice' | 'persona_song', number>>>;
-  readonly attachAudio: boolean;
-  readonly startingCredits: number;
-}
+/** The environment, camel-cased and frozen: what the composition root passes on. */
+const configSchema = envSchema.transform((e) =>
+  Object.freeze({
+    discordToken: e.DISCORD_TOKEN ?? '',
+    discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
+    discordApiUrl: e.DISCORD_API_URL,
+    discordDevGuildId: e.DISCORD_DEV_GUILD_ID,
+    botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
+    musicApiUrl: e.MUSIC_API_URL ?? '',
+    musicApiKey: e.MUSIC_API_KEY ?? '',
+    musicModels: Object.freeze([...e.MUSIC_MODELS]),
+    musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
+    personaSongCost: e.PERSONA_SONG_COST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir: e.DATA_DIR,
+    publicUrl: e.PUBLIC_URL,
+    httpPort: e.HTTP_PORT,
+    logLevel: e.LOG_LEVEL,
+    role: e.ROLE,
+    queuePrefix: e.QUEUE_PREFIX,
+    upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
+    pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
+    pollMaxPerSecond: e.POLL_MAX_PER_SECOND,
+    pollIntervalMs: Object.freeze({ min: e.POLL_INTERVAL_MIN_MS, max: Math.max(e.POLL_INTERVAL_MIN_MS, e.POLL_INTERVAL_MAX_MS) }),
+    /** Per-kind overrides of the expected upstream duration, in seconds. */
+    expectedSeconds: Object.freeze({ ...e.EXPECTED_SECONDS }),
+    attachAudio: e.ATTACH_AUDIO,
+    startingCredits: e.STARTING_CREDITS,
+  }),
+);
+
+export type Config = z.output<typeof configSchema>;
 
 /** Thrown with one readable line per bad variable; entry points print the lines and exit 1. */
 export class ConfigError extends Error {
@@ -192,7 +197,7 @@ export interface LoadConfigOptions {
 export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? readEnvironment();
   const parts = options.require ?? (['discord', 'musicApi'] as const);
-  const parsed = envSchema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
 
   // One line per variable: the first thing wrong with it is enough to fix it.
   const byVariable = new Map<string, string>();
@@ -210,35 +215,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-
-  const e = parsed.data;
-  return Object.freeze({
-    discordToken: e.DISCORD_TOKEN ?? '',
-    discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
-    discordApiUrl: e.DISCORD_API_URL,
-    discordDevGuildId: e.DISCORD_DEV_GUILD_ID,
-    botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
-    musicApiUrl: e.MUSIC_API_URL ?? '',
-    musicApiKey: e.MUSIC_API_KEY ?? '',
-    musicModels: Object.freeze([...e.MUSIC_MODELS]),
-    musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
-    personaSongCost: e.PERSONA_SONG_COST,
-    databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    dataDir: e.DATA_DIR,
-    publicUrl: e.PUBLIC_URL,
-    httpPort: e.HTTP_PORT,
-    logLevel: e.LOG_LEVEL,
-    role: e.ROLE,
-    queuePrefix: e.QUEUE_PREFIX,
-    upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
-    pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
-    pollMaxPerSecond: e.POLL_MAX_PER_SECOND,
-    pollIntervalMs: Object.freeze({ min: e.POLL_INTERVAL_MIN_MS, max: Math.max(e.POLL_INTERVAL_MIN_MS, e.POLL_INTERVAL_MAX_MS) }),
-    expectedSeconds: Object.freeze({ ...(e.EXPECTED_SECONDS ?? {}) }),
-    attachAudio: e.ATTACH_AUDIO,
-    startingCredits: e.STARTING_CREDITS,
-  });
+  return parsed.data;
 }
 
 /** Every variable the bot reads, for documentation checks. */

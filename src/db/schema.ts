@@ -18,6 +18,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { TaskState } from '../music-api/task-status.js';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
@@ -124,6 +125,38 @@ export const FINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'ti
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** A clip of a finished task as the bot keeps it; the service's field names are left behind. */
+export interface StoredClip {
+  readonly clipId?: string;
+  readonly title?: string;
+  readonly lyrics?: string;
+  readonly tags?: string;
+  readonly audioUrl?: string;
+  readonly wavUrl?: string;
+  readonly imageUrl?: string;
+  readonly videoUrl?: string;
+  readonly downloadUrl?: string;
+  readonly durationSeconds?: number;
+}
+
+/** What the bot keeps of a finished task (`jobs.result`): everything delivery needs, nothing secret. */
+export interface StoredResult {
+  readonly state?: TaskState;
+  readonly clips?: readonly StoredClip[];
+  readonly lyrics?: string;
+  readonly lyricsTitle?: string;
+  readonly personaId?: string;
+  readonly personaName?: string;
+}
+
+/** What a member may read about a failure (`jobs.error`), and the credits it gave back. */
+export interface JobError {
+  readonly kind: string;
+  readonly message: string;
+  /** Credits given back to the guild for this job. */
+  readonly creditsReturned: number;
+}
+
 /** One row per user request. */
 export const jobs = pgTable(
   'jobs',
@@ -135,7 +168,10 @@ export const jobs = pgTable(
     channelId: text('channel_id').notNull(),
     userId: text('user_id').notNull(),
     kind: text('kind').$type<JobKind>().notNull(),
-    /** The validated request (prompt, lyrics, model, clip id, …). */
+    /**
+     * The validated request (prompt, lyrics, model, clip id, …). Its type is the pipeline's
+     * request schema, which reads it back before it is sent; here it is only fields.
+     */
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
     state: text('state').$type<JobState>().notNull().default('queued'),
     cost: integer('cost').notNull(),
@@ -147,9 +183,9 @@ export const jobs = pgTable(
     interactionToken: text('interaction_token'),
     interactionAt: timestamp('interaction_at', { withTimezone: true }),
     /** Normalised upstream result: clips, lyrics, persona. */
-    result: jsonb('result').$type<Record<string, unknown>>(),
+    result: jsonb('result').$type<StoredResult>(),
     /** Sorted error: kind, user-safe message, whether credits came back. */
-    error: jsonb('error').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<JobError>(),
     submitAttempts: integer('submit_attempts').notNull().default(0),
     /** Set when a submit attempt may have reached the service without an answer (timeout). */
     submitUncertainAt: timestamp('submit_uncertain_at', { withTimezone: true }),

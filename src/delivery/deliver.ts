@@ -15,7 +15,7 @@ import {
   type OutgoingFile,
   type OutgoingMessage,
 } from './discord-delivery.js';
-import { asChannelMessage, renderProgress, renderResult, type StoredResult } from './render.js';
+import { asChannelMessage, renderProgress, renderResult } from './render.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
@@ -138,7 +138,7 @@ async function attachAudio(
   message: OutgoingMessage,
   posted: { messageId: string; channel: boolean },
 ): Promise<void> {
-  const clip = ((job.result ?? {}) as StoredResult).clips?.[0];
+  const clip = job.result?.clips?.[0];
   const url = clip?.audioUrl;
   if (!url || !['song', 'persona_song'].includes(job.kind)) return;
   const response = await fetch(url, { signal: AbortSignal.timeout(20_000) });

@@ -1,12 +1,13 @@
 /**
  * Talking to Discord without a gateway: workers edit interaction replies and post channel
- * messages over REST, against DISCORD_API_URL. Interaction tokens travel in URL paths only;
- * they never reach a log line (the REST client's errors carry the route, redacted below).
+ * messages over REST, against DISCORD_API_URL, through @discordjs/core's typed API (its
+ * REST-only entry, so no gateway code comes along). Interaction tokens travel in URL paths
+ * only; they never reach a log line (the REST client's errors carry the route, redacted below).
  */
+import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, type RawFile } from '@discordjs/rest';
 import {
   MessageFlags,
-  Routes,
   type APIMessage,
   type RESTPatchAPIWebhookWithTokenMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
@@ -63,14 +64,14 @@ export function redactRoute(text: string): string {
   return text.replace(/(\/webhooks\/\d+\/)[^/?\s]+/g, '$1[token]').replace(/(\/interactions\/\d+\/)[^/?\s]+/g, '$1[token]');
 }
 
-function toRawFiles(files: readonly OutgoingFile[] | undefined): RawFile[] | undefined {
-  if (!files || files.length === 0) return undefined;
-  return files.map((file) => ({ name: file.name, data: file.data, ...(file.contentType && { contentType: file.contentType }) }));
-}
-
-function withAttachments(message: OutgoingMessage, files: readonly OutgoingFile[] | undefined): OutgoingMessage {
+/** The message with its files: each named in `attachments` by its index, as Discord wants. */
+function withFiles(message: OutgoingMessage, files: readonly OutgoingFile[] | undefined): OutgoingMessage & { files?: RawFile[] } {
   if (!files || files.length === 0) return message;
-  return { ...message, attachments: files.map((file, id) => ({ id: String(id), filename: file.name })) };
+  return {
+    ...message,
+    attachments: files.map((file, id) => ({ id: String(id), filename: file.name })),
+    files: files.map((file) => ({ name: file.name, data: file.data, ...(file.contentType && { contentType: file.contentType }) })),
+  };
 }
 
 /**
@@ -80,41 +81,19 @@ function withAttachments(message: OutgoingMessage, files: readonly OutgoingFile[
  */
 export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
 
-export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery & { rest: REST } {
+export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery {
   const common = { api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS };
-  const rest = new REST(common).setToken(options.token);
+  const bot = new API(new REST(common).setToken(options.token));
   // Interaction webhooks are not bound by Discord's global limit of 50 requests a second (only
   // by their own per-route buckets, which this client still follows), so they get a client of
   // their own: at 50 completions a second they must not queue behind channel posts.
-  const interactions = new REST({ ...common, globalRequestsPerSecond: 1_000_000 });
+  const { interactions } = new API(new REST({ ...common, globalRequestsPerSecond: 1_000_000 }));
   return {
-    rest,
-    async editOriginal(applicationId, token, message, files) {
-      return (await interactions.patch(Routes.webhookMessage(applicationId, token, '@original'), {
-        body: withAttachments(message, files),
-        files: toRawFiles(files),
-        auth: false,
-      })) as APIMessage;
-    },
-    async followUp(applicationId, token, message, options = {}) {
-      const flags = options.ephemeral ? MessageFlags.Ephemeral : 0;
-      return (await interactions.post(Routes.webhook(applicationId, token), {
-        body: { ...message, ...(flags && { flags }) },
-        query: new URLSearchParams({ wait: 'true' }),
-        auth: false,
-      })) as APIMessage;
-    },
-    async postChannelMessage(channelId, message, files) {
-      return (await rest.post(Routes.channelMessages(channelId), {
-        body: withAttachments(message, files),
-        files: toRawFiles(files),
-      })) as APIMessage;
-    },
-    async editChannelMessage(channelId, messageId, message, files) {
-      return (await rest.patch(Routes.channelMessage(channelId, messageId), {
-        body: withAttachments(message, files),
-        files: toRawFiles(files),
-      })) as APIMessage;
-    },
+    editOriginal: (applicationId, token, message, files) => interactions.editReply(applicationId, token, withFiles(message, files)),
+    followUp: (applicationId, token, message, options = {}) =>
+      interactions.followUp(applicationId, token, { ...message, ...(options.ephemeral && { flags: MessageFlags.Ephemeral }) }),
+    postChannelMessage: (channelId, message, files) => bot.channels.createMessage(channelId, withFiles(message, files)),
+    editChannelMessage: (channelId, messageId, message, files) =>
+      bot.channels.editMessage(channelId, messageId, withFiles(message, files)),
   };
 }

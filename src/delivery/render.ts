@@ -13,7 +13,6 @@ import {
 import { JOB_NOUNS } from '../db/schema.js';
 import { encodeCustomId } from '../discord/custom-ids.js';
 import type { JobRow } from '../pipeline/jobs.js';
-import type { JobError } from '../pipeline/transitions.js';
 import type { OutgoingMessage } from './discord-delivery.js';
 
 export const DISCORD_LIMITS = {
@@ -27,27 +26,6 @@ export const DISCORD_LIMITS = {
 } as const;
 
 const COLOURS = { working: 0x5865f2, success: 0x57f287, failure: 0xed4245 } as const;
-
-export interface StoredClip {
-  clipId?: string;
-  title?: string;
-  lyrics?: string;
-  tags?: string;
-  audioUrl?: string;
-  wavUrl?: string;
-  imageUrl?: string;
-  videoUrl?: string;
-  downloadUrl?: string;
-  durationSeconds?: number;
-}
-
-export interface StoredResult {
-  clips?: StoredClip[];
-  lyrics?: string;
-  lyricsTitle?: string;
-  personaId?: string;
-  personaName?: string;
-}
 
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -124,13 +102,9 @@ function fitEmbed(embed: APIEmbed): APIEmbed {
   return embed.description === undefined ? embed : { ...embed, description: truncate(embed.description, Math.max(room, 0)) };
 }
 
-function resultOf(job: JobRow): StoredResult {
-  return (job.result ?? {}) as StoredResult;
-}
-
 export function renderResult(job: JobRow): OutgoingMessage {
   if (job.state !== 'succeeded') return renderFailure(job);
-  const result = resultOf(job);
+  const result = job.result ?? {};
   const clip = result.clips?.[0];
   const fields: APIEmbedField[] = [{ name: 'Requested by', value: `<@${job.userId}>`, inline: true }];
   const model = requestText(job, 'model');
@@ -215,8 +189,7 @@ export function renderResult(job: JobRow): OutgoingMessage {
 }
 
 export function renderFailure(job: JobRow): OutgoingMessage {
-  const error = (job.error ?? {}) as Partial<JobError>;
-  const returned = error.creditsReturned ?? 0;
+  const returned = job.error?.creditsReturned ?? 0;
   const credits =
     returned > 0
       ? `${returned} credits were returned to the server.`
@@ -229,7 +202,7 @@ export function renderFailure(job: JobRow): OutgoingMessage {
     embeds: [
       {
         title: truncate(title, DISCORD_LIMITS.embedTitle),
-        description: truncate([error.message ?? 'Something went wrong.', credits].filter(Boolean).join('\n'), DISCORD_LIMITS.embedDescription),
+        description: truncate([job.error?.message ?? 'Something went wrong.', credits].filter(Boolean).join('\n'), DISCORD_LIMITS.embedDescription),
         color: COLOURS.failure,
         footer: { text: `Job ${job.id}` },
       },

@@ -59,7 +59,7 @@ export async function checkAudioAttachment(
     );
   }
   const bytes = await download(attachment.url, options.fetch ?? globalThis.fetch);
-  const info = probeAudio(bytes);
+  const info = await probeAudio(bytes);
   if (!info) throw new Refusal('invalid_input', 'That file is not a readable MP3 or WAV recording.');
   const minSeconds = options.minSeconds ?? 0;
   if (minSeconds > 0 && info.durationSeconds <= minSeconds) {

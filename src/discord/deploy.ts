@@ -3,8 +3,8 @@
  * configured (instant), globally otherwise. One bulk overwrite, so commands removed from
  * `commands/` disappear from Discord too.
  */
+import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
-import { Routes, type RESTPutAPIApplicationCommandsResult } from 'discord-api-types/v10';
 import type { ChatInputDefinition } from '../../commands/command.js';
 import type { Config } from '../config.js';
 
@@ -24,10 +24,10 @@ export async function deployCommands(
   config: Pick<Config, 'discordApiUrl' | 'discordToken' | 'discordApplicationId' | 'discordDevGuildId'>,
   definitions: readonly ChatInputDefinition[],
 ): Promise<DeployResult> {
-  const rest = new REST({ api: config.discordApiUrl }).setToken(config.discordToken);
+  const { applicationCommands } = new API(new REST({ api: config.discordApiUrl }).setToken(config.discordToken));
   const guildId = config.discordDevGuildId;
-  const registered = (await (guildId
-    ? rest.put(Routes.applicationGuildCommands(config.discordApplicationId, guildId), { body: definitions.map(forGuild) })
-    : rest.put(Routes.applicationCommands(config.discordApplicationId), { body: definitions }))) as RESTPutAPIApplicationCommandsResult;
+  const registered = guildId
+    ? await applicationCommands.bulkOverwriteGuildCommands(config.discordApplicationId, guildId, definitions.map(forGuild))
+    : await applicationCommands.bulkOverwriteGlobalCommands(config.discordApplicationId, [...definitions]);
   return { scope: guildId ? 'guild' : 'global', guildId, names: registered.map((command) => command.name) };
 }

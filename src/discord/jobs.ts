@@ -43,9 +43,8 @@ export async function findGuildJob(
 
 /** The service's clip id of a finished song or upload. */
 export function clipIdOf(job: JobRow): string | undefined {
-  const clips = (job.result as { clips?: Array<{ clipId?: unknown }> } | null)?.clips;
-  const clipId = clips?.[0]?.clipId;
-  return typeof clipId === 'string' && clipId.length > 0 ? clipId : undefined;
+  const clipId = job.result?.clips?.[0]?.clipId;
+  return clipId !== undefined && clipId.length > 0 ? clipId : undefined;
 }
 
 /**
@@ -73,8 +72,7 @@ function clip(text: string, max: number): string {
 
 /** A short human name: the title, or the prompt, or the kind. */
 export function describeJob(job: JobRow): string {
-  const result = job.result as { clips?: Array<{ title?: unknown }>; lyricsTitle?: unknown } | null;
-  const request = job.request as { title?: unknown; prompt?: unknown; name?: unknown };
+  const { result, request } = job;
   const candidates = [result?.clips?.[0]?.title, result?.lyricsTitle, request.title, request.name, request.prompt];
   const text = candidates.find((value): value is string => typeof value === 'string' && value.trim().length > 0);
   return clip((text ?? job.kind).replace(/\s+/g, ' ').trim(), 60);

@@ -3,8 +3,8 @@
  * before submission): removed, so nothing public stays waiting. Uses the job's own
  * interaction token while it lives; never logs it.
  */
+import { API } from '@discordjs/core/http-only';
 import type { REST } from '@discordjs/rest';
-import { Routes } from 'discord-api-types/v10';
 import type { Logger } from '../logger.js';
 import type { JobRow } from '../pipeline/jobs.js';
 import { loggableError } from './errors.js';
@@ -21,8 +21,8 @@ export async function removePlaceholder(
   const { applicationId, interactionToken, interactionAt } = job;
   if (!applicationId || !interactionToken || !interactionAt) return;
   if (now.getTime() - interactionAt.getTime() >= TOKEN_LIFETIME_MS) return;
-  await rest
-    .delete(Routes.webhookMessage(applicationId, interactionToken, '@original'), { auth: false })
+  await new API(rest).interactions
+    .deleteReply(applicationId, interactionToken)
     .catch((error: unknown) =>
       logger.debug({ err: loggableError(error, [interactionToken]) }, 'placeholder reply already gone'),
     );

@@ -86,7 +86,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     try {
       await deps.queues.enqueueComplete({
         jobId: job.id,
-        status: event.status as unknown as { state: 'succeeded' | 'failed' },
+        status: event.status,
         ...(taskId && { taskId }),
         source: 'webhook',
         receivedAt,

@@ -6,42 +6,49 @@ import { z } from 'zod';
 import { GUESSED_FIELDS } from './guessed-fields.js';
 import { headerValue, type HeaderBag } from './webhook-signature.js';
 
-export type TaskState = 'pending' | 'running' | 'succeeded' | 'failed';
+const taskStateSchema = z.enum(['pending', 'running', 'succeeded', 'failed']);
+export type TaskState = z.infer<typeof taskStateSchema>;
 
-export interface Clip {
+const clipSchema = z.object({
   /** `clip_id`, or `id` when a sonic clip names it so. */
-  clipId: string | undefined;
+  clipId: z.string().optional(),
   /** The clip's own state (sonic clips); undefined when it has none. */
-  state: TaskState | undefined;
-  title: string | undefined;
-  lyrics: string | undefined;
-  tags: string | undefined;
-  audioUrl: string | undefined;
-  wavUrl: string | undefined;
-  imageUrl: string | undefined;
-  videoUrl: string | undefined;
+  state: taskStateSchema.optional(),
+  title: z.string().optional(),
+  lyrics: z.string().optional(),
+  tags: z.string().optional(),
+  audioUrl: z.string().optional(),
+  wavUrl: z.string().optional(),
+  imageUrl: z.string().optional(),
+  videoUrl: z.string().optional(),
   /** A download task's link, under one of the guessed names. */
-  downloadUrl: string | undefined;
+  downloadUrl: z.string().optional(),
   /** Seconds; the service sometimes writes it as a string ("104.88"). */
-  durationSeconds: number | undefined;
-  raw: Record<string, unknown>;
-}
+  durationSeconds: z.number().optional(),
+  raw: z.record(z.string(), z.unknown()),
+});
+export type Clip = z.infer<typeof clipSchema>;
 
-export interface TaskStatus {
-  state: TaskState;
+/**
+ * The status as the pipeline sees it. The schema checks one that travelled through a queue
+ * (JSON in Redis) before it finishes a job.
+ */
+export const taskStatusSchema = z.object({
+  state: taskStateSchema,
   /** The state word as the service wrote it, for logs. */
-  upstreamState: string | undefined;
-  clips: Clip[];
+  upstreamState: z.string().optional(),
+  clips: z.array(clipSchema),
   /** Text of a make_lyrics task. */
-  lyrics?: string;
-  lyricsTitle?: string;
+  lyrics: z.string().optional(),
+  lyricsTitle: z.string().optional(),
   /** Result of a sonic create-voice task. */
-  personaId?: string;
-  personaName?: string;
-  failureReason?: string;
+  personaId: z.string().optional(),
+  personaName: z.string().optional(),
+  failureReason: z.string().optional(),
   /** The whole envelope as received, unknown fields included. */
-  raw: Record<string, unknown>;
-}
+  raw: z.record(z.string(), z.unknown()),
+});
+export type TaskStatus = z.infer<typeof taskStatusSchema>;
 
 const optionalString = z.string().optional().catch(undefined);
 const dataField = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown()), z.null()]).optional();
@@ -101,7 +108,7 @@ export function toTaskState(word: string): TaskState {
 
 /** Normalises a polling envelope (producer or sonic) already checked by one of the schemas. */
 export function toTaskStatus(envelope: Envelope | z.infer<typeof producerEnvelopeSchema>): TaskStatus {
-  const raw = envelope as Record<string, unknown>;
+  const raw: Record<string, unknown> = envelope;
   const items = dataItems(envelope.data);
   const clips: Clip[] = [];
   let lyrics: { text: string; title: string | undefined } | undefined;

@@ -26,7 +26,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       await deps.queues.submit.remove(entryId.submit(jobId)).catch(() => {});
       // The cancel command answers the user itself; the original reply is not edited again.
       await deps.db.update(jobs).set({ deliveryState: 'delivered', deliveredAt: deps.now() }).where(eq(jobs.id, jobId));
-      const refunded = (cancelled.error as { creditsReturned?: number } | null)?.creditsReturned ?? 0;
+      const refunded = cancelled.error?.creditsReturned ?? 0;
       return { cancelled: true, refunded };
     },
 

@@ -6,18 +6,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
 import type { Transaction } from '../db/client.js';
-import { jobs, voicePersonas, type JobState } from '../db/schema.js';
+import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './jobs.js';
 
-/** What a user may read about a failure; stored on the job and rendered by delivery. */
-export interface JobError {
-  readonly kind: string;
-  readonly message: string;
-  /** Credits given back to the guild for this job. */
-  readonly creditsReturned: number;
-}
+export type { JobError } from '../db/schema.js';
 
 export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: string): Promise<boolean> {
   const now = deps.now();
@@ -58,7 +52,7 @@ async function finish(
   from: readonly JobState[],
   to: JobState,
   credit: { kind: 'release' | 'refund'; reason: string } | undefined,
-  fields: { error?: Omit<JobError, 'creditsReturned'>; result?: Record<string, unknown>; upstreamTaskId?: string },
+  fields: { error?: Omit<JobError, 'creditsReturned'>; result?: StoredResult; upstreamTaskId?: string },
   onFinished?: (tx: Transaction, job: JobRow) => Promise<void>,
 ): Promise<JobRow | undefined> {
   const now = deps.now();
@@ -79,15 +73,15 @@ async function finish(
     if (credit) returned = (await returnJobCredits(tx, { jobId, kind: credit.kind, reason: credit.reason })).returned;
     if (fields.error) {
       const error: JobError = { ...fields.error, creditsReturned: returned };
-      await tx.update(jobs).set({ error: { ...error } }).where(eq(jobs.id, jobId));
-      job.error = { ...error };
+      await tx.update(jobs).set({ error }).where(eq(jobs.id, jobId));
+      job.error = error;
     }
     if (onFinished) await onFinished(tx, job);
     return job;
   });
   if (finished) {
     deps.metrics.jobsFinished.inc({ kind: finished.kind, state: to });
-    const returned = (finished.error as JobError | null)?.creditsReturned ?? 0;
+    const returned = finished.error?.creditsReturned ?? 0;
     if (returned > 0) deps.metrics.credits.inc({ movement: credit?.kind === 'release' ? 'released' : 'refunded' }, returned);
     else if (to === 'succeeded') deps.metrics.credits.inc({ movement: 'charged' }, finished.cost);
   }
@@ -161,7 +155,7 @@ export function cancelQueuedJob(deps: PipelineDeps, jobId: string) {
 }
 
 /** What the bot keeps of a finished task: everything delivery needs, nothing secret. */
-export function toStoredResult(status: TaskStatus): Record<string, unknown> {
+export function toStoredResult(status: TaskStatus): StoredResult {
   return {
     state: status.state,
     clips: status.clips.map((clip) => ({

@@ -5,6 +5,7 @@
  */
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { taskStatusSchema } from '../music-api/task-status.js';
 
 export const QUEUE_NAMES = {
   submit: 'submit',
@@ -19,8 +20,8 @@ export const submitPayloadSchema = z.object({ jobId: z.uuid() });
 export const pollPayloadSchema = z.object({ jobId: z.uuid(), attempt: z.number().int().min(0).default(0) });
 export const completePayloadSchema = z.object({
   jobId: z.uuid(),
-  /** The normalised upstream status, as `TaskStatus` from the music-API client. */
-  status: z.looseObject({ state: z.enum(['pending', 'running', 'succeeded', 'failed']) }),
+  /** The normalised upstream status, as the music-API client gives it. */
+  status: taskStatusSchema,
   taskId: z.string().optional(),
   source: z.enum(['webhook', 'poll']),
   receivedAt: z.number(),

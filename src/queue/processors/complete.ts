@@ -1,6 +1,5 @@
 /** A verified webhook's news, taken in order with the polls: one final transition, one delivery. */
 import type { Job } from 'bullmq';
-import type { TaskStatus } from '../../music-api/index.js';
 import type { PipelineDeps } from '../../pipeline/deps.js';
 import { completeJob } from '../../pipeline/transitions.js';
 import { completePayloadSchema, type CompletePayload } from '../queues.js';
@@ -9,7 +8,7 @@ import { deliverNowOrLater } from './shared.js';
 export function createCompleteProcessor(deps: PipelineDeps) {
   return async (entry: Job<CompletePayload>): Promise<void> => {
     const payload = completePayloadSchema.parse(entry.data);
-    const done = await completeJob(deps, payload.jobId, payload.status as unknown as TaskStatus, payload.taskId);
+    const done = await completeJob(deps, payload.jobId, payload.status, payload.taskId);
     if (!done) return;
     deps.metrics.webhookToCompletion.observe((Date.now() - payload.receivedAt) / 1000);
     deps.logger.info({ jobId: payload.jobId, state: payload.status.state, via: payload.source }, 'job completed');
