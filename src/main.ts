@@ -2,6 +2,7 @@
 import { exitWithError, isExpectedFailure } from './cli-support.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import type { App } from './app.js';
 
 /** Enough for a worker to finish the entries in hand (their lock lasts 30 s anyway). */
 const SHUTDOWN_LIMIT_MS = 30_000;
@@ -14,31 +15,43 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
+let app: App | undefined;
+let signalled: NodeJS.Signals | undefined;
+
+function shutdown(signal: NodeJS.Signals): void {
+  if (signalled) return;
+  signalled = signal;
+  logger.info({ signal }, 'shutting down');
+  // A part that cannot finish (Redis gone, say, while workers close) must not keep the
+  // process alive for ever: a supervisor waits, then the work in hand is taken over anyway.
+  setTimeout(() => {
+    logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, 'shutdown did not finish in time; exiting');
+    process.exit(1);
+  }, SHUTDOWN_LIMIT_MS).unref();
+  // A signal during start-up is handled once the app is up (see below).
+  if (app) stopAndExit(app);
+}
+
+function stopAndExit(running: App): void {
+  running
+    .stop()
+    .then(() => process.exit(0))
+    .catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+}
+
+// Listening before start-up: a SIGTERM that arrives while the bot starts must stop it cleanly,
+// not kill it with the default action.
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+
 try {
   // Imported only once the configuration is known to be good: a bad one fails in milliseconds.
   const { startApp } = await import('./app.js');
-  const app = await startApp(config, logger);
-  let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // A part that cannot finish (Redis gone, say, while workers close) must not keep the
-    // process alive for ever: a supervisor waits, then the work in hand is taken over anyway.
-    setTimeout(() => {
-      logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, 'shutdown did not finish in time; exiting');
-      process.exit(1);
-    }, SHUTDOWN_LIMIT_MS).unref();
-    app
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  app = await startApp(config, logger);
+  if (signalled) stopAndExit(app);
 } catch (error) {
   // An expected failure (a service that cannot start) is the one line exitWithError prints.
   if (!isExpectedFailure(error)) logger.error({ err: error }, 'start-up failed');
