@@ -4,9 +4,12 @@
  * the ledger holds afterwards.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { sineWav } from '../../src/sandbox/music-api-sim/index.js';
+import { eventually } from '../support/eventually.js';
+import { ledgerOfJob } from '../support/ledger.js';
+import { SIM_KEY } from '../support/stack.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;
@@ -16,6 +19,8 @@ beforeAll(async () => {
   bot = await startE2E({ webhooks: true, startingCredits: 200 });
 }, 60_000);
 afterAll(async () => bot?.close());
+// Every REST call the bot made fits Discord's published API description.
+afterEach(() => expect(bot.emulator.findings).toEqual([]));
 
 function customIds(message: EmulatorMessage): string[] {
   return (message.components ?? []).flatMap((row) =>
@@ -37,16 +42,24 @@ async function ephemeralText(handle: InteractionHandle): Promise<string> {
   return followUp.content ?? '';
 }
 
+/** What a refusal must leave as it was. */
+async function accounts() {
+  return { jobs: await bot.jobCount(), ledger: await bot.ledgerCount(), balance: await bot.balance() };
+}
+
 describe('/song finishing by webhook', () => {
+  let songHandle: InteractionHandle;
   let songJob: string;
   let songMessage: EmulatorMessage;
 
-  it('posts the song in the channel with links that open and working buttons', async () => {
-    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'an upbeat anthem for testers', title: 'Green Build' } });
-    songJob = await bot.jobIdOf(handle);
-    songMessage = await bot.result(handle, songJob);
+  beforeAll(async () => {
+    songHandle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'an upbeat anthem for testers', title: 'Green Build' } });
+    songJob = await bot.jobIdOf(songHandle);
+    songMessage = await bot.result(songHandle, songJob);
+  });
 
-    expect(handle.response?.ephemeral).toBe(false);
+  it('posts the song in the channel with links that open and working buttons', async () => {
+    expect(songHandle.response?.ephemeral).toBe(false);
     const embed = songMessage.embeds?.[0];
     expect(embed?.title).toBe('Green Build');
     expect(JSON.stringify(embed?.fields)).toContain(`<@${bot.members.alice}>`);
@@ -62,11 +75,12 @@ describe('/song finishing by webhook', () => {
 
     // Finished by the bot's webhook route, not a poll.
     expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);
-    expect(await bot.balance()).toBe(190);
+    expect(await ledgerOfJob(bot.db.db, songJob)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${songJob}:debit` }]);
     expect(await bot.delivered(songJob)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
   });
 
   it('makes an MP3 download and a video from the result buttons', async () => {
+    const before = await bot.balance();
     const download = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.alice });
     const downloadJob = await bot.jobIdOf(download);
     const downloadMessage = await bot.result(download, downloadJob);
@@ -78,17 +92,18 @@ describe('/song finishing by webhook', () => {
     const videoJob = await bot.jobIdOf(video);
     const videoMessage = await bot.result(video, videoJob);
     expect(links(videoMessage).some((url) => url.endsWith('-video.mp4'))).toBe(true);
-    const create = bot.sim.requests.find((r) => r.path === '/api/v1/producer/video-clip');
-    expect((create?.body as { clip_id?: string }).clip_id).toBeTruthy();
-    expect(await bot.balance()).toBe(190 - 2 - 5);
+    const create = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/video-clip').at(-1);
+    const { rows } = await bot.db.pool.query<{ result: { clips: Array<{ clipId: string }> } }>('select result from jobs where id = $1', [songJob]);
+    expect((create?.body as { clip_id?: string }).clip_id).toBe(rows[0]?.result.clips[0]?.clipId);
+    expect(await bot.balance()).toBe(before - 2 - 5);
   });
 
   it('refuses the spending buttons to a member who did not ask for the song', async () => {
-    const rows = await bot.ledgerRows();
+    const before = await accounts();
     const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:wav`, userId: bot.members.bob });
-    expect(await ephemeralText(click)).toMatch(/./);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await bot.ledgerRows()).toBe(rows);
+    expect(await ephemeralText(click)).toBe('Only the member who made this song, or a moderator, can use its buttons. Try `/download`.');
+    expect((await bot.settled(click)).msg).toBe('interaction refused');
+    expect(await accounts()).toEqual(before);
   });
 });
 
@@ -99,7 +114,7 @@ describe('/lyrics, then "Make a song"', () => {
     const message = await bot.result(handle, lyricsJob);
     expect(customIds(message)).toEqual([`make-song:${lyricsJob}`]);
     const lyrics = message.embeds?.[0]?.description ?? '';
-    expect(lyrics.length).toBeGreaterThan(0);
+    expect(lyrics).toMatch(/^\[Verse\]\nSinging about a lighthouse keeper who writes code\n/);
 
     const click = bot.emulator.clickButton({ messageId: message.id, customId: `make-song:${lyricsJob}`, userId: bot.members.alice });
     await click.waitForResponse();
@@ -176,6 +191,8 @@ describe('failures', () => {
   it('refuses a forged webhook and changes nothing', async () => {
     const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'slow and forged [sim:task-ms=60000]' } });
     const jobId = await bot.jobIdOf(handle);
+    // At the service, and waiting for its webhook: what a forger would aim at.
+    await eventually(async () => (await bot.jobState(jobId))?.state === 'submitted', 15_000, `job ${jobId} submitted`);
     const balance = await bot.balance();
     const body = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', data: [{ text: 'forged lyrics' }] });
     const answer = await fetch(`${bot.httpUrl}/webhooks/music/${jobId}`, {
@@ -184,7 +201,8 @@ describe('failures', () => {
       body,
     });
     expect(answer.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const refused = await bot.waitForLog((line) => line.msg === 'webhook refused' && line.jobId === jobId, `the webhook for ${jobId} refused`);
+    expect(refused.outcome).toBe('bad_signature_mismatch');
     expect((await bot.jobState(jobId))?.state).toBe('submitted');
     expect(await bot.balance()).toBe(balance);
     expect(JSON.stringify(handle.original()?.embeds ?? [])).not.toContain('forged lyrics');
@@ -193,7 +211,7 @@ describe('failures', () => {
   it('delivers a job that outlives the 15-minute token as a channel message', async () => {
     const handle = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'a very long task [sim:task-ms=60000]' } });
     const jobId = await bot.jobIdOf(handle);
-    const task = await waitFor(() => bot.sim.listTasks().find((t) => t.state !== 'SUCCESS' && JSON.stringify(t.body).includes('a very long task')));
+    const task = await eventually(() => bot.sim.listTasks().find((t) => JSON.stringify(t.body).includes('a very long task')), 15_000, 'the long task at the service');
     bot.emulator.clock.advance(16 * 60_000);
     bot.sim.completeTask(task.taskId);
     const message = await bot.emulator.waitForMessage(
@@ -201,84 +219,74 @@ describe('failures', () => {
       (m) => (m.content ?? '').includes(`<@${bot.members.bob}>`) && JSON.stringify(m.embeds ?? []).includes(jobId),
       20_000,
     );
-    expect(message.embeds?.[0]?.description?.length).toBeGreaterThan(0);
+    expect(message.embeds?.[0]?.description).toMatch(/^\[Verse\]\nSinging about a very long task\n/);
     expect(await bot.delivered(jobId)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
   });
 });
 
 describe('bad input', () => {
-  const cases: Array<[string, Parameters<E2E['run']>[1]]> = [
-    ['an empty prompt', { name: 'song', options: { prompt: '   ' } }],
-    ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }],
-    ['a title over the limit', { name: 'song', options: { prompt: 'ok', title: 't'.repeat(81) } }],
-    ['a model outside the list', { name: 'song', options: { prompt: 'ok', model: 'ModelB-9000' } }],
-    ['an unknown voice', { name: 'song', options: { prompt: 'ok', voice: 'nobody' } }],
-    ['a text file as a voice', { name: 'voice', subcommand: 'create', options: { name: 'Txt' }, attachments: { audio: { filename: 'notes.txt', data: 'hello', contentType: 'text/plain' } } }],
-    ['a recording too short for a voice', { name: 'voice', subcommand: 'create', options: { name: 'Short' }, attachments: { audio: { filename: 'short.wav', data: sineWav({ seconds: 3 }), contentType: 'audio/wav' } } }],
-    ['an unknown song for a video', { name: 'video', options: { song: '00000000-0000-4000-8000-000000000000' } }],
+  const cases: Array<[string, Parameters<E2E['run']>[1], string]> = [
+    ['an empty prompt', { name: 'song', options: { prompt: '   ' } }, 'The prompt is empty.'],
+    ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }, 'The prompt is too long: at most 1000 characters.'],
+    ['a title over the limit', { name: 'song', options: { prompt: 'ok', title: 't'.repeat(81) } }, 'The title is too long: at most 80 characters.'],
+    ['a model outside the list', { name: 'song', options: { prompt: 'ok', model: 'ModelB-9000' } }, 'That model is not one this bot offers. Pick one from the list.'],
+    ['an unknown voice', { name: 'song', options: { prompt: 'ok', voice: 'nobody' } }, 'That is not one of this server’s voice personas. Pick one from the list.'],
+    [
+      'a text file as a voice',
+      { name: 'voice', subcommand: 'create', options: { name: 'Txt' }, attachments: { audio: { filename: 'notes.txt', data: 'hello', contentType: 'text/plain' } } },
+      'Attach an MP3 or WAV file.',
+    ],
+    [
+      'a recording too short for a voice',
+      { name: 'voice', subcommand: 'create', options: { name: 'Short' }, attachments: { audio: { filename: 'short.wav', data: sineWav({ seconds: 3 }), contentType: 'audio/wav' } } },
+      'That recording is 3.0 seconds long; a voice needs more than 10 seconds of clear solo singing.',
+    ],
+    ['an unknown song for a video', { name: 'video', options: { song: '00000000-0000-4000-8000-000000000000' } }, 'That is not a finished song of this server. Pick one from the list.'],
   ];
 
-  it.each(cases)('answers %s privately and spends nothing', async (_what, input) => {
-    const jobs = await bot.jobRows();
-    const rows = await bot.ledgerRows();
-    const balance = await bot.balance();
+  it.each(cases)('answers %s privately and spends nothing', async (_what, input, expected) => {
+    const before = await accounts();
     const handle = bot.run(bot.members.alice, input);
-    const text = await ephemeralText(handle);
-    expect(text.length).toBeGreaterThan(0);
-    expect(text).not.toMatch(/Error:|\n\s+at |sim-secret|e2e-sim-secret-key|e2e-bot-token/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await bot.jobRows()).toBe(jobs);
-    expect(await bot.ledgerRows()).toBe(rows);
-    expect(await bot.balance()).toBe(balance);
+    expect(await ephemeralText(handle)).toBe(expected);
+    // The bot is done with the interaction: nothing more can come of it.
+    expect((await bot.settled(handle)).msg).toBe('interaction refused');
+    expect(await accounts()).toEqual(before);
     // A public placeholder, if the command showed one, is gone once the refusal is given.
-    await waitFor(() => (bot.emulator.channelMessages(bot.channelId).some((m) => m.interaction_metadata?.id === handle.id) ? undefined : true), 5_000);
+    await expect.poll(() => bot.emulator.channelMessages(bot.channelId).filter((m) => m.interaction_metadata?.id === handle.id)).toEqual([]);
   });
 });
 
 describe('out of credits', () => {
   it('refuses privately with the balance and the cost, and records nothing', async () => {
     const balance = await bot.balance();
+    // The other tests need their credits back.
+    onTestFinished(() => bot.setBalance(balance));
     const take = bot.run(bot.members.owner, { name: 'credits-admin', subcommand: 'take', options: { amount: balance - 5, reason: 'e2e drain' } });
-    await take.waitForResponse();
-    await waitFor(async () => ((await bot.balance()) === 5 ? true : undefined));
-    const jobs = await bot.jobRows();
-    const rows = await bot.ledgerRows();
-    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'cannot afford this' } });
-    const text = await ephemeralText(handle);
-    expect(text).toMatch(/5/);
-    expect(text).toMatch(/10/);
-    expect(await bot.jobRows()).toBe(jobs);
-    expect(await bot.ledgerRows()).toBe(rows);
+    expect((await bot.settled(take)).msg).toBe('interaction handled');
     expect(await bot.balance()).toBe(5);
+    const before = await accounts();
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'cannot afford this' } });
+    expect(await ephemeralText(handle)).toBe('This server has 5 credits and this costs 10. A moderator can add more.');
+    expect((await bot.settled(handle)).msg).toBe('interaction refused');
+    expect(await accounts()).toEqual(before);
   });
 });
 
-describe('secrets and the API description', () => {
+describe('secrets', () => {
   it('never logs the key, the bot token, an interaction token or a webhook secret', async () => {
+    const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'a secret kept' } });
+    const jobId = await bot.jobIdOf(handle);
+    await bot.result(handle, jobId);
     const output = bot.output();
-    expect(output).not.toContain('e2e-sim-secret-key');
-    expect(output).not.toContain('e2e-bot-token-secret');
-    const { rows } = await bot.db.pool.query<{ webhook_secret: string; interaction_token: string | null }>(
-      'select webhook_secret, interaction_token from jobs',
+    expect(output).not.toContain(SIM_KEY);
+    expect(output).not.toContain(bot.emulator.botToken);
+    const { rows } = await bot.db.pool.query<{ id: string; webhook_secret: string; interaction_token: string | null }>(
+      'select id, webhook_secret, interaction_token from jobs',
     );
+    expect(rows.find((row) => row.id === jobId)?.interaction_token).toBe(handle.token);
     for (const row of rows) {
       expect(output).not.toContain(row.webhook_secret);
       if (row.interaction_token) expect(output).not.toContain(row.interaction_token);
     }
   });
-
-  it('sent Discord nothing its published API description rejects', () => {
-    expect(bot.emulator.requests.length).toBeGreaterThan(20);
-    expect(bot.emulator.findings).toEqual([]);
-  });
 });
-
-async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

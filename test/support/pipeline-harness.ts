@@ -1,23 +1,22 @@
 /**
- * The pipeline as `npm start` builds it (worker and http parts, through `startApp`), against
- * a real Postgres and Redis, the music-API simulator and the Discord emulator. A real
- * discord.js client, logged in to the emulator, plays the part of the command layer: it
- * defers the interaction and calls `pipeline.submit`, as the command handlers do.
+ * The pipeline as `npm start` builds it (worker and http parts, through `startApp`), on the
+ * test stack (./stack.ts). A real discord.js client, logged in to the emulator, plays the
+ * part of the command layer: it defers the interaction and calls `pipeline.submit`, as the
+ * command handlers do.
  */
-import { Client, Events, GatewayIntentBits, type ChatInputCommandInteraction } from 'discord.js';
+import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { once } from 'node:events';
 import { startApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
-import type { InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { silentLogger } from '../../src/logger.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
+import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
+import type { InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { findFreePort } from '../../src/services/free-port.js';
-import { createTestDatabase, testRedis, type TestDatabase } from './database.js';
+import { startStack, type Stack } from './stack.js';
 
-export const SIM_KEY = 'sim-secret-key-123';
+export { SIM_KEY } from './stack.js';
 
 /** Quick timings so that a test waits seconds, not minutes. */
 export const FAST_SETTINGS: Partial<PipelineSettings> = {
@@ -38,74 +37,40 @@ export interface HarnessOptions {
   readonly env?: Record<string, string>;
 }
 
-export type Emulator = Awaited<ReturnType<typeof startDiscordEmulator>>;
-
-export interface Harness {
-  readonly db: TestDatabase;
-  readonly sim: MusicApiSim;
-  readonly emulator: Emulator;
+export interface Harness extends Stack {
   readonly guildId: string;
-  readonly channelId: string;
+  /** The member requests come from (alice). */
   readonly userId: string;
-  app: App;
-  readonly client: Client;
-  readonly redisUrl: string;
-  readonly prefix: string;
+  readonly app: App;
   readonly publicUrl: string | undefined;
   /** Runs `/test-submit` as a member: the client defers and submits `request`. */
   request(request: GenerationRequest, options?: { userId?: string }): Promise<{ handle: InteractionHandle; result: SubmitResult | Error }>;
-  /** Stops the app (as SIGTERM would) and builds it again on the same Postgres and Redis. */
-  restartApp(overrides?: AppOverrides): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Call in `beforeAll`; the database is dropped after the file. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const db = await createTestDatabase();
-  const { url: redisUrl, prefix } = testRedis();
-  const sim = await startMusicApiSim({ apiKey: SIM_KEY, credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim });
-  const emulator = await startDiscordEmulator({ botToken: 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.test-bot-token' });
-  const guild = emulator.createGuild({ name: 'Test guild' });
-  const channel = emulator.createChannel(guild.id, { name: 'music' });
-  const member = emulator.addMember(guild.id, { username: 'alice' });
+  const stack = await startStack({ startingCredits: options.startingCredits ?? 100, sim: options.sim });
   const httpPort = await findFreePort();
   const publicUrl = options.webhooks ? `http://127.0.0.1:${httpPort}` : undefined;
-
   const config = loadConfig({
-    env: {
-      DISCORD_TOKEN: emulator.botToken,
-      DISCORD_APPLICATION_ID: emulator.applicationId,
-      DISCORD_API_URL: emulator.apiUrl,
-      MUSIC_API_URL: sim.url,
-      MUSIC_API_KEY: SIM_KEY,
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl,
-      HTTP_PORT: String(httpPort),
-      PUBLIC_URL: publicUrl,
-      LOG_LEVEL: 'silent',
-      STARTING_CREDITS: String(options.startingCredits ?? 100),
-      POLL_MAX_PER_SECOND: '50',
-      ...options.env,
-    },
+    env: { ...stack.env, HTTP_PORT: String(httpPort), PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent', POLL_MAX_PER_SECOND: '50', ...options.env },
   });
-  const baseOverrides: AppOverrides = {
+  const app = await startApp(config, silentLogger, {
     parts: { gateway: false, worker: true, http: true },
-    queuePrefix: prefix,
+    queuePrefix: stack.prefix,
     settings: { ...FAST_SETTINGS, ...options.settings },
     reconcileIntervalMs: 60_000,
     lockDurationMs: 4_000,
     ...options.overrides,
-  };
-  let app = await startApp(config, silentLogger, baseOverrides);
+  });
 
-  const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emulator.apiUrl } });
+  const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: stack.emulator.apiUrl } });
   const pending = new Map<string, { request: GenerationRequest; resolve: (r: SubmitResult | Error) => void }>();
   client.on(Events.InteractionCreate, async (interaction) => {
     if (!interaction.isChatInputCommand() || interaction.commandName !== 'test-submit') return;
-    const key = interaction.options.getString('key', true);
-    const entry = pending.get(key);
+    const entry = pending.get(interaction.options.getString('key', true));
     if (!entry) return;
-    await (interaction as ChatInputCommandInteraction).deferReply();
+    await interaction.deferReply();
     try {
       const result = await app.pipeline.submit({
         requester: { guildId: interaction.guildId!, channelId: interaction.channelId, userId: interaction.user.id },
@@ -120,61 +85,33 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     }
   });
   const ready = once(client, Events.ClientReady);
-  await client.login(emulator.botToken);
+  await client.login(stack.emulator.botToken);
   await ready;
 
   let counter = 0;
-  const harness: Harness = {
-    db,
-    sim,
-    emulator,
-    guildId: guild.id,
-    channelId: channel.id,
-    userId: member.id,
-    get app() {
-      return app;
-    },
-    set app(value) {
-      app = value;
-    },
-    client,
-    redisUrl,
-    prefix,
+  return {
+    ...stack,
+    guildId: stack.guild.id,
+    userId: stack.members.alice,
+    app,
     publicUrl,
     async request(request, opts = {}) {
       counter += 1;
       const key = `k${counter}`;
       const result = new Promise<SubmitResult | Error>((resolve) => pending.set(key, { request, resolve }));
-      const handle = emulator.runCommand({
-        guildId: guild.id,
-        channelId: channel.id,
-        userId: opts.userId ?? harness.userId,
+      const handle = stack.emulator.runCommand({
+        guildId: stack.guild.id,
+        channelId: stack.channelId,
+        userId: opts.userId ?? stack.members.alice,
         name: 'test-submit',
         options: { key },
       });
-      return { handle, result: await result } as never;
-    },
-    async restartApp(overrides) {
-      await app.stop();
-      app = await startApp(config, silentLogger, { ...baseOverrides, ...overrides });
+      return { handle, result: await result };
     },
     async close() {
       await client.destroy();
       await app.stop();
-      await emulator.close();
-      await sim.close();
+      await stack.close();
     },
   };
-  return harness;
-}
-
-/** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

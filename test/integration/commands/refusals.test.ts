@@ -166,7 +166,7 @@ describe('upstream errors', () => {
 
   it('become friendly text in the result, with no upstream body, and the credits come back', async () => {
     const balance = await h.balance();
-    h.sim.injectFault({ kind: 'status', status: 400, type: 'validation_error', path: '/api/v1/producer/create' });
+    h.setSimForThisTest({ faults: [{ kind: 'status', status: 400, type: 'validation_error', path: '/api/v1/producer/create' }] });
     const ack = await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'doomed' } }));
     const jobId = jobIdIn(ack);
     const result = await h.delivered(jobId);

@@ -5,9 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually, SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { eventually } from '../../support/eventually.js';
+import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob, ledgerSum, balanceOf } from '../../support/ledger.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -48,14 +49,7 @@ function spawnWorker(h: Harness): Promise<ChildProcess> {
     env: {
       PATH: process.env.PATH ?? '',
       ROLE: 'worker',
-      DISCORD_TOKEN: h.emulator.botToken,
-      DISCORD_APPLICATION_ID: h.emulator.applicationId,
-      DISCORD_API_URL: h.emulator.apiUrl,
-      MUSIC_API_URL: h.sim.url,
-      MUSIC_API_KEY: SIM_KEY,
-      DATABASE_URL: h.db.url,
-      REDIS_URL: h.redisUrl,
-      QUEUE_PREFIX: h.prefix,
+      ...h.env,
       ...(h.publicUrl && { PUBLIC_URL: h.publicUrl }),
       LOG_LEVEL: 'info',
     },
@@ -73,10 +67,14 @@ function spawnWorker(h: Harness): Promise<ChildProcess> {
   });
 }
 
-describe('a worker killed in the middle', () => {
-  it('is replaced by a new one that finishes every job exactly once', async () => {
-    const h = await startHarness({ webhooks: true, startingCredits: 500, sim: { taskMs: 1_500 }, overrides: { parts: { gateway: false, worker: false, http: true } } });
+describe('a worker in its own process', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ webhooks: true, startingCredits: 500, sim: { taskMs: 1_500 }, overrides: { parts: { gateway: false, worker: false, http: true } } });
     harnesses.push(h);
+  });
+
+  it('killed in the middle, is replaced by a new one that finishes every job exactly once', async () => {
     const first = await spawnWorker(h);
     const jobIds: string[] = [];
     for (let i = 0; i < 6; i += 1) {
@@ -98,14 +96,12 @@ describe('a worker killed in the middle', () => {
       expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     }
     // Never a second upstream task for a job.
-    expect(h.sim.listTasks().filter((t) => t.taskType === 'create_music')).toHaveLength(6);
+    const prompts = jobIds.map((_, i) => `survivor ${i}`);
+    expect(h.sim.listTasks().filter((t) => prompts.includes(String(t.body.sound)))).toHaveLength(6);
     expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
   }, 120_000);
-});
 
-describe('SIGTERM', () => {
-  it('stops a worker cleanly with exit code 0', async () => {
-    const h = harnesses[0]!;
+  it('stops cleanly on SIGTERM, with exit code 0', async () => {
     const worker = await spawnWorker(h);
     const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
     worker.kill('SIGTERM');

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually, startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { eventually } from '../../support/eventually.js';
+import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 
 const harnesses: Record<'webhooks' | 'polling', Harness | undefined> = { webhooks: undefined, polling: undefined };
@@ -22,6 +23,10 @@ afterAll(async () => {
   await harnesses.polling?.close();
 });
 
+function createsOf(h: Harness, prompt: string) {
+  return h.sim.requests.filter((r) => r.path === '/api/v1/producer/create' && (r.body as { sound?: string }).sound === prompt);
+}
+
 async function settled(h: Harness, jobId: string) {
   return eventually(async () => {
     const row = await jobRow(h.db.db, jobId);
@@ -32,15 +37,15 @@ async function settled(h: Harness, jobId: string) {
 describe('a create that times out after the service took it', () => {
   it('with webhooks: is never sent again, and the late webhook still finishes it', async () => {
     const h = harnesses.webhooks!;
-    const { handle, result } = await h.request({ kind: 'song', prompt: 'slow to confirm [sim:hang-accepted]' });
+    const prompt = 'slow to confirm [sim:hang-accepted]';
+    const { handle, result } = await h.request({ kind: 'song', prompt });
     const { jobId } = result as SubmitResult;
     const job = await settled(h, jobId);
     expect(job.state).toBe('succeeded');
     expect(job.submitUncertainAt).not.toBeNull();
-    expect(job.upstreamTaskId).toBe(h.sim.listTasks()[0]?.taskId);
-    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create');
-    expect(creates).toHaveLength(1);
-    expect(h.sim.listTasks()).toHaveLength(1);
+    const tasks = h.sim.listTasks().filter((task) => task.body.sound === prompt);
+    expect(tasks.map((task) => task.taskId)).toEqual([job.upstreamTaskId]);
+    expect(createsOf(h, prompt)).toHaveLength(1);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('Links'));
     expect(JSON.stringify(message.embeds)).toContain(`Job ${jobId}`);
@@ -48,30 +53,30 @@ describe('a create that times out after the service took it', () => {
 
   it('without webhooks: gives up at once, refunds the guild and says why, without a second create', async () => {
     const h = harnesses.polling!;
-    const { handle, result } = await h.request({ kind: 'song', prompt: 'never confirmed [sim:hang-accepted]' });
+    const prompt = 'never confirmed [sim:hang-accepted]';
+    const { handle, result } = await h.request({ kind: 'song', prompt });
     const { jobId } = result as SubmitResult;
     const job = await settled(h, jobId);
     expect(job.state).toBe('timed_out');
     expect(job.error).toMatchObject({ kind: 'unconfirmed_submission', creditsReturned: 10 });
-    expect(h.sim.requests.filter((r) => r.path === '/api/v1/producer/create')).toHaveLength(1);
+    expect(createsOf(h, prompt)).toHaveLength(1);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([
       { kind: 'reserve', amount: -10, key: `job:${jobId}:debit` },
       { kind: 'refund', amount: 10, key: `job:${jobId}:credit` },
     ]);
     const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('could not be made'));
     expect(JSON.stringify(message.embeds)).toContain('10 credits were returned');
-    // Nothing more goes upstream for this job, however long we wait.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(h.sim.requests.filter((r) => r.path === '/api/v1/producer/create')).toHaveLength(1);
+    // Nothing more goes upstream for this job: once the queues hold nothing of it, nothing can send it again.
+    await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
+    expect(createsOf(h, prompt)).toHaveLength(1);
   });
 
   it('an error the service answered (500) proves no task was made, so it is retried', async () => {
     const h = harnesses.polling!;
-    const before = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create').length;
-    const { result } = await h.request({ kind: 'song', prompt: 'provider hiccup [sim:500]' });
+    const prompt = 'provider hiccup [sim:500]';
+    const { result } = await h.request({ kind: 'song', prompt });
     const job = await settled(h, (result as SubmitResult).jobId);
     expect(job.state).toBe('succeeded');
-    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/producer/create').slice(before);
-    expect(creates.map((r) => r.status)).toEqual([500, 200]);
+    expect(createsOf(h, prompt).map((r) => r.status)).toEqual([500, 200]);
   });
 });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 
 describe('committed migrations', () => {
   const temp = mkdtemp(path.join(os.tmpdir(), 'drift-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFault, parseMarkers } from '../../../src/sandbox/music-api-sim/faults.js';
+import { parseFault, parseMarkers } from '../../../../src/sandbox/music-api-sim/faults.js';
 
 describe('simulator prompt markers', () => {
   it('reads status, hang, task and webhook markers from any string field', () => {

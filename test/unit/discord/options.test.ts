@@ -1,0 +1,89 @@
+import { ApplicationCommandOptionType, ChannelType } from 'discord-api-types/v10';
+import type { Attachment, CommandInteractionOption } from 'discord.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { definition as download } from '../../../commands/download.js';
+import type { definition as song } from '../../../commands/song.js';
+import type { definition as voice } from '../../../commands/voice.js';
+import { readArgs, type CommandArgs, type ResolvedChannel, type ResolvedRole } from '../../../src/discord/options.js';
+
+/** Options as discord.js hands them over; only the fields `readArgs` looks at. */
+const option = (fields: Record<string, unknown>) => fields as unknown as CommandInteractionOption;
+const string = (name: string, value: string) => option({ name, type: ApplicationCommandOptionType.String, value });
+
+describe('readArgs', () => {
+  it('reads plain options by name, keeping falsy values and leaving out absent ones', () => {
+    const args = readArgs([
+      string('prompt', ''),
+      option({ name: 'seconds', type: ApplicationCommandOptionType.Integer, value: 0 }),
+      option({ name: 'instrumental', type: ApplicationCommandOptionType.Boolean, value: false }),
+      option({ name: 'title', type: ApplicationCommandOptionType.String, value: null }),
+      option({ name: 'model', type: ApplicationCommandOptionType.String }),
+    ]);
+    expect(args).toEqual({ prompt: '', seconds: 0, instrumental: false });
+    expect(Object.keys(args)).toEqual(['prompt', 'seconds', 'instrumental']);
+  });
+
+  it('reads nothing from no options', () => {
+    expect(readArgs<typeof song>([])).toEqual({});
+  });
+
+  it('reads a subcommand and its options, or none', () => {
+    expect(readArgs<typeof voice>([option({ name: 'create', type: ApplicationCommandOptionType.Subcommand, options: [string('name', 'Robo')] })])).toEqual({
+      subcommand: 'create',
+      options: { name: 'Robo' },
+    });
+    expect(readArgs<typeof voice>([option({ name: 'list', type: ApplicationCommandOptionType.Subcommand })])).toEqual({
+      subcommand: 'list',
+      options: {},
+    });
+  });
+
+  it('gives the resolved user and attachment as discord.js resolved them', () => {
+    const user = { id: '42', username: 'alice' };
+    const attachment = { id: '7', url: 'https://cdn.example/a.wav', name: 'a.wav' };
+    expect(
+      readArgs([
+        option({ name: 'user', type: ApplicationCommandOptionType.User, value: '42', user }),
+        option({ name: 'audio', type: ApplicationCommandOptionType.Attachment, value: '7', attachment }),
+      ]),
+    ).toEqual({ user, audio: attachment });
+  });
+
+  it('gives a channel as id, type and name, and the id alone when Discord did not resolve it', () => {
+    const args = readArgs([
+      option({ name: 'named', type: ApplicationCommandOptionType.Channel, value: '1', channel: { id: '1', type: ChannelType.GuildText, name: 'music' } }),
+      option({ name: 'nameless', type: ApplicationCommandOptionType.Channel, value: '2', channel: { id: '2', type: ChannelType.DM } }),
+      option({ name: 'unresolved', type: ApplicationCommandOptionType.Channel, value: '3' }),
+    ]);
+    expect(args).toEqual({
+      named: { id: '1', type: ChannelType.GuildText, name: 'music' },
+      nameless: { id: '2', type: ChannelType.DM, name: null },
+      unresolved: { id: '3', type: -1, name: null },
+    } satisfies Record<string, ResolvedChannel>);
+  });
+
+  it('gives a role as id and name, and the id alone when Discord did not resolve it', () => {
+    const args = readArgs([
+      option({ name: 'resolved', type: ApplicationCommandOptionType.Role, value: '5', role: { id: '5', name: 'DJ', color: 0 } }),
+      option({ name: 'unresolved', type: ApplicationCommandOptionType.Role, value: '6' }),
+    ]);
+    expect(args).toEqual({ resolved: { id: '5', name: 'DJ' }, unresolved: { id: '6', name: '' } } satisfies Record<string, ResolvedRole>);
+  });
+
+  // Checked by `tsc --noEmit`: a wrong type fails the type check, not the run.
+  it('types the arguments from the definition', () => {
+    expectTypeOf<CommandArgs<typeof song>>().toEqualTypeOf<{
+      prompt: string;
+      lyrics?: string;
+      title?: string;
+      model?: string;
+      instrumental?: boolean;
+      voice?: string;
+    }>();
+    expectTypeOf<CommandArgs<typeof download>>().toEqualTypeOf<{ song: string; format: 'mp3' | 'wav' }>();
+    type VoiceArgs = CommandArgs<typeof voice>;
+    expectTypeOf<VoiceArgs['subcommand']>().toEqualTypeOf<'create' | 'list' | 'delete'>();
+    expectTypeOf<Extract<VoiceArgs, { subcommand: 'create' }>['options']>().toEqualTypeOf<{ audio: Attachment; name: string }>();
+    expectTypeOf<keyof Extract<VoiceArgs, { subcommand: 'list' }>['options']>().toBeNever();
+  });
+});
