@@ -7,8 +7,8 @@
 const LAYERS = [
   {
     name: 'foundation',
-    what: 'configuration, logging, metrics and small pure helpers',
-    path: '^src/(config|logger|metrics|text)\\.ts$|^src/audio/',
+    what: 'configuration, logging, metrics, the music API spec\'s facts and small pure helpers',
+    path: '^src/(config|logger|metrics|text|music-api-spec)\\.ts$|^src/audio/',
   },
   {
     name: 'adapters',

@@ -3,7 +3,7 @@ import { getGuildCredits, spentToday, usage, utcMonth, utcMonthStart } from '../
 import { openCaller } from '../src/discord/caller.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { effectiveDailyCap } from '../src/guilds/limits.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'credits',

@@ -10,7 +10,7 @@ import { Refusal } from '../src/discord/errors.js';
 import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/jobs.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'download',

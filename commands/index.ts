@@ -1,5 +1,5 @@
 /** Every slash command of the bot, in the order `/` lists them. */
-import type { Command } from './command.js';
+import type { Command } from '../src/discord/command.js';
 import credits from './credits.js';
 import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';

@@ -12,7 +12,7 @@ import { describeJob, findGuildJob, isJobId, jobChoices } from '../src/discord/j
 import { removePlaceholder } from '../src/discord/placeholders.js';
 import { answerInPlace, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/jobs.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 const idOption = {
   type: ApplicationCommandOptionType.String,

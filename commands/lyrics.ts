@@ -6,7 +6,7 @@ import {
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../src/discord/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
 import { isJobId } from '../src/discord/jobs.js';
 import { isModerator } from '../src/guilds/access.js';
@@ -14,7 +14,7 @@ import { findGuild } from '../src/guilds/settings.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import type { JobRow } from '../src/pipeline/jobs.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
-import { defineCommand, type GuildButton, type GuildModalSubmit } from './command.js';
+import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
 import { requestSong } from './song.js';
 
 export const definition = {

@@ -9,7 +9,7 @@ import { openCaller, requireModerator } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { changeSettings, MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'settings',

@@ -15,7 +15,7 @@ import {
   songRequestSchema,
   type GenerationRequest,
 } from '../src/pipeline/requests.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'song',

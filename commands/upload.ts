@@ -7,7 +7,7 @@ import { checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { LIMITS, uploadRequestSchema } from '../src/pipeline/requests.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'upload',

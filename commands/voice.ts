@@ -11,7 +11,7 @@ import { answerInPlace } from '../src/discord/respond.js';
 import { deleteVoice, findVoice, listVoices } from '../src/guilds/voices.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
-import { defineCommand } from './command.js';
+import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'voice',

@@ -18,7 +18,7 @@ import { reconcile } from './pipeline/reconcile.js';
 import { connectRedis } from './queue/connection.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
-import { startWorkers, type Workers } from './queue/workers.js';
+import { startWorkers, type Workers } from './pipeline/workers.js';
 import { startInfrastructure } from './services/infrastructure.js';
 
 export interface App {
@@ -131,7 +131,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (runs.gateway) {
       // Loaded only by processes that run the gateway: workers never need discord.js's client.
       const { startGateway } = await import('./discord/gateway.js');
-      const gateway = await startGateway({ context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi } });
+      const { commands } = await import('../commands/index.js');
+      const gateway = await startGateway({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi } });
       stops.push(() => gateway.stop());
     }
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { SPEC_MODELS } from './music-api/spec.js';
+import { SPEC_MODELS } from './music-api-spec.js';
 
 /** The spec's `mv` values: the default of MUSIC_MODELS. */
 export const SPEC_MODEL_LIST = SPEC_MODELS;

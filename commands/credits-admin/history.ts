@@ -4,11 +4,11 @@ import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle, escape
 import { exportCsv, history as ledgerHistory, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../../src/discord/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../../src/delivery/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
 import { answerInPlace, type Answer } from '../../src/discord/respond.js';
 import { discordTimestamp } from '../../src/text.js';
-import type { ButtonHandler, GuildButton } from '../command.js';
+import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
 

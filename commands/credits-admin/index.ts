@@ -11,7 +11,7 @@ import {
 } from 'discord-api-types/v10';
 import { openCaller, requireModerator, requireOwner } from '../../src/discord/caller.js';
 import { answerInPlace } from '../../src/discord/respond.js';
-import { defineCommand } from '../command.js';
+import { defineCommand } from '../../src/discord/command.js';
 import { account } from './account.js';
 import { alert } from './alert.js';
 import { allowance } from './allowance.js';

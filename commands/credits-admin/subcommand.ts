@@ -5,7 +5,7 @@
 import type { Caller } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import type { CommandArgs } from '../../src/discord/options.js';
-import type { GuildChatInput } from '../command.js';
+import type { GuildChatInput } from '../../src/discord/command.js';
 
 interface SubcommandDefinition {
   readonly type: 1;

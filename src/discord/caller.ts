@@ -20,10 +20,9 @@ import { checkSpendingLimits } from '../credits/index.js';
 import { JOB_NOUNS, type JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
 import { openGuild, type GuildRow } from '../guilds/settings.js';
-import { costOfKind } from '../pipeline/submit.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
-import { encodeCustomId } from './custom-ids.js';
+import { encodeCustomId } from '../delivery/custom-ids.js';
 import { Refusal } from './errors.js';
 import { answerInPlace, dropPublicReply, handOverPublicReply, replyTargetOf } from './respond.js';
 
@@ -89,7 +88,7 @@ export function requireOwner(caller: Caller): void {
 
 /** The cost of a request kind, from the one cost table. */
 export function costOf(context: CommandContext, kind: JobKind): number {
-  return costOfKind({ musicApi: context.musicApi }, kind);
+  return context.pipeline.costOf(kind);
 }
 
 /**

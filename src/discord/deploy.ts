@@ -5,7 +5,7 @@
  */
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
-import type { ChatInputDefinition } from '../../commands/command.js';
+import type { ChatInputDefinition } from './command.js';
 import type { Config } from '../config.js';
 
 export interface DeployResult {

@@ -5,8 +5,7 @@
  */
 import { once } from 'node:events';
 import { Client, Events, GatewayIntentBits } from 'discord.js';
-import { commands as allCommands } from '../../commands/index.js';
-import type { Command } from '../../commands/command.js';
+import type { Command } from './command.js';
 import type { Config } from '../config.js';
 import { REST_SWEEPS } from '../delivery/discord-delivery.js';
 import type { CommandContext } from './context.js';
@@ -15,8 +14,8 @@ import { createInteractionRouter } from './router.js';
 
 export interface GatewayOptions {
   readonly context: CommandContext;
-  /** @defaultValue every command in `commands/` */
-  readonly commands?: readonly Command[];
+  /** The slash commands to route: the entry points hand over `commands/`. */
+  readonly commands: readonly Command[];
   /** How long to wait for READY. @defaultValue 30000 */
   readonly readyTimeoutMs?: number;
 }
@@ -40,7 +39,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { context } = options;
   const { config, logger } = context;
   const client = createDiscordClient(config);
-  const route = createInteractionRouter(context, options.commands ?? allCommands);
+  const route = createInteractionRouter(context, options.commands);
 
   client.on(Events.InteractionCreate, (interaction) => {
     void route(interaction);

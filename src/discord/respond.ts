@@ -29,6 +29,11 @@ import {
 } from 'discord.js';
 import type { ReplyTarget } from '../pipeline/requests.js';
 
+/**
+ * How the router answers Discord before the handler touches the database: `public` and
+ * `ephemeral` defer a reply; `update` defers an update of the message the button sits on;
+ * `modal` leaves the first answer to the handler, which must open a modal at once.
+ */
 export type AcknowledgementKind = 'public' | 'ephemeral' | 'update' | 'modal';
 
 interface ReplyState {

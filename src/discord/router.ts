@@ -4,9 +4,9 @@
  * modal, and turns every failure into a friendly ephemeral answer in one place.
  */
 import type { Interaction, RepliableInteraction } from 'discord.js';
-import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler } from '../../commands/command.js';
+import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler } from './command.js';
 import type { CommandContext } from './context.js';
-import { decodeCustomId, type CustomIdAction } from './custom-ids.js';
+import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
 import { readArgs } from './options.js';
 import { acknowledge, answerPrivately } from './respond.js';

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
-import { WEBHOOK_ROUTE_PREFIX } from '../queue/processors/submit.js';
+import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 

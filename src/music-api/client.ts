@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from './costs.js';
 import { errorCode, kindForHttpError, MusicApiError, redact, type MusicApiErrorKind, type MusicApiOperation } from './errors.js';
 import { GUESSED_FIELDS } from './guessed-fields.js';
-import { API_PATHS, SPEC_MODELS, type DownloadFormat } from './spec.js';
+import { API_PATHS, SPEC_MODELS, type DownloadFormat } from '../music-api-spec.js';
 import { producerEnvelopeSchema, sonicEnvelopeSchema, toTaskStatus, type TaskStatus } from './task-status.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -2,6 +2,6 @@ export * from './client.js';
 export * from './costs.js';
 export * from './errors.js';
 export * from './guessed-fields.js';
-export * from './spec.js';
+export * from '../music-api-spec.js';
 export * from './task-status.js';
 export * from './webhook-signature.js';

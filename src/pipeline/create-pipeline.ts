@@ -1,12 +1,12 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
 import { eq } from 'drizzle-orm';
 import { jobs } from '../db/schema.js';
-import { deliverJob } from '../delivery/deliver.js';
+import { deliverJob } from './deliver.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, listJobsOfGuild, queuePositionOf } from './jobs.js';
 import type { Pipeline } from './pipeline.js';
-import { submitRequest } from './submit.js';
+import { costOfKind, submitRequest } from './submit.js';
 import { cancelQueuedJob } from './transitions.js';
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
@@ -58,6 +58,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     async queuePosition(jobId) {
       const job = await getJob(deps.db, jobId);
       return job ? queuePositionOf(deps.db, job) : undefined;
+    },
+    costOf(kind) {
+      return costOfKind(deps, kind);
     },
   };
 }

@@ -29,4 +29,6 @@ export interface Pipeline {
   listJobs(guildId: string, filter?: { userId?: string; kind?: JobRow['kind']; succeededOnly?: boolean; limit?: number }): Promise<JobRow[]>;
   /** Position of a queued job among those waiting for the same kind of task (1 = next). */
   queuePosition(jobId: string): Promise<number | undefined>;
+  /** What a request of this kind costs, from the one cost table. */
+  costOf(kind: JobRow['kind']): number;
 }

@@ -44,6 +44,13 @@ export const DEFAULT_EXPECTED_SECONDS: Record<JobKind, number> = {
   persona_song: 120,
 };
 
+/** Where the music service sends a job's webhook: the HTTP server serves this route. */
+export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+
+export function webhookUrlFor(publicUrl: string, jobId: string): string {
+  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+}
+
 export function submitUpstream(
   client: MusicApiClient,
   request: GenerationRequest,

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient, type TaskAccepted, type WebhookTarget } from '../../src/music-api/client.js';
 import type { CostedOperation } from '../../src/music-api/costs.js';
-import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api/spec.js';
+import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
 import { normaliseWebhookPayload, type TaskStatus } from '../../src/music-api/task-status.js';
 import { signWebhook, verifyWebhookSignature, type SignatureScheme } from '../../src/music-api/webhook-signature.js';
 import * as sim from '../../src/sandbox/music-api-sim/contract.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient } from '../../src/music-api/client.js';
 import { MusicApiError } from '../../src/music-api/errors.js';
-import { RETIRED_TASK_TYPES, SPEC_MODELS } from '../../src/music-api/spec.js';
+import { RETIRED_TASK_TYPES, SPEC_MODELS } from '../../src/music-api-spec.js';
 import { RETIRED_FAMILIES } from '../../src/sandbox/music-api-sim/server.js';
 import { closedPort, startHarness, waitForState, type Harness } from './helpers.js';
 

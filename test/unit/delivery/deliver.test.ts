@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interactionTokenUsable, nonceFor } from '../../../src/delivery/deliver.js';
+import { interactionTokenUsable, nonceFor } from '../../../src/pipeline/deliver.js';
 import { redactRoute } from '../../../src/delivery/discord-delivery.js';
 
 describe('interactionTokenUsable', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCustomId } from '../../../src/discord/custom-ids.js';
-import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/delivery/render.js';
+import { decodeCustomId } from '../../../src/delivery/custom-ids.js';
+import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/pipeline/render.js';
 import type { JobRow } from '../../../src/pipeline/jobs.js';
 
 function job(overrides: Partial<JobRow> = {}): JobRow {

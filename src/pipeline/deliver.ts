@@ -6,15 +6,15 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { guilds, jobs } from '../db/schema.js';
-import { claimDelivery, queuePositionOf, type JobRow } from '../pipeline/jobs.js';
-import type { PipelineDeps } from '../pipeline/deps.js';
+import { claimDelivery, queuePositionOf, type JobRow } from './jobs.js';
+import type { PipelineDeps } from './deps.js';
 import {
   describeDiscordError,
   isExpiredInteraction,
   isMissingAccess,
   type OutgoingFile,
   type OutgoingMessage,
-} from './discord-delivery.js';
+} from '../delivery/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */

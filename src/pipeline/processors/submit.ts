@@ -5,26 +5,20 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
-import { showProgress } from '../../delivery/deliver.js';
-import type { PipelineDeps } from '../../pipeline/deps.js';
-import { claimSubmission, getJob, type JobRow } from '../../pipeline/jobs.js';
-import { generationRequestSchema } from '../../pipeline/requests.js';
+import { showProgress } from '../deliver.js';
+import type { PipelineDeps } from '../deps.js';
+import { claimSubmission, getJob, type JobRow } from '../jobs.js';
+import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,
   markSubmitted,
   markSubmitUncertain,
   requeue,
   timeOutJob,
-} from '../../pipeline/transitions.js';
-import { submitUpstream } from '../../pipeline/upstream.js';
-import { submitPayloadSchema, type SubmitPayload } from '../queues.js';
+} from '../transitions.js';
+import { submitUpstream, webhookUrlFor } from '../upstream.js';
+import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
 import { backoffWithJitter, deliverNowOrLater } from './shared.js';
-
-export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
-
-export function webhookUrlFor(publicUrl: string, jobId: string): string {
-  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
-}
 
 /** The first poll comes near the task's expected duration. */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {

@@ -5,9 +5,9 @@
  */
 import type { Job } from 'bullmq';
 import { applyDueAllowances } from '../../credits/index.js';
-import type { PipelineDeps } from '../../pipeline/deps.js';
-import { reconcile } from '../../pipeline/reconcile.js';
-import type { MaintenanceTask } from '../queues.js';
+import type { PipelineDeps } from '../deps.js';
+import { reconcile } from '../reconcile.js';
+import type { MaintenanceTask } from '../../queue/queues.js';
 
 export function createMaintenanceProcessor(deps: PipelineDeps) {
   const tasks: Record<MaintenanceTask, () => Promise<void>> = {

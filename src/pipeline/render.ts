@@ -11,9 +11,9 @@ import {
   type APIEmbedField,
 } from 'discord-api-types/v10';
 import { JOB_NOUNS } from '../db/schema.js';
-import { encodeCustomId } from '../discord/custom-ids.js';
-import type { JobRow } from '../pipeline/jobs.js';
-import type { OutgoingMessage } from './discord-delivery.js';
+import { encodeCustomId } from '../delivery/custom-ids.js';
+import type { JobRow } from './jobs.js';
+import type { OutgoingMessage } from '../delivery/discord-delivery.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,

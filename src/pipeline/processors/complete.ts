@@ -1,8 +1,8 @@
 /** A verified webhook's news, taken in order with the polls: one final transition, one delivery. */
 import type { Job } from 'bullmq';
-import type { PipelineDeps } from '../../pipeline/deps.js';
-import { completeJob } from '../../pipeline/transitions.js';
-import { completePayloadSchema, type CompletePayload } from '../queues.js';
+import type { PipelineDeps } from '../deps.js';
+import { completeJob } from '../transitions.js';
+import { completePayloadSchema, type CompletePayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
 
 export function createCompleteProcessor(deps: PipelineDeps) {

@@ -4,13 +4,13 @@
  * worker's limiter caps poll requests per second across every worker sharing Redis.
  */
 import { DelayedError, type Job } from 'bullmq';
-import { showProgress } from '../../delivery/deliver.js';
+import { showProgress } from '../deliver.js';
 import { isMusicApiError, type TaskStatus } from '../../music-api/index.js';
-import type { PipelineDeps } from '../../pipeline/deps.js';
-import { getJob } from '../../pipeline/jobs.js';
-import { completeJob, timeOutJob } from '../../pipeline/transitions.js';
-import { pollUpstream } from '../../pipeline/upstream.js';
-import { pollPayloadSchema, type PollPayload } from '../queues.js';
+import type { PipelineDeps } from '../deps.js';
+import { getJob } from '../jobs.js';
+import { completeJob, timeOutJob } from '../transitions.js';
+import { pollUpstream } from '../upstream.js';
+import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
 
 export function nextPollDelayMs(deps: PipelineDeps, attempt: number): number {

@@ -1,6 +1,7 @@
 /**
- * Facts written in the music API specification (`music-api-spec.md`, the service's interface specification), shared by the
- * client and the simulator so that both read the same contract.
+ * Facts written in the music API's specification (`music-api-spec.md`): plain constants with
+ * no imports, at the bottom of the layers, because the configuration takes its default model
+ * list from here as well as the client. (The simulator keeps its own reading.)
  */
 
 /** The spec's eleven `mv` values, exactly as written (the service matches spaces and case). */

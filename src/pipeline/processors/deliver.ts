@@ -1,8 +1,8 @@
 /** Retries of result posts that failed on the fast path. */
 import type { Job } from 'bullmq';
-import { deliverJob } from '../../delivery/deliver.js';
-import type { PipelineDeps } from '../../pipeline/deps.js';
-import { deliverPayloadSchema, type DeliverPayload } from '../queues.js';
+import { deliverJob } from '../deliver.js';
+import type { PipelineDeps } from '../deps.js';
+import { deliverPayloadSchema, type DeliverPayload } from '../../queue/queues.js';
 
 export function createDeliverProcessor(deps: PipelineDeps) {
   return async (entry: Job<DeliverPayload>): Promise<void> => {

@@ -1,14 +1,14 @@
 /** One BullMQ worker per queue, each running its own processor. */
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { isMusicApiError } from '../music-api/index.js';
-import type { PipelineDeps } from '../pipeline/deps.js';
+import type { PipelineDeps } from './deps.js';
 import { createCompleteProcessor } from './processors/complete.js';
 import { createDeliverProcessor } from './processors/deliver.js';
 import { createMaintenanceProcessor } from './processors/maintenance.js';
 import { createPollProcessor } from './processors/poll.js';
 import { backoffWithJitter } from './processors/shared.js';
 import { createSubmitProcessor } from './processors/submit.js';
-import { JITTER_BACKOFF, QUEUE_NAMES } from './queues.js';
+import { JITTER_BACKOFF, QUEUE_NAMES } from '../queue/queues.js';
 
 export interface WorkerOptions {
   /** Poll requests per second across all workers sharing this Redis. */

@@ -1,7 +1,7 @@
 /**
- * The shape of a command file: its definition (as Discord registers it), how the router
- * acknowledges it, its handler, and optionally its autocomplete and the buttons and modals
- * that belong to it.
+ * The contract every file in `commands/` implements, owned by the Discord layer that runs
+ * them: a command's definition (as Discord registers it), how the router acknowledges it, its
+ * handler, and optionally its autocomplete and the buttons and modals that belong to it.
  */
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import type {
@@ -11,11 +11,12 @@ import type {
   ChatInputCommandInteraction,
   ModalSubmitInteraction,
 } from 'discord.js';
-import type { CommandContext } from '../src/discord/context.js';
-import type { CustomId, CustomIdAction } from '../src/discord/custom-ids.js';
-import type { CommandArgs } from '../src/discord/options.js';
+import type { CommandContext } from './context.js';
+import type { CustomId, CustomIdAction } from '../delivery/custom-ids.js';
+import type { CommandArgs } from './options.js';
+import type { AcknowledgementKind } from './respond.js';
 
-export type { CommandContext } from '../src/discord/context.js';
+export type { CommandContext } from './context.js';
 
 /** Commands run only in guilds (`contexts: [0]`), so the router hands on guild interactions only. */
 export type GuildChatInput = ChatInputCommandInteraction<'cached' | 'raw'>;
@@ -23,12 +24,8 @@ export type GuildAutocomplete = AutocompleteInteraction<'cached' | 'raw'>;
 export type GuildButton = ButtonInteraction<'cached' | 'raw'>;
 export type GuildModalSubmit = ModalSubmitInteraction<'cached' | 'raw'>;
 
-/**
- * How the router answers Discord before the handler touches the database: `public` and
- * `ephemeral` defer a reply; `update` defers an update of the message the button sits on;
- * `modal` leaves the first answer to the handler, which must open a modal at once.
- */
-export type Acknowledgement = 'public' | 'ephemeral' | 'update' | 'modal';
+/** How the router answers Discord before the handler runs (see {@link AcknowledgementKind}). */
+export type Acknowledgement = AcknowledgementKind;
 
 export type ChatInputDefinition = RESTPostAPIChatInputApplicationCommandsJSONBody;
 

@@ -1,6 +1,6 @@
-import { deliverJob } from '../../delivery/deliver.js';
+import { deliverJob } from '../deliver.js';
 import { describeDiscordError } from '../../delivery/discord-delivery.js';
-import type { PipelineDeps } from '../../pipeline/deps.js';
+import type { PipelineDeps } from '../deps.js';
 
 /**
  * Posts a result at once, in the worker that finished the job (the fast path); a failure
