@@ -13,7 +13,7 @@ const LAYERS = [
   {
     name: 'adapters',
     what: 'the outside world: Postgres, Redis queues, the music API, Discord REST, the embedded servers',
-    path: '^src/(db|music-api|queue|delivery|services)/',
+    path: '^src/(db|music-api|queue|delivery|embedded)/',
   },
   {
     name: 'services',

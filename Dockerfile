@@ -3,6 +3,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY tsconfig.json drizzle.config.ts ./
+# .dockerignore leaves out src/sandbox: the image ships the bot, not its stand-ins.
 COPY src ./src
 COPY commands ./commands
 COPY migrations ./migrations

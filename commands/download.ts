@@ -7,7 +7,7 @@ import type { RepliableInteraction } from 'discord.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
-import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/jobs.js';
+import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';

@@ -8,10 +8,10 @@ import { getBalance } from '../src/credits/index.js';
 import { openCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
-import { describeJob, findGuildJob, isJobId, jobChoices } from '../src/discord/jobs.js';
+import { describeJob, findGuildJob, isJobId, jobChoices } from '../src/discord/job-lookup.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
 import { answerInPlace, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
-import type { JobRow } from '../src/pipeline/jobs.js';
+import type { JobRow } from '../src/pipeline/job-rows.js';
 import { defineCommand } from '../src/discord/command.js';
 
 const idOption = {

@@ -8,11 +8,11 @@ import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discor
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
-import { isJobId } from '../src/discord/jobs.js';
+import { isJobId } from '../src/discord/job-lookup.js';
 import { isModerator } from '../src/guilds/access.js';
 import { findGuild } from '../src/guilds/settings.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
-import type { JobRow } from '../src/pipeline/jobs.js';
+import type { JobRow } from '../src/pipeline/job-rows.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
 import { requestSong } from './song.js';

@@ -7,7 +7,7 @@ import type { RepliableInteraction } from 'discord.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
-import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/jobs.js';
+import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';

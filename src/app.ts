@@ -19,7 +19,7 @@ import { connectRedis } from './queue/connection.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
-import { startInfrastructure } from './services/infrastructure.js';
+import { startInfrastructure } from './embedded/infrastructure.js';
 
 export interface App {
   readonly deps: PipelineDeps;

@@ -3,8 +3,8 @@
  * failures are printed as plain lines, never as stack traces.
  */
 import { ConfigError } from './config.js';
-import { RedisNotInstalledError } from './services/redis-server.js';
-import { ServiceStartError } from './services/service-start-error.js';
+import { RedisNotInstalledError } from './embedded/redis-server.js';
+import { ServiceStartError } from './embedded/service-start-error.js';
 
 /**
  * Whether `error` is an expected failure whose message alone tells a person what went wrong

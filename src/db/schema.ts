@@ -120,7 +120,6 @@ export const JOB_NOUNS: Record<JobKind, string> = {
  */
 export const JOB_STATES = ['queued', 'submitting', 'submitted', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
-export const FINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'timed_out', 'cancelled'];
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];

@@ -29,26 +29,30 @@ export interface DiscordDelivery {
   editChannelMessage(channelId: string, messageId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
 }
 
-/** Discord's answers that mean "this interaction token can no longer be used". */
-export const EXPIRED_INTERACTION_CODES: ReadonlySet<number> = new Set([
-  50027, // Invalid Webhook Token
+/**
+ * Discord's answers that mean nothing more can be sent through an interaction: the one list
+ * for the router's first answer and for a result's delivery.
+ */
+const GONE_INTERACTION_CODES: ReadonlySet<number> = new Set([
+  50027, // Invalid Webhook Token: the token's 15 minutes are over
   10015, // Unknown Webhook
-  10062, // Unknown interaction
-  10008, // Unknown Message: the original reply was deleted
+  10062, // Unknown interaction: not answered within 3 seconds
+  40060, // Interaction has already been acknowledged
+  10008, // Unknown Message: the reply it would edit was deleted
 ]);
 
-export function isExpiredInteraction(error: unknown): boolean {
-  return error instanceof DiscordAPIError && typeof error.code === 'number' && EXPIRED_INTERACTION_CODES.has(error.code);
+/**
+ * By shape, not `instanceof`: discord.js (CommonJS) throws the CommonJS build's DiscordAPIError,
+ * and this module imports the ESM build's, two different classes for the one error.
+ */
+export function isGoneInteraction(error: unknown): boolean {
+  const code = error instanceof Error && error.name.startsWith('DiscordAPIError') ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'number' && GONE_INTERACTION_CODES.has(code);
 }
 
 /** 403: the bot cannot see or write to the channel. Retrying will not help. */
 export function isMissingAccess(error: unknown): boolean {
   return error instanceof DiscordAPIError && error.status === 403;
-}
-
-/** A client error other than the above: the request itself is wrong; retrying will not help. */
-export function isPermanentDiscordError(error: unknown): boolean {
-  return error instanceof DiscordAPIError && error.status >= 400 && error.status < 500 && error.status !== 429;
 }
 
 /** An error safe to log: the route is cut before any token. */

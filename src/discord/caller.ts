@@ -23,6 +23,7 @@ import { openGuild, type GuildRow } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
+import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
 import { Refusal } from './errors.js';
 import { answerInPlace, dropPublicReply, handOverPublicReply, replyTargetOf } from './respond.js';
 
@@ -123,20 +124,14 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
     now,
   });
   if (!limits.ok && limits.reason === 'frozen') {
-    throw new Refusal('frozen', 'Generation is paused on this server by its moderators.');
+    throw new Refusal('frozen', REFUSAL_TEXTS.frozen());
   }
   if (!limits.ok && limits.reason === 'user_cap') {
     const left = Math.max(0, limits.limit - limits.spent);
-    throw new Refusal(
-      'daily_cap',
-      `That costs ${cost} credits, and you can spend ${left} more today (daily limit ${limits.limit}). The limit resets at midnight UTC.`,
-    );
+    throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit));
   }
   if (guild.balance < cost) {
-    throw new Refusal(
-      'insufficient_credits',
-      `This server has ${guild.balance} credits and this costs ${cost}. A moderator can add more.`,
-    );
+    throw new Refusal('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(guild.balance, cost));
   }
   return cost;
 }

@@ -3,7 +3,8 @@
  * Every text shown here is written in this codebase; no upstream body, stack, key or token
  * ever reaches a Discord message.
  */
-import { DiscordAPIError, RESTJSONErrorCodes } from 'discord.js';
+import { DiscordAPIError } from 'discord.js';
+import { isGoneInteraction } from '../delivery/discord-delivery.js';
 import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
@@ -69,16 +70,8 @@ export function isExpected(error: unknown): boolean {
   );
 }
 
-/** The interaction expired (10062) or was answered already (40060): nothing more can be sent through it. */
-export function isGoneInteraction(error: unknown): boolean {
-  return (
-    error instanceof DiscordAPIError &&
-    (error.code === RESTJSONErrorCodes.UnknownInteraction ||
-      error.code === RESTJSONErrorCodes.InteractionHasAlreadyBeenAcknowledged ||
-      error.code === RESTJSONErrorCodes.UnknownWebhook ||
-      error.code === RESTJSONErrorCodes.InvalidWebhookToken)
-  );
-}
+/** The interaction can take no more answers: the one list of Discord's codes for it. */
+export { isGoneInteraction };
 
 /**
  * A log-safe picture of an error. Discord's errors carry the request URL, which holds the

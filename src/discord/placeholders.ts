@@ -6,11 +6,9 @@
 import { API } from '@discordjs/core/http-only';
 import type { REST } from '@discordjs/rest';
 import type { Logger } from '../logger.js';
-import type { JobRow } from '../pipeline/jobs.js';
+import { INTERACTION_TOKEN_LIFETIME_MS } from '../pipeline/deliver.js';
+import type { JobRow } from '../pipeline/job-rows.js';
 import { loggableError } from './errors.js';
-
-/** Discord's interaction tokens live 15 minutes. */
-const TOKEN_LIFETIME_MS = 15 * 60_000;
 
 export async function removePlaceholder(
   rest: REST,
@@ -20,7 +18,7 @@ export async function removePlaceholder(
 ): Promise<void> {
   const { applicationId, interactionToken, interactionAt } = job;
   if (!applicationId || !interactionToken || !interactionAt) return;
-  if (now.getTime() - interactionAt.getTime() >= TOKEN_LIFETIME_MS) return;
+  if (now.getTime() - interactionAt.getTime() >= INTERACTION_TOKEN_LIFETIME_MS) return;
   await new API(rest).interactions
     .deleteReply(applicationId, interactionToken)
     .catch((error: unknown) =>

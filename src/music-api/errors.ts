@@ -1,4 +1,5 @@
 /** Every failure of a music API call, sorted into a small set of kinds the pipeline acts on. */
+import { truncate } from '../text.js';
 
 export type MusicApiErrorKind =
   | 'validation'
@@ -209,10 +210,6 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (secret.length > 0) result = result.split(secret).join('[redacted]');
   }
   return result;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /** A copy of a low-level error with nothing but its name, code and a redacted message. */

@@ -4,7 +4,7 @@ import { jobs } from '../db/schema.js';
 import { deliverJob } from './deliver.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
-import { getJob, listJobsOfGuild, queuePositionOf } from './jobs.js';
+import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
 import { costOfKind, submitRequest } from './submit.js';
 import { cancelQueuedJob } from './transitions.js';

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { guilds, jobs } from '../db/schema.js';
-import { claimDelivery, queuePositionOf, type JobRow } from './jobs.js';
+import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
 import {
   describeDiscordError,
-  isExpiredInteraction,
+  isGoneInteraction,
   isMissingAccess,
   type OutgoingFile,
   type OutgoingMessage,
@@ -80,7 +80,7 @@ async function post(
       const edited = await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message, files);
       return { messageId: edited.id, channel: false };
     } catch (err) {
-      if (!isExpiredInteraction(err)) throw err;
+      if (!isGoneInteraction(err)) throw err;
       deps.logger.info({ jobId: job.id, error: describeDiscordError(err) }, 'interaction token no longer valid; posting in the channel');
     }
   }
@@ -113,7 +113,7 @@ async function postPrivately(
       const sent = await deps.discord.followUp(job.applicationId!, job.interactionToken!, message, { ephemeral: true });
       return { messageId: sent.id, channel: false };
     } catch (err) {
-      if (!isExpiredInteraction(err)) throw err;
+      if (!isGoneInteraction(err)) throw err;
     }
   }
   const done = job.state === 'succeeded' ? 'is ready' : 'has finished';

@@ -16,10 +16,8 @@ export interface PipelineSettings {
   readonly pollDeadlineMs: number;
   /** First poll after about this long; also the expected time shown to users. */
   readonly expectedSeconds: Record<JobKind, number>;
-  /** Polling backoff: from `minMs`, growing by half each time, never above `maxMs`. */
+  /** Polling backoff: from `min`, growing by half each time, never above `max`. */
   readonly pollIntervalMs: { readonly min: number; readonly max: number };
-  /** Submission attempts for retryable errors (429, 500, 502, network) before giving up. */
-  readonly submitAttempts: number;
   /** Base of the exponential backoff between submission attempts. */
   readonly submitBackoffMs: number;
   /** How long a full cap makes a submission wait before it looks again. */
@@ -37,7 +35,6 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   pollDeadlineMs: 30 * 60_000,
   expectedSeconds: { song: 60, lyrics: 15, video: 60, upload: 20, download: 20, voice: 120, persona_song: 120 },
   pollIntervalMs: { min: 5_000, max: 60_000 },
-  submitAttempts: 6,
   submitBackoffMs: 2_000,
   capWaitMs: 3_000,
   startingCredits: 0,

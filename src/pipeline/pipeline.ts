@@ -3,7 +3,7 @@
  * (src/pipeline/create-pipeline.ts); the command handlers receive it through their context and
  * never touch queues, the ledger's job movements or the music API directly.
  */
-import type { JobRow } from './jobs.js';
+import type { JobRow } from './job-rows.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
 export interface CancelResult {

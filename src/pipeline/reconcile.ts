@@ -8,7 +8,7 @@
 import type { Queue } from 'bullmq';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
-import { listOpenJobs, listUndelivered } from './jobs.js';
+import { listOpenJobs, listUndelivered } from './job-rows.js';
 
 /** A live entry is one that will still run: waiting, delayed, active or prioritised. */
 async function hasLiveEntry(queue: Queue, id: string): Promise<boolean> {

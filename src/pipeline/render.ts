@@ -12,8 +12,9 @@ import {
 } from 'discord-api-types/v10';
 import { JOB_NOUNS } from '../db/schema.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
-import type { JobRow } from './jobs.js';
+import type { JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../delivery/discord-delivery.js';
+import { discordTimestamp, truncate } from '../text.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,
@@ -26,10 +27,6 @@ export const DISCORD_LIMITS = {
 } as const;
 
 const COLOURS = { working: 0x5865f2, success: 0x57f287, failure: 0xed4245 } as const;
-
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 function requestText(job: JobRow, field: string): string | undefined {
   const value = job.request[field];
@@ -45,10 +42,6 @@ function safeUrl(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function unix(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
 }
 
 export interface ProgressView {
@@ -69,7 +62,7 @@ export function renderProgress(job: JobRow, view: ProgressView): OutgoingMessage
     embeds: [
       {
         title: truncate(`Making your ${noun}…`, DISCORD_LIMITS.embedTitle),
-        description: `${where}\nExpected <t:${unix(view.expectedAt)}:R>.`,
+        description: `${where}\nExpected ${discordTimestamp(view.expectedAt, 'R')}.`,
         color: COLOURS.working,
         fields: [{ name: 'Cost', value: `${job.cost} credits`, inline: true }],
         footer: { text: `Job ${job.id}` },

@@ -4,7 +4,6 @@
  * sees an interaction).
  */
 import { z } from 'zod';
-import type { JobKind } from '../db/schema.js';
 
 /** Limits of the service where it states them, and ours where it does not (see README). */
 export const LIMITS = {
@@ -88,7 +87,6 @@ export const generationRequestSchema = z.union([
 ]);
 
 export type GenerationRequest = z.infer<typeof generationRequestSchema>;
-export type RequestOf<K extends JobKind> = Extract<GenerationRequest, { kind: K }>;
 
 /** Who asks, where, and how to answer them. No discord.js types: the pipeline runs without a gateway. */
 export interface Requester {

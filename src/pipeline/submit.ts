@@ -8,7 +8,8 @@ import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { queuePositionOf } from './jobs.js';
+import { queuePositionOf } from './job-rows.js';
+import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
@@ -47,11 +48,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
       const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds], amount: cost, now });
       if (!limits.ok && limits.reason === 'user_cap') {
         const left = Math.max(0, limits.limit - limits.spent);
-        throw new RequestRefusedError(
-          'user_cap',
-          `That costs ${cost} credits, and you can spend ${left} more today (daily limit ${limits.limit}). The limit resets at midnight UTC.`,
-          { cost, limit: limits.limit, spent: limits.spent },
-        );
+        throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
       }
     }
     const [row] = await tx
@@ -76,12 +73,11 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
     if (!reservation.ok) {
       // Throwing rolls the job row back with it: a refused request leaves no trace.
       throw reservation.reason === 'frozen'
-        ? new RequestRefusedError('frozen', 'Generation is paused on this server by its moderators.', { balance: reservation.balance, cost })
-        : new RequestRefusedError(
-            'insufficient_credits',
-            `This server has ${reservation.balance ?? 0} credits and this costs ${cost}. A moderator can add more.`,
-            { balance: reservation.balance ?? 0, cost },
-          );
+        ? new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost })
+        : new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost), {
+            balance: reservation.balance ?? 0,
+            cost,
+          });
     }
     return [row!, reservation.balance] as const;
   });

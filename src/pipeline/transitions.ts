@@ -9,7 +9,7 @@ import type { Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import type { JobRow } from './jobs.js';
+import type { JobRow } from './job-rows.js';
 
 export type { JobError } from '../db/schema.js';
 

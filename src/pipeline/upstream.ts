@@ -30,20 +30,6 @@ export const KINDS_BY_TASK_TYPE = Object.entries(TASK_TYPE_BY_KIND).reduce(
   {} as Record<UpstreamTaskType, JobKind[]>,
 );
 
-/**
- * Typical upstream durations (music-api-notes: 20-80 s per producer song, 1-3 minutes for
- * voice and sonic tasks). The first poll waits about this long; users see it as the expected time.
- */
-export const DEFAULT_EXPECTED_SECONDS: Record<JobKind, number> = {
-  song: 60,
-  lyrics: 15,
-  video: 60,
-  upload: 20,
-  download: 20,
-  voice: 120,
-  persona_song: 120,
-};
-
 /** Where the music service sends a job's webhook: the HTTP server serves this route. */
 export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
 

@@ -14,7 +14,6 @@ export const QUEUE_NAMES = {
   deliver: 'deliver',
   maintenance: 'maintenance',
 } as const;
-export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
 export const submitPayloadSchema = z.object({ jobId: z.uuid() });
 export const pollPayloadSchema = z.object({ jobId: z.uuid(), attempt: z.number().int().min(0).default(0) });

@@ -3,7 +3,7 @@ import { exitWithError } from '../cli-support.js';
 import { loadConfig } from '../config.js';
 import { runMigrations } from '../db/migrate.js';
 import { createLogger } from '../logger.js';
-import { startInfrastructure } from '../services/infrastructure.js';
+import { startInfrastructure } from '../embedded/infrastructure.js';
 
 try {
   const config = loadConfig({ require: [] });

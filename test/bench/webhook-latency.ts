@@ -18,9 +18,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
 import { startMusicApiSim } from '../../src/sandbox/music-api-sim/index.js';
-import { startEmbeddedPostgres } from '../../src/services/embedded-postgres.js';
-import { findFreePort } from '../../src/services/free-port.js';
-import { startRedisServer } from '../../src/services/redis-server.js';
+import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
+import { findFreePort } from '../../src/embedded/free-port.js';
+import { startRedisServer } from '../../src/embedded/redis-server.js';
 
 const { values } = parseArgs({
   options: {

@@ -10,7 +10,7 @@ import { afterEach } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../src/sandbox/discord-emulator/types.js';
 import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
-import { findFreePort } from '../../src/services/free-port.js';
+import { findFreePort } from '../../src/embedded/free-port.js';
 import { eventually } from '../support/eventually.js';
 import { startStack, type Stack } from '../support/stack.js';
 

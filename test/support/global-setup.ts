@@ -9,8 +9,8 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { runMigrations } from '../../src/db/migrate.js';
-import { startEmbeddedPostgres } from '../../src/services/embedded-postgres.js';
-import { startRedisServer } from '../../src/services/redis-server.js';
+import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
+import { startRedisServer } from '../../src/embedded/redis-server.js';
 
 export const TEMPLATE_DATABASE = 'musicbot_test_template';
 

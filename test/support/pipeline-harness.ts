@@ -13,7 +13,7 @@ import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
 import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import type { InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
-import { findFreePort } from '../../src/services/free-port.js';
+import { findFreePort } from '../../src/embedded/free-port.js';
 import { startStack, type Stack } from './stack.js';
 
 export { SIM_KEY } from './stack.js';

@@ -7,7 +7,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { showProgress } from '../deliver.js';
 import { isMusicApiError, type TaskStatus } from '../../music-api/index.js';
 import type { PipelineDeps } from '../deps.js';
-import { getJob } from '../jobs.js';
+import { getJob } from '../job-rows.js';
 import { completeJob, timeOutJob } from '../transitions.js';
 import { pollUpstream } from '../upstream.js';
 import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';

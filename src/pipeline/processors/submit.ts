@@ -7,7 +7,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
 import { showProgress } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
-import { claimSubmission, getJob, type JobRow } from '../jobs.js';
+import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
 import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,

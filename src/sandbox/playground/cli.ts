@@ -9,8 +9,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitWithError } from '../../cli-support.js';
 import { createLogger } from '../../logger.js';
-import { locationNoteFor, relocatedClusterDir } from '../../services/embedded-postgres.js';
-import { findFreePort } from '../../services/free-port.js';
+import { locationNoteFor, relocatedClusterDir } from '../../embedded/embedded-postgres.js';
+import { findFreePort } from '../../embedded/free-port.js';
 import { DEFAULT_TASK_MS, LOG_FILE, startPlayground } from './playground.js';
 
 const USAGE = `Usage: npm run playground -- [--port <port>] [--fresh] [--task-ms <ms>] [--data-dir <folder>]

@@ -1,3 +1,4 @@
+import { DiscordAPIError as RestDiscordAPIError } from '@discordjs/rest';
 import { DiscordAPIError, RESTJSONErrorCodes } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -87,6 +88,17 @@ describe('what a member is told', () => {
     const other = discordError(RESTJSONErrorCodes.MissingAccess, 'https://discord.com/api/v10/channels/1/messages', 'Missing Access');
     expect(isGoneInteraction(other)).toBe(false);
     expect(userMessageFor(other)).toBe(GENERIC_FAILURE);
+  });
+
+  it('knows a gone interaction from either build of @discordjs/rest, with one list of codes', () => {
+    // discord.js throws the CommonJS build's class; the delivery's own REST client the ESM one.
+    const esm = (code: number) => new RestDiscordAPIError({ code, message: 'gone' }, code, 404, 'PATCH', 'https://discord.com/api/v10/webhooks/1/t/messages/@original', { body: undefined, files: undefined });
+    for (const code of [50027, 10015, 10062, 40060, 10008]) {
+      expect(isGoneInteraction(esm(code))).toBe(true);
+      expect(isGoneInteraction(discordError(code, 'https://discord.com/api/v10/interactions/1/t/callback'))).toBe(true);
+    }
+    expect(isGoneInteraction(esm(50001))).toBe(false);
+    expect(isGoneInteraction(new Error('DiscordAPIError lookalike'))).toBe(false);
   });
 
   it('words a schema error for members: our own messages as they are, zod’s own with a prefix', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCustomId } from '../../../src/delivery/custom-ids.js';
 import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/pipeline/render.js';
-import type { JobRow } from '../../../src/pipeline/jobs.js';
+import type { JobRow } from '../../../src/pipeline/job-rows.js';
 
 function job(overrides: Partial<JobRow> = {}): JobRow {
   const now = new Date('2026-11-22T10:00:00Z');

@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { locationNoteFor, relocatedClusterDir } from '../../../src/services/embedded-postgres.js';
+import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
 import { runCli } from './cli.js';
 
 const asRoot = process.getuid?.() === 0;

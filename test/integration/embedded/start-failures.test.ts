@@ -7,9 +7,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import { startEmbeddedPostgres } from '../../../src/services/embedded-postgres.js';
-import { startRedisServer } from '../../../src/services/redis-server.js';
-import { ServiceStartError } from '../../../src/services/service-start-error.js';
+import { startEmbeddedPostgres } from '../../../src/embedded/embedded-postgres.js';
+import { startRedisServer } from '../../../src/embedded/redis-server.js';
+import { ServiceStartError } from '../../../src/embedded/service-start-error.js';
 import { BOT_ENV, runCli, type CliResult } from './cli.js';
 
 const temp = (async () => {

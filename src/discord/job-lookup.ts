@@ -5,9 +5,10 @@
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
 import type { JobKind } from '../db/schema.js';
-import type { JobRow } from '../pipeline/jobs.js';
+import type { JobRow } from '../pipeline/job-rows.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
+import { truncate } from '../text.js';
 
 /** Results a music video can be made of: anything with an audio clip. */
 export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
@@ -66,16 +67,12 @@ export async function resolveSong(
   return { job, clipId };
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /** A short human name: the title, or the prompt, or the kind. */
 export function describeJob(job: JobRow): string {
   const { result, request } = job;
   const candidates = [result?.clips?.[0]?.title, result?.lyricsTitle, request.title, request.name, request.prompt];
   const text = candidates.find((value): value is string => typeof value === 'string' && value.trim().length > 0);
-  return clip((text ?? job.kind).replace(/\s+/g, ' ').trim(), 60);
+  return truncate((text ?? job.kind).replace(/\s+/g, ' ').trim(), 60);
 }
 
 /** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed. */
@@ -96,7 +93,7 @@ export async function jobChoices(
     .filter((job) => needle === '' || job.id.startsWith(needle) || describeJob(job).toLowerCase().includes(needle))
     .slice(0, 25)
     .map((job) => ({
-      name: clip(`${describeJob(job)} · ${job.kind.replace('_', ' ')} · ${job.state} · ${job.id.slice(0, 8)}`, 100),
+      name: truncate(`${describeJob(job)} · ${job.kind.replace('_', ' ')} · ${job.state} · ${job.id.slice(0, 8)}`, 100),
       value: job.id,
     }));
 }

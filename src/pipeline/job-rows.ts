@@ -1,4 +1,7 @@
-/** Reading and writing job rows: the only SQL on `jobs` outside the ledger. */
+/**
+ * Reading job rows, and the writes that are not a state transition (transitions.ts makes
+ * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
+ */
 import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql, type InferSelectModel } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
