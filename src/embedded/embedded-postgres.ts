@@ -12,10 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { readLines, waitUntilReady } from './child-output.js';
 import { findFreePort } from './free-port.js';
 import { isRoot, postgresUser, reachableClusterDir, runnableInstallation, type PostgresUser } from './postgres-as-root.js';
 import { ServiceStartError } from './service-start-error.js';
@@ -99,11 +99,6 @@ function spawnAs(user: PostgresUser | undefined, command: string, args: readonly
   return spawn(command, args, { ...user, env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 }
 
-/** Calls `onLine` for each line the child writes, stdout and stderr alike, for as long as it runs. */
-function readLines(child: ChildProcess, onLine: (line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) if (stream) createInterface({ input: stream }).on('line', onLine);
-}
-
 async function initialise(dataDir: string, initdb: string, user: PostgresUser | undefined, logger: Logger): Promise<void> {
   logger.info({ dataDir }, 'initialising embedded postgres');
   await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
@@ -143,26 +138,16 @@ async function initialise(dataDir: string, initdb: string, user: PostgresUser | 
 }
 
 /** Starts postgres and resolves once it accepts connections, or rejects with what it said. */
-function startServer(postgres: string, args: readonly string[], user: PostgresUser | undefined, logger: Logger): Promise<ChildProcess> {
+async function startServer(postgres: string, args: readonly string[], user: PostgresUser | undefined, logger: Logger): Promise<ChildProcess> {
   const child = spawnAs(user, postgres, args);
-  return new Promise((resolve, reject) => {
-    const lines: string[] = [];
-    let ready = false;
-    // Read for as long as postgres runs: it logs to stderr, and a full pipe would block it.
-    readLines(child, (line) => {
-      logger.trace({ line }, 'postgres output');
-      if (ready) return;
-      lines.push(line);
-      if (line.includes('database system is ready to accept connections')) {
-        ready = true;
-        resolve(child);
-      }
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (!ready) reject(new ServiceStartError('postgres', postgresProblem(lines) ?? `postgres exited with code ${code}`, HINT));
-    });
+  await waitUntilReady(child, {
+    service: 'postgres',
+    readyLine: 'database system is ready to accept connections',
+    problem: postgresProblem,
+    hint: HINT,
+    logger,
   });
+  return child;
 }
 
 function stopServer(child: ChildProcess): Promise<void> {

@@ -5,9 +5,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { waitUntilReady } from './child-output.js';
 import { findFreePort } from './free-port.js';
 import { ServiceStartError } from './service-start-error.js';
 import { stopProcessFromPidFile } from './stale-process.js';
@@ -96,26 +96,7 @@ async function start(options: RedisServerOptions): Promise<RedisServerHandle> {
   // Redis under the bot's feet while it shuts down; the bot stops it last.
   const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 
-  await new Promise<void>((resolve, reject) => {
-    const lines: string[] = [];
-    let ready = false;
-    // Read for as long as redis-server runs: a full pipe would block it.
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        logger.trace({ line }, 'redis-server output');
-        if (ready) return;
-        lines.push(line);
-        if (line.includes('Ready to accept connections')) {
-          ready = true;
-          resolve();
-        }
-      });
-    }
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (!ready) reject(new ServiceStartError('redis-server', redisProblem(lines) ?? `exited with code ${code}`, HINT));
-    });
-  });
+  await waitUntilReady(child, { service: 'redis-server', readyLine: 'Ready to accept connections', problem: redisProblem, hint: HINT, logger });
   logger.info({ port, dataDir }, 'redis-server started');
 
   return {
