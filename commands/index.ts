@@ -3,6 +3,7 @@ import type { Command } from '../src/discord/command.js';
 import credits from './credits.js';
 import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';
+import help from './help.js';
 import jobs from './jobs.js';
 import lyrics from './lyrics.js';
 import settings from './settings.js';
@@ -11,7 +12,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, creditsAdmin, settings];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, help, creditsAdmin, settings];
 
 /** What Discord registers: the definitions alone. */
 export const commandDefinitions = commands.map((command) => command.definition);
