@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
+import { onTestFinished } from 'vitest';
 import { MusicApiClient, type MusicApiClientOptions } from '../../src/music-api/client.js';
 import type { TaskState, TaskStatus } from '../../src/music-api/task-status.js';
 import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/server.js';
@@ -106,4 +107,21 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** A simulator and a client for one test, closed when the test finishes, pass or fail. */
+export async function harnessForTest(
+  simOptions: Partial<MusicApiSimOptions> = {},
+  clientOptions: Partial<MusicApiClientOptions> = {},
+): Promise<Harness> {
+  const harness = await startHarness(simOptions, clientOptions);
+  onTestFinished(() => harness.sim.close());
+  return harness;
+}
+
+/** A webhook receiver for one test, closed when the test finishes. */
+export async function receiverForTest(answers: number[] = []): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver(answers);
+  onTestFinished(() => receiver.close());
+  return receiver;
 }

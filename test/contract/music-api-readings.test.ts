@@ -5,7 +5,7 @@
  * wherever the two read the spec differently (a field name, a price, a model, a signature),
  * a test here fails and names the difference.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient, type TaskAccepted, type WebhookTarget } from '../../src/music-api/client.js';
 import type { CostedOperation } from '../../src/music-api/costs.js';
@@ -13,22 +13,11 @@ import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES, SPEC_DEFA
 import { normaliseWebhookPayload, type TaskStatus } from '../../src/music-api/task-status.js';
 import { signWebhook, verifyWebhookSignature, type SignatureScheme } from '../../src/music-api/webhook-signature.js';
 import * as sim from '../../src/sandbox/music-api-sim/contract.js';
-import { startHarness, startWebhookReceiver, type Harness, type WebhookReceiver } from './helpers.js';
+import { harnessForTest, receiverForTest, type Harness } from './helpers.js';
 
 const secret = 'whsec-readings';
-let harness: Harness | undefined;
-let receiver: WebhookReceiver | undefined;
-
-afterEach(async () => {
-  await harness?.sim.close();
-  await receiver?.close();
-  harness = undefined;
-  receiver = undefined;
-});
-
-async function setup(simOptions: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  harness = await startHarness({ credits: 10_000, ...simOptions });
-  return harness;
+function setup(simOptions: Parameters<typeof harnessForTest>[0] = {}): Promise<Harness> {
+  return harnessForTest({ credits: 10_000, ...simOptions });
 }
 
 /** The error's message, or undefined when the call succeeded: failures are collected, not thrown. */
@@ -139,7 +128,7 @@ const OPERATION_CASES: OperationCase[] = [
 describe.each(['spec', 'timestamped'] as const)('every create operation, webhooks signed with the %s scheme', (scheme) => {
   it.each(OPERATION_CASES.map((c) => [c.name, c] as const))('%s: route, field names, price, result fields and webhook agree', async (_name, c) => {
     const h = await setup({ signatureScheme: scheme, taskMs: 60_000 });
-    receiver = await startWebhookReceiver();
+    const receiver = await receiverForTest();
     const route = sim.CREATE_OPERATIONS[c.operation];
     const before = h.sim.getCredits();
 

@@ -1,26 +1,14 @@
 /**
  * Webhooks from the simulator, checked with the client's own verifier and normaliser.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { normaliseWebhookPayload } from '../../src/music-api/task-status.js';
 import { verifyWebhookSignature } from '../../src/music-api/webhook-signature.js';
-import { startHarness, startWebhookReceiver, waitForState, type Harness, type WebhookReceiver } from './helpers.js';
+import { harnessForTest, receiverForTest, waitForState } from './helpers.js';
 
 const secret = 'whsec-contract';
-let harness: Harness | undefined;
-let receiver: WebhookReceiver | undefined;
-
-afterEach(async () => {
-  await harness?.sim.close();
-  await receiver?.close();
-  harness = undefined;
-  receiver = undefined;
-});
-
-async function setup(simOptions: Parameters<typeof startHarness>[0] = {}, answers: number[] = []) {
-  harness = await startHarness(simOptions);
-  receiver = await startWebhookReceiver(answers);
-  return { h: harness, r: receiver };
+async function setup(simOptions: Parameters<typeof harnessForTest>[0] = {}, answers: number[] = []) {
+  return { h: await harnessForTest(simOptions), r: await receiverForTest(answers) };
 }
 
 describe('webhook delivery', () => {

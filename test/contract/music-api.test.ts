@@ -2,13 +2,13 @@
  * The client against the in-process simulator: every operation, every error status, refunds.
  */
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient } from '../../src/music-api/client.js';
 import { MusicApiError } from '../../src/music-api/errors.js';
 import { RETIRED_TASK_TYPES, SPEC_MODELS } from '../../src/music-api-spec.js';
 import { RETIRED_FAMILIES } from '../../src/sandbox/music-api-sim/server.js';
-import { closedPort, startHarness, waitForState, type Harness } from './helpers.js';
+import { closedPort, harnessForTest, waitForState, type Harness } from './helpers.js';
 
 /** Reaches paths the client deliberately has no operation for, through its own error mapping. */
 class ProbeClient extends MusicApiClient {
@@ -17,16 +17,8 @@ class ProbeClient extends MusicApiClient {
   }
 }
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.sim.close();
-  harness = undefined;
-});
 
-async function setup(...args: Parameters<typeof startHarness>): Promise<Harness> {
-  harness = await startHarness(...args);
-  return harness;
-}
+const setup = harnessForTest;
 
 async function failure(promise: Promise<unknown>): Promise<MusicApiError> {
   const error = await promise.then(
