@@ -1,6 +1,6 @@
 /**
- * Two readings of one contract: the client's (src/music-api: guessed-fields.ts, spec.ts,
- * costs.ts, webhook-signature.ts) and the simulator's own (src/sandbox/music-api-sim/contract.ts),
+ * Two readings of one contract: the client's (src/music-api-spec.ts, and in src/music-api:
+ * guessed-fields.ts, costs.ts, webhook-signature.ts) and the simulator's own (src/sandbox/music-api-sim/contract.ts),
  * each written from the spec and the notes. The real client runs against the real simulator;
  * wherever the two read the spec differently (a field name, a price, a model, a signature),
  * a test here fails and names the difference.
