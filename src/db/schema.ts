@@ -264,3 +264,14 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_guild_created_idx').on(t.guildId, t.createdAt)],
 );
+
+/**
+ * Guilds the bot has greeted: one row per guild, taken with `ON CONFLICT DO NOTHING` before
+ * the welcome is posted, so a guild sees it once however often the bot rejoins or restarts.
+ */
+export const guildWelcomes = pgTable('guild_welcomes', {
+  guildId: text('guild_id').primaryKey(),
+  /** The channel the welcome went to; null when the guild had none the bot could post in. */
+  channelId: text('channel_id'),
+  welcomedAt: timestamp('welcomed_at', { withTimezone: true }).notNull().defaultNow(),
+});
