@@ -10,7 +10,7 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { describeJob, findGuildJob, isJobId, jobChoices } from '../src/discord/job-lookup.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
-import { answerInPlace, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
+import { answerInPlace, deferNow, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
 import { defineCommand } from '../src/discord/command.js';
 
@@ -92,6 +92,8 @@ async function showJob(interaction: RepliableInteraction, context: CommandContex
       `That request is ${STATE_WORDS[job.state]}${position ? ` (position ${position} in the queue)` : ''}; its result will be posted when it is done.`,
     );
   }
+  // The pipeline posts the result by editing the reply: there must be one to edit.
+  await deferNow(interaction);
   await context.pipeline.redeliver(job.id, replyTargetOf(interaction));
   handOverPublicReply(interaction);
 }

@@ -96,6 +96,9 @@ const envSchema = z.object({
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (at most 64)').default('musicbot'),
   ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
+  ANSWER_BUDGET_MS: defaulted(
+    z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
+  ),
 
   UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
   POLL_DEADLINE_MINUTES: defaulted(positiveInt(30)),
@@ -146,6 +149,8 @@ const configSchema = envSchema.transform((e) =>
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
+    /** How long a handler may take to decide before the router defers its first answer. */
+    answerBudgetMs: e.ANSWER_BUDGET_MS,
     queuePrefix: e.QUEUE_PREFIX,
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
     pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,

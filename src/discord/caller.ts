@@ -25,7 +25,7 @@ import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
 import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
 import { Refusal } from './errors.js';
-import { answerInPlace, dropPublicReply, handOverPublicReply, replyTargetOf } from './respond.js';
+import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf } from './respond.js';
 
 type GuildInteraction =
   | ChatInputCommandInteraction<'cached' | 'raw'>
@@ -147,8 +147,11 @@ const WITH_ARTICLE: Record<JobKind, string> = {
 };
 
 /**
- * Hands an admitted request to the pipeline and tells the member what it cost. See
- * respond.ts for why the public reply is edited (or deleted) before the pipeline is called.
+ * Hands an admitted request to the pipeline and answers once it is accepted (see respond.ts):
+ * the reservation is made before the first answer, so a refusal is only ever private. In a
+ * public guild the first answer is the public "Starting…" line the pipeline then edits, and
+ * the cost goes to the member in private; in a private guild the private acknowledgement is
+ * the answer.
  */
 export async function submitAndAcknowledge(
   interaction: RepliableInteraction,
@@ -156,25 +159,39 @@ export async function submitAndAcknowledge(
   caller: Caller,
   request: GenerationRequest,
 ): Promise<SubmitResult> {
-  const noun = JOB_NOUNS[request.kind];
-  if (caller.guild.visibility === 'private') await dropPublicReply(interaction);
-  else await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
-
-  const result = await context.pipeline.submit({
-    requester: {
-      guildId: caller.guild.id,
-      channelId: caller.place.channelId,
-      userId: caller.member.userId,
-      roleIds: caller.member.roleIds,
+  const isPrivate = caller.guild.visibility === 'private';
+  const result = await context.pipeline.submit(
+    {
+      requester: {
+        guildId: caller.guild.id,
+        channelId: caller.place.channelId,
+        userId: caller.member.userId,
+        roleIds: caller.member.roleIds,
+      },
+      request,
+      reply: replyTargetOf(interaction),
     },
-    request,
-    reply: replyTargetOf(interaction),
-  });
-  handOverPublicReply(interaction);
+    {
+      async announce(accepted) {
+        if (isPrivate) {
+          await answerPrivately(interaction, acceptedAnswer(request, accepted));
+        } else {
+          await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
+        }
+        handOverPublicReply(interaction);
+      },
+    },
+  );
   context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
+  if (!isPrivate) await interaction.followUp({ ...acceptedAnswer(request, result), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  return result;
+}
 
+/** What the member alone reads once a request is accepted: its cost, the balance, and a way to cancel. */
+function acceptedAnswer(request: GenerationRequest, result: SubmitResult) {
+  const noun = JOB_NOUNS[request.kind];
   const position = result.queuePosition > 1 ? ` Position ${result.queuePosition} in the queue.` : '';
-  await interaction.followUp({
+  return {
     content:
       `Your ${noun} ${request.kind === 'lyrics' ? 'are on their' : 'is on its'} way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
       `Job \`${result.jobId}\``,
@@ -186,8 +203,5 @@ export async function submitAndAcknowledge(
           .setStyle(ButtonStyle.Secondary),
       ),
     ],
-    flags: MessageFlags.Ephemeral,
-    allowedMentions: { parse: [] },
-  });
-  return result;
+  };
 }

@@ -1,22 +1,26 @@
 /**
- * How the bot answers an interaction once the router has acknowledged it.
+ * How the bot answers an interaction: once, with the decision, inside Discord's 3 seconds.
  *
- * The rule for requests whose result the channel sees (songs, lyrics, videos, …): the router
- * defers a public reply at once, before any database call, because the guild's settings are
- * not known yet. Then:
- * - refused (bad input, disallowed channel, no credits, …): the public "thinking…" reply is
- *   deleted and the reason goes to the member alone, as an ephemeral follow-up;
- * - admitted in a guild whose visibility is `public`: the reply is edited into a short
- *   "starting" line *before* the pipeline is called (so no edit of the pipeline's can ever be
- *   overwritten); once the pipeline accepts, it owns that reply (progress, then the result),
- *   and what the request cost and what is left go to the member as an ephemeral follow-up
- *   (if the pipeline refuses after all, the line is deleted like any refusal);
- * - accepted in a guild whose visibility is `private`: the public reply is deleted before the
- *   pipeline is called, and the acknowledgement is an ephemeral follow-up.
- * Everything else (credits, settings, lists) is deferred ephemerally and edited in place.
+ * The router opens an answer for every command, button and form (see {@link openAnswer}) and
+ * the handler decides first: input, channel, role, cooldown, limits, balance, and for a
+ * spending request the reservation itself. Then it answers once:
+ * - refused: an ephemeral message (callback type 4, flag 64) that only the member sees;
+ *   nothing public ever appears, not even a "thinking…" line;
+ * - a request accepted in a guild whose visibility is `public`: the public "Starting…" message
+ *   (type 4), which the pipeline then edits (progress, then the result), and a private
+ *   follow-up with the cost and the balance;
+ * - accepted in a guild whose visibility is `private`: the private acknowledgement is the
+ *   answer (type 4, ephemeral).
+ *
+ * A slow decision (a busy database) must never cost the interaction, so the router keeps a
+ * budget (`ANSWER_BUDGET_MS`, 1.5 s from receipt): when it runs out before the handler has
+ * answered, the answer is deferred (type 5, public or ephemeral as the command said) and
+ * everything falls back to editing that deferred reply. A refusal after a public deferral
+ * deletes the "thinking…" reply and tells the member in an ephemeral follow-up; an accepted
+ * request in a private guild does the same with its acknowledgement.
  *
  * Discord turns the first follow-up after a deferral into the deferred reply itself (and
- * ignores its ephemeral flag), which is why the public reply is always edited or deleted
+ * ignores its ephemeral flag), which is why a public deferral is always edited or deleted
  * before anything is sent privately.
  */
 import {
@@ -30,14 +34,26 @@ import {
 import type { ReplyTarget } from '../pipeline/requests.js';
 
 /**
- * How the router answers Discord before the handler touches the database: `public` and
- * `ephemeral` defer a reply; `update` defers an update of the message the button sits on;
- * `modal` leaves the first answer to the handler, which must open a modal at once.
+ * What the first answer will be, decided from the options alone: `public` and `ephemeral`
+ * answer with a message (or defer one, once the budget runs out); `update` defers an update of
+ * the message the button sits on at once; `modal` leaves the first answer to the handler,
+ * which must open a modal.
  */
 export type AcknowledgementKind = 'public' | 'ephemeral' | 'update' | 'modal';
 
+/** How the first answer went: `open` until someone sends it. */
+export type FirstAnswer = 'open' | 'deferred' | 'answered';
+
 interface ReplyState {
   kind: AcknowledgementKind;
+  first: FirstAnswer;
+  /** When the router received the interaction (`performance.now()`). */
+  receivedAt: number;
+  /** Milliseconds from receipt to the first answer, once sent (or deferred). */
+  firstAnswerMs?: number;
+  /** The deferral the budget started, while it is on its way. */
+  deferral?: Promise<void>;
+  deadline?: NodeJS.Timeout;
   /** The public reply was deleted, or handed to the pipeline: not ours to delete any more. */
   publicReplySettled: boolean;
 }
@@ -47,22 +63,86 @@ const states = new WeakMap<Interaction, ReplyState>();
 /** Mentions in our texts are never pings: prompts and names come from members. */
 const NO_PINGS = { parse: [] } as const;
 
-/** Sends the first answer Discord needs within 3 seconds. */
-export async function acknowledge(interaction: RepliableInteraction, kind: AcknowledgementKind): Promise<void> {
-  states.set(interaction, { kind, publicReplySettled: false });
-  switch (kind) {
-    case 'public':
-      await interaction.deferReply();
-      return;
-    case 'ephemeral':
-      await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-      return;
-    case 'update':
-      await (interaction as MessageComponentInteraction | ModalSubmitInteraction).deferUpdate();
-      return;
-    case 'modal':
-      return;
+export interface OpenAnswerOptions {
+  /** Milliseconds from receipt before the router defers (`ANSWER_BUDGET_MS`). */
+  budgetMs: number;
+  /** `performance.now()` when the interaction was received. */
+  receivedAt: number;
+  /** Told when the budget ran out and the answer was deferred (or the deferral failed). */
+  onDeferred?: (error?: unknown) => void;
+}
+
+/**
+ * Opens the interaction's answer. `update` is deferred at once (the member clicked a button
+ * whose message will change); `public` and `ephemeral` wait for the handler's decision, up to
+ * the budget; `modal` is the handler's.
+ */
+export async function openAnswer(interaction: RepliableInteraction, kind: AcknowledgementKind, options: OpenAnswerOptions): Promise<void> {
+  const state: ReplyState = { kind, first: 'open', receivedAt: options.receivedAt, publicReplySettled: false };
+  states.set(interaction, state);
+  if (kind === 'update') {
+    state.first = 'deferred';
+    state.firstAnswerMs = performance.now() - state.receivedAt;
+    await (interaction as MessageComponentInteraction | ModalSubmitInteraction).deferUpdate();
+    return;
   }
+  if (kind === 'modal') return;
+  const left = Math.max(0, options.budgetMs - (performance.now() - options.receivedAt));
+  state.deadline = setTimeout(() => {
+    state.deadline = undefined;
+    if (state.first !== 'open') return;
+    state.first = 'deferred';
+    state.firstAnswerMs = performance.now() - state.receivedAt;
+    const deferral = interaction.deferReply(kind === 'ephemeral' ? { flags: MessageFlags.Ephemeral } : {}).then(() => undefined);
+    state.deferral = deferral;
+    deferral.then(
+      () => options.onDeferred?.(),
+      (error: unknown) => options.onDeferred?.(error),
+    );
+  }, left);
+  state.deadline.unref?.();
+}
+
+/** Stops the budget's timer: the handler is done, whatever it answered. */
+export function closeAnswer(interaction: Interaction): void {
+  const state = states.get(interaction);
+  if (state?.deadline) clearTimeout(state.deadline);
+}
+
+/** How the first answer went, and how long after receipt, for the router's log line. */
+export function firstAnswerOf(interaction: Interaction): { first: FirstAnswer; ms?: number } | undefined {
+  const state = states.get(interaction);
+  return state && { first: state.first, ...(state.firstAnswerMs === undefined ? {} : { ms: Math.round(state.firstAnswerMs) }) };
+}
+
+/**
+ * Takes the first answer for the caller, or waits for the deferral already on its way.
+ * `open` means the caller must now send the first answer itself (synchronously claimed: the
+ * budget's timer can no longer defer).
+ */
+async function claimFirstAnswer(interaction: RepliableInteraction, taking: 'answered' | 'deferred' = 'answered'): Promise<FirstAnswer> {
+  let state = states.get(interaction);
+  if (!state) {
+    // Not opened by the router (a handler called from elsewhere): read discord.js's flags.
+    if (interaction.deferred) return 'deferred';
+    if (interaction.replied) return 'answered';
+    state = { kind: 'ephemeral', first: 'open', receivedAt: performance.now(), publicReplySettled: false };
+    states.set(interaction, state);
+  }
+  if (state.first === 'open') {
+    if (state.deadline) clearTimeout(state.deadline);
+    state.first = taking;
+    state.firstAnswerMs = performance.now() - state.receivedAt;
+    return 'open';
+  }
+  if (state.deferral) await state.deferral;
+  return state.first;
+}
+
+/** Defers now, if nothing was answered yet: for handlers whose answer is sent by someone else (the pipeline). */
+export async function deferNow(interaction: RepliableInteraction): Promise<void> {
+  if ((await claimFirstAnswer(interaction, 'deferred')) !== 'open') return;
+  await interaction.deferReply(states.get(interaction)?.kind === 'ephemeral' ? { flags: MessageFlags.Ephemeral } : {});
 }
 
 export type Answer = Pick<BaseMessageOptions, 'content' | 'embeds' | 'components' | 'files'>;
@@ -71,12 +151,17 @@ function complete(answer: Answer) {
   return { ...answer, content: answer.content ?? '', embeds: answer.embeds ?? [], components: answer.components ?? [], allowedMentions: NO_PINGS };
 }
 
-/** Edits the deferred reply (public or ephemeral, as it was deferred). */
+/**
+ * Answers where the command said: the first answer itself (public or ephemeral, as the
+ * command was acknowledged), or an edit of the deferred reply. After a button's `update` or a
+ * modal, an ephemeral follow-up.
+ */
 export async function answerInPlace(interaction: RepliableInteraction, answer: Answer): Promise<void> {
-  const state = states.get(interaction);
-  if (!interaction.deferred && !interaction.replied) {
-    await interaction.reply({ ...complete(answer), flags: MessageFlags.Ephemeral });
-  } else if (state?.kind === 'update' || state?.kind === 'modal') {
+  const kind = states.get(interaction)?.kind;
+  const first = await claimFirstAnswer(interaction);
+  if (first === 'open') {
+    await interaction.reply({ ...complete(answer), ...(kind === 'public' ? {} : { flags: MessageFlags.Ephemeral }) });
+  } else if (kind === 'update' || kind === 'modal' || first === 'answered') {
     await interaction.followUp({ ...complete(answer), flags: MessageFlags.Ephemeral });
   } else {
     await interaction.editReply(complete(answer));
@@ -84,32 +169,34 @@ export async function answerInPlace(interaction: RepliableInteraction, answer: A
 }
 
 /**
- * Answers the member alone. A public deferral still ours is deleted first, so that nothing
- * public remains of a refused request; a button that deferred an update gets an ephemeral
- * follow-up and its message stays as it was.
+ * Answers the member alone: an ephemeral first answer when nothing was sent yet. After a
+ * public deferral still ours, the "thinking…" reply is deleted first, so that nothing public
+ * remains; a button that deferred an update gets an ephemeral follow-up and its message stays
+ * as it was.
  */
 export async function answerPrivately(interaction: RepliableInteraction, answer: Answer): Promise<void> {
   const state = states.get(interaction);
-  const kind = state?.kind ?? (interaction.ephemeral ? 'ephemeral' : 'public');
-  if (!interaction.deferred && !interaction.replied) {
+  const first = await claimFirstAnswer(interaction);
+  if (first === 'open') {
     await interaction.reply({ ...complete(answer), flags: MessageFlags.Ephemeral });
     return;
   }
-  if (kind === 'ephemeral') {
+  const kind = state?.kind ?? (interaction.ephemeral ? 'ephemeral' : 'public');
+  if (first === 'deferred' && kind === 'ephemeral') {
     await interaction.editReply(complete(answer));
     return;
   }
-  if (kind === 'public' && !state?.publicReplySettled) await dropPublicReply(interaction);
+  if (first === 'deferred' && kind === 'public' && !state?.publicReplySettled) await dropPublicReply(interaction);
   await interaction.followUp({ ...complete(answer), flags: MessageFlags.Ephemeral });
 }
 
 /** Deletes the public deferred reply. */
-export async function dropPublicReply(interaction: RepliableInteraction): Promise<void> {
+async function dropPublicReply(interaction: RepliableInteraction): Promise<void> {
   await interaction.deleteReply();
   settle(interaction);
 }
 
-/** From now on the public deferred reply belongs to the pipeline (progress, then the result). */
+/** From now on the public reply belongs to the pipeline (progress, then the result). */
 export function handOverPublicReply(interaction: RepliableInteraction): void {
   settle(interaction);
 }
@@ -117,7 +204,6 @@ export function handOverPublicReply(interaction: RepliableInteraction): void {
 function settle(interaction: RepliableInteraction): void {
   const state = states.get(interaction);
   if (state) state.publicReplySettled = true;
-  else states.set(interaction, { kind: 'public', publicReplySettled: true });
 }
 
 /** Where the pipeline answers: the interaction's token, valid 15 minutes from its creation. */

@@ -1,7 +1,8 @@
 /**
- * The one `interactionCreate` handler: it acknowledges first (within Discord's 3 seconds,
- * before any database or upstream call), hands the interaction to its command, button or
- * modal, and turns every failure into a friendly ephemeral answer in one place.
+ * The one `interactionCreate` handler: it opens the interaction's answer with a budget (see
+ * respond.ts: the handler decides, then answers once; past the budget the answer is deferred,
+ * well inside Discord's 3 seconds), hands the interaction to its command, button or modal,
+ * and turns every failure into a friendly ephemeral answer in one place.
  */
 import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler } from './command.js';
@@ -9,7 +10,7 @@ import type { CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
 import { readArgs } from './options.js';
-import { acknowledge, answerPrivately } from './respond.js';
+import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
@@ -39,6 +40,15 @@ export function createInteractionRouter(context: CommandContext, commands: reado
     });
     const handlerContext: CommandContext = { ...context, logger };
     const started = performance.now();
+    const open = (kind: AcknowledgementKind) =>
+      openAnswer(interaction as RepliableInteraction, kind, {
+        budgetMs: context.config.answerBudgetMs,
+        receivedAt: started,
+        onDeferred: (error) =>
+          error === undefined
+            ? logger.info({ budgetMs: context.config.answerBudgetMs }, 'no decision within the answer budget; deferred')
+            : logger.warn({ err: loggableError(error, [interaction.token ?? '']) }, 'could not defer the answer'),
+      });
 
     try {
       if (!interaction.inGuild()) {
@@ -50,7 +60,7 @@ export function createInteractionRouter(context: CommandContext, commands: reado
         const command = byName.get(interaction.commandName);
         if (!command) throw new Refusal('not_found', 'This command is no longer available.');
         const args = readArgs(interaction.options.data);
-        await acknowledge(interaction, command.acknowledge(args));
+        await open(command.acknowledge(args));
         await command.execute(interaction, args, handlerContext);
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
@@ -60,18 +70,20 @@ export function createInteractionRouter(context: CommandContext, commands: reado
         const id = decodeCustomId(interaction.customId);
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', 'This button no longer works.');
-        await acknowledge(interaction, handler.acknowledge);
+        await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isModalSubmit()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && modals.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', 'This form no longer works.');
-        await acknowledge(interaction, handler.acknowledge);
+        await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       }
-      logger.debug({ durationMs: Math.round(performance.now() - started) }, 'interaction handled');
+      logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
       await answerFailure(interaction, error, logger, Math.round(performance.now() - started));
+    } finally {
+      closeAnswer(interaction);
     }
   };
 }

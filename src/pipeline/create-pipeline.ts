@@ -11,7 +11,7 @@ import { cancelQueuedJob } from './transitions.js';
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
-    submit: (input) => submitRequest(deps, input),
+    submit: (input, hooks) => submitRequest(deps, input, hooks),
 
     async cancel(jobId, by) {
       const job = await getJob(deps.db, jobId);

@@ -13,12 +13,22 @@ export interface CancelResult {
   readonly refunded: number;
 }
 
+export interface SubmitHooks {
+  announce?(accepted: SubmitResult): Promise<void>;
+}
+
 export interface Pipeline {
   /**
    * Checks the balance, reserves the cost, records the job, enqueues it and returns at once.
    * Throws `RequestRefusedError` (nothing reserved) when the request cannot be accepted.
+   *
+   * `announce`, when given, runs once the reservation is committed and before the job is
+   * queued: the Discord layer sends its first answer there, so no progress edit of the
+   * workers can reach the reply before the reply exists. The job is queued even when
+   * `announce` throws (its error is rethrown afterwards): credits reserved are never left
+   * without their job.
    */
-  submit(input: SubmitInput): Promise<SubmitResult>;
+  submit(input: SubmitInput, hooks?: SubmitHooks): Promise<SubmitResult>;
   /** Cancels a job that was not yet sent to the service and returns its credits. */
   cancel(jobId: string, by: { userId: string; isModerator: boolean }): Promise<CancelResult>;
   /** Posts a finished job's result again (for `/jobs show`), answering through `reply` when given. */

@@ -10,6 +10,7 @@ import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { queuePositionOf } from './job-rows.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
+import type { SubmitHooks } from './pipeline.js';
 import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
@@ -26,7 +27,7 @@ export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind):
   return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
 }
 
-export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Promise<SubmitResult> {
+export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hooks: SubmitHooks = {}): Promise<SubmitResult> {
   const parsed = generationRequestSchema.safeParse(input.request);
   if (!parsed.success) {
     throw new RequestRefusedError('invalid_request', parsed.error.issues[0]?.message ?? 'That request is not valid.');
@@ -86,6 +87,15 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
   deps.logger.info({ jobId, guildId, kind: request.kind, cost }, 'job accepted');
 
+  const result: SubmitResult = { jobId, cost, balance, queuePosition: await queuePositionOf(deps.db, job) };
+  let announceFailure: { error: unknown } | undefined;
+  if (hooks.announce) {
+    try {
+      await hooks.announce(result);
+    } catch (error) {
+      announceFailure = { error };
+    }
+  }
   try {
     await deps.queues.enqueueSubmit(jobId);
   } catch (err) {
@@ -93,7 +103,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput): Pro
     deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
   }
   void alertIfLow(deps, guildId);
-  return { jobId, cost, balance, queuePosition: await queuePositionOf(deps.db, job) };
+  if (announceFailure) throw announceFailure.error;
+  return result;
 }
 
 /** One message in the moderators' chosen channel when the balance falls under their threshold. */

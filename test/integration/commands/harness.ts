@@ -120,15 +120,19 @@ export async function startBot(options: { startingCredits?: number; settings?: P
   return inGuild(stack);
 }
 
-/** The ephemeral answer a member got: the edited reply when deferred ephemerally, else the first ephemeral follow-up. */
+/**
+ * The ephemeral answer a member got: the reply itself when it was ephemeral (answered at once,
+ * or deferred ephemerally and edited), else the first ephemeral follow-up (after a public
+ * "Starting…" reply, or after a public deferral).
+ */
 export async function privateAnswer(handle: InteractionHandle, timeoutMs = 10_000): Promise<EmulatorMessage> {
   const response = await handle.waitForResponse(timeoutMs);
-  if (response.type === InteractionResponseType.ChannelMessageWithSource) {
+  if (response.type === InteractionResponseType.ChannelMessageWithSource && response.ephemeral) {
     const message = handle.original();
     if (!message) throw new Error('replied, but no message');
     return message;
   }
-  if (response.ephemeral) {
+  if (response.type === InteractionResponseType.DeferredChannelMessageWithSource && response.ephemeral) {
     return handle.waitForEdit(() => true, timeoutMs);
   }
   return handle.waitForFollowUp((message) => message.ephemeral, timeoutMs);
