@@ -13,6 +13,7 @@ import { definition as creditsCommand } from './credits.js';
 import { definition as creditsAdmin } from './credits-admin/index.js';
 import { definition as download } from './download.js';
 import { definition as jobs } from './jobs.js';
+import { definition as library } from './library.js';
 import { definition as lyrics } from './lyrics.js';
 import { definition as settings } from './settings.js';
 import { definition as song } from './song.js';
@@ -41,7 +42,7 @@ function withoutPrice(description: string): string {
   return description.replace(/\s*\(\d+ credits?\)\.?$/, '.');
 }
 
-const FREE = [creditsCommand, jobs, { name: `${voice.name} list`, description: 'This server’s voice personas.' }, definition];
+const FREE = [creditsCommand, jobs, library, { name: `${voice.name} list`, description: 'This server’s voice personas.' }, definition];
 const FOR_MODERATORS = [settings, creditsAdmin];
 
 function credits(amount: number): string {

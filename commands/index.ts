@@ -5,6 +5,7 @@ import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';
 import help from './help.js';
 import jobs from './jobs.js';
+import library from './library.js';
 import lyrics from './lyrics.js';
 import settings from './settings.js';
 import song from './song.js';
@@ -12,7 +13,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, help, creditsAdmin, settings];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, help, creditsAdmin, settings];
 
 /** What Discord registers: the definitions alone. */
 export const commandDefinitions = commands.map((command) => command.definition);

@@ -63,7 +63,8 @@ async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: Cus
   return job;
 }
 
-function withinBudget<T>(work: Promise<T>): Promise<T> {
+/** `work`, or a refusal asking to try again once {@link MODAL_LOOKUP_BUDGET_MS} passed: for lookups before a modal. */
+export function withinBudget<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(

@@ -70,6 +70,8 @@ export interface SongFields {
   readonly model?: string | undefined;
   readonly instrumental?: boolean | undefined;
   readonly voice?: string | undefined;
+  /** The song this one remixes (the Remix button), recorded with the new job. */
+  readonly remixOf?: { readonly jobId: string; readonly title: string } | undefined;
 }
 
 /** Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona. */
@@ -81,7 +83,7 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
     }
     const serverDefault = caller.guild.defaultModel ?? undefined;
     const model = fields.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
-    return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental });
+    return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf });
   }
   if (fields.instrumental === true) {
     throw new Refusal('invalid_input', 'A voice persona sings: leave out `instrumental`, or leave out `voice`.');
@@ -93,7 +95,7 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
   const voice = await findVoice(context.db, caller.guild.id, fields.voice);
   if (!voice) throw new Refusal('not_found', 'That is not one of this server’s voice personas. Pick one from the list.');
-  return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId });
+  return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
 }
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */

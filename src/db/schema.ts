@@ -17,6 +17,7 @@ import {
   timestamp,
   uniqueIndex,
   uuid,
+  type AnyPgColumn,
 } from 'drizzle-orm/pg-core';
 import type { TaskState } from '../music-api/task-status.js';
 
@@ -193,6 +194,8 @@ export const jobs = pgTable(
     deliveryClaimedAt: timestamp('delivery_claimed_at', { withTimezone: true }),
     messageId: text('message_id'),
     parentJobId: uuid('parent_job_id'),
+    /** The song this one remixes (the Remix button); null once that song is deleted. */
+    remixOf: uuid('remix_of').references((): AnyPgColumn => jobs.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
@@ -211,8 +214,38 @@ export const jobs = pgTable(
       .on(t.completedAt)
       .where(sql`${t.deliveryState} = 'pending' and ${t.state} in ('succeeded', 'failed', 'timed_out')`),
     check('jobs_cost_non_negative', sql`${t.cost} >= 0`),
+    // `/library query:` searches with ILIKE on every word. Trigrams rather than full-text search:
+    // members type fragments ("lofi", half a title, a name) in any language, and the lyrics mix
+    // languages, where a tsvector's stemming and stop words (one language per config) would
+    // miss matches or need a config per guild; ILIKE '%word%' on a trigram index finds
+    // substrings in any script. The guild leads the index (btree_gin), so one index answers
+    // "this guild's songs with these words" however many songs other guilds have; only
+    // finished songs are indexed, the rows the library lists.
+    index('jobs_library_search_idx')
+      .using('gin', t.guildId, sql`(${librarySearchText(t)}) gin_trgm_ops`)
+      .where(libraryRows(t)),
+    index('jobs_remix_of_idx')
+      .on(t.remixOf)
+      .where(sql`${t.remixOf} is not null`),
   ],
 );
+
+/**
+ * The rows of the library: finished songs. Written out as literals (not parameters), so that
+ * Postgres can see that a query with this condition may use the partial index above.
+ */
+export function libraryRows(t: { state: AnyPgColumn; kind: AnyPgColumn }) {
+  return sql`${t.state} = 'succeeded' and ${t.kind} in ('song', 'persona_song')`;
+}
+
+/**
+ * What `/library query:` searches, in one expression: the requested title, prompt and lyrics,
+ * and the title and lyrics the service returned. The index above is built on exactly this
+ * expression, so a query must use this function for Postgres to use the index.
+ */
+export function librarySearchText(t: { request: AnyPgColumn; result: AnyPgColumn }) {
+  return sql`coalesce(${t.request} ->> 'title', '') || ' ' || coalesce(${t.request} ->> 'prompt', '') || ' ' || coalesce(${t.request} ->> 'lyrics', '') || ' ' || coalesce(${t.result} -> 'clips' -> 0 ->> 'title', '') || ' ' || coalesce(${t.result} -> 'clips' -> 0 ->> 'lyrics', '')`;
+}
 
 /** A voice persona made by `/voice create`, owned by a member within a guild. */
 export const voicePersonas = pgTable(

@@ -20,6 +20,19 @@ export const CUSTOM_ID_ACTIONS = [
   'history-page',
   /** The "Export CSV" button of `/credits-admin history`. subject: `<userId|all>`. */
   'history-csv',
+  /**
+   * Paging of `/library`. subject: `<userId|all>`; arg: `o` (older) or `n` (newer), the job id
+   * the page starts beyond in base64url, `:`, and the search as typed (possibly empty).
+   */
+  'library-page',
+  /** The "Show a song" select of `/library`. subject: `page`; the value is the job id. */
+  'library-show',
+  /** The "Remix a song" select of `/library`: opens the remix form. subject: `page`; the value is the job id. */
+  'library-remix',
+  /** The Remix button on every song: opens the song form filled with that song. */
+  'remix',
+  /** Submit of that form. subject: the job remixed. */
+  'remix-modal',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

@@ -10,6 +10,7 @@ import type {
   ButtonInteraction,
   ChatInputCommandInteraction,
   ModalSubmitInteraction,
+  StringSelectMenuInteraction,
 } from 'discord.js';
 import type { CommandContext } from './context.js';
 import type { CustomId, CustomIdAction } from '../delivery/custom-ids.js';
@@ -23,6 +24,7 @@ export type GuildChatInput = ChatInputCommandInteraction<'cached' | 'raw'>;
 export type GuildAutocomplete = AutocompleteInteraction<'cached' | 'raw'>;
 export type GuildButton = ButtonInteraction<'cached' | 'raw'>;
 export type GuildModalSubmit = ModalSubmitInteraction<'cached' | 'raw'>;
+export type GuildStringSelect = StringSelectMenuInteraction<'cached' | 'raw'>;
 
 /** How the router answers Discord before the handler runs (see {@link AcknowledgementKind}). */
 export type Acknowledgement = AcknowledgementKind;
@@ -40,11 +42,19 @@ export interface Command<Definition extends ChatInputDefinition = ChatInputDefin
   readonly buttons?: Partial<Record<CustomIdAction, ButtonHandler>>;
   /** Modals this command opens, by custom-id action. */
   readonly modals?: Partial<Record<CustomIdAction, ModalHandler>>;
+  /** String select menus on this command's messages, by custom-id action. */
+  readonly selects?: Partial<Record<CustomIdAction, SelectHandler>>;
 }
 
 export interface ButtonHandler {
   readonly acknowledge: Acknowledgement;
   execute(interaction: GuildButton, id: CustomId, context: CommandContext): Promise<void>;
+}
+
+/** A string select menu; the picked values are in `interaction.values`. */
+export interface SelectHandler {
+  readonly acknowledge: Acknowledgement;
+  execute(interaction: GuildStringSelect, id: CustomId, context: CommandContext): Promise<void>;
 }
 
 export interface ModalHandler {

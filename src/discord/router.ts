@@ -5,7 +5,7 @@
  * and turns every failure into a friendly ephemeral answer in one place.
  */
 import type { Interaction, RepliableInteraction } from 'discord.js';
-import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler } from './command.js';
+import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
 import type { CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
@@ -21,11 +21,13 @@ export function createInteractionRouter(context: CommandContext, commands: reado
   const byName = new Map<string, Command>();
   const buttons = new Map<CustomIdAction, ButtonHandler>();
   const modals = new Map<CustomIdAction, ModalHandler>();
+  const selects = new Map<CustomIdAction, SelectHandler>();
   for (const command of commands) {
     if (byName.has(command.definition.name)) throw new Error(`two commands named ${command.definition.name}`);
     byName.set(command.definition.name, command);
     register(buttons, command.buttons, 'button');
     register(modals, command.modals, 'modal');
+    register(selects, command.selects, 'select');
   }
 
   return async function routeInteraction(interaction: Interaction): Promise<void> {
@@ -70,6 +72,12 @@ export function createInteractionRouter(context: CommandContext, commands: reado
         const id = decodeCustomId(interaction.customId);
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', 'This button no longer works.');
+        await open(handler.acknowledge);
+        await handler.execute(interaction, id, handlerContext);
+      } else if (interaction.isStringSelectMenu()) {
+        const id = decodeCustomId(interaction.customId);
+        const handler = id && selects.get(id.action);
+        if (!id || !handler) throw new Refusal('not_found', 'This menu no longer works.');
         await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isModalSubmit()) {

@@ -7,4 +7,5 @@ export const REFUSAL_TEXTS = {
   dailyCap: (cost: number, left: number, limit: number): string =>
     `That costs ${cost} credits, and you can spend ${left} more today (daily limit ${limit}). The limit resets at midnight UTC.`,
   insufficientCredits: (balance: number, cost: number): string => `This server has ${balance} credits and this costs ${cost}. A moderator can add more.`,
+  remixSourceGone: (): string => 'That song is no longer in this server’s library, so it can’t be remixed. `/song` makes a new one.',
 };

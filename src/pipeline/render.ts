@@ -95,6 +95,19 @@ function fitEmbed(embed: APIEmbed): APIEmbed {
   return embed.description === undefined ? embed : { ...embed, description: truncate(embed.description, Math.max(room, 0)) };
 }
 
+/** The song a remix was made from, as its request recorded it (see `remixOf` in requests.ts). */
+function remixSourceOf(job: JobRow): { jobId: string; title: string } | undefined {
+  const value = job.request.remixOf;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { jobId, title } = value as Record<string, unknown>;
+  return typeof jobId === 'string' && typeof title === 'string' ? { jobId, title } : undefined;
+}
+
+/** Markdown in a member's title is shown as typed, not interpreted. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\*_`~|>[\]()]/g, (match) => `\\${match}`);
+}
+
 export function renderResult(job: JobRow): OutgoingMessage {
   if (job.state !== 'succeeded') return renderFailure(job);
   const result = job.result ?? {};
@@ -103,6 +116,8 @@ export function renderResult(job: JobRow): OutgoingMessage {
   const model = requestText(job, 'model');
   if (model) fields.push({ name: 'Model', value: truncate(model, 100), inline: true });
   fields.push({ name: 'Cost', value: `${job.cost} credits`, inline: true });
+  const remixOf = remixSourceOf(job);
+  if (remixOf) fields.push({ name: 'Remix of', value: `${truncate(escapeMarkdown(remixOf.title), 200)} (\`${remixOf.jobId.slice(0, 8)}\`)` });
 
   const embed: APIEmbed = { color: COLOURS.success, footer: { text: `Job ${job.id}` }, fields };
   const buttons: APIButtonComponent[] = [];
@@ -137,6 +152,7 @@ export function renderResult(job: JobRow): OutgoingMessage {
           : [
               button('MP3', encodeCustomId({ action: 'download', subject: job.id, arg: 'mp3' })),
               button('WAV', encodeCustomId({ action: 'download', subject: job.id, arg: 'wav' })),
+              button('Remix', encodeCustomId({ action: 'remix', subject: job.id })),
             ]),
       ];
       break;

@@ -23,6 +23,12 @@ const text = (label: string, max: number) =>
 
 const clipId = z.string().trim().min(1).max(200);
 
+/**
+ * The song a remix is made from (the Remix button): its job, stored as `jobs.remix_of`, and
+ * its title as it was shown, so the result can say "remix of …" without another lookup.
+ */
+const remixOf = z.object({ jobId: z.uuid(), title: z.string().min(1).max(200) });
+
 export const songRequestSchema = z.object({
   kind: z.literal('song'),
   prompt: text('prompt', LIMITS.promptMax).optional(),
@@ -30,6 +36,7 @@ export const songRequestSchema = z.object({
   title: text('title', LIMITS.titleMax).optional(),
   model: z.string().optional(),
   instrumental: z.boolean().optional(),
+  remixOf: remixOf.optional(),
 }).refine((value) => value.prompt !== undefined || value.lyrics !== undefined, {
   message: 'Give a prompt or lyrics.',
 });
@@ -43,6 +50,7 @@ export const personaSongRequestSchema = z.object({
   prompt: text('prompt', LIMITS.promptMax).optional(),
   lyrics: text('lyrics', LIMITS.lyricsMax).optional(),
   title: text('title', LIMITS.titleMax).optional(),
+  remixOf: remixOf.optional(),
 });
 
 export const lyricsRequestSchema = z.object({

@@ -8,7 +8,8 @@ import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { queuePositionOf } from './job-rows.js';
+import { getJob, queuePositionOf } from './job-rows.js';
+import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import type { SubmitHooks } from './pipeline.js';
 import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
@@ -36,6 +37,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   if (request.kind === 'song' && request.model !== undefined && !deps.musicApi.models.includes(request.model)) {
     throw new RequestRefusedError('unknown_model', `Unknown model "${request.model.slice(0, 40)}". Pick one from the list.`);
   }
+  const remixOf = 'remixOf' in request ? request.remixOf : undefined;
+  if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
 
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
@@ -61,6 +64,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
         userId,
         kind: request.kind,
         request: { ...request },
+        remixOf: remixOf?.jobId ?? null,
         cost,
         webhookSecret: randomBytes(32).toString('hex'),
         applicationId: input.reply?.applicationId ?? null,
@@ -105,6 +109,14 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   void alertIfLow(deps, guildId);
   if (announceFailure) throw announceFailure.error;
   return result;
+}
+
+/** A remix is made of a finished song of the same guild, never of another guild's. */
+async function checkRemixSource(deps: PipelineDeps, guildId: string, sourceJobId: string): Promise<void> {
+  const source = await getJob(deps.db, sourceJobId);
+  if (!source || source.guildId !== guildId || !LIBRARY_KINDS.includes(source.kind) || source.state !== 'succeeded') {
+    throw new RequestRefusedError('invalid_request', REFUSAL_TEXTS.remixSourceGone());
+  }
 }
 
 /** One message in the moderators' chosen channel when the balance falls under their threshold. */

@@ -71,7 +71,7 @@ describe('/song finishing by webhook', () => {
       expect(response.status, url).toBe(200);
       expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
-    expect(customIds(songMessage)).toEqual([`video:${songJob}`, `download:${songJob}:mp3`, `download:${songJob}:wav`]);
+    expect(customIds(songMessage)).toEqual([`video:${songJob}`, `download:${songJob}:mp3`, `download:${songJob}:wav`, `remix:${songJob}`]);
 
     // Finished by the bot's webhook route, not a poll.
     expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);

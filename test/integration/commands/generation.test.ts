@@ -50,7 +50,7 @@ describe('/song', () => {
     expect(result.ephemeral).toBe(false);
     expect(result.interactionId).toBe(handle.id);
     expect(result.embeds?.[0]?.title).toBe('Rows and Rows');
-    expect(buttonsOf(result)).toEqual([`video:${jobId}`, `download:${jobId}:mp3`, `download:${jobId}:wav`]);
+    expect(buttonsOf(result)).toEqual([`video:${jobId}`, `download:${jobId}:mp3`, `download:${jobId}:wav`, `remix:${jobId}`]);
     expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({
       sound: 'a shanty about indexes',
       title: 'Rows and Rows',

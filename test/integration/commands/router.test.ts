@@ -50,13 +50,13 @@ describe('buttons the bot does not know', () => {
         {
           type: ComponentType.ActionRow,
           components: [
-            { type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Old', custom_id: 'remix:123' },
+            { type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Old', custom_id: 'shuffle:123' },
             { type: ComponentType.Button, style: ButtonStyle.Secondary, label: 'Bad id', custom_id: 'video:not-a-job' },
           ],
         },
       ],
     });
-    const old = await privateAnswer(track(h.emulator.clickButton({ messageId, customId: 'remix:123', userId: h.members.alice })));
+    const old = await privateAnswer(track(h.emulator.clickButton({ messageId, customId: 'shuffle:123', userId: h.members.alice })));
     expect(old.content).toBe('This button no longer works.');
     const bad = await privateAnswer(track(h.emulator.clickButton({ messageId, customId: 'video:not-a-job', userId: h.members.alice })));
     expect(bad.content).toContain('not a finished song of this server');

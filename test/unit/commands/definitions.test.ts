@@ -144,6 +144,7 @@ describe('command definitions', () => {
       upload: ['audio', 'title'],
       credits: [],
       jobs: ['list()', 'show(id)', 'cancel(id)'],
+      library: ['user', 'query'],
       help: [],
       'credits-admin': [
         'usage(user)',

@@ -32,7 +32,7 @@ describe('custom ids', () => {
   });
 
   it.each([
-    ['an action of another bot or an older version', 'remix:123'],
+    ['an action of another bot or an older version', 'shuffle:123'],
     ['an action in another case', `VIDEO:${jobId}`],
     ['a name every object has', 'constructor:x'],
     ['no subject', 'video'],

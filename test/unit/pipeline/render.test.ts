@@ -38,6 +38,7 @@ function job(overrides: Partial<JobRow> = {}): JobRow {
     deliveryClaimedAt: null,
     messageId: null,
     parentJobId: null,
+    remixOf: null,
     createdAt: now,
     updatedAt: now,
     submittedAt: now,
@@ -79,6 +80,7 @@ describe('renderResult', () => {
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
       { action: 'download', subject: job().id, arg: 'wav' },
+      { action: 'remix', subject: job().id },
     ]);
     expect(JSON.stringify(message)).not.toMatch(/never-shown/);
   });
@@ -90,6 +92,14 @@ describe('renderResult', () => {
     expect(embed?.title?.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedTitle);
     expect(embed?.description?.length).toBeLessThanOrEqual(DISCORD_LIMITS.embedDescription);
     expect(embedLength(message)).toBeLessThanOrEqual(DISCORD_LIMITS.embedTotal);
+  });
+
+  it('names the song a remix was made from, its markdown shown as typed', () => {
+    const source = '0b5e7a52-3c1d-4e8f-9a6b-2d4c6e8f0a1b';
+    const remix = renderResult(job({ request: { kind: 'song', prompt: 'x', remixOf: { jobId: source, title: 'Rain *on* tin' } }, remixOf: source }));
+    const fields = Object.fromEntries((remix.embeds?.[0]?.fields ?? []).map((f) => [f.name, f.value]));
+    expect(fields['Remix of']).toBe('Rain \\*on\\* tin (`0b5e7a52`)');
+    expect(renderResult(job()).embeds?.[0]?.fields?.map((f) => f.name)).not.toContain('Remix of');
   });
 
   it('never renders a non-http link from the service', () => {

@@ -1,0 +1,213 @@
+/**
+ * `/library`: the server's finished songs, newest first, ten a page, optionally one member's
+ * and matching a search. Public or private as the server's visibility says. The page pages
+ * with **Newer** and **Older**, shows a song again (the same as `/jobs show`) and opens the
+ * remix form from its menus.
+ */
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord-api-types/v10';
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  EmbedBuilder,
+  StringSelectMenuBuilder,
+  escapeMarkdown,
+  type RepliableInteraction,
+} from 'discord.js';
+import { openCaller } from '../src/discord/caller.js';
+import { defineCommand, type ButtonHandler, type SelectHandler } from '../src/discord/command.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
+import { Refusal } from '../src/discord/errors.js';
+import { describeJob, isJobId } from '../src/discord/job-lookup.js';
+import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
+import type { JobRow } from '../src/pipeline/job-rows.js';
+import { LIBRARY_KINDS, libraryPage, type LibraryCursor, type LibraryFilter } from '../src/pipeline/library.js';
+import { renderResult } from '../src/pipeline/render.js';
+import { discordTimestamp, truncate } from '../src/text.js';
+import { remixButtons, remixModals, remixSelects } from './remix.js';
+
+/**
+ * The paging buttons carry the search in their custom id (nothing about a page lives in
+ * memory): `library-page:<20-digit user id>:o<22-character cursor>:` leaves 42 of Discord's
+ * 100 characters, and 40 keeps a margin.
+ */
+const QUERY_MAX = 40;
+
+const TEXTS = {
+  title: 'This server’s library',
+  by: (userId: string) => `Songs by <@${userId}>`,
+  matching: (query: string) => `matching “${escapeMarkdown(query)}”`,
+  range: (from: number, to: number, total: number) => `Songs ${from}–${to} of ${total}`,
+  byLine: (userId: string) => `<@${userId}>`,
+  empty: 'No songs here yet. `/song` makes the first one.',
+  emptyFor: (userId: string) => `<@${userId}> has no finished songs on this server yet.`,
+  noMatch: (query: string) => `No song matches “${escapeMarkdown(query)}”. Try fewer words, or other ones.`,
+  newer: 'Newer',
+  older: 'Older',
+  showPlaceholder: 'Show a song again, with its buttons…',
+  remixPlaceholder: 'Remix a song…',
+  withVoice: 'with a voice',
+  queryTooLong: `That search is too long to page through: at most ${QUERY_MAX} characters.`,
+  stale: 'This page no longer works. Run `/library` again.',
+  notInLibrary: 'That song is no longer in this server’s library.',
+} as const;
+
+export const definition = {
+  name: 'library',
+  description: 'This server’s finished songs, newest first: search them, play them again, remix them.',
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  options: [
+    { type: ApplicationCommandOptionType.User, name: 'user', description: 'Only this member’s songs.' },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'query',
+      description: 'Words in the title, the prompt or the lyrics.',
+      max_length: QUERY_MAX,
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** A job id in 22 characters instead of 36, so the search has room in the custom id. */
+function packJobId(jobId: string): string {
+  return Buffer.from(jobId.replaceAll('-', ''), 'hex').toString('base64url');
+}
+
+function unpackJobId(packed: string): string | undefined {
+  const hex = Buffer.from(packed, 'base64url').toString('hex');
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return isJobId(id) ? id : undefined;
+}
+
+function pageButton(filter: LibraryFilter, cursor: LibraryCursor, label: string, enabled: boolean): ButtonBuilder {
+  const arg = `${cursor.direction === 'older' ? 'o' : 'n'}${packJobId(cursor.jobId)}:${filter.query ?? ''}`;
+  let customId: string;
+  try {
+    customId = encodeCustomId({ action: 'library-page', subject: filter.userId ?? 'all', arg });
+  } catch {
+    throw new Refusal('invalid_input', TEXTS.queryTooLong);
+  }
+  return new ButtonBuilder().setCustomId(customId).setLabel(label).setStyle(ButtonStyle.Secondary).setDisabled(!enabled);
+}
+
+/** Reads a paging button back; a custom id this bot did not write is refused. */
+function pagingOf(id: CustomId, guildId: string): { filter: LibraryFilter; cursor: LibraryCursor } {
+  const match = /^([on])([A-Za-z0-9_-]{22}):(.*)$/s.exec(id.arg ?? '');
+  const jobId = match?.[2] && unpackJobId(match[2]);
+  if (!match || !jobId || !(id.subject === 'all' || /^\d{17,20}$/.test(id.subject))) throw new Refusal('not_found', TEXTS.stale);
+  return {
+    filter: { guildId, userId: id.subject === 'all' ? undefined : id.subject, query: match[3] || undefined },
+    cursor: { direction: match[1] === 'o' ? 'older' : 'newer', jobId },
+  };
+}
+
+function entry(job: JobRow, position: number): string {
+  const audio = job.result?.clips?.[0]?.audioUrl;
+  const title = escapeMarkdown(describeJob(job)).replace(/[[\]]/g, '');
+  const link = audio && /^https?:\/\//.test(audio) ? `[${title}](${audio})` : `**${title}**`;
+  return `**${position}.** ${link} · ${TEXTS.byLine(job.userId)} · ${discordTimestamp(job.createdAt, 'd')}`;
+}
+
+function songOptions(songs: readonly JobRow[], before: number) {
+  return songs.map((job, index) => ({
+    label: truncate(`${before + index + 1}. ${describeJob(job)}`, 100),
+    value: job.id,
+    description: truncate([job.kind === 'persona_song' ? TEXTS.withVoice : '', job.createdAt.toISOString().slice(0, 10)].filter(Boolean).join(' · '), 100),
+  }));
+}
+
+/** The page a filter and cursor name, as a message; a cursor past the end falls back to the newest page. */
+async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cursor?: LibraryCursor): Promise<Answer> {
+  let page = await libraryPage(context.db, filter, cursor);
+  if (page.songs.length === 0 && cursor) page = await libraryPage(context.db, filter);
+  const heading = [filter.userId ? TEXTS.by(filter.userId) : '', filter.query ? TEXTS.matching(filter.query) : ''].filter(Boolean).join(' ');
+  const embed = new EmbedBuilder().setTitle(TEXTS.title);
+  if (page.songs.length === 0) {
+    const empty = filter.query ? TEXTS.noMatch(filter.query) : filter.userId ? TEXTS.emptyFor(filter.userId) : TEXTS.empty;
+    return { embeds: [embed.setDescription(empty)], components: [] };
+  }
+  const lines = page.songs.map((job, index) => entry(job, page.before + index + 1));
+  embed
+    .setDescription(truncate([heading, ...lines].filter(Boolean).join('\n'), 4096))
+    .setFooter({ text: TEXTS.range(page.before + 1, page.before + page.songs.length, page.total) });
+  const options = songOptions(page.songs, page.before);
+  const first = page.songs[0]!;
+  const last = page.songs.at(-1)!;
+  return {
+    embeds: [embed],
+    components: [
+      new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
+        new StringSelectMenuBuilder()
+          .setCustomId(encodeCustomId({ action: 'library-show', subject: 'page' }))
+          .setPlaceholder(TEXTS.showPlaceholder)
+          .addOptions(options),
+      ),
+      new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
+        new StringSelectMenuBuilder()
+          .setCustomId(encodeCustomId({ action: 'library-remix', subject: 'page' }))
+          .setPlaceholder(TEXTS.remixPlaceholder)
+          .addOptions(options),
+      ),
+      new ActionRowBuilder<ButtonBuilder>().addComponents(
+        pageButton(filter, { direction: 'newer', jobId: first.id }, TEXTS.newer, page.hasNewer),
+        pageButton(filter, { direction: 'older', jobId: last.id }, TEXTS.older, page.hasOlder),
+      ),
+    ],
+  };
+}
+
+/** In a private server the library, and a song shown from it, are the member's alone. */
+async function answer(interaction: RepliableInteraction, isPrivate: boolean, reply: Answer): Promise<void> {
+  await (isPrivate ? answerPrivately(interaction, reply) : answerInPlace(interaction, reply));
+}
+
+const pageButtons = {
+  'library-page': {
+    acknowledge: 'update',
+    async execute(interaction, id, context) {
+      const { filter, cursor } = pagingOf(id, interaction.guildId);
+      await interaction.editReply({ ...(await libraryAnswer(context, filter, cursor)), allowedMentions: { parse: [] } });
+    },
+  },
+} as const satisfies Record<'library-page', ButtonHandler>;
+
+const showSelects = {
+  /** The same as `/jobs show` for any song of the library; in a private server, to the member alone. */
+  'library-show': {
+    acknowledge: 'public',
+    async execute(interaction, _id, context) {
+      const jobId = interaction.values[0];
+      const caller = await openCaller(interaction, context);
+      const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
+      if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', TEXTS.notInLibrary);
+      if (caller.guild.visibility === 'private') {
+        const { content, embeds, components } = renderResult(job);
+        await answerPrivately(interaction, { content, embeds, components });
+        return;
+      }
+      // The pipeline posts the result by editing the reply: there must be one to edit.
+      await deferNow(interaction);
+      await context.pipeline.redeliver(job.id, replyTargetOf(interaction));
+      handOverPublicReply(interaction);
+    },
+  },
+} as const satisfies Record<'library-show', SelectHandler>;
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'public',
+  async execute(interaction, args, context) {
+    const caller = await openCaller(interaction, context);
+    const query = args.query?.trim() || undefined;
+    const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
+    await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));
+  },
+  buttons: { ...pageButtons, ...remixButtons },
+  selects: { ...showSelects, ...remixSelects },
+  modals: remixModals,
+});

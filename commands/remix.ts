@@ -1,0 +1,154 @@
+/**
+ * Remix: the Remix button on every song result, and the "Remix a song" menu of `/library`,
+ * open the song form filled with that song's prompt, lyrics and title. Submitting it makes a
+ * new song through `requestSong`, like `/song` (every check, the same price), with the same
+ * model, instrumental setting or voice, and linked to its source ("Remix of …").
+ *
+ * Any member may remix any song of the server: the remix spends like their own `/song`.
+ */
+import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
+import type { ButtonHandler, GuildButton, GuildModalSubmit, GuildStringSelect, ModalHandler, SelectHandler } from '../src/discord/command.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { encodeCustomId } from '../src/delivery/custom-ids.js';
+import { Refusal } from '../src/discord/errors.js';
+import { describeJob, isJobId } from '../src/discord/job-lookup.js';
+import { findVoice } from '../src/guilds/voices.js';
+import { getJob, type JobRow } from '../src/pipeline/job-rows.js';
+import { LIBRARY_KINDS } from '../src/pipeline/library.js';
+import { REFUSAL_TEXTS } from '../src/pipeline/refusal-texts.js';
+import { LIMITS } from '../src/pipeline/requests.js';
+import { truncate } from '../src/text.js';
+import { MAKE_SONG_FIELDS, withinBudget } from './lyrics.js';
+import { requestSong, type SongFields } from './song.js';
+
+const TEXTS = {
+  gone: REFUSAL_TEXTS.remixSourceGone(),
+  otherGuild: 'That song belongs to another server: it can only be remixed there.',
+  voiceGone: 'The voice this song was sung with has been deleted, so it can’t be remixed. `/song` makes a new one.',
+  modalTitle: (title: string) => truncate(`Remix: ${title}`, 45),
+  lyricsLabel: 'Lyrics',
+  styleLabel: 'Style',
+  stylePlaceholder: 'e.g. upbeat synth-pop with female vocals',
+  titleLabel: 'Title',
+} as const;
+
+/**
+ * The song to remix: a finished song of this guild.
+ *
+ * @throws Refusal for a song of another guild, or one that no longer exists.
+ */
+async function remixSource(context: CommandContext, guildId: string, jobId: string | undefined): Promise<JobRow> {
+  if (jobId === undefined || !isJobId(jobId)) throw new Refusal('not_found', TEXTS.gone);
+  const job = await getJob(context.db, jobId);
+  if (job && job.guildId !== guildId) throw new Refusal('not_allowed', TEXTS.otherGuild);
+  if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', TEXTS.gone);
+  return job;
+}
+
+function requestString(job: JobRow, field: string): string | undefined {
+  const value = job.request[field];
+  return typeof value === 'string' && value.trim().length > 0 ? value : undefined;
+}
+
+/** What the form starts with: what the song was asked for, and the words it was sung with. */
+function formValues(job: JobRow): { prompt?: string; lyrics?: string; title?: string } {
+  const clip = job.result?.clips?.[0];
+  const lyrics = clip?.lyrics?.trim() ? clip.lyrics : requestString(job, 'lyrics');
+  const title = requestString(job, 'title') ?? (clip?.title?.trim() ? clip.title : undefined);
+  return { prompt: requestString(job, 'prompt'), lyrics, title };
+}
+
+/**
+ * What the remix keeps of its source besides the form: the voice (a persona song stays one,
+ * at its price), or the model and the instrumental setting.
+ *
+ * @throws Refusal when the source's voice was deleted since.
+ */
+async function keptSettings(context: CommandContext, job: JobRow): Promise<Pick<SongFields, 'model' | 'instrumental' | 'voice'>> {
+  if (job.kind === 'persona_song') {
+    const voiceId = requestString(job, 'voiceId');
+    const voice = voiceId === undefined ? undefined : await findVoice(context.db, job.guildId, voiceId);
+    if (!voice) throw new Refusal('not_found', TEXTS.voiceGone);
+    return { voice: voice.id };
+  }
+  const model = requestString(job, 'model');
+  return {
+    model: model !== undefined && context.config.musicModels.includes(model) ? model : undefined,
+    instrumental: job.request.instrumental === true ? true : undefined,
+  };
+}
+
+function input(id: string, label: string, style: TextInputStyle, max: number, value: string | undefined): TextInputBuilder {
+  const field = new TextInputBuilder().setCustomId(id).setLabel(label).setStyle(style).setRequired(false).setMaxLength(max);
+  if (value !== undefined && value.trim().length > 0) field.setValue(value.slice(0, max));
+  return field;
+}
+
+/** The "Make a song" form (the same fields as from lyrics), filled with the song, editable. */
+function remixModal(job: JobRow): ModalBuilder {
+  const values = formValues(job);
+  const style = input(MAKE_SONG_FIELDS.style, TEXTS.styleLabel, TextInputStyle.Paragraph, LIMITS.promptMax, values.prompt);
+  if (values.prompt === undefined) style.setPlaceholder(TEXTS.stylePlaceholder);
+  return new ModalBuilder()
+    .setCustomId(encodeCustomId({ action: 'remix-modal', subject: job.id }))
+    .setTitle(TEXTS.modalTitle(describeJob(job)))
+    .addComponents(
+      new ActionRowBuilder<TextInputBuilder>().addComponents(
+        input(MAKE_SONG_FIELDS.lyrics, TEXTS.lyricsLabel, TextInputStyle.Paragraph, LIMITS.lyricsMax, values.lyrics),
+      ),
+      new ActionRowBuilder<TextInputBuilder>().addComponents(style),
+      new ActionRowBuilder<TextInputBuilder>().addComponents(
+        input(MAKE_SONG_FIELDS.title, TEXTS.titleLabel, TextInputStyle.Short, LIMITS.titleMax, values.title),
+      ),
+    );
+}
+
+/**
+ * Opens the form. The modal must be Discord's first answer, so the lookups before it are
+ * bounded in time; a source whose voice is gone is refused here, before anything is typed.
+ */
+async function openRemix(interaction: GuildButton | GuildStringSelect, context: CommandContext, jobId: string | undefined): Promise<void> {
+  const job = await withinBudget(
+    (async () => {
+      const source = await remixSource(context, interaction.guildId, jobId);
+      await keptSettings(context, source);
+      return source;
+    })(),
+  );
+  await interaction.showModal(remixModal(job));
+}
+
+export const remixButtons = {
+  remix: {
+    acknowledge: 'modal',
+    execute: (interaction, id, context) => openRemix(interaction, context, id.subject),
+  },
+} as const satisfies Record<'remix', ButtonHandler>;
+
+export const remixSelects = {
+  'library-remix': {
+    acknowledge: 'modal',
+    execute: (interaction, _id, context) => openRemix(interaction, context, interaction.values[0]),
+  },
+} as const satisfies Record<'library-remix', SelectHandler>;
+
+export const remixModals = {
+  'remix-modal': {
+    acknowledge: 'public',
+    async execute(interaction: GuildModalSubmit, id, context) {
+      const source = await remixSource(context, interaction.guildId, id.subject);
+      // A field left empty may be missing from the submission altogether.
+      const field = (name: string) => {
+        const data = interaction.fields.fields.get(name);
+        return data && 'value' in data && typeof data.value === 'string' ? data.value : undefined;
+      };
+      await requestSong(interaction, context, {
+        ...(await keptSettings(context, source)),
+        lyrics: field(MAKE_SONG_FIELDS.lyrics),
+        prompt: field(MAKE_SONG_FIELDS.style),
+        title: field(MAKE_SONG_FIELDS.title),
+        remixOf: { jobId: source.id, title: describeJob(source) },
+      });
+    },
+  },
+} as const satisfies Record<'remix-modal', ModalHandler>;
