@@ -51,6 +51,11 @@ export function memberOf(interaction: GuildInteraction | RepliableInteraction): 
   };
 }
 
+/**
+ * Where the interaction ran. A thread (a forum post too) counts as its parent channel for the
+ * allowed channels; `interaction.channel` is built from the interaction's own channel data when
+ * the thread is not cached (see the partials in gateway.ts), so no thread has to be known first.
+ */
 function placeOf(interaction: RepliableInteraction): Place {
   const channel = interaction.channel;
   const isThread =

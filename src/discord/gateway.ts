@@ -4,7 +4,7 @@
  * and the interaction router attached.
  */
 import { once } from 'node:events';
-import { Client, Events, GatewayIntentBits } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
 import { REST_SWEEPS } from '../delivery/discord-delivery.js';
@@ -29,6 +29,10 @@ export interface Gateway {
 export function createDiscordClient(config: Config): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
+    // An interaction carries its channel (for a thread: its type and parent). With this partial,
+    // discord.js builds the channel from that when it is not cached (a private thread the bot was
+    // never added to), so `interaction.channel` tells a thread of an allowed channel apart.
+    partials: [Partials.Channel],
     rest: { api: config.discordApiUrl, ...REST_SWEEPS },
     allowedMentions: { parse: [] },
   });
