@@ -33,10 +33,10 @@ function createdFor(run: () => InteractionHandle): { handle: InteractionHandle; 
 }
 
 /**
- * Holds a lock on the guild's row (as a long moderator transaction or a busy database
+ * Holds a lock on the guild's row (or, for checks that only read, on the whole table) (as a long moderator transaction or a busy database
  * would) until `release` resolves; resolves once the lock is held.
  */
-async function holdGuildRow(guildId: string, mode: 'row' | 'table', release: Promise<unknown>): Promise<Promise<void>> {
+async function holdGuildRow(guildId: string, mode: 'row' | 'table', release: Promise<unknown>): Promise<{ done: Promise<void> }> {
   let held!: () => void;
   const isHeld = new Promise<void>((resolve) => (held = resolve));
   const done = h.db.db.transaction(async (tx) => {
@@ -46,7 +46,8 @@ async function holdGuildRow(guildId: string, mode: 'row' | 'table', release: Pro
     await release;
   });
   await isHeld;
-  return done;
+  // Wrapped: an async function returning the promise itself would wait for it.
+  return { done };
 }
 
 describe('an accepted request', () => {
@@ -66,6 +67,7 @@ describe('an accepted request', () => {
 
   it('in a private guild, is answered once, in private, with its cost', async () => {
     const g = h.inNewGuild();
+    await privateAnswer(g.run(g.members.alice, { name: 'credits' }));
     await changeSettings(g.db.db, { guildId: g.guild.id, actorId: g.members.manager, change: { setting: 'visibility', visibility: 'private' } });
     const { handle, created, stop } = createdFor(() => g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'quietly' } }));
     const response = await handle.waitForResponse();
@@ -87,14 +89,17 @@ describe('a slow database', () => {
 
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const lock = await holdGuildRow(g.guild.id, 'row', released);
+    const { done: lock } = await holdGuildRow(g.guild.id, 'row', released);
     const handle = g.run(g.members.alice, { name: 'song', options: { prompt: 'patience' } });
-    // While the reservation waits for the lock, Discord already has its answer: a deferral.
-    const response = await handle.waitForResponse(2_500);
-    expect(response).toMatchObject({ type: InteractionResponseType.DeferredChannelMessageWithSource, ephemeral: false });
-    expect(await g.jobCount()).toBe(0);
-    release();
-    await lock;
+    try {
+      // While the reservation waits for the lock, Discord already has its answer: a deferral.
+      const response = await handle.waitForResponse(2_500);
+      expect(response).toMatchObject({ type: InteractionResponseType.DeferredChannelMessageWithSource, ephemeral: false });
+      expect(await g.jobCount()).toBe(0);
+    } finally {
+      release();
+      await lock;
+    }
 
     const started = await handle.waitForEdit((message) => message.content === `Starting a song for <@${g.members.alice}>…`);
     expect(started.ephemeral).toBe(false);
@@ -113,11 +118,14 @@ describe('a slow database', () => {
 
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const lock = await holdGuildRow(g.guild.id, 'table', released);
+    const { done: lock } = await holdGuildRow(g.guild.id, 'table', released);
     const { handle, created, stop } = createdFor(() => g.run(g.members.alice, { name: 'song', options: { prompt: 'no money' } }));
-    expect(await handle.waitForResponse(2_500)).toMatchObject({ type: InteractionResponseType.DeferredChannelMessageWithSource });
-    release();
-    await lock;
+    try {
+      expect(await handle.waitForResponse(2_500)).toMatchObject({ type: InteractionResponseType.DeferredChannelMessageWithSource });
+    } finally {
+      release();
+      await lock;
+    }
 
     const answer = await privateAnswer(handle);
     stop();

@@ -3,10 +3,10 @@
  * the member alone, leave nothing public behind, and change nothing: no job, no ledger row,
  * no credit, no call to the music service.
  */
-import { ChannelType } from 'discord-api-types/v10';
+import { ChannelType, InteractionResponseType } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setFrozen, setUserDailyCap } from '../../../src/credits/index.js';
-import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
 import { changeSettings, type SettingsChange } from '../../../src/guilds/settings.js';
 import { silentMp3, sineWav } from './fixtures.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
@@ -30,17 +30,29 @@ async function snapshot() {
   };
 }
 
-/** Starts the interaction, and checks it was refused privately with `expected` and changed nothing. */
+/**
+ * Starts the interaction, and checks it was refused privately with `expected` and changed
+ * nothing: the first and only answer is an ephemeral message (callback type 4, flag 64), no
+ * public message was ever created for it (not even a "thinking…" one that was deleted), and
+ * no job, ledger row, credit or call to the music service came of it.
+ */
 async function refused(start: () => InteractionHandle, expected: string | RegExp): Promise<void> {
   const before = await snapshot();
-  const handle = start();
-  const answer = await privateAnswer(handle);
-  expect(answer.ephemeral).toBe(true);
-  expect(answer.content).toMatch(expected);
-  // Nothing public is left of the request: the deferred "thinking…" reply was deleted.
-  const publicLeft = h.emulator.channelMessages(h.channelId).concat(h.emulator.channelMessages(h.otherChannelId));
-  expect(publicLeft.filter((message) => message.interactionId === handle.id)).toEqual([]);
-  expect(await snapshot()).toEqual(before);
+  const created: EmulatorMessage[] = [];
+  const stop = h.emulator.onMessage((message, change) => {
+    if (change === 'create') created.push(message);
+  });
+  try {
+    const handle = start();
+    const answer = await privateAnswer(handle);
+    expect(handle.response).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, ephemeral: true });
+    expect(answer.id).toBe(handle.original()?.id);
+    expect(answer.content).toMatch(expected);
+    expect(created.filter((message) => message.interactionId === handle.id && !message.ephemeral)).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+  } finally {
+    stop();
+  }
 }
 
 async function change(change: SettingsChange) {
@@ -158,6 +170,27 @@ describe('the guild’s rules', () => {
     await setFrozen(h.db.db, { guildId: h.guild.id, frozen: true, actorId: h.members.manager });
     await refused(song({}), 'Generation is paused on this server by its moderators.');
     await refused(() => h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'still no' } }), 'paused');
+  });
+});
+
+describe('buttons and forms that spend', () => {
+  beforeEach(resetRules);
+
+  it('refuse in private too: a button of someone else’s lyrics, and a form the guild cannot pay for', async () => {
+    const lyricsId = jobIdIn(await privateAnswer(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'paper boats' } })));
+    const result = await h.delivered(lyricsId);
+    await refused(
+      () => h.emulator.clickButton({ messageId: result.id, customId: `make-song:${lyricsId}`, userId: h.members.bob }),
+      'Only the member who asked for these lyrics',
+    );
+
+    const click = h.emulator.clickButton({ messageId: result.id, customId: `make-song:${lyricsId}`, userId: h.members.alice });
+    expect((await click.waitForResponse()).type).toBe(InteractionResponseType.Modal);
+    await h.setBalance(3);
+    await refused(
+      () => h.emulator.submitModal({ interaction: click, fields: { lyrics: 'row row', style: 'sea shanty', title: 'Boats' } }),
+      'This server has 3 credits and this costs 10.',
+    );
   });
 });
 
