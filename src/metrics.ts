@@ -8,6 +8,7 @@ export interface Metrics {
   readonly upstreamErrors: Counter<'type'>;
   readonly credits: Counter<'movement'>;
   readonly deliveries: Counter<'outcome'>;
+  readonly progressEdits: Counter<'outcome'>;
   readonly webhooks: Counter<'outcome'>;
   readonly queueDepth: Gauge<'queue' | 'state'>;
   readonly jobsOpen: Gauge<'kind' | 'state'>;
@@ -27,6 +28,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     upstreamErrors: new Counter({ name: 'musicbot_upstream_errors_total', help: 'Music API errors, by type', labelNames: ['type'], registers }),
     credits: new Counter({ name: 'musicbot_credits_total', help: 'Credits reserved, charged, released and refunded', labelNames: ['movement'], registers }),
     deliveries: new Counter({ name: 'musicbot_deliveries_total', help: 'Result posts to Discord, by outcome', labelNames: ['outcome'], registers }),
+    progressEdits: new Counter({
+      name: 'musicbot_progress_edits_total',
+      help: 'Progress edits of interaction replies: shown, dropped (the reply was rate limited) or failed',
+      labelNames: ['outcome'],
+      registers,
+    }),
     webhooks: new Counter({ name: 'musicbot_webhooks_total', help: 'Webhook requests, by outcome', labelNames: ['outcome'], registers }),
     queueDepth: new Gauge({ name: 'musicbot_queue_depth', help: 'Queue entries by queue and state', labelNames: ['queue', 'state'], registers }),
     jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers }),

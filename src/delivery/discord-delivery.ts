@@ -5,7 +5,7 @@
  * only; they never reach a log line (the REST client's errors carry the route, redacted below).
  */
 import { API } from '@discordjs/core/http-only';
-import { DiscordAPIError, REST, type RawFile } from '@discordjs/rest';
+import { DiscordAPIError, REST, RateLimitError, type RawFile } from '@discordjs/rest';
 import {
   MessageFlags,
   type APIMessage,
@@ -23,6 +23,12 @@ export type OutgoingMessage = RESTPostAPIChannelMessageJSONBody & RESTPatchAPIWe
 
 export interface DiscordDelivery {
   editOriginal(applicationId: string, token: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+  /**
+   * Edits the reply to show progress, only if Discord takes it now: it never waits for a rate
+   * limit and is never retried. Resolves `false` when the reply's bucket is empty; the progress
+   * edit is dropped, and the next one (or the result) shows the newer state.
+   */
+  editProgress(applicationId: string, token: string, message: OutgoingMessage): Promise<boolean>;
   /** A follow-up to an interaction; `ephemeral` shows it to the member who asked only. */
   followUp(applicationId: string, token: string, message: OutgoingMessage, options?: { ephemeral?: boolean }): Promise<APIMessage>;
   postChannelMessage(channelId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
@@ -85,6 +91,9 @@ function withFiles(message: OutgoingMessage, files: readonly OutgoingFile[] | un
  */
 export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
 
+/** A progress edit that takes longer than this is given up: it holds the job's row lock meanwhile. */
+export const PROGRESS_EDIT_TIMEOUT_MS = 3_000;
+
 export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery {
   const common = { api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS };
   const bot = new API(new REST(common).setToken(options.token));
@@ -92,8 +101,29 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
   // by their own per-route buckets, which this client still follows), so they get a client of
   // their own: at 50 completions a second they must not queue behind channel posts.
   const { interactions } = new API(new REST({ ...common, globalRequestsPerSecond: 1_000_000 }));
+  // Progress edits have a client of their own that refuses to wait: where the results' client
+  // queues behind an empty bucket and retries a 429, this one throws at once, so a progress edit
+  // never stands in a rate-limit queue (holding the job's row lock) while a result waits.
+  const progress = new API(
+    new REST({
+      ...common,
+      globalRequestsPerSecond: 1_000_000,
+      retries: 0,
+      timeout: PROGRESS_EDIT_TIMEOUT_MS,
+      rejectOnRateLimit: () => true,
+    }),
+  ).interactions;
   return {
     editOriginal: (applicationId, token, message, files) => interactions.editReply(applicationId, token, withFiles(message, files)),
+    editProgress: async (applicationId, token, message) => {
+      try {
+        await progress.editReply(applicationId, token, message);
+        return true;
+      } catch (err) {
+        if (err instanceof RateLimitError) return false;
+        throw err;
+      }
+    },
     followUp: (applicationId, token, message, options = {}) =>
       interactions.followUp(applicationId, token, { ...message, ...(options.ephemeral && { flags: MessageFlags.Ephemeral }) }),
     postChannelMessage: (channelId, message, files) => bot.channels.createMessage(channelId, withFiles(message, files)),

@@ -181,21 +181,27 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
   const expectedAt = new Date(Math.max(base.getTime() + expectedSeconds * 1000, now.getTime() + 5_000));
   try {
     // The row lock orders this edit before any completion of the job: a result is never
-    // overwritten by a progress edit that started earlier.
-    await deps.db.transaction(async (tx) => {
+    // overwritten by a progress edit that started earlier. The edit never waits for a rate
+    // limit (editProgress drops it instead), so the lock is held for one request at most.
+    const outcome = await deps.db.transaction(async (tx): Promise<'shown' | 'dropped' | 'ended'> => {
       const [fresh] = await tx
         .select({ state: jobs.state, deliveryState: jobs.deliveryState })
         .from(jobs)
         .where(eq(jobs.id, job.id))
         .for('update');
-      if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return;
-      await deps.discord.editOriginal(
+      if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return 'ended';
+      const shown = await deps.discord.editProgress(
         job.applicationId!,
         job.interactionToken!,
         renderProgress({ ...job, state: fresh.state }, { position, expectedAt }),
       );
+      return shown ? 'shown' : 'dropped';
     });
+    if (outcome === 'ended') return;
+    deps.metrics.progressEdits.inc({ outcome });
+    if (outcome === 'dropped') deps.logger.debug({ jobId: job.id }, 'progress edit dropped: the reply is rate limited');
   } catch (err) {
+    deps.metrics.progressEdits.inc({ outcome: 'failed' });
     deps.logger.debug({ jobId: job.id, error: describeDiscordError(err) }, 'progress edit failed');
   }
 }

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/logger.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
 import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
-import type { InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import type { DiscordEmulatorOptions, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -35,6 +35,8 @@ export interface HarnessOptions {
   readonly overrides?: AppOverrides;
   /** Extra environment for the bot's configuration. */
   readonly env?: Record<string, string>;
+  /** The Discord emulator's options, e.g. its rate limits. */
+  readonly emulator?: Partial<DiscordEmulatorOptions>;
 }
 
 export interface Harness extends Stack {
@@ -49,7 +51,7 @@ export interface Harness extends Stack {
 
 /** Call in `beforeAll`; the database is dropped after the file. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const stack = await startStack({ startingCredits: options.startingCredits ?? 100, sim: options.sim });
+  const stack = await startStack({ startingCredits: options.startingCredits ?? 100, sim: options.sim, emulator: options.emulator });
   const httpPort = await findFreePort();
   const publicUrl = options.webhooks ? `http://127.0.0.1:${httpPort}` : undefined;
   const config = loadConfig({

@@ -17,7 +17,7 @@ import { startDiscordEmulator } from './emulator.js';
 import { startRepl } from './repl.js';
 
 const USAGE = `Usage: tsx src/sandbox/discord-emulator/cli.ts [--port 8090] [--host 127.0.0.1] [--token T] [--application-id ID]
-  [--bot-user-id ID] [--openapi PATH] [--no-validate] [--log-level info]`;
+  [--bot-user-id ID] [--openapi PATH] [--no-validate] [--no-rate-limits] [--log-level info]`;
 
 function write(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -33,6 +33,7 @@ async function main(): Promise<void> {
       'bot-user-id': { type: 'string' },
       openapi: { type: 'string' },
       'no-validate': { type: 'boolean', default: false },
+      'no-rate-limits': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'warn' },
       help: { type: 'boolean', default: false },
     },
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     botUserId: values['bot-user-id'],
     openApiPath: values.openapi,
     validateRequests: !values['no-validate'],
+    rateLimits: !values['no-rate-limits'],
     logger: createLogger({ level: values['log-level'], name: 'discord-emulator' }),
   });
   const guild = emu.createGuild({ name: 'Emulator Guild' });

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { APIApplicationCommand, APIRole, APIUser, ChannelType, Locale } from 'discord-api-types/v10';
+import { ChannelType } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import { EmulatorClock } from './clock.js';
@@ -12,6 +13,8 @@ import { Gateway, RESUMABLE_CLOSE_CODE } from './gateway.js';
 import type { GatewayStats } from './gateway.js';
 import { DEFAULT_ATTACHMENT_SIZE_LIMIT, InteractionRegistry, waitUntil } from './interactions.js';
 import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
+import { RateLimiter } from './rate-limits.js';
+import type { RateLimitHit } from './rate-limits.js';
 import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
@@ -44,6 +47,8 @@ export interface EmulatorGuild {
   everyoneRoleId: string;
   /** The bot's managed role. */
   botRoleId: string;
+  /** Where Discord posts join messages; null unless asked for with `systemChannel`. */
+  systemChannelId: string | null;
 }
 
 export interface EmulatorChannel {
@@ -51,6 +56,27 @@ export interface EmulatorChannel {
   guildId: string | null;
   name: string | null;
   type: ChannelType;
+  /** A thread's channel (a forum post's forum), a channel's category. */
+  parentId: string | null;
+}
+
+export interface CreateThreadInput {
+  name: string;
+  /** 11 (public, the default) or 12 (private); `private: true` says the same. */
+  type?: ChannelType.PublicThread | ChannelType.PrivateThread;
+  private?: boolean;
+  /** Who starts it. @defaultValue the guild's first added member (else its owner) */
+  ownerId?: string;
+  /** Members added besides the owner; only they see a private thread. Add the bot's id for it to be told (THREAD_CREATE). */
+  members?: string[];
+}
+
+export interface CreateForumPostInput {
+  name: string;
+  /** The post's first message: its text, or a message body. */
+  message: string | { content?: string; embeds?: unknown[] };
+  /** @defaultValue the guild's first added member (else its owner) */
+  authorId?: string;
 }
 
 export interface EmulatorMember {
@@ -75,6 +101,8 @@ export class DiscordEmulator {
   readonly requests: RecordedRequest[] = [];
   /** Everything the bot sent that Discord's API description or gateway protocol does not accept. */
   readonly findings: Finding[] = [];
+  /** Every 429 the emulator answered, in order: Discord's buckets and global limit, and `rateLimitNext`. */
+  readonly rateLimited: RateLimitHit[] = [];
 
   readonly #server: Server;
   readonly #store: EmulatorStore;
@@ -143,6 +171,9 @@ export class DiscordEmulator {
       spec: () => (validate ? OpenApiSpec.load(specLocation) : null),
       requests: this.requests,
       findings: this.findings,
+      rateLimiter:
+        options.rateLimits === false ? null : new RateLimiter(this.clock, options.rateLimits === true ? {} : options.rateLimits),
+      rateLimited: this.rateLimited,
     });
     this.#server = createServer((request, response) => {
       this.#rest.handle(request, response).catch((error: unknown) => {
@@ -196,16 +227,47 @@ export class DiscordEmulator {
 
   // ---- world building ----
 
-  /** `id` keeps a guild's id across runs (the playground's data outlives the emulator). */
-  createGuild(input: { id?: string; name: string; ownerId?: string; botPermissions?: bigint | string; locale?: Locale }): EmulatorGuild {
+  /**
+   * `id` keeps a guild's id across runs (the playground's data outlives the emulator).
+   * `botPermissions` are the bot role's, `everyonePermissions` the @everyone role's (the bot has both).
+   */
+  createGuild(input: {
+    id?: string;
+    name: string;
+    ownerId?: string;
+    botPermissions?: bigint | string;
+    everyonePermissions?: bigint | string;
+    locale?: Locale;
+    /** Makes a text channel of this name with the guild, as its system channel (Discord's #general). */
+    systemChannel?: string;
+  }): EmulatorGuild {
     const guild = this.#store.createGuild({
       id: input.id,
       name: input.name,
       ownerId: input.ownerId,
       botPermissions: input.botPermissions === undefined ? undefined : BigInt(input.botPermissions),
+      everyonePermissions: input.everyonePermissions === undefined ? undefined : BigInt(input.everyonePermissions),
       locale: input.locale,
+      systemChannel: input.systemChannel,
     });
-    return { id: guild.id, name: guild.name, ownerId: guild.ownerId, everyoneRoleId: guild.id, botRoleId: guild.botRoleId };
+    return {
+      id: guild.id,
+      name: guild.name,
+      ownerId: guild.ownerId,
+      everyoneRoleId: guild.id,
+      botRoleId: guild.botRoleId,
+      systemChannelId: guild.systemChannelId,
+    };
+  }
+
+  /** The guild removes the bot: GUILD_DELETE, and the guild is left out of later READYs. */
+  removeBot(guildId: string): void {
+    this.#store.removeBot(guildId);
+  }
+
+  /** The guild invites the bot (back): GUILD_CREATE with the guild as it is now. */
+  addBot(guildId: string): void {
+    this.#store.addBot(guildId);
   }
 
   createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
@@ -223,6 +285,28 @@ export class DiscordEmulator {
     const member = this.#store.addMember(guildId, input);
     const user = this.#store.users.get(member.userId) as APIUser;
     return { id: user.id, guildId, user, roles: [...member.roles] };
+  }
+
+  /**
+   * A member starts a thread in a text channel. The bot hears of it by THREAD_CREATE when it can
+   * see it: a public thread of a channel it can view, a private one only when it is a member.
+   * Permissions come from the parent channel.
+   */
+  createThread(channelId: string, input: CreateThreadInput): EmulatorChannel {
+    const parent = this.#store.channel(channelId);
+    const type = input.private === true ? ChannelType.PrivateThread : (input.type ?? ChannelType.PublicThread);
+    if (input.private === false && type === ChannelType.PrivateThread) throw new Error('private: false contradicts type 12');
+    const ownerId = input.ownerId ?? this.#place({ guildId: parent.guildId ?? undefined, channelId }).userId;
+    return channelView(this.#store.createThread(channelId, { name: input.name, type, ownerId, memberIds: input.members }));
+  }
+
+  /** A member posts in a forum (type 15): a public thread under the forum, opened by the member's message. */
+  createForumPost(forumId: string, input: CreateForumPostInput): { thread: EmulatorChannel; message: EmulatorMessage } {
+    const forum = this.#store.channel(forumId);
+    const authorId = input.authorId ?? this.#place({ guildId: forum.guildId ?? undefined, channelId: forumId }).userId;
+    const message = typeof input.message === 'string' ? { content: input.message } : input.message;
+    const { thread, starter } = this.#store.createForumPost(forumId, { name: input.name, authorId, message });
+    return { thread: channelView(thread), message: this.#store.publicMessage(starter) };
   }
 
   /** Makes the bot lose access to a channel: its REST routes answer 403 50001 Missing Access. */
@@ -367,10 +451,11 @@ export class DiscordEmulator {
     this.#rest.rateLimitNext(matcher, count, options);
   }
 
-  /** Forgets recorded requests and findings (state stays). */
+  /** Forgets recorded requests, findings and 429s (state, rate-limit windows included, stays). */
   clearRecords(): void {
     this.requests.length = 0;
     this.findings.length = 0;
+    this.rateLimited.length = 0;
   }
 
   async close(): Promise<void> {
@@ -381,7 +466,7 @@ export class DiscordEmulator {
 }
 
 function channelView(channel: StoredChannel): EmulatorChannel {
-  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type };
+  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type, parentId: channel.parentId };
 }
 
 /**

@@ -206,7 +206,7 @@ export class Gateway {
     const ready: GatewayReadyDispatchData = {
       v: 10,
       user: store.botUser,
-      guilds: [...store.guilds.keys()].map((id) => ({ id, unavailable: true })),
+      guilds: [...store.guilds.values()].filter((guild) => !guild.botRemoved).map(({ id }) => ({ id, unavailable: true })),
       session_id: session.id,
       resume_gateway_url: this.#options.resumeUrl(),
       shard: [0, 1],
@@ -214,6 +214,7 @@ export class Gateway {
     };
     this.#dispatchTo(session, GatewayDispatchEvents.Ready, ready);
     for (const guild of store.guilds.values()) {
+      if (guild.botRemoved) continue;
       this.#dispatchTo(session, GatewayDispatchEvents.GuildCreate, store.guildCreatePayload(guild, this.#hasMembersIntent(session)));
     }
     this.#sessions.set(session.id, session);

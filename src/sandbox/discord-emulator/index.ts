@@ -1,5 +1,5 @@
 export { DiscordEmulator, startDiscordEmulator } from './emulator.js';
-export type { EmulatorChannel, EmulatorGuild, EmulatorMember } from './emulator.js';
+export type { CreateForumPostInput, CreateThreadInput, EmulatorChannel, EmulatorGuild, EmulatorMember } from './emulator.js';
 export { EmulatorClock } from './clock.js';
 export { DiscordLimits } from './limits.js';
 export { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
@@ -7,6 +7,8 @@ export { INITIAL_RESPONSE_WINDOW_MS, INTERACTION_TOKEN_LIFETIME_MS, DEFAULT_ATTA
 export { RESUMABLE_CLOSE_CODE } from './gateway.js';
 export type { GatewayStats } from './gateway.js';
 export type { RateLimitOptions, RouteMatcher } from './rest-api.js';
+export { DISCORD_RATE_LIMITS, bucketHash } from './rate-limits.js';
+export type { BucketLimit, RateLimitHit, RateLimitScope, RateLimitSettings } from './rate-limits.js';
 export type {
   AttachmentInput,
   AutocompleteChoice,

@@ -424,6 +424,9 @@ export class InteractionRegistry {
   ): InteractionHandle {
     const store = this.#store;
     const member = store.interactionMember(guild, channel, userId);
+    if (channel.thread && !store.canSeeThread(guild, channel, userId)) {
+      throw new Error(`user ${userId} cannot see thread ${channel.id}: a private thread shows only to its members (and Manage Threads)`);
+    }
     const id = store.nextId();
     const token = `emulator.${id}.${randomBytes(48).toString('base64url')}`;
     const channelPayload = {

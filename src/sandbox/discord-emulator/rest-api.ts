@@ -9,6 +9,7 @@ import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
 import { checkCommand, checkCommandList, checkMessagePayload } from './limits.js';
 import type { CheckedBody, OpenApiSpec } from './openapi.js';
+import type { RateLimitDecision, RateLimitHit, RateLimiter } from './rate-limits.js';
 import { RouteTable } from './routes.js';
 import type { EmulatorStore, MessageWrite, StoredChannel, StoredMessage, Upload } from './store.js';
 import type { Finding, RecordedRequest } from './types.js';
@@ -66,6 +67,10 @@ export interface RestApiOptions {
   spec: () => OpenApiSpec | null;
   requests: RecordedRequest[];
   findings: Finding[];
+  /** Discord's buckets and global limit, or null when they are off. */
+  rateLimiter: RateLimiter | null;
+  /** Every 429 answered, scripted or earned. */
+  rateLimited: RateLimitHit[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -150,9 +155,19 @@ export class RestApi {
     const match = this.#routes.match(path);
     const definition = match?.value[method as Method];
     const rateLimit = this.#takeRateLimit(method, path, match?.template ?? null);
+    const limiter = this.#options.rateLimiter;
+    // Discord counts a request against its bucket before looking at it; unknown routes have none.
+    let limits: RateLimitDecision | undefined;
+    if (!rateLimit && match && definition && limiter) {
+      const identity = definition.auth ? (authorization ?? null) : null;
+      limits = limiter.take({ method, route: match.template, params: match.params, identity, bot: authorized === true });
+    }
     try {
       if (rateLimit) {
-        result = rateLimitResponse(rateLimit, this.#options.clock.now());
+        const bucket = match && limiter ? limiter.bucketOf(method, match.template) : 'emulator-rate-limit';
+        result = rateLimitResponse(rateLimit, this.#options.clock.now(), bucket);
+      } else if (limits?.limited) {
+        result = { status: 429, body: limits.body, headers: limits.headers };
       } else if (!match || !definition) {
         const error = DiscordErrors.notFound();
         result = { status: error.status, body: error.toBody() };
@@ -176,9 +191,10 @@ export class RestApi {
         result = { status: 500, body: { code: 0, message: '500: Internal Server Error' } };
       }
     }
-    send(response, result.status, result.body, result.headers);
+    send(response, result.status, result.body, { ...limits?.headers, ...result.headers });
 
     const seq = ++this.#seq;
+    if (result.status === 429) this.#recordRateLimit(seq, method, path, match?.template ?? null, rateLimit, limits);
     const check = this.#checkAgainstSpec(method, path, url.searchParams, parsed, seq);
     if ((!match || !definition) && check.specKnows !== false) {
       this.#finding({
@@ -253,6 +269,24 @@ export class RestApi {
   #finding(finding: Finding): void {
     this.#options.findings.push(finding);
     this.#options.logger.warn({ finding }, 'discord emulator finding');
+  }
+
+  #recordRateLimit(
+    seq: number,
+    method: string,
+    path: string,
+    route: string | null,
+    scripted: RateLimitRule | undefined,
+    decision: RateLimitDecision | undefined,
+  ): void {
+    const at = this.#options.clock.now();
+    if (scripted) {
+      const scope = scripted.global ? 'global' : 'user';
+      this.#options.rateLimited.push({ requestSeq: seq, at, method, path, route, bucket: null, scope, retryAfter: scripted.retryAfterSeconds, scripted: true });
+    } else if (decision?.limited) {
+      const { bucket, scope, retryAfter } = decision;
+      this.#options.rateLimited.push({ requestSeq: seq, at, method, path, route, bucket, scope, retryAfter, scripted: false });
+    }
   }
 
   #takeRateLimit(method: string, path: string, route: string | null): RateLimitRule | undefined {
@@ -429,8 +463,12 @@ export class RestApi {
     });
     this.#route('POST', '/channels/{channel_id}/messages', true, ({ params, body, uploads }) => {
       const channel = this.#readableChannel(params.channel_id ?? '');
-      if (channel.type === ChannelType.GuildCategory) throw new DiscordHttpError(400, 50008, 'Cannot send messages in a non-text channel');
-      this.#requirePermission(channel, PermissionFlagsBits.SendMessages);
+      // A forum holds posts (threads), not messages.
+      if (channel.type === ChannelType.GuildCategory || channel.type === ChannelType.GuildForum) {
+        throw new DiscordHttpError(400, 50008, 'Cannot send messages in a non-text channel');
+      }
+      // In a thread, Send Messages in Threads (from the parent) takes the place of Send Messages.
+      this.#requirePermission(channel, channel.thread ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages);
       if (uploads.length > 0) this.#requirePermission(channel, PermissionFlagsBits.AttachFiles);
       const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length });
       errors.throwIfAny();
@@ -504,7 +542,7 @@ function matches(matcher: RouteMatcher, method: string, path: string, route: str
   return candidates.includes(matcher);
 }
 
-function rateLimitResponse(rule: RateLimitRule, now: number): { status: number; body: unknown; headers: Record<string, string> } {
+function rateLimitResponse(rule: RateLimitRule, now: number, bucket: string): { status: number; body: unknown; headers: Record<string, string> } {
   const retryAfter = rule.retryAfterSeconds;
   return {
     status: 429,
@@ -515,7 +553,7 @@ function rateLimitResponse(rule: RateLimitRule, now: number): { status: number; 
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': ((now + retryAfter * 1000) / 1000).toFixed(3),
       'x-ratelimit-reset-after': retryAfter.toFixed(3),
-      'x-ratelimit-bucket': 'emulator-rate-limit',
+      'x-ratelimit-bucket': bucket,
       'x-ratelimit-scope': rule.global ? 'global' : 'user',
       ...(rule.global ? { 'x-ratelimit-global': 'true' } : {}),
     },

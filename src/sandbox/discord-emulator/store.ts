@@ -31,8 +31,11 @@ import type {
   APIMessageInteractionMetadata,
   APIOverwrite,
   APIRole,
+  APIThreadChannel,
+  APIThreadMember,
   APIUser,
   GatewayGuildCreateDispatchData,
+  ThreadMemberFlags,
 } from 'discord-api-types/v10';
 import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
@@ -87,8 +90,14 @@ export interface StoredGuild {
   joinedAt: string;
   locale: Locale;
   channelIds: string[];
+  /** Threads and forum posts: not in `channelIds`, as Discord lists them apart from channels. */
+  threadIds: string[];
   roles: Map<string, APIRole>;
   members: Map<string, StoredMember>;
+  /** Where Discord posts join messages, and where a bot may greet the guild. */
+  systemChannelId: string | null;
+  /** The bot was removed (GUILD_DELETE); the guild is kept so that it can come back. */
+  botRemoved: boolean;
 }
 
 export interface StoredChannel {
@@ -102,6 +111,26 @@ export interface StoredChannel {
   overwrites: APIOverwrite[];
   recipientIds: string[];
   lastMessageId: string | null;
+  /** Set for threads (types 10, 11, 12), forum posts included. */
+  thread?: StoredThread;
+}
+
+export interface StoredThread {
+  ownerId: string;
+  /** Users added to the thread; for a private thread, the only members who see it. */
+  memberIds: Set<string>;
+  createdAt: string;
+  /** Messages after the first (a forum post's starter message does not count), as Discord counts them. */
+  messageCount: number;
+  totalMessageSent: number;
+  invitable: boolean;
+}
+
+/** The thread types: announcement, public and private threads. */
+export const THREAD_TYPES: readonly ChannelType[] = [ChannelType.AnnouncementThread, ChannelType.PublicThread, ChannelType.PrivateThread];
+
+export function isThread(channel: StoredChannel): boolean {
+  return THREAD_TYPES.includes(channel.type);
 }
 
 export interface StoredMessage {
@@ -146,6 +175,8 @@ export interface MessageWrite {
 }
 
 export interface CreateMessageInput {
+  /** A forum post's first message has the thread's id. */
+  id?: string;
   channelId: string;
   author: APIUser;
   body: MessageWrite;
@@ -247,13 +278,22 @@ export class EmulatorStore {
     return channel;
   }
 
-  createGuild(input: { id?: string; name: string; ownerId?: string; botPermissions?: bigint; locale?: Locale }): StoredGuild {
+  createGuild(input: {
+    id?: string;
+    name: string;
+    ownerId?: string;
+    botPermissions?: bigint;
+    everyonePermissions?: bigint;
+    locale?: Locale;
+    /** A text channel made with the guild and named its system channel, as Discord makes #general. */
+    systemChannel?: string;
+  }): StoredGuild {
     const id = input.id ?? this.#ids.next();
     if (this.guilds.has(id)) throw new Error(`guild ${id} already exists`);
     const owner = input.ownerId
       ? (this.users.get(input.ownerId) ?? this.addUser({ id: input.ownerId, username: `owner-${input.ownerId}` }))
       : this.addUser({ username: `${input.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-owner` });
-    const everyone = this.#role(id, { name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 });
+    const everyone = this.#role(id, { name: '@everyone', permissions: input.everyonePermissions ?? DEFAULT_EVERYONE_PERMISSIONS, position: 0 });
     const botRole = this.#role(this.#ids.next(), {
       name: this.botUser.username,
       permissions: input.botPermissions ?? DEFAULT_BOT_PERMISSIONS,
@@ -270,6 +310,7 @@ export class EmulatorStore {
       joinedAt: now,
       locale: input.locale ?? Locale.EnglishUS,
       channelIds: [],
+      threadIds: [],
       roles: new Map([
         [everyone.id, everyone],
         [botRole.id, botRole],
@@ -278,10 +319,45 @@ export class EmulatorStore {
         [owner.id, { userId: owner.id, roles: [], nick: null, joinedAt: now }],
         [this.botUser.id, { userId: this.botUser.id, roles: [botRole.id], nick: null, joinedAt: now }],
       ]),
+      systemChannelId: null,
+      botRemoved: false,
     };
     this.guilds.set(id, guild);
+    if (input.systemChannel !== undefined) {
+      // Part of the guild the bot joins: told in GUILD_CREATE, not by CHANNEL_CREATE.
+      const channel: StoredChannel = {
+        id: this.#ids.next(),
+        type: ChannelType.GuildText,
+        name: input.systemChannel,
+        guildId: id,
+        position: 0,
+        topic: null,
+        parentId: null,
+        overwrites: [],
+        recipientIds: [],
+        lastMessageId: null,
+      };
+      this.channels.set(channel.id, channel);
+      guild.channelIds.push(channel.id);
+      guild.systemChannelId = channel.id;
+    }
     this.#dispatch(GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
     return guild;
+  }
+
+  /** The bot is kicked from the guild: GUILD_DELETE (not unavailable), and it is left out of READY. */
+  removeBot(guildId: string): void {
+    const guild = this.guild(guildId);
+    guild.botRemoved = true;
+    this.#dispatch(GatewayDispatchEvents.GuildDelete, { id: guildId }, GatewayIntentBits.Guilds);
+  }
+
+  /** The bot is invited back: GUILD_CREATE with the guild as it is now. */
+  addBot(guildId: string): void {
+    const guild = this.guild(guildId);
+    guild.botRemoved = false;
+    guild.joinedAt = this.#clock.iso();
+    this.#dispatch(GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
   }
 
   #role(id: string, input: { name: string; permissions: bigint; position: number; managed?: boolean; botId?: string }): APIRole {
@@ -321,6 +397,86 @@ export class EmulatorStore {
     guild.channelIds.push(channel.id);
     this.#dispatch(GatewayDispatchEvents.ChannelCreate, this.apiChannel(channel), GatewayIntentBits.Guilds);
     return channel;
+  }
+
+  /**
+   * A thread in a text channel, or (`forumPost`) a post in a forum: a public thread whose parent
+   * is the forum. THREAD_CREATE goes to the bot when it can see the thread: a public one when it
+   * can view the parent, a private one only when it was added or holds Manage Threads.
+   */
+  createThread(
+    parentId: string,
+    input: { id?: string; name: string; type: ChannelType.PublicThread | ChannelType.PrivateThread; ownerId: string; memberIds?: string[]; invitable?: boolean },
+    forumPost = false,
+  ): StoredChannel {
+    const parent = this.channel(parentId);
+    if (!parent.guildId) throw new Error(`channel ${parentId} is not a guild channel; threads live in guild channels`);
+    if (parent.type === ChannelType.GuildForum && !forumPost) throw new Error(`channel ${parentId} is a forum: create a post in it with createForumPost`);
+    if (forumPost && parent.type !== ChannelType.GuildForum) throw new Error(`channel ${parentId} is not a forum`);
+    if (!forumPost && parent.type !== ChannelType.GuildText) {
+      throw new Error(`channel ${parentId} (type ${parent.type}) cannot hold public or private threads; a text channel can`);
+    }
+    if (forumPost && input.type !== ChannelType.PublicThread) throw new Error('a forum post is a public thread');
+    const guild = this.guild(parent.guildId);
+    const memberIds = new Set([input.ownerId, ...(input.memberIds ?? [])]);
+    for (const userId of memberIds) {
+      if (!guild.members.has(userId)) throw new Error(`user ${userId} is not a member of guild ${guild.id}`);
+    }
+    const id = input.id ?? this.#ids.next();
+    if (this.channels.has(id)) throw new Error(`channel ${id} already exists`);
+    const channel: StoredChannel = {
+      id,
+      type: input.type,
+      name: input.name,
+      guildId: guild.id,
+      position: 0,
+      topic: null,
+      parentId: parent.id,
+      overwrites: [],
+      recipientIds: [],
+      lastMessageId: null,
+      thread: {
+        ownerId: input.ownerId,
+        memberIds,
+        createdAt: this.#clock.iso(),
+        messageCount: 0,
+        totalMessageSent: 0,
+        invitable: input.type === ChannelType.PrivateThread ? (input.invitable ?? true) : false,
+      },
+    };
+    this.channels.set(channel.id, channel);
+    guild.threadIds.push(channel.id);
+    if (this.canSeeThread(guild, channel, this.botUser.id)) {
+      this.#dispatch(GatewayDispatchEvents.ThreadCreate, { ...this.apiThreadFor(channel, this.botUser.id), newly_created: true }, GatewayIntentBits.Guilds);
+    }
+    return channel;
+  }
+
+  /** A post in a forum: a public thread whose first message (the same id as the thread) is the author's. */
+  createForumPost(forumId: string, input: { name: string; authorId: string; message: MessageWrite }): { thread: StoredChannel; starter: StoredMessage } {
+    const id = this.#ids.next();
+    const author = this.users.get(input.authorId);
+    if (!author) throw new Error(`the emulator has no user ${input.authorId}`);
+    const thread = this.createThread(forumId, { id, name: input.name, type: ChannelType.PublicThread, ownerId: input.authorId }, true);
+    const starter = this.createMessage({ id, channelId: thread.id, author, body: input.message, uploads: [] });
+    this.channel(forumId).lastMessageId = thread.id;
+    return { thread, starter };
+  }
+
+  /** Whether `userId` sees the thread: the parent's View Channel, and for a private thread membership or Manage Threads. */
+  canSeeThread(guild: StoredGuild, thread: StoredChannel, userId: string): boolean {
+    const permissions = this.channelPermissions(guild, thread, userId);
+    if ((permissions & PermissionFlagsBits.ViewChannel) === 0n) return false;
+    if (thread.type !== ChannelType.PrivateThread) return true;
+    return thread.thread?.memberIds.has(userId) === true || (permissions & PermissionFlagsBits.ManageThreads) !== 0n;
+  }
+
+  /** The thread as `userId` gets it over the gateway: with `member` when they were added to it. */
+  apiThreadFor(thread: StoredChannel, userId: string): APIChannel {
+    const api = this.apiChannel(thread);
+    if (!thread.thread?.memberIds.has(userId)) return api;
+    const member: APIThreadMember = { id: thread.id, user_id: userId, join_timestamp: thread.thread.createdAt, flags: NO_FLAGS as ThreadMemberFlags };
+    return { ...(api as APIThreadChannel), member };
   }
 
   /** The DM channel between the bot and `userId`, created on first use. */
@@ -414,6 +570,9 @@ export class EmulatorStore {
   }
 
   channelPermissions(guild: StoredGuild, channel: StoredChannel, userId: string): bigint {
+    // A thread has no overwrites of its own: its permissions are its parent's.
+    const parent = channel.thread && channel.parentId ? this.channels.get(channel.parentId) : undefined;
+    if (parent) return this.channelPermissions(guild, parent, userId);
     let permissions = this.basePermissions(guild, userId);
     if ((permissions & PermissionFlagsBits.Administrator) !== 0n || userId === guild.ownerId) return ALL_PERMISSIONS;
     const member = guild.members.get(userId);
@@ -490,6 +649,49 @@ export class EmulatorStore {
       flags: 0,
     };
     if (channel.type === ChannelType.GuildCategory) return common as APIChannel;
+    if (channel.thread) {
+      const thread = channel.thread;
+      const parent = channel.parentId ? this.channels.get(channel.parentId) : undefined;
+      return {
+        id: channel.id,
+        type: channel.type,
+        guild_id: channel.guildId ?? undefined,
+        name: channel.name ?? '',
+        parent_id: channel.parentId,
+        owner_id: thread.ownerId,
+        last_message_id: channel.lastMessageId,
+        last_pin_timestamp: null,
+        rate_limit_per_user: 0,
+        flags: NO_FLAGS as ChannelFlags,
+        message_count: thread.messageCount,
+        // Discord stops counting at 50.
+        member_count: Math.min(thread.memberIds.size, 50),
+        total_message_sent: thread.totalMessageSent,
+        thread_metadata: {
+          archived: false,
+          archive_timestamp: thread.createdAt,
+          auto_archive_duration: 1440,
+          locked: false,
+          create_timestamp: thread.createdAt,
+          ...(channel.type === ChannelType.PrivateThread ? { invitable: thread.invitable } : {}),
+        },
+        ...(parent?.type === ChannelType.GuildForum ? { applied_tags: [] } : {}),
+      } as APIThreadChannel;
+    }
+    if (channel.type === ChannelType.GuildForum) {
+      return {
+        ...common,
+        topic: channel.topic,
+        last_message_id: channel.lastMessageId,
+        rate_limit_per_user: 0,
+        default_auto_archive_duration: 1440,
+        default_thread_rate_limit_per_user: 0,
+        available_tags: [],
+        default_reaction_emoji: null,
+        default_sort_order: null,
+        default_forum_layout: 0,
+      } as APIChannel;
+    }
     if (channel.type === ChannelType.GuildVoice || channel.type === ChannelType.GuildStageVoice) {
       return { ...common, bitrate: 64000, user_limit: 0, rtc_region: null, last_message_id: channel.lastMessageId, rate_limit_per_user: 0 } as APIChannel;
     }
@@ -526,7 +728,7 @@ export class EmulatorStore {
       features: [],
       mfa_level: GuildMFALevel.None,
       application_id: null,
-      system_channel_id: null,
+      system_channel_id: guild.systemChannelId,
       system_channel_flags: GuildSystemChannelFlags.SuppressJoinNotifications,
       rules_channel_id: null,
       max_presences: null,
@@ -564,7 +766,11 @@ export class EmulatorStore {
         const channel = this.channels.get(id);
         return channel ? [this.apiChannel(channel)] : [];
       }) as GatewayGuildCreateDispatchData['channels'],
-      threads: [],
+      // Active threads the bot can see; Discord lists them apart from the channels.
+      threads: guild.threadIds.flatMap((id) => {
+        const thread = this.channels.get(id);
+        return thread && this.canSeeThread(guild, thread, this.botUser.id) ? [this.apiThreadFor(thread, this.botUser.id)] : [];
+      }) as GatewayGuildCreateDispatchData['threads'],
       presences: [],
       stage_instances: [],
       guild_scheduled_events: [],
@@ -576,7 +782,8 @@ export class EmulatorStore {
 
   createMessage(input: CreateMessageInput): StoredMessage {
     const channel = this.channel(input.channelId);
-    const id = this.#ids.next();
+    const id = input.id ?? this.#ids.next();
+    if (this.messages.has(id)) throw new Error(`message ${id} already exists`);
     const body = input.body;
     const files = new Map<string, Buffer>();
     const flags =
@@ -622,6 +829,10 @@ export class EmulatorStore {
     list.push(id);
     this.channelMessageIds.set(channel.id, list);
     if (!stored.ephemeral) channel.lastMessageId = id;
+    if (channel.thread && !stored.ephemeral && id !== channel.id) {
+      channel.thread.messageCount += 1;
+      channel.thread.totalMessageSent += 1;
+    }
     this.events.emit('message', stored, 'create');
     this.#dispatchMessage(GatewayDispatchEvents.MessageCreate, stored);
     return stored;

@@ -9,6 +9,7 @@ import type {
   InteractionResponseType,
 } from 'discord-api-types/v10';
 import type { Logger } from '../../logger.js';
+import type { RateLimitSettings } from './rate-limits.js';
 
 /** Options for {@link startDiscordEmulator}. */
 export interface DiscordEmulatorOptions {
@@ -34,6 +35,12 @@ export interface DiscordEmulatorOptions {
   attachmentSizeLimit?: number;
   /** Structured log of requests and findings. @defaultValue silent */
   logger?: Logger;
+  /**
+   * Discord's rate limits: per-route buckets, the global limit, 429s. `false` turns them off;
+   * an object changes some limits and keeps Discord's values for the rest.
+   * @defaultValue true (Discord's limits, see `DISCORD_RATE_LIMITS`)
+   */
+  rateLimits?: boolean | RateLimitSettings;
 }
 
 /** A file part of a multipart request, as the emulator received it. */
