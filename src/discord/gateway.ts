@@ -8,12 +8,13 @@ import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
 import { REST_SWEEPS } from '../delivery/discord-delivery.js';
-import type { CommandContext } from './context.js';
+import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
+import { welcomeGuild } from './welcome.js';
 
 export interface GatewayOptions {
-  readonly context: CommandContext;
+  readonly context: BaseCommandContext;
   /** The slash commands to route: the entry points hand over `commands/`. */
   readonly commands: readonly Command[];
   /** How long to wait for READY. @defaultValue 30000 */
@@ -51,6 +52,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // An 'error' event without a listener would crash the process.
   client.on(Events.Error, (error) => logger.error({ err: loggableError(error) }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
+  // Emitted for guilds the bot joins while connected, not for those it was already in.
+  client.on(Events.GuildCreate, (guild) => {
+    void welcomeGuild(guild, context);
+  });
   client.on(Events.ShardDisconnect, (_event, shardId) => logger.warn({ shardId }, 'gateway disconnected'));
 
   const ready = once(client, Events.ClientReady, { signal: AbortSignal.timeout(options.readyTimeoutMs ?? 30_000) });

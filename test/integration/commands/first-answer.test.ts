@@ -22,14 +22,11 @@ afterEach(() => expect(h.emulator.findings).toEqual([]));
 /** Every message created for `handle`'s interaction, deleted ones included. */
 function createdFor(run: () => InteractionHandle): { handle: InteractionHandle; created: () => EmulatorMessage[]; stop: () => void } {
   const created: EmulatorMessage[] = [];
-  let handle: InteractionHandle | undefined;
-  const pending: EmulatorMessage[] = [];
   const stop = h.emulator.onMessage((message, change) => {
-    if (change === 'create') (handle ? created : pending).push(message);
+    if (change === 'create') created.push(message);
   });
-  handle = run();
-  created.push(...pending);
-  return { handle, created: () => created.filter((message) => message.interactionId === handle!.id), stop };
+  const handle = run();
+  return { handle, created: () => created.filter((message) => message.interactionId === handle.id), stop };
 }
 
 /**

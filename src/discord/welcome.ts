@@ -1,0 +1,67 @@
+/**
+ * One message when the bot joins a guild, in the guild's system channel, for its moderators:
+ * who funds the server, which channels to allow, and the visibility setting. Posted only
+ * when the bot may post there, and only once per guild (src/guilds/welcome.ts keeps the
+ * record), however often the bot leaves and comes back.
+ */
+import { PermissionFlagsBits, type Guild } from 'discord.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
+import { loggableError } from './errors.js';
+
+export type WelcomeOutcome = 'posted' | 'already_welcomed' | 'no_system_channel' | 'not_allowed_to_post' | 'failed';
+
+const NEEDED = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
+
+export function welcomeText(options: { botName: string; startingCredits: number }): string {
+  const funds =
+    options.startingCredits > 0
+      ? `This server starts with **${options.startingCredits}** credits.`
+      : 'This server has no credits yet.';
+  return [
+    `**Thanks for adding ${options.botName}!** Members make songs, lyrics, voice personas and music videos with \`/song\`, \`/lyrics\`, \`/voice\` and \`/video\`; every request is paid from this server’s credits. \`/help\` shows what each costs.`,
+    '',
+    '**Three first steps for moderators** (members with Manage Server):',
+    `1. **Who funds the server.** ${funds} The bot’s owners add credits with \`/credits-admin grant\`, or a monthly allowance with \`/credits-admin allowance\`; moderators decide how they are spent with \`/credits-admin user-limit\`, \`freeze\` and \`alert\`.`,
+    '2. **Which channels.** Every channel may use the bot until you choose: `/settings channels add:#song-requests` (its threads and forum posts count as the channel). `/settings role` limits the bot to one role.',
+    '3. **Who sees the results.** Requests and results show in the channel by default; `/settings visibility mode:private` keeps each one between the member and the bot.',
+  ].join('\n');
+}
+
+/** Welcomes a guild the bot has just joined; never throws. */
+export async function welcomeGuild(guild: Guild, context: { db: Database; config: Config; logger: Logger }): Promise<WelcomeOutcome> {
+  const logger = context.logger.child({ guildId: guild.id });
+  const channel = guild.systemChannel;
+  if (!channel) {
+    logger.debug('no welcome: the guild has no system channel');
+    return 'no_system_channel';
+  }
+  const me = guild.members.me;
+  if (!me || !channel.permissionsFor(me).has(NEEDED)) {
+    logger.info({ channelId: channel.id }, 'no welcome: the bot may not post in the system channel');
+    return 'not_allowed_to_post';
+  }
+  try {
+    if (!(await claimWelcome(context.db, guild.id, channel.id))) {
+      logger.debug('guild already welcomed');
+      return 'already_welcomed';
+    }
+  } catch (error) {
+    logger.warn({ err: loggableError(error) }, 'could not record the welcome');
+    return 'failed';
+  }
+  try {
+    await channel.send({
+      content: welcomeText({ botName: guild.client.user.username, startingCredits: context.config.startingCredits }),
+      allowedMentions: { parse: [] },
+    });
+    logger.info({ channelId: channel.id }, 'welcomed the guild');
+    return 'posted';
+  } catch (error) {
+    logger.warn({ err: loggableError(error), channelId: channel.id }, 'could not post the welcome; a later join will try again');
+    await releaseWelcome(context.db, guild.id).catch(() => {});
+    return 'failed';
+  }
+}
