@@ -3,10 +3,12 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
+import type { Translator } from '../i18n/index.js';
 
 /**
  * What every command, autocomplete and button handler receives. The router hands each
- * interaction its own copy whose `logger` carries the interaction id.
+ * interaction its own copy whose `logger` carries the interaction id and whose `t` and
+ * `guildT` write in the member's and the guild's language.
  */
 export interface CommandContext {
   readonly config: Config;
@@ -15,4 +17,11 @@ export interface CommandContext {
   readonly pipeline: Pipeline;
   /** For `/credits-admin account` (get-credits); generation goes through the pipeline. */
   readonly musicApi: MusicApiClient;
+  /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */
+  readonly t: Translator;
+  /** Writes in the guild's language (`guild_locale`): messages to the channel. */
+  readonly guildT: Translator;
 }
+
+/** What the entry points hand the gateway: the router adds the interaction's logger and languages. */
+export type BaseCommandContext = Omit<CommandContext, 'logger' | 't' | 'guildT'> & Pick<CommandContext, 'logger'>;

@@ -10,6 +10,7 @@ import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
 import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError } from '../pipeline/requests.js';
+import { english, type LocalText, type Translator } from '../i18n/index.js';
 
 export type RefusalKind =
   | 'not_in_guild'
@@ -25,29 +26,29 @@ export type RefusalKind =
   | 'not_allowed';
 
 /**
- * A request the bot turns down before anything is reserved. `message` is written for the
- * member who asked and is shown as it is.
+ * A request the bot turns down before anything is reserved. `text` is written for the member
+ * who asked, in their language, when the router answers.
  */
 export class Refusal extends Error {
   override readonly name = 'Refusal';
   constructor(
     readonly kind: RefusalKind,
-    message: string,
+    /** A catalogue message; a plain string only while handlers move their texts to the catalogue. */
+    readonly text: LocalText | string,
   ) {
-    super(message);
+    super(typeof text === 'string' ? text : english.text(text));
   }
 }
 
-export const GENERIC_FAILURE = 'Something went wrong on our side. Please try again in a moment.';
-
-/** The text a member sees for `error`, or undefined when nothing can be said to them (the interaction is gone). */
-export function userMessageFor(error: unknown): string | undefined {
+/** The text a member sees for `error`, in their language, or undefined when nothing can be said to them (the interaction is gone). */
+export function userMessageFor(error: unknown, t: Translator = english): string | undefined {
   if (isGoneInteraction(error)) return undefined;
-  if (error instanceof Refusal || error instanceof RequestRefusedError) return error.message;
+  if (error instanceof Refusal) return typeof error.text === 'string' ? error.text : t.text(error.text);
+  if (error instanceof RequestRefusedError) return error.message;
   if (error instanceof CreditsError || error instanceof SettingsError) return error.userMessage;
   if (error instanceof MusicApiError) return error.userMessage;
   if (error instanceof ZodError) return zodMessage(error);
-  return GENERIC_FAILURE;
+  return t('error.generic');
 }
 
 /** Our zod schemas word their messages for members; zod's own defaults get a plain prefix. */

@@ -6,10 +6,11 @@
  */
 import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
-import type { CommandContext } from './context.js';
+import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
 import { readArgs } from './options.js';
+import { translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 
 /** Discord shows at most 25 autocomplete choices. */
@@ -17,7 +18,7 @@ const MAX_CHOICES = 25;
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
 
-export function createInteractionRouter(context: CommandContext, commands: readonly Command[]): InteractionRouter {
+export function createInteractionRouter(context: BaseCommandContext, commands: readonly Command[]): InteractionRouter {
   const byName = new Map<string, Command>();
   const buttons = new Map<CustomIdAction, ButtonHandler>();
   const modals = new Map<CustomIdAction, ModalHandler>();
@@ -40,7 +41,8 @@ export function createInteractionRouter(context: CommandContext, commands: reado
       ...(interaction.isCommand() || interaction.isAutocomplete() ? { command: interaction.commandName } : {}),
       ...(interaction.isMessageComponent() || interaction.isModalSubmit() ? { customId: interaction.customId } : {}),
     });
-    const handlerContext: CommandContext = { ...context, logger };
+    const t = translator(interaction.locale);
+    const handlerContext: CommandContext = { ...context, logger, t, guildT: translator(interaction.guildLocale) };
     const started = performance.now();
     const open = (kind: AcknowledgementKind) =>
       openAnswer(interaction as RepliableInteraction, kind, {
@@ -89,7 +91,7 @@ export function createInteractionRouter(context: CommandContext, commands: reado
       }
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
-      await answerFailure(interaction, error, logger, Math.round(performance.now() - started));
+      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t);
     } finally {
       closeAnswer(interaction);
     }
@@ -112,13 +114,14 @@ async function answerFailure(
   error: unknown,
   logger: CommandContext['logger'],
   durationMs: number,
+  t: Translator,
 ): Promise<void> {
   const err = loggableError(error, [interaction.token ?? '']);
   if (isGoneInteraction(error)) logger.warn({ err, durationMs }, 'interaction expired before it was answered');
   else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');
   else logger.error({ err, durationMs }, 'interaction failed');
 
-  const message = userMessageFor(error);
+  const message = userMessageFor(error, t);
   if (message === undefined) return;
   const answered = interaction.isAutocomplete()
     ? interaction.responded

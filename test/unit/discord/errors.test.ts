@@ -1,9 +1,9 @@
+import { CATALOGUES } from '../../../src/i18n/index.js';
 import { DiscordAPIError as RestDiscordAPIError } from '@discordjs/rest';
 import { DiscordAPIError, RESTJSONErrorCodes } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  GENERIC_FAILURE,
   isExpected,
   isGoneInteraction,
   loggableError,
@@ -77,8 +77,8 @@ describe('loggableError', () => {
 describe('what a member is told', () => {
   it('shows refusals as written, and nothing of an unexpected error', () => {
     expect(userMessageFor(new Refusal('cooldown', 'Please wait 5 more seconds.'))).toBe('Please wait 5 more seconds.');
-    expect(userMessageFor(new Error('connection refused at 10.0.0.3:5432'))).toBe(GENERIC_FAILURE);
-    expect(userMessageFor('a string')).toBe(GENERIC_FAILURE);
+    expect(userMessageFor(new Error('connection refused at 10.0.0.3:5432'))).toBe(CATALOGUES.en['error.generic']);
+    expect(userMessageFor('a string')).toBe(CATALOGUES.en['error.generic']);
   });
 
   it('says nothing through an interaction that is gone', () => {
@@ -87,7 +87,7 @@ describe('what a member is told', () => {
     expect(userMessageFor(gone)).toBeUndefined();
     const other = discordError(RESTJSONErrorCodes.MissingAccess, 'https://discord.com/api/v10/channels/1/messages', 'Missing Access');
     expect(isGoneInteraction(other)).toBe(false);
-    expect(userMessageFor(other)).toBe(GENERIC_FAILURE);
+    expect(userMessageFor(other)).toBe(CATALOGUES.en['error.generic']);
   });
 
   it('knows a gone interaction from either build of @discordjs/rest, with one list of codes', () => {

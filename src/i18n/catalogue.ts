@@ -1,0 +1,24 @@
+/**
+ * The message catalogue: one typed table per language, English the source. A typed catalogue
+ * instead of a library (i18next and the like): every key and every placeholder is checked by
+ * the compiler where a message is used, translations are plain TypeScript objects that need
+ * no loader, no async start and no JSON files, and plurals come from the platform's
+ * `Intl.PluralRules`. A test checks what the compiler cannot: that each translation uses the
+ * same placeholders and plural forms as the English message.
+ */
+import { en } from './en/index.js';
+import type { Message, Plural } from './messages.js';
+
+export type MessageKey = keyof typeof en;
+/** Every language's catalogue has every key; translations only relax the literal types. */
+export type Catalogue = { readonly [K in MessageKey]: Message };
+
+type PlaceholdersIn<S> = S extends `${string}{${infer Name}}${infer Rest}` ? Name | PlaceholdersIn<Rest> : never;
+type PlaceholdersOfMessage<M> = M extends string ? PlaceholdersIn<M> : M extends Plural ? PlaceholdersIn<M[keyof M] & string> | 'count' : never;
+
+/** The parameters a message takes, from the English text: `{balance}` needs `balance`. */
+export type ParamsOf<K extends MessageKey> = { readonly [P in PlaceholdersOfMessage<(typeof en)[K]>]: string | number };
+/** A message's parameters, if it has any: `t('x')` or `t('y', { balance: 3 })`. */
+export type ParamsArg<K extends MessageKey> = PlaceholdersOfMessage<(typeof en)[K]> extends never ? [] : [params: ParamsOf<K>];
+
+export { en };

@@ -1,0 +1,6 @@
+import { core } from './core.js';
+import { generation } from './generation.js';
+import { moderation } from './moderation.js';
+
+/** The English catalogue: the source every translation follows, and the fallback. */
+export const en = { ...core, ...generation, ...moderation } as const;

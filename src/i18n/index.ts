@@ -1,0 +1,77 @@
+/**
+ * Speaking the member's language: `translator(locale)` gives the `t` that every reply, refusal
+ * and result is written with, and `LocalText` carries a message (key and parameters) through
+ * layers that do not know the language yet, such as errors.
+ */
+import { en, type Catalogue, type MessageKey, type ParamsArg } from './catalogue.js';
+import { catalogue as de } from './de/index.js';
+import { catalogue as esES } from './es-ES/index.js';
+import { isAppLocale, resolveLocale, type AppLocale } from './locales.js';
+import { isPlural, type Message } from './messages.js';
+import { catalogue as ptBR } from './pt-BR/index.js';
+
+export { DISCORD_LOCALES_OF, LOCALES, isAppLocale, resolveLocale, type AppLocale } from './locales.js';
+export type { MessageKey, ParamsArg, ParamsOf } from './catalogue.js';
+export { placeholdersOf, isPlural, type Message, type Plural } from './messages.js';
+
+export const CATALOGUES: Readonly<Record<AppLocale, Catalogue>> = { en, 'es-ES': esES, 'pt-BR': ptBR, de };
+
+/** Writes a message in one language. */
+export type Translate = <K extends MessageKey>(key: K, ...params: ParamsArg<K>) => string;
+
+/** A message not yet written: its key and parameters, rendered later in the reader's language. */
+export interface LocalText {
+  readonly key: MessageKey;
+  readonly params?: Readonly<Record<string, string | number>>;
+}
+
+export function localText<K extends MessageKey>(key: K, ...params: ParamsArg<K>): LocalText {
+  return params[0] === undefined ? { key } : { key, params: params[0] };
+}
+
+const translators = new Map<AppLocale, Translate & { readonly locale: AppLocale; text(text: LocalText): string }>();
+
+/** The `t` of a language (cached; one per language). */
+export function translator(locale: AppLocale | string | null | undefined) {
+  const resolved = isAppLocale(locale) ? locale : resolveLocale(locale);
+  let translate = translators.get(resolved);
+  if (!translate) {
+    const catalogue = CATALOGUES[resolved];
+    const numbers = new Intl.NumberFormat(resolved);
+    const plurals = new Intl.PluralRules(resolved);
+    const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string =>
+      render(catalogue[key] ?? en[key], params, numbers, plurals);
+    translate = Object.assign(<K extends MessageKey>(key: K, ...params: ParamsArg<K>) => write(key, params[0]), {
+      locale: resolved,
+      text: (text: LocalText) => write(text.key, text.params),
+    });
+    translators.set(resolved, translate);
+  }
+  return translate;
+}
+
+export type Translator = ReturnType<typeof translator>;
+
+/** English: for logs, for tests, and where no reader is known. */
+export const english = translator('en');
+
+function render(
+  message: Message,
+  params: Readonly<Record<string, string | number>> | undefined,
+  numbers: Intl.NumberFormat,
+  plurals: Intl.PluralRules,
+): string {
+  let form: string;
+  if (isPlural(message)) {
+    const count = Number(params?.count ?? 0);
+    form = message[plurals.select(count)] ?? message.other;
+  } else {
+    form = message;
+  }
+  if (!params) return form;
+  return form.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) return whole;
+    return typeof value === 'number' ? numbers.format(value) : value;
+  });
+}

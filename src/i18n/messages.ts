@@ -1,0 +1,35 @@
+/**
+ * The shape of a catalogue entry. A message is a string with `{name}` placeholders, or, when
+ * it depends on a number, its plural forms by Unicode CLDR category (`Intl.PluralRules`),
+ * chosen by the `count` parameter. `other` is always there; a language adds the categories it
+ * needs (`one` for English, Spanish, Portuguese and German).
+ */
+export interface Plural {
+  readonly zero?: string;
+  readonly one?: string;
+  readonly two?: string;
+  readonly few?: string;
+  readonly many?: string;
+  readonly other: string;
+}
+
+export type Message = string | Plural;
+
+/** A catalogue section: message keys to messages. */
+export type Section = Readonly<Record<string, Message>>;
+
+/** The same keys as the English section, each translated (its placeholders are checked by a test). */
+export type Translation<English extends Section> = { readonly [K in keyof English]: Message };
+
+export function isPlural(message: Message): message is Plural {
+  return typeof message === 'object';
+}
+
+/** The placeholders a message uses, e.g. `{balance}` → `balance`; `count` for every plural. */
+export function placeholdersOf(message: Message): Set<string> {
+  const found = new Set<string>();
+  const forms = isPlural(message) ? Object.values(message) : [message];
+  for (const form of forms) for (const match of (form as string).matchAll(/\{(\w+)\}/g)) found.add(match[1]!);
+  if (isPlural(message)) found.add('count');
+  return found;
+}

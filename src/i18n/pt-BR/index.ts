@@ -1,0 +1,6 @@
+import type { Catalogue } from '../catalogue.js';
+import { core } from './core.js';
+import { generation } from './generation.js';
+import { moderation } from './moderation.js';
+
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation };
