@@ -4,10 +4,11 @@ import { openCaller } from '../src/discord/caller.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { effectiveDailyCap } from '../src/guilds/limits.js';
 import { defineCommand } from '../src/discord/command.js';
+import { english } from '../src/i18n/index.js';
 
 export const definition = {
   name: 'credits',
-  description: 'This server’s credits: balance, allowance, this month’s usage, and what you can still spend today.',
+  description: english('command.credits.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
@@ -30,17 +31,14 @@ export default defineCommand({
     const cap = credits ? effectiveDailyCap(credits, caller.member.roleIds) : null;
     const canSpend = credits?.frozen ? 0 : Math.max(0, Math.min(balance, cap === null ? balance : cap - today));
 
+    const { t } = context;
     const lines = [
-      `**Credits of this server**: ${balance}`,
-      credits && credits.monthlyAllowance > 0
-        ? `Monthly allowance: ${credits.monthlyAllowance} (the balance is topped up to it at the start of each month, UTC)`
-        : 'Monthly allowance: none',
-      `Used in ${utcMonth(now)}: ${month.spent} credits on ${month.jobs} job${month.jobs === 1 ? '' : 's'} (you: ${mine.spent} on ${mine.jobs})`,
-      cap === null
-        ? `You can still spend today: ${canSpend} (no daily limit)`
-        : `You can still spend today: ${canSpend} (daily limit ${cap}, ${today} used; resets at midnight UTC)`,
+      t('credits.balance', { balance }),
+      credits && credits.monthlyAllowance > 0 ? t('credits.allowance', { allowance: credits.monthlyAllowance }) : t('credits.noAllowance'),
+      t('credits.used', { month: utcMonth(now), spent: month.spent, count: month.jobs, mySpent: mine.spent, myJobs: mine.jobs }),
+      cap === null ? t('credits.canSpend', { canSpend }) : t('credits.canSpendCapped', { canSpend, cap, today }),
     ];
-    if (credits?.frozen) lines.push('Generation is **paused** on this server by its moderators.');
+    if (credits?.frozen) lines.push(t('credits.paused'));
     await answerInPlace(interaction, { content: lines.join('\n') });
   },
 });

@@ -7,32 +7,32 @@ import type { RepliableInteraction } from 'discord.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'download',
-  description: `Download a song of this server re-encoded as MP3 or WAV (${OPERATION_COSTS.download} credits).`,
+  description: english('command.download.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.String,
       name: 'song',
-      description: 'The song (pick a recent one, or paste its job id).',
+      description: english('command.download.song.description'),
       required: true,
       autocomplete: true,
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'format',
-      description: 'The file format.',
+      description: english('command.download.format.description'),
       required: true,
       choices: [
-        { name: 'MP3', value: 'mp3' },
-        { name: 'WAV', value: 'wav' },
+        { name: english('command.download.format.choice.mp3'), value: 'mp3' },
+        { name: english('command.download.format.choice.wav'), value: 'wav' },
       ],
     },
   ],
@@ -44,11 +44,11 @@ async function requestDownload(
   input: { song: string; format: string | undefined; requesterOrModerator: boolean },
 ): Promise<void> {
   const format = downloadRequestSchema.shape.format.safeParse(input.format);
-  if (!format.success) throw new Refusal('invalid_input', 'The format is MP3 or WAV.');
+  if (!format.success) throw new Refusal('invalid_input', localText('download.refusal.format'));
   const caller = await openCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS);
   if (input.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
-    throw new Refusal('not_allowed', 'Only the member who made this song, or a moderator, can use its buttons. Try `/download`.');
+    throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/download' }));
   }
   const request = downloadRequestSchema.parse({ kind: 'download', clipId, format: format.data, sourceJobId: job.id });
   await admit(context, caller, request.kind);

@@ -9,6 +9,7 @@ import { costOf, openCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { effectiveDailyCap } from '../src/guilds/limits.js';
+import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
 import { definition as creditsCommand } from './credits.js';
 import { definition as creditsAdmin } from './credits-admin/index.js';
 import { definition as download } from './download.js';
@@ -23,30 +24,41 @@ import { definition as voice } from './voice.js';
 
 export const definition = {
   name: 'help',
-  description: 'What each command does and costs here, this server’s balance, and your own limits.',
+  description: english('command.help.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
+/** A command or subcommand by its path: its names, as in its catalogue keys `command.<path>.name|description`. */
+type CommandPath = readonly [string, ...string[]];
+
 /** The commands that spend credits, with the kind whose price they pay; the rest are free. */
-const SPENDING: ReadonlyArray<{ readonly name: string; readonly description: string; readonly kind: JobKind }> = [
-  { name: song.name, description: song.description, kind: 'song' },
-  { name: lyrics.name, description: lyrics.description, kind: 'lyrics' },
-  { name: `${voice.name} create`, description: 'A voice persona from a clear solo vocal recording.', kind: 'voice' },
-  { name: video.name, description: video.description, kind: 'video' },
-  { name: download.name, description: download.description, kind: 'download' },
-  { name: upload.name, description: upload.description, kind: 'upload' },
+const SPENDING: ReadonlyArray<{ readonly path: CommandPath; readonly kind: JobKind }> = [
+  { path: [song.name], kind: 'song' },
+  { path: [lyrics.name], kind: 'lyrics' },
+  { path: [voice.name, 'create'], kind: 'voice' },
+  { path: [video.name], kind: 'video' },
+  { path: [download.name], kind: 'download' },
+  { path: [upload.name], kind: 'upload' },
 ];
-/** Definitions carry the list price for Discord's command picker; here the server's own price stands beside the name. */
-function withoutPrice(description: string): string {
-  return description.replace(/\s*\(\d+ credits?\)\.?$/, '.');
+const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], [definition.name]];
+const FOR_MODERATORS: readonly CommandPath[] = [[settings.name], [creditsAdmin.name]];
+
+/** A command's text in the member's language, from the keys its definition's localizations come from. */
+function commandText(t: Translator, path: readonly string[], what: 'name' | 'description'): string {
+  const key = `command.${path.join('.')}.${what}`;
+  if (!(key in CATALOGUES.en)) return what === 'name' ? path.join(' ') : '';
+  return t.text({ key: key as MessageKey });
 }
 
-const FREE = [creditsCommand, jobs, library, { name: `${voice.name} list`, description: 'This server’s voice personas.' }, definition];
-const FOR_MODERATORS = [settings, creditsAdmin];
+/** `/voice create`, with each name as the member's Discord shows it. */
+function commandName(t: Translator, path: CommandPath): string {
+  return `/${path.map((_, depth) => commandText(t, path.slice(0, depth + 1), 'name')).join(' ')}`;
+}
 
-function credits(amount: number): string {
-  return `${amount} credit${amount === 1 ? '' : 's'}`;
+/** Descriptions carry the list price for Discord's command picker ("(10 credits)"); here the server's own price stands beside the name. */
+function withoutPrice(description: string): string {
+  return description.replace(/\s*\([^()]*\d[^()]*\)\s*\.?$/, '.');
 }
 
 export default defineCommand({
@@ -55,34 +67,36 @@ export default defineCommand({
   async execute(interaction, _args, context) {
     const caller = await openCaller(interaction, context);
     const { guild, member } = caller;
+    const { t } = context;
     const [account, today] = await Promise.all([
       getGuildCredits(context.db, guild.id),
       spentToday(context.db, { guildId: guild.id, userId: member.userId, now: new Date() }),
     ]);
     const balance = account?.balance ?? guild.balance;
     const cap = account ? effectiveDailyCap(account, member.roleIds) : null;
-    const personaCost = costOf(context, 'persona_song');
 
     const role = caller.isOwner
-      ? 'You are one of the bot’s owners' + (caller.isModerator ? ' and a moderator here.' : '.')
-      : caller.isModerator
-        ? 'You are a moderator here: `/settings` and `/credits-admin` are yours.'
-        : 'You are a member here.';
-    const limits = [
-      cap === null ? 'no daily limit' : `a daily limit of ${cap} credits (${today} used today; it resets at midnight UTC)`,
-      caller.isModerator || guild.cooldownSeconds <= 0 ? 'no cooldown' : `a cooldown of ${guild.cooldownSeconds} s between requests`,
-    ];
+      ? t(caller.isModerator ? 'help.roleOwnerModerator' : 'help.roleOwner')
+      : t(caller.isModerator ? 'help.roleModerator' : 'help.roleMember');
+    const limits = t('help.limits', {
+      dailyLimit: cap === null ? t('help.noDailyLimit') : t('help.dailyLimit', { count: cap, today }),
+      cooldown: caller.isModerator || guild.cooldownSeconds <= 0 ? t('help.noCooldown') : t('help.cooldown', { seconds: guild.cooldownSeconds }),
+    });
+    const listed = (path: CommandPath) => `\`${commandName(t, path)}\`: ${commandText(t, path, 'description')}`;
     const lines = [
-      `**This server has ${balance} credits.**${account?.frozen ? ' Generation is **paused** by its moderators.' : ''}`,
-      `${role} You have ${limits.join(' and ')}.`,
+      `${t('help.balance', { count: balance })}${account?.frozen ? ` ${t('help.paused')}` : ''}`,
+      `${role} ${limits}`,
       '',
-      '**Commands that spend the server’s credits**',
-      ...SPENDING.map(({ name, description, kind }) => `\`/${name}\` · ${credits(costOf(context, kind))}: ${withoutPrice(description)}`),
-      `A song with one of the server’s voices (\`/song voice:\`) costs ${credits(personaCost)}.`,
+      t('help.spendingHeading'),
+      ...SPENDING.map(
+        ({ path, kind }) =>
+          `\`${commandName(t, path)}\` · ${t('help.price', { count: costOf(context, kind) })}: ${withoutPrice(commandText(t, path, 'description'))}`,
+      ),
+      t('help.personaSong', { option: commandText(t, [song.name, 'voice'], 'name'), count: costOf(context, 'persona_song') }),
       '',
-      '**Free**',
-      ...FREE.map(({ name, description }) => `\`/${name}\`: ${description}`),
-      ...(caller.isModerator || caller.isOwner ? ['', '**For moderators**', ...FOR_MODERATORS.map(({ name, description }) => `\`/${name}\`: ${description}`)] : []),
+      t('help.freeHeading'),
+      ...FREE.map(listed),
+      ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000) });
   },

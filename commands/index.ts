@@ -1,5 +1,6 @@
 /** Every slash command of the bot, in the order `/` lists them. */
 import type { Command } from '../src/discord/command.js';
+import { localizeCommand } from '../src/discord/localize.js';
 import credits from './credits.js';
 import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';
@@ -15,5 +16,5 @@ import voice from './voice.js';
 
 export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, help, creditsAdmin, settings];
 
-/** What Discord registers: the definitions alone. */
-export const commandDefinitions = commands.map((command) => command.definition);
+/** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
+export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));

@@ -23,6 +23,7 @@ import { defineCommand, type ButtonHandler, type SelectHandler } from '../src/di
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText, type Translator } from '../src/i18n/index.js';
 import { describeJob, isJobId } from '../src/discord/job-lookup.js';
 import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
@@ -38,36 +39,17 @@ import { remixButtons, remixModals, remixSelects } from './remix.js';
  */
 const QUERY_MAX = 40;
 
-const TEXTS = {
-  title: 'This server’s library',
-  by: (userId: string) => `Songs by <@${userId}>`,
-  matching: (query: string) => `matching “${escapeMarkdown(query)}”`,
-  range: (from: number, to: number, total: number) => `Songs ${from}–${to} of ${total}`,
-  byLine: (userId: string) => `<@${userId}>`,
-  empty: 'No songs here yet. `/song` makes the first one.',
-  emptyFor: (userId: string) => `<@${userId}> has no finished songs on this server yet.`,
-  noMatch: (query: string) => `No song matches “${escapeMarkdown(query)}”. Try fewer words, or other ones.`,
-  newer: 'Newer',
-  older: 'Older',
-  showPlaceholder: 'Show a song again, with its buttons…',
-  remixPlaceholder: 'Remix a song…',
-  withVoice: 'with a voice',
-  queryTooLong: `That search is too long to page through: at most ${QUERY_MAX} characters.`,
-  stale: 'This page no longer works. Run `/library` again.',
-  notInLibrary: 'That song is no longer in this server’s library.',
-} as const;
-
 export const definition = {
   name: 'library',
-  description: 'This server’s finished songs, newest first: search them, play them again, remix them.',
+  description: english('command.library.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
-    { type: ApplicationCommandOptionType.User, name: 'user', description: 'Only this member’s songs.' },
+    { type: ApplicationCommandOptionType.User, name: 'user', description: english('command.library.user.description') },
     {
       type: ApplicationCommandOptionType.String,
       name: 'query',
-      description: 'Words in the title, the prompt or the lyrics.',
+      description: english('command.library.query.description'),
       max_length: QUERY_MAX,
     },
   ],
@@ -90,7 +72,7 @@ function pageButton(filter: LibraryFilter, cursor: LibraryCursor, label: string,
   try {
     customId = encodeCustomId({ action: 'library-page', subject: filter.userId ?? 'all', arg });
   } catch {
-    throw new Refusal('invalid_input', TEXTS.queryTooLong);
+    throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
   }
   return new ButtonBuilder().setCustomId(customId).setLabel(label).setStyle(ButtonStyle.Secondary).setDisabled(!enabled);
 }
@@ -99,43 +81,53 @@ function pageButton(filter: LibraryFilter, cursor: LibraryCursor, label: string,
 function pagingOf(id: CustomId, guildId: string): { filter: LibraryFilter; cursor: LibraryCursor } {
   const match = /^([on])([A-Za-z0-9_-]{22}):(.*)$/s.exec(id.arg ?? '');
   const jobId = match?.[2] && unpackJobId(match[2]);
-  if (!match || !jobId || !(id.subject === 'all' || /^\d{17,20}$/.test(id.subject))) throw new Refusal('not_found', TEXTS.stale);
+  if (!match || !jobId || !(id.subject === 'all' || /^\d{17,20}$/.test(id.subject))) throw new Refusal('not_found', localText('library.stale'));
   return {
     filter: { guildId, userId: id.subject === 'all' ? undefined : id.subject, query: match[3] || undefined },
     cursor: { direction: match[1] === 'o' ? 'older' : 'newer', jobId },
   };
 }
 
-function entry(job: JobRow, position: number): string {
+function entry(t: Translator, job: JobRow, position: number): string {
   const audio = job.result?.clips?.[0]?.audioUrl;
-  const title = escapeMarkdown(describeJob(job)).replace(/[[\]]/g, '');
+  const title = escapeMarkdown(describeJob(job, t)).replace(/[[\]]/g, '');
   const link = audio && /^https?:\/\//.test(audio) ? `[${title}](${audio})` : `**${title}**`;
-  return `**${position}.** ${link} · ${TEXTS.byLine(job.userId)} · ${discordTimestamp(job.createdAt, 'd')}`;
+  return `**${position}.** ${link} · <@${job.userId}> · ${discordTimestamp(job.createdAt, 'd')}`;
 }
 
-function songOptions(songs: readonly JobRow[], before: number) {
+function songOptions(t: Translator, songs: readonly JobRow[], before: number) {
   return songs.map((job, index) => ({
-    label: truncate(`${before + index + 1}. ${describeJob(job)}`, 100),
+    label: truncate(`${before + index + 1}. ${describeJob(job, t)}`, 100),
     value: job.id,
-    description: truncate([job.kind === 'persona_song' ? TEXTS.withVoice : '', job.createdAt.toISOString().slice(0, 10)].filter(Boolean).join(' · '), 100),
+    description: truncate(
+      [job.kind === 'persona_song' ? t('library.withVoice') : '', job.createdAt.toISOString().slice(0, 10)].filter(Boolean).join(' · '),
+      100,
+    ),
   }));
 }
 
-/** The page a filter and cursor name, as a message; a cursor past the end falls back to the newest page. */
+/**
+ * The page a filter and cursor name, as a message in the reader's language; a cursor past the
+ * end falls back to the newest page.
+ */
 async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cursor?: LibraryCursor): Promise<Answer> {
+  const { t } = context;
   let page = await libraryPage(context.db, filter, cursor);
   if (page.songs.length === 0 && cursor) page = await libraryPage(context.db, filter);
-  const heading = [filter.userId ? TEXTS.by(filter.userId) : '', filter.query ? TEXTS.matching(filter.query) : ''].filter(Boolean).join(' ');
-  const embed = new EmbedBuilder().setTitle(TEXTS.title);
+  const query = filter.query === undefined ? undefined : escapeMarkdown(filter.query);
+  const heading = [filter.userId ? t('library.by', { user: filter.userId }) : '', query ? t('library.matching', { query }) : '']
+    .filter(Boolean)
+    .join(' ');
+  const embed = new EmbedBuilder().setTitle(t('library.title'));
   if (page.songs.length === 0) {
-    const empty = filter.query ? TEXTS.noMatch(filter.query) : filter.userId ? TEXTS.emptyFor(filter.userId) : TEXTS.empty;
+    const empty = query ? t('library.noMatch', { query }) : filter.userId ? t('library.emptyFor', { user: filter.userId }) : t('library.empty');
     return { embeds: [embed.setDescription(empty)], components: [] };
   }
-  const lines = page.songs.map((job, index) => entry(job, page.before + index + 1));
+  const lines = page.songs.map((job, index) => entry(t, job, page.before + index + 1));
   embed
     .setDescription(truncate([heading, ...lines].filter(Boolean).join('\n'), 4096))
-    .setFooter({ text: TEXTS.range(page.before + 1, page.before + page.songs.length, page.total) });
-  const options = songOptions(page.songs, page.before);
+    .setFooter({ text: t('library.range', { from: page.before + 1, to: page.before + page.songs.length, total: page.total }) });
+  const options = songOptions(t, page.songs, page.before);
   const first = page.songs[0]!;
   const last = page.songs.at(-1)!;
   return {
@@ -144,18 +136,18 @@ async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cur
       new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
         new StringSelectMenuBuilder()
           .setCustomId(encodeCustomId({ action: 'library-show', subject: 'page' }))
-          .setPlaceholder(TEXTS.showPlaceholder)
+          .setPlaceholder(t('library.showPlaceholder'))
           .addOptions(options),
       ),
       new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
         new StringSelectMenuBuilder()
           .setCustomId(encodeCustomId({ action: 'library-remix', subject: 'page' }))
-          .setPlaceholder(TEXTS.remixPlaceholder)
+          .setPlaceholder(t('library.remixPlaceholder'))
           .addOptions(options),
       ),
       new ActionRowBuilder<ButtonBuilder>().addComponents(
-        pageButton(filter, { direction: 'newer', jobId: first.id }, TEXTS.newer, page.hasNewer),
-        pageButton(filter, { direction: 'older', jobId: last.id }, TEXTS.older, page.hasOlder),
+        pageButton(filter, { direction: 'newer', jobId: first.id }, t('library.newer'), page.hasNewer),
+        pageButton(filter, { direction: 'older', jobId: last.id }, t('library.older'), page.hasOlder),
       ),
     ],
   };
@@ -184,9 +176,9 @@ const showSelects = {
       const jobId = interaction.values[0];
       const caller = await openCaller(interaction, context);
       const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
-      if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', TEXTS.notInLibrary);
+      if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('library.notInLibrary'));
       if (caller.guild.visibility === 'private') {
-        const { content, embeds, components } = renderResult(job);
+        const { content, embeds, components } = renderResult(job, context.t);
         await answerPrivately(interaction, { content, embeds, components });
         return;
       }

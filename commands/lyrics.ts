@@ -8,10 +8,10 @@ import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discor
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { isModerator } from '../src/guilds/access.js';
 import { findGuild } from '../src/guilds/settings.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
@@ -19,14 +19,14 @@ import { requestSong } from './song.js';
 
 export const definition = {
   name: 'lyrics',
-  description: `Write song lyrics from a prompt (${OPERATION_COSTS.lyrics} credit).`,
+  description: english('command.lyrics.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.String,
       name: 'prompt',
-      description: 'What the lyrics should be about.',
+      description: english('command.lyrics.prompt.description'),
       required: true,
       max_length: LIMITS.promptMax,
     },
@@ -48,17 +48,17 @@ function lyricsOf(job: JobRow): string {
  * requester or a moderator.
  */
 async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: CustomId, context: CommandContext): Promise<JobRow> {
-  if (!isJobId(id.subject)) throw new Refusal('not_found', 'These lyrics are no longer available.');
+  if (!isJobId(id.subject)) throw new Refusal('not_found', localText('lyrics.refusal.gone'));
   const [job, guild] = await Promise.all([
     context.pipeline.findJob(interaction.guildId, id.subject),
     findGuild(context.db, interaction.guildId),
   ]);
   if (!job || job.kind !== 'lyrics' || job.state !== 'succeeded') {
-    throw new Refusal('not_found', 'These lyrics are no longer available.');
+    throw new Refusal('not_found', localText('lyrics.refusal.gone'));
   }
   const member = memberOf(interaction);
   if (job.userId !== member.userId && !(guild && isModerator(guild, member))) {
-    throw new Refusal('not_allowed', 'Only the member who asked for these lyrics, or a moderator, can make a song of them.');
+    throw new Refusal('not_allowed', localText('lyrics.refusal.notYours'));
   }
   return job;
 }
@@ -67,10 +67,7 @@ async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: Cus
 export function withinBudget<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Refusal('not_found', 'The bot is busy right now. Please press the button again.')),
-      MODAL_LOOKUP_BUDGET_MS,
-    );
+    timer = setTimeout(() => reject(new Refusal('not_found', localText('songForm.busy'))), MODAL_LOOKUP_BUDGET_MS);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
@@ -96,21 +93,21 @@ export default defineCommand({
         const lyrics = lyricsOf(job).slice(0, LIMITS.lyricsMax);
         const lyricsInput = new TextInputBuilder()
           .setCustomId(MAKE_SONG_FIELDS.lyrics)
-          .setLabel('Lyrics')
+          .setLabel(context.t('songForm.lyrics'))
           .setStyle(TextInputStyle.Paragraph)
           .setRequired(true)
           .setMaxLength(LIMITS.lyricsMax);
         if (lyrics.trim().length > 0) lyricsInput.setValue(lyrics);
         const modal = new ModalBuilder()
           .setCustomId(encodeCustomId({ action: 'make-song-modal', subject: job.id }))
-          .setTitle('Make a song')
+          .setTitle(context.t('songForm.title'))
           .addComponents(
             new ActionRowBuilder<TextInputBuilder>().addComponents(lyricsInput),
             new ActionRowBuilder<TextInputBuilder>().addComponents(
               new TextInputBuilder()
                 .setCustomId(MAKE_SONG_FIELDS.style)
-                .setLabel('Style')
-                .setPlaceholder('e.g. upbeat synth-pop with female vocals')
+                .setLabel(context.t('songForm.style'))
+                .setPlaceholder(context.t('songForm.stylePlaceholder'))
                 .setStyle(TextInputStyle.Paragraph)
                 .setRequired(false)
                 .setMaxLength(LIMITS.promptMax),
@@ -118,7 +115,7 @@ export default defineCommand({
             new ActionRowBuilder<TextInputBuilder>().addComponents(
               new TextInputBuilder()
                 .setCustomId(MAKE_SONG_FIELDS.title)
-                .setLabel('Title')
+                .setLabel(context.t('songForm.songTitle'))
                 .setStyle(TextInputStyle.Short)
                 .setRequired(false)
                 .setMaxLength(LIMITS.titleMax),

@@ -11,26 +11,15 @@ import type { ButtonHandler, GuildButton, GuildModalSubmit, GuildStringSelect, M
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId } from '../src/delivery/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
+import { localText, type Translator } from '../src/i18n/index.js';
 import { describeJob, isJobId } from '../src/discord/job-lookup.js';
 import { findVoice } from '../src/guilds/voices.js';
 import { getJob, type JobRow } from '../src/pipeline/job-rows.js';
 import { LIBRARY_KINDS } from '../src/pipeline/library.js';
-import { REFUSAL_TEXTS } from '../src/pipeline/refusal-texts.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 import { truncate } from '../src/text.js';
 import { MAKE_SONG_FIELDS, withinBudget } from './lyrics.js';
 import { requestSong, type SongFields } from './song.js';
-
-const TEXTS = {
-  gone: REFUSAL_TEXTS.remixSourceGone(),
-  otherGuild: 'That song belongs to another server: it can only be remixed there.',
-  voiceGone: 'The voice this song was sung with has been deleted, so it can’t be remixed. `/song` makes a new one.',
-  modalTitle: (title: string) => truncate(`Remix: ${title}`, 45),
-  lyricsLabel: 'Lyrics',
-  styleLabel: 'Style',
-  stylePlaceholder: 'e.g. upbeat synth-pop with female vocals',
-  titleLabel: 'Title',
-} as const;
 
 /**
  * The song to remix: a finished song of this guild.
@@ -38,10 +27,11 @@ const TEXTS = {
  * @throws Refusal for a song of another guild, or one that no longer exists.
  */
 async function remixSource(context: CommandContext, guildId: string, jobId: string | undefined): Promise<JobRow> {
-  if (jobId === undefined || !isJobId(jobId)) throw new Refusal('not_found', TEXTS.gone);
+  // The same sentence as the pipeline's, when the source disappears after the form was sent.
+  if (jobId === undefined || !isJobId(jobId)) throw new Refusal('not_found', localText('refusal.remixSourceGone'));
   const job = await getJob(context.db, jobId);
-  if (job && job.guildId !== guildId) throw new Refusal('not_allowed', TEXTS.otherGuild);
-  if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', TEXTS.gone);
+  if (job && job.guildId !== guildId) throw new Refusal('not_allowed', localText('remix.refusal.otherGuild'));
+  if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('refusal.remixSourceGone'));
   return job;
 }
 
@@ -68,7 +58,7 @@ async function keptSettings(context: CommandContext, job: JobRow): Promise<Pick<
   if (job.kind === 'persona_song') {
     const voiceId = requestString(job, 'voiceId');
     const voice = voiceId === undefined ? undefined : await findVoice(context.db, job.guildId, voiceId);
-    if (!voice) throw new Refusal('not_found', TEXTS.voiceGone);
+    if (!voice) throw new Refusal('not_found', localText('remix.refusal.voiceGone'));
     return { voice: voice.id };
   }
   const model = requestString(job, 'model');
@@ -84,21 +74,22 @@ function input(id: string, label: string, style: TextInputStyle, max: number, va
   return field;
 }
 
-/** The "Make a song" form (the same fields as from lyrics), filled with the song, editable. */
-function remixModal(job: JobRow): ModalBuilder {
+/** The "Make a song" form (the same fields as from lyrics), filled with the song, editable, in the member's language. */
+function remixModal(t: Translator, job: JobRow): ModalBuilder {
   const values = formValues(job);
-  const style = input(MAKE_SONG_FIELDS.style, TEXTS.styleLabel, TextInputStyle.Paragraph, LIMITS.promptMax, values.prompt);
-  if (values.prompt === undefined) style.setPlaceholder(TEXTS.stylePlaceholder);
+  const style = input(MAKE_SONG_FIELDS.style, t('songForm.style'), TextInputStyle.Paragraph, LIMITS.promptMax, values.prompt);
+  if (values.prompt === undefined) style.setPlaceholder(t('songForm.stylePlaceholder'));
   return new ModalBuilder()
     .setCustomId(encodeCustomId({ action: 'remix-modal', subject: job.id }))
-    .setTitle(TEXTS.modalTitle(describeJob(job)))
+    // Discord allows 45 characters in a modal's title.
+    .setTitle(truncate(t('songForm.remixTitle', { title: describeJob(job, t) }), 45))
     .addComponents(
       new ActionRowBuilder<TextInputBuilder>().addComponents(
-        input(MAKE_SONG_FIELDS.lyrics, TEXTS.lyricsLabel, TextInputStyle.Paragraph, LIMITS.lyricsMax, values.lyrics),
+        input(MAKE_SONG_FIELDS.lyrics, t('songForm.lyrics'), TextInputStyle.Paragraph, LIMITS.lyricsMax, values.lyrics),
       ),
       new ActionRowBuilder<TextInputBuilder>().addComponents(style),
       new ActionRowBuilder<TextInputBuilder>().addComponents(
-        input(MAKE_SONG_FIELDS.title, TEXTS.titleLabel, TextInputStyle.Short, LIMITS.titleMax, values.title),
+        input(MAKE_SONG_FIELDS.title, t('songForm.songTitle'), TextInputStyle.Short, LIMITS.titleMax, values.title),
       ),
     );
 }
@@ -115,7 +106,7 @@ async function openRemix(interaction: GuildButton | GuildStringSelect, context: 
       return source;
     })(),
   );
-  await interaction.showModal(remixModal(job));
+  await interaction.showModal(remixModal(context.t, job));
 }
 
 export const remixButtons = {

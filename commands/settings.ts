@@ -7,55 +7,56 @@ import {
 } from 'discord-api-types/v10';
 import { openCaller, requireModerator } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { changeSettings, MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'settings',
-  description: 'Where and how the bot may be used on this server (moderators).',
+  description: english('command.settings.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   default_member_permissions: String(PermissionFlagsBits.ManageGuild),
   options: [
-    { type: ApplicationCommandOptionType.Subcommand, name: 'show', description: 'The current settings.' },
+    { type: ApplicationCommandOptionType.Subcommand, name: 'show', description: english('command.settings.show.description') },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'channels',
-      description: 'The channels the bot may be used in (all, until one is added).',
+      description: english('command.settings.channels.description'),
       options: [
-        { type: ApplicationCommandOptionType.Channel, name: 'add', description: 'Allow this channel.', channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildVoice, ChannelType.GuildForum] },
-        { type: ApplicationCommandOptionType.Channel, name: 'remove', description: 'Stop allowing this channel.', channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildVoice, ChannelType.GuildForum] },
-        { type: ApplicationCommandOptionType.Boolean, name: 'reset', description: 'Allow every channel again.' },
+        { type: ApplicationCommandOptionType.Channel, name: 'add', description: english('command.settings.channels.add.description'), channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildVoice, ChannelType.GuildForum] },
+        { type: ApplicationCommandOptionType.Channel, name: 'remove', description: english('command.settings.channels.remove.description'), channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildVoice, ChannelType.GuildForum] },
+        { type: ApplicationCommandOptionType.Boolean, name: 'reset', description: english('command.settings.channels.reset.description') },
       ],
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'role',
-      description: 'The role a member needs to use the bot; leave it out to let everyone.',
-      options: [{ type: ApplicationCommandOptionType.Role, name: 'role', description: 'The required role.' }],
+      description: english('command.settings.role.description'),
+      options: [{ type: ApplicationCommandOptionType.Role, name: 'role', description: english('command.settings.role.role.description') }],
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'moderator-role',
-      description: 'A role whose members moderate the bot (besides Manage Server); leave it out to clear.',
-      options: [{ type: ApplicationCommandOptionType.Role, name: 'role', description: 'The moderator role.' }],
+      description: english('command.settings.moderator-role.description'),
+      options: [{ type: ApplicationCommandOptionType.Role, name: 'role', description: english('command.settings.moderator-role.role.description') }],
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'default-model',
-      description: 'The model songs use when none is picked; leave it out for the service’s default.',
-      options: [{ type: ApplicationCommandOptionType.String, name: 'model', description: 'The model.', autocomplete: true }],
+      description: english('command.settings.default-model.description'),
+      options: [{ type: ApplicationCommandOptionType.String, name: 'model', description: english('command.settings.default-model.model.description'), autocomplete: true }],
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'cooldown',
-      description: 'Seconds a member waits between requests (moderators do not); 0 for none.',
+      description: english('command.settings.cooldown.description'),
       options: [
         {
           type: ApplicationCommandOptionType.Integer,
           name: 'seconds',
-          description: 'Seconds between two requests of one member.',
+          description: english('command.settings.cooldown.seconds.description'),
           required: true,
           min_value: 0,
           max_value: MAX_COOLDOWN_SECONDS,
@@ -65,12 +66,12 @@ export const definition = {
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'visibility',
-      description: 'Whether results are posted for the channel to see, or only to the member who asked.',
+      description: english('command.settings.visibility.description'),
       options: [
         {
           type: ApplicationCommandOptionType.String,
           name: 'mode',
-          description: 'public: the channel sees results; private: only the member who asked.',
+          description: english('command.settings.visibility.mode.description'),
           required: true,
           choices: [
             { name: 'public', value: 'public' },
@@ -82,16 +83,16 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-function describeSettings(guild: GuildRow): string {
-  const channels = guild.allowedChannelIds.length === 0 ? 'all' : guild.allowedChannelIds.map((id) => `<#${id}>`).join(', ');
+function describeSettings(guild: GuildRow, t: Translator): string {
+  const channels = guild.allowedChannelIds.length === 0 ? t('settings.allChannels') : guild.allowedChannelIds.map((id) => `<#${id}>`).join(', ');
   return [
-    '**Settings of this server**',
-    `Channels: ${channels}`,
-    `Required role: ${guild.requiredRoleId ? `<@&${guild.requiredRoleId}>` : 'none (everyone)'}`,
-    `Moderator role: ${guild.moderatorRoleId ? `<@&${guild.moderatorRoleId}>` : 'none (Manage Server only)'}`,
-    `Default model: ${guild.defaultModel ?? 'the service’s default'}`,
-    `Cooldown: ${guild.cooldownSeconds > 0 ? `${guild.cooldownSeconds} s` : 'none'}`,
-    `Visibility: ${guild.visibility}`,
+    t('settings.heading'),
+    t('settings.channels', { channels }),
+    guild.requiredRoleId ? t('settings.requiredRole', { role: guild.requiredRoleId }) : t('settings.noRequiredRole'),
+    guild.moderatorRoleId ? t('settings.moderatorRole', { role: guild.moderatorRoleId }) : t('settings.noModeratorRole'),
+    guild.defaultModel ? t('settings.defaultModel', { model: guild.defaultModel }) : t('settings.serviceDefaultModel'),
+    guild.cooldownSeconds > 0 ? t('settings.cooldown', { seconds: guild.cooldownSeconds }) : t('settings.noCooldown'),
+    t('settings.visibility', { visibility: t(`command.settings.visibility.mode.choice.${guild.visibility}`) }),
   ].join('\n');
 }
 
@@ -103,7 +104,7 @@ export default defineCommand({
     // Discord's default permission can be overridden per guild: check again here.
     requireModerator(caller);
     if (args.subcommand === 'show') {
-      await answerInPlace(interaction, { content: describeSettings(caller.guild) });
+      await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t) });
       return;
     }
 
@@ -112,7 +113,7 @@ export default defineCommand({
       case 'channels': {
         const { add, remove, reset } = args.options;
         if (add === undefined && remove === undefined && reset !== true) {
-          await answerInPlace(interaction, { content: describeSettings(caller.guild) });
+          await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t) });
           return;
         }
         change = { setting: 'allowedChannels', add: add?.id, remove: remove?.id, clear: reset === true };
@@ -124,7 +125,7 @@ export default defineCommand({
       case 'moderator-role':
         // A moderator by role must not be able to hand moderation to another role.
         if (!caller.member.canManageGuild) {
-          throw new Refusal('missing_permission', 'Only members with Manage Server can change the moderator role.');
+          throw new Refusal('missing_permission', localText('settings.moderatorRoleRefused'));
         }
         change = { setting: 'moderatorRole', roleId: args.options.role?.id ?? null };
         break;
@@ -144,7 +145,7 @@ export default defineCommand({
       change,
       models: context.config.musicModels,
     });
-    await answerInPlace(interaction, { content: `Saved.\n${describeSettings(updated)}` });
+    await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t)}` });
   },
   async autocomplete(interaction, context) {
     const typed = interaction.options.getFocused().trim().toLowerCase();

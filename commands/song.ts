@@ -5,10 +5,10 @@ import {
 } from 'discord-api-types/v10';
 import type { RepliableInteraction } from 'discord.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { findVoice, listVoices } from '../src/guilds/voices.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
 import {
   LIMITS,
   personaSongRequestSchema,
@@ -19,44 +19,44 @@ import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'song',
-  description: `Make a song from a prompt (${OPERATION_COSTS.song} credits).`,
+  description: english('command.song.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.String,
       name: 'prompt',
-      description: 'What the song is about and how it should sound.',
+      description: english('command.song.prompt.description'),
       required: true,
       max_length: LIMITS.promptMax,
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'lyrics',
-      description: 'Your own lyrics, sung as written.',
+      description: english('command.song.lyrics.description'),
       max_length: LIMITS.lyricsMax,
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'title',
-      description: 'The song’s title.',
+      description: english('command.song.title.description'),
       max_length: LIMITS.titleMax,
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'model',
-      description: 'Which model makes it (the server’s default when left out).',
+      description: english('command.song.model.description'),
       autocomplete: true,
     },
     {
       type: ApplicationCommandOptionType.Boolean,
       name: 'instrumental',
-      description: 'Music only, no vocals.',
+      description: english('command.song.instrumental.description'),
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'voice',
-      description: 'Sung by one of this server’s voice personas.',
+      description: english('command.song.voice.description'),
       autocomplete: true,
     },
   ],
@@ -79,22 +79,22 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   const texts = { prompt: blankToUndefined(fields.prompt), lyrics: blankToUndefined(fields.lyrics), title: blankToUndefined(fields.title) };
   if (fields.voice === undefined) {
     if (fields.model !== undefined && !context.config.musicModels.includes(fields.model)) {
-      throw new Refusal('invalid_input', 'That model is not one this bot offers. Pick one from the list.');
+      throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
     }
     const serverDefault = caller.guild.defaultModel ?? undefined;
     const model = fields.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
     return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf });
   }
   if (fields.instrumental === true) {
-    throw new Refusal('invalid_input', 'A voice persona sings: leave out `instrumental`, or leave out `voice`.');
+    throw new Refusal('invalid_input', localText('song.refusal.voiceInstrumental'));
   }
   if (fields.model !== undefined) {
-    throw new Refusal('invalid_input', 'A song with a voice persona uses the voice’s own model: leave out `model`.');
+    throw new Refusal('invalid_input', localText('song.refusal.voiceModel'));
   }
   // Check the texts before looking the voice up, so bad input is answered the same way.
   const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
   const voice = await findVoice(context.db, caller.guild.id, fields.voice);
-  if (!voice) throw new Refusal('not_found', 'That is not one of this server’s voice personas. Pick one from the list.');
+  if (!voice) throw new Refusal('not_found', localText('voice.refusal.unknown'));
   return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
 }
 

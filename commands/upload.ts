@@ -5,26 +5,26 @@ import {
 } from 'discord-api-types/v10';
 import { checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
+import { english } from '../src/i18n/index.js';
 import { LIMITS, uploadRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'upload',
-  description: `Register your own MP3 or WAV as a clip, to make a video of it (${OPERATION_COSTS.upload} credits).`,
+  description: english('command.upload.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.Attachment,
       name: 'audio',
-      description: 'Your audio, MP3 or WAV.',
+      description: english('command.upload.audio.description'),
       required: true,
     },
     {
       type: ApplicationCommandOptionType.String,
       name: 'title',
-      description: 'Its title.',
+      description: english('command.upload.title.description'),
       max_length: LIMITS.titleMax,
     },
   ],

@@ -7,21 +7,21 @@ import type { RepliableInteraction } from 'discord.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'video',
-  description: `Make a music video for a song of this server (${OPERATION_COSTS.video} credits).`,
+  description: english('command.video.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.String,
       name: 'song',
-      description: 'The song (pick a recent one, or paste its job id).',
+      description: english('command.video.song.description'),
       required: true,
       autocomplete: true,
     },
@@ -41,7 +41,7 @@ async function requestVideo(
   const caller = await openCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS);
   if (options.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
-    throw new Refusal('not_allowed', 'Only the member who made this song, or a moderator, can use its buttons. Try `/video`.');
+    throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/video' }));
   }
   const request = videoRequestSchema.parse({ kind: 'video', clipId, sourceJobId: job.id });
   await admit(context, caller, request.kind);

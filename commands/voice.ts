@@ -7,33 +7,34 @@ import { escapeMarkdown } from 'discord.js';
 import { AUDIO_LIMITS, checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { deleteVoice, findVoice, listVoices } from '../src/guilds/voices.js';
-import { OPERATION_COSTS } from '../src/music-api/index.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
+import { discordTimestamp } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
   name: 'voice',
-  description: 'Voice personas: make one from a recording, list them, delete one.',
+  description: english('command.voice.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   options: [
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'create',
-      description: `Make a voice persona from a clear solo vocal, MP3 or WAV, over 10 s (${OPERATION_COSTS.voice} credits).`,
+      description: english('command.voice.create.description'),
       options: [
         {
           type: ApplicationCommandOptionType.Attachment,
           name: 'audio',
-          description: `A clear solo vocal, MP3 or WAV, longer than ${AUDIO_LIMITS.voiceMinSeconds} seconds.`,
+          description: english('command.voice.create.audio.description'),
           required: true,
         },
         {
           type: ApplicationCommandOptionType.String,
           name: 'name',
-          description: 'What to call the voice.',
+          description: english('command.voice.create.name.description'),
           required: true,
           max_length: LIMITS.voiceNameMax,
         },
@@ -42,17 +43,17 @@ export const definition = {
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'list',
-      description: 'The voice personas of this server.',
+      description: english('command.voice.list.description'),
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
       name: 'delete',
-      description: 'Delete a voice persona (its owner or a moderator).',
+      description: english('command.voice.delete.description'),
       options: [
         {
           type: ApplicationCommandOptionType.String,
           name: 'voice',
-          description: 'The voice to delete.',
+          description: english('command.voice.delete.voice.description'),
           required: true,
           autocomplete: true,
         },
@@ -74,7 +75,7 @@ export default defineCommand({
         const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });
         const caller = await openCaller(interaction, context);
         if (await findVoice(context.db, caller.guild.id, request.name)) {
-          throw new Refusal('invalid_input', `This server already has a voice named “${request.name}”. Pick another name.`);
+          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: request.name }));
         }
         await admit(context, caller, request.kind);
         await submitAndAcknowledge(interaction, context, caller, request);
@@ -82,14 +83,14 @@ export default defineCommand({
       }
       case 'list': {
         const voices = await listVoices(context.db, interaction.guildId, { limit: 50 });
-        const lines = voices.map(
-          (voice) => `• **${escapeMarkdown(voice.name)}**, by <@${voice.ownerId}>, <t:${Math.floor(voice.createdAt.getTime() / 1000)}:d>`,
+        const lines = voices.map((voice) =>
+          context.t('voice.list.line', { name: escapeMarkdown(voice.name), user: voice.ownerId, date: discordTimestamp(voice.createdAt, 'd') }),
         );
         await answerInPlace(interaction, {
           content:
             lines.length === 0
-              ? 'This server has no voice personas yet. Make one with `/voice create`.'
-              : `**Voice personas of this server** (${voices.length})\n${lines.join('\n')}`.slice(0, 2000),
+              ? context.t('voice.list.empty')
+              : [context.t('voice.list.heading', { count: voices.length }), ...lines].join('\n').slice(0, 2000),
         });
         return;
       }
@@ -102,12 +103,12 @@ export default defineCommand({
           isModerator: caller.isModerator,
         });
         if (!outcome.deleted && outcome.reason === 'not_found') {
-          throw new Refusal('not_found', 'That is not one of this server’s voice personas. Pick one from the list.');
+          throw new Refusal('not_found', localText('voice.refusal.unknown'));
         }
         if (!outcome.deleted) {
-          throw new Refusal('not_allowed', 'Only the member who made this voice, or a moderator, can delete it.');
+          throw new Refusal('not_allowed', localText('voice.refusal.notYours'));
         }
-        await answerInPlace(interaction, { content: `Deleted the voice **${escapeMarkdown(outcome.voice.name)}**.` });
+        await answerInPlace(interaction, { content: context.t('voice.deleted', { name: escapeMarkdown(outcome.voice.name) }) });
         return;
       }
     }

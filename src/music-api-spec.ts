@@ -67,3 +67,21 @@ export const API_PATHS = {
   // The path is not in the spec; the notes give it.
   getCredits: '/api/v1/get-credits',
 } as const;
+
+/** The spec's credit table, keyed by operation. */
+export const OPERATION_COSTS = {
+  /** POST /api/v1/producer/create */
+  song: 10,
+  /** POST /api/v1/producer/lyrics-create */
+  lyrics: 1,
+  /** POST /api/v1/producer/video-clip */
+  video: 5,
+  /** POST /api/v1/producer/upload */
+  upload: 2,
+  /** POST /api/v1/producer/download */
+  download: 2,
+  /** POST /api/v1/sonic/create-voice */
+  voice: 4,
+  /** GET /api/v1/producer/task/{id} and /api/v1/sonic/task/{id}: free for every task type. */
+  poll: 0,
+} as const satisfies Record<string, number>;

@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType, ChannelType } from 'discord-api-types/v10';
 import { setLowBalanceAlert } from '../../src/credits/index.js';
+import { english } from '../../src/i18n/index.js';
 import { MAX_AMOUNT } from './options.js';
 import { defineSubcommand } from './subcommand.js';
 
@@ -7,19 +8,19 @@ export const alert = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'alert',
-    description: 'Post one message when the balance falls below a threshold; 0 turns it off.',
+    description: english('command.credits-admin.alert.description'),
     options: [
       {
         type: ApplicationCommandOptionType.Channel,
         name: 'channel',
-        description: 'Where to post the alert.',
+        description: english('command.credits-admin.alert.channel.description'),
         required: true,
         channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
       },
       {
         type: ApplicationCommandOptionType.Integer,
         name: 'below',
-        description: 'Alert when the balance falls below this; 0 turns the alert off.',
+        description: english('command.credits-admin.alert.below.description'),
         required: true,
         min_value: 0,
         max_value: MAX_AMOUNT,
@@ -34,6 +35,6 @@ export const alert = defineSubcommand({
       channelId: below === 0 ? null : channel.id,
       below: below === 0 ? null : below,
     });
-    return reply(below === 0 ? 'The low-balance alert is off.' : `One message will be posted in <#${channel.id}> when the balance falls below ${below} credits.`);
+    return reply(below === 0 ? context.t('creditsAdmin.alertOff') : context.t('creditsAdmin.alertOn', { channel: channel.id, count: below }));
   },
 });

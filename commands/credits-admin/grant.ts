@@ -1,21 +1,22 @@
 /** `/credits-admin grant` and `take`: the bot owners move credits by hand, with a reason. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { grant as grantCredits, take as takeCredits } from '../../src/credits/index.js';
+import { english } from '../../src/i18n/index.js';
 import { amountOption, reasonOption } from './options.js';
 import { defineSubcommand, type SubcommandRun } from './subcommand.js';
 
 async function move(direction: 'grant' | 'take', amount: number, reason: string, { interaction, context, caller, reply }: SubcommandRun): Promise<void> {
   const movement = direction === 'grant' ? grantCredits : takeCredits;
   const outcome = await movement(context.db, { guildId: caller.guild.id, amount, actorId: caller.member.userId, reason, key: interaction.id });
-  return reply(`${direction === 'grant' ? 'Added' : 'Removed'} ${amount} credits. The balance is now ${outcome.balance}.`);
+  return reply(context.t(direction === 'grant' ? 'creditsAdmin.granted' : 'creditsAdmin.taken', { count: amount, balance: outcome.balance }));
 }
 
 export const grant = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'grant',
-    description: 'Add credits to this server (bot owners).',
-    options: [amountOption('Credits to add.', 1), reasonOption],
+    description: english('command.credits-admin.grant.description'),
+    options: [amountOption(english('command.credits-admin.grant.amount.description'), 1), reasonOption(english('command.credits-admin.grant.reason.description'))],
   },
   ownersOnly: true,
   execute: ({ amount, reason }, run) => move('grant', amount, reason, run),
@@ -25,8 +26,8 @@ export const take = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'take',
-    description: 'Remove credits from this server (bot owners).',
-    options: [amountOption('Credits to remove.', 1), reasonOption],
+    description: english('command.credits-admin.take.description'),
+    options: [amountOption(english('command.credits-admin.take.amount.description'), 1), reasonOption(english('command.credits-admin.take.reason.description'))],
   },
   ownersOnly: true,
   execute: ({ amount, reason }, run) => move('take', amount, reason, run),

@@ -6,6 +6,8 @@ import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/delivery/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
+import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
+import type { LedgerKind } from '../../src/db/schema.js';
 import { answerInPlace, type Answer } from '../../src/discord/respond.js';
 import { discordTimestamp } from '../../src/text.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
@@ -23,33 +25,47 @@ function signed(amount: number): string {
   return amount > 0 ? `+${amount}` : String(amount);
 }
 
-function describeEntry(entry: LedgerEntry): string {
-  const who = [entry.userId && `for <@${entry.userId}>`, entry.actorId && `by <@${entry.actorId}>`].filter(Boolean).join(' ');
+const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
+  grant: 'creditsAdmin.ledgerKind.grant',
+  take: 'creditsAdmin.ledgerKind.take',
+  adjust: 'creditsAdmin.ledgerKind.adjust',
+  allowance: 'creditsAdmin.ledgerKind.allowance',
+  reserve: 'creditsAdmin.ledgerKind.reserve',
+  release: 'creditsAdmin.ledgerKind.release',
+  refund: 'creditsAdmin.ledgerKind.refund',
+};
+
+function describeEntry(entry: LedgerEntry, t: Translator): string {
+  const who = [entry.userId && t('creditsAdmin.historyFor', { user: entry.userId }), entry.actorId && t('creditsAdmin.historyBy', { user: entry.actorId })]
+    .filter(Boolean)
+    .join(' ');
   const why = entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
-  const job = entry.jobId ? ` · job \`${entry.jobId.slice(0, 8)}\`` : '';
-  return `\`#${entry.id}\` ${discordTimestamp(entry.createdAt)} **${entry.kind}** ${signed(entry.amount)} → ${entry.balanceAfter}${who ? ` · ${who}` : ''}${job}${why}`;
+  const job = entry.jobId ? ` · ${t('creditsAdmin.historyJob', { job: entry.jobId.slice(0, 8) })}` : '';
+  // Amounts and balances stay ungrouped, as in the CSV export: a ledger is read digit by digit.
+  return `\`#${entry.id}\` ${discordTimestamp(entry.createdAt)} **${t.text({ key: KIND_NAMES[entry.kind] })}** ${signed(entry.amount)} → ${entry.balanceAfter}${who ? ` · ${who}` : ''}${job}${why}`;
 }
 
 async function historyAnswer(context: CommandContext, guildId: string, scope: Scope, beforeId?: number): Promise<Answer> {
   const page = await ledgerHistory(context.db, { guildId, userId: scope === 'all' ? undefined : scope, limit: PAGE_SIZE, beforeId });
-  const heading = scope === 'all' ? '**Credit history**' : `**Credit history of <@${scope}>**`;
-  const body = page.entries.length === 0 ? 'No movements yet.' : page.entries.map(describeEntry).join('\n');
+  const { t } = context;
+  const heading = scope === 'all' ? t('creditsAdmin.historyHeading') : t('creditsAdmin.historyHeadingOf', { user: scope });
+  const body = page.entries.length === 0 ? t('creditsAdmin.historyEmpty') : page.entries.map((entry) => describeEntry(entry, t)).join('\n');
   const buttons = [
     new ButtonBuilder()
       .setCustomId(encodeCustomId({ action: 'history-csv', subject: scope }))
-      .setLabel('Export CSV')
+      .setLabel(t('creditsAdmin.exportButton'))
       .setStyle(ButtonStyle.Secondary),
   ];
   if (page.nextBeforeId !== null) {
     buttons.unshift(
       new ButtonBuilder()
         .setCustomId(encodeCustomId({ action: 'history-page', subject: scope, arg: String(page.nextBeforeId) }))
-        .setLabel('Older')
+        .setLabel(t('creditsAdmin.olderButton'))
         .setStyle(ButtonStyle.Primary),
     );
   }
   return {
-    content: `${heading}${beforeId === undefined ? '' : ' (older)'}\n${body}`.slice(0, 2000),
+    content: `${heading}${beforeId === undefined ? '' : ` ${t('creditsAdmin.historyOlder')}`}\n${body}`.slice(0, 2000),
     components: [new ActionRowBuilder<ButtonBuilder>().addComponents(buttons)],
   };
 }
@@ -66,13 +82,14 @@ async function csvAnswer(context: CommandContext, guildId: string, scope: Scope)
   const file = new AttachmentBuilder(Buffer.from(exportCsv(rows.slice(0, CSV_MAX_ROWS)), 'utf8'), {
     name: `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}.csv`,
   });
-  const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined ? ` (the newest ${CSV_MAX_ROWS})` : '';
-  return { content: `The ledger as CSV: ${Math.min(rows.length, CSV_MAX_ROWS)} rows${cut}.`, files: [file] };
+  const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined;
+  const content = cut ? context.t('creditsAdmin.csvCut', { rows: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
+  return { content, files: [file] };
 }
 
 function scopeOf(id: CustomId): Scope {
   if (id.subject === 'all' || /^\d{17,20}$/.test(id.subject)) return id.subject;
-  throw new Refusal('not_found', 'This button no longer works.');
+  throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
 }
 
 /** The history buttons are moderators' too: Discord's command permissions do not cover them. */
@@ -86,8 +103,8 @@ export const history = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'history',
-    description: 'Every movement of credits, newest first, with a CSV export.',
-    options: [userOption],
+    description: english('command.credits-admin.history.description'),
+    options: [userOption(english('command.credits-admin.history.user.description'))],
   },
   ownersOnly: false,
   async execute(options, { interaction, context, caller }) {
@@ -101,7 +118,7 @@ export const historyButtons = {
     async execute(interaction, id, context) {
       const scope = scopeOf(id);
       const beforeId = Number(id.arg);
-      if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new Refusal('not_found', 'This button no longer works.');
+      if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
       const guildId = await moderatorGuildId(interaction, context);
       await interaction.editReply({ ...(await historyAnswer(context, guildId, scope, beforeId)), allowedMentions: { parse: [] } });
     },

@@ -12,6 +12,7 @@ import {
 import { openCaller, requireModerator, requireOwner } from '../../src/discord/caller.js';
 import { answerInPlace } from '../../src/discord/respond.js';
 import { defineCommand } from '../../src/discord/command.js';
+import { english } from '../../src/i18n/index.js';
 import { account } from './account.js';
 import { alert } from './alert.js';
 import { allowance } from './allowance.js';
@@ -27,7 +28,7 @@ const byName = new Map<string, Subcommand>(subcommands.map((subcommand) => [subc
 
 export const definition = {
   name: 'credits-admin',
-  description: 'Manage this server’s credits (moderators; grant, take and allowance: bot owners).',
+  description: english('command.credits-admin.description'),
   contexts: [InteractionContextType.Guild],
   dm_permission: false,
   default_member_permissions: String(PermissionFlagsBits.ManageGuild),

@@ -1,13 +1,14 @@
-/** Options several `/credits-admin` subcommands share. */
+/** Options several `/credits-admin` subcommands share; each gives its own description (its catalogue key names the subcommand). */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 
 export const MAX_AMOUNT = 1_000_000;
 
-export const userOption = {
-  type: ApplicationCommandOptionType.User,
-  name: 'user',
-  description: 'Only this member.',
-} as const;
+export const userOption = (description: string) =>
+  ({
+    type: ApplicationCommandOptionType.User,
+    name: 'user',
+    description,
+  }) as const;
 
 export const amountOption = (description: string, min: number) =>
   ({
@@ -19,10 +20,11 @@ export const amountOption = (description: string, min: number) =>
     max_value: MAX_AMOUNT,
   }) as const;
 
-export const reasonOption = {
-  type: ApplicationCommandOptionType.String,
-  name: 'reason',
-  description: 'Why: kept in the ledger.',
-  required: true,
-  max_length: 200,
-} as const;
+export const reasonOption = (description: string) =>
+  ({
+    type: ApplicationCommandOptionType.String,
+    name: 'reason',
+    description,
+    required: true,
+    max_length: 200,
+  }) as const;

@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { usage as usageReport, utcMonth, utcMonthStart } from '../../src/credits/index.js';
+import { english } from '../../src/i18n/index.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
 
@@ -7,8 +8,8 @@ export const usage = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'usage',
-    description: 'Credits spent this month, by member.',
-    options: [userOption],
+    description: english('command.credits-admin.usage.description'),
+    options: [userOption(english('command.credits-admin.usage.user.description'))],
   },
   ownersOnly: false,
   async execute(options, { context, caller, reply }) {
@@ -16,10 +17,13 @@ export const usage = defineSubcommand({
     const userId = options.user?.id;
     const report = await usageReport(context.db, { guildId: caller.guild.id, userId, since: utcMonthStart(now) });
     const month = utcMonth(now);
+    const { t } = context;
     if (userId !== undefined) {
-      return reply(`<@${userId}> in ${month}: ${report.spent} credits on ${report.jobs} jobs (${report.charged} charged, ${report.returned} returned).`);
+      return reply(
+        t('creditsAdmin.usageOfMember', { user: userId, month, spent: report.spent, jobs: report.jobs, charged: report.charged, returned: report.returned }),
+      );
     }
-    const lines = report.byMember.slice(0, 20).map((member) => `• <@${member.userId}>: ${member.spent} credits on ${member.jobs} jobs`);
-    return reply([`**Usage in ${month}**: ${report.spent} credits on ${report.jobs} jobs (${report.returned} returned)`, ...lines].join('\n'));
+    const lines = report.byMember.slice(0, 20).map((member) => t('creditsAdmin.usageLine', { user: member.userId, spent: member.spent, jobs: member.jobs }));
+    return reply([t('creditsAdmin.usageHeading', { month, spent: report.spent, jobs: report.jobs, returned: report.returned }), ...lines].join('\n'));
   },
 });

@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { setUserDailyCap } from '../../src/credits/index.js';
+import { english } from '../../src/i18n/index.js';
 import { amountOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
 
@@ -7,10 +8,10 @@ export const userLimit = defineSubcommand({
   definition: {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'user-limit',
-    description: 'Credits one member may spend per day (UTC); 0 removes the limit.',
+    description: english('command.credits-admin.user-limit.description'),
     options: [
-      amountOption('Credits per member per day; 0 removes the limit.', 0),
-      { type: ApplicationCommandOptionType.Role, name: 'role', description: 'Set this role’s own limit instead.' },
+      amountOption(english('command.credits-admin.user-limit.amount.description'), 0),
+      { type: ApplicationCommandOptionType.Role, name: 'role', description: english('command.credits-admin.user-limit.role.description') },
     ],
   },
   ownersOnly: false,
@@ -22,7 +23,8 @@ export const userLimit = defineSubcommand({
       roleId: role?.id,
       key: interaction.id,
     });
-    const who = role ? `Members with <@&${role.id}>` : 'Each member';
-    return reply(amount === 0 ? `${who}: no daily limit any more.` : `${who} may now spend ${amount} credits per day (UTC).`);
+    const { t } = context;
+    if (amount === 0) return reply(role ? t('creditsAdmin.limitRemovedRole', { role: role.id }) : t('creditsAdmin.limitRemoved'));
+    return reply(role ? t('creditsAdmin.limitSetRole', { role: role.id, count: amount }) : t('creditsAdmin.limitSet', { count: amount }));
   },
 });

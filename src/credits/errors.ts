@@ -1,3 +1,5 @@
+import { localText, type LocalText } from '../i18n/index.js';
+
 /** Why a credits operation was refused. Each has a fixed text a Discord user may see. */
 export type CreditsErrorReason =
   | 'unknown_guild'
@@ -6,30 +8,30 @@ export type CreditsErrorReason =
   | 'invalid_argument'
   | 'key_conflict';
 
-const USER_MESSAGES: Record<CreditsErrorReason, string> = {
-  unknown_guild: 'This server has no credit account yet.',
-  insufficient_credits: 'This server does not have enough credits for that.',
-  invalid_amount: 'That amount of credits is not valid.',
-  invalid_argument: 'That request about credits is not valid.',
-  key_conflict: 'That action was already recorded differently. Please run the command again.',
+const USER_TEXTS: Record<CreditsErrorReason, LocalText> = {
+  unknown_guild: localText('credits.error.unknownGuild'),
+  insufficient_credits: localText('credits.error.insufficientCredits'),
+  invalid_amount: localText('credits.error.invalidAmount'),
+  invalid_argument: localText('credits.error.invalidArgument'),
+  key_conflict: localText('credits.error.keyConflict'),
 };
 
 /**
- * A refused credits operation. `message` is for logs; `userMessage` is a fixed text, never
- * built from user input, safe to show in Discord.
+ * A refused credits operation. `message` is for logs; `userText` is a catalogue message, never
+ * built from user input, safe to show in Discord in the reader's language.
  */
 export class CreditsError extends Error {
   override readonly name = 'CreditsError';
-  readonly userMessage: string;
+  readonly userText: LocalText;
 
   constructor(
     readonly reason: CreditsErrorReason,
     message: string,
     readonly details: Readonly<Record<string, string | number | boolean | null>> = {},
-    options: { userMessage?: string; cause?: unknown } = {},
+    options: { userText?: LocalText; cause?: unknown } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.userMessage = options.userMessage ?? USER_MESSAGES[reason];
+    this.userText = options.userText ?? USER_TEXTS[reason];
   }
 }
 

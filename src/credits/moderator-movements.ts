@@ -6,6 +6,7 @@
 import type { Executor } from '../db/client.js';
 import type { LedgerKind } from '../db/schema.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
+import { localText } from '../i18n/index.js';
 import { ledgerKeys } from './keys.js';
 import { currentBalance, moveCredits, type LedgerEntry } from './ledger.js';
 
@@ -66,7 +67,7 @@ async function moveByHand(
   requireText(input.key, 'key');
   if (input.reason != null && input.reason.length > 500) {
     throw new CreditsError('invalid_argument', 'reason must be at most 500 characters', {}, {
-      userMessage: 'The reason is too long (500 characters at most).',
+      userText: localText('credits.error.reasonTooLong', { max: 500 }),
     });
   }
 
@@ -99,7 +100,7 @@ async function moveByHand(
         'insufficient_credits',
         'balance too small for the requested movement',
         { guildId: input.guildId, balance: outcome.balance, requested: -amount },
-        { userMessage: `Cannot take ${-amount} credits: the balance is ${outcome.balance}.` },
+        { userText: localText('credits.error.cannotTake', { amount: -amount, balance: outcome.balance }) },
       );
   }
 }

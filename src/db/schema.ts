@@ -182,6 +182,10 @@ export const jobs = pgTable(
     applicationId: text('application_id'),
     interactionToken: text('interaction_token'),
     interactionAt: timestamp('interaction_at', { withTimezone: true }),
+    /** The member's language (see src/i18n): replies to the interaction. Null (older rows): English. */
+    locale: text('locale'),
+    /** The guild's language: messages posted to the channel. Null (older rows): English. */
+    guildLocale: text('guild_locale'),
     /** Normalised upstream result: clips, lyrics, persona. */
     result: jsonb('result').$type<StoredResult>(),
     /** Sorted error: kind, user-safe message, whether credits came back. */

@@ -4,6 +4,7 @@
  */
 import type { Attachment } from 'discord.js';
 import { probeAudio, type AudioFormat } from '../audio/duration.js';
+import { localText } from '../i18n/index.js';
 import { Refusal } from './errors.js';
 
 export const AUDIO_LIMITS = {
@@ -38,8 +39,9 @@ function declaredFormat(attachment: Pick<Attachment, 'name' | 'contentType'>): A
   return extension === 'mp3' || extension === 'wav' ? extension : undefined;
 }
 
+/** One decimal, as the member reads it ("21.0"); the unit is in the message. */
 function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 /**
@@ -50,23 +52,17 @@ export async function checkAudioAttachment(
   options: { minSeconds?: number; fetch?: typeof globalThis.fetch } = {},
 ): Promise<CheckedAudio> {
   if (!declaredFormat(attachment)) {
-    throw new Refusal('invalid_input', 'Attach an MP3 or WAV file.');
+    throw new Refusal('invalid_input', localText('attachment.notAudio'));
   }
   if (attachment.size > AUDIO_LIMITS.maxBytes) {
-    throw new Refusal(
-      'invalid_input',
-      `That file is ${megabytes(attachment.size)}; the limit is ${megabytes(AUDIO_LIMITS.maxBytes)}.`,
-    );
+    throw new Refusal('invalid_input', localText('attachment.tooLarge', { size: megabytes(attachment.size), limit: megabytes(AUDIO_LIMITS.maxBytes) }));
   }
   const bytes = await download(attachment.url, options.fetch ?? globalThis.fetch);
   const info = await probeAudio(bytes);
-  if (!info) throw new Refusal('invalid_input', 'That file is not a readable MP3 or WAV recording.');
+  if (!info) throw new Refusal('invalid_input', localText('attachment.unreadable'));
   const minSeconds = options.minSeconds ?? 0;
   if (minSeconds > 0 && info.durationSeconds <= minSeconds) {
-    throw new Refusal(
-      'invalid_input',
-      `That recording is ${info.durationSeconds.toFixed(1)} seconds long; a voice needs more than ${minSeconds} seconds of clear solo singing.`,
-    );
+    throw new Refusal('invalid_input', localText('attachment.tooShort', { seconds: info.durationSeconds.toFixed(1), min: minSeconds }));
   }
   return { url: attachment.url, format: info.format, durationSeconds: info.durationSeconds };
 }
@@ -76,17 +72,17 @@ async function download(url: string, fetcher: typeof globalThis.fetch): Promise<
   try {
     response = await fetcher(url, { signal: AbortSignal.timeout(AUDIO_LIMITS.downloadTimeoutMs) });
   } catch {
-    throw new Refusal('invalid_input', 'The bot could not read that attachment. Please upload it again.');
+    throw new Refusal('invalid_input', localText('attachment.downloadFailed'));
   }
   if (!response.ok || !response.body) {
-    throw new Refusal('invalid_input', 'The bot could not read that attachment. Please upload it again.');
+    throw new Refusal('invalid_input', localText('attachment.downloadFailed'));
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of response.body) {
     total += chunk.byteLength;
     if (total > AUDIO_LIMITS.maxBytes) {
-      throw new Refusal('invalid_input', `That file is larger than ${megabytes(AUDIO_LIMITS.maxBytes)}.`);
+      throw new Refusal('invalid_input', localText('attachment.larger', { limit: megabytes(AUDIO_LIMITS.maxBytes) }));
     }
     chunks.push(chunk);
   }

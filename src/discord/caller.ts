@@ -17,13 +17,15 @@ import {
   type RepliableInteraction,
 } from 'discord.js';
 import { checkSpendingLimits } from '../credits/index.js';
-import { JOB_NOUNS, type JobKind } from '../db/schema.js';
+import type { JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
 import { openGuild, type GuildRow } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
 import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
+import { kindKey } from '../pipeline/render.js';
+import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf } from './respond.js';
 
@@ -68,7 +70,7 @@ function placeOf(interaction: RepliableInteraction): Place {
 
 /** Loads (or creates) the guild and describes the caller. The first database call of most handlers. */
 export async function openCaller(interaction: RepliableInteraction, context: CommandContext): Promise<Caller> {
-  if (!interaction.guildId) throw new Refusal('not_in_guild', 'This bot works in servers only: credits belong to a server.');
+  if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const guild = await openGuild(context.db, interaction.guildId, { startingCredits: context.config.startingCredits });
   const member = memberOf(interaction);
   return {
@@ -82,14 +84,11 @@ export async function openCaller(interaction: RepliableInteraction, context: Com
 
 export function requireModerator(caller: Caller, options: { ownersToo?: boolean } = {}): void {
   if (caller.isModerator || (options.ownersToo === true && caller.isOwner)) return;
-  throw new Refusal(
-    'missing_permission',
-    'Only moderators can do that: members with Manage Server or the server’s moderator role.',
-  );
+  throw new Refusal('missing_permission', localText('refusal.moderatorOnly'));
 }
 
 export function requireOwner(caller: Caller): void {
-  if (!caller.isOwner) throw new Refusal('missing_permission', 'Only the bot’s owners can do that.');
+  if (!caller.isOwner) throw new Refusal('missing_permission', localText('refusal.ownerOnly'));
 }
 
 /** The cost of a request kind, from the one cost table. */
@@ -109,15 +108,15 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   const access = checkPlaceAndRole(guild, caller.place, member);
   if (access?.reason === 'channel_not_allowed') {
     const where = access.allowedChannelIds.slice(0, 10).map((id) => `<#${id}>`).join(', ');
-    throw new Refusal('channel_not_allowed', `The bot can’t be used in this channel. Try ${where}.`);
+    throw new Refusal('channel_not_allowed', localText('refusal.channelNotAllowed', { channels: where }));
   }
   if (access?.reason === 'missing_role') {
-    throw new Refusal('missing_role', `You need the <@&${access.roleId}> role to use the bot here.`);
+    throw new Refusal('missing_role', localText('refusal.missingRole', { role: access.roleId }));
   }
   const now = new Date();
   const wait = await cooldownLeft(context.db, guild, member, now);
   if (wait > 0) {
-    throw new Refusal('cooldown', `Please wait ${wait} more second${wait === 1 ? '' : 's'} before your next request.`);
+    throw new Refusal('cooldown', localText('refusal.cooldown', { count: wait }));
   }
 
   const cost = costOf(context, kind);
@@ -141,16 +140,6 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   return cost;
 }
 
-const WITH_ARTICLE: Record<JobKind, string> = {
-  song: 'a song',
-  persona_song: 'a song',
-  lyrics: 'lyrics',
-  voice: 'a voice persona',
-  video: 'a music video',
-  download: 'a download',
-  upload: 'an upload',
-};
-
 /**
  * Hands an admitted request to the pipeline and answers once it is accepted (see respond.ts):
  * the reservation is made before the first answer, so a refusal is only ever private. In a
@@ -172,6 +161,8 @@ export async function submitAndAcknowledge(
         channelId: caller.place.channelId,
         userId: caller.member.userId,
         roleIds: caller.member.roleIds,
+        locale: resolveLocale(interaction.locale),
+        guildLocale: resolveLocale(interaction.guildLocale),
       },
       request,
       reply: replyTargetOf(interaction),
@@ -179,32 +170,30 @@ export async function submitAndAcknowledge(
     {
       async announce(accepted) {
         if (isPrivate) {
-          await answerPrivately(interaction, acceptedAnswer(request, accepted));
+          await answerPrivately(interaction, acceptedAnswer(request, accepted, context.t));
         } else {
-          await answerInPlace(interaction, { content: `Starting ${WITH_ARTICLE[request.kind]} for <@${caller.member.userId}>…` });
+          await answerInPlace(interaction, { content: context.t(`job.starting.${kindKey(request.kind)}`, { user: caller.member.userId }) });
         }
         handOverPublicReply(interaction);
       },
     },
   );
   context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
-  if (!isPrivate) await interaction.followUp({ ...acceptedAnswer(request, result), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  if (!isPrivate) await interaction.followUp({ ...acceptedAnswer(request, result, context.t), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
   return result;
 }
 
 /** What the member alone reads once a request is accepted: its cost, the balance, and a way to cancel. */
-function acceptedAnswer(request: GenerationRequest, result: SubmitResult) {
-  const noun = JOB_NOUNS[request.kind];
-  const position = result.queuePosition > 1 ? ` Position ${result.queuePosition} in the queue.` : '';
+function acceptedAnswer(request: GenerationRequest, result: SubmitResult, t: Translator) {
+  const accepted = t(`job.accepted.${kindKey(request.kind)}`, { cost: result.cost, balance: result.balance });
+  const position = result.queuePosition > 1 ? ` ${t('job.accepted.position', { position: result.queuePosition })}` : '';
   return {
-    content:
-      `Your ${noun} ${request.kind === 'lyrics' ? 'are on their' : 'is on its'} way: it costs **${result.cost}** credits, and this server has **${result.balance}** left.${position}\n` +
-      `Job \`${result.jobId}\``,
+    content: `${accepted}${position}\n${t('job.accepted.id', { id: result.jobId })}`,
     components: [
       new ActionRowBuilder<ButtonBuilder>().addComponents(
         new ButtonBuilder()
           .setCustomId(encodeCustomId({ action: 'cancel', subject: result.jobId }))
-          .setLabel('Cancel (credits back)')
+          .setLabel(t('job.button.cancel'))
           .setStyle(ButtonStyle.Secondary),
       ),
     ],

@@ -11,6 +11,7 @@ import { SettingsError } from '../guilds/settings.js';
 import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError } from '../pipeline/requests.js';
 import { english, type LocalText, type Translator } from '../i18n/index.js';
+import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
 export type RefusalKind =
   | 'not_in_guild'
@@ -44,19 +45,21 @@ export class Refusal extends Error {
 export function userMessageFor(error: unknown, t: Translator = english): string | undefined {
   if (isGoneInteraction(error)) return undefined;
   if (error instanceof Refusal) return typeof error.text === 'string' ? error.text : t.text(error.text);
-  if (error instanceof RequestRefusedError) return error.message;
-  if (error instanceof CreditsError || error instanceof SettingsError) return error.userMessage;
-  if (error instanceof MusicApiError) return error.userMessage;
-  if (error instanceof ZodError) return zodMessage(error);
+  if (error instanceof RequestRefusedError) return t.text(error.text);
+  if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);
+  if (error instanceof ZodError) return zodMessage(error, t);
   return t('error.generic');
 }
 
-/** Our zod schemas word their messages for members; zod's own defaults get a plain prefix. */
-export function zodMessage(error: ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'That request is not valid.';
-  const field = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  return /^[A-Z]/.test(issue.message) && issue.message.endsWith('.') ? issue.message : `That request is not valid (${field}${issue.message}).`;
+/**
+ * Our zod schemas carry catalogue keys as their messages (see src/i18n/zod-text.ts), written
+ * here in the member's language; zod's own defaults get a plain prefix. A message already
+ * written as an English sentence is shown as it is, while schemas move to keys.
+ */
+export function zodMessage(error: ZodError, t: Translator = english): string {
+  const message = error.issues[0]?.message;
+  if (message !== undefined && !isMessageKey(message) && /^[A-Z]/.test(message) && message.endsWith('.')) return message;
+  return t.text(zodText(error));
 }
 
 /** Whether the error is expected (a refusal, bad input), not a fault worth an error log. */

@@ -4,7 +4,8 @@
  */
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
-import type { JobKind } from '../db/schema.js';
+import type { JobKind, JobState } from '../db/schema.js';
+import { english, localText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
@@ -19,6 +20,36 @@ const uuid = z.uuid();
 const PREFIX = /^[0-9a-f-]{6,35}$/i;
 /** How far back a typed prefix is looked for. */
 const PREFIX_SEARCH_LIMIT = 200;
+
+const KIND_WORDS = {
+  song: 'jobs.kind.song',
+  persona_song: 'jobs.kind.personaSong',
+  lyrics: 'jobs.kind.lyrics',
+  voice: 'jobs.kind.voice',
+  video: 'jobs.kind.video',
+  download: 'jobs.kind.download',
+  upload: 'jobs.kind.upload',
+} as const satisfies Record<JobKind, MessageKey>;
+
+const STATE_WORDS = {
+  queued: 'jobs.state.queued',
+  submitting: 'jobs.state.submitting',
+  submitted: 'jobs.state.submitted',
+  succeeded: 'jobs.state.succeeded',
+  failed: 'jobs.state.failed',
+  timed_out: 'jobs.state.timedOut',
+  cancelled: 'jobs.state.cancelled',
+} as const satisfies Record<JobState, MessageKey>;
+
+/** What kind of request a job is, in words ("song", "persona song"), in `t`'s language. */
+export function kindWord(t: Translate, kind: JobKind): string {
+  return t(KIND_WORDS[kind]);
+}
+
+/** Where a job stands, in words ("waiting", "done"), in `t`'s language. */
+export function stateWord(t: Translate, state: JobState): string {
+  return t(STATE_WORDS[state]);
+}
 
 export function isJobId(value: string): boolean {
   return uuid.safeParse(value).success;
@@ -62,20 +93,20 @@ export async function resolveSong(
   const job = await findGuildJob(context, guildId, typed);
   const clipId = job && kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
   if (!job || !clipId) {
-    throw new Refusal('not_found', 'That is not a finished song of this server. Pick one from the list.');
+    throw new Refusal('not_found', localText('jobLookup.notASong'));
   }
   return { job, clipId };
 }
 
-/** A short human name: the title, or the prompt, or the kind. */
-export function describeJob(job: JobRow): string {
+/** A short human name: the title, or the prompt, or the kind (in `t`'s language). */
+export function describeJob(job: JobRow, t: Translate = english): string {
   const { result, request } = job;
   const candidates = [result?.clips?.[0]?.title, result?.lyricsTitle, request.title, request.name, request.prompt];
   const text = candidates.find((value): value is string => typeof value === 'string' && value.trim().length > 0);
-  return truncate((text ?? job.kind).replace(/\s+/g, ' ').trim(), 60);
+  return truncate((text ?? kindWord(t, job.kind)).replace(/\s+/g, ' ').trim(), 60);
 }
 
-/** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed. */
+/** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed, described in the member's language. */
 export async function jobChoices(
   context: CommandContext,
   guildId: string,
@@ -90,10 +121,13 @@ export async function jobChoices(
   const needle = typed.trim().toLowerCase();
   return jobs
     .filter((job) => !options.kinds || options.kinds.includes(job.kind))
-    .filter((job) => needle === '' || job.id.startsWith(needle) || describeJob(job).toLowerCase().includes(needle))
+    .filter((job) => needle === '' || job.id.startsWith(needle) || describeJob(job, context.t).toLowerCase().includes(needle))
     .slice(0, 25)
     .map((job) => ({
-      name: truncate(`${describeJob(job)} · ${job.kind.replace('_', ' ')} · ${job.state} · ${job.id.slice(0, 8)}`, 100),
+      name: truncate(
+        [describeJob(job, context.t), kindWord(context.t, job.kind), stateWord(context.t, job.state), job.id.slice(0, 8)].join(' · '),
+        100,
+      ),
       value: job.id,
     }));
 }

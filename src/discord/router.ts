@@ -10,7 +10,7 @@ import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
 import { readArgs } from './options.js';
-import { translator, type Translator } from '../i18n/index.js';
+import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 
 /** Discord shows at most 25 autocomplete choices. */
@@ -57,12 +57,12 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     try {
       if (!interaction.inGuild()) {
         if (interaction.isAutocomplete()) return await interaction.respond([]);
-        throw new Refusal('not_in_guild', 'This bot works in servers only: credits belong to a server.');
+        throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
       }
 
       if (interaction.isChatInputCommand()) {
         const command = byName.get(interaction.commandName);
-        if (!command) throw new Refusal('not_found', 'This command is no longer available.');
+        if (!command) throw new Refusal('not_found', localText('refusal.commandGone'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
         await command.execute(interaction, args, handlerContext);
@@ -73,19 +73,19 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       } else if (interaction.isButton()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && buttons.get(id.action);
-        if (!id || !handler) throw new Refusal('not_found', 'This button no longer works.');
+        if (!id || !handler) throw new Refusal('not_found', localText('refusal.buttonGone'));
         await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isStringSelectMenu()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && selects.get(id.action);
-        if (!id || !handler) throw new Refusal('not_found', 'This menu no longer works.');
+        if (!id || !handler) throw new Refusal('not_found', localText('refusal.menuGone'));
         await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isModalSubmit()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && modals.get(id.action);
-        if (!id || !handler) throw new Refusal('not_found', 'This form no longer works.');
+        if (!id || !handler) throw new Refusal('not_found', localText('refusal.formGone'));
         await open(handler.acknowledge);
         await handler.execute(interaction, id, handlerContext);
       }

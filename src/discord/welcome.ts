@@ -10,23 +10,22 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
 import { loggableError } from './errors.js';
+import { resolveLocale, translator, type Translator } from '../i18n/index.js';
 
 export type WelcomeOutcome = 'posted' | 'already_welcomed' | 'no_system_channel' | 'not_allowed_to_post' | 'failed';
 
 const NEEDED = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
 
-export function welcomeText(options: { botName: string; startingCredits: number }): string {
-  const funds =
-    options.startingCredits > 0
-      ? `This server starts with **${options.startingCredits}** credits.`
-      : 'This server has no credits yet.';
+/** The welcome, in the language `t` writes (the guild's). */
+export function welcomeText(options: { botName: string; startingCredits: number }, t: Translator): string {
+  const funds = options.startingCredits > 0 ? t('welcome.startingCredits', { count: options.startingCredits }) : t('welcome.noCredits');
   return [
-    `**Thanks for adding ${options.botName}!** Members make songs, lyrics, voice personas and music videos with \`/song\`, \`/lyrics\`, \`/voice\` and \`/video\`; every request is paid from this server’s credits. \`/help\` shows what each costs.`,
+    t('welcome.thanks', { botName: options.botName }),
     '',
-    '**Three first steps for moderators** (members with Manage Server):',
-    `1. **Who funds the server.** ${funds} The bot’s owners add credits with \`/credits-admin grant\`, or a monthly allowance with \`/credits-admin allowance\`; moderators decide how they are spent with \`/credits-admin user-limit\`, \`freeze\` and \`alert\`.`,
-    '2. **Which channels.** Every channel may use the bot until you choose: `/settings channels add:#song-requests` (its threads and forum posts count as the channel). `/settings role` limits the bot to one role.',
-    '3. **Who sees the results.** Requests and results show in the channel by default; `/settings visibility mode:private` keeps each one between the member and the bot.',
+    t('welcome.stepsHeading'),
+    t('welcome.funds', { funds }),
+    t('welcome.channels'),
+    t('welcome.visibility'),
   ].join('\n');
 }
 
@@ -54,7 +53,11 @@ export async function welcomeGuild(guild: Guild, context: { db: Database; config
   }
   try {
     await channel.send({
-      content: welcomeText({ botName: guild.client.user.username, startingCredits: context.config.startingCredits }),
+      // Posted to the channel, for everyone: in the guild's language.
+      content: welcomeText(
+        { botName: guild.client.user.username, startingCredits: context.config.startingCredits },
+        translator(resolveLocale(guild.preferredLocale)),
+      ),
       allowedMentions: { parse: [] },
     });
     logger.info({ channelId: channel.id }, 'welcomed the guild');

@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guilds } from '../db/schema.js';
+import { english, localText, type LocalText } from '../i18n/index.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
 export type Visibility = GuildRow['visibility'];
@@ -50,9 +51,9 @@ export type SettingsChange =
 
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
-  /** Written for the moderator who asked. */
-  constructor(readonly userMessage: string) {
-    super(userMessage);
+  /** Written for the moderator who asked, in their language; `message` is the English, for logs. */
+  constructor(readonly userText: LocalText) {
+    super(english.text(userText));
   }
 }
 
@@ -67,7 +68,7 @@ export async function changeSettings(
   const { change } = input;
   return db.transaction(async (tx) => {
     const [guild] = await tx.select().from(guilds).where(eq(guilds.id, input.guildId)).for('update');
-    if (!guild) throw new SettingsError('This server has no settings yet: use any command first.');
+    if (!guild) throw new SettingsError(localText('settings.error.noGuild'));
 
     let values: Partial<GuildRow>;
     let before: unknown;
@@ -78,7 +79,7 @@ export async function changeSettings(
         if (change.add !== undefined && !channels.includes(change.add)) channels.push(change.add);
         if (change.remove !== undefined) channels = channels.filter((id) => id !== change.remove);
         if (channels.length > MAX_ALLOWED_CHANNELS) {
-          throw new SettingsError(`At most ${MAX_ALLOWED_CHANNELS} channels can be allowed.`);
+          throw new SettingsError(localText('settings.error.tooManyChannels', { max: MAX_ALLOWED_CHANNELS }));
         }
         [before, after, values] = [guild.allowedChannelIds, channels, { allowedChannelIds: channels }];
         break;
@@ -91,13 +92,13 @@ export async function changeSettings(
         break;
       case 'defaultModel':
         if (change.model !== null && input.models !== undefined && !input.models.includes(change.model)) {
-          throw new SettingsError('That model is not one this bot offers. Pick one from the list.');
+          throw new SettingsError(localText('settings.error.unknownModel'));
         }
         [before, after, values] = [guild.defaultModel, change.model, { defaultModel: change.model }];
         break;
       case 'cooldown':
         if (!Number.isInteger(change.seconds) || change.seconds < 0 || change.seconds > MAX_COOLDOWN_SECONDS) {
-          throw new SettingsError(`The cooldown is a whole number of seconds from 0 to ${MAX_COOLDOWN_SECONDS}.`);
+          throw new SettingsError(localText('settings.error.cooldownRange', { max: MAX_COOLDOWN_SECONDS }));
         }
         [before, after, values] = [guild.cooldownSeconds, change.seconds, { cooldownSeconds: change.seconds }];
         break;

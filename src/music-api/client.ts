@@ -9,6 +9,7 @@ import { errorCode, kindForHttpError, MusicApiError, redact, type MusicApiErrorK
 import { GUESSED_FIELDS } from './guessed-fields.js';
 import { API_PATHS, SPEC_MODELS, type DownloadFormat } from '../music-api-spec.js';
 import { producerEnvelopeSchema, sonicEnvelopeSchema, toTaskStatus, type TaskStatus } from './task-status.js';
+import { localText, type LocalText } from '../i18n/index.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -175,7 +176,7 @@ export class MusicApiClient {
     const operation = 'createSong';
     const path = API_PATHS.producerCreate;
     if (blank(input.sound) && blank(input.lyrics)) {
-      throw this.#refuse(operation, path, 'sound or lyrics is required', 'Please give a description or lyrics for the song.');
+      throw this.#refuse(operation, path, 'sound or lyrics is required', localText('musicApi.error.promptOrLyrics'));
     }
     this.#checkModel(operation, path, input.model, this.models);
     const fields = GUESSED_FIELDS.producerCreate;
@@ -383,18 +384,18 @@ export class MusicApiClient {
       operation,
       path,
       `model ${JSON.stringify(model)} is not one of: ${allowed.join(', ')}`,
-      `That model is not available. Choose one of: ${allowed.join(', ')}.`,
+      localText('musicApi.error.unknownModel', { models: allowed.join(', ') }),
     );
   }
 
-  #refuse(operation: MusicApiOperation, path: string, detail: string, userMessage?: string): MusicApiError {
+  #refuse(operation: MusicApiOperation, path: string, detail: string, userText?: LocalText): MusicApiError {
     return new MusicApiError({
       kind: 'validation',
       operation,
       method: operation.startsWith('get') ? 'GET' : 'POST',
       path,
       detail: redact(detail, [this.#apiKey]),
-      userMessage,
+      userText,
       secrets: [this.#apiKey],
     });
   }

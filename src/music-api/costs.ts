@@ -1,26 +1,12 @@
 /**
  * Credits each operation costs upstream, charged when the request is submitted and refunded
- * by the service when the task fails upstream. The one place these numbers live: the client,
- * the simulator and the bot's own ledger all read them from here.
+ * by the service when the task fails upstream. The spec's table lives with its other facts in
+ * src/music-api-spec.ts (the message catalogue quotes the prices too); the client, the
+ * simulator and the bot's own ledger all read it through here.
  */
+import { OPERATION_COSTS } from '../music-api-spec.js';
 
-/** The spec's credit table, keyed by operation. */
-export const OPERATION_COSTS = {
-  /** POST /api/v1/producer/create */
-  song: 10,
-  /** POST /api/v1/producer/lyrics-create */
-  lyrics: 1,
-  /** POST /api/v1/producer/video-clip */
-  video: 5,
-  /** POST /api/v1/producer/upload */
-  upload: 2,
-  /** POST /api/v1/producer/download */
-  download: 2,
-  /** POST /api/v1/sonic/create-voice */
-  voice: 4,
-  /** GET /api/v1/producer/task/{id} and /api/v1/sonic/task/{id}: free for every task type. */
-  poll: 0,
-} as const satisfies Record<string, number>;
+export { OPERATION_COSTS };
 
 export type SpecOperation = keyof typeof OPERATION_COSTS;
 

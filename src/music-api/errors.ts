@@ -1,5 +1,6 @@
 /** Every failure of a music API call, sorted into a small set of kinds the pipeline acts on. */
 import { truncate } from '../text.js';
+import { localText, type LocalText } from '../i18n/index.js';
 
 export type MusicApiErrorKind =
   | 'validation'
@@ -39,24 +40,23 @@ const TRANSIENT_KINDS: ReadonlySet<MusicApiErrorKind> = new Set([
   'bad_response',
 ]);
 
-/** Fixed texts a Discord user may see. Never built from upstream text. */
-const USER_MESSAGES: Record<MusicApiErrorKind, string> = {
-  validation: 'The music service refused the request as invalid. Check the prompt and options, then try again.',
-  unauthorized: 'The bot is not authorised with the music service. Please tell an administrator.',
-  insufficient_credits: 'The music service account has run out of credits. Please tell an administrator.',
-  endpoint_retired: 'The music service no longer offers that kind of generation.',
-  not_found: 'The music service does not know that task.',
-  rate_limited: 'The music service is busy with too many requests. Please try again in a moment.',
-  internal: 'The music service had an internal error. Please try again later.',
-  upstream: 'The music generator is unavailable right now. Please try again shortly.',
-  network: 'The bot could not reach the music service. Please try again later.',
-  timeout: 'The music service took too long to answer. Please try again later.',
-  aborted: 'The request to the music service was cancelled.',
-  bad_response: 'The music service sent an answer the bot could not understand.',
+/** Fixed texts a Discord user may see (catalogue messages). Never built from upstream text. */
+export const MUSIC_API_ERROR_TEXTS: Record<MusicApiErrorKind, LocalText> = {
+  validation: localText('musicApi.error.validation'),
+  unauthorized: localText('musicApi.error.unauthorized'),
+  insufficient_credits: localText('musicApi.error.insufficientCredits'),
+  endpoint_retired: localText('musicApi.error.endpointRetired'),
+  not_found: localText('musicApi.error.notFound'),
+  rate_limited: localText('musicApi.error.rateLimited'),
+  internal: localText('musicApi.error.internal'),
+  upstream: localText('musicApi.error.upstream'),
+  network: localText('musicApi.error.network'),
+  timeout: localText('musicApi.error.timeout'),
+  aborted: localText('musicApi.error.aborted'),
+  bad_response: localText('musicApi.error.badResponse'),
 };
 
-const MAYBE_ACCEPTED_MESSAGE =
-  'The music service did not confirm the request. It may still be processed, so the bot will not send it again.';
+const MAYBE_ACCEPTED_TEXT = localText('musicApi.error.maybeAccepted');
 
 /** Upstream error `type` values and the kind each names. */
 const KIND_BY_TYPE: Record<string, MusicApiErrorKind> = {
@@ -84,7 +84,7 @@ export interface MusicApiErrorInit {
   detail?: string | undefined;
   retryAfterMs?: number | undefined;
   /** Replaces the kind's fixed text; only for text written in this codebase, never upstream text. */
-  userMessage?: string | undefined;
+  userText?: LocalText | undefined;
   /** A low-level cause; only its name, code and message are kept, with secrets removed. */
   cause?: unknown;
   /** Strings to blank out of every text the error carries (the API key). */
@@ -92,8 +92,8 @@ export interface MusicApiErrorInit {
 }
 
 /**
- * A failed music API call. `message` and `detail` are for logs; `userMessage` is the only
- * text meant for a Discord user. Never carries the API key, nor the full upstream body.
+ * A failed music API call. `message` and `detail` are for logs; `userText` is the only
+ * text meant for a Discord user (a catalogue message, written in the reader's language). Never carries the API key, nor the full upstream body.
  */
 export class MusicApiError extends Error {
   override readonly name = 'MusicApiError';
@@ -116,7 +116,7 @@ export class MusicApiError extends Error {
   /** Hint from a Retry-After header, when the service sent one. */
   readonly retryAfterMs: number | undefined;
   /** Text safe to show a Discord user. */
-  readonly userMessage: string;
+  readonly userText: LocalText;
   /** A truncated, secret-free excerpt of the upstream answer, for logs only. */
   readonly detail: string | undefined;
 
@@ -139,7 +139,7 @@ export class MusicApiError extends Error {
     this.retryable = TRANSIENT_KINDS.has(init.kind) && !this.maybeAccepted;
     this.retryAfterMs = init.retryAfterMs;
     this.detail = init.detail === undefined ? undefined : truncate(redact(init.detail, secrets), MAX_DETAIL_LENGTH);
-    this.userMessage = init.userMessage ?? (this.maybeAccepted ? MAYBE_ACCEPTED_MESSAGE : USER_MESSAGES[init.kind]);
+    this.userText = init.userText ?? (this.maybeAccepted ? MAYBE_ACCEPTED_TEXT : MUSIC_API_ERROR_TEXTS[init.kind]);
   }
 
   /** What a structured log line should hold. */

@@ -16,6 +16,7 @@ import {
   type OutgoingMessage,
 } from '../delivery/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
+import { translator } from '../i18n/index.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
@@ -33,7 +34,8 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   const now = deps.now();
   const job = await claimDelivery(deps.db, jobId, now);
   if (!job) return 'skipped';
-  const message = renderResult(job);
+  // Two renderings: the member's language for their reply, the guild's for the channel.
+  const message = { reply: renderResult(job, translator(job.locale)), channel: renderResult(job, translator(job.guildLocale)) };
   const started = performance.now();
   const isPrivate = await guildIsPrivate(deps, job.guildId);
 
@@ -68,16 +70,22 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   return 'delivered';
 }
 
+/** A result in the member's language (for their reply) and in the guild's (for the channel). */
+interface Rendered {
+  readonly reply: OutgoingMessage;
+  readonly channel: OutgoingMessage;
+}
+
 async function post(
   deps: PipelineDeps,
   job: JobRow,
-  message: OutgoingMessage,
+  message: Rendered,
   now: Date,
   files?: readonly OutgoingFile[],
 ): Promise<{ messageId: string; channel: boolean }> {
   if (interactionTokenUsable(job, now)) {
     try {
-      const edited = await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message, files);
+      const edited = await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message.reply, files);
       return { messageId: edited.id, channel: false };
     } catch (err) {
       if (!isGoneInteraction(err)) throw err;
@@ -86,7 +94,7 @@ async function post(
   }
   const sent = await deps.discord.postChannelMessage(
     job.channelId,
-    { ...asChannelMessage(job, message), nonce: nonceFor(job.id), enforce_nonce: true },
+    { ...asChannelMessage(job, message.channel), nonce: nonceFor(job.id), enforce_nonce: true },
     files,
   );
   return { messageId: sent.id, channel: true };
@@ -105,20 +113,20 @@ async function guildIsPrivate(deps: PipelineDeps, guildId: string): Promise<bool
 async function postPrivately(
   deps: PipelineDeps,
   job: JobRow,
-  message: OutgoingMessage,
+  message: Rendered,
   now: Date,
 ): Promise<{ messageId: string; channel: boolean }> {
   if (interactionTokenUsable(job, now)) {
     try {
-      const sent = await deps.discord.followUp(job.applicationId!, job.interactionToken!, message, { ephemeral: true });
+      const sent = await deps.discord.followUp(job.applicationId!, job.interactionToken!, message.reply, { ephemeral: true });
       return { messageId: sent.id, channel: false };
     } catch (err) {
       if (!isGoneInteraction(err)) throw err;
     }
   }
-  const done = job.state === 'succeeded' ? 'is ready' : 'has finished';
+  const notice = job.state === 'succeeded' ? 'notice.private.ready' : 'notice.private.finished';
   const sent = await deps.discord.postChannelMessage(job.channelId, {
-    content: `<@${job.userId}> your request ${done}. See it with \`/jobs show id:${job.id}\`.`,
+    content: translator(job.guildLocale)(notice, { user: job.userId, id: job.id }),
     allowed_mentions: { parse: [], users: [job.userId] },
     nonce: nonceFor(job.id),
     enforce_nonce: true,
@@ -135,7 +143,7 @@ export function nonceFor(jobId: string): string {
 async function attachAudio(
   deps: PipelineDeps,
   job: JobRow,
-  message: OutgoingMessage,
+  message: Rendered,
   posted: { messageId: string; channel: boolean },
 ): Promise<void> {
   const clip = job.result?.clips?.[0];
@@ -155,9 +163,9 @@ async function attachAudio(
     contentType: response.headers.get('content-type') ?? 'application/octet-stream',
   };
   if (posted.channel) {
-    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message) }, [file]);
+    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message.channel) }, [file]);
   } else if (interactionTokenUsable(job, deps.now())) {
-    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message, [file]);
+    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message.reply, [file]);
   }
 }
 
@@ -193,7 +201,7 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
       const shown = await deps.discord.editProgress(
         job.applicationId!,
         job.interactionToken!,
-        renderProgress({ ...job, state: fresh.state }, { position, expectedAt }),
+        renderProgress({ ...job, state: fresh.state }, { position, expectedAt }, translator(job.locale)),
       );
       return shown ? 'shown' : 'dropped';
     });

@@ -10,8 +10,10 @@ import {
   type APIEmbed,
   type APIEmbedField,
 } from 'discord-api-types/v10';
-import { JOB_NOUNS } from '../db/schema.js';
+import type { JobKind } from '../db/schema.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
+import { english, type MessageKey, type Translator } from '../i18n/index.js';
+import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/errors.js';
 import type { JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../delivery/discord-delivery.js';
 import { discordTimestamp, truncate } from '../text.js';
@@ -27,6 +29,29 @@ export const DISCORD_LIMITS = {
 } as const;
 
 const COLOURS = { working: 0x5865f2, success: 0x57f287, failure: 0xed4245 } as const;
+
+/** The catalogue's name for a kind in its per-kind messages (`progress.title.song`, …): a persona song is a song. */
+type KindKey = 'song' | 'lyrics' | 'voice' | 'video' | 'download' | 'upload';
+export function kindKey(kind: JobKind): KindKey {
+  return kind === 'persona_song' ? 'song' : kind;
+}
+
+/** A finished job's error kind (see transitions.ts and the music API's kinds) and the message it shows. */
+const ERROR_KEYS: Readonly<Record<string, MessageKey>> = {
+  upstream_failed: 'failure.upstreamFailed',
+  unconfirmed_submission: 'failure.unconfirmed',
+  deadline: 'failure.deadline',
+  cancelled: 'failure.cancelledQueued',
+};
+
+function errorText(job: JobRow, t: Translator): string {
+  const error = job.error;
+  if (!error) return t('failure.unknown');
+  const key = ERROR_KEYS[error.kind];
+  if (key) return t.text({ key });
+  if (Object.hasOwn(MUSIC_API_ERROR_TEXTS, error.kind)) return t.text(MUSIC_API_ERROR_TEXTS[error.kind as MusicApiErrorKind]);
+  return error.message || t('failure.unknown');
+}
 
 function requestText(job: JobRow, field: string): string | undefined {
   const value = job.request[field];
@@ -49,23 +74,23 @@ export interface ProgressView {
   readonly expectedAt: Date;
 }
 
-export function renderProgress(job: JobRow, view: ProgressView): OutgoingMessage {
-  const noun = JOB_NOUNS[job.kind];
+/** The progress of a waiting or running job, in the member's language `t`. */
+export function renderProgress(job: JobRow, view: ProgressView, t: Translator = english): OutgoingMessage {
   const where =
     job.state === 'queued'
       ? view.position > 1
-        ? `Waiting in the queue: position ${view.position}.`
-        : 'Next in the queue.'
-      : 'The music service is working on it.';
+        ? t('progress.position', { position: view.position })
+        : t('progress.next')
+      : t('progress.working');
   return {
     content: '',
     embeds: [
       {
-        title: truncate(`Making your ${noun}…`, DISCORD_LIMITS.embedTitle),
-        description: `${where}\nExpected ${discordTimestamp(view.expectedAt, 'R')}.`,
+        title: truncate(t(`progress.title.${kindKey(job.kind)}`), DISCORD_LIMITS.embedTitle),
+        description: `${where}\n${t('progress.expected', { when: discordTimestamp(view.expectedAt, 'R') })}`,
         color: COLOURS.working,
-        fields: [{ name: 'Cost', value: `${job.cost} credits`, inline: true }],
-        footer: { text: `Job ${job.id}` },
+        fields: [{ name: t('result.field.cost'), value: t('result.credits', { count: job.cost }), inline: true }],
+        footer: { text: t('job.footer', { id: job.id }) },
       },
     ],
     components: [],
@@ -108,18 +133,19 @@ function escapeMarkdown(text: string): string {
   return text.replace(/[\\*_`~|>[\]()]/g, (match) => `\\${match}`);
 }
 
-export function renderResult(job: JobRow): OutgoingMessage {
-  if (job.state !== 'succeeded') return renderFailure(job);
+/** A finished job's result (or failure), in the language `t` of whoever reads it. */
+export function renderResult(job: JobRow, t: Translator = english): OutgoingMessage {
+  if (job.state !== 'succeeded') return renderFailure(job, t);
   const result = job.result ?? {};
   const clip = result.clips?.[0];
-  const fields: APIEmbedField[] = [{ name: 'Requested by', value: `<@${job.userId}>`, inline: true }];
+  const fields: APIEmbedField[] = [{ name: t('result.field.requestedBy'), value: `<@${job.userId}>`, inline: true }];
   const model = requestText(job, 'model');
-  if (model) fields.push({ name: 'Model', value: truncate(model, 100), inline: true });
-  fields.push({ name: 'Cost', value: `${job.cost} credits`, inline: true });
+  if (model) fields.push({ name: t('result.field.model'), value: truncate(model, 100), inline: true });
+  fields.push({ name: t('result.field.cost'), value: t('result.credits', { count: job.cost }), inline: true });
   const remixOf = remixSourceOf(job);
-  if (remixOf) fields.push({ name: 'Remix of', value: `${truncate(escapeMarkdown(remixOf.title), 200)} (\`${remixOf.jobId.slice(0, 8)}\`)` });
+  if (remixOf) fields.push({ name: t('result.field.remixOf'), value: `${truncate(escapeMarkdown(remixOf.title), 200)} (\`${remixOf.jobId.slice(0, 8)}\`)` });
 
-  const embed: APIEmbed = { color: COLOURS.success, footer: { text: `Job ${job.id}` }, fields };
+  const embed: APIEmbed = { color: COLOURS.success, footer: { text: t('job.footer', { id: job.id }) }, fields };
   const buttons: APIButtonComponent[] = [];
   let actions: APIButtonComponent[] = [];
 
@@ -128,63 +154,63 @@ export function renderResult(job: JobRow): OutgoingMessage {
     case 'persona_song':
     case 'upload': {
       const clips = (result.clips ?? []).filter((c) => safeUrl(c.audioUrl));
-      embed.title = truncate(clip?.title ?? requestText(job, 'title') ?? (job.kind === 'upload' ? 'Your upload' : 'Your song'), DISCORD_LIMITS.embedTitle);
+      embed.title = truncate(clip?.title ?? requestText(job, 'title') ?? t(job.kind === 'upload' ? 'result.upload.title' : 'result.song.title'), DISCORD_LIMITS.embedTitle);
       const links = clips.flatMap((c, i) => {
         const suffix = clips.length > 1 ? ` ${i + 1}` : '';
         return [
-          safeUrl(c.audioUrl) && `[Audio${suffix}](${safeUrl(c.audioUrl)})`,
-          safeUrl(c.wavUrl) && `[WAV${suffix}](${safeUrl(c.wavUrl)})`,
-          safeUrl(c.videoUrl) && `[Video${suffix}](${safeUrl(c.videoUrl)})`,
+          safeUrl(c.audioUrl) && `[${t('result.link.audio')}${suffix}](${safeUrl(c.audioUrl)})`,
+          safeUrl(c.wavUrl) && `[${t('result.link.wav')}${suffix}](${safeUrl(c.wavUrl)})`,
+          safeUrl(c.videoUrl) && `[${t('result.link.video')}${suffix}](${safeUrl(c.videoUrl)})`,
         ].filter(Boolean);
       });
-      if (links.length > 0) fields.push({ name: 'Links', value: truncate(links.join(' · '), DISCORD_LIMITS.fieldValue) });
+      if (links.length > 0) fields.push({ name: t('result.field.links'), value: truncate(links.join(' · '), DISCORD_LIMITS.fieldValue) });
       const prompt = requestText(job, 'prompt');
       const lyrics = clip?.lyrics ?? requestText(job, 'lyrics');
-      embed.description = [prompt && `*${prompt}*`, lyrics && `**Lyrics**\n${lyrics}`].filter(Boolean).join('\n\n') || undefined;
+      embed.description = [prompt && `*${prompt}*`, lyrics && `**${t('result.lyricsHeading')}**\n${lyrics}`].filter(Boolean).join('\n\n') || undefined;
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };
       const audio = safeUrl(clip?.audioUrl);
-      if (audio) buttons.push(linkButton('Listen', audio));
+      if (audio) buttons.push(linkButton(t('result.button.listen'), audio));
       actions = [
-        button('Make a video', encodeCustomId({ action: 'video', subject: job.id })),
+        button(t('result.button.makeVideo'), encodeCustomId({ action: 'video', subject: job.id })),
         ...(job.kind === 'upload'
           ? []
           : [
-              button('MP3', encodeCustomId({ action: 'download', subject: job.id, arg: 'mp3' })),
-              button('WAV', encodeCustomId({ action: 'download', subject: job.id, arg: 'wav' })),
-              button('Remix', encodeCustomId({ action: 'remix', subject: job.id })),
+              button(t('result.button.mp3'), encodeCustomId({ action: 'download', subject: job.id, arg: 'mp3' })),
+              button(t('result.button.wav'), encodeCustomId({ action: 'download', subject: job.id, arg: 'wav' })),
+              button(t('result.button.remix'), encodeCustomId({ action: 'remix', subject: job.id })),
             ]),
       ];
       break;
     }
     case 'lyrics': {
       const text = result.lyrics ?? clip?.lyrics ?? '';
-      embed.title = truncate(result.lyricsTitle ?? clip?.title ?? 'Your lyrics', DISCORD_LIMITS.embedTitle);
-      embed.description = text || 'The service returned no text.';
-      actions = [button('Make a song', encodeCustomId({ action: 'make-song', subject: job.id }))];
+      embed.title = truncate(result.lyricsTitle ?? clip?.title ?? t('result.lyrics.title'), DISCORD_LIMITS.embedTitle);
+      embed.description = text || t('result.lyrics.empty');
+      actions = [button(t('result.button.makeSong'), encodeCustomId({ action: 'make-song', subject: job.id }))];
       break;
     }
     case 'voice': {
-      const name = requestText(job, 'name') ?? result.personaName ?? 'your voice';
-      embed.title = truncate(`Voice persona "${name}" is ready`, DISCORD_LIMITS.embedTitle);
-      embed.description = `Use it with \`/song voice:${name}\`.`;
+      const name = requestText(job, 'name') ?? result.personaName ?? t('result.voice.defaultName');
+      embed.title = truncate(t('result.voice.title', { name }), DISCORD_LIMITS.embedTitle);
+      embed.description = t('result.voice.usage', { name });
       break;
     }
     case 'video': {
       const video = safeUrl(clip?.videoUrl);
-      embed.title = truncate(clip?.title ? `Music video: ${clip.title}` : 'Your music video', DISCORD_LIMITS.embedTitle);
-      embed.description = video ? `[Watch the video](${video})` : 'The service returned no video link.';
+      embed.title = truncate(clip?.title ? t('result.video.titleOf', { title: clip.title }) : t('result.video.title'), DISCORD_LIMITS.embedTitle);
+      embed.description = video ? t('result.video.watch', { url: video }) : t('result.video.noLink');
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };
-      if (video) buttons.push(linkButton('Watch', video));
+      if (video) buttons.push(linkButton(t('result.button.watch'), video));
       break;
     }
     case 'download': {
-      const format = requestText(job, 'format')?.toUpperCase() ?? 'file';
+      const format = requestText(job, 'format')?.toUpperCase() ?? t('result.download.file');
       const url = safeUrl(clip?.downloadUrl ?? (format === 'WAV' ? clip?.wavUrl : clip?.audioUrl));
-      embed.title = truncate(`${format} download ready`, DISCORD_LIMITS.embedTitle);
-      embed.description = url ? `[Download ${format}](${url})` : 'The service returned no download link.';
-      if (url) buttons.push(linkButton(`Download ${format}`, url));
+      embed.title = truncate(t('result.download.title', { format }), DISCORD_LIMITS.embedTitle);
+      embed.description = url ? t('result.download.link', { format, url }) : t('result.download.noLink');
+      if (url) buttons.push(linkButton(t('result.button.download', { format }), url));
       break;
     }
   }
@@ -197,23 +223,23 @@ export function renderResult(job: JobRow): OutgoingMessage {
   };
 }
 
-export function renderFailure(job: JobRow): OutgoingMessage {
+export function renderFailure(job: JobRow, t: Translator = english): OutgoingMessage {
   const returned = job.error?.creditsReturned ?? 0;
   const credits =
     returned > 0
-      ? `${returned} credits were returned to the server.`
+      ? t('failure.creditsReturned', { count: returned })
       : job.state === 'failed' || job.state === 'timed_out'
-        ? 'No credits were returned.'
+        ? t('failure.noCreditsReturned')
         : '';
-  const title = job.state === 'cancelled' ? `Your ${JOB_NOUNS[job.kind]} was cancelled` : `Your ${JOB_NOUNS[job.kind]} could not be made`;
+  const title = t(job.state === 'cancelled' ? `failure.cancelled.${kindKey(job.kind)}` : `failure.failed.${kindKey(job.kind)}`);
   return {
     content: '',
     embeds: [
       {
         title: truncate(title, DISCORD_LIMITS.embedTitle),
-        description: truncate([job.error?.message ?? 'Something went wrong.', credits].filter(Boolean).join('\n'), DISCORD_LIMITS.embedDescription),
+        description: truncate([errorText(job, t), credits].filter(Boolean).join('\n'), DISCORD_LIMITS.embedDescription),
         color: COLOURS.failure,
-        footer: { text: `Job ${job.id}` },
+        footer: { text: t('job.footer', { id: job.id }) },
       },
     ],
     components: [],

@@ -4,6 +4,8 @@
  * sees an interaction).
  */
 import { z } from 'zod';
+import { english, type AppLocale, type LocalText } from '../i18n/index.js';
+import { messageKey } from '../i18n/zod-text.js';
 
 /** Limits of the service where it states them, and ours where it does not (see README). */
 export const LIMITS = {
@@ -14,12 +16,13 @@ export const LIMITS = {
   voiceNameMax: 50,
 } as const;
 
-const text = (label: string, max: number) =>
+/** A member's text; its messages are catalogue keys (`request.<field>.empty`, `.tooLong` with `{max}`). */
+const text = (field: 'prompt' | 'lyrics' | 'title' | 'voiceName', max: number) =>
   z
     .string()
     .trim()
-    .min(1, `The ${label} is empty.`)
-    .max(max, `The ${label} is too long: at most ${max} characters.`);
+    .min(1, messageKey(`request.${field}.empty`))
+    .max(max, messageKey(`request.${field}.tooLong`));
 
 const clipId = z.string().trim().min(1).max(200);
 
@@ -38,7 +41,7 @@ export const songRequestSchema = z.object({
   instrumental: z.boolean().optional(),
   remixOf: remixOf.optional(),
 }).refine((value) => value.prompt !== undefined || value.lyrics !== undefined, {
-  message: 'Give a prompt or lyrics.',
+  message: messageKey('request.promptOrLyrics'),
 });
 
 export const personaSongRequestSchema = z.object({
@@ -60,7 +63,7 @@ export const lyricsRequestSchema = z.object({
 
 export const voiceRequestSchema = z.object({
   kind: z.literal('voice'),
-  name: text('voice name', LIMITS.voiceNameMax),
+  name: text('voiceName', LIMITS.voiceNameMax),
   audioUrl: z.url(),
 });
 
@@ -106,6 +109,10 @@ export interface Requester {
    * transaction as the reservation, so parallel requests cannot slip past it together.
    */
   readonly roleIds?: readonly string[];
+  /** The member's language (see src/i18n): replies to the interaction. Null: English. */
+  readonly locale?: AppLocale | null;
+  /** The guild's language: messages posted to the channel. Null: English. */
+  readonly guildLocale?: AppLocale | null;
 }
 
 export interface ReplyTarget {
@@ -133,14 +140,14 @@ export interface SubmitResult {
 
 export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model' | 'user_cap';
 
-/** The request was not accepted; nothing was reserved. `message` is safe to show. */
+/** The request was not accepted; nothing was reserved. `text` is for the member, `message` (English) for logs. */
 export class RequestRefusedError extends Error {
   constructor(
     readonly reason: RefusalReason,
-    message: string,
+    readonly text: LocalText,
     readonly details: { balance?: number; cost?: number; limit?: number; spent?: number } = {},
   ) {
-    super(message);
+    super(english.text(text));
     this.name = 'RequestRefusedError';
   }
 }

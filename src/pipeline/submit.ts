@@ -11,6 +11,8 @@ import type { PipelineDeps } from './deps.js';
 import { getJob, queuePositionOf } from './job-rows.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
+import { localText, translator, type AppLocale } from '../i18n/index.js';
+import { zodText } from '../i18n/zod-text.js';
 import type { SubmitHooks } from './pipeline.js';
 import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
 
@@ -31,11 +33,11 @@ export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind):
 export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hooks: SubmitHooks = {}): Promise<SubmitResult> {
   const parsed = generationRequestSchema.safeParse(input.request);
   if (!parsed.success) {
-    throw new RequestRefusedError('invalid_request', parsed.error.issues[0]?.message ?? 'That request is not valid.');
+    throw new RequestRefusedError('invalid_request', zodText(parsed.error));
   }
   const request = parsed.data;
   if (request.kind === 'song' && request.model !== undefined && !deps.musicApi.models.includes(request.model)) {
-    throw new RequestRefusedError('unknown_model', `Unknown model "${request.model.slice(0, 40)}". Pick one from the list.`);
+    throw new RequestRefusedError('unknown_model', localText('refusal.unknownModel', { model: request.model.slice(0, 40) }));
   }
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -70,6 +72,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
         applicationId: input.reply?.applicationId ?? null,
         interactionToken: input.reply?.interactionToken ?? null,
         interactionAt: input.reply?.createdAt ?? null,
+        locale: input.requester.locale ?? null,
+        guildLocale: input.requester.guildLocale ?? null,
         createdAt: now,
         updatedAt: now,
       })
@@ -106,7 +110,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     // Postgres has the job; the reconciler enqueues it once Redis is back.
     deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
   }
-  void alertIfLow(deps, guildId);
+  void alertIfLow(deps, guildId, input.requester.guildLocale);
   if (announceFailure) throw announceFailure.error;
   return result;
 }
@@ -120,12 +124,12 @@ async function checkRemixSource(deps: PipelineDeps, guildId: string, sourceJobId
 }
 
 /** One message in the moderators' chosen channel when the balance falls under their threshold. */
-async function alertIfLow(deps: PipelineDeps, guildId: string): Promise<void> {
+async function alertIfLow(deps: PipelineDeps, guildId: string, guildLocale: AppLocale | null | undefined): Promise<void> {
   try {
     const alert = await takeLowBalanceAlert(deps.db, guildId);
     if (!alert) return;
     await deps.discord.postChannelMessage(alert.channelId, {
-      content: `This server's music credits are low: ${alert.balance} left (alert below ${alert.below}). A moderator can top them up.`,
+      content: translator(guildLocale)('alert.lowBalance', { balance: alert.balance, below: alert.below }),
       allowed_mentions: { parse: [] },
     });
   } catch (err) {

@@ -10,6 +10,7 @@ import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } 
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
+import { english } from '../i18n/index.js';
 
 export type { JobError } from '../db/schema.js';
 
@@ -104,7 +105,7 @@ export function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatu
       'failed',
       { kind: 'refund', reason: 'upstream_failed' },
       {
-        error: { kind: 'upstream_failed', message: 'The music service could not make this one.' },
+        error: { kind: 'upstream_failed', message: english('failure.upstreamFailed') },
         result,
         ...(taskId && { upstreamTaskId: taskId }),
       },
@@ -140,9 +141,9 @@ export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean
       error: uncertain
         ? {
             kind: 'unconfirmed_submission',
-            message: 'The music service never confirmed this request, so the bot gave up on it rather than risk paying twice.',
+            message: english('failure.unconfirmed'),
           }
-        : { kind: 'deadline', message: 'The music service did not finish in time.' },
+        : { kind: 'deadline', message: english('failure.deadline') },
     },
   );
 }
@@ -150,7 +151,7 @@ export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean
 /** Cancelled before it was sent: the reservation is released. */
 export function cancelQueuedJob(deps: PipelineDeps, jobId: string) {
   return finish(deps, jobId, ['queued'], 'cancelled', { kind: 'release', reason: 'cancelled' }, {
-    error: { kind: 'cancelled', message: 'Cancelled before it was sent to the music service.' },
+    error: { kind: 'cancelled', message: english('failure.cancelledQueued') },
   });
 }
 

@@ -6,6 +6,7 @@ import { exitWithError } from '../cli-support.js';
 import { loadConfig } from '../config.js';
 import { MusicApiClient } from '../music-api/client.js';
 import { MusicApiError } from '../music-api/errors.js';
+import { english } from '../i18n/index.js';
 
 try {
   const config = loadConfig({ require: ['musicApi'] });
@@ -21,7 +22,7 @@ try {
 } catch (error) {
   if (error instanceof MusicApiError) {
     console.error(error.message);
-    console.error(error.userMessage);
+    console.error(english.text(error.userText));
     if (error.detail !== undefined) console.error(`detail: ${error.detail}`);
     // Not process.exit(): stderr to a pipe is written asynchronously and would be cut off.
     process.exitCode = 1;

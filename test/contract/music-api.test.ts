@@ -9,6 +9,7 @@ import { MusicApiError } from '../../src/music-api/errors.js';
 import { RETIRED_TASK_TYPES, SPEC_MODELS } from '../../src/music-api-spec.js';
 import { RETIRED_FAMILIES } from '../../src/sandbox/music-api-sim/server.js';
 import { closedPort, harnessForTest, waitForState, type Harness } from './helpers.js';
+import { english } from '../../src/i18n/index.js';
 
 /** Reaches paths the client deliberately has no operation for, through its own error mapping. */
 class ProbeClient extends MusicApiClient {
@@ -98,7 +99,7 @@ describe('producer operations', () => {
     const h = await setup({}, { models: ['FUZZ-2.0'] });
     const error = await failure(h.client.createSong({ sound: 'x', model: 'ModelB-2.0' }));
     expect(error).toMatchObject({ kind: 'validation', status: undefined, retryable: false });
-    expect(error.userMessage).toContain('FUZZ-2.0');
+    expect(english.text(error.userText)).toContain('FUZZ-2.0');
     await failure(h.client.createSong({ sound: '   ' }));
     expect(h.sim.requests).toHaveLength(0);
   });
@@ -219,7 +220,7 @@ describe('errors', () => {
     const client = new MusicApiClient({ baseUrl: h.sim.url, apiKey: wrongKey });
     const error = await failure(client.getCredits());
     expect(error).toMatchObject({ kind: 'unauthorized', status: 401, type: 'unauthorized', retryable: false });
-    expect(`${error.message} ${error.detail} ${error.userMessage} ${inspect(error)} ${JSON.stringify(error)}`).not.toContain(wrongKey);
+    expect(`${error.message} ${error.detail} ${english.text(error.userText)} ${inspect(error)} ${JSON.stringify(error)}`).not.toContain(wrongKey);
   });
 
   it('402 insufficient_credits when the balance is short, nothing charged', async () => {
@@ -316,7 +317,7 @@ describe('errors', () => {
     const error = await failure(h.client.createSong({ sound: 'slow [sim:hang]' }));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(error).toMatchObject({ kind: 'timeout', status: undefined, retryable: false, maybeAccepted: true });
-    expect(error.userMessage).toMatch(/may still be processed/);
+    expect(english.text(error.userText)).toMatch(/may still be processed/);
     expect(h.sim.listTasks()).toHaveLength(0);
   });
 
@@ -347,7 +348,7 @@ describe('errors', () => {
     expect(h.logLines.length).toBeGreaterThanOrEqual(4);
     const everything = [
       ...h.logLines,
-      ...errors.flatMap((e) => [e.message, e.detail, e.userMessage, String(e.cause), e.stack, inspect(e, { depth: 5 }), JSON.stringify(e)]),
+      ...errors.flatMap((e) => [e.message, e.detail, english.text(e.userText), String(e.cause), e.stack, inspect(e, { depth: 5 }), JSON.stringify(e)]),
       inspect(h.client, { depth: 5 }),
       JSON.stringify(h.client),
     ].join('\n');

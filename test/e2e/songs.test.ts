@@ -227,7 +227,7 @@ describe('failures', () => {
 describe('bad input', () => {
   const cases: Array<[string, Parameters<E2E['run']>[1], string]> = [
     ['an empty prompt', { name: 'song', options: { prompt: '   ' } }, 'The prompt is empty.'],
-    ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }, 'The prompt is too long: at most 1000 characters.'],
+    ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }, 'The prompt is too long: at most 1,000 characters.'],
     ['a title over the limit', { name: 'song', options: { prompt: 'ok', title: 't'.repeat(81) } }, 'The title is too long: at most 80 characters.'],
     ['a model outside the list', { name: 'song', options: { prompt: 'ok', model: 'ModelB-9000' } }, 'That model is not one this bot offers. Pick one from the list.'],
     ['an unknown voice', { name: 'song', options: { prompt: 'ok', voice: 'nobody' } }, 'That is not one of this server’s voice personas. Pick one from the list.'],

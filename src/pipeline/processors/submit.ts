@@ -5,6 +5,7 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
+import { english } from '../../i18n/index.js';
 import { showProgress } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
@@ -96,7 +97,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
         throw err;
       }
       deps.logger.warn({ jobId, error: err.toJSON() }, 'submission failed permanently; credits released');
-      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: err.userMessage })) {
+      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: english.text(err.userText) })) {
         await deliverNowOrLater(deps, jobId);
       }
     }

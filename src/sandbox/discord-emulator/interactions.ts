@@ -195,7 +195,7 @@ export class InteractionRegistry {
       ...(command?.guild_id ? { guild_id: command.guild_id } : {}),
       options,
     };
-    const handle = this.#create(InteractionType.ApplicationCommandAutocomplete, guild, channel, input.userId, data, {});
+    const handle = this.#create(InteractionType.ApplicationCommandAutocomplete, guild, channel, input.userId, data, { locale: input.locale });
     const response = await handle.waitForResponse(input.timeoutMs);
     const choices = isRecord(response.data) && Array.isArray(response.data.choices) ? response.data.choices : [];
     return choices;
@@ -215,7 +215,7 @@ export class InteractionRegistry {
       channel,
       input.userId,
       { custom_id: input.customId, component_type: ComponentType.Button },
-      { source: stored },
+      { source: stored, locale: input.locale },
     );
   }
 
@@ -232,7 +232,7 @@ export class InteractionRegistry {
       channel,
       input.userId,
       { custom_id: input.customId, component_type: ComponentType.StringSelect, values: input.values },
-      { source: stored },
+      { source: stored, locale: input.locale },
     );
   }
 
@@ -256,7 +256,7 @@ export class InteractionRegistry {
       channel,
       userId,
       { custom_id: customId, components },
-      { source, triggeredBy: trigger },
+      { source, triggeredBy: trigger, locale: input.locale ?? (trigger?.payload as { locale?: string } | undefined)?.locale },
     );
   }
 

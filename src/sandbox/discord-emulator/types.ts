@@ -192,6 +192,8 @@ export interface AutocompleteInput extends InteractionPlace {
   /** The option being typed and what has been typed so far. */
   focused: { name: string; value: string };
   timeoutMs?: number;
+  /** The member's language (Discord's `locale`); `en-US` when left out. */
+  locale?: string;
 }
 
 export type AutocompleteChoice = APIApplicationCommandOptionChoice;
@@ -202,6 +204,8 @@ export interface ClickButtonInput {
   userId: string;
   /** Defaults to the message's guild. */
   guildId?: string;
+  /** The member's language (Discord's `locale`); `en-US` when left out. */
+  locale?: string;
 }
 
 export interface SelectOptionInput {
@@ -209,6 +213,8 @@ export interface SelectOptionInput {
   customId: string;
   userId: string;
   values: string[];
+  /** The member's language (Discord's `locale`); `en-US` when left out. */
+  locale?: string;
 }
 
 export interface SubmitModalInput {
@@ -221,4 +227,6 @@ export interface SubmitModalInput {
   customId?: string;
   /** Text input values by their custom id. */
   fields: Record<string, string>;
+  /** The member's language (Discord's `locale`); that of the interaction that opened the modal, else `en-US`. */
+  locale?: string;
 }

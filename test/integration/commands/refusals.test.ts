@@ -68,8 +68,8 @@ describe('bad input', () => {
   });
 
   it('refuses texts over the service’s limits', async () => {
-    await refused(song({ prompt: 'x'.repeat(1001) }), 'The prompt is too long: at most 1000 characters.');
-    await refused(song({ lyrics: 'la '.repeat(1001) }), 'The lyrics is too long: at most 3000 characters.');
+    await refused(song({ prompt: 'x'.repeat(1001) }), 'The prompt is too long: at most 1,000 characters.');
+    await refused(song({ lyrics: 'la '.repeat(1001) }), 'The lyrics are too long: at most 3,000 characters.');
     await refused(song({ title: 't'.repeat(81) }), 'The title is too long: at most 80 characters.');
     await refused(
       () => h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'p'.repeat(1001) } }),

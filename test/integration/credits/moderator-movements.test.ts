@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adjust, CreditsError, grant, take } from '../../../src/credits/index.js';
 import { createTestDatabase } from '../../support/database.js';
 import { balanceOf, expectConsistent, guildWith, ledgerOf, newGuildId } from './support.js';
+import { english } from '../../../src/i18n/index.js';
 
 const db = await createTestDatabase();
 
@@ -57,8 +58,8 @@ describe('grant, take and adjust', () => {
     expect(refused).toMatchObject({
       reason: 'insufficient_credits',
       details: { balance: 20, requested: 50 },
-      userMessage: 'Cannot take 50 credits: the balance is 20.',
     });
+    expect(english.text((refused as CreditsError).userText)).toBe('Cannot take 50 credits: the balance is 20.');
     await expect(adjust(db.db, { guildId, amount: -21, actorId: 'mod', key: 'i-adj' })).rejects.toMatchObject({
       reason: 'insufficient_credits',
     });

@@ -22,8 +22,10 @@ afterAll(async () => {
   for (const h of harnesses) await h.close();
 });
 
+/** How many times the result was posted: requests Discord took (a 429 posts nothing and is retried). */
 function finalEditCount(h: Harness, jobId: string): number {
   return h.emulator.requests.filter((r) => {
+    if (r.status >= 300) return false;
     const body = JSON.stringify(r.body ?? {});
     return (
       ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&

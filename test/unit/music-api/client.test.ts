@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { MusicApiClient } from '../../../src/music-api/client.js';
 import { MusicApiError } from '../../../src/music-api/errors.js';
+import { english } from '../../../src/i18n/index.js';
 
 const apiKey = 'sk-unit-key-0001';
 
@@ -87,7 +88,7 @@ describe('answers the simulator does not give', () => {
     const { client } = clientAnswering(() => json(403, { error: 'Insufficient credits for this request' }));
     const error = await failure(client.createSong({ sound: 'x' }));
     expect(error).toMatchObject({ kind: 'insufficient_credits', status: 403, type: undefined });
-    expect(error.userMessage).not.toContain('Insufficient credits for this request');
+    expect(english.text(error.userText)).not.toContain('Insufficient credits for this request');
   });
 
   it('a 429 with Retry-After', async () => {

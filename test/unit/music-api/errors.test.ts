@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { creditCost, DEFAULT_PERSONA_SONG_COST, OPERATION_COSTS } from '../../../src/music-api/costs.js';
 import { kindForHttpError, MusicApiError } from '../../../src/music-api/errors.js';
+import { english } from '../../../src/i18n/index.js';
 
 describe('kindForHttpError', () => {
   it.each([
@@ -40,7 +41,7 @@ describe('MusicApiError', () => {
     expect(new MusicApiError({ ...base, kind: 'validation', status: 400 }).retryable).toBe(false);
     const timeout = new MusicApiError({ ...base, kind: 'timeout', maybeAccepted: true });
     expect(timeout).toMatchObject({ retryable: false, maybeAccepted: true });
-    expect(timeout.userMessage).toMatch(/may still be processed/);
+    expect(english.text(timeout.userText)).toMatch(/may still be processed/);
   });
 
   it('keeps the key out of message, detail, cause, JSON and inspection', () => {
@@ -53,7 +54,7 @@ describe('MusicApiError', () => {
       cause: new Error(`connect failed for Bearer ${key}`),
       secrets: [key],
     });
-    const texts = [error.message, error.detail, error.userMessage, String(error.cause), JSON.stringify(error), inspect(error, { depth: 5 }), error.stack];
+    const texts = [error.message, error.detail, english.text(error.userText), String(error.cause), JSON.stringify(error), inspect(error, { depth: 5 }), error.stack];
     for (const text of texts) expect(text ?? '').not.toContain(key);
     expect(error.detail).toContain('[redacted]');
   });
@@ -62,7 +63,7 @@ describe('MusicApiError', () => {
     const body = `{"message":"${'x'.repeat(2000)}"}`;
     const error = new MusicApiError({ ...base, kind: 'internal', status: 500, detail: body });
     expect(error.detail?.length).toBeLessThanOrEqual(301);
-    expect(error.userMessage).not.toContain('xxx');
+    expect(english.text(error.userText)).not.toContain('xxx');
   });
 });
 

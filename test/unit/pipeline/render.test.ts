@@ -19,6 +19,8 @@ function job(overrides: Partial<JobRow> = {}): JobRow {
     applicationId: '100000000000000004',
     interactionToken: 'token-never-shown',
     interactionAt: now,
+    locale: null,
+    guildLocale: null,
     result: {
       clips: [
         {

@@ -17,7 +17,7 @@ const ROLE_LABELS = { member: 'member', moderator: 'moderator', owner: 'bot owne
 /** Name colours, as a server's roles would give them. */
 const ROLE_COLOURS = { owner: '#f0b232', moderator: '#3ba55c' };
 const DEFAULT_TOPIC = 'Playground: everything here runs on this machine, no Discord and no paid key';
-const EXAMPLES = ['/song prompt:"rainy night lofi"', '/lyrics prompt:"the sea at night"', '/help', '/credits', '/jobs list'];
+const EXAMPLES = ['/song prompt:"rainy night lofi"', '/lyrics prompt:"the sea at night"', '/library', '/help', '/credits', '/jobs list'];
 const RELATIVE_REFRESH_MS = 5_000;
 const RECONNECT_MS = 2_000;
 const DISCORD_EPOCH = 1_420_070_400_000n;
