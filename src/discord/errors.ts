@@ -34,17 +34,17 @@ export class Refusal extends Error {
   override readonly name = 'Refusal';
   constructor(
     readonly kind: RefusalKind,
-    /** A catalogue message; a plain string only while handlers move their texts to the catalogue. */
-    readonly text: LocalText | string,
+    /** A catalogue message, written in the member's language when shown. */
+    readonly text: LocalText,
   ) {
-    super(typeof text === 'string' ? text : english.text(text));
+    super(english.text(text));
   }
 }
 
 /** The text a member sees for `error`, in their language, or undefined when nothing can be said to them (the interaction is gone). */
 export function userMessageFor(error: unknown, t: Translator = english): string | undefined {
   if (isGoneInteraction(error)) return undefined;
-  if (error instanceof Refusal) return typeof error.text === 'string' ? error.text : t.text(error.text);
+  if (error instanceof Refusal) return t.text(error.text);
   if (error instanceof RequestRefusedError) return t.text(error.text);
   if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);
   if (error instanceof ZodError) return zodMessage(error, t);

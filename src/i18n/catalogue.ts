@@ -13,7 +13,10 @@ export type MessageKey = keyof typeof en;
 /** Every language's catalogue has every key; translations only relax the literal types. */
 export type Catalogue = { readonly [K in MessageKey]: Message };
 
-type PlaceholdersIn<S> = S extends `${string}{${infer Name}}${infer Rest}` ? Name | PlaceholdersIn<Rest> : never;
+/** `{name}` is a parameter; `{/jobs show}` and `{:song voice}` are command references, written by the translator. */
+type PlaceholdersIn<S> = S extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `/${string}` | `:${string}` ? never : Name) | PlaceholdersIn<Rest>
+  : never;
 type PlaceholdersOfMessage<M> = M extends string ? PlaceholdersIn<M> : M extends Plural ? PlaceholdersIn<M[keyof M] & string> | 'count' : never;
 
 /** The parameters a message takes, from the English text: `{balance}` needs `balance`. */

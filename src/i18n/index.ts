@@ -7,7 +7,7 @@ import { en, type Catalogue, type MessageKey, type ParamsArg } from './catalogue
 import { catalogue as de } from './de/index.js';
 import { catalogue as esES } from './es-ES/index.js';
 import { isAppLocale, resolveLocale, type AppLocale } from './locales.js';
-import { isPlural, type Message } from './messages.js';
+import { isPlural, type Message, type Plural } from './messages.js';
 import { catalogue as ptBR } from './pt-BR/index.js';
 
 export { DISCORD_LOCALES_OF, LOCALES, isAppLocale, resolveLocale, type AppLocale } from './locales.js';
@@ -40,7 +40,7 @@ export function translator(locale: AppLocale | string | null | undefined) {
     const numbers = new Intl.NumberFormat(resolved);
     const plurals = new Intl.PluralRules(resolved);
     const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string =>
-      render(catalogue[key] ?? en[key], params, numbers, plurals);
+      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals);
     translate = Object.assign(<K extends MessageKey>(key: K, ...params: ParamsArg<K>) => write(key, params[0]), {
       locale: resolved,
       text: (text: LocalText) => write(text.key, text.params),
@@ -54,6 +54,47 @@ export type Translator = ReturnType<typeof translator>;
 
 /** English: for logs, for tests, and where no reader is known. */
 export const english = translator('en');
+
+/**
+ * Writes the command references of a message (`{/jobs show id:}`) with the names the reader's
+ * Discord shows: the command, subcommand and option names of their language, and a choice's
+ * name for `option:value` (see README.md).
+ */
+function withCommandNames(message: Message, catalogue: Catalogue): Message {
+  const write = (form: string) =>
+    form.replace(COMMAND_REFERENCE, (_whole, kind: string, reference: string) => {
+      const written = commandReference(reference, catalogue);
+      return kind === '/' ? written : (written.split(' ').at(-1) ?? written);
+    });
+  if (!isPlural(message)) return /\{[/:]/.test(message) ? write(message) : message;
+  return Object.fromEntries(Object.entries(message).map(([category, form]) => [category, write(form as string)])) as unknown as Plural;
+}
+
+/** `{/jobs show}` writes a command as the reader types it; `{:song voice}` writes only the last name (an option's). */
+export const COMMAND_REFERENCE = /\{([/:])([^}]+)\}/g;
+
+function commandReference(reference: string, catalogue: Catalogue): string {
+  const names = catalogue as Readonly<Record<string, Message | undefined>>;
+  const name = (key: string, fallback: string) => {
+    const found = names[key];
+    return typeof found === 'string' ? found : fallback;
+  };
+  const path: string[] = [];
+  const words: string[] = [];
+  for (const token of reference.trim().split(/\s+/)) {
+    const colon = token.indexOf(':');
+    if (colon < 0) {
+      path.push(token);
+      words.push(name(`command.${path.join('.')}.name`, token));
+      continue;
+    }
+    const option = token.slice(0, colon);
+    const value = token.slice(colon + 1);
+    const optionPath = `command.${[...path, option].join('.')}`;
+    words.push(`${name(`${optionPath}.name`, option)}:${value === '' ? '' : name(`${optionPath}.choice.${value}`, value)}`);
+  }
+  return `/${words.join(' ')}`;
+}
 
 function render(
   message: Message,

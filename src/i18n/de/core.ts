@@ -22,7 +22,7 @@ export const core: Translation<typeof english> = {
   'refusal.frozen': 'Die Moderatoren haben das Generieren auf diesem Server pausiert.',
   'refusal.dailyCap': 'Das kostet {cost} Credits, und du kannst heute noch {left} ausgeben (Tageslimit {limit}). Das Limit wird um Mitternacht UTC zurückgesetzt.',
   'refusal.insufficientCredits': 'Dieser Server hat {balance} Credits, und das kostet {cost}. Ein Moderator kann welche aufladen.',
-  'refusal.remixSourceGone': 'Dieser Song ist nicht mehr in der Bibliothek des Servers und kann deshalb nicht geremixt werden. Mit `/song` machst du einen neuen.',
+  'refusal.remixSourceGone': 'Dieser Song ist nicht mehr in der Bibliothek des Servers und kann deshalb nicht geremixt werden. Mit `{/song}` machst du einen neuen.',
   'refusal.unknownModel': 'Unbekanntes Modell „{model}“. Wähle eins aus der Liste.',
 
   'request.promptOrLyrics': 'Gib eine Beschreibung oder einen Songtext an.',
@@ -79,7 +79,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'Der Dienst hat keinen Text geliefert.',
   'result.voice.defaultName': 'deine Stimme',
   'result.voice.title': 'Die Stimme „{name}“ ist bereit',
-  'result.voice.usage': 'Nutze sie mit `/song voice:{name}`.',
+  'result.voice.usage': 'Nutze sie mit `{/song voice:}{name}`.',
   'result.video.titleOf': 'Musikvideo: {title}',
   'result.video.title': 'Dein Musikvideo',
   'result.video.watch': '[Video ansehen]({url})',
@@ -120,8 +120,8 @@ export const core: Translation<typeof english> = {
   'failure.deadline': 'Der Musikdienst ist nicht rechtzeitig fertig geworden.',
   'failure.cancelledQueued': 'Abgebrochen, bevor es an den Musikdienst ging.',
 
-  'notice.private.ready': '<@{user}> deine Anfrage ist fertig. Sieh sie dir mit `/jobs show id:{id}` an.',
-  'notice.private.finished': '<@{user}> deine Anfrage ist abgeschlossen. Sieh sie dir mit `/jobs show id:{id}` an.',
+  'notice.private.ready': '<@{user}> deine Anfrage ist fertig. Sieh sie dir mit `{/jobs show id:}{id}` an.',
+  'notice.private.finished': '<@{user}> deine Anfrage ist abgeschlossen. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Ein Moderator kann sie aufladen.',
 
   'credits.error.unknownGuild': 'Dieser Server hat noch kein Credit-Konto.',

@@ -3,7 +3,7 @@ import type { moderation as english } from '../en/moderation.js';
 
 export const moderation: Translation<typeof english> = {
   // /credits
-  'command.credits.name': 'credits',
+  'command.credits.name': 'guthaben',
   'command.credits.description': 'Guthaben, Monatsbudget und Verbrauch dieses Servers, und was du heute noch ausgeben kannst.',
   'credits.balance': '**Credits dieses Servers**: {balance}',
   'credits.allowance': 'Monatsbudget: {allowance} (das Guthaben wird zu Beginn jedes Monats darauf aufgefüllt, UTC)',
@@ -17,13 +17,13 @@ export const moderation: Translation<typeof english> = {
   'credits.paused': 'Die Moderatoren haben das Generieren auf diesem Server **pausiert**.',
 
   // /help
-  'command.help.name': 'help',
+  'command.help.name': 'hilfe',
   'command.help.description': 'Was jeder Befehl hier macht und kostet, das Guthaben des Servers und deine eigenen Limits.',
   'help.balance': { one: '**Dieser Server hat {count} Credit.**', other: '**Dieser Server hat {count} Credits.**' },
   'help.paused': 'Das Generieren ist von den Moderatoren **pausiert**.',
   'help.roleOwner': 'Du gehörst zu den Betreibern des Bots.',
   'help.roleOwnerModerator': 'Du gehörst zu den Betreibern des Bots und bist hier Moderator.',
-  'help.roleModerator': 'Du bist hier Moderator: `/settings` und `/credits-admin` gehören dir.',
+  'help.roleModerator': 'Du bist hier Moderator: `{/settings}` und `{/credits-admin}` gehören dir.',
   'help.roleMember': 'Du bist hier Mitglied.',
   'help.limits': 'Du hast {dailyLimit} und {cooldown}.',
   'help.noDailyLimit': 'kein Tageslimit',
@@ -36,14 +36,14 @@ export const moderation: Translation<typeof english> = {
   'help.spendingHeading': '**Befehle, die Credits des Servers kosten**',
   'help.price': { one: '{count} Credit', other: '{count} Credits' },
   'help.personaSong': {
-    one: 'Ein Song mit einer der Stimmen des Servers (`/song {option}:`) kostet {count} Credit.',
-    other: 'Ein Song mit einer der Stimmen des Servers (`/song {option}:`) kostet {count} Credits.',
+    one: 'Ein Song mit einer der Stimmen des Servers (`{/song} {option}:`) kostet {count} Credit.',
+    other: 'Ein Song mit einer der Stimmen des Servers (`{/song} {option}:`) kostet {count} Credits.',
   },
   'help.freeHeading': '**Kostenlos**',
   'help.moderatorsHeading': '**Für Moderatoren**',
 
   // /settings
-  'command.settings.name': 'settings',
+  'command.settings.name': 'einstellungen',
   'command.settings.description': 'Wo und wie der Bot auf diesem Server genutzt werden darf (Moderatoren).',
   'command.settings.show.name': 'anzeigen',
   'command.settings.show.description': 'Die aktuellen Einstellungen.',
@@ -93,7 +93,7 @@ export const moderation: Translation<typeof english> = {
   'settings.moderatorRoleRefused': 'Nur Mitglieder mit „Server verwalten“ können die Moderatorrolle ändern.',
 
   // /credits-admin
-  'command.credits-admin.name': 'credits-admin',
+  'command.credits-admin.name': 'guthaben-admin',
   'command.credits-admin.description': 'Credits des Servers verwalten (Moderatoren; gutschreiben, abziehen, Monatsbudget: Bot-Betreiber).',
   'command.credits-admin.usage.name': 'verbrauch',
   'command.credits-admin.usage.description': 'Diesen Monat ausgegebene Credits, nach Mitglied.',
@@ -197,7 +197,7 @@ export const moderation: Translation<typeof english> = {
 
   // The welcome
   'welcome.thanks':
-    '**Danke, dass du {botName} hinzugefügt hast!** Mitglieder machen mit `/song`, `/lyrics`, `/voice` und `/video` Songs, Songtexte, Stimm-Personas und Musikvideos; jede Anfrage wird aus den Credits dieses Servers bezahlt. `/help` zeigt, was was kostet.',
+    '**Danke, dass du {botName} hinzugefügt hast!** Mitglieder machen mit `{/song}`, `{/lyrics}`, `{/voice}` und `{/video}` Songs, Songtexte, Stimm-Personas und Musikvideos; jede Anfrage wird aus den Credits dieses Servers bezahlt. `{/help}` zeigt, was was kostet.',
   'welcome.stepsHeading': '**Drei erste Schritte für Moderatoren** (Mitglieder mit „Server verwalten“):',
   'welcome.startingCredits': {
     one: 'Dieser Server startet mit **{count}** Credit.',
@@ -205,9 +205,9 @@ export const moderation: Translation<typeof english> = {
   },
   'welcome.noCredits': 'Dieser Server hat noch keine Credits.',
   'welcome.funds':
-    '1. **Wer den Server finanziert.** {funds} Die Betreiber des Bots schreiben Credits mit `/credits-admin gutschreiben` gut oder richten mit `/credits-admin monatsbudget` ein Monatsbudget ein; Moderatoren bestimmen mit `/credits-admin tageslimit`, `einfrieren` und `warnung`, wie sie ausgegeben werden.',
+    '1. **Wer den Server finanziert.** {funds} Die Betreiber des Bots schreiben Credits mit `{/credits-admin grant}` gut oder richten mit `{/credits-admin allowance}` ein Monatsbudget ein; Moderatoren bestimmen mit `{/credits-admin user-limit}`, `{/credits-admin freeze}` und `{/credits-admin alert}`, wie sie ausgegeben werden.',
   'welcome.channels':
-    '2. **Welche Kanäle.** Jeder Kanal darf den Bot nutzen, bis du auswählst: `/settings kanäle hinzufügen:#song-requests` (seine Threads und Forenbeiträge zählen als der Kanal). `/settings rolle` beschränkt den Bot auf eine Rolle.',
+    '2. **Welche Kanäle.** Jeder Kanal darf den Bot nutzen, bis du auswählst: `{/settings channels add:}#song-requests` (seine Threads und Forenbeiträge zählen als der Kanal). `{/settings role}` beschränkt den Bot auf eine Rolle.',
   'welcome.visibility':
-    '3. **Wer die Ergebnisse sieht.** Anfragen und Ergebnisse erscheinen standardmäßig im Kanal; mit `/settings sichtbarkeit modus:privat` bleibt jede zwischen dem Mitglied und dem Bot.',
+    '3. **Wer die Ergebnisse sieht.** Anfragen und Ergebnisse erscheinen standardmäßig im Kanal; mit `{/settings visibility mode:private}` bleibt jede zwischen dem Mitglied und dem Bot.',
 };

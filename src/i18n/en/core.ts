@@ -26,7 +26,7 @@ export const core = {
   'refusal.frozen': 'Generation is paused on this server by its moderators.',
   'refusal.dailyCap': 'That costs {cost} credits, and you can spend {left} more today (daily limit {limit}). The limit resets at midnight UTC.',
   'refusal.insufficientCredits': 'This server has {balance} credits and this costs {cost}. A moderator can add more.',
-  'refusal.remixSourceGone': 'That song is no longer in this server’s library, so it can’t be remixed. `/song` makes a new one.',
+  'refusal.remixSourceGone': 'That song is no longer in this server’s library, so it can’t be remixed. `{/song}` makes a new one.',
   'refusal.unknownModel': 'Unknown model "{model}". Pick one from the list.',
 
   'request.promptOrLyrics': 'Give a prompt or lyrics.',
@@ -83,7 +83,7 @@ export const core = {
   'result.lyrics.empty': 'The service returned no text.',
   'result.voice.defaultName': 'your voice',
   'result.voice.title': 'Voice persona "{name}" is ready',
-  'result.voice.usage': 'Use it with `/song voice:{name}`.',
+  'result.voice.usage': 'Use it with `{/song voice:}{name}`.',
   'result.video.titleOf': 'Music video: {title}',
   'result.video.title': 'Your music video',
   'result.video.watch': '[Watch the video]({url})',
@@ -124,8 +124,8 @@ export const core = {
   'failure.deadline': 'The music service did not finish in time.',
   'failure.cancelledQueued': 'Cancelled before it was sent to the music service.',
 
-  'notice.private.ready': '<@{user}> your request is ready. See it with `/jobs show id:{id}`.',
-  'notice.private.finished': '<@{user}> your request has finished. See it with `/jobs show id:{id}`.',
+  'notice.private.ready': '<@{user}> your request is ready. See it with `{/jobs show id:}{id}`.',
+  'notice.private.finished': '<@{user}> your request has finished. See it with `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'This server’s music credits are low: {balance} left (alert below {below}). A moderator can top them up.',
 
   'credits.error.unknownGuild': 'This server has no credit account yet.',

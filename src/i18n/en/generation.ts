@@ -83,8 +83,8 @@ export const generation = {
 
   // ---- /song ----
   'song.refusal.unknownModel': 'That model is not one this bot offers. Pick one from the list.',
-  'song.refusal.voiceInstrumental': 'A voice persona sings: leave out `instrumental`, or leave out `voice`.',
-  'song.refusal.voiceModel': 'A song with a voice persona uses the voice’s own model: leave out `model`.',
+  'song.refusal.voiceInstrumental': 'A voice persona sings: leave out `{:song instrumental}`, or leave out `{:song voice}`.',
+  'song.refusal.voiceModel': 'A song with a voice persona uses the voice’s own model: leave out `{:song model}`.',
 
   // ---- the "Make a song" form (from lyrics, and Remix) ----
   'songForm.title': 'Make a song',
@@ -103,7 +103,7 @@ export const generation = {
   'voice.refusal.unknown': 'That is not one of this server’s voice personas. Pick one from the list.',
   'voice.refusal.nameTaken': 'This server already has a voice named “{name}”. Pick another name.',
   'voice.refusal.notYours': 'Only the member who made this voice, or a moderator, can delete it.',
-  'voice.list.empty': 'This server has no voice personas yet. Make one with `/voice create`.',
+  'voice.list.empty': 'This server has no voice personas yet. Make one with `{/voice create}`.',
   'voice.list.heading': '**Voice personas of this server** ({count})',
   'voice.list.line': '• **{name}**, by <@{user}>, {date}',
   'voice.deleted': 'Deleted the voice **{name}**.',
@@ -138,7 +138,7 @@ export const generation = {
   'jobs.state.cancelled': 'cancelled',
   'jobs.list.empty': 'You have no requests on this server yet.',
   'jobs.list.heading': '**Your recent requests**',
-  'jobs.refusal.notYours': 'No request of yours on this server has that id. `/jobs list` shows them.',
+  'jobs.refusal.notYours': 'No request of yours on this server has that id. `{/jobs list}` shows them.',
   'jobs.refusal.unknown': 'No request of yours on this server has that id.',
   'jobs.refusal.gone': 'That request no longer exists.',
   'jobs.refusal.cancelNotAllowed': 'Only the member who asked, or a moderator, can cancel this request.',
@@ -161,7 +161,7 @@ export const generation = {
   'library.by': 'Songs by <@{user}>',
   'library.matching': 'matching “{query}”',
   'library.range': 'Songs {from}–{to} of {total}',
-  'library.empty': 'No songs here yet. `/song` makes the first one.',
+  'library.empty': 'No songs here yet. `{/song}` makes the first one.',
   'library.emptyFor': '<@{user}> has no finished songs on this server yet.',
   'library.noMatch': 'No song matches “{query}”. Try fewer words, or other ones.',
   'library.newer': 'Newer',
@@ -170,10 +170,10 @@ export const generation = {
   'library.remixPlaceholder': 'Remix a song…',
   'library.withVoice': 'with a voice',
   'library.queryTooLong': 'That search is too long to page through: at most {max} characters.',
-  'library.stale': 'This page no longer works. Run `/library` again.',
+  'library.stale': 'This page no longer works. Run `{/library}` again.',
   'library.notInLibrary': 'That song is no longer in this server’s library.',
 
   // ---- Remix ----
   'remix.refusal.otherGuild': 'That song belongs to another server: it can only be remixed there.',
-  'remix.refusal.voiceGone': 'The voice this song was sung with has been deleted, so it can’t be remixed. `/song` makes a new one.',
+  'remix.refusal.voiceGone': 'The voice this song was sung with has been deleted, so it can’t be remixed. `{/song}` makes a new one.',
 } as const satisfies Section;

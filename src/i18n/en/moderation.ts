@@ -23,7 +23,7 @@ export const moderation = {
   'help.paused': 'Generation is **paused** by its moderators.',
   'help.roleOwner': 'You are one of the bot’s owners.',
   'help.roleOwnerModerator': 'You are one of the bot’s owners and a moderator here.',
-  'help.roleModerator': 'You are a moderator here: `/settings` and `/credits-admin` are yours.',
+  'help.roleModerator': 'You are a moderator here: `{/settings}` and `{/credits-admin}` are yours.',
   'help.roleMember': 'You are a member here.',
   'help.limits': 'You have {dailyLimit} and {cooldown}.',
   'help.noDailyLimit': 'no daily limit',
@@ -36,8 +36,8 @@ export const moderation = {
   'help.spendingHeading': '**Commands that spend the server’s credits**',
   'help.price': { one: '{count} credit', other: '{count} credits' },
   'help.personaSong': {
-    one: 'A song with one of the server’s voices (`/song {option}:`) costs {count} credit.',
-    other: 'A song with one of the server’s voices (`/song {option}:`) costs {count} credits.',
+    one: 'A song with one of the server’s voices (`{/song} {option}:`) costs {count} credit.',
+    other: 'A song with one of the server’s voices (`{/song} {option}:`) costs {count} credits.',
   },
   'help.freeHeading': '**Free**',
   'help.moderatorsHeading': '**For moderators**',
@@ -197,7 +197,7 @@ export const moderation = {
 
   // The welcome, posted in the guild's language
   'welcome.thanks':
-    '**Thanks for adding {botName}!** Members make songs, lyrics, voice personas and music videos with `/song`, `/lyrics`, `/voice` and `/video`; every request is paid from this server’s credits. `/help` shows what each costs.',
+    '**Thanks for adding {botName}!** Members make songs, lyrics, voice personas and music videos with `{/song}`, `{/lyrics}`, `{/voice}` and `{/video}`; every request is paid from this server’s credits. `{/help}` shows what each costs.',
   'welcome.stepsHeading': '**Three first steps for moderators** (members with Manage Server):',
   'welcome.startingCredits': {
     one: 'This server starts with **{count}** credit.',
@@ -205,9 +205,9 @@ export const moderation = {
   },
   'welcome.noCredits': 'This server has no credits yet.',
   'welcome.funds':
-    '1. **Who funds the server.** {funds} The bot’s owners add credits with `/credits-admin grant`, or a monthly allowance with `/credits-admin allowance`; moderators decide how they are spent with `/credits-admin user-limit`, `freeze` and `alert`.',
+    '1. **Who funds the server.** {funds} The bot’s owners add credits with `{/credits-admin grant}`, or a monthly allowance with `{/credits-admin allowance}`; moderators decide how they are spent with `{/credits-admin user-limit}`, `{/credits-admin freeze}` and `{/credits-admin alert}`.',
   'welcome.channels':
-    '2. **Which channels.** Every channel may use the bot until you choose: `/settings channels add:#song-requests` (its threads and forum posts count as the channel). `/settings role` limits the bot to one role.',
+    '2. **Which channels.** Every channel may use the bot until you choose: `{/settings channels add:}#song-requests` (its threads and forum posts count as the channel). `{/settings role}` limits the bot to one role.',
   'welcome.visibility':
-    '3. **Who sees the results.** Requests and results show in the channel by default; `/settings visibility mode:private` keeps each one between the member and the bot.',
+    '3. **Who sees the results.** Requests and results show in the channel by default; `{/settings visibility mode:private}` keeps each one between the member and the bot.',
 } as const satisfies Section;

@@ -23,7 +23,7 @@ export const core: Translation<typeof english> = {
   'refusal.frozen': 'Los moderadores han pausado la generación en este servidor.',
   'refusal.dailyCap': 'Esto cuesta {cost} créditos y hoy puedes gastar {left} más (límite diario: {limit}). El límite se reinicia a medianoche UTC.',
   'refusal.insufficientCredits': 'Este servidor tiene {balance} créditos y esto cuesta {cost}. Un moderador puede añadir más.',
-  'refusal.remixSourceGone': 'Esa canción ya no está en la biblioteca del servidor, así que no se puede remezclar. Con `/song` puedes crear una nueva.',
+  'refusal.remixSourceGone': 'Esa canción ya no está en la biblioteca del servidor, así que no se puede remezclar. Con `{/song}` puedes crear una nueva.',
   'refusal.unknownModel': 'Modelo desconocido: "{model}". Elige uno de la lista.',
 
   'request.promptOrLyrics': 'Escribe una descripción o una letra.',
@@ -80,7 +80,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'El servicio no devolvió ningún texto.',
   'result.voice.defaultName': 'tu voz',
   'result.voice.title': 'La voz "{name}" está lista',
-  'result.voice.usage': 'Úsala con `/song voice:{name}`.',
+  'result.voice.usage': 'Úsala con `{/song voice:}{name}`.',
   'result.video.titleOf': 'Videoclip: {title}',
   'result.video.title': 'Tu videoclip',
   'result.video.watch': '[Ver el vídeo]({url})',
@@ -122,8 +122,8 @@ export const core: Translation<typeof english> = {
   'failure.deadline': 'El servicio de música no terminó a tiempo.',
   'failure.cancelledQueued': 'Se canceló antes de enviarse al servicio de música.',
 
-  'notice.private.ready': '<@{user}> tu petición está lista. Mírala con `/jobs show id:{id}`.',
-  'notice.private.finished': '<@{user}> tu petición ha terminado. Mírala con `/jobs show id:{id}`.',
+  'notice.private.ready': '<@{user}> tu petición está lista. Mírala con `{/jobs show id:}{id}`.',
+  'notice.private.finished': '<@{user}> tu petición ha terminado. Mírala con `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). Un moderador puede recargarlos.',
 
   'credits.error.unknownGuild': 'Este servidor todavía no tiene cuenta de créditos.',

@@ -3,7 +3,7 @@ import type { moderation as english } from '../en/moderation.js';
 
 export const moderation: Translation<typeof english> = {
   // /credits
-  'command.credits.name': 'credits',
+  'command.credits.name': 'créditos',
   'command.credits.description': 'Los créditos del servidor: saldo, asignación, uso de este mes y lo que aún puedes gastar hoy.',
   'credits.balance': '**Créditos de este servidor**: {balance}',
   'credits.allowance': 'Asignación mensual: {allowance} (el saldo se recarga hasta esa cantidad al inicio de cada mes, UTC)',
@@ -18,13 +18,13 @@ export const moderation: Translation<typeof english> = {
   'credits.paused': 'Los moderadores han **pausado** la generación en este servidor.',
 
   // /help
-  'command.help.name': 'help',
+  'command.help.name': 'ayuda',
   'command.help.description': 'Qué hace y cuánto cuesta aquí cada comando, el saldo del servidor y tus propios límites.',
   'help.balance': { one: '**Este servidor tiene {count} crédito.**', other: '**Este servidor tiene {count} créditos.**', many: '**Este servidor tiene {count} de créditos.**' },
   'help.paused': 'Sus moderadores han **pausado** la generación.',
   'help.roleOwner': 'Eres uno de los propietarios del bot.',
   'help.roleOwnerModerator': 'Eres uno de los propietarios del bot y moderador aquí.',
-  'help.roleModerator': 'Eres moderador aquí: `/settings` y `/credits-admin` son tuyos.',
+  'help.roleModerator': 'Eres moderador aquí: `{/settings}` y `{/credits-admin}` son tuyos.',
   'help.roleMember': 'Eres miembro aquí.',
   'help.limits': 'Tu límite diario: {dailyLimit}. Tu espera entre solicitudes: {cooldown}.',
   'help.noDailyLimit': 'ninguno',
@@ -38,15 +38,15 @@ export const moderation: Translation<typeof english> = {
   'help.spendingHeading': '**Comandos que gastan los créditos del servidor**',
   'help.price': { one: '{count} crédito', other: '{count} créditos', many: '{count} de créditos' },
   'help.personaSong': {
-    one: 'Una canción con una de las voces del servidor (`/song {option}:`) cuesta {count} crédito.',
-    other: 'Una canción con una de las voces del servidor (`/song {option}:`) cuesta {count} créditos.',
-    many: 'Una canción con una de las voces del servidor (`/song {option}:`) cuesta {count} de créditos.',
+    one: 'Una canción con una de las voces del servidor (`{/song} {option}:`) cuesta {count} crédito.',
+    other: 'Una canción con una de las voces del servidor (`{/song} {option}:`) cuesta {count} créditos.',
+    many: 'Una canción con una de las voces del servidor (`{/song} {option}:`) cuesta {count} de créditos.',
   },
   'help.freeHeading': '**Gratis**',
   'help.moderatorsHeading': '**Para moderadores**',
 
   // /settings
-  'command.settings.name': 'settings',
+  'command.settings.name': 'ajustes',
   'command.settings.description': 'Dónde y cómo se puede usar el bot en este servidor (moderadores).',
   'command.settings.show.name': 'ver',
   'command.settings.show.description': 'Los ajustes actuales.',
@@ -96,7 +96,7 @@ export const moderation: Translation<typeof english> = {
   'settings.moderatorRoleRefused': 'Solo los miembros con Gestionar servidor pueden cambiar el rol de moderador.',
 
   // /credits-admin
-  'command.credits-admin.name': 'credits-admin',
+  'command.credits-admin.name': 'créditos-admin',
   'command.credits-admin.description': 'Gestiona los créditos del servidor (moderadores; añadir, quitar y asignación: propietarios).',
   'command.credits-admin.usage.name': 'uso',
   'command.credits-admin.usage.description': 'Créditos gastados este mes, por miembro.',
@@ -206,7 +206,7 @@ export const moderation: Translation<typeof english> = {
 
   // The welcome
   'welcome.thanks':
-    '**¡Gracias por añadir {botName}!** Los miembros crean canciones, letras, voces propias y videoclips con `/song`, `/lyrics`, `/voice` y `/video`; cada solicitud se paga con los créditos de este servidor. `/help` muestra lo que cuesta cada una.',
+    '**¡Gracias por añadir {botName}!** Los miembros crean canciones, letras, voces propias y videoclips con `{/song}`, `{/lyrics}`, `{/voice}` y `{/video}`; cada solicitud se paga con los créditos de este servidor. `{/help}` muestra lo que cuesta cada una.',
   'welcome.stepsHeading': '**Tres primeros pasos para moderadores** (miembros con Gestionar servidor):',
   'welcome.startingCredits': {
     one: 'Este servidor empieza con **{count}** crédito.',
@@ -215,9 +215,9 @@ export const moderation: Translation<typeof english> = {
   },
   'welcome.noCredits': 'Este servidor aún no tiene créditos.',
   'welcome.funds':
-    '1. **Quién financia el servidor.** {funds} Los propietarios del bot añaden créditos con `/credits-admin añadir`, o una asignación mensual con `/credits-admin asignación`; los moderadores deciden cómo se gastan con `/credits-admin límite-diario`, `congelar` y `alerta`.',
+    '1. **Quién financia el servidor.** {funds} Los propietarios del bot añaden créditos con `{/credits-admin grant}`, o una asignación mensual con `{/credits-admin allowance}`; los moderadores deciden cómo se gastan con `{/credits-admin user-limit}`, `{/credits-admin freeze}` y `{/credits-admin alert}`.',
   'welcome.channels':
-    '2. **Qué canales.** Todos los canales pueden usar el bot hasta que elijas: `/settings canales añadir:#song-requests` (sus hilos y publicaciones del foro cuentan como el canal). `/settings rol` limita el bot a un rol.',
+    '2. **Qué canales.** Todos los canales pueden usar el bot hasta que elijas: `{/settings channels add:}#song-requests` (sus hilos y publicaciones del foro cuentan como el canal). `{/settings role}` limita el bot a un rol.',
   'welcome.visibility':
-    '3. **Quién ve los resultados.** Las solicitudes y los resultados se muestran en el canal por defecto; `/settings visibilidad modo:privado` deja cada una entre el miembro y el bot.',
+    '3. **Quién ve los resultados.** Las solicitudes y los resultados se muestran en el canal por defecto; `{/settings visibility mode:private}` deja cada una entre el miembro y el bot.',
 };

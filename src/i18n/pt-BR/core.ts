@@ -23,7 +23,7 @@ export const core: Translation<typeof english> = {
   'refusal.frozen': 'Os moderadores pausaram a geração neste servidor.',
   'refusal.dailyCap': 'Isso custa {cost} créditos, e você ainda pode gastar {left} hoje (limite diário: {limit}). O limite é zerado à meia-noite UTC.',
   'refusal.insufficientCredits': 'Este servidor tem {balance} créditos e isso custa {cost}. Um moderador pode adicionar mais.',
-  'refusal.remixSourceGone': 'Essa música não está mais na biblioteca do servidor, então não dá para fazer um remix. Use `/song` para criar uma nova.',
+  'refusal.remixSourceGone': 'Essa música não está mais na biblioteca do servidor, então não dá para fazer um remix. Use `{/song}` para criar uma nova.',
   'refusal.unknownModel': 'Modelo desconhecido: "{model}". Escolha um da lista.',
 
   'request.promptOrLyrics': 'Escreva uma descrição ou uma letra.',
@@ -80,7 +80,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'O serviço não devolveu nenhum texto.',
   'result.voice.defaultName': 'sua voz',
   'result.voice.title': 'A voz "{name}" está pronta',
-  'result.voice.usage': 'Use com `/song voice:{name}`.',
+  'result.voice.usage': 'Use com `{/song voice:}{name}`.',
   'result.video.titleOf': 'Videoclipe: {title}',
   'result.video.title': 'Seu videoclipe',
   'result.video.watch': '[Assistir ao vídeo]({url})',
@@ -122,8 +122,8 @@ export const core: Translation<typeof english> = {
   'failure.deadline': 'O serviço de música não terminou a tempo.',
   'failure.cancelledQueued': 'Cancelado antes de ser enviado ao serviço de música.',
 
-  'notice.private.ready': '<@{user}> seu pedido está pronto. Veja com `/jobs show id:{id}`.',
-  'notice.private.finished': '<@{user}> seu pedido terminou. Veja com `/jobs show id:{id}`.',
+  'notice.private.ready': '<@{user}> seu pedido está pronto. Veja com `{/jobs show id:}{id}`.',
+  'notice.private.finished': '<@{user}> seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Um moderador pode recarregar.',
 
   'credits.error.unknownGuild': 'Este servidor ainda não tem uma conta de créditos.',

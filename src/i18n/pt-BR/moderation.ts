@@ -3,7 +3,7 @@ import type { moderation as english } from '../en/moderation.js';
 
 export const moderation: Translation<typeof english> = {
   // /credits
-  'command.credits.name': 'credits',
+  'command.credits.name': 'créditos',
   'command.credits.description': 'Os créditos deste servidor: saldo, cota mensal, uso do mês e o que você ainda pode gastar hoje.',
   'credits.balance': '**Créditos deste servidor**: {balance}',
   'credits.allowance': 'Cota mensal: {allowance} (o saldo é completado até ela no início de cada mês, UTC)',
@@ -18,13 +18,13 @@ export const moderation: Translation<typeof english> = {
   'credits.paused': 'A geração está **pausada** neste servidor pelos moderadores.',
 
   // /help
-  'command.help.name': 'help',
+  'command.help.name': 'ajuda',
   'command.help.description': 'O que cada comando faz e custa aqui, o saldo do servidor e seus próprios limites.',
   'help.balance': { one: '**Este servidor tem {count} crédito.**', other: '**Este servidor tem {count} créditos.**', many: '**Este servidor tem {count} de créditos.**' },
   'help.paused': 'A geração está **pausada** pelos moderadores.',
   'help.roleOwner': 'Você é um dos donos do bot.',
   'help.roleOwnerModerator': 'Você é um dos donos do bot e moderador aqui.',
-  'help.roleModerator': 'Você é moderador aqui: `/settings` e `/credits-admin` são seus.',
+  'help.roleModerator': 'Você é moderador aqui: `{/settings}` e `{/credits-admin}` são seus.',
   'help.roleMember': 'Você é membro aqui.',
   'help.limits': 'Seu limite diário: {dailyLimit}. Sua espera entre pedidos: {cooldown}.',
   'help.noDailyLimit': 'nenhum',
@@ -38,15 +38,15 @@ export const moderation: Translation<typeof english> = {
   'help.spendingHeading': '**Comandos que gastam os créditos do servidor**',
   'help.price': { one: '{count} crédito', other: '{count} créditos', many: '{count} de créditos' },
   'help.personaSong': {
-    one: 'Uma música com uma das vozes do servidor (`/song {option}:`) custa {count} crédito.',
-    other: 'Uma música com uma das vozes do servidor (`/song {option}:`) custa {count} créditos.',
-    many: 'Uma música com uma das vozes do servidor (`/song {option}:`) custa {count} de créditos.',
+    one: 'Uma música com uma das vozes do servidor (`{/song} {option}:`) custa {count} crédito.',
+    other: 'Uma música com uma das vozes do servidor (`{/song} {option}:`) custa {count} créditos.',
+    many: 'Uma música com uma das vozes do servidor (`{/song} {option}:`) custa {count} de créditos.',
   },
   'help.freeHeading': '**Grátis**',
   'help.moderatorsHeading': '**Para moderadores**',
 
   // /settings
-  'command.settings.name': 'settings',
+  'command.settings.name': 'configurações',
   'command.settings.description': 'Onde e como o bot pode ser usado neste servidor (moderadores).',
   'command.settings.show.name': 'ver',
   'command.settings.show.description': 'As configurações atuais.',
@@ -96,7 +96,7 @@ export const moderation: Translation<typeof english> = {
   'settings.moderatorRoleRefused': 'Só membros com Gerenciar servidor podem mudar o cargo de moderador.',
 
   // /credits-admin
-  'command.credits-admin.name': 'credits-admin',
+  'command.credits-admin.name': 'créditos-admin',
   'command.credits-admin.description': 'Gerencie os créditos do servidor (moderadores; adicionar, remover e cota: donos do bot).',
   'command.credits-admin.usage.name': 'uso',
   'command.credits-admin.usage.description': 'Créditos gastos neste mês, por membro.',
@@ -206,7 +206,7 @@ export const moderation: Translation<typeof english> = {
 
   // The welcome
   'welcome.thanks':
-    '**Obrigado por adicionar {botName}!** Os membros criam músicas, letras, vozes personalizadas e videoclipes com `/song`, `/lyrics`, `/voice` e `/video`; cada pedido é pago com os créditos deste servidor. `/help` mostra quanto custa cada um.',
+    '**Obrigado por adicionar {botName}!** Os membros criam músicas, letras, vozes personalizadas e videoclipes com `{/song}`, `{/lyrics}`, `{/voice}` e `{/video}`; cada pedido é pago com os créditos deste servidor. `{/help}` mostra quanto custa cada um.',
   'welcome.stepsHeading': '**Três primeiros passos para moderadores** (membros com Gerenciar servidor):',
   'welcome.startingCredits': {
     one: 'Este servidor começa com **{count}** crédito.',
@@ -215,9 +215,9 @@ export const moderation: Translation<typeof english> = {
   },
   'welcome.noCredits': 'Este servidor ainda não tem créditos.',
   'welcome.funds':
-    '1. **Quem financia o servidor.** {funds} Os donos do bot adicionam créditos com `/credits-admin adicionar`, ou uma cota mensal com `/credits-admin cota-mensal`; os moderadores decidem como gastá-los com `/credits-admin limite-diário`, `congelar` e `alerta`.',
+    '1. **Quem financia o servidor.** {funds} Os donos do bot adicionam créditos com `{/credits-admin grant}`, ou uma cota mensal com `{/credits-admin allowance}`; os moderadores decidem como gastá-los com `{/credits-admin user-limit}`, `{/credits-admin freeze}` e `{/credits-admin alert}`.',
   'welcome.channels':
-    '2. **Quais canais.** Todo canal pode usar o bot até você escolher: `/settings canais adicionar:#song-requests` (seus tópicos e posts de fórum contam como o canal). `/settings cargo` limita o bot a um cargo.',
+    '2. **Quais canais.** Todo canal pode usar o bot até você escolher: `{/settings channels add:}#song-requests` (seus tópicos e posts de fórum contam como o canal). `{/settings role}` limita o bot a um cargo.',
   'welcome.visibility':
-    '3. **Quem vê os resultados.** Pedidos e resultados aparecem no canal por padrão; `/settings visibilidade modo:privado` deixa cada um só entre o membro e o bot.',
+    '3. **Quem vê os resultados.** Pedidos e resultados aparecem no canal por padrão; `{/settings visibility mode:private}` deixa cada um só entre o membro e o bot.',
 };

@@ -46,8 +46,8 @@ describe('a German member', () => {
     expect(answer.content).toContain('Du bist hier Mitglied. Du hast kein Tageslimit und keine Wartezeit.');
     expect(answer.content).toContain('**Befehle, die Credits des Servers kosten**');
     expect(answer.content).toContain('**Kostenlos**');
-    expect(answer.content).toContain(`\`/credits\`: ${de['command.credits.description']}`);
-    expect(answer.content).toContain(`\`/help\`: ${de['command.help.description']}`);
+    expect(answer.content).toContain(`\`/${String(de['command.credits.name'])}\`: ${de['command.credits.description']}`);
+    expect(answer.content).toContain(`\`/${String(de['command.help.name'])}\`: ${de['command.help.description']}`);
     // The spending commands' own descriptions, in German, with the server's price instead of the list price.
     const song = String(de['command.song.description']);
     expect(song).not.toBe(en['command.song.description']);
@@ -123,8 +123,8 @@ describe('the welcome', () => {
     const welcome = await eventually(() => h.emulator.channelMessages(guild.systemChannelId!)[0], 10_000, () => 'the welcome');
     expect(welcome.content).toContain('**Três primeiros passos para moderadores** (membros com Gerenciar servidor):');
     expect(welcome.content).toContain('Este servidor começa com **100** créditos.');
-    expect(welcome.content).toContain('`/settings canais adicionar:#song-requests`');
-    expect(welcome.content).toContain('`/settings visibilidade modo:privado`');
+    expect(welcome.content).toContain('`/configurações canais adicionar:#song-requests`');
+    expect(welcome.content).toContain('`/configurações visibilidade modo:privado`');
     expect(welcome.content!.length).toBeLessThanOrEqual(2000);
   });
 });

@@ -1,4 +1,4 @@
-import { CATALOGUES } from '../../../src/i18n/index.js';
+import { CATALOGUES, localText, translator } from '../../../src/i18n/index.js';
 import { DiscordAPIError as RestDiscordAPIError } from '@discordjs/rest';
 import { DiscordAPIError, RESTJSONErrorCodes } from 'discord.js';
 import { describe, expect, it } from 'vitest';
@@ -75,8 +75,13 @@ describe('loggableError', () => {
 });
 
 describe('what a member is told', () => {
-  it('shows refusals as written, and nothing of an unexpected error', () => {
-    expect(userMessageFor(new Refusal('cooldown', 'Please wait 5 more seconds.'))).toBe('Please wait 5 more seconds.');
+  it('shows refusals in the member’s language, and nothing of an unexpected error', () => {
+    const refusal = new Refusal('cooldown', localText('refusal.cooldown', { count: 5 }));
+    expect(userMessageFor(refusal)).toBe(translator('en').text(refusal.text));
+    expect(userMessageFor(refusal)).toMatch(/5 more seconds/);
+    expect(userMessageFor(refusal, translator('de'))).toBe(translator('de').text(refusal.text));
+    expect(userMessageFor(refusal, translator('de'))).not.toBe(userMessageFor(refusal));
+    expect(refusal.message).toBe(userMessageFor(refusal));
     expect(userMessageFor(new Error('connection refused at 10.0.0.3:5432'))).toBe(CATALOGUES.en['error.generic']);
     expect(userMessageFor('a string')).toBe(CATALOGUES.en['error.generic']);
   });
@@ -109,7 +114,7 @@ describe('what a member is told', () => {
   });
 
   it('logs refusals and bad input as expected, and internal music API faults as not', () => {
-    expect(isExpected(new Refusal('frozen', 'Paused.'))).toBe(true);
+    expect(isExpected(new Refusal('frozen', localText('refusal.frozen')))).toBe(true);
     expect(isExpected(new MusicApiError({ kind: 'validation', operation: 'createSong', method: 'POST', path: '/x', status: 400 }))).toBe(true);
     expect(isExpected(new MusicApiError({ kind: 'internal', operation: 'createSong', method: 'POST', path: '/x', status: 500 }))).toBe(false);
     expect(isExpected(new Error('bug'))).toBe(false);

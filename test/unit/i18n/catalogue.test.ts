@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { commandDefinitions } from '../../../commands/index.js';
 import { localizationKeys, localizeCommand } from '../../../src/discord/localize.js';
-import { CATALOGUES, LOCALES, isPlural, placeholdersOf, resolveLocale, translator, type Message } from '../../../src/i18n/index.js';
+import { CATALOGUES, COMMAND_REFERENCE, LOCALES, isPlural, placeholdersOf, resolveLocale, translator, type Message } from '../../../src/i18n/index.js';
 
 const english = CATALOGUES.en as Record<string, Message>;
 const translations = LOCALES.filter((locale) => locale !== 'en');
@@ -47,6 +47,44 @@ describe('the English catalogue', () => {
       .filter(([, message]) => isPlural(message) && categories.some((category) => !(category in (message as object))))
       .map(([key]) => key);
     expect(wrong).toEqual([]);
+  });
+});
+
+/** The command references of a message (`{/jobs show id:}`, `{:song voice}`), as written. */
+function referencesOf(message: Message): string[] {
+  const forms = isPlural(message) ? Object.values(message) : [message];
+  return [...new Set(forms.flatMap((form) => [...(form as string).matchAll(COMMAND_REFERENCE)].map((match) => `${match[1]}${match[2]}`)))].sort();
+}
+
+describe('command references in messages', () => {
+  it('name the same commands in every language, and each names a command, subcommand, option or choice that exists', () => {
+    const wrong: string[] = [];
+    for (const [key, source] of Object.entries(english)) {
+      for (const locale of translations) {
+        const translated = (CATALOGUES[locale] as Record<string, Message>)[key];
+        if (translated && JSON.stringify(referencesOf(translated)) !== JSON.stringify(referencesOf(source))) {
+          wrong.push(`${locale} ${key}: ${referencesOf(translated).join(' ')} instead of ${referencesOf(source).join(' ')}`);
+        }
+      }
+      for (const reference of referencesOf(source)) {
+        const path: string[] = [];
+        for (const token of reference.slice(1).trim().split(/\s+/)) {
+          const [name, value] = token.split(':');
+          path.push(name!);
+          if (english[`command.${path.join('.')}.name`] === undefined) wrong.push(`${key}: ${reference} names no command "${path.join(' ')}"`);
+          if (value && english[`command.${path.join('.')}.choice.${value}`] === undefined) wrong.push(`${key}: ${reference} names no choice "${value}"`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('are written with the names the reader’s Discord shows', () => {
+    expect(translator('en')('jobs.refusal.notYours')).toContain('`/jobs list`');
+    expect(translator('de')('jobs.refusal.notYours')).toContain(`\`/${CATALOGUES.de['command.jobs.name']} ${CATALOGUES.de['command.jobs.list.name']}\``);
+    const spanish = translator('es-ES')('welcome.visibility');
+    expect(spanish).toContain(`/${CATALOGUES['es-ES']['command.settings.name']} ${CATALOGUES['es-ES']['command.settings.visibility.name']} ${CATALOGUES['es-ES']['command.settings.visibility.mode.name']}:${CATALOGUES['es-ES']['command.settings.visibility.mode.choice.private']}`);
+    expect(translator('pt-BR')('song.refusal.voiceModel')).toContain(`\`${CATALOGUES['pt-BR']['command.song.model.name']}\``);
   });
 });
 
