@@ -132,7 +132,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Loaded only by processes that run the gateway: workers never need discord.js's client.
       const { startGateway } = await import('./discord/gateway.js');
       const { commands } = await import('../commands/index.js');
-      const gateway = await startGateway({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi } });
+      const gateway = await startGateway({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics } });
       stops.push(() => gateway.stop());
     }
 

@@ -9,6 +9,7 @@ export interface Metrics {
   readonly credits: Counter<'movement'>;
   readonly deliveries: Counter<'outcome'>;
   readonly progressEdits: Counter<'outcome'>;
+  readonly firstAnswer: Histogram<'how'>;
   readonly webhooks: Counter<'outcome'>;
   readonly queueDepth: Gauge<'queue' | 'state'>;
   readonly jobsOpen: Gauge<'kind' | 'state'>;
@@ -32,6 +33,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'musicbot_progress_edits_total',
       help: 'Progress edits of interaction replies: shown, dropped (the reply was rate limited) or failed',
       labelNames: ['outcome'],
+      registers,
+    }),
+    firstAnswer: new Histogram({
+      name: 'musicbot_interaction_first_answer_seconds',
+      help: 'From receiving an interaction to its first answer: answered with the decision, or deferred past ANSWER_BUDGET_MS',
+      labelNames: ['how'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 3],
       registers,
     }),
     webhooks: new Counter({ name: 'musicbot_webhooks_total', help: 'Webhook requests, by outcome', labelNames: ['outcome'], registers }),

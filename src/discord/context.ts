@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { Translator } from '../i18n/index.js';
+import type { Metrics } from '../metrics.js';
 
 /**
  * What every command, autocomplete and button handler receives. The router hands each
@@ -17,6 +18,8 @@ export interface CommandContext {
   readonly pipeline: Pipeline;
   /** For `/credits-admin account` (get-credits); generation goes through the pipeline. */
   readonly musicApi: MusicApiClient;
+  /** The process's metrics, when it exports them (the router times its first answers). */
+  readonly metrics?: Metrics;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */
   readonly t: Translator;
   /** Writes in the guild's language (`guild_locale`): messages to the channel. */

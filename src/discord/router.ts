@@ -94,6 +94,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t);
     } finally {
       closeAnswer(interaction);
+      const first = firstAnswerOf(interaction);
+      if (first?.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
     }
   };
 }

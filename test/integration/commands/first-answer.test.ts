@@ -106,6 +106,12 @@ describe('a slow database', () => {
     expect(await g.balance()).toBe(before - 10);
     const deferred = g.logs.find((line) => line.msg === 'no decision within the answer budget; deferred' && line.interactionId === handle.id);
     expect(deferred).toBeDefined();
+    // Operators see the same in /metrics: first answers by how they were given.
+    const firstAnswers = await h.app.deps.metrics.firstAnswer.get();
+    const count = (how: string) =>
+      firstAnswers.values.find((value) => value.metricName?.endsWith('_count') && value.labels.how === how)?.value ?? 0;
+    expect(count('deferred')).toBeGreaterThanOrEqual(1);
+    expect(count('answered')).toBeGreaterThanOrEqual(1);
   });
 
   it('turns a refusal decided after the deferral into a private answer, and deletes the public one', async () => {
