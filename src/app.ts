@@ -116,6 +116,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       await reconcile(deps);
       const workers: Workers = startWorkers(deps, workerConnection, {
         pollMaxPerSecond: config.pollMaxPerSecond,
+        submitConcurrency: config.submitConcurrency,
         ...(overrides.lockDurationMs && { lockDurationMs: overrides.lockDurationMs }),
       });
       // Closing waits for the entries in hand; anything unfinished is taken over as stalled.

@@ -101,6 +101,7 @@ const envSchema = z.object({
   ),
 
   UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
+  SUBMIT_CONCURRENCY: defaulted(positiveInt(50)),
   POLL_DEADLINE_MINUTES: defaulted(positiveInt(30)),
   POLL_MAX_PER_SECOND: defaulted(positiveInt(20)),
   POLL_INTERVAL_MIN_MS: defaulted(positiveInt(5_000)),
@@ -153,6 +154,8 @@ const configSchema = envSchema.transform((e) =>
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     queuePrefix: e.QUEUE_PREFIX,
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
+    /** Submissions one worker process makes at once (each mostly waits on the service). */
+    submitConcurrency: e.SUBMIT_CONCURRENCY,
     pollDeadlineMinutes: e.POLL_DEADLINE_MINUTES,
     pollMaxPerSecond: e.POLL_MAX_PER_SECOND,
     pollIntervalMs: Object.freeze({ min: e.POLL_INTERVAL_MIN_MS, max: Math.max(e.POLL_INTERVAL_MIN_MS, e.POLL_INTERVAL_MAX_MS) }),

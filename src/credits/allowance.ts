@@ -118,6 +118,11 @@ export async function applyMonthlyAllowance(
   });
 }
 
+/** Whether the guild's monthly allowance is still to be applied this month (no database call). */
+export function allowanceDue(guild: { monthlyAllowance: number; allowancePeriod: string | null }, now: Date): boolean {
+  return isDue(guild.monthlyAllowance, guild.allowancePeriod, utcMonth(now));
+}
+
 function isDue(allowance: number, appliedPeriod: string | null, period: string): boolean {
   return allowance > 0 && (appliedPeriod === null || appliedPeriod < period);
 }

@@ -2,7 +2,7 @@
  * The one place that changes `guilds.balance`. Every movement is a conditional update of the
  * balance and an append to the ledger, together, under the movement's unique key.
  */
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
@@ -30,8 +30,6 @@ export type MovementOutcome =
   | { readonly status: 'replayed'; readonly entry: LedgerEntry }
   | { readonly status: 'refused'; readonly reason: RefusalReason; readonly balance: number };
 
-const LEDGER_KEY_CONSTRAINT = 'credit_ledger_key_unique';
-
 /**
  * Runs `work` atomically: in a new transaction when given the database, in a savepoint when
  * given a caller's transaction, so a failure undoes only this step and the caller may go on.
@@ -51,59 +49,71 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
 }
 
 /**
- * Moves credits once per key. The balance changes only through a single conditional UPDATE
- * (never below zero, never while frozen when so asked), so concurrent movements on one guild
- * serialise on its row and none can overdraw it. Two racing movements with the same key:
- * the loser's ledger insert hits the unique key, its savepoint rolls back its balance change,
- * and it reports the winner's entry as replayed.
+ * Moves credits once per key, in one statement: lock the guild's row if the movement is
+ * allowed (the balance covers a spend, the guild is not frozen when so asked), append the
+ * ledger entry under its key, and change the balance by the same amount. The row lock makes
+ * concurrent movements on one guild take turns, so none can overdraw it; the entry's
+ * `balance_after` and the new balance are computed from the same locked row.
+ *
+ * One statement, because the guild's row stays locked until the transaction ends: every round
+ * trip after the lock is time the guild's other requests wait (issue 12: a movement used to
+ * hold it over three, and a savepoint). Given the database, the statement is its own
+ * transaction; given a caller's, it runs inside it and needs no savepoint, since it cannot
+ * fail half-done. Two racing movements with the same key: the second's insert waits for the
+ * first, then finds the key taken (`on conflict do nothing`), so it changes nothing, raises no
+ * error (the caller's transaction goes on) and reports the first's entry as replayed.
  */
 export async function moveCredits(executor: Executor, movement: Movement): Promise<MovementOutcome> {
+  const spend = movement.amount < 0 ? sql`and balance >= ${-movement.amount}::integer` : sql``;
+  const notFrozen = movement.refuseWhenFrozen ? sql`and frozen = false` : sql``;
+  const { rows } = await executor.execute<Record<string, unknown>>(sql`
+    with locked as (
+      select id, balance from guilds
+      where id = ${movement.guildId} ${spend} ${notFrozen}
+        and not exists (select 1 from credit_ledger where key = ${movement.key})
+      -- Not FOR UPDATE: callers hold key-share locks on the guild (their rows that reference it,
+      -- such as the job being paid for), which FOR UPDATE would wait on, and two would deadlock.
+      for no key update
+    ), entry as (
+      insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason)
+      select id, ${movement.key}::text, ${movement.kind}::text, ${movement.amount}::integer, balance + ${movement.amount}::integer,
+        ${movement.jobId ?? null}::uuid, ${movement.userId ?? null}::text, ${movement.actorId ?? null}::text, ${movement.reason ?? null}::text
+      from locked
+      on conflict (key) do nothing
+      returning *
+    ), moved as (
+      update guilds set
+        balance = guilds.balance + entry.amount,
+        -- Re-arm the low-balance alert as soon as the balance is back at or above its threshold.
+        alert_sent_at = case when guilds.balance + entry.amount >= guilds.alert_below then null else guilds.alert_sent_at end,
+        updated_at = now()
+      from entry
+      where guilds.id = entry.guild_id
+      returning guilds.balance
+    )
+    -- Both balances come from the one locked row. Were they ever to differ, the failed cast
+    -- aborts the statement, so nothing moves (a SQL statement has no other way to raise).
+    select entry.*,
+      case when (select balance from moved) is distinct from entry.balance_after
+        then ('ledger entry and guild balance disagree: ' || entry.key)::integer end as disagreement
+    from entry`);
+  const [row] = rows;
+  if (row) return { status: 'moved', entry: ledgerEntryFrom(row) };
   const existing = await findEntryByKey(executor, movement.key);
   if (existing) return { status: 'replayed', entry: existing };
+  return refusal(executor, movement);
+}
 
-  try {
-    return await atomically(executor, async (tx): Promise<MovementOutcome> => {
-      const [updated] = await tx
-        .update(guilds)
-        .set({
-          balance: sql`${guilds.balance} + ${movement.amount}`,
-          // Re-arm the low-balance alert as soon as the balance is back at or above its threshold.
-          alertSentAt: sql`case when ${guilds.balance} + ${movement.amount} >= ${guilds.alertBelow} then null else ${guilds.alertSentAt} end`,
-          updatedAt: sql`now()`,
-        })
-        .where(
-          and(
-            eq(guilds.id, movement.guildId),
-            movement.amount < 0 ? gte(guilds.balance, -movement.amount) : undefined,
-            movement.refuseWhenFrozen ? eq(guilds.frozen, false) : undefined,
-          ),
-        )
-        .returning({ balance: guilds.balance });
-      if (!updated) return refusal(tx, movement);
+const LEDGER_COLUMNS = Object.entries(getTableColumns(creditLedger));
 
-      const [entry] = await tx
-        .insert(creditLedger)
-        .values({
-          guildId: movement.guildId,
-          key: movement.key,
-          kind: movement.kind,
-          amount: movement.amount,
-          balanceAfter: updated.balance,
-          jobId: movement.jobId ?? null,
-          userId: movement.userId ?? null,
-          actorId: movement.actorId ?? null,
-          reason: movement.reason ?? null,
-        })
-        .returning();
-      if (!entry) throw new Error('ledger insert returned no row');
-      return { status: 'moved', entry };
-    });
-  } catch (error) {
-    if (!isUniqueViolation(error, LEDGER_KEY_CONSTRAINT)) throw error;
-    const winner = await findEntryByKey(executor, movement.key);
-    if (!winner) throw error;
-    return { status: 'replayed', entry: winner };
+/** A raw `credit_ledger` row (snake_case, driver values) as the typed entry drizzle would return. */
+function ledgerEntryFrom(row: Record<string, unknown>): LedgerEntry {
+  const entry: Record<string, unknown> = {};
+  for (const [property, column] of LEDGER_COLUMNS) {
+    const value = row[column.name];
+    entry[property] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
+  return entry as LedgerEntry;
 }
 
 async function refusal(executor: Executor, movement: Movement): Promise<MovementOutcome> {
@@ -114,15 +124,4 @@ async function refusal(executor: Executor, movement: Movement): Promise<Movement
   if (!guild) return { status: 'refused', reason: 'unknown_guild', balance: 0 };
   if (movement.refuseWhenFrozen && guild.frozen) return { status: 'refused', reason: 'frozen', balance: guild.balance };
   return { status: 'refused', reason: 'insufficient_credits', balance: guild.balance };
-}
-
-/** drizzle wraps driver errors (DrizzleQueryError), so the pg error may sit in `cause`. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const candidate = current as Error & { code?: unknown; constraint?: unknown };
-    if (candidate.code === '23505' && candidate.constraint === constraint) return true;
-    current = candidate.cause;
-  }
-  return false;
 }

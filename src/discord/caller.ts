@@ -16,10 +16,10 @@ import {
   type ModalSubmitInteraction,
   type RepliableInteraction,
 } from 'discord.js';
-import { checkSpendingLimits } from '../credits/index.js';
+import { spentToday } from '../credits/index.js';
 import type { JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
-import { openGuild, type GuildRow } from '../guilds/settings.js';
+import { openGuild, type OpenedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
@@ -35,7 +35,7 @@ type GuildInteraction =
   | ModalSubmitInteraction<'cached' | 'raw'>;
 
 export interface Caller {
-  readonly guild: GuildRow;
+  readonly guild: OpenedGuild;
   readonly member: Member;
   readonly place: Place;
   readonly isModerator: boolean;
@@ -71,8 +71,8 @@ function placeOf(interaction: RepliableInteraction): Place {
 /** Loads (or creates) the guild and describes the caller. The first database call of most handlers. */
 export async function openCaller(interaction: RepliableInteraction, context: CommandContext): Promise<Caller> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
-  const guild = await openGuild(context.db, interaction.guildId, { startingCredits: context.config.startingCredits });
   const member = memberOf(interaction);
+  const guild = await openGuild(context.db, interaction.guildId, { startingCredits: context.config.startingCredits, roleIds: member.roleIds });
   return {
     guild,
     member,
@@ -103,6 +103,11 @@ export function costOf(context: CommandContext, kind: JobKind): number {
  *
  * @throws Refusal with a sentence for the member.
  */
+/** The member's daily cap: the most generous of their roles' own caps, else the server's; null for none. */
+export function dailyCapOf(caller: Caller): number | null {
+  return caller.guild.roleDailyCap ?? caller.guild.userDailyCap;
+}
+
 export async function admit(context: CommandContext, caller: Caller, kind: JobKind): Promise<number> {
   const { guild, member } = caller;
   const access = checkPlaceAndRole(guild, caller.place, member);
@@ -120,19 +125,14 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   }
 
   const cost = costOf(context, kind);
-  const limits = await checkSpendingLimits(context.db, {
-    guildId: guild.id,
-    userId: member.userId,
-    roleIds: member.roleIds,
-    amount: cost,
-    now,
-  });
-  if (!limits.ok && limits.reason === 'frozen') {
-    throw new Refusal('frozen', REFUSAL_TEXTS.frozen());
-  }
-  if (!limits.ok && limits.reason === 'user_cap') {
-    const left = Math.max(0, limits.limit - limits.spent);
-    throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit));
+  if (guild.frozen) throw new Refusal('frozen', REFUSAL_TEXTS.frozen());
+  // The guild's row, read once by openCaller, carries the caps: a query only when one applies.
+  const limit = dailyCapOf(caller);
+  if (limit !== null) {
+    const spent = await spentToday(context.db, { guildId: guild.id, userId: member.userId, now });
+    if (spent + cost > limit) {
+      throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, Math.max(0, limit - spent), limit));
+    }
   }
   if (guild.balance < cost) {
     throw new Refusal('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(guild.balance, cost));
@@ -166,6 +166,7 @@ export async function submitAndAcknowledge(
       },
       request,
       reply: replyTargetOf(interaction),
+      opened: { dailyCapApplies: dailyCapOf(caller) !== null, alertConfigured: caller.guild.alertBelow !== null },
     },
     {
       async announce(accepted) {

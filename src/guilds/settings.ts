@@ -3,10 +3,10 @@
  * naming the moderator who changed them. Credit settings (caps, freeze, allowance, alerts)
  * live in the credits module; these are the rest.
  */
-import { eq, sql } from 'drizzle-orm';
-import { applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { allowanceDue, applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
 import type { Database, Executor } from '../db/client.js';
-import { auditLog, guilds } from '../db/schema.js';
+import { auditLog, guildRoleLimits, guilds } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
@@ -32,13 +32,29 @@ export const SETTINGS_AUDIT_ACTIONS = {
 export async function openGuild(
   db: Database,
   guildId: string,
-  options: { startingCredits: number; now?: Date },
-): Promise<GuildRow> {
+  options: { startingCredits: number; now?: Date; roleIds?: readonly string[] },
+): Promise<OpenedGuild> {
+  const now = options.now ?? new Date();
+  // One round trip on the common path: the guild exists and its allowance is applied.
+  const found = await readGuild(db, guildId, options.roleIds ?? []);
+  if (found && !allowanceDue(found, now)) return found;
   await ensureGuild(db, guildId, { startingCredits: options.startingCredits });
-  await applyMonthlyAllowance(db, guildId, options.now ?? new Date());
-  const [guild] = await db.select().from(guilds).where(eq(guilds.id, guildId));
-  if (!guild) throw new Error('guild row missing right after it was ensured');
-  return guild;
+  await applyMonthlyAllowance(db, guildId, now);
+  const opened = await readGuild(db, guildId, options.roleIds ?? []);
+  if (!opened) throw new Error('guild row missing right after it was ensured');
+  return opened;
+}
+
+/** The guild's row, and the most generous daily cap among `roleIds`' own caps (null: none). */
+export type OpenedGuild = GuildRow & { readonly roleDailyCap: number | null };
+
+async function readGuild(db: Database, guildId: string, roleIds: readonly string[]): Promise<OpenedGuild | undefined> {
+  const roleCap =
+    roleIds.length === 0
+      ? sql<number | null>`null::integer`
+      : sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits} where ${and(eq(guildRoleLimits.guildId, guildId), inArray(guildRoleLimits.roleId, [...roleIds]))})`;
+  const [row] = await db.select({ guild: guilds, roleDailyCap: roleCap }).from(guilds).where(eq(guilds.id, guildId));
+  return row && { ...row.guild, roleDailyCap: row.roleDailyCap === null ? null : Number(row.roleDailyCap) };
 }
 
 export type SettingsChange =

@@ -169,6 +169,33 @@ async function attachAudio(
   }
 }
 
+/** Progress edits under way in the background, per pipeline. */
+const backgroundEdits = new WeakMap<PipelineDeps, { inFlight: number }>();
+/** Beyond this many, a background progress edit is dropped: the next one, or the result, shows the newer state. */
+export const MAX_BACKGROUND_PROGRESS_EDITS = 8;
+
+/**
+ * Shows the job's progress without waiting for it (after a submission, so that the next
+ * submission need not wait for Discord). At most {@link MAX_BACKGROUND_PROGRESS_EDITS} run
+ * at once; beyond that the edit is dropped and counted, as progress edits are the first to
+ * give way.
+ */
+export function showProgressSoon(deps: PipelineDeps, job: JobRow): void {
+  let gate = backgroundEdits.get(deps);
+  if (!gate) backgroundEdits.set(deps, (gate = { inFlight: 0 }));
+  if (gate.inFlight >= MAX_BACKGROUND_PROGRESS_EDITS) {
+    deps.metrics.progressEdits.inc({ outcome: 'dropped' });
+    return;
+  }
+  gate.inFlight += 1;
+  const counter = gate;
+  void showProgress(deps, job, true)
+    .catch((err: unknown) => deps.logger.debug({ jobId: job.id, err }, 'progress edit failed'))
+    .finally(() => {
+      counter.inFlight -= 1;
+    });
+}
+
 /**
  * Shows a waiting or running job's state, position and expected time in its reply, at most
  * once per `progressEditIntervalMs` (a Redis key with a time to live is the throttle).

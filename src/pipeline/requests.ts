@@ -127,6 +127,17 @@ export interface SubmitInput {
   readonly request: GenerationRequest;
   /** Absent when there is no interaction to answer (e.g. a retry by an operator). */
   readonly reply?: ReplyTarget;
+  /**
+   * What the caller learnt from the guild's row it read a moment ago (its first use handled,
+   * its allowance applied): submit then skips that work and the checks that cannot apply.
+   * Absent: submit does it all itself.
+   */
+  readonly opened?: {
+    /** A daily cap applies to this member (theirs or one of their roles'): checked again under lock. */
+    readonly dailyCapApplies: boolean;
+    /** The guild has a low-balance alert configured. */
+    readonly alertConfigured: boolean;
+  };
 }
 
 export interface SubmitResult {

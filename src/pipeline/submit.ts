@@ -45,17 +45,33 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
-  await ensureGuild(deps.db, guildId, { startingCredits: deps.settings.startingCredits });
-  await applyMonthlyAllowance(deps.db, guildId, now);
+  if (!input.opened) {
+    await ensureGuild(deps.db, guildId, { startingCredits: deps.settings.startingCredits });
+    await applyMonthlyAllowance(deps.db, guildId, now);
+  }
 
   const jobId = randomUUID();
   const [job, balance] = await deps.db.transaction(async (tx) => {
-    if (input.requester.roleIds !== undefined) {
+    // Under lock, so that parallel requests cannot slip past a cap together; only when one applies.
+    if (input.requester.roleIds !== undefined && (input.opened?.dailyCapApplies ?? true)) {
       const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds], amount: cost, now });
       if (!limits.ok && limits.reason === 'user_cap') {
         const left = Math.max(0, limits.limit - limits.spent);
         throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
       }
+    }
+    // Reserve first, then write the job: the job row's foreign key would otherwise share-lock
+    // the guild's row before the reservation locks it, which halves throughput on a busy guild
+    // (measured by the ledger benchmark). The ledger entry names the job without a foreign key.
+    const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: cost });
+    if (!reservation.ok) {
+      // Nothing was written: a refused request leaves no trace.
+      throw reservation.reason === 'frozen'
+        ? new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost })
+        : new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost), {
+            balance: reservation.balance ?? 0,
+            cost,
+          });
     }
     const [row] = await tx
       .insert(jobs)
@@ -78,16 +94,6 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
         updatedAt: now,
       })
       .returning();
-    const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: cost });
-    if (!reservation.ok) {
-      // Throwing rolls the job row back with it: a refused request leaves no trace.
-      throw reservation.reason === 'frozen'
-        ? new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost })
-        : new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost), {
-            balance: reservation.balance ?? 0,
-            cost,
-          });
-    }
     return [row!, reservation.balance] as const;
   });
 
@@ -110,7 +116,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     // Postgres has the job; the reconciler enqueues it once Redis is back.
     deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
   }
-  void alertIfLow(deps, guildId, input.requester.guildLocale);
+  if (input.opened?.alertConfigured ?? true) void alertIfLow(deps, guildId, input.requester.guildLocale);
   if (announceFailure) throw announceFailure.error;
   return result;
 }

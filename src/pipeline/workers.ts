@@ -13,6 +13,8 @@ import { JITTER_BACKOFF, QUEUE_NAMES } from '../queue/queues.js';
 export interface WorkerOptions {
   /** Poll requests per second across all workers sharing this Redis. */
   readonly pollMaxPerSecond: number;
+  /** Submit entries one worker process runs at once. @defaultValue 50 */
+  readonly submitConcurrency?: number;
   /** How long a job may run before another worker takes it over as stalled. @defaultValue 30000 */
   readonly lockDurationMs?: number;
 }
@@ -29,7 +31,7 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
 
   const submit = new Worker(QUEUE_NAMES.submit, createSubmitProcessor(deps), {
     ...common,
-    concurrency: 10,
+    concurrency: options.submitConcurrency ?? 50,
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string, err?: Error) => {
         if (type !== JITTER_BACKOFF) return 0;

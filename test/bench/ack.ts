@@ -10,17 +10,19 @@
  * - the bot, as `npm start` runs it, whose first answer carries the checks and the reservation.
  * Target: the bot's first-answer p99 at most 2× the floor's, at both rates.
  */
-import { Client, Events, GatewayIntentBits, MessageFlags, type Interaction } from 'discord.js';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startDiscordEmulator, type DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
-import { atRate, BOT_TOKEN, printTable, ratio, round, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
+import { atRate, BOT_TOKEN, ROOT, printTable, ratio, round, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
 
-const COMMANDS = 500;
-const RATE = 250;
+const { values: flags } = parseArgs({ options: { commands: { type: 'string', default: '500' }, rate: { type: 'string', default: '250' } }, strict: false });
+const COMMANDS = Number(flags.commands);
+const RATE = Number(flags.rate);
 const GUILDS = 5;
 const MEMBERS_PER_GUILD = 10;
 const WARM_UP = 30;
-const COST = 10;
 
 interface Place {
   guildId: string;
@@ -60,20 +62,21 @@ async function runPhases(emulator: DiscordEmulator, places: Place[], tag: string
   return { steady, burst };
 }
 
-/** A bare discord.js bot on its own emulator, answering every interaction with `answer`. */
-async function bareBot(answer: (interaction: Interaction) => Promise<void>): Promise<{ steady: Summary; burst: Summary }> {
+/** The floor bot (floor-bot.ts) in its own process, on its own emulator, in `mode`. */
+async function bareBot(mode: 'decide' | 'defer', env: NodeJS.ProcessEnv): Promise<{ steady: Summary; burst: Summary }> {
   const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
   const places = populate(emulator);
-  const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emulator.apiUrl } });
-  client.on(Events.InteractionCreate, (interaction) => {
-    void answer(interaction).catch((error: unknown) => console.error('bare bot:', error));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/floor-bot.ts'), mode], {
+    cwd: ROOT,
+    env: { ...env, DISCORD_API_URL: emulator.apiUrl, FLOOR_GUILDS: String(GUILDS) },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    await client.login(BOT_TOKEN);
     await emulator.waitForBotReady(30_000);
-    return await runPhases(emulator, places, 'bare');
+    return await runPhases(emulator, places, `bare-${mode}`);
   } finally {
-    await client.destroy();
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
     await emulator.close();
   }
 }
@@ -83,16 +86,8 @@ try {
   const floorDb = new pg.Pool({ connectionString: world.postgresUrl, max: 10 });
   await floorDb.query('create table bench_floor (id int primary key, n int not null)');
   await floorDb.query(`insert into bench_floor select g, 100000000 from generate_series(0, ${GUILDS - 1}) g`);
-  let next = 0;
-  const floor = await bareBot(async (interaction) => {
-    if (!interaction.isChatInputCommand()) return;
-    const guild = next++ % GUILDS;
-    await floorDb.query('update bench_floor set n = n - $1 where id = $2 and n >= $1 returning n', [COST, guild]);
-    await interaction.reply({ content: 'Starting a song…' });
-  });
-  const deferOnly = await bareBot(async (interaction) => {
-    if (interaction.isChatInputCommand()) await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-  });
+  const floor = await bareBot('decide', world.env());
+  const deferOnly = await bareBot('defer', world.env());
   await floorDb.end();
 
   const places = populate(world.emulator);

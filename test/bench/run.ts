@@ -9,7 +9,10 @@ import { ROOT } from './support.js';
 
 export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale'] as const;
 
-const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+// Names first; anything from the first flag on goes to the benchmarks (`npm run bench -- ack --rate 100`).
+const firstFlag = process.argv.slice(2).findIndex((arg) => arg.startsWith('-'));
+const asked = firstFlag < 0 ? process.argv.slice(2) : process.argv.slice(2, 2 + firstFlag);
+const passOn = firstFlag < 0 ? [] : process.argv.slice(2 + firstFlag);
 const unknown = asked.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
 if (unknown.length > 0) {
   console.error(`unknown benchmark: ${unknown.join(', ')} (there are: ${BENCHMARKS.join(', ')})`);
@@ -22,7 +25,7 @@ for (const name of names) {
   console.log(`\n=== ${name} ===`);
   const begun = performance.now();
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench', `${name}.ts`)], { cwd: ROOT, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench', `${name}.ts`), ...passOn], { cwd: ROOT, stdio: 'inherit' });
     child.once('exit', (exitCode) => resolve(exitCode));
   });
   outcomes.push({ name, seconds: Math.round((performance.now() - begun) / 100) / 10, ok: code === 0 });

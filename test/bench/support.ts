@@ -193,7 +193,8 @@ export async function startBenchWorld(
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
         cwd: ROOT,
         env: env({ ...extra, ROLE: role }),
-        stdio: ['ignore', 'ignore', 'inherit'],
+        // BENCH_BOT_LOGS=1 shows the bot's own log lines (at LOG_LEVEL, warn by default).
+        stdio: ['ignore', process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore', 'inherit'],
       });
       children.push(child);
       return child;

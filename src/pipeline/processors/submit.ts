@@ -6,7 +6,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
 import { english } from '../../i18n/index.js';
-import { showProgress } from '../deliver.js';
+import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
 import { generationRequestSchema } from '../requests.js';
@@ -78,7 +78,8 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       if (await markSubmitted(deps, jobId, accepted.taskId)) {
         deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
         await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
-        await showProgress(deps, { ...job, state: 'submitted', submittedAt: deps.now() }, true);
+        // Off the submission's path: the next entry need not wait for Discord.
+        showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
       }
     } catch (err) {
       if (!isMusicApiError(err)) {

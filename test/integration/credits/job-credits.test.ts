@@ -10,6 +10,7 @@ import {
   setFrozen,
 } from '../../../src/credits/index.js';
 import { connectDatabase } from '../../../src/db/client.js';
+import { jobs } from '../../../src/db/schema.js';
 import { createTestDatabase } from '../../support/database.js';
 import { balanceOf, expectConsistent, guildWith, ledgerOf, newGuildId } from './support.js';
 
@@ -99,6 +100,29 @@ describe('reserveForJob and returnJobCredits', () => {
     await expectConsistent(db.db, guildId);
   });
 
+  it("charges a job once when retries race inside callers' transactions, and each caller's transaction goes on", async () => {
+    const guildId = await guildWith(db.db, 100);
+    const jobId = randomUUID();
+    const wide = connectDatabase(db.url, { max: 8 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          wide.db.transaction(async (tx) => {
+            const reserved = await reserveForJob(tx, { guildId, jobId, userId: 'u', amount: 30 });
+            // The losers' transactions are not aborted: they can still read and write.
+            return { reserved, balance: await getBalance(tx, guildId) };
+          }),
+        ),
+      );
+      expect(results.filter(({ reserved }) => reserved.ok && !reserved.replayed)).toHaveLength(1);
+      expect(results.every(({ reserved, balance }) => reserved.ok && reserved.balance === 70 && balance === 70)).toBe(true);
+    } finally {
+      await wide.close();
+    }
+    expect(await balanceOf(db.db, guildId)).toBe(70);
+    await expectConsistent(db.db, guildId);
+  });
+
   it('refuses a retried job id with a different amount instead of pretending it was charged', async () => {
     const guildId = await guildWith(db.db, 100);
     const jobId = randomUUID();
@@ -136,6 +160,28 @@ describe('reserveForJob and returnJobCredits', () => {
     const debits = (await ledgerOf(db.db, guildId)).filter((row) => row.kind === 'reserve');
     // Serialised on the guild's row: each accepted charge saw the one before it.
     expect(debits.map((row) => row.balanceAfter).sort((a, b) => a - b)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+    await expectConsistent(db.db, guildId);
+  });
+
+  it('takes concurrent reservations whose transactions first wrote a row referencing the guild, as a request does', async () => {
+    const guildId = await guildWith(db.db, 200);
+    const wide = connectDatabase(db.url, { max: 40 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          wide.db.transaction(async (tx) => {
+            // The job row's foreign key holds a key-share lock on the guild until commit.
+            const jobId = randomUUID();
+            await tx.insert(jobs).values({ id: jobId, guildId, channelId: 'c', userId: `user-${i}`, kind: 'song', request: {}, cost: 10, webhookSecret: 's' });
+            return reserveForJob(tx, { guildId, jobId, userId: `user-${i}`, amount: 10 });
+          }),
+        ),
+      );
+      expect(results.filter((result) => result.ok)).toHaveLength(20);
+    } finally {
+      await wide.close();
+    }
+    expect(await balanceOf(db.db, guildId)).toBe(0);
     await expectConsistent(db.db, guildId);
   });
 

@@ -1,0 +1,373 @@
+/**
+ * `npm run bench -- ledger`: how many reservations one guild's ledger takes per second.
+ *
+ * 50 clients reserve on ONE guild at once, each on its own connection, until the balance runs
+ * out: every client goes on until it is refused, so the last reservations race for the last
+ * credits. Each path first runs `PROBE_MS` on a guild of its own with credits to spare (its
+ * warm-up), and the balance of the measured run is what that pace reserves in `MEASURE_SECONDS`,
+ * so a slow path costs no more time than a fast one. Same Postgres, same 50 clients, one path
+ * after the other:
+ * - the floor: one bare `UPDATE … SET n = n - cost WHERE id = $1 AND n >= cost RETURNING n`
+ *   per transaction;
+ * - the same floor with `synchronous_commit = off`, which shows what waiting for the disk at
+ *   each commit costs a row that every transaction takes in turn (not a path the bot takes);
+ * - `reserveForJob` alone, in its own transaction (one ledger movement, key `job:<id>:debit`);
+ * - the reservation as a request makes it (the transaction of `submitRequest`): the member's
+ *   spending check, the job row and `reserveForJob`, in one transaction.
+ * After each ledger path: overspends (reservations beyond what the balance paid for), a
+ * negative balance, a balance that is not the ledger's sum. All must be 0.
+ * Target: ≥ 2,000 reservations/s on the request's path.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { and, count, desc, eq } from 'drizzle-orm';
+import pg from 'pg';
+import { checkSpendingLimits, ensureGuild, getBalance, reserveForJob, verifyLedger } from '../../src/credits/index.js';
+import { connectDatabase, type Database } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { creditLedger, jobs } from '../../src/db/schema.js';
+import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
+import { printTable, ratio, round, sleep, summarize, writeResult, type Summary } from './support.js';
+
+const CLIENTS = 50;
+const COST = 10;
+const PROBE_MS = 2_000;
+const MEASURE_SECONDS = 8;
+/** Credits of a probe: more than any path spends in `PROBE_MS`. */
+const PROBE_CREDITS = 100_000_000;
+const TARGET_PER_SECOND = 2_000;
+
+/** Thrown to roll the request's transaction back when the ledger refuses. */
+class RefusedError extends Error {}
+
+interface Counted {
+  statements: number;
+}
+
+interface Phase {
+  readonly reserved: number;
+  readonly refused: number;
+  readonly seconds: number;
+  readonly perSecond: number;
+  readonly latency: Summary;
+  /** Statements sent to Postgres per attempt. */
+  readonly statements: number;
+  /** The bench process's own CPU time per attempt, in ms (building queries, parsing answers). */
+  readonly clientCpuMs: number;
+  /** Backends waiting on a lock, averaged over samples taken every 20 ms. */
+  readonly lockWaiters: number;
+  /** What the busy backends were doing (wait event, or on CPU, or waiting for this process), and on which statement: averages. */
+  readonly backends: Record<string, number>;
+}
+
+/**
+ * What each busy backend of the benchmark's database is doing: waiting on a lock (and which),
+ * on I/O, running, or idle inside a transaction, i.e. waiting for this process to send its
+ * next statement; with the statement's first word.
+ */
+const BACKENDS_QUERY = `
+  select coalesce(wait_event_type || ':' || wait_event,
+           case when state like 'idle in transaction%' then 'waiting for the client' else 'on CPU' end)
+         || ' / ' || lower(coalesce(substring(query from '[A-Za-z]+'), '')) as what,
+         count(*)::int as n
+  from pg_stat_activity
+  where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle' and backend_type = 'client backend'
+  group by 1`;
+
+/** `attempt` answers whether it reserved; each client stops at its first refusal, or at `untilMs`. */
+async function runClients(
+  counted: Counted,
+  sampler: pg.Pool,
+  attempt: (client: number) => Promise<boolean>,
+  untilMs = Number.POSITIVE_INFINITY,
+): Promise<Phase> {
+  const latencies: number[] = [];
+  let reserved = 0;
+  let refused = 0;
+  const statementsBefore = counted.statements;
+  const cpuBefore = process.cpuUsage();
+  let sampling = true;
+  let samples = 0;
+  const backends = new Map<string, number>();
+  const sampling$ = (async () => {
+    while (sampling) {
+      const { rows } = await sampler.query<{ what: string; n: number }>(BACKENDS_QUERY);
+      samples += 1;
+      for (const { what, n } of rows) backends.set(what, (backends.get(what) ?? 0) + n);
+      if (!sampling) break;
+      await sleep(20);
+    }
+  })();
+  const started = performance.now();
+  const clients = Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      while (performance.now() - started < untilMs) {
+        const begun = performance.now();
+        const ok = await attempt(client);
+        if (!ok) {
+          refused += 1;
+          return;
+        }
+        latencies.push(performance.now() - begun);
+        reserved += 1;
+      }
+    }),
+  ).then(() => ({ seconds: (performance.now() - started) / 1000, cpu: process.cpuUsage(cpuBefore) }));
+  let ended: Awaited<typeof clients>;
+  try {
+    ended = await clients;
+  } finally {
+    sampling = false;
+    await sampling$;
+  }
+  const { seconds, cpu } = ended;
+  const attempts = Math.max(1, reserved + refused);
+  return {
+    reserved,
+    refused,
+    seconds: round(seconds),
+    perSecond: Math.round(reserved / seconds),
+    latency: summarize(latencies),
+    statements: round((counted.statements - statementsBefore) / attempts, 1),
+    clientCpuMs: round((cpu.user + cpu.system) / 1000 / attempts, 3),
+    lockWaiters: round(
+      [...backends].filter(([what]) => what.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0) / Math.max(1, samples),
+      1,
+    ),
+    backends: Object.fromEntries(
+      [...backends]
+        .map(([what, n]) => [what, round(n / Math.max(1, samples), 1)] as const)
+        .filter(([, n]) => n >= 0.5)
+        .sort((a, b) => b[1] - a[1]),
+    ),
+  };
+}
+
+interface Audit {
+  readonly startingBalance: number;
+  readonly finalBalance: number;
+  readonly reservedCredits: number;
+  /** Reservations beyond what the starting balance paid for: must be 0. */
+  readonly overspend: number;
+  readonly negativeBalance: boolean;
+  /** The balance is not the sum of the guild's ledger, or not the start less what was reserved. */
+  readonly ledgerMismatch: boolean;
+  /** Reservations that answered ok but left no ledger row, or rows without an ok. */
+  readonly unrecorded: number;
+  /** Charges whose `balance_after` does not follow the one before (each must see the last). */
+  readonly brokenChain: number;
+}
+
+async function audit(db: Database, guildId: string, startingBalance: number, reserved: number): Promise<Audit> {
+  const finalBalance = (await getBalance(db, guildId)) ?? Number.NaN;
+  const charges = await db
+    .select({ balanceAfter: creditLedger.balanceAfter })
+    .from(creditLedger)
+    .where(and(eq(creditLedger.guildId, guildId), eq(creditLedger.kind, 'reserve')))
+    .orderBy(desc(creditLedger.balanceAfter));
+  const reservedCredits = reserved * COST;
+  return {
+    startingBalance,
+    finalBalance,
+    reservedCredits,
+    overspend: Math.max(0, reservedCredits - startingBalance) / COST + Math.max(0, -finalBalance) / COST,
+    negativeBalance: finalBalance < 0,
+    ledgerMismatch: (await verifyLedger(db, guildId)).length > 0 || finalBalance !== startingBalance - reservedCredits,
+    unrecorded: Math.abs(charges.length - reserved),
+    brokenChain: charges.filter((charge, i) => charge.balanceAfter !== startingBalance - (i + 1) * COST).length,
+  };
+}
+
+const consistent = (a: Audit, orphans = 0) =>
+  !a.negativeBalance && !a.ledgerMismatch && a.unrecorded === 0 && a.brokenChain === 0 && orphans === 0 ? 'yes' : 'NO';
+
+const temp = await mkdtemp(path.join(os.tmpdir(), 'bench-ledger-'));
+await chmod(temp, 0o755);
+const postgres = await startEmbeddedPostgres({ dataDir: path.join(temp, 'pg') });
+const counted: Counted = { statements: 0 };
+const database = connectDatabase(postgres.url, { max: CLIENTS });
+const floorPool = new pg.Pool({ connectionString: postgres.url, max: CLIENTS });
+for (const pool of [database.pool, floorPool]) {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      counted.statements += 1;
+      return query(...args);
+    };
+  });
+}
+const sampler = new pg.Pool({ connectionString: postgres.url, max: 1 });
+const { db } = database;
+
+try {
+  await runMigrations(postgres.url);
+
+  /**
+   * Runs `path` for `PROBE_MS` on an account with credits to spare (the warm-up, and its
+   * pace), then on a fresh account holding what that pace reserves in `MEASURE_SECONDS`,
+   * until every client is refused. `open(credits)` makes an account and returns its attempt.
+   */
+  const probeThenMeasure = async (open: (credits: number) => Promise<(client: number) => Promise<boolean>>) => {
+    const probe = await runClients(counted, sampler, await open(PROBE_CREDITS), PROBE_MS);
+    const credits = Math.max(1_000, Math.round(probe.perSecond * MEASURE_SECONDS)) * COST;
+    return { credits, phase: await runClients(counted, sampler, await open(credits)) };
+  };
+
+  // ---- the floor: one guarded UPDATE … RETURNING per transaction ----
+  await floorPool.query('create table bench_floor (id int primary key, n int not null check (n >= 0))');
+  let floorAccounts = 0;
+  const floorAccount = (options: { asynchronous: boolean }) => async (credits: number) => {
+    const id = floorAccounts++;
+    await floorPool.query('insert into bench_floor values ($1, $2)', [id, credits]);
+    const update = 'update bench_floor set n = n - $1 where id = $2 and n >= $1 returning n';
+    return async (): Promise<boolean> => {
+      if (!options.asynchronous) return (await floorPool.query(update, [COST, id])).rowCount === 1;
+      // One transaction all the same: the setting applies to this commit only.
+      const client = await floorPool.connect();
+      try {
+        await client.query('begin');
+        await client.query('set local synchronous_commit = off');
+        const { rowCount } = await client.query(update, [COST, id]);
+        await client.query('commit');
+        return rowCount === 1;
+      } finally {
+        client.release();
+      }
+    };
+  };
+  const floorAudit = async (credits: number, reserved: number) => {
+    const { rows } = await floorPool.query<{ n: number }>('select n from bench_floor where id = $1', [floorAccounts - 1]);
+    const left = rows[0]?.n ?? Number.NaN;
+    return { overspend: Math.max(0, reserved * COST - credits) / COST, consistent: left === credits - reserved * COST && left >= 0 ? 'yes' : 'NO' };
+  };
+  const floor = await probeThenMeasure(floorAccount({ asynchronous: false }));
+  const floorChecks = await floorAudit(floor.credits, floor.phase.reserved);
+  const floorAsync = await probeThenMeasure(floorAccount({ asynchronous: true }));
+  const floorAsyncChecks = await floorAudit(floorAsync.credits, floorAsync.phase.reserved);
+
+  // ---- reserveForJob alone: one ledger movement in its own transaction ----
+  const accounts: string[] = [];
+  const ledgerAccount = (attempt: (guildId: string, client: number) => Promise<boolean>) => async (credits: number) => {
+    const guildId = `bench-${randomUUID()}`;
+    await ensureGuild(db, guildId, { startingCredits: credits });
+    accounts.push(guildId);
+    return (client: number) => attempt(guildId, client);
+  };
+  const movement = await probeThenMeasure(
+    ledgerAccount(async (guildId, client) => {
+      const result = await reserveForJob(db, { guildId, jobId: randomUUID(), userId: `member-${client}`, amount: COST });
+      return result.ok;
+    }),
+  );
+  const movementAudit = await audit(db, accounts.at(-1)!, movement.credits, movement.phase.reserved);
+
+  // ---- the request's reservation: spending check, job row and reserveForJob, one transaction (as submitRequest) ----
+  const request = await probeThenMeasure(
+    ledgerAccount((guildId, client) => {
+      const jobId = randomUUID();
+      const userId = `member-${client}`;
+      const now = new Date();
+      return db
+        .transaction(async (tx) => {
+          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [], amount: COST, now });
+          if (!limits.ok) throw new Error(`refused by limits: ${limits.reason}`);
+          await tx.insert(jobs).values({
+            id: jobId,
+            guildId,
+            channelId: 'bench-channel',
+            userId,
+            kind: 'song',
+            request: { kind: 'song', prompt: `bench ${jobId}` },
+            cost: COST,
+            webhookSecret: randomBytes(32).toString('hex'),
+            createdAt: now,
+            updatedAt: now,
+          });
+          const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: COST });
+          // A refusal rolls the job row back with it, as submitRequest does.
+          if (!reservation.ok) throw new RefusedError();
+          return true;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof RefusedError) return false;
+          throw error;
+        });
+    }),
+  );
+  const requestGuild = accounts.at(-1)!;
+  const requestAudit = await audit(db, requestGuild, request.credits, request.phase.reserved);
+  const [jobRows] = await db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, requestGuild));
+  const orphanJobs = Math.abs((jobRows?.n ?? 0) - request.phase.reserved);
+
+  const row = (path: string, measured: { credits: number; phase: Phase }, checks: { overspend: number; consistent: string }) => ({
+    path,
+    'paid for': measured.credits / COST,
+    'reservations/s': measured.phase.perSecond,
+    'p50 ms': measured.phase.latency.p50,
+    'p99 ms': measured.phase.latency.p99,
+    'rate / floor': ratio(measured.phase.perSecond, floor.phase.perSecond),
+    'statements/attempt': measured.phase.statements,
+    'client CPU ms/attempt': measured.phase.clientCpuMs,
+    'lock waiters': measured.phase.lockWaiters,
+    overspend: checks.overspend,
+    consistent: checks.consistent,
+  });
+  printTable(`${CLIENTS} clients reserving ${COST} credits on one guild until its balance runs out`, [
+    row('floor: bare UPDATE … RETURNING', floor, floorChecks),
+    row('(floor, synchronous_commit off)', floorAsync, floorAsyncChecks),
+    row('reserveForJob alone', movement, { overspend: movementAudit.overspend, consistent: consistent(movementAudit) }),
+    row("the request's transaction", request, { overspend: requestAudit.overspend, consistent: consistent(requestAudit, orphanJobs) }),
+  ]);
+  printTable(
+    'what the backends were doing (average number of backends; wait event / statement)',
+    [
+      ['floor', floor],
+      ['reserveForJob alone', movement],
+      ["the request's transaction", request],
+    ].map(([path, measured]) => {
+      const { phase } = measured as { phase: Phase };
+      return { path: path as string, backends: Object.entries(phase.backends).slice(0, 5).map(([what, n]) => `${n} ${what}`).join('; ') };
+    }),
+  );
+  const noOverspend = requestAudit.overspend === 0 && movementAudit.overspend === 0 && consistent(requestAudit, orphanJobs) === 'yes' && consistent(movementAudit) === 'yes';
+  const met = request.phase.perSecond >= TARGET_PER_SECOND && noOverspend;
+  console.log(
+    `\ntarget ≥ ${TARGET_PER_SECOND} reservations/s on the request's path with 0 overspend: ${met ? 'met' : 'missed'} (${request.phase.perSecond}/s, ${ratio(request.phase.perSecond, floor.phase.perSecond)}× the floor; overspend ${noOverspend ? 0 : 'FOUND'})`,
+  );
+  await writeResult('ledger', {
+    workload: {
+      clients: CLIENTS,
+      guilds: 1,
+      cost: COST,
+      probeMs: PROBE_MS,
+      measureSeconds: MEASURE_SECONDS,
+      stop: 'the balance pays for what the probe\'s pace reserves in measureSeconds; each client reserves until it is refused',
+    },
+    target: `≥ ${TARGET_PER_SECOND} reservations/s on the request's path, overspend 0`,
+    floor: 'one bare UPDATE … SET n = n - cost WHERE id = $1 AND n >= cost RETURNING n per transaction, same Postgres, same 50 clients',
+    results: {
+      floor: { paidFor: floor.credits / COST, ...floor.phase },
+      floorSynchronousCommitOff: { paidFor: floorAsync.credits / COST, ...floorAsync.phase },
+      reserveForJob: { paidFor: movement.credits / COST, ...movement.phase },
+      request: { paidFor: request.credits / COST, ...request.phase },
+    },
+    audits: { floor: floorChecks, reserveForJob: movementAudit, request: { ...requestAudit, orphanJobs } },
+    ratios: {
+      requestToFloor: ratio(request.phase.perSecond, floor.phase.perSecond),
+      reserveForJobToFloor: ratio(movement.phase.perSecond, floor.phase.perSecond),
+      requestP99ToFloorP99: ratio(request.phase.latency.p99, floor.phase.latency.p99),
+      floorSynchronousCommitOffToFloor: ratio(floorAsync.phase.perSecond, floor.phase.perSecond),
+    },
+    met,
+    seconds: round(performance.now() / 1000, 1),
+  });
+} finally {
+  await sampler.end().catch(() => {});
+  await floorPool.end().catch(() => {});
+  await database.close().catch(() => {});
+  await postgres.stop().catch(() => {});
+  await rm(temp, { recursive: true, force: true }).catch(() => {});
+}
+

@@ -1,0 +1,214 @@
+/**
+ * `npm run bench -- poll`: how well polling alone finds finished tasks.
+ *
+ * 1,000 `/song` commands through the Discord emulator to the bot as `npm start` runs it, with
+ * webhooks off (no `PUBLIC_URL`), so only polls can tell the bot a task ended. Each task lasts
+ * between 30 and 180 s (spread evenly, the same every run; the simulator's `[sim:task-ms=N]`
+ * prompt marker sets it).
+ *
+ * Time runs SCALE times faster. The simulator has no clock of its own to speed up, so task
+ * durations and every time in the bot's poll configuration are divided by SCALE together, and
+ * the poll-rate cap multiplied by it: `EXPECTED_SECONDS=song=60/SCALE`,
+ * `POLL_INTERVAL_MIN_MS=5000/SCALE`, `POLL_INTERVAL_MAX_MS=60000/SCALE`,
+ * `POLL_MAX_PER_SECOND=20×SCALE` (the defaults, scaled). Figures are reported in task time
+ * (real seconds × SCALE), so they read as for 30–180 s tasks; what does not scale (a poll's
+ * own cost, queue hops) weighs SCALE times more than it would, which makes the delays here
+ * an upper bound.
+ *
+ * From the simulator's record of every request it asked: polls per task (against the ideal,
+ * one poll at the task's end), polls per 10 s of task time, the detection delay (from the
+ * task's end to the first poll after it) as a share of the task's duration, and the peak poll
+ * rate in per-second buckets (real seconds) against `POLL_MAX_PER_SECOND`. Beside the measured
+ * delay it gives the delay the poll schedule alone would give (no queueing, no cost), which
+ * tells the policy apart from its execution.
+ * Targets: delay < 10% of task time, ≤ 1 poll per 10 s per task on average, peak ≤ the cap.
+ */
+import type { DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import { READ_ROUTES } from '../../src/sandbox/music-api-sim/contract.js';
+import { atRate, printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+
+const TASKS = 1000;
+const MIN_TASK_S = 30;
+const MAX_TASK_S = 180;
+/** Time runs this many times faster than real (see above). */
+const SCALE = 5;
+/** Commands dispatched per real second (10 per task-second). */
+const DISPATCH_PER_SECOND = 50;
+const GUILDS = 5;
+const MEMBERS_PER_GUILD = 10;
+/** The bot's defaults, in task time. */
+const DEFAULTS = { expectedSongSeconds: 60, pollIntervalMinMs: 5_000, pollIntervalMaxMs: 60_000, pollMaxPerSecond: 20 };
+const TARGET_DELAY_SHARE = 0.1;
+const TARGET_POLLS_PER_10S = 1;
+
+const scaled = {
+  EXPECTED_SECONDS: `song=${DEFAULTS.expectedSongSeconds / SCALE}`,
+  POLL_INTERVAL_MIN_MS: String(DEFAULTS.pollIntervalMinMs / SCALE),
+  POLL_INTERVAL_MAX_MS: String(DEFAULTS.pollIntervalMaxMs / SCALE),
+  POLL_MAX_PER_SECOND: String(DEFAULTS.pollMaxPerSecond * SCALE),
+};
+
+/** Task i's duration in task-seconds: an even, fixed spread over [MIN, MAX] (golden-ratio sequence). */
+const durationOf = (i: number) => MIN_TASK_S + (MAX_TASK_S - MIN_TASK_S) * ((i * 0.6180339887) % 1);
+
+/** When the bot's schedule alone would poll a task (task-seconds after submission): first near the expected duration, then backoff. */
+function scheduledPolls(until: number): number[] {
+  const times = [Math.max(DEFAULTS.pollIntervalMinMs, DEFAULTS.expectedSongSeconds * 1000 * 0.8) / 1000];
+  for (let attempt = 0; times.at(-1)! < until; attempt += 1) {
+    times.push(times.at(-1)! + Math.min(DEFAULTS.pollIntervalMaxMs, Math.round(DEFAULTS.pollIntervalMinMs * 1.5 ** attempt)) / 1000);
+  }
+  return times;
+}
+
+function populate(emulator: DiscordEmulator) {
+  const places: Array<{ guildId: string; channelId: string; userId: string }> = [];
+  for (let g = 0; g < GUILDS; g += 1) {
+    const guild = emulator.createGuild({ name: `Poll ${g}` });
+    const channel = emulator.createChannel(guild.id, { name: 'songs' });
+    for (let m = 0; m < MEMBERS_PER_GUILD; m += 1) {
+      places.push({ guildId: guild.id, channelId: channel.id, userId: emulator.addMember(guild.id, { username: `member-${g}-${m}` }).id });
+    }
+  }
+  return places;
+}
+
+const world = await startBenchWorld();
+try {
+  const places = populate(world.emulator);
+  await world.deployCommands();
+  // No PUBLIC_URL: webhooks off, polling only.
+  world.spawnBot('all', { PUBLIC_URL: '', STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', ...scaled });
+  await world.emulator.waitForBotReady(60_000);
+  world.sim.clearRecords();
+
+  const started = performance.now();
+  const answers = await atRate(TASKS, DISPATCH_PER_SECOND, (i) => {
+    const taskMs = Math.round((durationOf(i) * 1000) / SCALE);
+    const handle = world.emulator.runCommand({ ...places[i % places.length]!, name: 'song', options: { prompt: `poll ${i} [sim:task-ms=${taskMs}]` } });
+    return handle.waitForResponse(30_000);
+  });
+  await Promise.all(answers);
+  const countFinal = async () =>
+    Number((await world.db.query(`select count(*)::int as n from jobs where state in ('succeeded', 'failed', 'timed_out')`)).rows[0].n);
+  // A job the bot never finishes is reported (undetected), not waited for forever.
+  await waitUntil('every job final', async () => (await countFinal()) >= TASKS, ((MAX_TASK_S * 3) / SCALE) * 1000 + 120_000, 1000).catch(
+    async () => console.log(`only ${await countFinal()} of ${TASKS} jobs final in time`),
+  );
+  await sleep(1000);
+  const runSeconds = (performance.now() - started) / 1000;
+
+  // ---- from the simulator's record ----
+  const tasks = new Map(world.sim.listTasks().map((task) => [task.taskId, task]));
+  const pollsOf = new Map<string, number[]>();
+  for (const request of world.sim.requests) {
+    const id = request.method === 'GET' ? READ_ROUTES.producerTask.exec(request.path)?.[1] : undefined;
+    if (id === undefined || !tasks.has(id)) continue;
+    pollsOf.set(id, [...(pollsOf.get(id) ?? []), request.at]);
+  }
+  const perTask = [...tasks.values()].map((task) => {
+    const polls = pollsOf.get(task.taskId) ?? [];
+    const taskSeconds = (((task.endedAt ?? Date.now()) - task.createdAt) / 1000) * SCALE;
+    const detecting = task.endedAt === undefined ? undefined : polls.find((at) => at >= task.endedAt!);
+    const delaySeconds = detecting === undefined ? Number.NaN : ((detecting - task.endedAt!) / 1000) * SCALE;
+    const schedule = scheduledPolls(taskSeconds);
+    const scheduleDelay = schedule.find((at) => at >= taskSeconds)! - taskSeconds;
+    return { taskSeconds, polls: polls.length, delaySeconds, share: delaySeconds / taskSeconds, scheduleShare: scheduleDelay / taskSeconds, schedulePolls: schedule.filter((at) => at <= taskSeconds).length + 1 };
+  });
+  const undetected = perTask.filter((task) => Number.isNaN(task.delaySeconds)).length;
+  const detected = perTask.filter((task) => !Number.isNaN(task.delaySeconds));
+  const totalPolls = perTask.reduce((sum, task) => sum + task.polls, 0);
+  const totalTaskSeconds = perTask.reduce((sum, task) => sum + task.taskSeconds, 0);
+  const pollsPerTask = totalPolls / perTask.length;
+  const pollsPer10s = (totalPolls / totalTaskSeconds) * 10;
+  const share = summarize(detected.map((task) => task.share * 100));
+  const delay = summarize(detected.map((task) => task.delaySeconds));
+  const scheduleShare = summarize(perTask.map((task) => task.scheduleShare * 100));
+  const buckets = new Map<number, number>();
+  for (const polls of pollsOf.values()) for (const at of polls) buckets.set(Math.floor(at / 1000), (buckets.get(Math.floor(at / 1000)) ?? 0) + 1);
+  const peakPerSecond = Math.max(0, ...buckets.values());
+  // BullMQ's limiter counts in fixed windows that do not start on the clock's seconds, so a
+  // clock second may take the end of one window and the start of the next: also the busiest
+  // 1 s sliding window.
+  const allPolls = [...pollsOf.values()].flat().sort((a, b) => a - b);
+  let peakSliding = 0;
+  for (let first = 0, last = 0; last < allPolls.length; last += 1) {
+    while (allPolls[last]! - allPolls[first]! >= 1000) first += 1;
+    peakSliding = Math.max(peakSliding, last - first + 1);
+  }
+  const cap = Number(scaled.POLL_MAX_PER_SECOND);
+
+  const byLength = [
+    [30, 60],
+    [60, 120],
+    [120, 180.01],
+  ].map(([from, to]) => {
+    const group = detected.filter((task) => task.taskSeconds >= from! && task.taskSeconds < to!);
+    const shares = summarize(group.map((task) => task.share * 100));
+    return {
+      'task length s': `${from}–${Math.floor(to!)}`,
+      tasks: group.length,
+      'polls/task': round(group.reduce((sum, task) => sum + task.polls, 0) / group.length, 2),
+      'delay % p50': shares.p50,
+      'delay % p99': shares.p99,
+      'delay % max': shares.max,
+      'schedule alone % max': summarize(group.map((task) => task.scheduleShare * 100)).max,
+    };
+  });
+
+  const met = {
+    delay: share.max < TARGET_DELAY_SHARE * 100 && undetected === 0,
+    pollsPer10s: pollsPer10s <= TARGET_POLLS_PER_10S,
+    peak: peakPerSecond <= cap,
+  };
+  printTable(`poll: ${TASKS} tasks of ${MIN_TASK_S}–${MAX_TASK_S} s, webhooks off; time ×${SCALE} (figures in task time)`, [
+    { figure: 'polls per task', value: round(pollsPerTask, 2), floor: '1 (one poll at the end)', 'ratio to floor': round(pollsPerTask, 2), target: '', met: '' },
+    { figure: 'polls per 10 s of task', value: round(pollsPer10s, 3), floor: round((perTask.length / totalTaskSeconds) * 10, 3), 'ratio to floor': round(pollsPer10s / ((perTask.length / totalTaskSeconds) * 10), 2), target: '≤ 1', met: met.pollsPer10s },
+    { figure: 'detection delay, % of task p50', value: share.p50, floor: 0, 'ratio to floor': '', target: '', met: '' },
+    { figure: 'detection delay, % of task p99', value: share.p99, floor: 0, 'ratio to floor': '', target: '', met: '' },
+    { figure: 'detection delay, % of task max', value: share.max, floor: 0, 'ratio to floor': '', target: '< 10%', met: met.delay },
+    { figure: 'detection delay s p50 / p99 / max', value: `${delay.p50} / ${delay.p99} / ${delay.max}`, floor: 0, 'ratio to floor': '', target: '', met: '' },
+    { figure: 'schedule alone, delay % p50 / p99 / max', value: `${scheduleShare.p50} / ${scheduleShare.p99} / ${scheduleShare.max}`, floor: '', 'ratio to floor': '', target: '', met: '' },
+    { figure: 'peak polls per real second', value: peakPerSecond, floor: '', 'ratio to floor': '', target: `≤ ${cap} (POLL_MAX_PER_SECOND)`, met: met.peak },
+    { figure: 'peak polls in any 1 s (sliding)', value: peakSliding, floor: '', 'ratio to floor': '', target: `≤ ${cap}`, met: peakSliding <= cap },
+  ]);
+  printTable('by task length', byLength);
+  if (undetected > 0) console.log(`${undetected} tasks were never polled after they ended`);
+
+  await writeResult('poll', {
+    workload: {
+      tasks: TASKS,
+      taskSeconds: [MIN_TASK_S, MAX_TASK_S],
+      spread: 'even (golden-ratio sequence over the range), fixed',
+      dispatch: `${TASKS} /song commands through the Discord emulator at ${DISPATCH_PER_SECOND}/s real (${DISPATCH_PER_SECOND / SCALE} per task-second), ${GUILDS} guilds, ${GUILDS * MEMBERS_PER_GUILD} members`,
+      bot: 'npm start, ROLE=all, webhooks off (no PUBLIC_URL)',
+      runSecondsReal: round(runSeconds, 1),
+    },
+    scaling: {
+      factor: SCALE,
+      how: 'the simulator has no clock to speed up: task durations ([sim:task-ms]) and the bot\'s poll times are divided by the factor together, the poll-rate cap multiplied by it; delays and polls per 10 s are reported in task time (real × factor). Costs that do not scale (a poll itself, queue hops) weigh factor× more than at real speed.',
+      botEnvironment: scaled,
+      realEquivalent: { EXPECTED_SECONDS: `song=${DEFAULTS.expectedSongSeconds}`, POLL_INTERVAL_MIN_MS: DEFAULTS.pollIntervalMinMs, POLL_INTERVAL_MAX_MS: DEFAULTS.pollIntervalMaxMs, POLL_MAX_PER_SECOND: DEFAULTS.pollMaxPerSecond },
+      peakBuckets: 'one real second (= factor task-seconds); compared with the scaled cap',
+    },
+    floor: 'the ideal: one poll per task, at its end (delay 0)',
+    targets: { delayShareMax: '< 10% of task time', pollsPer10sPerTask: '≤ 1 on average', peakPerSecond: `≤ POLL_MAX_PER_SECOND (${cap} real, = ${DEFAULTS.pollMaxPerSecond} at real speed)` },
+    results: {
+      pollsPerTask: round(pollsPerTask, 2),
+      pollsPerTaskToIdeal: round(pollsPerTask, 2),
+      pollsPer10sOfTask: round(pollsPer10s, 3),
+      delaySharePercent: share,
+      delaySecondsTaskTime: delay,
+      scheduleAloneSharePercent: scheduleShare,
+      scheduleAlonePollsPerTask: round(perTask.reduce((sum, task) => sum + task.schedulePolls, 0) / perTask.length, 2),
+      peakPollsPerRealSecond: peakPerSecond,
+      peakPollsInAnySlidingSecond: peakSliding,
+      pollCap: cap,
+      undetected,
+      byTaskLength: byLength,
+    },
+    met,
+    seconds: round(performance.now() / 1000, 1),
+  });
+} finally {
+  await world.close();
+}

@@ -1,0 +1,219 @@
+/**
+ * `npm run bench -- webhook` (or `npm run bench:webhook -- [--rate 100] [--seconds 60] [--webhooks n] [--jobs n]`):
+ * how fast a finished task reaches the channel.
+ *
+ * The bot runs as operators scale it out: three processes (`ROLE=gateway`, `worker`, `http`)
+ * on a real Postgres and Redis, the Discord emulator and the music-API simulator. Members
+ * first ask for `--jobs` songs (default: one per webhook), which the simulator keeps running
+ * for an hour; then the benchmark, as the music service would, sends a signed completion
+ * webhook for `--webhooks` of them (default `--rate` × `--seconds`, 6,000) at `--rate` per
+ * second, and times each from the moment it sends the webhook to the moment the emulator
+ * receives the Discord call that posts the result.
+ *
+ * Floor, in the same run and at the same rate: a bare loopback POST to a tiny node:http server
+ * in this process that runs one Postgres transaction on the same server and answers.
+ * Target: p99 < 100 ms, reported beside its ratio to the floor.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { signWebhookBody } from '../../src/sandbox/music-api-sim/contract.js';
+import { atRate, printTable, ratio, round, rssMegabytes, sleep, startBenchWorld, summarize, waitUntil, writeResult, type Summary } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '60' },
+    webhooks: { type: 'string' },
+    jobs: { type: 'string' },
+  },
+});
+const rate = Number(values.rate);
+const webhookCount = Number(values.webhooks ?? rate * Number(values.seconds));
+const jobCount = Math.max(Number(values.jobs ?? webhookCount), 1);
+const completions = Math.min(webhookCount, jobCount);
+const TARGET_P99_MS = 100;
+const FLOOR_SECONDS = 20;
+const COST = 10;
+/** The colour of a finished song's embed (src/pipeline/render.ts): progress edits are told apart by it. */
+const SUCCESS_COLOUR = 0x57f287;
+const JOB_IN_FOOTER = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
+
+/** The floor: a loopback POST to a node:http server that runs one transaction, then answers. */
+async function measureFloor(postgresUrl: string): Promise<{ latency: Summary; failed: number }> {
+  const pool = new pg.Pool({ connectionString: postgresUrl, max: 10 });
+  await pool.query('create table if not exists bench_webhook_floor (key text primary key, at timestamptz not null default now())');
+  const server = createServer((request: IncomingMessage, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void pool
+        .query('insert into bench_webhook_floor (key) values ($1) on conflict do nothing returning key', [request.url])
+        .then(
+          () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+          () => response.writeHead(500).end(),
+        );
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let failed = 0;
+  try {
+    const body = JSON.stringify({ code: 200, status: 'SUCCESS', data: [{ clip_id: 'floor' }] });
+    const timings = await atRate(rate * FLOOR_SECONDS, rate, async (i) => {
+      const started = performance.now();
+      const response = await fetch(`${url}/floor/${i}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await response.arrayBuffer();
+      if (!response.ok) failed += 1;
+      return performance.now() - started;
+    });
+    return { latency: summarize(await Promise.all(timings)), failed };
+  } finally {
+    server.close();
+    await pool.end();
+  }
+}
+
+const world = await startBenchWorld();
+try {
+  const guild = world.emulator.createGuild({ name: 'Bench' });
+  const channel = world.emulator.createChannel(guild.id, { name: 'bench' });
+  const member = world.emulator.addMember(guild.id, { username: 'bencher' });
+  await world.deployCommands();
+  const botEnv = {
+    STARTING_CREDITS: String(jobCount * COST + 100),
+    UPSTREAM_MAX_IN_FLIGHT: String(jobCount + 10),
+    // Tasks run for an hour and end by the benchmark's webhook: no poll weighs on the measurement.
+    EXPECTED_SECONDS: 'song=3600',
+  };
+  const worker = world.spawnBot('worker', botEnv);
+  world.spawnBot('http', botEnv);
+  world.spawnBot('gateway', botEnv);
+  await world.emulator.waitForBotReady(60_000);
+  const httpUrl = world.env().PUBLIC_URL!;
+  await waitUntil('http server up', async () => (await fetch(`${httpUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000, 250);
+  await sleep(2_000);
+  const idleRss = await rssMegabytes(worker.pid!);
+
+  // Members ask for songs; every one is submitted upstream before the first webhook.
+  const submitStarted = performance.now();
+  for (let i = 0; i < jobCount; i += 50) {
+    const handles = Array.from({ length: Math.min(50, jobCount - i) }, (_, j) =>
+      world.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member.id, name: 'song', options: { prompt: `bench ${i + j}` } }),
+    );
+    await Promise.all(handles.map((handle) => handle.waitForResponse(30_000)));
+  }
+  const submitted = async () =>
+    (await world.db.query<{ n: number }>("select count(*)::int as n from jobs where state = 'submitted'")).rows[0]!.n;
+  await waitUntil('every job submitted upstream', async () => (await submitted()) >= jobCount, 900_000, 500);
+  const submitSeconds = round((performance.now() - submitStarted) / 1000, 1);
+  const loadedRss = await rssMegabytes(worker.pid!);
+
+  const floor = await measureFloor(world.postgresUrl);
+
+  // The service reports completions at `rate`; each is timed to the Discord call that posts it.
+  const { rows } = await world.db.query<{ id: string; secret: string; task: string }>(
+    "select id, webhook_secret as secret, upstream_task_id as task from jobs where state = 'submitted' order by created_at limit $1",
+    [completions],
+  );
+  const sentAt = new Map<string, number>();
+  const latencies: Array<{ at: number; ms: number }> = [];
+  let refused = 0;
+  let allDelivered: () => void = () => {};
+  const delivered = new Promise<void>((resolve) => (allDelivered = resolve));
+  const stopListening = world.emulator.onMessage((message, change) => {
+    if (change === 'delete') return;
+    const embed = message.embeds?.[0];
+    if (embed?.color !== SUCCESS_COLOUR) return;
+    const jobId = JOB_IN_FOOTER.exec(embed.footer?.text ?? '')?.[1];
+    const sent = jobId === undefined ? undefined : sentAt.get(jobId);
+    if (jobId === undefined || sent === undefined) return;
+    const now = performance.now();
+    sentAt.delete(jobId);
+    latencies.push({ at: sent, ms: now - sent });
+    if (latencies.length === rows.length) allDelivered();
+  });
+  const firstAt = performance.now();
+  const posts = await atRate(rows.length, rate, async (i) => {
+    const job = rows[i]!;
+    const body = JSON.stringify({
+      code: 200,
+      message: 'success',
+      status: 'SUCCESS',
+      task_id: job.task,
+      data: [{ clip_id: `clip-${i}`, title: `Bench ${i}`, audio_url: `${world.sim.url}/producer/clip-${i}.m4a`, image_url: `${world.sim.url}/producer/clip-${i}-img.jpg` }],
+    });
+    const headers = { 'content-type': 'application/json', ...signWebhookBody(body, job.secret, 'spec') };
+    sentAt.set(job.id, performance.now());
+    const response = await fetch(`${httpUrl}/webhooks/music/${job.id}`, { method: 'POST', headers, body });
+    await response.arrayBuffer();
+    if (!response.ok) refused += 1;
+  });
+  const sendSeconds = (performance.now() - firstAt) / 1000;
+  await Promise.all(posts);
+  await Promise.race([delivered, sleep(30_000)]);
+  stopListening();
+
+  const latency = summarize(latencies.map((l) => l.ms));
+  // p99 by 10-second window: a latency that climbs during the run shows here.
+  const windows: Array<{ from: number; n: number; p50: number; p99: number }> = [];
+  for (let from = 0; from * 1000 < sendSeconds * 1000; from += 10) {
+    const inWindow = latencies.filter((l) => l.at - firstAt >= from * 1000 && l.at - firstAt < (from + 10) * 1000).map((l) => l.ms);
+    if (inWindow.length > 0) windows.push({ from, n: inWindow.length, ...pick(summarize(inWindow)) });
+  }
+  const met = latency.p99 < TARGET_P99_MS && latencies.length === rows.length;
+  printTable(`webhook arrival → the Discord call that posts the result, ${rows.length} completions at ${rate}/s, ${jobCount} jobs in flight`, [
+    {
+      path: 'the bot (gateway, worker, http apart)',
+      delivered: `${latencies.length}/${rows.length}`,
+      'p50 ms': latency.p50,
+      'p95 ms': latency.p95,
+      'p99 ms': latency.p99,
+      'max ms': latency.max,
+      'p99 / floor p99': ratio(latency.p99, floor.latency.p99),
+      [`target p99 < ${TARGET_P99_MS} ms`]: met ? 'met' : 'missed',
+    },
+    {
+      path: 'floor: loopback POST + one transaction',
+      delivered: `${floor.latency.n - floor.failed}/${floor.latency.n}`,
+      'p50 ms': floor.latency.p50,
+      'p95 ms': floor.latency.p95,
+      'p99 ms': floor.latency.p99,
+      'max ms': floor.latency.max,
+      'p99 / floor p99': 1,
+      [`target p99 < ${TARGET_P99_MS} ms`]: '',
+    },
+  ]);
+  printTable('the bot, by 10-second window of sending', windows.map((w) => ({ 'from s': w.from, n: w.n, 'p50 ms': w.p50, 'p99 ms': w.p99 })));
+  console.log(
+    `\nsent at ${round(rows.length / sendSeconds, 1)}/s; webhooks refused: ${refused}; ${jobCount} jobs submitted in ${submitSeconds} s; worker RSS ${idleRss} MB idle, ${loadedRss} MB with them in flight`,
+  );
+  await writeResult('webhook', {
+    workload: { rate, completions: rows.length, jobsInFlight: jobCount, floorSeconds: FLOOR_SECONDS, roles: ['gateway', 'worker', 'http'] },
+    target: `p99 < ${TARGET_P99_MS} ms from webhook arrival to the Discord call that posts the result`,
+    floor: 'loopback POST to a node:http server in the bench process that runs one Postgres transaction (INSERT … ON CONFLICT DO NOTHING) and answers',
+    results: {
+      bot: latency,
+      delivered: latencies.length,
+      refusedWebhooks: refused,
+      sentPerSecond: round(rows.length / sendSeconds, 1),
+      byWindow: windows,
+      floor: floor.latency,
+      floorFailed: floor.failed,
+      submitSeconds,
+      workerRssMb: { idle: idleRss, withJobsInFlight: loadedRss },
+    },
+    ratios: { p99ToFloor: ratio(latency.p99, floor.latency.p99), p50ToFloor: ratio(latency.p50, floor.latency.p50) },
+    met,
+    seconds: round(performance.now() / 1000, 1),
+  });
+} finally {
+  await world.close();
+}
+
+function pick(summary: Summary): { p50: number; p99: number } {
+  return { p50: summary.p50, p99: summary.p99 };
+}
