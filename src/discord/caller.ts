@@ -96,6 +96,11 @@ export function costOf(context: CommandContext, kind: JobKind): number {
   return context.pipeline.costOf(kind);
 }
 
+/** The member's daily cap: the most generous of their roles' own caps, else the server's; null for none. */
+export function dailyCapOf(caller: Caller): number | null {
+  return caller.guild.roleDailyCap ?? caller.guild.userDailyCap;
+}
+
 /**
  * Every rule a spending request must pass before the pipeline reserves its cost: the
  * channel, the role, the cooldown, the freeze, the member's daily cap, and the balance (the
@@ -103,11 +108,6 @@ export function costOf(context: CommandContext, kind: JobKind): number {
  *
  * @throws Refusal with a sentence for the member.
  */
-/** The member's daily cap: the most generous of their roles' own caps, else the server's; null for none. */
-export function dailyCapOf(caller: Caller): number | null {
-  return caller.guild.roleDailyCap ?? caller.guild.userDailyCap;
-}
-
 export async function admit(context: CommandContext, caller: Caller, kind: JobKind): Promise<number> {
   const { guild, member } = caller;
   const access = checkPlaceAndRole(guild, caller.place, member);
