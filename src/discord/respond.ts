@@ -110,9 +110,9 @@ export function closeAnswer(interaction: Interaction): void {
 }
 
 /** How the first answer went, and how long after receipt, for the router's log line. */
-export function firstAnswerOf(interaction: Interaction): { first: FirstAnswer; ms?: number } | undefined {
+export function firstAnswerOf(interaction: Interaction): { kind: AcknowledgementKind; first: FirstAnswer; ms?: number } | undefined {
   const state = states.get(interaction);
-  return state && { first: state.first, ...(state.firstAnswerMs === undefined ? {} : { ms: Math.round(state.firstAnswerMs) }) };
+  return state && { kind: state.kind, first: state.first, ...(state.firstAnswerMs === undefined ? {} : { ms: Math.round(state.firstAnswerMs) }) };
 }
 
 /**

@@ -95,7 +95,9 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     } finally {
       closeAnswer(interaction);
       const first = firstAnswerOf(interaction);
-      if (first?.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
+      // Buttons that update their message defer at once by design: only answers that wait for a decision count.
+      const decided = first?.kind === 'public' || first?.kind === 'ephemeral';
+      if (decided && first.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
     }
   };
 }
