@@ -325,21 +325,7 @@ export class EmulatorStore {
     this.guilds.set(id, guild);
     if (input.systemChannel !== undefined) {
       // Part of the guild the bot joins: told in GUILD_CREATE, not by CHANNEL_CREATE.
-      const channel: StoredChannel = {
-        id: this.#ids.next(),
-        type: ChannelType.GuildText,
-        name: input.systemChannel,
-        guildId: id,
-        position: 0,
-        topic: null,
-        parentId: null,
-        overwrites: [],
-        recipientIds: [],
-        lastMessageId: null,
-      };
-      this.channels.set(channel.id, channel);
-      guild.channelIds.push(channel.id);
-      guild.systemChannelId = channel.id;
+      guild.systemChannelId = this.#addChannel(guild, { name: input.systemChannel }).id;
     }
     this.#dispatch(GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
     return guild;
@@ -379,13 +365,19 @@ export class EmulatorStore {
   }
 
   createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
-    const guild = this.guild(guildId);
+    const channel = this.#addChannel(this.guild(guildId), input);
+    this.#dispatch(GatewayDispatchEvents.ChannelCreate, this.apiChannel(channel), GatewayIntentBits.Guilds);
+    return channel;
+  }
+
+  /** Adds a channel to the guild, telling no one (the caller dispatches, or GUILD_CREATE will). */
+  #addChannel(guild: StoredGuild, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
     if (input.id !== undefined && this.channels.has(input.id)) throw new Error(`channel ${input.id} already exists`);
     const channel: StoredChannel = {
       id: input.id ?? this.#ids.next(),
       type: input.type ?? ChannelType.GuildText,
       name: input.name,
-      guildId,
+      guildId: guild.id,
       position: guild.channelIds.length,
       topic: input.topic ?? null,
       parentId: input.parentId ?? null,
@@ -395,7 +387,6 @@ export class EmulatorStore {
     };
     this.channels.set(channel.id, channel);
     guild.channelIds.push(channel.id);
-    this.#dispatch(GatewayDispatchEvents.ChannelCreate, this.apiChannel(channel), GatewayIntentBits.Guilds);
     return channel;
   }
 

@@ -8,8 +8,7 @@ import { InteractionResponseType } from 'discord-api-types/v10';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { changeSettings } from '../../../src/guilds/settings.js';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { createdFor, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 
@@ -18,16 +17,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));
-
-/** Every message created for `handle`'s interaction, deleted ones included. */
-function createdFor(run: () => InteractionHandle): { handle: InteractionHandle; created: () => EmulatorMessage[]; stop: () => void } {
-  const created: EmulatorMessage[] = [];
-  const stop = h.emulator.onMessage((message, change) => {
-    if (change === 'create') created.push(message);
-  });
-  const handle = run();
-  return { handle, created: () => created.filter((message) => message.interactionId === handle.id), stop };
-}
 
 /**
  * Holds a lock on the guild's row (or, for checks that only read, on the whole table) (as a long moderator transaction or a busy database
@@ -49,7 +38,7 @@ async function holdGuildRow(guildId: string, mode: 'row' | 'table', release: Pro
 
 describe('an accepted request', () => {
   it('is answered once, publicly, with "Starting…", and the cost follows in private', async () => {
-    const { handle, created, stop } = createdFor(() => h.run(h.members.alice, { name: 'song', options: { prompt: 'one answer' } }));
+    const { handle, created, stop } = createdFor(h.emulator, () => h.run(h.members.alice, { name: 'song', options: { prompt: 'one answer' } }));
     const response = await handle.waitForResponse();
     expect(response).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, ephemeral: false });
     expect(handle.original()?.content).toBe(`Starting a song for <@${h.members.alice}>…`);
@@ -66,7 +55,7 @@ describe('an accepted request', () => {
     const g = h.inNewGuild();
     await privateAnswer(g.run(g.members.alice, { name: 'credits' }));
     await changeSettings(g.db.db, { guildId: g.guild.id, actorId: g.members.manager, change: { setting: 'visibility', visibility: 'private' } });
-    const { handle, created, stop } = createdFor(() => g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'quietly' } }));
+    const { handle, created, stop } = createdFor(h.emulator, () => g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'quietly' } }));
     const response = await handle.waitForResponse();
     expect(response).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, ephemeral: true });
     const ack = await privateAnswer(handle);
@@ -122,7 +111,7 @@ describe('a slow database', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const { done: lock } = await holdGuildRow(g.guild.id, 'table', released);
-    const { handle, created, stop } = createdFor(() => g.run(g.members.alice, { name: 'song', options: { prompt: 'no money' } }));
+    const { handle, created, stop } = createdFor(h.emulator, () => g.run(g.members.alice, { name: 'song', options: { prompt: 'no money' } }));
     try {
       expect(await handle.waitForResponse(2_500)).toMatchObject({ type: InteractionResponseType.DeferredChannelMessageWithSource });
     } finally {

@@ -16,6 +16,7 @@ import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';
 import { InteractionResponseType } from 'discord-api-types/v10';
+import { expect } from 'vitest';
 import { eventually } from '../../support/eventually.js';
 import { startStack, type Stack, type StackGuild } from '../../support/stack.js';
 
@@ -136,6 +137,30 @@ export async function privateAnswer(handle: InteractionHandle, timeoutMs = 10_00
     return handle.waitForEdit(() => true, timeoutMs);
   }
   return handle.waitForFollowUp((message) => message.ephemeral, timeoutMs);
+}
+
+/** The first answer to a public command: the reply itself, or the deferred reply once edited. */
+export async function publicAnswer(handle: InteractionHandle): Promise<EmulatorMessage> {
+  const response = await handle.waitForResponse();
+  if (response.type === InteractionResponseType.ChannelMessageWithSource) return handle.original()!;
+  expect(response.type).toBe(InteractionResponseType.DeferredChannelMessageWithSource);
+  return handle.waitForEdit();
+}
+
+/**
+ * Starts an interaction with `run` and records every message Discord creates for it from then
+ * on, deleted ones included (a "thinking…" reply that vanished still counts); `stop` ends it.
+ */
+export function createdFor(
+  emulator: BotHarness['emulator'],
+  run: () => InteractionHandle,
+): { handle: InteractionHandle; created: () => EmulatorMessage[]; stop: () => void } {
+  const created: EmulatorMessage[] = [];
+  const stop = emulator.onMessage((message, change) => {
+    if (change === 'create') created.push(message);
+  });
+  const handle = run();
+  return { handle, created: () => created.filter((message) => message.interactionId === handle.id), stop };
 }
 
 /** The job id an acknowledgement names. */

@@ -6,8 +6,8 @@
  */
 import { InteractionResponseType, type APIEmbed } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
+import { jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 /** One guild with one finished song ("Harbor Lights", by alice) and one finished lyrics job. */
@@ -25,14 +25,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));
-
-/** The first answer to a public command: the reply itself, or the deferred reply once edited. */
-async function publicAnswer(handle: InteractionHandle): Promise<EmulatorMessage> {
-  const response = await handle.waitForResponse();
-  if (response.type === InteractionResponseType.ChannelMessageWithSource) return handle.original()!;
-  expect(response.type).toBe(InteractionResponseType.DeferredChannelMessageWithSource);
-  return handle.waitForEdit();
-}
 
 function embedOf(message: EmulatorMessage): APIEmbed {
   const embed = message.embeds?.[0];

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
 import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
-import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 /** The guild with the 23 songs; the remix tests have guilds of their own. */
@@ -40,14 +40,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));
-
-/** The first answer to a public command: the reply itself, or the deferred reply once edited. */
-async function publicAnswer(handle: InteractionHandle): Promise<EmulatorMessage> {
-  const response = await handle.waitForResponse();
-  if (response.type === InteractionResponseType.ChannelMessageWithSource) return handle.original()!;
-  expect(response.type).toBe(InteractionResponseType.DeferredChannelMessageWithSource);
-  return handle.waitForEdit();
-}
 
 function library(g: BotHarness, userId: string, options: Record<string, string> = {}): InteractionHandle {
   return g.run(userId, { name: 'library', options });

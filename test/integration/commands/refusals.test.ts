@@ -6,10 +6,10 @@
 import { ChannelType, InteractionResponseType } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setFrozen, setUserDailyCap } from '../../../src/credits/index.js';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
 import { changeSettings, type SettingsChange } from '../../../src/guilds/settings.js';
 import { silentMp3, sineWav } from './fixtures.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { createdFor, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 
@@ -38,17 +38,13 @@ async function snapshot() {
  */
 async function refused(start: () => InteractionHandle, expected: string | RegExp): Promise<void> {
   const before = await snapshot();
-  const created: EmulatorMessage[] = [];
-  const stop = h.emulator.onMessage((message, change) => {
-    if (change === 'create') created.push(message);
-  });
+  const { handle, created, stop } = createdFor(h.emulator, start);
   try {
-    const handle = start();
     const answer = await privateAnswer(handle);
     expect(handle.response).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, ephemeral: true });
     expect(answer.id).toBe(handle.original()?.id);
     expect(answer.content).toMatch(expected);
-    expect(created.filter((message) => message.interactionId === handle.id && !message.ephemeral)).toEqual([]);
+    expect(created().filter((message) => !message.ephemeral)).toEqual([]);
     expect(await snapshot()).toEqual(before);
   } finally {
     stop();
