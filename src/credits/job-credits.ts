@@ -1,4 +1,5 @@
 /** A job's charge and its return: one debit, at most one credit back, whatever retries. */
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
@@ -13,11 +14,16 @@ export interface ReserveInput {
   /** The member who asked for the job: their usage. */
   readonly userId: string;
   readonly amount: number;
+  /** Written by the same statement as the charge, only if it is made (the job row): see `Movement.alongside`. */
+  readonly alongside?: SQL;
 }
 
 export type ReserveResult =
-  /** `replayed`: the job was already charged (a retried step); nothing moved this time. */
-  | { readonly ok: true; readonly balance: number; readonly replayed: boolean }
+  /**
+   * `replayed`: the job was already charged (a retried step); nothing moved this time.
+   * `alongside`: the row the write given with the input returned (only when the charge moved).
+   */
+  | { readonly ok: true; readonly balance: number; readonly replayed: boolean; readonly alongside?: Record<string, unknown> }
   | { readonly ok: false; readonly reason: RefusalReason; readonly balance: number };
 
 /**
@@ -42,10 +48,11 @@ export async function reserveForJob(executor: Executor, input: ReserveInput): Pr
     jobId: input.jobId,
     userId: input.userId,
     refuseWhenFrozen: true,
+    ...(input.alongside && { alongside: input.alongside }),
   });
   switch (outcome.status) {
     case 'moved':
-      return { ok: true, balance: outcome.entry.balanceAfter, replayed: false };
+      return { ok: true, balance: outcome.entry.balanceAfter, replayed: false, ...(outcome.alongside && { alongside: outcome.alongside }) };
     case 'refused':
       return { ok: false, reason: outcome.reason, balance: outcome.balance };
     case 'replayed': {

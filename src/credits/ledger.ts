@@ -2,7 +2,7 @@
  * The one place that changes `guilds.balance`. Every movement is a conditional update of the
  * balance and an append to the ledger, together, under the movement's unique key.
  */
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
@@ -20,12 +20,18 @@ export interface Movement {
   readonly reason?: string | null;
   /** Member spending stops while a guild is frozen; moderators' movements and refunds do not. */
   readonly refuseWhenFrozen?: boolean;
+  /**
+   * A write made by the same statement, and only when the movement is made: the job a
+   * reservation pays for. It reads the new ledger row from the CTE `entry` (see
+   * db/insert-from.ts) and returns one row, given back as `alongside`.
+   */
+  readonly alongside?: SQL;
 }
 
 export type RefusalReason = 'unknown_guild' | 'frozen' | 'insufficient_credits';
 
 export type MovementOutcome =
-  | { readonly status: 'moved'; readonly entry: LedgerEntry }
+  | { readonly status: 'moved'; readonly entry: LedgerEntry; readonly alongside?: Record<string, unknown> }
   /** The key was already in the ledger: nothing moved; `entry` is the movement recorded then. */
   | { readonly status: 'replayed'; readonly entry: LedgerEntry }
   | { readonly status: 'refused'; readonly reason: RefusalReason; readonly balance: number };
@@ -90,15 +96,19 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
       from entry
       where guilds.id = entry.guild_id
       returning guilds.balance
-    )
+    )${movement.alongside ? sql`, alongside as (${movement.alongside})` : sql``}
     -- Both balances come from the one locked row. Were they ever to differ, the failed cast
     -- aborts the statement, so nothing moves (a SQL statement has no other way to raise).
     select entry.*,
       case when (select balance from moved) is distinct from entry.balance_after
         then ('ledger entry and guild balance disagree: ' || entry.key)::integer end as disagreement
+      ${movement.alongside ? sql`, (select to_jsonb(a) from alongside a) as alongside` : sql``}
     from entry`);
   const [row] = rows;
-  if (row) return { status: 'moved', entry: ledgerEntryFrom(row) };
+  if (row) {
+    const alongside = row.alongside as Record<string, unknown> | null | undefined;
+    return { status: 'moved', entry: ledgerEntryFrom(row), ...(alongside && { alongside }) };
+  }
   const existing = await findEntryByKey(executor, movement.key);
   if (existing) return { status: 'replayed', entry: existing };
   return refusal(executor, movement);

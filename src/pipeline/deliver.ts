@@ -208,8 +208,6 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
     ? true
     : (await deps.redis.set(key, '1', 'PX', deps.settings.progressEditIntervalMs, 'NX')) === 'OK';
   if (!allowed) return;
-  // A private guild's reply was removed; there is nothing public to show progress in.
-  if (await guildIsPrivate(deps, job.guildId)) return;
   const position = await queuePositionOf(deps.db, job);
   const expectedSeconds = deps.settings.expectedSeconds[job.kind];
   const base = job.submittedAt ?? now;
@@ -220,11 +218,14 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
     // limit (editProgress drops it instead), so the lock is held for one request at most.
     const outcome = await deps.db.transaction(async (tx): Promise<'shown' | 'dropped' | 'ended'> => {
       const [fresh] = await tx
-        .select({ state: jobs.state, deliveryState: jobs.deliveryState })
+        .select({ state: jobs.state, deliveryState: jobs.deliveryState, visibility: guilds.visibility })
         .from(jobs)
+        .innerJoin(guilds, eq(guilds.id, jobs.guildId))
         .where(eq(jobs.id, job.id))
-        .for('update');
+        .for('update', { of: jobs });
       if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return 'ended';
+      // A private guild's reply was removed; there is nothing public to show progress in.
+      if (fresh.visibility === 'private') return 'ended';
       const shown = await deps.discord.editProgress(
         job.applicationId!,
         job.interactionToken!,

@@ -14,9 +14,9 @@ export interface PipelineSettings {
   readonly upstreamMaxInFlight: number;
   /** A task not finished this long after submission is refunded and marked timed out. */
   readonly pollDeadlineMs: number;
-  /** First poll after about this long; also the expected time shown to users. */
+  /** Typical duration per kind: the first poll comes at about half of it (processors/poll.ts); also the expected time shown to users. */
   readonly expectedSeconds: Record<JobKind, number>;
-  /** Polling backoff: from `min`, growing by half each time, never above `max`. */
+  /** Bounds of the wait between two polls of one task, which is otherwise a share of the time since submission (processors/poll.ts). */
   readonly pollIntervalMs: { readonly min: number; readonly max: number };
   /** Base of the exponential backoff between submission attempts. */
   readonly submitBackoffMs: number;

@@ -2,8 +2,8 @@
  * Reading job rows, and the writes that are not a state transition (transitions.ts makes
  * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
  */
-import { and, asc, count, desc, eq, inArray, isNull, lt, lte, or, sql, type InferSelectModel } from 'drizzle-orm';
-import type { Database, Executor } from '../db/client.js';
+import { and, asc, count, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type InferSelectModel } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
@@ -14,6 +14,18 @@ export const OPEN_STATES: readonly JobState[] = ['queued', 'submitting', 'submit
 export async function getJob(db: Executor, jobId: string): Promise<JobRow | undefined> {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   return row;
+}
+
+/**
+ * Jobs of this kind's task type waiting now, other than `jobId`: what waits ahead of a job
+ * being recorded at this moment (counted beside its insert, so it may or may not see it).
+ */
+export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
+  const [row] = await db
+    .select({ ahead: count() })
+    .from(jobs)
+    .where(and(eq(jobs.state, 'queued'), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
+  return row?.ahead ?? 0;
 }
 
 /** Jobs of the same task type waiting before this one, plus one. */
@@ -35,28 +47,21 @@ export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'ki
 
 /**
  * Moves a queued job to `submitting` unless the task type already has `cap` tasks in flight.
- * An advisory lock per task type makes the count and the move one step across all workers.
+ * An advisory lock per task type makes the count and the move one step across all workers;
+ * the database function `claim_submission` (migration 0005) takes it, counts and moves in
+ * one call, so the lock is held for no round trip.
  */
 export async function claimSubmission(
-  db: Database,
+  db: Executor,
   job: Pick<JobRow, 'id' | 'kind'>,
   cap: number,
 ): Promise<'claimed' | 'cap_reached' | 'not_queued'> {
   const taskType = TASK_TYPE_BY_KIND[job.kind];
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`musicbot:inflight:${taskType}`}))`);
-    const [inFlight] = await tx
-      .select({ n: count() })
-      .from(jobs)
-      .where(and(inArray(jobs.state, ['submitting', 'submitted']), inArray(jobs.kind, KINDS_BY_TASK_TYPE[taskType])));
-    if ((inFlight?.n ?? 0) >= cap) return 'cap_reached';
-    const claimed = await tx
-      .update(jobs)
-      .set({ state: 'submitting', submitAttempts: sql`${jobs.submitAttempts} + 1`, updatedAt: new Date() })
-      .where(and(eq(jobs.id, job.id), eq(jobs.state, 'queued')))
-      .returning({ id: jobs.id });
-    return claimed.length > 0 ? 'claimed' : 'not_queued';
-  });
+  const kinds = KINDS_BY_TASK_TYPE[taskType];
+  const { rows } = await db.execute<{ outcome: 'claimed' | 'cap_reached' | 'not_queued' }>(
+    sql`select claim_submission(${job.id}::uuid, ${`{${kinds.join(',')}}`}::text[], ${`musicbot:inflight:${taskType}`}, ${cap}::integer) as outcome`,
+  );
+  return rows[0]!.outcome;
 }
 
 export async function listOpenJobs(db: Executor, limit = 1000, afterId?: string): Promise<JobRow[]> {

@@ -5,10 +5,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
 import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { insertFrom } from '../db/insert-from.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { getJob, queuePositionOf } from './job-rows.js';
+import { getJob, queuedAhead } from './job-rows.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { localText, translator, type AppLocale } from '../i18n/index.js';
@@ -51,19 +54,34 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   }
 
   const jobId = randomUUID();
-  const [job, balance] = await deps.db.transaction(async (tx) => {
-    // Under lock, so that parallel requests cannot slip past a cap together; only when one applies.
-    if (input.requester.roleIds !== undefined && (input.opened?.dailyCapApplies ?? true)) {
-      const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds], amount: cost, now });
-      if (!limits.ok && limits.reason === 'user_cap') {
-        const left = Math.max(0, limits.limit - limits.spent);
-        throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
-      }
-    }
-    // Reserve first, then write the job: the job row's foreign key would otherwise share-lock
-    // the guild's row before the reservation locks it, which halves throughput on a busy guild
-    // (measured by the ledger benchmark). The ledger entry names the job without a foreign key.
-    const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: cost });
+  // The job row is written by the reservation's own statement (`alongside`), so the guild's row
+  // is locked for that one statement and no round trip more: a busy guild's requests take
+  // turns at the speed of Postgres, not of this process's event loop (issue 12).
+  const row = insertFrom(
+    jobs,
+    {
+      id: jobId,
+      guildId,
+      channelId,
+      userId,
+      kind: request.kind,
+      request: { ...request },
+      remixOf: remixOf?.jobId ?? null,
+      cost,
+      webhookSecret: randomBytes(32).toString('hex'),
+      applicationId: input.reply?.applicationId ?? null,
+      interactionToken: input.reply?.interactionToken ?? null,
+      interactionAt: input.reply?.createdAt ?? null,
+      locale: input.requester.locale ?? null,
+      guildLocale: input.requester.guildLocale ?? null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    'entry',
+    sql`${sql.identifier(jobs.id.name)}`,
+  );
+  const reserve = async (executor: Executor): Promise<number> => {
+    const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: cost, alongside: row });
     if (!reservation.ok) {
       // Nothing was written: a refused request leaves no trace.
       throw reservation.reason === 'frozen'
@@ -73,35 +91,31 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
             cost,
           });
     }
-    const [row] = await tx
-      .insert(jobs)
-      .values({
-        id: jobId,
-        guildId,
-        channelId,
-        userId,
-        kind: request.kind,
-        request: { ...request },
-        remixOf: remixOf?.jobId ?? null,
-        cost,
-        webhookSecret: randomBytes(32).toString('hex'),
-        applicationId: input.reply?.applicationId ?? null,
-        interactionToken: input.reply?.interactionToken ?? null,
-        interactionAt: input.reply?.createdAt ?? null,
-        locale: input.requester.locale ?? null,
-        guildLocale: input.requester.guildLocale ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return [row!, reservation.balance] as const;
-  });
+    if (!reservation.alongside) throw new Error(`job ${jobId} was charged before it was recorded`);
+    return reservation.balance;
+  };
+  const capApplies = input.requester.roleIds !== undefined && (input.opened?.dailyCapApplies ?? true);
+  // How many wait ahead does not depend on this job: counted beside the reservation, not after it.
+  const [balance, ahead] = await Promise.all([
+    capApplies
+      ? deps.db.transaction(async (tx) => {
+          // Under a lock per member, so that their parallel requests cannot slip past the cap together.
+          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds!], amount: cost, now });
+          if (!limits.ok && limits.reason === 'user_cap') {
+            const left = Math.max(0, limits.limit - limits.spent);
+            throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
+          }
+          return reserve(tx);
+        })
+      : reserve(deps.db),
+    queuedAhead(deps.db, request.kind, jobId).catch(() => 0),
+  ]);
 
   deps.metrics.jobsAccepted.inc({ kind: request.kind });
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
   deps.logger.info({ jobId, guildId, kind: request.kind, cost }, 'job accepted');
 
-  const result: SubmitResult = { jobId, cost, balance, queuePosition: await queuePositionOf(deps.db, job) };
+  const result: SubmitResult = { jobId, cost, balance, queuePosition: ahead + 1 };
   let announceFailure: { error: unknown } | undefined;
   if (hooks.announce) {
     try {

@@ -9,25 +9,78 @@
  * - a bare discord.js client that only defers (for the ratio the issue asks as well);
  * - the bot, as `npm start` runs it, whose first answer carries the checks and the reservation.
  * Target: the bot's first-answer p99 at most 2× the floor's, at both rates.
+ *
+ * These machines share their cores with their neighbours, and one phase can be twice as slow
+ * as the same phase a minute later. So the three bots run side by side, and the phases take
+ * turns in ROUNDS rounds (floor, defer-only, bot; steady, then burst); each figure is the
+ * median of its rounds, so that a slow moment weighs on one round, not on one bot. Before a
+ * phase, the bot's workers have sent every job of the previous one to the service, so a phase
+ * never pays for another's work. CPU per command (the process's, and Postgres's, in ms) says
+ * what a command costs, which the latencies alone hide once a machine is busy.
+ *
+ * Flags: `--commands N`, `--rate R`, `--rounds K`, `--role all|gateway|split` (`gateway`: the
+ * bot without its workers, jobs only queue; `split`: gateway and worker as two processes).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startDiscordEmulator, type DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
-import { atRate, BOT_TOKEN, ROOT, printTable, ratio, round, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
+import {
+  atRate,
+  BOT_TOKEN,
+  cpuMs,
+  cpuMsOfCommand,
+  printTable,
+  ratio,
+  round,
+  ROOT,
+  startBenchWorld,
+  summarize,
+  waitUntil,
+  writeResult,
+  type Summary,
+} from './support.js';
 
-const { values: flags } = parseArgs({ options: { commands: { type: 'string', default: '500' }, rate: { type: 'string', default: '250' } }, strict: false });
+const { values: flags } = parseArgs({
+  options: {
+    commands: { type: 'string', default: '500' },
+    rate: { type: 'string', default: '250' },
+    rounds: { type: 'string', default: '3' },
+    role: { type: 'string', default: 'all' },
+  },
+  strict: false,
+});
 const COMMANDS = Number(flags.commands);
 const RATE = Number(flags.rate);
+const ROUNDS = Math.max(1, Number(flags.rounds));
+const ROLE = flags.role === 'gateway' || flags.role === 'split' ? flags.role : 'all';
 const GUILDS = 5;
 const MEMBERS_PER_GUILD = 10;
 const WARM_UP = 30;
+const PHASES = ['steady', 'burst'] as const;
+type Phase = (typeof PHASES)[number];
 
 interface Place {
   guildId: string;
   channelId: string;
   userId: string;
+}
+
+interface Contender {
+  readonly name: 'floor' | 'deferOnly' | 'bot';
+  readonly emulator: DiscordEmulator;
+  readonly places: Place[];
+  readonly pids: () => number[];
+  /** Resolves once the contender has no work left from earlier commands. */
+  readonly idle: () => Promise<void>;
+  readonly stop: () => Promise<void>;
+}
+
+interface PhaseRun {
+  readonly summary: Summary;
+  /** CPU per command, in ms: the contender's processes, and Postgres (the server and every backend). */
+  readonly cpuPerCommand: { readonly process: number; readonly postgres: number };
 }
 
 function populate(emulator: DiscordEmulator): Place[] {
@@ -44,90 +97,172 @@ function populate(emulator: DiscordEmulator): Place[] {
 }
 
 /** Runs `count` commands at `perSecond` and returns the dispatch-to-first-callback times, in ms. */
-async function measure(emulator: DiscordEmulator, places: Place[], count: number, perSecond: number, tag: string): Promise<number[]> {
+async function measure(contender: Contender, count: number, perSecond: number, tag: string): Promise<number[]> {
   const timings = await atRate(count, perSecond, async (i) => {
-    const place = places[i % places.length]!;
+    const place = contender.places[i % contender.places.length]!;
     const started = performance.now();
-    const handle = emulator.runCommand({ ...place, name: 'song', options: { prompt: `${tag} ${i}` } });
+    const handle = contender.emulator.runCommand({ ...place, name: 'song', options: { prompt: `${tag} ${i}` } });
     await handle.waitForResponse(30_000);
     return performance.now() - started;
   });
   return Promise.all(timings);
 }
 
-async function runPhases(emulator: DiscordEmulator, places: Place[], tag: string): Promise<{ steady: Summary; burst: Summary }> {
-  await measure(emulator, places, WARM_UP, 50, `${tag}-warm`);
-  const steady = summarize(await measure(emulator, places, COMMANDS, RATE, `${tag}-steady`));
-  const burst = summarize(await measure(emulator, places, COMMANDS, Number.POSITIVE_INFINITY, `${tag}-burst`));
-  return { steady, burst };
+async function cpuOf(pids: number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += await cpuMs(pid);
+  return total;
 }
 
-/** The floor bot (floor-bot.ts) in its own process, on its own emulator, in `mode`. */
-async function bareBot(mode: 'decide' | 'defer', env: NodeJS.ProcessEnv): Promise<{ steady: Summary; burst: Summary }> {
-  const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
-  const places = populate(emulator);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/floor-bot.ts'), mode], {
+async function runPhase(contender: Contender, phase: Phase, tag: string): Promise<PhaseRun> {
+  await contender.idle();
+  const [processBefore, postgresBefore] = await Promise.all([cpuOf(contender.pids()), cpuMsOfCommand('postgres')]);
+  const timings = await measure(contender, COMMANDS, phase === 'steady' ? RATE : Number.POSITIVE_INFINITY, tag);
+  // The work a command causes after its answer (the bot's follow-up, its workers) counts too.
+  await contender.idle();
+  const [processAfter, postgresAfter] = await Promise.all([cpuOf(contender.pids()), cpuMsOfCommand('postgres')]);
+  return {
+    summary: summarize(timings),
+    cpuPerCommand: { process: round((processAfter - processBefore) / COMMANDS), postgres: round((postgresAfter - postgresBefore) / COMMANDS) },
+  };
+}
+
+function spawnFloor(mode: 'decide' | 'defer', env: NodeJS.ProcessEnv, emulator: DiscordEmulator): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/floor-bot.ts'), mode], {
     cwd: ROOT,
     env: { ...env, DISCORD_API_URL: emulator.apiUrl, FLOOR_GUILDS: String(GUILDS) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  try {
-    await emulator.waitForBotReady(30_000);
-    return await runPhases(emulator, places, `bare-${mode}`);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    await emulator.close();
-  }
 }
 
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+const median = (values: number[]): number => round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!);
+
 const world = await startBenchWorld();
+const contenders: Contender[] = [];
 try {
-  const floorDb = new pg.Pool({ connectionString: world.postgresUrl, max: 10 });
+  const floorDb = new pg.Pool({ connectionString: world.postgresUrl, max: 2 });
   await floorDb.query('create table bench_floor (id int primary key, n int not null)');
-  await floorDb.query(`insert into bench_floor select g, 100000000 from generate_series(0, ${GUILDS - 1}) g`);
-  const floor = await bareBot('decide', world.env());
-  const deferOnly = await bareBot('defer', world.env());
+  await floorDb.query(`insert into bench_floor select g, 1000000000 from generate_series(0, ${GUILDS - 1}) g`);
   await floorDb.end();
+
+  for (const [name, mode] of [['floor', 'decide'], ['deferOnly', 'defer']] as const) {
+    const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
+    const places = populate(emulator);
+    const child = spawnFloor(mode, world.env(), emulator);
+    await emulator.waitForBotReady(30_000);
+    contenders.push({
+      name,
+      emulator,
+      places,
+      pids: () => [child.pid!],
+      idle: async () => {},
+      stop: async () => {
+        await stopChild(child);
+        await emulator.close();
+      },
+    });
+  }
 
   const places = populate(world.emulator);
   await world.deployCommands();
-  world.spawnBot('all', {
-    STARTING_CREDITS: '100000000',
+  const botEnv = {
+    STARTING_CREDITS: '1000000000',
     UPSTREAM_MAX_IN_FLIGHT: '100000',
     // Tasks run for an hour and are found by webhook: no poll weighs on the measurement.
     EXPECTED_SECONDS: 'song=3600',
-  });
+  };
+  const bots = ROLE === 'split' ? [world.spawnBot('gateway', botEnv), world.spawnBot('worker', botEnv)] : [world.spawnBot(ROLE, botEnv)];
   await world.emulator.waitForBotReady(60_000);
-  const bot = await runPhases(world.emulator, places, 'bot');
+  let sent = 0;
+  contenders.push({
+    name: 'bot',
+    emulator: world.emulator,
+    places,
+    pids: () => bots.map((bot) => bot.pid!),
+    // Every command answered so far has reached the service (not with the gateway alone, whose jobs only queue).
+    idle: () => (ROLE === 'gateway' ? Promise.resolve() : waitUntil('the bot to submit every job', () => world.sim.listTasks().length >= sent, 120_000, 50)),
+    stop: async () => {},
+  });
+  const bot = contenders.at(-1)!;
+  const countSent = (contender: Contender, n: number) => {
+    if (contender === bot) sent += n;
+  };
 
-  const rows = (['steady', 'burst'] as const).map((phase) => ({
-    load: phase === 'steady' ? `${COMMANDS} at ${RATE}/s` : `${COMMANDS} at once`,
-    'bot p50 ms': bot[phase].p50,
-    'bot p99 ms': bot[phase].p99,
-    'bot max ms': bot[phase].max,
-    'floor p50 ms': floor[phase].p50,
-    'floor p99 ms': floor[phase].p99,
-    'p99 / floor': ratio(bot[phase].p99, floor[phase].p99),
-    'defer-only p99 ms': deferOnly[phase].p99,
-    'p99 / defer-only': ratio(bot[phase].p99, deferOnly[phase].p99),
-    'target ≤ 2×': ratio(bot[phase].p99, floor[phase].p99) <= 2 ? 'met' : 'missed',
-  }));
-  printTable('first answer: dispatch to the first callback', rows);
+  for (const contender of contenders) {
+    await measure(contender, WARM_UP, 50, `${contender.name}-warm`);
+    countSent(contender, WARM_UP);
+  }
+  const runs = new Map<string, PhaseRun[]>();
+  for (let r = 0; r < ROUNDS; r += 1) {
+    for (const phase of PHASES) {
+      for (const contender of contenders) {
+        const run = await runPhase(contender, phase, `${contender.name}-${phase}-${r}`);
+        countSent(contender, COMMANDS);
+        const key = `${contender.name}/${phase}`;
+        runs.set(key, [...(runs.get(key) ?? []), run]);
+      }
+    }
+  }
+
+  const figures = (name: Contender['name'], phase: Phase) => {
+    const all = runs.get(`${name}/${phase}`)!;
+    return {
+      p50: median(all.map((run) => run.summary.p50)),
+      p99: median(all.map((run) => run.summary.p99)),
+      max: median(all.map((run) => run.summary.max)),
+      cpuMsPerCommand: median(all.map((run) => run.cpuPerCommand.process)),
+      postgresCpuMsPerCommand: median(all.map((run) => run.cpuPerCommand.postgres)),
+      rounds: all.map((run) => ({ ...run.summary, cpuPerCommand: run.cpuPerCommand })),
+    };
+  };
+  const results = Object.fromEntries(
+    (['bot', 'floor', 'deferOnly'] as const).map((name) => [name, Object.fromEntries(PHASES.map((phase) => [phase, figures(name, phase)]))]),
+  ) as Record<Contender['name'], Record<Phase, ReturnType<typeof figures>>>;
+
+  const rows = PHASES.map((phase) => {
+    const [b, f, d] = [results.bot[phase], results.floor[phase], results.deferOnly[phase]];
+    return {
+      load: phase === 'steady' ? `${COMMANDS} at ${RATE}/s` : `${COMMANDS} at once`,
+      'bot p50 ms': b.p50,
+      'bot p99 ms': b.p99,
+      'floor p50 ms': f.p50,
+      'floor p99 ms': f.p99,
+      'p99 / floor': ratio(b.p99, f.p99),
+      'defer-only p99 ms': d.p99,
+      'p99 / defer-only': ratio(b.p99, d.p99),
+      'bot cpu ms/cmd': b.cpuMsPerCommand,
+      'floor cpu ms/cmd': f.cpuMsPerCommand,
+      'pg cpu ms/cmd bot | floor': `${b.postgresCpuMsPerCommand} | ${f.postgresCpuMsPerCommand}`,
+      'target ≤ 2×': ratio(b.p99, f.p99) <= 2 ? 'met' : 'missed',
+    };
+  });
+  printTable(`first answer: dispatch to the first callback (median of ${ROUNDS} rounds)`, rows);
   await writeResult('ack', {
-    workload: { commands: COMMANDS, rate: RATE, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, warmUp: WARM_UP, command: '/song' },
+    workload: { role: ROLE, commands: COMMANDS, rate: RATE, rounds: ROUNDS, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, warmUp: WARM_UP, command: '/song' },
     target: 'first-answer p99 ≤ 2× the floor at both rates',
     floor: 'bare discord.js client: one guarded UPDATE … RETURNING, then reply',
-    results: { bot, floor, deferOnly },
+    results,
     ratios: Object.fromEntries(
-      (['steady', 'burst'] as const).map((phase) => [
+      PHASES.map((phase) => [
         phase,
-        { p99ToFloor: ratio(bot[phase].p99, floor[phase].p99), p99ToDeferOnly: ratio(bot[phase].p99, deferOnly[phase].p99), p50ToFloor: ratio(bot[phase].p50, floor[phase].p50) },
+        {
+          p99ToFloor: ratio(results.bot[phase].p99, results.floor[phase].p99),
+          p99ToDeferOnly: ratio(results.bot[phase].p99, results.deferOnly[phase].p99),
+          p50ToFloor: ratio(results.bot[phase].p50, results.floor[phase].p50),
+          cpuToFloor: ratio(results.bot[phase].cpuMsPerCommand, results.floor[phase].cpuMsPerCommand),
+        },
       ]),
     ),
     met: rows.every((row) => row['target ≤ 2×'] === 'met'),
     seconds: round(performance.now() / 1000, 1),
   });
 } finally {
+  for (const contender of contenders) await contender.stop().catch(() => {});
   await world.close();
 }

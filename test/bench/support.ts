@@ -5,7 +5,7 @@
  * machine it was measured on. Benchmarks print figures and ratios; they assert nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -190,7 +190,11 @@ export async function startBenchWorld(
     env,
     spawnBot(role, extra = {}) {
       // node --import tsx, not the tsx binary: the bot is then this process's child, and its pid is the bot's.
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      // BENCH_BOT_PROFILE=<dir> writes a V8 CPU profile of each bot process there (open it in Chrome's DevTools).
+      const profile = process.env.BENCH_BOT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_BOT_PROFILE)] : [];
+      // BENCH_BOT_NODE_ARGS adds node flags (for example `--require ./count-queries.cjs`).
+      const extraArgs = (process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+      const child = spawn(process.execPath, [...profile, ...extraArgs, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
         cwd: ROOT,
         env: env({ ...extra, ROLE: role }),
         // BENCH_BOT_LOGS=1 shows the bot's own log lines (at LOG_LEVEL, warn by default).
@@ -225,4 +229,23 @@ export async function rssMegabytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
   return round(kb / 1024, 1);
+}
+
+/** CPU time a process has used so far (user + system), in ms (from /proc; clock ticks of 10 ms). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
+}
+
+/** CPU time used so far by every process named `name` (e.g. `postgres`: the server and its backends), in ms. */
+export async function cpuMsOfCommand(name: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const command = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (command.trim() === name) total += await cpuMs(Number(entry));
+  }
+  return total;
 }

@@ -19,11 +19,13 @@ import {
 } from '../transitions.js';
 import { submitUpstream, webhookUrlFor } from '../upstream.js';
 import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
+import { initialPollDelayMs } from './poll.js';
 import { backoffWithJitter, deliverNowOrLater } from './shared.js';
 
-/** The first poll comes near the task's expected duration. */
+/** The first poll comes at about half the kind's expected duration (see `initialPollDelayMs`). */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
-  return Math.max(deps.settings.pollIntervalMs.min, Math.round(deps.settings.expectedSeconds[job.kind] * 1000 * 0.8));
+  const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
+  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs);
 }
 
 /**
