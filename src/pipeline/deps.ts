@@ -14,7 +14,7 @@ export interface PipelineSettings {
   readonly upstreamMaxInFlight: number;
   /** A task not finished this long after submission is refunded and marked timed out. */
   readonly pollDeadlineMs: number;
-  /** Typical duration per kind: the first poll comes at about half of it (processors/poll.ts); also the expected time shown to users. */
+  /** Typical duration per kind: the first poll comes at about half of it, or at it when webhooks are on (processors/poll.ts); also the expected time shown to users. */
   readonly expectedSeconds: Record<JobKind, number>;
   /** Bounds of the wait between two polls of one task, which is otherwise a share of the time since submission (processors/poll.ts). */
   readonly pollIntervalMs: { readonly min: number; readonly max: number };

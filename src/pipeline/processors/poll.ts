@@ -1,8 +1,11 @@
 /**
- * Polling, always on as the fallback to webhooks: the first poll at about half the kind's
+ * Polling, always on as the fallback to webhooks: the first poll at a share of the kind's
  * expected duration, then polls spaced at a fixed share of the time since submission, until
- * the task ends or its deadline passes. The worker's limiter caps poll requests per second
- * across every worker sharing Redis (see `pollLimiter` in ../workers.ts).
+ * the task ends or its deadline passes. With webhooks off the polls are what finds a task's
+ * end (first at 0.55× the expected duration, then every 12% of the elapsed time); with
+ * webhooks on (`PUBLIC_URL` set) they only catch a lost webhook, and are spaced more loosely
+ * (first at 1×, then every 40%). The worker's limiter caps poll requests per second across
+ * every worker sharing Redis (see `pollLimiter` in ../workers.ts).
  */
 import { DelayedError, type Job } from 'bullmq';
 import { showProgress } from '../deliver.js';
@@ -14,29 +17,49 @@ import { pollUpstream } from '../upstream.js';
 import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
 
-/** The first poll comes this share of the kind's expected duration after submission. */
+/** Webhooks off: the first poll comes this share of the kind's expected duration after submission. */
 export const FIRST_POLL_SHARE = 0.55;
-/** Each later poll waits this share of the time since submission (within the interval's bounds). */
+/** Webhooks off: each later poll waits this share of the time since submission (within the interval's bounds). */
 export const POLL_SPACING_SHARE = 0.12;
+/** Webhooks on: the first (backup) poll comes this share of the kind's expected duration after submission. */
+export const BACKUP_FIRST_POLL_SHARE = 1;
+/** Webhooks on: each later (backup) poll waits this share of the time since submission (within the interval's bounds). */
+export const BACKUP_POLL_SPACING_SHARE = 0.4;
+
+/** Whether webhooks are on for these settings, so that polls are only the backup. */
+export function webhooksOn(settings: Pick<PipelineSettings, 'publicUrl'>): boolean {
+  return Boolean(settings.publicUrl);
+}
 
 /**
  * When to poll a task first, in ms after submission: at `FIRST_POLL_SHARE` of the kind's
- * expected duration, no sooner than `interval.min`, never past the deadline.
+ * expected duration (`BACKUP_FIRST_POLL_SHARE` with webhooks on), no sooner than
+ * `interval.min`, never past the deadline.
  *
- * Why: the bot knows only the kind's expected duration, and real tasks run from about half
- * to three times it. Nothing ends much before half of it, so polling earlier only costs; at
- * 0.55 a task of exactly half the expected time is found within 10% of its length (33 s for a
- * 30 s task at 60 s expected). Polling from 0.8 of it, as before, left every shorter task
- * waiting up to 60% of its length for the first poll.
+ * Why, webhooks off: the bot knows only the kind's expected duration, and real tasks run from
+ * about half to three times it. Nothing ends much before half of it, so polling earlier only
+ * costs; at 0.55 a task of exactly half the expected time is found within 10% of its length
+ * (33 s for a 30 s task at 60 s expected). Polling from 0.8 of it, as before, left every
+ * shorter task waiting up to 60% of its length for the first poll.
+ *
+ * Webhooks on: the webhook tells the bot of the end within moments, and a poll only matters
+ * when the webhook was lost, so the first waits for the whole expected duration: a task that
+ * ends sooner costs no poll at all while its webhook arrives.
  */
-export function initialPollDelayMs(expectedSeconds: number, interval: PipelineSettings['pollIntervalMs'], untilDeadlineMs = Infinity): number {
-  return Math.max(0, Math.min(untilDeadlineMs, Math.max(interval.min, Math.round(expectedSeconds * 1000 * FIRST_POLL_SHARE))));
+export function initialPollDelayMs(
+  expectedSeconds: number,
+  interval: PipelineSettings['pollIntervalMs'],
+  untilDeadlineMs = Infinity,
+  webhooks = false,
+): number {
+  const share = webhooks ? BACKUP_FIRST_POLL_SHARE : FIRST_POLL_SHARE;
+  return Math.max(0, Math.min(untilDeadlineMs, Math.max(interval.min, Math.round(expectedSeconds * 1000 * share))));
 }
 
 /**
  * How long to wait after a poll that found the task still running, given the time since
- * submission: `POLL_SPACING_SHARE` of it, within [`interval.min`, `interval.max`], never
- * past the deadline.
+ * submission: `POLL_SPACING_SHARE` of it (`BACKUP_POLL_SPACING_SHARE` with webhooks on),
+ * within [`interval.min`, `interval.max`], never past the deadline.
  *
  * Why: a task that ends just after a poll at elapsed time t is found at the next poll, so
  * its delay is at most the gap, and its length is at least t: a gap of a fixed share f of the
@@ -51,9 +74,22 @@ export function initialPollDelayMs(expectedSeconds: number, interval: PipelineSe
  * above 10% of the elapsed time until 50 s). Delay p99 under 10% needs both f ≤ 0.1 and a floor of 3 s at most, and
  * then 1.2 polls per 10 s or more: knowing only the expected duration, issue 12's two targets
  * (delay < 10%, ≤ 1 poll per 10 s) cannot both hold; this keeps the poll budget.
+ *
+ * Webhooks on, the polls are only the backup: f = 0.4 after a first poll at 1× polls the same
+ * tasks about 3 times each (60, 84, 118, 165 s, ... at 60 s expected; 2.96 on average over
+ * 30–180 s, against 10.5 with webhooks off), and about 2 of those come before the task ends,
+ * which is all a task whose webhook arrives costs. A task whose webhook is lost is still found
+ * within 40% of its length if it ran at least the expected time, within 100% if it ran at least
+ * half of it.
  */
-export function nextPollDelayMs(elapsedMs: number, interval: PipelineSettings['pollIntervalMs'], untilDeadlineMs = Infinity): number {
-  const gap = Math.min(interval.max, Math.max(interval.min, Math.round(Math.max(0, elapsedMs) * POLL_SPACING_SHARE)));
+export function nextPollDelayMs(
+  elapsedMs: number,
+  interval: PipelineSettings['pollIntervalMs'],
+  untilDeadlineMs = Infinity,
+  webhooks = false,
+): number {
+  const share = webhooks ? BACKUP_POLL_SPACING_SHARE : POLL_SPACING_SHARE;
+  const gap = Math.min(interval.max, Math.max(interval.min, Math.round(Math.max(0, elapsedMs) * share)));
   return Math.max(0, Math.min(gap, untilDeadlineMs));
 }
 
@@ -95,7 +131,7 @@ export function createPollProcessor(deps: PipelineDeps) {
     const untilDeadline = job.deadlineAt ? job.deadlineAt.getTime() - now.getTime() : Infinity;
     // Timed from submission (or from the unconfirmed attempt, when the service never named a task).
     const since = job.submittedAt ?? job.submitUncertainAt ?? job.createdAt;
-    const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline);
+    const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline, webhooksOn(deps.settings));
     await entry.updateData({ jobId, attempt: attempt + 1 });
     await entry.moveToDelayed(polledAt + delay, token);
     throw new DelayedError();

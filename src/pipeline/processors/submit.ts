@@ -19,13 +19,16 @@ import {
 } from '../transitions.js';
 import { submitUpstream, webhookUrlFor } from '../upstream.js';
 import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
-import { initialPollDelayMs } from './poll.js';
+import { initialPollDelayMs, webhooksOn } from './poll.js';
 import { backoffWithJitter, deliverNowOrLater } from './shared.js';
 
-/** The first poll comes at about half the kind's expected duration (see `initialPollDelayMs`). */
+/**
+ * The first poll comes at a little over half the kind's expected duration, or at the whole of
+ * it when webhooks are on and the poll is only the backup (see `initialPollDelayMs`).
+ */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
   const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
-  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs);
+  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings));
 }
 
 /**

@@ -3,22 +3,28 @@
  * benchmark: tasks spread evenly over 30–180 s (0.5–3× the song's expected 60 s), with the
  * default bounds of 5 s and 60 s between polls. A tiny deterministic simulation of the
  * schedule alone (no queueing, no poll cost): the figures the benchmark calls "schedule alone".
+ * Both modes: webhooks off (polls find every end) and webhooks on (polls only the backup).
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, type PipelineDeps } from '../../../../src/pipeline/deps.js';
 import {
+  BACKUP_FIRST_POLL_SHARE,
+  BACKUP_POLL_SPACING_SHARE,
   FIRST_POLL_SHARE,
   initialPollDelayMs,
   nextPollDelayMs,
   POLL_SPACING_SHARE,
+  webhooksOn,
 } from '../../../../src/pipeline/processors/poll.js';
+import { firstPollDelayMs } from '../../../../src/pipeline/processors/submit.js';
 
 const EXPECTED_SECONDS = 60;
 const INTERVAL = { min: 5_000, max: 60_000 };
 
 /** Times (ms after submission) the schedule polls a task that ends at `durationMs`, up to and including the one that finds it. */
-function pollsUntilFound(durationMs: number, interval = INTERVAL, expectedSeconds = EXPECTED_SECONDS): number[] {
-  const polls = [initialPollDelayMs(expectedSeconds, interval)];
-  while (polls.at(-1)! < durationMs) polls.push(polls.at(-1)! + nextPollDelayMs(polls.at(-1)!, interval));
+function pollsUntilFound(durationMs: number, interval = INTERVAL, webhooks = false, expectedSeconds = EXPECTED_SECONDS): number[] {
+  const polls = [initialPollDelayMs(expectedSeconds, interval, Infinity, webhooks)];
+  while (polls.at(-1)! < durationMs) polls.push(polls.at(-1)! + nextPollDelayMs(polls.at(-1)!, interval, Infinity, webhooks));
   return polls;
 }
 
@@ -30,18 +36,24 @@ interface Figures {
   readonly delayMax: number;
   /** All polls over all task time, per 10 s. */
   readonly pollsPer10s: number;
+  /** Polls per task, up to and including the one that finds it. */
+  readonly pollsPerTask: number;
+  /** Polls per task before it ends: all a task costs when its webhook arrives. */
+  readonly pollsBeforeEndPerTask: number;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-function figures(durationsMs: readonly number[], interval = INTERVAL): Figures {
+function figures(durationsMs: readonly number[], interval = INTERVAL, webhooks = false): Figures {
   let polls = 0;
+  let beforeEnd = 0;
   const shares = durationsMs
     .map((duration) => {
-      const times = pollsUntilFound(duration, interval);
+      const times = pollsUntilFound(duration, interval, webhooks);
       polls += times.length;
+      beforeEnd += times.filter((at) => at < duration).length;
       return ((times.at(-1)! - duration) / duration) * 100;
     })
     .sort((a, b) => a - b);
@@ -52,6 +64,8 @@ function figures(durationsMs: readonly number[], interval = INTERVAL): Figures {
     delayP99: quantile(shares, 0.99),
     delayMax: shares.at(-1)!,
     pollsPer10s: (polls / taskMs) * 10_000,
+    pollsPerTask: polls / durationsMs.length,
+    pollsBeforeEndPerTask: beforeEnd / durationsMs.length,
   };
 }
 
@@ -153,5 +167,71 @@ describe('the schedule on tasks of 0.5–3× the expected duration (30–180 s a
     expect(all.delayMax).toBeLessThanOrEqual(POLL_SPACING_SHARE * 100 + 0.1);
     // ... at more polls than the target allows.
     expect(all.pollsPer10s).toBeGreaterThan(1);
+  });
+});
+
+describe('webhooks on: polls only as the backup', () => {
+  it('polls first at the expected duration, then every 40% of the time since submission', () => {
+    expect(BACKUP_FIRST_POLL_SHARE).toBe(1);
+    expect(BACKUP_POLL_SPACING_SHARE).toBe(0.4);
+    expect(initialPollDelayMs(60, INTERVAL, Infinity, true)).toBe(60_000);
+    expect(nextPollDelayMs(60_000, INTERVAL, Infinity, true)).toBe(24_000);
+    expect(nextPollDelayMs(100_000, INTERVAL, Infinity, true)).toBe(40_000);
+  });
+
+  it('keeps the same bounds and never waits past the deadline', () => {
+    expect(initialPollDelayMs(2, INTERVAL, Infinity, true)).toBe(5_000);
+    expect(initialPollDelayMs(60, INTERVAL, 20_000, true)).toBe(20_000);
+    expect(initialPollDelayMs(60, INTERVAL, -5, true)).toBe(0);
+    expect(nextPollDelayMs(0, INTERVAL, Infinity, true)).toBe(5_000);
+    expect(nextPollDelayMs(150_000, INTERVAL, Infinity, true)).toBe(60_000);
+    expect(nextPollDelayMs(10 * 60_000, INTERVAL, Infinity, true)).toBe(60_000);
+    expect(nextPollDelayMs(100_000, INTERVAL, 3_000, true)).toBe(3_000);
+    expect(nextPollDelayMs(100_000, INTERVAL, -10, true)).toBe(0);
+  });
+
+  it('is chosen by PUBLIC_URL: the submit processor times the first poll by it', () => {
+    const deps = (publicUrl: string | undefined) => ({ settings: { ...DEFAULT_SETTINGS, publicUrl } }) as unknown as PipelineDeps;
+    expect(webhooksOn({ publicUrl: undefined })).toBe(false);
+    expect(webhooksOn({ publicUrl: '' })).toBe(false);
+    expect(webhooksOn({ publicUrl: 'https://bot.example.com' })).toBe(true);
+    expect(firstPollDelayMs(deps(undefined), { kind: 'song' })).toBe(33_000);
+    expect(firstPollDelayMs(deps('https://bot.example.com'), { kind: 'song' })).toBe(60_000);
+    expect(firstPollDelayMs(deps('https://bot.example.com'), { kind: 'voice' })).toBe(120_000);
+  });
+});
+
+describe('polls per task in each mode (60 s expected)', () => {
+  it('a 60 s and a 180 s task', () => {
+    // Webhooks off: 33, 38, 43, 48.2, 53.9, 60.4 s for the 60 s task; 16 polls up to 187.6 s for the 180 s one.
+    expect(pollsUntilFound(60_000)).toHaveLength(6);
+    expect(pollsUntilFound(180_000)).toHaveLength(16);
+    // Webhooks on: 60 s finds the 60 s task; 60, 84, 117.6, 164.6, 224.6 s the 180 s one.
+    expect(pollsUntilFound(60_000, INTERVAL, true)).toEqual([60_000]);
+    expect(pollsUntilFound(180_000, INTERVAL, true)).toEqual([60_000, 84_000, 117_600, 164_640, 224_640]);
+    // With its webhook arriving, a task costs only the polls before its end: none and 4.
+    expect(pollsUntilFound(60_000, INTERVAL, true).filter((at) => at < 60_000)).toHaveLength(0);
+    expect(pollsUntilFound(180_000, INTERVAL, true).filter((at) => at < 180_000)).toHaveLength(4);
+  });
+
+  it('over 30–180 s: 10.5 polls per task with webhooks off, 3.0 (2.0 before the end) with them on', () => {
+    const off = figures(evenly(30, 180));
+    const on = figures(evenly(30, 180), INTERVAL, true);
+    // Worked out: off 10.49 polls per task (0.999 per 10 s); on 2.96 (0.282 per 10 s), 1.96 of them before the end.
+    expect(off.pollsPerTask).toBeGreaterThan(10.4);
+    expect(off.pollsPerTask).toBeLessThan(10.6);
+    expect(on.pollsPerTask).toBeGreaterThan(2.9);
+    expect(on.pollsPerTask).toBeLessThan(3);
+    expect(on.pollsBeforeEndPerTask).toBeLessThan(2);
+    expect(on.pollsPer10s).toBeLessThan(0.3);
+    // The same on the benchmark's own lengths.
+    expect(figures(benchLengths, INTERVAL, true).pollsPerTask).toBeLessThan(3);
+  });
+
+  it('webhooks on, a lost webhook is still found: within 40% of a task that ran the expected time or longer, 100% of one that ran half', () => {
+    // Worked out: delay p50 21%, p99 90%, max 100% over 30–180 s; max 40% over 60–180 s.
+    const all = figures(evenly(30, 180), INTERVAL, true);
+    expect(all.delayMax).toBeLessThanOrEqual(100);
+    expect(figures(evenly(60, 180), INTERVAL, true).delayMax).toBeLessThanOrEqual(BACKUP_POLL_SPACING_SHARE * 100 + 0.1);
   });
 });
