@@ -133,19 +133,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Loaded only by processes that run the gateway: workers never need discord.js's client.
       const { startGateway } = await import('./discord/gateway.js');
       const { commands } = await import('../commands/index.js');
-      // Beside workers, commands get connections of their own: a member's answer never waits for
-      // a connection behind the workers' queries (the ack benchmark measured that wait).
-      let commandDb = deps.db;
-      if (runs.worker) {
-        const commandDatabase = connectDatabase(infrastructure.databaseUrl, { max: 10 });
-        stops.push(() => commandDatabase.close());
-        commandDb = commandDatabase.db;
-      }
-      const commandPipeline = commandDb === deps.db ? pipeline : createPipeline({ ...deps, db: commandDb });
-      const gateway = await startGateway({
-        commands,
-        context: { config, db: commandDb, logger, pipeline: commandPipeline, musicApi: deps.musicApi, metrics },
-      });
+      const gateway = await startGateway({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics } });
       stops.push(() => gateway.stop());
     }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../logger.js';
 import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from './costs.js';
+import { undiciTransport, type Transport, type TransportResponse } from './transport.js';
 import { errorCode, kindForHttpError, MusicApiError, redact, type MusicApiErrorKind, type MusicApiOperation } from './errors.js';
 import { GUESSED_FIELDS } from './guessed-fields.js';
 import { API_PATHS, SPEC_MODELS, type DownloadFormat } from '../music-api-spec.js';
@@ -27,8 +28,8 @@ export interface MusicApiClientOptions {
   /** Credits a sonic persona song costs (config PERSONA_SONG_COST). @defaultValue DEFAULT_PERSONA_SONG_COST */
   personaSongCost?: number;
   logger?: Logger;
-  /** For tests. @defaultValue globalThis.fetch */
-  fetch?: typeof globalThis.fetch;
+  /** For tests (`globalThis.fetch` fits). @defaultValue undici's request (see transport.ts) */
+  fetch?: Transport;
 }
 
 export interface CallOptions {
@@ -149,7 +150,7 @@ export class MusicApiClient {
   readonly timeoutMs: number;
   readonly #baseUrl: string;
   readonly #apiKey: string;
-  readonly #fetch: typeof globalThis.fetch;
+  readonly #fetch: Transport;
   readonly #log: Logger;
 
   constructor(options: MusicApiClientOptions) {
@@ -158,7 +159,7 @@ export class MusicApiClient {
     if (options.apiKey.length === 0) throw new Error('music API key is empty');
     this.#baseUrl = base.href.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#fetch = options.fetch ?? undiciTransport;
     this.#log = options.logger ?? silentLogger;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.models = Object.freeze([...(options.models ?? SPEC_MODELS)]);
@@ -317,7 +318,7 @@ export class MusicApiClient {
       return error;
     };
 
-    let response: Response | undefined;
+    let response: TransportResponse | undefined;
     let text: string;
     try {
       response = await this.#fetch(`${this.#baseUrl}${path}`, {
