@@ -12,8 +12,10 @@
  * - the same floor with `synchronous_commit = off`, which shows what waiting for the disk at
  *   each commit costs a row that every transaction takes in turn (not a path the bot takes);
  * - `reserveForJob` alone, in its own transaction (one ledger movement, key `job:<id>:debit`);
- * - the reservation as a request makes it (the transaction of `submitRequest`): the member's
- *   spending check, the job row and `reserveForJob`, in one transaction.
+ * - the reservation as a request makes it (`submitRequest`): `reserveForJob` with the job row
+ *   written by the same statement;
+ * - the same where a daily cap applies: the member's spending check under their lock, then
+ *   that statement, in one transaction.
  * After each ledger path: overspends (reservations beyond what the balance paid for), a
  * negative balance, a balance that is not the ledger's sum. All must be 0.
  * Target: ≥ 2,000 reservations/s on the request's path.
@@ -22,10 +24,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { checkSpendingLimits, ensureGuild, getBalance, reserveForJob, verifyLedger } from '../../src/credits/index.js';
-import { connectDatabase, type Database } from '../../src/db/client.js';
+import { connectDatabase, type Database, type Executor } from '../../src/db/client.js';
+import { insertFrom } from '../../src/db/insert-from.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
@@ -263,31 +266,46 @@ try {
   );
   const movementAudit = await audit(db, accounts.at(-1)!, movement.credits, movement.phase.reserved);
 
-  // ---- the request's reservation: spending check, job row and reserveForJob, one transaction (as submitRequest) ----
-  const request = await probeThenMeasure(
+  // ---- the request's reservation, as submitRequest makes it: the job row written by the reservation's own statement ----
+  const jobRow = (jobId: string, guildId: string, userId: string, now: Date) =>
+    insertFrom(
+      jobs,
+      {
+        id: jobId,
+        guildId,
+        channelId: 'bench-channel',
+        userId,
+        kind: 'song',
+        request: { kind: 'song', prompt: `bench ${jobId}` },
+        cost: COST,
+        webhookSecret: randomBytes(32).toString('hex'),
+        createdAt: now,
+        updatedAt: now,
+      },
+      'entry',
+      sql`id`,
+    );
+  const reserveWithJob = async (executor: Executor, guildId: string, userId: string): Promise<boolean> => {
+    const jobId = randomUUID();
+    const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: COST, alongside: jobRow(jobId, guildId, userId, new Date()) });
+    return reservation.ok;
+  };
+  const request = await probeThenMeasure(ledgerAccount((guildId, client) => reserveWithJob(db, guildId, `member-${client}`)));
+  const requestGuild = accounts.at(-1)!;
+  const requestAudit = await audit(db, requestGuild, request.credits, request.phase.reserved);
+  const [requestJobRows] = await db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, requestGuild));
+  const requestOrphans = Math.abs((requestJobRows?.n ?? 0) - request.phase.reserved);
+
+  // ---- the same where a daily cap applies: the member's cap checked under their lock, in one transaction ----
+  const capped = await probeThenMeasure(
     ledgerAccount((guildId, client) => {
-      const jobId = randomUUID();
       const userId = `member-${client}`;
-      const now = new Date();
       return db
         .transaction(async (tx) => {
-          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [], amount: COST, now });
+          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [], amount: COST, now: new Date() });
           if (!limits.ok) throw new Error(`refused by limits: ${limits.reason}`);
-          await tx.insert(jobs).values({
-            id: jobId,
-            guildId,
-            channelId: 'bench-channel',
-            userId,
-            kind: 'song',
-            request: { kind: 'song', prompt: `bench ${jobId}` },
-            cost: COST,
-            webhookSecret: randomBytes(32).toString('hex'),
-            createdAt: now,
-            updatedAt: now,
-          });
-          const reservation = await reserveForJob(tx, { guildId, jobId, userId, amount: COST });
-          // A refusal rolls the job row back with it, as submitRequest does.
-          if (!reservation.ok) throw new RefusedError();
+          // A refusal rolls the transaction back, as submitRequest does.
+          if (!(await reserveWithJob(tx, guildId, userId))) throw new RefusedError();
           return true;
         })
         .catch((error: unknown) => {
@@ -296,10 +314,10 @@ try {
         });
     }),
   );
-  const requestGuild = accounts.at(-1)!;
-  const requestAudit = await audit(db, requestGuild, request.credits, request.phase.reserved);
-  const [jobRows] = await db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, requestGuild));
-  const orphanJobs = Math.abs((jobRows?.n ?? 0) - request.phase.reserved);
+  const cappedGuild = accounts.at(-1)!;
+  const cappedAudit = await audit(db, cappedGuild, capped.credits, capped.phase.reserved);
+  const [cappedJobRows] = await db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, cappedGuild));
+  const cappedOrphans = Math.abs((cappedJobRows?.n ?? 0) - capped.phase.reserved);
 
   const row = (path: string, measured: { credits: number; phase: Phase }, checks: { overspend: number; consistent: string }) => ({
     path,
@@ -318,20 +336,28 @@ try {
     row('floor: bare UPDATE … RETURNING', floor, floorChecks),
     row('(floor, synchronous_commit off)', floorAsync, floorAsyncChecks),
     row('reserveForJob alone', movement, { overspend: movementAudit.overspend, consistent: consistent(movementAudit) }),
-    row("the request's transaction", request, { overspend: requestAudit.overspend, consistent: consistent(requestAudit, orphanJobs) }),
+    row("the request's reservation (its job row in the same statement)", request, { overspend: requestAudit.overspend, consistent: consistent(requestAudit, requestOrphans) }),
+    row('the same, a daily cap checked first (one transaction)', capped, { overspend: cappedAudit.overspend, consistent: consistent(cappedAudit, cappedOrphans) }),
   ]);
   printTable(
     'what the backends were doing (average number of backends; wait event / statement)',
     [
       ['floor', floor],
       ['reserveForJob alone', movement],
-      ["the request's transaction", request],
+      ["the request's reservation", request],
+      ['with a daily cap', capped],
     ].map(([path, measured]) => {
       const { phase } = measured as { phase: Phase };
       return { path: path as string, backends: Object.entries(phase.backends).slice(0, 5).map(([what, n]) => `${n} ${what}`).join('; ') };
     }),
   );
-  const noOverspend = requestAudit.overspend === 0 && movementAudit.overspend === 0 && consistent(requestAudit, orphanJobs) === 'yes' && consistent(movementAudit) === 'yes';
+  const noOverspend =
+    requestAudit.overspend === 0 &&
+    cappedAudit.overspend === 0 &&
+    movementAudit.overspend === 0 &&
+    consistent(requestAudit, requestOrphans) === 'yes' &&
+    consistent(cappedAudit, cappedOrphans) === 'yes' &&
+    consistent(movementAudit) === 'yes';
   const met = request.phase.perSecond >= TARGET_PER_SECOND && noOverspend;
   console.log(
     `\ntarget ≥ ${TARGET_PER_SECOND} reservations/s on the request's path with 0 overspend: ${met ? 'met' : 'missed'} (${request.phase.perSecond}/s, ${ratio(request.phase.perSecond, floor.phase.perSecond)}× the floor; overspend ${noOverspend ? 0 : 'FOUND'})`,
@@ -352,8 +378,9 @@ try {
       floorSynchronousCommitOff: { paidFor: floorAsync.credits / COST, ...floorAsync.phase },
       reserveForJob: { paidFor: movement.credits / COST, ...movement.phase },
       request: { paidFor: request.credits / COST, ...request.phase },
+      requestWithDailyCap: { paidFor: capped.credits / COST, ...capped.phase },
     },
-    audits: { floor: floorChecks, reserveForJob: movementAudit, request: { ...requestAudit, orphanJobs } },
+    audits: { floor: floorChecks, reserveForJob: movementAudit, request: { ...requestAudit, orphanJobs: requestOrphans }, requestWithDailyCap: { ...cappedAudit, orphanJobs: cappedOrphans } },
     ratios: {
       requestToFloor: ratio(request.phase.perSecond, floor.phase.perSecond),
       reserveForJobToFloor: ratio(movement.phase.perSecond, floor.phase.perSecond),
