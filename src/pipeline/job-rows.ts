@@ -64,18 +64,24 @@ export async function claimSubmission(
   return rows[0]!.outcome;
 }
 
-export async function listOpenJobs(db: Executor, limit = 1000, afterId?: string): Promise<JobRow[]> {
+/** Open jobs, a page at a time in id order, with what the reconciler needs to know of them. */
+export async function listOpenJobs(
+  db: Executor,
+  limit = 1000,
+  afterId?: string,
+): Promise<Array<Pick<JobRow, 'id' | 'state' | 'submitUncertainAt'>>> {
   return db
-    .select()
+    .select({ id: jobs.id, state: jobs.state, submitUncertainAt: jobs.submitUncertainAt })
     .from(jobs)
     .where(and(inArray(jobs.state, [...OPEN_STATES]), afterId ? sql`${jobs.id} > ${afterId}` : undefined))
     .orderBy(asc(jobs.id))
     .limit(limit);
 }
 
-export async function listUndelivered(db: Executor, limit = 1000): Promise<JobRow[]> {
+/** Finished jobs whose result is not posted yet, oldest first. */
+export async function listUndelivered(db: Executor, limit = 1000): Promise<Array<Pick<JobRow, 'id'>>> {
   return db
-    .select()
+    .select({ id: jobs.id })
     .from(jobs)
     .where(and(eq(jobs.deliveryState, 'pending'), inArray(jobs.state, ['succeeded', 'failed', 'timed_out'])))
     .orderBy(asc(jobs.completedAt))
