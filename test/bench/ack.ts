@@ -20,6 +20,8 @@
  *
  * Flags: `--commands N`, `--rate R`, `--rounds K`, `--role all|gateway|split` (`gateway`: the
  * bot without its workers, jobs only queue; `split`: gateway and worker as two processes).
+ * Another workload than 500 at 250/s in one process writes `ack-<commands>-at-<rate>[-<role>].json`
+ * (`npm run bench -- ack --commands 250 --rate 25`: a busy server's pace rather than a flood).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -243,7 +245,9 @@ try {
     };
   });
   printTable(`first answer: dispatch to the first callback (median of ${ROUNDS} rounds)`, rows);
-  await writeResult('ack', {
+  // Another workload than the issue's goes to a file of its own (e.g. `ack-250-at-25.json`), beside ack.json.
+  const resultName = COMMANDS === 500 && RATE === 250 && ROLE === 'all' ? 'ack' : `ack-${COMMANDS}-at-${RATE}${ROLE === 'all' ? '' : `-${ROLE}`}`;
+  await writeResult(resultName, {
     workload: { role: ROLE, commands: COMMANDS, rate: RATE, rounds: ROUNDS, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, warmUp: WARM_UP, command: '/song' },
     target: 'first-answer p99 ≤ 2× the floor at both rates',
     floor: 'bare discord.js client: one guarded UPDATE … RETURNING, then reply',
