@@ -77,7 +77,7 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     const request = lyricsRequestSchema.parse({ kind: 'lyrics', prompt: args.prompt });
-    const caller = await openCaller(interaction, context);
+    const caller = await openCaller(interaction, context, { queuedFor: 'lyrics' });
     await admit(context, caller, request.kind);
     await submitAndAcknowledge(interaction, context, caller, request);
   },

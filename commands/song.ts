@@ -100,7 +100,7 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */
 export async function requestSong(interaction: RepliableInteraction, context: CommandContext, fields: SongFields): Promise<void> {
-  const caller = await openCaller(interaction, context);
+  const caller = await openCaller(interaction, context, { queuedFor: 'song' });
   const request = await buildSongRequest(context, caller, fields);
   await admit(context, caller, request.kind);
   await submitAndAcknowledge(interaction, context, caller, request);

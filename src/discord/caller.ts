@@ -25,6 +25,7 @@ import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
 import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
 import { kindKey } from '../pipeline/render.js';
+import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf } from './respond.js';
@@ -68,11 +69,19 @@ function placeOf(interaction: RepliableInteraction): Place {
   return { channelId: interaction.channelId ?? '', parentChannelId: isThread ? channel.parentId : null };
 }
 
-/** Loads (or creates) the guild and describes the caller. The first database call of most handlers. */
-export async function openCaller(interaction: RepliableInteraction, context: CommandContext): Promise<Caller> {
+/**
+ * Loads (or creates) the guild and describes the caller. The first database call of most
+ * handlers. `queuedFor`: a request of this kind is coming; the same read counts the jobs of
+ * its task type waiting in the queue, for its position, so the request needs no query for it.
+ */
+export async function openCaller(interaction: RepliableInteraction, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const member = memberOf(interaction);
-  const guild = await openGuild(context.db, interaction.guildId, { startingCredits: context.config.startingCredits, roleIds: member.roleIds });
+  const guild = await openGuild(context.db, interaction.guildId, {
+    startingCredits: context.config.startingCredits,
+    roleIds: member.roleIds,
+    ...(options.queuedFor && { queuedKinds: KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[options.queuedFor]] }),
+  });
   return {
     guild,
     member,
@@ -166,7 +175,11 @@ export async function submitAndAcknowledge(
       },
       request,
       reply: replyTargetOf(interaction),
-      opened: { dailyCapApplies: dailyCapOf(caller) !== null, alertConfigured: caller.guild.alertBelow !== null },
+      opened: {
+        dailyCapApplies: dailyCapOf(caller) !== null,
+        alertConfigured: caller.guild.alertBelow !== null,
+        ...(caller.guild.queued?.kinds.includes(request.kind) && { queuedAhead: caller.guild.queued.count }),
+      },
     },
     {
       async announce(accepted) {

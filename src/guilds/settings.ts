@@ -6,7 +6,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
 import type { Database, Executor } from '../db/client.js';
-import { auditLog, guildRoleLimits, guilds } from '../db/schema.js';
+import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
@@ -32,29 +32,51 @@ export const SETTINGS_AUDIT_ACTIONS = {
 export async function openGuild(
   db: Database,
   guildId: string,
-  options: { startingCredits: number; now?: Date; roleIds?: readonly string[] },
+  options: {
+    startingCredits: number;
+    now?: Date;
+    roleIds?: readonly string[];
+    /** Also count the jobs of these kinds waiting in the queue (where a new job would queue), in the same read. */
+    queuedKinds?: readonly JobKind[];
+  },
 ): Promise<OpenedGuild> {
   const now = options.now ?? new Date();
   // One round trip on the common path: the guild exists and its allowance is applied.
-  const found = await readGuild(db, guildId, options.roleIds ?? []);
+  const found = await readGuild(db, guildId, options.roleIds ?? [], options.queuedKinds);
   if (found && !allowanceDue(found, now)) return found;
   await ensureGuild(db, guildId, { startingCredits: options.startingCredits });
   await applyMonthlyAllowance(db, guildId, now);
-  const opened = await readGuild(db, guildId, options.roleIds ?? []);
+  const opened = await readGuild(db, guildId, options.roleIds ?? [], options.queuedKinds);
   if (!opened) throw new Error('guild row missing right after it was ensured');
   return opened;
 }
 
-/** The guild's row, and the most generous daily cap among `roleIds`' own caps (null: none). */
-export type OpenedGuild = GuildRow & { readonly roleDailyCap: number | null };
+/**
+ * The guild's row, the most generous daily cap among `roleIds`' own caps (null: none), and
+ * when asked, how many jobs of the given kinds were waiting in the queue (null: not asked).
+ */
+export type OpenedGuild = GuildRow & {
+  readonly roleDailyCap: number | null;
+  readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number } | null;
+};
 
-async function readGuild(db: Database, guildId: string, roleIds: readonly string[]): Promise<OpenedGuild | undefined> {
+async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<OpenedGuild | undefined> {
   const roleCap =
     roleIds.length === 0
       ? sql<number | null>`null::integer`
       : sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits} where ${and(eq(guildRoleLimits.guildId, guildId), inArray(guildRoleLimits.roleId, [...roleIds]))})`;
-  const [row] = await db.select({ guild: guilds, roleDailyCap: roleCap }).from(guilds).where(eq(guilds.id, guildId));
-  return row && { ...row.guild, roleDailyCap: row.roleDailyCap === null ? null : Number(row.roleDailyCap) };
+  const queued =
+    queuedKinds === undefined
+      ? sql<number | null>`null::integer`
+      : sql<number | null>`(select count(*)::integer from ${jobs} where ${and(eq(jobs.state, 'queued'), inArray(jobs.kind, [...queuedKinds]))})`;
+  const [row] = await db.select({ guild: guilds, roleDailyCap: roleCap, queued }).from(guilds).where(eq(guilds.id, guildId));
+  return (
+    row && {
+      ...row.guild,
+      roleDailyCap: row.roleDailyCap === null ? null : Number(row.roleDailyCap),
+      queued: queuedKinds === undefined || row.queued === null ? null : { kinds: queuedKinds, count: Number(row.queued) },
+    }
+  );
 }
 
 export type SettingsChange =

@@ -137,6 +137,8 @@ export interface SubmitInput {
     readonly dailyCapApplies: boolean;
     /** The guild has a low-balance alert configured. */
     readonly alertConfigured: boolean;
+    /** Jobs of the request's task type waiting when the guild was read (its queue position, less one); absent: counted by submit. */
+    readonly queuedAhead?: number;
   };
 }
 

@@ -108,7 +108,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
           return reserve(tx);
         })
       : reserve(deps.db),
-    queuedAhead(deps.db, request.kind, jobId).catch(() => 0),
+    input.opened?.queuedAhead ?? queuedAhead(deps.db, request.kind, jobId).catch(() => 0),
   ]);
 
   deps.metrics.jobsAccepted.inc({ kind: request.kind });

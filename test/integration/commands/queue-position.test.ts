@@ -1,0 +1,51 @@
+/**
+ * A request that waits behind others is told where it stands: `/song` and `/lyrics` count the
+ * jobs of their task type waiting in the queue in the same read as the guild's row (no query
+ * of their own), and the private acknowledgement says the position.
+ */
+import { randomUUID } from 'node:crypto';
+import { inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../../src/db/schema.js';
+import { privateAnswer, startBot, type BotHarness } from './harness.js';
+
+let h: BotHarness;
+
+beforeAll(async () => {
+  h = await startBot({ startingCredits: 500 });
+});
+afterAll(async () => h?.close());
+
+/** Jobs of `kind` that wait in the queue: rows only, with no queue entry, so no worker takes them. */
+async function waiting(kind: 'song' | 'lyrics', count: number): Promise<() => Promise<void>> {
+  await h.balance();
+  const ids = Array.from({ length: count }, () => randomUUID());
+  await h.db.db.insert(jobs).values(
+    ids.map((id) => ({ id, guildId: h.guild.id, channelId: 'elsewhere', userId: 'someone', kind, request: { kind, prompt: 'waiting' }, cost: 0, webhookSecret: 'x' })),
+  );
+  return async () => void (await h.db.db.delete(jobs).where(inArray(jobs.id, ids)));
+}
+
+describe('the queue position', () => {
+  it('is told to a song that waits behind two others, and not to lyrics, whose queue is empty', async () => {
+    const removeSongs = await waiting('song', 2);
+    try {
+      const song = await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'third in line' } }));
+      expect(song.content).toContain('Position 3 in the queue.');
+      const lyrics = await privateAnswer(h.run(h.members.bob, { name: 'lyrics', options: { prompt: 'first in line' } }));
+      expect(lyrics.content).not.toContain('Position');
+    } finally {
+      await removeSongs();
+    }
+  }, 30_000);
+
+  it('counts lyrics apart from songs', async () => {
+    const removeLyrics = await waiting('lyrics', 1);
+    try {
+      const lyrics = await privateAnswer(h.run(h.members.manager, { name: 'lyrics', options: { prompt: 'second in line' } }));
+      expect(lyrics.content).toContain('Position 2 in the queue.');
+    } finally {
+      await removeLyrics();
+    }
+  }, 30_000);
+});
