@@ -15,8 +15,7 @@
  * Target: ≥ 150 jobs/s end to end on 2 cores.
  */
 import { parseArgs } from 'node:util';
-import type { DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
-import { atRate, printTable, ratio, round, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+import { atRate, populateGuilds, printTable, ratio, round, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,21 +32,10 @@ const GUILDS = 5;
 const MEMBERS_PER_GUILD = 10;
 const TARGET = 150;
 
-function populate(emulator: DiscordEmulator) {
-  const places: Array<{ guildId: string; channelId: string; userId: string }> = [];
-  for (let g = 0; g < GUILDS; g += 1) {
-    const guild = emulator.createGuild({ name: `Bench ${g}` });
-    const channel = emulator.createChannel(guild.id, { name: 'songs' });
-    for (let m = 0; m < MEMBERS_PER_GUILD; m += 1) {
-      places.push({ guildId: guild.id, channelId: channel.id, userId: emulator.addMember(guild.id, { username: `m-${g}-${m}` }).id });
-    }
-  }
-  return places;
-}
 
 const world = await startBenchWorld();
 try {
-  const places = populate(world.emulator);
+  const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD);
   await world.deployCommands();
   const env = { STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' };
   if (SPLIT) {

@@ -42,6 +42,8 @@ import {
   waitUntil,
   writeResult,
   type Summary,
+  populateGuilds,
+  type Place,
 } from './support.js';
 
 const { values: flags } = parseArgs({
@@ -63,12 +65,6 @@ const WARM_UP = 30;
 const PHASES = ['steady', 'burst'] as const;
 type Phase = (typeof PHASES)[number];
 
-interface Place {
-  guildId: string;
-  channelId: string;
-  userId: string;
-}
-
 interface Contender {
   readonly name: 'floor' | 'deferOnly' | 'bot';
   readonly emulator: DiscordEmulator;
@@ -85,18 +81,6 @@ interface PhaseRun {
   readonly cpuPerCommand: { readonly process: number; readonly postgres: number };
 }
 
-function populate(emulator: DiscordEmulator): Place[] {
-  const places: Place[] = [];
-  for (let g = 0; g < GUILDS; g += 1) {
-    const guild = emulator.createGuild({ name: `Bench ${g}` });
-    const channel = emulator.createChannel(guild.id, { name: 'songs' });
-    for (let m = 0; m < MEMBERS_PER_GUILD; m += 1) {
-      const member = emulator.addMember(guild.id, { username: `member-${g}-${m}` });
-      places.push({ guildId: guild.id, channelId: channel.id, userId: member.id });
-    }
-  }
-  return places;
-}
 
 /** Runs `count` commands at `perSecond` and returns the dispatch-to-first-callback times, in ms. */
 async function measure(contender: Contender, count: number, perSecond: number, tag: string): Promise<number[]> {
@@ -155,7 +139,7 @@ try {
 
   for (const [name, mode] of [['floor', 'decide'], ['deferOnly', 'defer']] as const) {
     const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
-    const places = populate(emulator);
+    const places = populateGuilds(emulator, GUILDS, MEMBERS_PER_GUILD);
     const child = spawnFloor(mode, world.env(), emulator);
     await emulator.waitForBotReady(30_000);
     contenders.push({
@@ -171,7 +155,7 @@ try {
     });
   }
 
-  const places = populate(world.emulator);
+  const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD);
   await world.deployCommands();
   const botEnv = {
     STARTING_CREDITS: '1000000000',

@@ -49,9 +49,8 @@
 import { parseArgs } from 'node:util';
 import { initialPollDelayMs, nextPollDelayMs } from '../../src/pipeline/processors/poll.js';
 import { pollLimiter } from '../../src/pipeline/workers.js';
-import type { DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
 import { READ_ROUTES } from '../../src/sandbox/music-api-sim/contract.js';
-import { atRate, printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+import { atRate, populateGuilds, printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
 
 const { values: flags } = parseArgs({ options: { cap: { type: 'string' } }, strict: false });
 
@@ -115,21 +114,10 @@ function scheduledPolls(until: number): number[] {
   return times.map((ms) => ms / 1000);
 }
 
-function populate(emulator: DiscordEmulator) {
-  const places: Array<{ guildId: string; channelId: string; userId: string }> = [];
-  for (let g = 0; g < GUILDS; g += 1) {
-    const guild = emulator.createGuild({ name: `Poll ${g}` });
-    const channel = emulator.createChannel(guild.id, { name: 'songs' });
-    for (let m = 0; m < MEMBERS_PER_GUILD; m += 1) {
-      places.push({ guildId: guild.id, channelId: channel.id, userId: emulator.addMember(guild.id, { username: `member-${g}-${m}` }).id });
-    }
-  }
-  return places;
-}
 
 const world = await startBenchWorld();
 try {
-  const places = populate(world.emulator);
+  const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD, 'Poll');
   await world.deployCommands();
   // No PUBLIC_URL: webhooks off, polling only.
   world.spawnBot('all', { PUBLIC_URL: '', STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', ...scaled });

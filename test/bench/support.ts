@@ -224,6 +224,26 @@ export async function startBenchWorld(
   };
 }
 
+/** Where a member runs a command: their guild, its channel, and them. */
+export interface Place {
+  readonly guildId: string;
+  readonly channelId: string;
+  readonly userId: string;
+}
+
+/** `guilds` guilds named `<name> <n>`, each with a channel and `members` members: every member's place. */
+export function populateGuilds(emulator: DiscordEmulator, guilds: number, members: number, name = 'Bench'): Place[] {
+  const places: Place[] = [];
+  for (let g = 0; g < guilds; g += 1) {
+    const guild = emulator.createGuild({ name: `${name} ${g}` });
+    const channel = emulator.createChannel(guild.id, { name: 'songs' });
+    for (let m = 0; m < members; m += 1) {
+      places.push({ guildId: guild.id, channelId: channel.id, userId: emulator.addMember(guild.id, { username: `member-${g}-${m}` }).id });
+    }
+  }
+  return places;
+}
+
 /** Resident memory of a process, in MB (from /proc). */
 export async function rssMegabytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
