@@ -57,8 +57,10 @@ export async function reconcile(deps: PipelineDeps): Promise<ReconcileReport> {
     const page = await listOpenJobs(deps.db, 500, afterId);
     if (page.length === 0) break;
     afterId = page.at(-1)?.id;
-    const polled = page.filter((job) => job.state === 'submitted' || (job.state === 'submitting' && job.submitUncertainAt));
-    const submitted = page.filter((job) => !polled.includes(job));
+    // A task that may exist upstream is found by polling; any other open job is (re)submitted.
+    const mayExistUpstream = (job: (typeof page)[number]) => job.state === 'submitted' || (job.state === 'submitting' && job.submitUncertainAt !== null);
+    const polled = page.filter(mayExistUpstream);
+    const submitted = page.filter((job) => !mayExistUpstream(job));
     const [livePolls, liveSubmits] = await Promise.all([
       liveEntries(deps.redis, queues.poll, polled.map((job) => entryId.poll(job.id))),
       liveEntries(deps.redis, queues.submit, submitted.map((job) => entryId.submit(job.id))),
