@@ -4,6 +4,7 @@
  */
 import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { executeNamed } from '../db/named.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
 export type LedgerEntry = typeof creditLedger.$inferSelect;
@@ -72,7 +73,7 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
 export async function moveCredits(executor: Executor, movement: Movement): Promise<MovementOutcome> {
   const spend = movement.amount < 0 ? sql`and balance >= ${-movement.amount}::integer` : sql``;
   const notFrozen = movement.refuseWhenFrozen ? sql`and frozen = false` : sql``;
-  const { rows } = await executor.execute<Record<string, unknown>>(sql`
+  const { rows } = await executeNamed<Record<string, unknown>>(executor, sql`
     with locked as (
       select id, balance from guilds
       where id = ${movement.guildId} ${spend} ${notFrozen}

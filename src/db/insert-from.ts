@@ -15,7 +15,8 @@ export function insertFrom<T extends PgTable>(table: T, values: T['$inferInsert'
     if (value === undefined) continue;
     const type = sql.raw(column.getSQLType());
     names.push(sql`${sql.identifier(column.name)}`);
-    selected.push(value === null ? sql`null::${type}` : sql`${column.mapToDriverValue(value)}::${type}`);
+    // A null is a parameter too: the statement's text then depends only on which columns are set.
+    selected.push(sql`${value === null ? null : column.mapToDriverValue(value)}::${type}`);
   }
   return sql`insert into ${sql.identifier(getTableName(table))} (${sql.join(names, sql`, `)})
     select ${sql.join(selected, sql`, `)} from ${sql.identifier(source)}

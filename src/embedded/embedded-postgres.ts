@@ -42,6 +42,8 @@ export interface EmbeddedPostgresOptions {
   readonly logger?: Logger;
   /** @defaultValue 200 */
   readonly maxConnections?: number;
+  /** More server settings, as `-c name=value` (e.g. `shared_preload_libraries`). */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 const USER = 'postgres';
@@ -196,6 +198,7 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
     [
       ...['-D', dataDir, '-p', String(port)],
       ...['-c', 'listen_addresses=127.0.0.1', '-c', `max_connections=${options.maxConnections ?? 200}`, '-c', 'fsync=on'],
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     user,
     logger,

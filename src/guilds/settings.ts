@@ -3,7 +3,7 @@
  * naming the moderator who changed them. Credit settings (caps, freeze, allowance, alerts)
  * live in the credits module; these are the rest.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
@@ -61,22 +61,42 @@ export type OpenedGuild = GuildRow & {
 };
 
 async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<OpenedGuild | undefined> {
-  const roleCap =
-    roleIds.length === 0
-      ? sql<number | null>`null::integer`
-      : sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits} where ${and(eq(guildRoleLimits.guildId, guildId), inArray(guildRoleLimits.roleId, [...roleIds]))})`;
-  const queued =
-    queuedKinds === undefined
-      ? sql<number | null>`null::integer`
-      : sql<number | null>`(select count(*)::integer from ${jobs} where ${and(eq(jobs.state, 'queued'), inArray(jobs.kind, [...queuedKinds]))})`;
-  const [row] = await db.select({ guild: guilds, roleDailyCap: roleCap, queued }).from(guilds).where(eq(guilds.id, guildId));
+  const [row] = await guildRead(db).execute({ guildId, roleIds: [...roleIds], queuedKinds: [...(queuedKinds ?? [])] });
   return (
     row && {
       ...row.guild,
       roleDailyCap: row.roleDailyCap === null ? null : Number(row.roleDailyCap),
-      queued: queuedKinds === undefined || row.queued === null ? null : { kinds: queuedKinds, count: Number(row.queued) },
+      queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued) },
     }
   );
+}
+
+/**
+ * The read every command starts with, built once per database and run as one named statement:
+ * its text is the same whatever the roles and kinds (each list is one array parameter), so
+ * Postgres plans it once per connection, and this process builds it once (issue 12).
+ */
+function prepareGuildRead(db: Database) {
+  const roleCap = sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits}
+    where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
+  const queued = sql<number>`(select count(*)::integer from ${jobs}
+    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
+  return db
+    .select({ guild: guilds, roleDailyCap: roleCap, queued })
+    .from(guilds)
+    .where(eq(guilds.id, sql.placeholder('guildId')))
+    .prepare('open_guild');
+}
+
+const guildReads = new WeakMap<Database, ReturnType<typeof prepareGuildRead>>();
+
+function guildRead(db: Database): ReturnType<typeof prepareGuildRead> {
+  let read = guildReads.get(db);
+  if (!read) {
+    read = prepareGuildRead(db);
+    guildReads.set(db, read);
+  }
+  return read;
 }
 
 export type SettingsChange =

@@ -119,6 +119,15 @@ export async function atRate<T>(count: number, perSecond: number, start: (i: num
 
 // ---- the world ----
 
+async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> {
+  const { rows } = await db.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; query: string }>(
+    `select calls, round(total_exec_time::numeric, 1)::float as total_ms, round(mean_exec_time::numeric, 3)::float as mean_ms, rows, query
+       from pg_stat_statements order by total_exec_time desc limit 40`,
+  );
+  const text = rows.map((row) => `${row.total_ms} ms total, ${row.calls} calls, ${row.mean_ms} ms mean, ${row.rows} rows\n  ${row.query.replace(/\s+/g, ' ')}\n`).join('\n');
+  await writeFile(file, text);
+}
+
 export interface BenchWorld {
   readonly temp: string;
   readonly postgresUrl: string;
@@ -142,7 +151,13 @@ export async function startBenchWorld(
   const temp = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
   await chmod(temp, 0o755);
   const cleanups: Array<() => Promise<unknown>> = [() => rm(temp, { recursive: true, force: true })];
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(temp, 'pg') });
+  // BENCH_PG_STATEMENTS=<file> writes Postgres's busiest statements there when the world closes
+  // (pg_stat_statements: calls, total and mean time), to see what a benchmark's database time went to.
+  const statementsFile = process.env.BENCH_PG_STATEMENTS;
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(temp, 'pg'),
+    settings: statementsFile ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {},
+  });
   cleanups.unshift(() => postgres.stop());
   const redis = await startRedisServer({ dataDir: path.join(temp, 'redis'), persistent: false });
   cleanups.unshift(() => redis.stop());
@@ -159,6 +174,10 @@ export async function startBenchWorld(
   cleanups.unshift(() => emulator.close());
   const db = new pg.Pool({ connectionString: postgres.url, max: 8 });
   cleanups.unshift(() => db.end());
+  if (statementsFile) {
+    await db.query('create extension if not exists pg_stat_statements');
+    cleanups.unshift(() => writeBusiestStatements(db, path.resolve(statementsFile)));
+  }
   const httpPort = options.httpPort ?? (await findFreePort());
 
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
