@@ -1,0 +1,36 @@
+/**
+ * `npm run chaos [-- <scenario>…] [--quick] [--jobs N]`: the chaos suite (issue 13). Prints a
+ * table and the totals line, writes `bench/results/chaos.json` (not for `--quick` or a subset),
+ * and exits 1 when any figure that must be 0 is not.
+ */
+import { parseArgs } from 'node:util';
+import { writeResult } from '../bench/support.js';
+import { runChaos, scenariosNamed } from './suite.js';
+
+const { values: flags, positionals } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, jobs: { type: 'string' } },
+  allowPositionals: true,
+});
+const quick = flags.quick === true;
+const jobs = Number(flags.jobs ?? (quick ? 6 : 200));
+let scenarios;
+try {
+  scenarios = scenariosNamed(positionals);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+const started = performance.now();
+const report = await runChaos(scenarios, { jobs, quick });
+if (!quick && positionals.length === 0) {
+  await writeResult('chaos', {
+    workload: { jobs, scenarios: scenarios.map((scenario) => scenario.name), processes: 'gateway, 2 workers, http' },
+    target: 'every figure 0',
+    totals: report.totals,
+    line: report.line,
+    passed: report.passed,
+    scenarios: report.scenarios,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  });
+}
+process.exit(report.passed ? 0 : 1);

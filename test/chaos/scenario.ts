@@ -1,0 +1,43 @@
+/**
+ * What a chaos scenario is: a fault, piled on under load, and the figures that say what it did.
+ * Every figure under `zero` must be 0 for the scenario to pass; `info` is reported beside them.
+ */
+import type { Audit, ChaosWorld } from './world.js';
+
+export interface ScenarioSize {
+  /** Jobs (or requests) the scenario drives: hundreds in `npm run chaos`, a few in `npm test`. */
+  readonly jobs: number;
+  /** The short run of `npm test`: shorter outages and fewer rounds as well. */
+  readonly quick: boolean;
+}
+
+export interface ScenarioResult {
+  /** Figures that must be 0: lost, duplicated, doubleCharged, ledgerDrift, crashes, and the scenario's own. */
+  readonly zero: Readonly<Record<string, number>>;
+  /** Figures reported beside them (jobs, delivered, refunded, how long an outage lasted, …). */
+  readonly info: Readonly<Record<string, number | string>>;
+  /** What each non-zero figure is made of. */
+  readonly details: readonly string[];
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly title: string;
+  run(world: ChaosWorld, size: ScenarioSize): Promise<ScenarioResult>;
+}
+
+/** The audit's figures as a scenario reports them, with the crashes since `crashesBefore`. */
+export function auditFigures(audit: Audit, world: ChaosWorld, crashesBefore: number): Pick<ScenarioResult, 'zero' | 'details'> & { info: Record<string, number> } {
+  const crashes = world.crashes().slice(crashesBefore);
+  return {
+    zero: {
+      lost: audit.lost,
+      duplicated: audit.duplicated,
+      doubleCharged: audit.doubleCharged,
+      ledgerDrift: audit.ledgerDrift,
+      crashes: crashes.length,
+    },
+    info: { jobs: audit.jobs, delivered: audit.delivered, refunded: audit.refunded },
+    details: [...audit.details, ...crashes.map((crash) => `crash: ${crash.name} exited (${crash.code ?? crash.signal}): ${crash.tail.slice(-600)}`)],
+  };
+}

@@ -1,0 +1,5 @@
+/** The chaos scenarios, in the order `npm run chaos` runs them (issue 13). */
+import type { Scenario } from '../scenario.js';
+import { killedWorkers } from './killed-workers.js';
+
+export const SCENARIOS: readonly Scenario[] = [killedWorkers];

@@ -1,0 +1,427 @@
+/**
+ * The world a chaos scenario runs in (issue 13): the real bot as four processes (`ROLE=gateway`,
+ * two `ROLE=worker`, `ROLE=http`) on one embedded Postgres and one redis-server, with the
+ * Discord emulator and the music-API simulator around them. Every part can be taken away and
+ * given back: a process killed or stopped and started again, Redis flushed or stopped, Postgres
+ * stopped. Every line the processes log is kept, and every exit the world did not ask for is
+ * counted as a crash.
+ *
+ * `audit()` says what became of every command, from three records that do not share code: the
+ * bot's Postgres (jobs and ledger), the simulator's tasks (charges and refunds) and the
+ * messages the emulator received.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/embedded/embedded-postgres.js';
+import { findFreePort } from '../../src/embedded/free-port.js';
+import { startRedisServer, type RedisServerHandle } from '../../src/embedded/redis-server.js';
+import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '../../src/sandbox/discord-emulator/index.js';
+import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
+import { BOT_TOKEN, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
+
+export const PROCESS_NAMES = ['gateway', 'worker-1', 'worker-2', 'http'] as const;
+export type ProcessName = (typeof PROCESS_NAMES)[number];
+const ROLE_OF: Record<ProcessName, 'gateway' | 'worker' | 'http'> = { gateway: 'gateway', 'worker-1': 'worker', 'worker-2': 'worker', http: 'http' };
+
+export interface BotProcess {
+  readonly name: ProcessName;
+  readonly pid: number | undefined;
+  readonly running: boolean;
+  /** Starts the process and resolves once it logged "bot started". */
+  start(): Promise<void>;
+  /** SIGTERM, and waits for the exit (SIGKILL after 35 s). */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash or an OOM kill would. */
+  kill(): Promise<void>;
+}
+
+export interface Crash {
+  readonly name: ProcessName;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly tail: string;
+}
+
+export interface ChaosWorldOptions {
+  readonly guilds?: number;
+  readonly membersPerGuild?: number;
+  readonly startingCredits?: number;
+  readonly sim?: Partial<MusicApiSimOptions>;
+  readonly emulator?: Partial<DiscordEmulatorOptions>;
+  /** Extra environment for every bot process. */
+  readonly env?: Record<string, string>;
+  /** Webhooks on (PUBLIC_URL set to the http process). @defaultValue true */
+  readonly webhooks?: boolean;
+}
+
+/** What became of the commands a scenario sent; every figure but `jobs` must be 0. */
+export interface Audit {
+  /** Jobs the bot recorded. */
+  readonly jobs: number;
+  readonly delivered: number;
+  readonly refunded: number;
+  /** Accepted (a job id was given to the member) but no job row, or a job that never settled. */
+  readonly lost: number;
+  /** A job whose result reached Discord more than once, or that made more than one upstream task. */
+  readonly duplicated: number;
+  /** A job with more than one charge or refund, or charged and refunded while it succeeded. */
+  readonly doubleCharged: number;
+  /** Credits that do not add up: ledger against balances, and the guilds' spend against the simulator's charges. */
+  readonly ledgerDrift: number;
+  /** What each non-zero figure is made of, for the report. */
+  readonly details: string[];
+}
+
+export interface ChaosWorld {
+  readonly sim: MusicApiSim;
+  readonly emulator: DiscordEmulator;
+  /** A pool on the bot's database, for audits (reconnects by itself after an outage). */
+  readonly db: pg.Pool;
+  readonly places: readonly Place[];
+  readonly httpUrl: string;
+  /** The values that must never appear in a log line or a request to Discord. */
+  readonly secrets: readonly string[];
+  readonly processes: Readonly<Record<ProcessName, BotProcess>>;
+  readonly redis: { stop(): Promise<void>; start(): Promise<void>; flushAll(): Promise<void> };
+  readonly postgres: { stop(): Promise<void>; start(): Promise<void> };
+  /** Every line any bot process wrote, stdout and stderr. */
+  logLines(): readonly string[];
+  crashes(): readonly Crash[];
+  /**
+   * `/song` from a member. The prompt must start with `chaos <scenario>` and be the command's
+   * own: the simulator's tasks are matched to jobs by it.
+   */
+  song(place: Place, prompt: string): InteractionHandle;
+  /**
+   * Waits until every job has settled (or `timeoutMs` passed), then audits the jobs whose
+   * prompt starts with `prefix` (all of them without one) and every guild's balance.
+   */
+  settleAndAudit(options?: { timeoutMs?: number; prefix?: string }): Promise<Audit>;
+  close(): Promise<void>;
+}
+
+const SETTLED_STATES = new Set(['succeeded', 'failed', 'cancelled']);
+
+export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
+  const temp = await mkdtemp(path.join(os.tmpdir(), 'chaos-'));
+  await chmod(temp, 0o755);
+  const cleanups: Array<() => Promise<unknown>> = [() => rm(temp, { recursive: true, force: true })];
+  const close = async () => {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  };
+  try {
+    const pgPort = await findFreePort();
+    const pgDir = path.join(temp, 'pg');
+    let postgres: EmbeddedPostgresHandle | undefined = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
+    cleanups.unshift(async () => postgres?.stop());
+    const redisPort = await findFreePort();
+    const redisDir = path.join(temp, 'redis');
+    // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
+    let redis: RedisServerHandle | undefined = await startRedisServer({ dataDir: redisDir, port: redisPort, persistent: true });
+    cleanups.unshift(async () => redis?.stop());
+
+    const sim = await startMusicApiSim({ apiKey: SIM_KEY, credits: 100_000_000, taskMs: 1_500, allowHttpWebhooks: true, concurrencyLimit: 1_000_000, ...options.sim });
+    cleanups.unshift(() => sim.close());
+    const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, ...options.emulator });
+    cleanups.unshift(() => emulator.close());
+    const places = populateGuilds(emulator, options.guilds ?? 4, options.membersPerGuild ?? 5, 'Chaos');
+
+    const db = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    db.on('error', () => {});
+    cleanups.unshift(() => db.end());
+
+    const httpPort = await findFreePort();
+    const httpUrl = `http://127.0.0.1:${httpPort}`;
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? temp,
+      DISCORD_TOKEN: BOT_TOKEN,
+      DISCORD_APPLICATION_ID: emulator.applicationId,
+      DISCORD_API_URL: emulator.apiUrl,
+      MUSIC_API_URL: sim.url,
+      MUSIC_API_KEY: SIM_KEY,
+      DATABASE_URL: postgres.url,
+      REDIS_URL: redis.url,
+      HTTP_PORT: String(httpPort),
+      ...(options.webhooks !== false && { PUBLIC_URL: httpUrl }),
+      LOG_LEVEL: 'info',
+      ATTACH_AUDIO: 'false',
+      DATA_DIR: path.join(temp, 'data'),
+      STARTING_CREDITS: String(options.startingCredits ?? 1_000_000),
+      EXPECTED_SECONDS: 'song=1.5,lyrics=1.5,video=1.5,upload=1.5,download=1.5,voice=1.5,persona_song=1.5',
+      POLL_INTERVAL_MIN_MS: '250',
+      POLL_INTERVAL_MAX_MS: '2000',
+      ...options.env,
+    };
+    await runToEnd(['src/scripts/deploy-commands.ts'], env);
+
+    const lines: string[] = [];
+    const crashes: Crash[] = [];
+    const processes = Object.fromEntries(
+      PROCESS_NAMES.map((name) => [name, botProcess(name, { ...env, ROLE: ROLE_OF[name] }, lines, crashes)]),
+    ) as Record<ProcessName, BotProcess>;
+    cleanups.unshift(async () => {
+      await Promise.all(PROCESS_NAMES.map((name) => processes[name].stop()));
+    });
+    // The http role first: the gateway's first jobs may finish by webhook before a worker is up.
+    await processes.http.start();
+    await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
+    await processes.gateway.start();
+    await emulator.waitForBotReady(60_000);
+
+    const acceptedJobIds = new Map<string, string>();
+    // Every message the bot made, as last seen (kept after a delete: a member saw it).
+    const messages = new Map<string, EmulatorMessage>();
+    cleanups.unshift(async () => unsubscribe());
+    const unsubscribe = emulator.onMessage((message, change) => {
+      if (change !== 'delete') messages.set(message.id, message);
+    });
+    const world: ChaosWorld = {
+      sim,
+      emulator,
+      db,
+      places,
+      httpUrl,
+      secrets: [BOT_TOKEN, SIM_KEY],
+      processes,
+      redis: {
+        async stop() {
+          await redis?.stop();
+          redis = undefined;
+        },
+        async start() {
+          redis ??= await startRedisServer({ dataDir: redisDir, port: redisPort, persistent: true });
+        },
+        async flushAll() {
+          await redisCommand(redisPort, 'FLUSHALL');
+        },
+      },
+      postgres: {
+        async stop() {
+          await postgres?.stop();
+          postgres = undefined;
+        },
+        async start() {
+          postgres ??= await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
+        },
+      },
+      logLines: () => lines,
+      crashes: () => crashes,
+      song(place, prompt) {
+        const handle = emulator.runCommand({ ...place, name: 'song', options: { prompt } });
+        // The member's private acknowledgement names the job: an accepted command must end in a job.
+        void handle
+          .waitForFollowUp((message) => JOB_ID.test(message.content ?? ''), 120_000)
+          .then((message) => acceptedJobIds.set(JOB_ID.exec(message.content ?? '')![1]!, prompt))
+          .catch(() => {});
+        return handle;
+      },
+      async settleAndAudit({ timeoutMs = 120_000, prefix = '' } = {}) {
+        await waitUntil(
+          'every job to settle',
+          async () => {
+            const { rows } = await db.query<{ open: number }>(
+              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'cancelled') or (state = 'succeeded' and delivery_state = 'pending')`,
+            );
+            return rows[0]!.open === 0;
+          },
+          timeoutMs,
+          250,
+        ).catch(() => {});
+        return audit(db, sim, messages, acceptedJobIds, prefix);
+      },
+      close,
+    };
+    return world;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+const JOB_ID = /Job `([0-9a-f-]{36})`/;
+const JOB_ID_ANYWHERE = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
+
+function botProcess(name: ProcessName, env: NodeJS.ProcessEnv, lines: string[], crashes: Crash[]): BotProcess {
+  let child: ChildProcess | undefined;
+  let expectingExit = false;
+  const exited = (current: ChildProcess) =>
+    current.exitCode !== null || current.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => current.once('exit', () => resolve()));
+  const ended = async (signal: NodeJS.Signals) => {
+    const current = child;
+    if (!current || current.exitCode !== null || current.signalCode !== null) return;
+    expectingExit = true;
+    current.kill(signal);
+    await Promise.race([exited(current), sleep(35_000)]);
+    if (current.exitCode === null && current.signalCode === null) {
+      current.kill('SIGKILL');
+      await exited(current);
+    }
+  };
+  return {
+    name,
+    get pid() {
+      return child?.pid;
+    },
+    get running() {
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    },
+    start() {
+      expectingExit = false;
+      // node --import tsx, not the tsx binary: a kill reaches the bot itself.
+      const current = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = current;
+      let tail = '';
+      return new Promise<void>((resolve, reject) => {
+        const take = (chunk: Buffer) => {
+          const text = chunk.toString();
+          tail = (tail + text).slice(-4000);
+          for (const line of text.split('\n')) {
+            if (line.trim() === '') continue;
+            lines.push(`${name}: ${line}`);
+            if (line.includes('"msg":"bot started"')) resolve();
+          }
+        };
+        current.stdout!.on('data', take);
+        current.stderr!.on('data', take);
+        current.once('exit', (code, signal) => {
+          if (!expectingExit) crashes.push({ name, code, signal, tail });
+          reject(new Error(`${name} exited (${code ?? signal}) before it started: ${tail.slice(-1500)}`));
+        });
+      });
+    },
+    stop: () => ended('SIGTERM'),
+    kill: () => ended('SIGKILL'),
+  };
+}
+
+function runToEnd(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${errors}`))));
+  });
+}
+
+/** One command to redis-server in its own protocol, on a connection of its own (no client library state). */
+async function redisCommand(port: number, ...words: string[]): Promise<string> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.once('error', reject);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+      if (answer.endsWith('\r\n')) {
+        socket.end();
+        resolve(answer.trim());
+      }
+    });
+    socket.write(`*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`);
+  });
+}
+
+interface JobRow {
+  id: string;
+  guild_id: string;
+  state: string;
+  delivery_state: string;
+  cost: number;
+  prompt: string | null;
+  charges: number;
+  refunds: number;
+  net: number;
+}
+
+async function audit(db: pg.Pool, sim: MusicApiSim, messages: ReadonlyMap<string, EmulatorMessage>, accepted: ReadonlyMap<string, string>, prefix: string): Promise<Audit> {
+  const details: string[] = [];
+  const { rows: jobs } = await db.query<JobRow>(
+    `select j.id, j.guild_id, j.state, j.delivery_state, j.cost, j.request->>'prompt' as prompt,
+       count(l.id) filter (where l.kind = 'reserve')::int as charges,
+       count(l.id) filter (where l.kind in ('refund', 'release'))::int as refunds,
+       coalesce(sum(l.amount), 0)::int as net
+     from jobs j left join credit_ledger l on l.job_id = j.id
+     where starts_with(coalesce(j.request->>'prompt', ''), $1)
+     group by j.id`,
+    [prefix],
+  );
+  const byId = new Map(jobs.map((job) => [job.id, job]));
+
+  let lost = 0;
+  for (const [id, prompt] of accepted) {
+    if (!byId.has(id) && prompt.startsWith(prefix)) {
+      lost += 1;
+      details.push(`lost: job ${id} was accepted but has no row`);
+    }
+  }
+  for (const job of jobs) {
+    const settled = SETTLED_STATES.has(job.state) && !(job.state === 'succeeded' && job.delivery_state === 'pending');
+    if (!settled) {
+      lost += 1;
+      details.push(`lost: job ${job.id} is still ${job.state}/${job.delivery_state}`);
+    }
+  }
+
+  // The simulator's tasks, matched to jobs by their prompt (each command's prompt is its own).
+  const tasksByPrompt = new Map<string, Array<{ cost: number; refunded: boolean; state: string }>>();
+  for (const task of sim.listTasks()) {
+    // The prompt travels in a field whose name depends on the task type (`sound` for a song).
+    const prompt = Object.values(task.body).find((value): value is string => typeof value === 'string' && value.startsWith('chaos '));
+    if (prompt === undefined) continue;
+    tasksByPrompt.set(prompt, [...(tasksByPrompt.get(prompt) ?? []), { cost: task.cost, refunded: task.refunded, state: task.state }]);
+  }
+
+  // A job's final word (its result, or its failure) is an embed whose footer names the job; the
+  // progress embeds ("Making your …") are not. Counted by message: edits of one message are one.
+  const finals = new Map<string, Set<string>>();
+  for (const message of messages.values()) {
+    for (const embed of message.embeds ?? []) {
+      const id = JOB_ID_ANYWHERE.exec(embed.footer?.text ?? '')?.[1];
+      if (!id || (embed.title ?? '').startsWith('Making your')) continue;
+      finals.set(id, new Set([...(finals.get(id) ?? []), message.id]));
+    }
+  }
+
+  let duplicated = 0;
+  let doubleCharged = 0;
+  let ledgerDrift = 0;
+  let delivered = 0;
+  let refunded = 0;
+  for (const job of jobs) {
+    const tasks = job.prompt === null ? [] : (tasksByPrompt.get(job.prompt) ?? []);
+    const posted = finals.get(job.id)?.size ?? 0;
+    if (job.delivery_state === 'delivered') delivered += 1;
+    if (job.refunds > 0) refunded += 1;
+    if (posted > 1 || tasks.length > 1) {
+      duplicated += 1;
+      details.push(`duplicated: job ${job.id}: ${posted} messages with its outcome, ${tasks.length} upstream tasks`);
+    }
+    const chargedWrongly =
+      job.charges > 1 || job.refunds > 1 || (job.state === 'succeeded' && job.refunds > 0) || (job.state !== 'succeeded' && SETTLED_STATES.has(job.state) && job.net !== 0);
+    if (chargedWrongly) {
+      doubleCharged += 1;
+      details.push(`double-charged: job ${job.id} (${job.state}): ${job.charges} charges, ${job.refunds} refunds, net ${job.net}`);
+    }
+    // The guild paid what the service kept: its net charge for the job's tasks.
+    const simNet = tasks.reduce((sum, task) => sum + (task.refunded ? 0 : task.cost), 0);
+    if (SETTLED_STATES.has(job.state) && -job.net !== simNet) {
+      ledgerDrift += Math.abs(-job.net - simNet);
+      details.push(`drift: job ${job.id} (${job.state}): the guild paid ${-job.net}, the service kept ${simNet}`);
+    }
+  }
+
+  const { rows: balances } = await db.query<{ id: string; balance: number; entries: number }>(`
+    select g.id, g.balance, coalesce((select sum(amount) from credit_ledger l where l.guild_id = g.id), 0)::int as entries from guilds g`);
+  for (const guild of balances) {
+    if (guild.balance !== guild.entries) {
+      ledgerDrift += Math.abs(guild.balance - guild.entries);
+      details.push(`drift: guild ${guild.id}: balance ${guild.balance}, ledger says ${guild.entries}`);
+    }
+  }
+  return { jobs: jobs.length, delivered, refunded, lost, duplicated, doubleCharged, ledgerDrift, details };
+}
