@@ -21,6 +21,7 @@ export { AUDIT_ACTIONS, type AuditAction } from './audit.js';
 export { exportCsv, type CsvLedgerRow } from './csv.js';
 export { CreditsError, isCreditsError, type CreditsErrorReason } from './errors.js';
 export {
+  isJobCharged,
   reserveForJob,
   returnJobCredits,
   type ReserveInput,

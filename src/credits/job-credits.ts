@@ -86,6 +86,12 @@ export interface ReturnResult {
   readonly balance: number | null;
 }
 
+/** Whether the job has been charged (a reservation is in the ledger under its key). */
+export async function isJobCharged(executor: Executor, jobId: string): Promise<boolean> {
+  requireJobId(jobId);
+  return (await findEntryByKey(executor, ledgerKeys.jobDebit(jobId))) !== undefined;
+}
+
 /**
  * Gives back what a job's charge took, at most once: release and refund share the key
  * `job:<jobId>:credit`, so whichever path comes second (a retry, a late webhook, the deadline

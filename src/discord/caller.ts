@@ -174,6 +174,8 @@ export async function submitAndAcknowledge(
         guildLocale: resolveLocale(interaction.guildLocale),
       },
       request,
+      // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.
+      requestKey: interaction.id,
       reply: replyTargetOf(interaction),
       opened: {
         dailyCapApplies: dailyCapOf(caller) !== null,

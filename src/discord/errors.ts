@@ -9,7 +9,7 @@ import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
 import { MusicApiError } from '../music-api/errors.js';
-import { RequestRefusedError } from '../pipeline/requests.js';
+import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';
 import { english, type LocalText, type Translator } from '../i18n/index.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
@@ -41,9 +41,12 @@ export class Refusal extends Error {
   }
 }
 
-/** The text a member sees for `error`, in their language, or undefined when nothing can be said to them (the interaction is gone). */
+/**
+ * The text a member sees for `error`, in their language, or undefined when nothing is to be
+ * said: the interaction is gone, or another process accepted it and answers it.
+ */
 export function userMessageFor(error: unknown, t: Translator = english): string | undefined {
-  if (isGoneInteraction(error)) return undefined;
+  if (isGoneInteraction(error) || error instanceof RequestTakenError) return undefined;
   if (error instanceof Refusal) return t.text(error.text);
   if (error instanceof RequestRefusedError) return t.text(error.text);
   if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);

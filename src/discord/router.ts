@@ -10,6 +10,7 @@ import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
 import { readArgs } from './options.js';
+import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 
@@ -120,6 +121,10 @@ async function answerFailure(
   durationMs: number,
   t: Translator,
 ): Promise<void> {
+  if (error instanceof RequestTakenError) {
+    logger.info({ jobId: error.jobId, durationMs }, 'interaction accepted by another process; left to it');
+    return;
+  }
   const err = loggableError(error, [interaction.token ?? '']);
   if (isGoneInteraction(error)) logger.warn({ err, durationMs }, 'interaction expired before it was answered');
   else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');

@@ -125,6 +125,13 @@ export interface ReplyTarget {
 export interface SubmitInput {
   readonly requester: Requester;
   readonly request: GenerationRequest;
+  /**
+   * What makes two submissions one request: the interaction's id. The job's id is derived
+   * from it, so a second submission of an accepted request (two gateway processes get every
+   * interaction of their shard) finds its charge taken and changes nothing: see
+   * {@link RequestTakenError}. Absent: every submission is a request of its own.
+   */
+  readonly requestKey?: string;
   /** Absent when there is no interaction to answer (e.g. a retry by an operator). */
   readonly reply?: ReplyTarget;
   /**
@@ -149,6 +156,18 @@ export interface SubmitResult {
   readonly balance: number;
   /** 1 when nothing waits ahead of this job for the same kind of task. */
   readonly queuePosition: number;
+}
+
+/**
+ * Another submission of the same request (its `requestKey`) was accepted first, in this process
+ * or another: nothing was written, and the member has, or will get, that submission's answer.
+ * Whoever handles the interaction must stay silent, or two answers would race for it.
+ */
+export class RequestTakenError extends Error {
+  constructor(readonly jobId: string) {
+    super(`request already accepted as job ${jobId}`);
+    this.name = 'RequestTakenError';
+  }
 }
 
 export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model' | 'user_cap';

@@ -2,8 +2,8 @@
  * The entry point the command handlers call: check, reserve, record, enqueue, and return at
  * once. No discord.js types here; the pipeline runs without a gateway.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, isJobCharged, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
 import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
@@ -17,7 +17,7 @@ import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { localText, translator, type AppLocale } from '../i18n/index.js';
 import { zodText } from '../i18n/zod-text.js';
 import type { SubmitHooks } from './pipeline.js';
-import { generationRequestSchema, RequestRefusedError, type SubmitInput, type SubmitResult } from './requests.js';
+import { generationRequestSchema, RequestRefusedError, RequestTakenError, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
   song: 'song',
@@ -53,7 +53,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     await applyMonthlyAllowance(deps.db, guildId, now);
   }
 
-  const jobId = randomUUID();
+  const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
   // is locked for that one statement and no round trip more: a busy guild's requests take
   // turns at the speed of Postgres, not of this process's event loop (issue 12).
@@ -91,6 +91,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
             cost,
           });
     }
+    // The charge was already there: this request was accepted by another submission of it.
+    if (reservation.replayed) throw new RequestTakenError(jobId);
     if (!reservation.alongside) throw new Error(`job ${jobId} was charged before it was recorded`);
     return reservation.balance;
   };
@@ -102,6 +104,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
           // Under a lock per member, so that their parallel requests cannot slip past the cap together.
           const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds!], amount: cost, now });
           if (!limits.ok && limits.reason === 'user_cap') {
+            // Over the cap because another submission of this very request was just charged: not a refusal.
+            if (input.requestKey !== undefined && (await isJobCharged(tx, jobId))) throw new RequestTakenError(jobId);
             const left = Math.max(0, limits.limit - limits.spent);
             throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
           }
@@ -133,6 +137,18 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   if (input.opened?.alertConfigured ?? true) void alertIfLow(deps, guildId, input.requester.guildLocale);
   if (announceFailure) throw announceFailure.error;
   return result;
+}
+
+/**
+ * The job id of a request key, the same in every process: a name-based UUID (RFC 9562
+ * version 8, from SHA-256), so that two submissions of one request meet on one ledger key.
+ */
+export function jobIdFor(requestKey: string): string {
+  const bytes = createHash('sha256').update(`request:${requestKey}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x80;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */

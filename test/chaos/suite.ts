@@ -35,8 +35,15 @@ export function scenariosNamed(names: readonly string[]): Scenario[] {
   return SCENARIOS.filter((scenario) => names.includes(scenario.name));
 }
 
-export async function runChaos(scenarios: readonly Scenario[], size: ScenarioSize, log: (line: string) => void = console.log): Promise<ChaosReport> {
-  const world = await startChaosWorld();
+export interface RunOptions {
+  readonly log?: (line: string) => void;
+  /** A world to run in, left running afterwards; by default one of its own, closed at the end. */
+  readonly world?: ChaosWorld;
+}
+
+export async function runChaos(scenarios: readonly Scenario[], size: ScenarioSize, options: RunOptions = {}): Promise<ChaosReport> {
+  const log = options.log ?? console.log;
+  const world = options.world ?? (await startChaosWorld());
   const results: Array<ChaosReport['scenarios'][number]> = [];
   try {
     for (const scenario of scenarios) {
@@ -56,7 +63,7 @@ export async function runChaos(scenarios: readonly Scenario[], size: ScenarioSiz
     }
     results.push(await secretsScan(world));
   } finally {
-    await world.close();
+    if (!options.world) await world.close();
   }
 
   printTable(

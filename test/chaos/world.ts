@@ -24,8 +24,8 @@ import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../
 import { BOT_TOKEN, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
 
 export const PROCESS_NAMES = ['gateway', 'worker-1', 'worker-2', 'http'] as const;
-export type ProcessName = (typeof PROCESS_NAMES)[number];
-const ROLE_OF: Record<ProcessName, 'gateway' | 'worker' | 'http'> = { gateway: 'gateway', 'worker-1': 'worker', 'worker-2': 'worker', http: 'http' };
+export type ProcessName = (typeof PROCESS_NAMES)[number] | `extra-${number}`;
+const ROLE_OF: Record<(typeof PROCESS_NAMES)[number], 'gateway' | 'worker' | 'http'> = { gateway: 'gateway', 'worker-1': 'worker', 'worker-2': 'worker', http: 'http' };
 
 export interface BotProcess {
   readonly name: ProcessName;
@@ -85,7 +85,12 @@ export interface ChaosWorld {
   readonly httpUrl: string;
   /** The values that must never appear in a log line or a request to Discord. */
   readonly secrets: readonly string[];
-  readonly processes: Readonly<Record<ProcessName, BotProcess>>;
+  readonly processes: Readonly<Record<(typeof PROCESS_NAMES)[number], BotProcess>>;
+  /**
+   * One more process of a role beside the four (a second gateway, as when an old instance is
+   * still running during a deploy); stopped with the world.
+   */
+  spawnExtra(role: 'gateway' | 'worker' | 'http'): Promise<BotProcess>;
   readonly redis: { stop(): Promise<void>; start(): Promise<void>; flushAll(): Promise<void> };
   readonly postgres: { stop(): Promise<void>; start(): Promise<void> };
   /** Every line any bot process wrote, stdout and stderr. */
@@ -155,6 +160,9 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       EXPECTED_SECONDS: 'song=1.5,lyrics=1.5,video=1.5,upload=1.5,download=1.5,voice=1.5,persona_song=1.5',
       POLL_INTERVAL_MIN_MS: '250',
       POLL_INTERVAL_MAX_MS: '2000',
+      // The simulator answers in milliseconds, so 5 s is a hang: a hung call (the unreliable-service
+      // scenario's) ends in seconds rather than the production 30 s, and no scenario's calls come near it.
+      MUSIC_API_TIMEOUT_MS: '5000',
       ...options.env,
     };
     await runToEnd(['src/scripts/deploy-commands.ts'], env);
@@ -163,9 +171,10 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     const crashes: Crash[] = [];
     const processes = Object.fromEntries(
       PROCESS_NAMES.map((name) => [name, botProcess(name, { ...env, ROLE: ROLE_OF[name] }, lines, crashes)]),
-    ) as Record<ProcessName, BotProcess>;
+    ) as Record<(typeof PROCESS_NAMES)[number], BotProcess>;
+    const extras: BotProcess[] = [];
     cleanups.unshift(async () => {
-      await Promise.all(PROCESS_NAMES.map((name) => processes[name].stop()));
+      await Promise.all([...PROCESS_NAMES.map((name) => processes[name].stop()), ...extras.map((extra) => extra.stop())]);
     });
     // The http role first: the gateway's first jobs may finish by webhook before a worker is up.
     await processes.http.start();
@@ -188,6 +197,12 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       httpUrl,
       secrets: [BOT_TOKEN, SIM_KEY],
       processes,
+      async spawnExtra(role) {
+        const extra = botProcess(`extra-${extras.length + 1}`, { ...env, ROLE: role }, lines, crashes);
+        extras.push(extra);
+        await extra.start();
+        return extra;
+      },
       redis: {
         async stop() {
           await redis?.stop();

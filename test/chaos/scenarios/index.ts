@@ -1,5 +1,7 @@
 /** The chaos scenarios, in the order `npm run chaos` runs them (issue 13). */
 import type { Scenario } from '../scenario.js';
 import { killedWorkers } from './killed-workers.js';
+import { powerCut } from './power-cut.js';
+import { twinGateways } from './twin-gateways.js';
 
-export const SCENARIOS: readonly Scenario[] = [killedWorkers];
+export const SCENARIOS: readonly Scenario[] = [killedWorkers, powerCut, twinGateways];

@@ -1,0 +1,63 @@
+/**
+ * The short chaos suite (issue 13): every scenario of `npm run chaos`, with a few jobs each, so
+ * that a regression shows in CI. Then the audit itself is put to the test: a charge made twice
+ * and a result posted twice must show in its figures, or the suite's zeros would prove nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOT_TOKEN } from '../bench/support.js';
+import { runChaos } from '../chaos/suite.js';
+import { SCENARIOS } from '../chaos/scenarios/index.js';
+import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+
+let world: ChaosWorld;
+beforeAll(async () => {
+  world = await startChaosWorld();
+}, 120_000);
+afterAll(async () => world?.close(), 120_000);
+
+describe('the chaos suite, short', () => {
+  it('ends every scenario with every figure at 0', async () => {
+    const lines: string[] = [];
+    const short = SCENARIOS.filter((scenario) => scenario.inShortSuite !== false);
+    const report = await runChaos(short, { jobs: 6, quick: true }, { world, log: (line) => lines.push(line) });
+    const failed = report.scenarios.filter((scenario) => !scenario.passed);
+    expect(failed.map((scenario) => ({ name: scenario.name, zero: scenario.zero, details: scenario.details.slice(0, 10) }))).toEqual([]);
+    expect(report.scenarios.map((scenario) => scenario.name)).toEqual([...short.map((scenario) => scenario.name), 'secrets']);
+    expect(report.totals.jobs).toBeGreaterThan(0);
+    expect(report.line).toMatch(/^chaos: \d+ jobs, lost 0, duplicated 0, double-charged 0, ledger drift 0, crashes 0, accepted forgeries 0, secrets 0$/);
+  }, 240_000);
+
+  it('the audit sees a job charged twice and a result posted twice', async () => {
+    const prefix = 'chaos audit-check';
+    const place = world.places[0]!;
+    const handle = world.song(place, `${prefix} 0`);
+    await handle.waitForResponse(30_000);
+    const clean = await world.settleAndAudit({ prefix, timeoutMs: 60_000 });
+    expect(clean).toMatchObject({ jobs: 1, delivered: 1, lost: 0, duplicated: 0, doubleCharged: 0, ledgerDrift: 0 });
+
+    const { rows } = await world.db.query<{ id: string; guild_id: string; cost: number; channel_id: string }>(
+      `select id, guild_id, cost, channel_id from jobs where request->>'prompt' = $1`,
+      [`${prefix} 0`],
+    );
+    const job = rows[0]!;
+    // A second charge, written behind the ledger's back, as a bug would.
+    await world.db.query(
+      `insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id) values ($1, $2, 'reserve', $3, 0, $4)`,
+      [job.guild_id, `audit-check:${job.id}`, -job.cost, job.id],
+    );
+    // The result posted again in the channel, as Discord would receive a duplicate.
+    const final = world.emulator.channelMessages(job.channel_id).find((message) => (message.embeds ?? []).some((embed) => embed.footer?.text?.includes(job.id)));
+    expect(final).toBeDefined();
+    const response = await fetch(`${world.emulator.apiUrl}/v10/channels/${job.channel_id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${BOT_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ embeds: final!.embeds }),
+    });
+    expect(response.status).toBe(200);
+
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
+    expect(audit).toMatchObject({ jobs: 1, duplicated: 1, doubleCharged: 1 });
+    // The extra charge is in the ledger but not in the balance, nor in the service's charges.
+    expect(audit.ledgerDrift).toBeGreaterThanOrEqual(2 * job.cost);
+  }, 120_000);
+});
