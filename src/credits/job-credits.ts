@@ -1,9 +1,10 @@
 /** A job's charge and its return: one debit, at most one credit back, whatever retries. */
-import type { SQL } from 'drizzle-orm';
+import { is, type SQL } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
-import { currentBalance, findEntryByKey, moveCredits, type RefusalReason } from './ledger.js';
+import { currentBalance, findEntryByKey, moveCredits, spendTogether, type RefusalReason, type Spend } from './ledger.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -15,7 +16,7 @@ export interface ReserveInput {
   readonly userId: string;
   readonly amount: number;
   /** Written by the same statement as the charge, only if it is made (the job row): see `Movement.alongside`. */
-  readonly alongside?: SQL;
+  readonly alongside?: (entry: string) => SQL;
 }
 
 export type ReserveResult =
@@ -32,6 +33,11 @@ export type ReserveResult =
  * overdraw a guild. A retried step with the same job moves nothing and answers ok with the
  * current balance.
  *
+ * Given the database (not a caller's transaction), the charges on one guild go in groups: one
+ * goes at once, and those that arrive while its statement holds the guild's row wait for it,
+ * then go together in one statement (see {@link spendTogether}). A busy guild's requests then
+ * take the row's lock once per group rather than once each (issue 12: 50 members at once).
+ *
  * @throws CreditsError `key_conflict` when the job was charged before in another guild or for another amount.
  */
 export async function reserveForJob(executor: Executor, input: ReserveInput): Promise<ReserveResult> {
@@ -39,16 +45,81 @@ export async function reserveForJob(executor: Executor, input: ReserveInput): Pr
   requireText(input.userId, 'userId');
   requireJobId(input.jobId);
   requireInteger(input.amount, 'amount', { min: 0 });
+  if (is(executor, PgTransaction)) return reserveAlone(executor, input);
 
-  const outcome = await moveCredits(executor, {
-    guildId: input.guildId,
+  let guildLanes = lanes.get(executor);
+  if (!guildLanes) {
+    guildLanes = new Map();
+    lanes.set(executor, guildLanes);
+  }
+  const busy = guildLanes.get(input.guildId);
+  if (busy) return new Promise((resolve, reject) => busy.push({ input, resolve, reject }));
+  const lane: Waiting[] = [];
+  guildLanes.set(input.guildId, lane);
+  try {
+    return await reserveAlone(executor, input);
+  } finally {
+    void drain(executor, guildLanes, input.guildId, lane);
+  }
+}
+
+/** A charge waiting for its guild's statement in flight; see reserveForJob. */
+interface Waiting {
+  readonly input: ReserveInput;
+  resolve(result: ReserveResult): void;
+  reject(error: unknown): void;
+}
+
+/** Per database, per guild: the charges waiting while one of the guild's statements runs. */
+const lanes = new WeakMap<Executor, Map<string, Waiting[]>>();
+/** Charges per statement: one statement text per group size, each prepared once per connection. */
+const MOST_TOGETHER = 32;
+
+async function drain(db: Executor, guildLanes: Map<string, Waiting[]>, guildId: string, lane: Waiting[]): Promise<void> {
+  while (lane.length > 0) await reserveGroup(db, guildId, lane.splice(0, MOST_TOGETHER));
+  guildLanes.delete(guildId);
+}
+
+/** Settles every charge of the group; never throws (a charge's own failure goes to its caller). */
+async function reserveGroup(db: Executor, guildId: string, group: readonly Waiting[]): Promise<void> {
+  let moved = new Map<string, Awaited<ReturnType<typeof spendTogether>> extends Map<string, infer V> ? V : never>();
+  if (group.length > 1) {
+    // Should the group's statement fail, each charge is made alone and meets its own error.
+    moved = await spendTogether(db, guildId, group.map((waiting) => spendOf(waiting.input))).catch(() => moved);
+  }
+  await Promise.all(
+    group.map(async (waiting) => {
+      const done = moved.get(ledgerKeys.jobDebit(waiting.input.jobId));
+      try {
+        // Not in the group's statement (refused, replayed, or the group failed): alone, which says why.
+        waiting.resolve(
+          done
+            ? { ok: true, balance: done.entry.balanceAfter, replayed: false, ...(done.alongside && { alongside: done.alongside }) }
+            : await reserveAlone(db, waiting.input),
+        );
+      } catch (error) {
+        waiting.reject(error);
+      }
+    }),
+  );
+}
+
+function spendOf(input: ReserveInput): Spend {
+  return {
     key: ledgerKeys.jobDebit(input.jobId),
     kind: 'reserve',
     amount: -input.amount,
     jobId: input.jobId,
     userId: input.userId,
-    refuseWhenFrozen: true,
     ...(input.alongside && { alongside: input.alongside }),
+  };
+}
+
+async function reserveAlone(executor: Executor, input: ReserveInput): Promise<ReserveResult> {
+  const outcome = await moveCredits(executor, {
+    guildId: input.guildId,
+    refuseWhenFrozen: true,
+    ...spendOf(input),
   });
   switch (outcome.status) {
     case 'moved':

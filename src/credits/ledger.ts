@@ -23,10 +23,10 @@ export interface Movement {
   readonly refuseWhenFrozen?: boolean;
   /**
    * A write made by the same statement, and only when the movement is made: the job a
-   * reservation pays for. It reads the new ledger row from the CTE `entry` (see
-   * db/insert-from.ts) and returns one row, given back as `alongside`.
+   * reservation pays for. Given the name of the CTE that holds the new ledger row (see
+   * db/insert-from.ts), it returns one row, given back as `alongside`.
    */
-  readonly alongside?: SQL;
+  readonly alongside?: (entry: string) => SQL;
 }
 
 export type RefusalReason = 'unknown_guild' | 'frozen' | 'insufficient_credits';
@@ -97,7 +97,7 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
       from entry
       where guilds.id = entry.guild_id
       returning guilds.balance
-    )${movement.alongside ? sql`, alongside as (${movement.alongside})` : sql``}
+    )${movement.alongside ? sql`, alongside as (${movement.alongside('entry')})` : sql``}
     -- Both balances come from the one locked row. Were they ever to differ, the failed cast
     -- aborts the statement, so nothing moves (a SQL statement has no other way to raise).
     select entry.*,
@@ -113,6 +113,89 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
   const existing = await findEntryByKey(executor, movement.key);
   if (existing) return { status: 'replayed', entry: existing };
   return refusal(executor, movement);
+}
+
+/** One spend of a group: see {@link spendTogether}. */
+export type Spend = Omit<Movement, 'guildId' | 'refuseWhenFrozen'>;
+
+/**
+ * Several spends from one guild (not frozen) in one statement, in their order: the guild's row
+ * is locked once for all of them. Each takes its amount if the balance left by the ones before
+ * covers it; being spends, those that fit are the first ones, and the rest move nothing. A key
+ * already in the ledger moves nothing either. Returns what moved, by key; a spend missing from
+ * it is for the caller to make alone, which says why (refused, or replayed).
+ *
+ * Throws, moving nothing, when Postgres does (a key taken by a racing statement in between
+ * makes the balances disagree, and the statement aborts as moveCredits' does).
+ */
+export async function spendTogether(
+  executor: Executor,
+  guildId: string,
+  spends: readonly Spend[],
+): Promise<Map<string, { entry: LedgerEntry; alongside?: Record<string, unknown> }>> {
+  for (const spend of spends) if (spend.amount >= 0) throw new Error(`spendTogether takes spends only: ${spend.key} moves ${spend.amount}`);
+  const requests = sql.join(
+    spends.map(
+      (spend, ord) =>
+        sql`(${ord}::integer, ${spend.key}::text, ${spend.kind}::text, ${spend.amount}::integer, ${spend.jobId ?? null}::uuid, ${spend.userId ?? null}::text, ${spend.actorId ?? null}::text, ${spend.reason ?? null}::text)`,
+    ),
+    sql`, `,
+  );
+  const alongside = spends.flatMap((spend, ord) =>
+    spend.alongside
+      ? [sql`, entry_${sql.raw(String(ord))} as (select * from entry where key = ${spend.key}::text), alongside_${sql.raw(String(ord))} as (${spend.alongside(`entry_${ord}`)})`]
+      : [],
+  );
+  const alongsideColumn = spends.some((spend) => spend.alongside)
+    ? sql`, case entry.key ${sql.join(
+        spends.flatMap((spend, ord) =>
+          spend.alongside ? [sql`when ${spend.key}::text then (select to_jsonb(a) from alongside_${sql.raw(String(ord))} a)`] : [],
+        ),
+        sql` `,
+      )} end as alongside`
+    : sql``;
+  const { rows } = await executeNamed<Record<string, unknown>>(executor, sql`
+    with request (ord, key, kind, amount, job_id, user_id, actor_id, reason) as (values ${requests}),
+    locked as (
+      select id, balance from guilds where id = ${guildId} and frozen = false
+      for no key update
+    ), running as (
+      -- Spends only: the running balance falls, so those it covers are the first ones.
+      select request.*, locked.id as guild_id, locked.balance + sum(request.amount) over (order by request.ord) as balance_after
+      from request cross join locked
+      where not exists (select 1 from credit_ledger where credit_ledger.key = request.key)
+    ), entry as (
+      insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason)
+      select guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason from running
+      where balance_after >= 0
+      -- In order, so that the entries' ids follow their balances, as one at a time would.
+      order by ord
+      on conflict (key) do nothing
+      returning *
+    ), moved as (
+      update guilds set
+        balance = guilds.balance + total.amount,
+        alert_sent_at = case when guilds.balance + total.amount >= guilds.alert_below then null else guilds.alert_sent_at end,
+        updated_at = now()
+      from (select sum(amount)::integer as amount from entry) total
+      where guilds.id = ${guildId} and total.amount is not null
+      returning guilds.balance
+    )${sql.join(alongside, sql``)}
+    -- The guild's new balance is the last entry's: a key skipped under a racing statement would
+    -- leave the later entries' balances wrong, and the failed cast aborts the whole statement.
+    -- (Cast from a column: from parameters alone, Postgres would fold it while planning.)
+    select entry.*,
+      case when (select balance from moved) is distinct from (select min(balance_after) from entry)
+        then ('ledger entries and guild balance disagree: ' || entry.guild_id)::integer end as disagreement
+      ${alongsideColumn}
+    from entry`);
+  const moved = new Map<string, { entry: LedgerEntry; alongside?: Record<string, unknown> }>();
+  for (const row of rows) {
+    const entry = ledgerEntryFrom(row);
+    const extra = row.alongside as Record<string, unknown> | null | undefined;
+    moved.set(entry.key, { entry, ...(extra && { alongside: extra }) });
+  }
+  return moved;
 }
 
 const LEDGER_COLUMNS = Object.entries(getTableColumns(creditLedger));

@@ -57,29 +57,25 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
   // is locked for that one statement and no round trip more: a busy guild's requests take
   // turns at the speed of Postgres, not of this process's event loop (issue 12).
-  const row = insertFrom(
-    jobs,
-    {
-      id: jobId,
-      guildId,
-      channelId,
-      userId,
-      kind: request.kind,
-      request: { ...request },
-      remixOf: remixOf?.jobId ?? null,
-      cost,
-      webhookSecret: randomBytes(32).toString('hex'),
-      applicationId: input.reply?.applicationId ?? null,
-      interactionToken: input.reply?.interactionToken ?? null,
-      interactionAt: input.reply?.createdAt ?? null,
-      locale: input.requester.locale ?? null,
-      guildLocale: input.requester.guildLocale ?? null,
-      createdAt: now,
-      updatedAt: now,
-    },
-    'entry',
-    sql`${sql.identifier(jobs.id.name)}`,
-  );
+  const values = {
+    id: jobId,
+    guildId,
+    channelId,
+    userId,
+    kind: request.kind,
+    request: { ...request },
+    remixOf: remixOf?.jobId ?? null,
+    cost,
+    webhookSecret: randomBytes(32).toString('hex'),
+    applicationId: input.reply?.applicationId ?? null,
+    interactionToken: input.reply?.interactionToken ?? null,
+    interactionAt: input.reply?.createdAt ?? null,
+    locale: input.requester.locale ?? null,
+    guildLocale: input.requester.guildLocale ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const row = (entry: string) => insertFrom(jobs, values, entry, sql`${sql.identifier(jobs.id.name)}`);
   const reserve = async (executor: Executor): Promise<number> => {
     const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: cost, alongside: row });
     if (!reservation.ok) {

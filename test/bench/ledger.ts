@@ -267,7 +267,7 @@ try {
   const movementAudit = await audit(db, accounts.at(-1)!, movement.credits, movement.phase.reserved);
 
   // ---- the request's reservation, as submitRequest makes it: the job row written by the reservation's own statement ----
-  const jobRow = (jobId: string, guildId: string, userId: string, now: Date) =>
+  const jobRow = (jobId: string, guildId: string, userId: string, now: Date) => (entry: string) =>
     insertFrom(
       jobs,
       {
@@ -282,7 +282,7 @@ try {
         createdAt: now,
         updatedAt: now,
       },
-      'entry',
+      entry,
       sql`id`,
     );
   const reserveWithJob = async (executor: Executor, guildId: string, userId: string): Promise<boolean> => {

@@ -40,8 +40,10 @@ describe('the reconciler', () => {
     expect(await reconcile(h.app.deps)).toEqual({ submit: 0, poll: 0, deliver: 0 });
 
     // A waiting job and a submitted one lose their entries, as when Redis loses keys.
-    await queues.submit.remove(entryId.submit(waiting));
-    await queues.poll.remove(entryId.poll(submitted));
+    // An entry a worker holds at that moment cannot be removed: again until it is (the waiting
+    // job's entry goes active every capWaitMs to find the cap still reached).
+    await eventually(async () => ((await queues.submit.remove(entryId.submit(waiting))) === 1 ? true : undefined));
+    await eventually(async () => ((await queues.poll.remove(entryId.poll(submitted))) === 1 ? true : undefined));
     expect(await queues.submit.getJob(entryId.submit(waiting))).toBeUndefined();
 
     expect(await reconcile(h.app.deps)).toEqual({ submit: 1, poll: 1, deliver: 0 });

@@ -11,7 +11,7 @@ import { setUserDailyCap } from '../../../src/credits/index.js';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
 import { RequestTakenError, type SubmitInput, type SubmitResult } from '../../../src/pipeline/requests.js';
 import { jobIdFor } from '../../../src/pipeline/submit.js';
-import { entryId } from '../../../src/queue/queues.js';
+import { eventually } from '../../support/eventually.js';
 import { balanceOf, ledgerOfJob } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
@@ -55,7 +55,9 @@ describe('a request submitted twice at once', () => {
     expect(await jobsWithPrompt('twice at once')).toBe(1);
     expect((await ledgerOfJob(h.db.db, jobId)).map((entry) => entry.kind)).toEqual(['reserve']);
     expect(await balanceOf(h.db.db, h.guildId)).toBe(before - accepted[0]!.value.cost);
-    expect(await h.app.deps.queues.submit.getJob(entryId.submit(jobId))).toBeDefined();
+    // And the one job reaches the service, once.
+    await eventually(() => (h.sim.listTasks().some((task) => task.body['sound'] === 'twice at once') ? true : undefined));
+    expect(h.sim.listTasks().filter((task) => task.body['sound'] === 'twice at once')).toHaveLength(1);
   });
 
   it('is not refused by a daily cap that only its own twin filled', async () => {
