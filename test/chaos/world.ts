@@ -109,7 +109,7 @@ export interface ChaosWorld {
   close(): Promise<void>;
 }
 
-const SETTLED_STATES = new Set(['succeeded', 'failed', 'cancelled']);
+const SETTLED_STATES = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']);
 
 export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
   const temp = await mkdtemp(path.join(os.tmpdir(), 'chaos-'));
@@ -240,7 +240,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
           'every job to settle',
           async () => {
             const { rows } = await db.query<{ open: number }>(
-              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'cancelled') or (state = 'succeeded' and delivery_state = 'pending')`,
+              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'timed_out', 'cancelled') or (state = 'succeeded' and delivery_state = 'pending')`,
             );
             return rows[0]!.open === 0;
           },

@@ -5,12 +5,14 @@
  */
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../logger.js';
+import { parseRandomFaults, type RandomFaults } from './faults.js';
 import { startMusicApiSim } from './server.js';
 
 const USAGE = `usage: music-api-sim --api-key <key> [--port 0] [--host 127.0.0.1] [--credits 1000] [--task-ms 2000]
        [--allow-http-webhooks] [--signature-scheme spec|timestamped] [--concurrency-limit 20]
        [--webhook-attempts 4] [--webhook-base-ms 500] [--models "ModelB-2.0,ModelB-2.0 Pro"]
-       [--persona-song-cost 10] [--public-url http://host:port] [--log-level info]`;
+       [--persona-song-cost 10] [--public-url http://host:port] [--log-level info]
+       [--random-faults 0.3] [--random-fault-mix "429=1,hang=2,no-webhook=0"] [--random-fault-seed 7]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -41,6 +43,9 @@ try {
       'persona-song-cost': { type: 'string' },
       'public-url': { type: 'string' },
       'log-level': { type: 'string' },
+      'random-faults': { type: 'string' },
+      'random-fault-mix': { type: 'string' },
+      'random-fault-seed': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -56,6 +61,30 @@ const apiKey = args['api-key'];
 if (apiKey === undefined || apiKey === '') fail('--api-key is required');
 const scheme = args['signature-scheme'] ?? 'spec';
 if (scheme !== 'spec' && scheme !== 'timestamped') fail('--signature-scheme must be spec or timestamped');
+
+function randomFaultsOf(rate: string | undefined, mix: string | undefined, seed: string | undefined): RandomFaults | undefined {
+  if (rate === undefined) {
+    if (mix !== undefined || seed !== undefined) fail('--random-fault-mix and --random-fault-seed need --random-faults <rate>');
+    return undefined;
+  }
+  const weights = Object.fromEntries(
+    (mix ?? '')
+      .split(',')
+      .filter((pair) => pair.trim() !== '')
+      .map((pair) => {
+        const [kind = '', weight = ''] = pair.split('=').map((part) => part.trim());
+        return [kind, weight === '' ? Number.NaN : Number(weight)];
+      }),
+  );
+  const settings = parseRandomFaults({
+    rate: Number(rate),
+    ...(mix !== undefined && { mix: weights }),
+    ...(seed !== undefined && { seed: integer('random-fault-seed', seed, undefined) }),
+  });
+  if (typeof settings === 'string') fail(`--random-faults: ${settings}`);
+  return settings;
+}
+const randomFaults = randomFaultsOf(args['random-faults'], args['random-fault-mix'], args['random-fault-seed']);
 
 const logger = createLogger({ name: 'music-api-sim', level: args['log-level'] ?? 'info' });
 const sim = await startMusicApiSim({
@@ -74,6 +103,7 @@ const sim = await startMusicApiSim({
   models: args.models?.split(',').map((model) => model.trim()).filter((model) => model.length > 0),
   personaSongCost: integer('persona-song-cost', args['persona-song-cost'], undefined),
   publicUrl: args['public-url'],
+  ...(randomFaults !== undefined && { randomFaults }),
   logger,
 }).catch((error: unknown) => fail(`cannot start: ${error instanceof Error ? error.message : String(error)}`));
 

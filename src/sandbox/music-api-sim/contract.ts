@@ -260,8 +260,12 @@ export const WEBHOOK_HEADERS = {
   event: 'X-Webhook-Event',
 } as const;
 
-/** notes "Webhooks": `X-Webhook-Event` values the simulator sends (it never streams). */
-export const WEBHOOK_EVENTS = { completed: 'song.completed', failed: 'song.failed' } as const;
+/**
+ * notes "Webhooks": `X-Webhook-Event` values the simulator sends. It sends `song.streaming` (an
+ * intermediate callback, the RUNNING polling body) only for the `webhook-out-of-order` fault,
+ * after the final one: the spec triggers callbacks on completion alone.
+ */
+export const WEBHOOK_EVENTS = { completed: 'song.completed', failed: 'song.failed', streaming: 'song.streaming' } as const;
 
 /** The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default now. */
 export function signWebhookBody(

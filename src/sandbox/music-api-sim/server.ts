@@ -24,12 +24,17 @@ import {
 } from './contract.js';
 import {
   applyTaskFault,
+  createRandomFaults,
   isRequestFault,
   NORMAL_BEHAVIOUR,
   parseFault,
   parseMarkers,
+  parseRandomFaults,
   TYPE_BY_STATUS,
   type Marker,
+  type RandomFaults,
+  type RandomFaultSource,
+  type RandomFaultState,
   type RequestFault,
   type SimFault,
   type TaskBehaviour,
@@ -71,6 +76,8 @@ export interface MusicApiSimOptions {
   personaSongCost?: number;
   /** Base of media links when the simulator is reached by another name. @defaultValue the listening URL */
   publicUrl?: string;
+  /** Start in the random-fault mode (see `setRandomFaults`). @defaultValue off */
+  randomFaults?: RandomFaults;
   logger?: Logger;
 }
 
@@ -123,7 +130,16 @@ export interface MusicApiSim {
   listTasks(): SimTaskView[];
   /** Adds a fault; `times` (default 1) is how many requests or tasks it affects. */
   injectFault(fault: SimFault): void;
+  /** Removes injected faults and marker counts (not the random-fault mode). */
   clearFaults(): void;
+  /**
+   * The random-fault mode: from now on a share of the API calls fail, each in a way drawn from
+   * a weighted mix, from a seeded generator; undefined turns it off. Injected faults come
+   * first (a call they fault draws nothing); a drawn answer fault comes before the markers.
+   */
+  setRandomFaults(settings: RandomFaults | undefined): void;
+  /** The random-fault mode's settings, seed and draws so far; undefined when it is off. */
+  getRandomFaults(): RandomFaultState | undefined;
   /** Forgets recorded requests and webhook attempts. */
   clearRecords(): void;
   /** Resolves once `count` webhook attempts (matching `filter`) are recorded. */
@@ -160,6 +176,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   const webhookAttempts: WebhookAttempt[] = [];
   const attemptListeners = new Set<() => void>();
   let faults: Array<{ fault: SimFault; left: number }> = [];
+  let randomFaults: RandomFaultSource | undefined = options.randomFaults === undefined ? undefined : createRandomFaults(options.randomFaults);
   const markerUses = new Map<string, number>();
   const hungResponses = new Set<ServerResponse>();
   const deliveries = new Set<Promise<void>>();
@@ -231,31 +248,40 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     }
     log.debug({ taskId: task.view.taskId, state: task.view.state, credits }, 'sim task ended');
     if (task.view.webhookUrl !== undefined && task.behaviour.webhook !== 'none') {
-      const payload: Record<string, unknown> = { ...pollBody(task), task_id: task.view.taskId };
-      if (scheme === 'timestamped') payload['platform'] = task.view.platform;
-      const delivery = deliverWebhook(
+      const webhookUrl = task.view.webhookUrl;
+      const payloadOf = (state: SimTaskState): Record<string, unknown> => {
+        const payload: Record<string, unknown> = { ...pollBody(task, state), task_id: task.view.taskId };
+        if (scheme === 'timestamped') payload['platform'] = task.view.platform;
+        return payload;
+      };
+      const context = {
+        scheme,
+        retry: webhookRetry,
+        timeoutMs: options.webhookTimeoutMs ?? 5000,
+        signal: shutdown.signal,
+        log,
+        record: (attempt: WebhookAttempt) => {
+          webhookAttempts.push(attempt);
+          for (const listener of attemptListeners) listener();
+        },
+      };
+      const final = { url: webhookUrl, taskId: task.view.taskId, secret: task.webhookSecret, badSignature: task.behaviour.badSignature };
+      let delivery = deliverWebhook(
         {
-          taskId: task.view.taskId,
-          url: task.view.webhookUrl,
-          secret: task.webhookSecret,
-          payload,
+          ...final,
+          payload: payloadOf(task.view.state),
           event: outcome === 'success' ? WEBHOOK_EVENTS.completed : WEBHOOK_EVENTS.failed,
           copies: task.behaviour.webhook === 'twice' ? 2 : 1,
           lateMs: task.behaviour.webhookLateMs,
-          badSignature: task.behaviour.badSignature,
         },
-        {
-          scheme,
-          retry: webhookRetry,
-          timeoutMs: options.webhookTimeoutMs ?? 5000,
-          signal: shutdown.signal,
-          log,
-          record: (attempt) => {
-            webhookAttempts.push(attempt);
-            for (const listener of attemptListeners) listener();
-          },
-        },
+        context,
       );
+      if (task.behaviour.outOfOrder) {
+        // The intermediate callback, overtaken by the final one: it says RUNNING after the end.
+        delivery = delivery.then(() =>
+          deliverWebhook({ ...final, payload: payloadOf('RUNNING'), event: WEBHOOK_EVENTS.streaming, copies: 1, lateMs: 0 }, context),
+        );
+      }
       deliveries.add(delivery);
       void delivery.finally(() => deliveries.delete(delivery));
     }
@@ -273,17 +299,20 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     };
   }
 
-  /** The body GET .../task/{id} answers for a task, and the payload of its webhook. */
-  function pollBody(task: SimTask): Record<string, unknown> {
+  /**
+   * The body GET .../task/{id} answers for a task, and the payload of its webhook; in `taskState`
+   * for an intermediate callback sent late.
+   */
+  function pollBody(task: SimTask, taskState: SimTaskState = task.view.state): Record<string, unknown> {
     const { view } = task;
-    const done = view.state === 'SUCCESS';
-    const failure = view.state === 'FAILED' ? { [RESPONSE_FIELDS.failureReason]: 'the generation provider failed (simulated)' } : {};
+    const done = taskState === 'SUCCESS';
+    const failure = taskState === 'FAILED' ? { [RESPONSE_FIELDS.failureReason]: 'the generation provider failed (simulated)' } : {};
     if (view.platform === 'producer') {
       // The envelope stays exactly code, message, data, status; the reason rides in the items.
       const data = producerData(task, done).map((item) => ({ ...item, ...failure }));
-      return { code: 200, message: 'success', data, status: view.state };
+      return { code: 200, message: 'success', data, status: taskState };
     }
-    const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[view.state];
+    const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[taskState];
     const { clipState, clipTitle, clipTags, clipLyrics, clipDuration } = RESPONSE_FIELDS;
     if (task.operation === 'voice') {
       const data = done
@@ -386,8 +415,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     });
   }
 
-  function behaviourFor(markers: readonly Marker[]): TaskBehaviour {
-    let behaviour: TaskBehaviour = { ...NORMAL_BEHAVIOUR };
+  function behaviourFor(markers: readonly Marker[], drawn: TaskFault | undefined): TaskBehaviour {
+    let behaviour: TaskBehaviour = drawn === undefined ? { ...NORMAL_BEHAVIOUR } : applyTaskFault({ ...NORMAL_BEHAVIOUR }, drawn);
     for (const entry of [...faults]) {
       if (isRequestFault(entry.fault)) continue;
       behaviour = applyTaskFault(behaviour, entry.fault);
@@ -424,8 +453,13 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       refuse(response, record, { status: 401, type: 'unauthorized', message: 'missing or invalid bearer token' });
       return;
     }
-    const injected = takeRequestFault(path);
     const operation = createOperationAt(path);
+    const isCall = operation !== undefined || path === READ_ROUTES.getCredits || READ_ROUTES.producerTask.test(path) || READ_ROUTES.sonicTask.test(path);
+    const chosen = takeRequestFault(path);
+    const drawn = chosen === undefined && isCall ? randomFaults?.draw(path, operation !== undefined) : undefined;
+    // A drawn task fault waits for the task; a drawn request fault answers this call.
+    const injected = chosen ?? (drawn !== undefined && isRequestFault(drawn) ? drawn : undefined);
+    const drawnTaskFault = drawn !== undefined && !isRequestFault(drawn) ? drawn : undefined;
     const acceptThenHang = injected?.kind === 'hang' && injected.accepted === true && operation !== undefined;
     if (injected !== undefined && !acceptThenHang) {
       answerFault(response, record, injected);
@@ -489,7 +523,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       refuse(response, record, { status: 402, type: 'insufficient_credits', message: `needs ${cost} credits, ${credits} left` });
       return;
     }
-    const task = createTask(operation, record.body as Record<string, unknown>, behaviourFor(markers));
+    const task = createTask(operation, record.body as Record<string, unknown>, behaviourFor(markers, drawnTaskFault));
     if (hangAfterAccepting) {
       hang(response);
       return;
@@ -517,6 +551,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
         taskMs,
         tasks: sim.listTasks(),
         faults: faults.map(({ fault, left }) => ({ ...fault, left })),
+        randomFaults: sim.getRandomFaults() ?? null,
       });
     } else if (path === '/_sim/credits' && method === 'GET') {
       send(response, undefined, 200, { credits });
@@ -540,6 +575,16 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       send(response, undefined, 200, { faults: faults.length });
     } else if (path === '/_sim/faults' && method === 'DELETE') {
       sim.clearFaults();
+      send(response, undefined, 204);
+    } else if (path === '/_sim/random-faults' && method === 'GET') {
+      send(response, undefined, 200, { randomFaults: sim.getRandomFaults() ?? null });
+    } else if (path === '/_sim/random-faults' && (method === 'POST' || method === 'PUT')) {
+      const settings = parseRandomFaults(body);
+      if (typeof settings === 'string') return bad(settings);
+      sim.setRandomFaults(settings);
+      send(response, undefined, 200, { randomFaults: sim.getRandomFaults() });
+    } else if (path === '/_sim/random-faults' && method === 'DELETE') {
+      sim.setRandomFaults(undefined);
       send(response, undefined, 204);
     } else if (path === '/_sim/requests' && method === 'GET') {
       send(response, undefined, 200, requests);
@@ -646,6 +691,10 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       faults = [];
       markerUses.clear();
     },
+    setRandomFaults(settings) {
+      randomFaults = settings === undefined ? undefined : createRandomFaults(settings);
+    },
+    getRandomFaults: () => randomFaults?.state(),
     clearRecords() {
       requests.length = 0;
       webhookAttempts.length = 0;

@@ -22,6 +22,10 @@ export interface WebhookAttempt {
   attempt: number;
   /** 1, or 2 for the second copy of a `webhook-twice` delivery. */
   copy: number;
+  /** `song.completed`, `song.failed`, or `song.streaming` for an intermediate callback. */
+  event: string;
+  /** Signed with a wrong secret (the `bad-signature` fault): a receiver must refuse it. */
+  badSignature: boolean;
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -88,7 +92,20 @@ async function deliverWithRetries(delivery: Delivery, context: DeliveryContext, 
       if (context.signal.aborted) return;
       error = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
     }
-    context.record({ taskId: delivery.taskId, eventId, attempt, copy, url: delivery.url, headers, body, at: Date.now(), status, error });
+    context.record({
+      taskId: delivery.taskId,
+      eventId,
+      attempt,
+      copy,
+      event: delivery.event,
+      badSignature: delivery.badSignature && delivery.secret !== undefined,
+      url: delivery.url,
+      headers,
+      body,
+      at: Date.now(),
+      status,
+      error,
+    });
     if (status !== undefined && status >= 200 && status < 300) return;
     context.log.info({ taskId: delivery.taskId, attempt, status, error }, 'webhook not accepted');
     if (attempt < context.retry.attempts) {

@@ -3,5 +3,6 @@ import type { Scenario } from '../scenario.js';
 import { killedWorkers } from './killed-workers.js';
 import { powerCut } from './power-cut.js';
 import { twinGateways } from './twin-gateways.js';
+import { unreliableService } from './unreliable-service.js';
 
-export const SCENARIOS: readonly Scenario[] = [killedWorkers, powerCut, twinGateways];
+export const SCENARIOS: readonly Scenario[] = [killedWorkers, unreliableService, powerCut, twinGateways];

@@ -18,6 +18,11 @@ describe('simulator prompt markers', () => {
     ]);
   });
 
+  it('reads the out-of-order webhook marker and fault', () => {
+    expect(parseMarkers('x [sim:webhook-out-of-order]').map((marker) => marker.fault)).toEqual([{ kind: 'webhook-out-of-order' }]);
+    expect(parseFault({ kind: 'webhook-out-of-order', times: 2 })).toEqual({ kind: 'webhook-out-of-order', times: 2 });
+  });
+
   it("gives 403 the real service's insufficient_credits type and ignores unknown markers", () => {
     expect(parseMarkers('[sim:403]').map((marker) => marker.fault)).toEqual([{ kind: 'status', status: 403, type: 'insufficient_credits' }]);
     expect(parseMarkers('[sim:explode] [sim] [sim:task-ms]')).toEqual([]);
