@@ -46,6 +46,23 @@ const commaList = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
 
+/**
+ * Shard ids: `0,1`, `0-3` or both (`0-3,7`); sorted, each once. A range runs from its first
+ * to its last id, both included.
+ */
+const shardIdList = z
+  .string()
+  .regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'shard ids such as 0,1 or 0-3')
+  .transform((value) => {
+    const ids = new Set<number>();
+    for (const part of value.split(',')) {
+      const [first, last = first] = part.split('-').map((bound) => Number(bound.trim()));
+      for (let id = first!; id <= last!; id += 1) ids.add(id);
+    }
+    return [...ids].sort((a, b) => a - b);
+  })
+  .refine((ids) => ids.length > 0, 'shard ids such as 0,1 or 0-3 (a range from low to high)');
+
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 function optional<T extends z.ZodType>(schema: T) {
@@ -96,6 +113,8 @@ const envSchema = z.object({
     z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (at most 64)').default('musicbot'),
   ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
+  SHARD_COUNT: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
+  SHARD_IDS: optional(shardIdList),
   ANSWER_BUDGET_MS: defaulted(
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
   ),
@@ -150,6 +169,10 @@ const configSchema = envSchema.transform((e) =>
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
+    /** Shards of the whole bot: undefined for what Discord recommends (GET /gateway/bot). */
+    shardCount: e.SHARD_COUNT,
+    /** The shards this process runs: undefined for all of them. */
+    shardIds: e.SHARD_IDS === undefined ? undefined : Object.freeze([...e.SHARD_IDS]),
     /** How long a handler may take to decide before the router defers its first answer. */
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     queuePrefix: e.QUEUE_PREFIX,
@@ -214,6 +237,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       const name = String(issue.path[0] ?? 'environment');
       if (!byVariable.has(name)) byVariable.set(name, `${name}: expected ${issue.message}`);
     }
+  }
+  if (parsed.success && parsed.data.shardCount !== undefined && parsed.data.shardIds?.some((id) => id >= parsed.data.shardCount!)) {
+    byVariable.set('SHARD_IDS', `SHARD_IDS: expected ids below SHARD_COUNT (${parsed.data.shardCount}), from 0 to ${parsed.data.shardCount - 1}`);
   }
   const problems = [...byVariable.values()];
   for (const part of parts) {

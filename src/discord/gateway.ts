@@ -1,10 +1,12 @@
 /**
- * The discord.js client: one gateway connection with the Guilds intent only (interactions
- * need no other), REST pointed at `config.discordApiUrl` (Discord, a proxy or the emulator),
- * and the interaction router attached.
+ * The discord.js client: the gateway with the Guilds intent only (interactions need no
+ * other), in the shards SHARD_COUNT and SHARD_IDS name, REST pointed at `config.discordApiUrl`
+ * (Discord, a proxy or the emulator), and the interaction router attached.
  */
 import { once } from 'node:events';
+import { REST } from '@discordjs/rest';
 import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
 import { REST_SWEEPS } from '../delivery/discord-delivery.js';
@@ -26,9 +28,29 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
+/** Which shards this process runs, and of how many: every shard of Discord's recommended count unless told. */
+export type ShardPlan = { readonly shards: 'auto' } | { readonly shards: readonly number[]; readonly shardCount: number };
+
+/**
+ * SHARD_COUNT and SHARD_IDS as discord.js takes them. Neither set: `auto` (discord.js asks
+ * GET /gateway/bot). Ids without a count: the recommended count, asked here. discord.js's
+ * gateway (@discordjs/ws) identifies the shards within `session_start_limit.max_concurrency`.
+ */
+export async function shardPlan(config: Pick<Config, 'shardCount' | 'shardIds' | 'discordApiUrl' | 'discordToken'>): Promise<ShardPlan> {
+  if (config.shardCount === undefined && config.shardIds === undefined) return { shards: 'auto' };
+  const shardCount =
+    config.shardCount ??
+    ((await new REST({ api: config.discordApiUrl }).setToken(config.discordToken).get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult).shards;
+  const shards = config.shardIds ?? Array.from({ length: shardCount }, (_, id) => id);
+  const beyond = shards.filter((id) => id >= shardCount);
+  if (beyond.length > 0) throw new Error(`SHARD_IDS ${beyond.join(', ')} are not below the shard count, ${shardCount} (Discord's recommendation)`);
+  return { shards, shardCount };
+}
+
 /** A client configured as the bot runs it, not yet logged in. */
-export function createDiscordClient(config: Config): Client {
+export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }): Client {
   return new Client({
+    ...(plan.shards === 'auto' ? { shards: 'auto' } : { shards: [...plan.shards], shardCount: plan.shardCount }),
     intents: [GatewayIntentBits.Guilds],
     // An interaction carries its channel (for a thread: its type and parent). With this partial,
     // discord.js builds the channel from that when it is not cached (a private thread the bot was
@@ -43,7 +65,8 @@ export function createDiscordClient(config: Config): Client {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { context } = options;
   const { config, logger } = context;
-  const client = createDiscordClient(config);
+  const plan = await shardPlan(config);
+  const client = createDiscordClient(config, plan);
   const route = createInteractionRouter(context, options.commands);
 
   client.on(Events.InteractionCreate, (interaction) => {
@@ -65,7 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await client.destroy();
     throw error;
   }
-  logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size }, 'gateway ready');
+  logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size, shards: client.options.shards, shardCount: client.options.shardCount }, 'gateway ready');
 
   return {
     client: client as Client<true>,

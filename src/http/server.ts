@@ -16,6 +16,13 @@ import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * How long a whole request, headers and body, may take to arrive. A webhook is a few kilobytes;
+ * without a limit (Fastify's default) a sender that trickles one byte a second holds its
+ * connection and buffered body open for as long as it likes, and a few thousand such senders
+ * hold the server.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface HttpServerDeps {
   readonly db: Database;
@@ -24,12 +31,21 @@ export interface HttpServerDeps {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** @defaultValue REQUEST_TIMEOUT_MS */
+  readonly requestTimeoutMs?: number;
 }
 
 const jobIdSchema = z.uuid();
 
 export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: WEBHOOK_BODY_LIMIT });
+  const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    requestTimeout,
+    // Node checks the limits every 30 s by default, which would let a trickle run three times as long.
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
+  });
   // Signatures are computed over the exact bytes received, so the body stays raw.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   app.removeContentTypeParser('application/json');
@@ -73,7 +89,10 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     }
 
     const taskId = event.taskId ?? job.taskId ?? undefined;
-    const eventKey = event.eventId ? `id:${event.eventId}` : `task:${taskId ?? job.id}:${event.status.state}`;
+    // Keyed by what the signature covers, not by X-Webhook-Id: the id is outside the signature, so
+    // a captured webhook sent again under a fresh id would otherwise be taken, and queued, as news.
+    // A task has one final state, so this is also the real service's retries and repeats.
+    const eventKey = `task:${taskId ?? job.id}:${event.status.state}`;
     const inserted = await deps.db
       .insert(webhookEvents)
       .values({ eventKey, jobId: job.id })

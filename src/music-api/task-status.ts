@@ -232,7 +232,10 @@ export interface WebhookEvent {
   platform: string | undefined;
   /** `song.completed`, `song.failed`, `song.streaming` (body `event` or X-Webhook-Event). */
   event: string | undefined;
-  /** X-Webhook-Id (or Idempotency-Key): the real service's unique id of this event, for deduplication. */
+  /**
+   * X-Webhook-Id (or Idempotency-Key): the real service's id of this event. Outside the signature,
+   * so anyone can change it: the HTTP server does not deduplicate by it.
+   */
   eventId: string | undefined;
   status: TaskStatus;
 }

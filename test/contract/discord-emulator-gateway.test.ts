@@ -18,8 +18,9 @@ let channel: EmulatorChannel;
 let bob: EmulatorMember;
 
 beforeAll(async () => {
-  // A short interval so discord.js heartbeats within the test.
-  emu = await startDiscordEmulator({ heartbeatIntervalMs: 200 });
+  // A short interval so discord.js heartbeats within the test; raw sessions identify beside
+  // discord.js's, so no identify limit here (see "shards" below for it).
+  emu = await startDiscordEmulator({ heartbeatIntervalMs: 200, shards: { identifyWindowMs: 0 } });
   guild = emu.createGuild({ name: 'Gateway guild' });
   channel = emu.createChannel(guild.id, { name: 'general' });
   bob = emu.addMember(guild.id, { username: 'bob' });
@@ -142,5 +143,84 @@ describe('the emulated gateway', () => {
     const [versionCode] = (await once(oldVersion, 'close')) as [number];
     expect(versionCode).toBe(GatewayCloseCodes.InvalidAPIVersion);
     expect(emu.findings.some((finding) => finding.kind === 'gateway-protocol' && finding.message.includes('version 9'))).toBe(true);
+  });
+});
+
+describe('shards', () => {
+  /** A raw session that identifies as `shard` and reads READY and the GUILD_CREATEs that follow. */
+  async function identify(emulator: DiscordEmulator, shard?: [number, number]) {
+    const socket = new WebSocket(`${emulator.gatewayUrl}?v=10&encoding=json`);
+    const reader = frames(socket);
+    await reader.next();
+    socket.send(JSON.stringify({ op: GatewayOpcodes.Identify, d: { token: emulator.botToken, intents: 1, properties: {}, ...(shard && { shard }) } }));
+    return { socket, reader, first: await reader.next() };
+  }
+
+  it('recommends its count, sends each guild to shard (id >> 22) % count, and each interaction to its guild\'s shard', async () => {
+    const emulator = await startDiscordEmulator({ shards: { recommended: 2, maxConcurrency: 2 } });
+    try {
+      const gateway = (await (await fetch(`${emulator.apiUrl}/v10/gateway/bot`, { headers: { authorization: `Bot ${emulator.botToken}` } })).json()) as {
+        shards: number;
+        session_start_limit: { max_concurrency: number };
+      };
+      expect(gateway.shards).toBe(2);
+      expect(gateway.session_start_limit.max_concurrency).toBe(2);
+
+      // Ids of consecutive milliseconds: (id >> 22) is the time, so these alternate between the shards.
+      const base = 1_300_000_000_000n;
+      const guilds = Array.from({ length: 8 }, (_, i) => emulator.createGuild({ id: String((base + BigInt(i)) << 22n), name: `Shard guild ${i}` }));
+      const shardOf = (id: string) => Number((BigInt(id) >> 22n) % 2n);
+      // Two at once: max_concurrency 2 lets shards 0 and 1 identify in the same 5 s.
+      const [zero, one] = await Promise.all([identify(emulator, [0, 2]), identify(emulator, [1, 2])]);
+      for (const [session, id] of [[zero, 0], [one, 1]] as const) {
+        expect(session.first).toMatchObject({ t: GatewayDispatchEvents.Ready, d: { shard: [id, 2] } });
+        const listed = (session.first.d as { guilds: Array<{ id: string }> }).guilds.map((guild) => guild.id).sort();
+        expect(listed).toEqual(guilds.filter((guild) => shardOf(guild.id) === id).map((guild) => guild.id).sort());
+      }
+      expect(guilds.filter((guild) => shardOf(guild.id) === 1)).toHaveLength(4);
+
+      for (const guild of guilds) {
+        const channel = emulator.createChannel(guild.id, { name: 'general' });
+        const member = emulator.addMember(guild.id, { username: `member-${guild.id}` });
+        emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member.id, name: 'ping' });
+      }
+      const interactionsOn = async (session: Awaited<ReturnType<typeof identify>>, count: number) => {
+        const guildIds: string[] = [];
+        while (guildIds.length < count) {
+          const frame = await session.reader.next();
+          if (frame.t === GatewayDispatchEvents.InteractionCreate) guildIds.push((frame.d as { guild_id: string }).guild_id);
+        }
+        return guildIds.sort();
+      };
+      const onZero = guilds.filter((guild) => shardOf(guild.id) === 0).map((guild) => guild.id).sort();
+      const onOne = guilds.filter((guild) => shardOf(guild.id) === 1).map((guild) => guild.id).sort();
+      expect(await interactionsOn(zero, onZero.length)).toEqual(onZero);
+      expect(await interactionsOn(one, onOne.length)).toEqual(onOne);
+      zero.socket.close();
+      one.socket.close();
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it('refuses an IDENTIFY within 5 s of another in its max_concurrency bucket, and an invalid shard', async () => {
+    const emulator = await startDiscordEmulator();
+    try {
+      const first = await identify(emulator, [0, 1]);
+      expect(first.first).toMatchObject({ t: GatewayDispatchEvents.Ready });
+      const second = await identify(emulator);
+      expect(second.first).toMatchObject({ op: GatewayOpcodes.InvalidSession, d: false });
+      expect(emulator.gatewayStats.identifiesRefused).toBe(1);
+
+      const invalid = new WebSocket(`${emulator.gatewayUrl}?v=10&encoding=json`);
+      await once(invalid, 'message');
+      invalid.send(JSON.stringify({ op: GatewayOpcodes.Identify, d: { token: emulator.botToken, intents: 1, properties: {}, shard: [2, 2] } }));
+      const [code] = (await once(invalid, 'close')) as [number];
+      expect(code).toBe(GatewayCloseCodes.InvalidShard);
+      first.socket.close();
+      second.socket.close();
+    } finally {
+      await emulator.close();
+    }
   });
 });

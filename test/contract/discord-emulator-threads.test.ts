@@ -77,7 +77,8 @@ const threadCreate = (threadId: string) => (frame: Frame) =>
   frame.t === GatewayDispatchEvents.ThreadCreate && (frame.d as { id?: string }).id === threadId;
 
 beforeAll(async () => {
-  emu = await startDiscordEmulator();
+  // The test watches the gateway through a session of its own beside the bot's: no identify limit.
+  emu = await startDiscordEmulator({ shards: { identifyWindowMs: 0 } });
   guild = emu.createGuild({ name: 'Threads guild' });
   songs = emu.createChannel(guild.id, { name: 'song-requests' });
   forum = emu.createChannel(guild.id, { name: 'weekly-themes', type: ChannelType.GuildForum, topic: 'One post a week' });

@@ -94,3 +94,25 @@ describe('pipeline timing variables', () => {
     expect(problemsOf({ ...complete, EXPECTED_SECONDS: 'dance=4' })[0]).toMatch(/^EXPECTED_SECONDS/);
   });
 });
+
+describe('shard variables', () => {
+  it('leave the count to Discord and run every shard when unset', () => {
+    const config = loadConfig({ env: complete });
+    expect(config.shardCount).toBeUndefined();
+    expect(config.shardIds).toBeUndefined();
+  });
+
+  it('read SHARD_IDS as ids and ranges, sorted, each once', () => {
+    expect(loadConfig({ env: { ...complete, SHARD_IDS: '0,1' } }).shardIds).toEqual([0, 1]);
+    expect(loadConfig({ env: { ...complete, SHARD_IDS: '0-3' } }).shardIds).toEqual([0, 1, 2, 3]);
+    expect(loadConfig({ env: { ...complete, SHARD_IDS: ' 7, 0-2 ,1 ' } }).shardIds).toEqual([0, 1, 2, 7]);
+    expect(loadConfig({ env: { ...complete, SHARD_COUNT: '8', SHARD_IDS: '4-7' } })).toMatchObject({ shardCount: 8, shardIds: [4, 5, 6, 7] });
+  });
+
+  it('refuse ids that are not ids, a range from high to low, and ids beyond SHARD_COUNT', () => {
+    expect(problemsOf({ ...complete, SHARD_IDS: 'first' })).toEqual(['SHARD_IDS: expected shard ids such as 0,1 or 0-3']);
+    expect(problemsOf({ ...complete, SHARD_IDS: '3-1' })).toEqual(['SHARD_IDS: expected shard ids such as 0,1 or 0-3 (a range from low to high)']);
+    expect(problemsOf({ ...complete, SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toEqual(['SHARD_IDS: expected ids below SHARD_COUNT (2), from 0 to 1']);
+    expect(problemsOf({ ...complete, SHARD_COUNT: '0' })).toEqual(['SHARD_COUNT: expected a number above 0']);
+  });
+});

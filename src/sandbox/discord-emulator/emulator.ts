@@ -138,6 +138,8 @@ export class DiscordEmulator {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
       logger: this.#logger,
       resumeUrl: () => `${this.#wsOrigin()}/gateway/resume`,
+      maxConcurrency: options.shards?.maxConcurrency ?? 1,
+      identifyWindowMs: options.shards?.identifyWindowMs ?? 5_000,
       onFinding: (message, details) => {
         const finding: Finding = { kind: 'gateway-protocol', method: 'WS', path: '/gateway', route: null, operationId: null, message, details };
         this.findings.push(finding);
@@ -168,6 +170,7 @@ export class DiscordEmulator {
       attachmentSizeLimit,
       apiPrefix: API_PREFIX,
       gatewayUrl: () => `${this.#wsOrigin()}/gateway`,
+      shards: { recommended: options.shards?.recommended ?? 1, maxConcurrency: options.shards?.maxConcurrency ?? 1 },
       spec: () => (validate ? OpenApiSpec.load(specLocation) : null),
       requests: this.requests,
       findings: this.findings,

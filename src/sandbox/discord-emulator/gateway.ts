@@ -15,6 +15,25 @@ import type { Logger } from '../../logger.js';
 import type { EmulatorStore, StoreDispatch } from './store.js';
 
 const HISTORY_LIMIT = 1_000;
+
+/** IDENTIFY's `shard` (absent: `[0, 1]`), or undefined when it is not a valid `[shard_id, num_shards]`. */
+function readShard(value: unknown): [number, number] | undefined {
+  if (value === undefined) return [0, 1];
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [id, count] = value as unknown[];
+  if (!Number.isInteger(id) || !Number.isInteger(count)) return undefined;
+  const [shardId, shards] = [id as number, count as number];
+  return shards >= 1 && shardId >= 0 && shardId < shards ? [shardId, shards] : undefined;
+}
+
+/**
+ * Whether a guild's events go to a shard: Discord's `(guild_id >> 22) % num_shards`. Events of no
+ * guild (DMs among them) go to shard 0.
+ */
+export function onShard(guildId: string | undefined | null, [shardId, shards]: readonly [number, number]): boolean {
+  if (guildId === undefined || guildId === null) return shardId === 0;
+  return Number((BigInt(guildId) >> 22n) % BigInt(shards)) === shardId;
+}
 /** The code the emulator drops connections with: Discord's "unknown error", after which clients resume. */
 export const RESUMABLE_CLOSE_CODE = GatewayCloseCodes.UnknownError;
 
@@ -29,6 +48,8 @@ interface Session {
   id: string;
   seq: number;
   intents: number;
+  /** `[shard_id, num_shards]` from IDENTIFY: the guilds whose events this session gets. */
+  shard: [number, number];
   history: DispatchFrame[];
   connection: Connection | undefined;
 }
@@ -42,6 +63,8 @@ interface Connection {
 export interface GatewayStats {
   connections: number;
   identifies: number;
+  /** IDENTIFYs refused for coming too soon in their max_concurrency bucket. */
+  identifiesRefused: number;
   resumes: number;
   heartbeats: number;
   heartbeatAcks: number;
@@ -56,6 +79,10 @@ export interface GatewayOptions {
   logger: Logger;
   /** Records something a client did that Discord's gateway would refuse or ignore. */
   onFinding: (message: string, details: string[]) => void;
+  /** IDENTIFYs allowed per window in each bucket `shard_id % maxConcurrency` (`session_start_limit.max_concurrency`). */
+  maxConcurrency: number;
+  /** Discord's 5 s; 0: no limit. */
+  identifyWindowMs: number;
   resumeUrl: () => string;
 }
 
@@ -74,7 +101,9 @@ export class Gateway {
   readonly #options: GatewayOptions;
   /** Emits `identify`, `ready`, `resumed`, `heartbeat`, `closed`. */
   readonly events = new EventEmitter();
-  readonly stats: GatewayStats = { connections: 0, identifies: 0, resumes: 0, heartbeats: 0, heartbeatAcks: 0, invalidSessions: 0 };
+  readonly stats: GatewayStats = { connections: 0, identifies: 0, identifiesRefused: 0, resumes: 0, heartbeats: 0, heartbeatAcks: 0, invalidSessions: 0 };
+  /** When each max_concurrency bucket last let a shard identify (ms since epoch). */
+  readonly #identifiedAt = new Map<number, number>();
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -188,14 +217,29 @@ export class Gateway {
       connection.ws.close(GatewayCloseCodes.InvalidIntents, 'Invalid intent(s).');
       return;
     }
-    if (Array.isArray(data.shard) && (data.shard[0] !== 0 || data.shard[1] !== 1)) {
+    const shard = readShard(data.shard);
+    if (!shard) {
+      this.#options.onFinding(`IDENTIFY with an invalid shard ${JSON.stringify(data.shard)}`, []);
       connection.ws.close(GatewayCloseCodes.InvalidShard, 'Invalid shard.');
       return;
     }
+    // Discord lets max_concurrency shards identify per 5 s, one per bucket `shard_id % max_concurrency`;
+    // an IDENTIFY too soon in its bucket gets an Invalid Session (not resumable), and the client waits and tries again.
+    const bucket = shard[0] % this.#options.maxConcurrency;
+    const last = this.#identifiedAt.get(bucket);
+    const now = Date.now();
+    if (last !== undefined && now - last < this.#options.identifyWindowMs) {
+      this.stats.identifiesRefused += 1;
+      this.#options.onFinding(`IDENTIFY of shard ${shard[0]} within 5 s of another in its bucket (${bucket} of max_concurrency ${this.#options.maxConcurrency})`, []);
+      this.#send(connection, { op: GatewayOpcodes.InvalidSession, d: false, s: null, t: null });
+      return;
+    }
+    this.#identifiedAt.set(bucket, now);
     const session: Session = {
       id: randomBytes(16).toString('hex'),
       seq: 0,
       intents: data.intents,
+      shard,
       history: [],
       connection,
     };
@@ -206,15 +250,15 @@ export class Gateway {
     const ready: GatewayReadyDispatchData = {
       v: 10,
       user: store.botUser,
-      guilds: [...store.guilds.values()].filter((guild) => !guild.botRemoved).map(({ id }) => ({ id, unavailable: true })),
+      guilds: [...store.guilds.values()].filter((guild) => !guild.botRemoved && onShard(guild.id, shard)).map(({ id }) => ({ id, unavailable: true })),
       session_id: session.id,
       resume_gateway_url: this.#options.resumeUrl(),
-      shard: [0, 1],
+      shard,
       application: { id: this.#options.applicationId, flags: 0 as ApplicationFlags, flags_new: '0' },
     };
     this.#dispatchTo(session, GatewayDispatchEvents.Ready, ready);
     for (const guild of store.guilds.values()) {
-      if (guild.botRemoved) continue;
+      if (guild.botRemoved || !onShard(guild.id, shard)) continue;
       this.#dispatchTo(session, GatewayDispatchEvents.GuildCreate, store.guildCreatePayload(guild, this.#hasMembersIntent(session)));
     }
     this.#sessions.set(session.id, session);
@@ -276,8 +320,10 @@ export class Gateway {
   }
 
   #onStoreDispatch(event: StoreDispatch): void {
+    const guildId = event.t === GatewayDispatchEvents.GuildCreate ? String(event.d) : isRecord(event.d) && typeof event.d.guild_id === 'string' ? event.d.guild_id : undefined;
     for (const session of this.#sessions.values()) {
       if ((session.intents & event.intent) === 0) continue;
+      if (!onShard(guildId, session.shard)) continue;
       if (event.t === GatewayDispatchEvents.GuildCreate) {
         const guild = this.#options.store.guilds.get(String(event.d));
         if (guild) this.#dispatchTo(session, event.t, this.#options.store.guildCreatePayload(guild, this.#hasMembersIntent(session)));
@@ -287,12 +333,16 @@ export class Gateway {
     }
   }
 
-  /** Sends INTERACTION_CREATE to every session (interactions need no intent). */
+  /**
+   * Sends INTERACTION_CREATE to every session of the interaction's shard (interactions need no
+   * intent): as on Discord, two sessions of one shard both get it.
+   */
   dispatchInteraction(interaction: APIInteraction): void {
-    if (this.#sessions.size === 0) {
+    const sessions = [...this.#sessions.values()].filter((session) => onShard(interaction.guild_id, session.shard));
+    if (sessions.length === 0) {
       this.#options.logger.warn({ interactionId: interaction.id }, 'no gateway session to deliver the interaction to');
     }
-    for (const session of this.#sessions.values()) this.#dispatchTo(session, GatewayDispatchEvents.InteractionCreate, interaction);
+    for (const session of sessions) this.#dispatchTo(session, GatewayDispatchEvents.InteractionCreate, interaction);
   }
 
   /** Closes every client connection with a resumable code; sessions stay and can be resumed. */

@@ -63,6 +63,8 @@ export interface RestApiOptions {
   /** `/api`: the path of DISCORD_API_URL. */
   apiPrefix: string;
   gatewayUrl: () => string;
+  /** What `GET /gateway/bot` tells about shards: the recommended count, and `max_concurrency`. */
+  shards: { recommended: number; maxConcurrency: number };
   /** The OpenAPI description, or null when checking is off. Loaded on first use. */
   spec: () => OpenApiSpec | null;
   requests: RecordedRequest[];
@@ -355,8 +357,8 @@ export class RestApi {
     this.#route('GET', '/gateway/bot', true, () =>
       ok({
         url: this.#options.gatewayUrl(),
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+        shards: this.#options.shards.recommended,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: this.#options.shards.maxConcurrency },
       }),
     );
     this.#route('GET', '/users/@me', true, () => ok(store.botUser));

@@ -41,6 +41,15 @@ export interface DiscordEmulatorOptions {
    * @defaultValue true (Discord's limits, see `DISCORD_RATE_LIMITS`)
    */
   rateLimits?: boolean | RateLimitSettings;
+  /**
+   * The gateway's shards: the count `GET /gateway/bot` recommends, and how many shards may
+   * identify in each 5-second window (`session_start_limit.max_concurrency`). Each guild's
+   * events go to shard `(guild_id >> 22) % num_shards` of the IDENTIFY.
+   * `identifyWindowMs`: the window, Discord's 5 s; 0 lets any number identify (for tests that
+   * watch the gateway through sessions of their own beside the bot's).
+   * @defaultValue { recommended: 1, maxConcurrency: 1, identifyWindowMs: 5000 }
+   */
+  shards?: { recommended?: number; maxConcurrency?: number; identifyWindowMs?: number };
 }
 
 /** A file part of a multipart request, as the emulator received it. */

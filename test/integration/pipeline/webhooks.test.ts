@@ -3,7 +3,9 @@
  * webhook racing a poll. Every test asserts what Discord was sent and what the ledger holds.
  */
 import { createHmac } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { webhookEvents } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -130,6 +132,36 @@ describe('webhooks that must change nothing', () => {
     await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
     expect(resultEdits(jobId)).toHaveLength(1);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+  });
+});
+
+describe('a captured webhook sent again', () => {
+  it('is a duplicate under a fresh X-Webhook-Id too: the id is not signed, so it cannot make a replay news', async () => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'song', prompt: 'replay test' });
+    const { jobId } = result as SubmitResult;
+    const job = await eventually(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return row?.upstreamTaskId ? row : undefined;
+    });
+    const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c-1', audio_url: 'https://cdn.example/c-1.mp3' }] });
+    const now = Math.floor(Date.now() / 1000);
+    const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
+    expect((await postWebhook(jobId, envelope, { ...signed, 'x-webhook-id': 'evt-genuine' })).status).toBe(200);
+    await finished(jobId);
+
+    for (const id of ['evt-replayed-1', 'evt-replayed-2']) {
+      const replay = await postWebhook(jobId, envelope, { ...signed, 'x-webhook-id': id, 'idempotency-key': id });
+      expect(replay.status).toBe(200);
+      expect(await replay.json()).toMatchObject({ duplicate: true });
+    }
+    // The spec's scheme carries no id at all: an attacker's added one changes nothing either.
+    const specSigned = { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(envelope).digest('hex') };
+    expect(await (await postWebhook(jobId, envelope, { ...specSigned, 'x-webhook-id': 'evt-added' })).json()).toMatchObject({ duplicate: true });
+
+    expect(await h.db.db.select({ key: webhookEvents.eventKey }).from(webhookEvents).where(eq(webhookEvents.jobId, jobId))).toHaveLength(1);
+    await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
+    expect(resultEdits(jobId)).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,88 @@
+/**
+ * Gateway sharding (issue 14): two gateway processes (`npm start` with ROLE=gateway), one shard
+ * each of two, against the emulator, which sends each guild to shard `(guild_id >> 22) % 2`.
+ * Twenty guilds spread across them: every guild's commands are answered, exactly once, by the
+ * process that runs the guild's shard.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startStack, type Stack } from '../support/stack.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const GUILDS = 20;
+
+let stack: Stack;
+const gateways: Array<{ child: ChildProcess; output: () => string }> = [];
+
+function startGateway(shardId: number): Promise<{ child: ChildProcess; output: () => string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...stack.env, ROLE: 'gateway', SHARD_COUNT: '2', SHARD_IDS: String(shardId), LOG_LEVEL: 'debug' };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const take = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"msg":"bot started"')) resolve({ child, output: () => output });
+    };
+    child.stdout!.on('data', take);
+    child.stderr!.on('data', take);
+    child.once('exit', (code) => reject(new Error(`gateway ${shardId} exited ${code}: ${output.slice(-2000)}`)));
+  });
+}
+
+beforeAll(async () => {
+  // Discord recommends two shards, and lets both identify at once (max_concurrency 2).
+  stack = await startStack({ startingCredits: 50, emulator: { shards: { recommended: 2, maxConcurrency: 2 } } });
+  await new Promise<void>((resolve, reject) => {
+    const deploy = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/scripts/deploy-commands.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...stack.env },
+      stdio: 'ignore',
+    });
+    deploy.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`deploy-commands exited ${code}`))));
+  });
+  gateways.push(...(await Promise.all([startGateway(0), startGateway(1)])));
+}, 120_000);
+
+afterAll(async () => {
+  for (const { child } of gateways) {
+    if (child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  await stack?.close();
+}, 60_000);
+
+describe('two gateway processes, one shard each', () => {
+  it("answer every guild's commands exactly once, each on its own shard", async () => {
+    // Guilds made a millisecond apart: (id >> 22) is the time, so they alternate between the shards.
+    const places = [];
+    const since = BigInt(Date.now()) - 1_420_070_400_000n - 60_000n;
+    for (let i = 0; i < GUILDS; i += 1) {
+      const id = String((since + BigInt(i)) << 22n);
+      const guild = stack.emulator.createGuild({ id, name: `Sharded ${i}` });
+      const channel = stack.emulator.createChannel(guild.id, { name: 'songs' });
+      const member = stack.emulator.addMember(guild.id, { username: `member-${i}` });
+      places.push({ guildId: guild.id, channelId: channel.id, userId: member.id });
+    }
+    const shardOf = (guildId: string) => Number((BigInt(guildId) >> 22n) % 2n);
+    expect(places.filter((place) => shardOf(place.guildId) === 0)).toHaveLength(GUILDS / 2);
+
+    const handles = places.map((place) => stack.emulator.runCommand({ ...place, name: 'credits' }));
+    const answers = await Promise.all(handles.map((handle) => handle.waitForResponse(30_000)));
+    expect(answers.every((answer) => typeof answer.type === 'number')).toBe(true);
+
+    // One answer each: one callback sent per interaction, from either process.
+    const callbacks = stack.emulator.requests.filter((request) => /^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path));
+    for (const handle of handles) {
+      expect(callbacks.filter((request) => request.path.startsWith(`/interactions/${handle.id}/`))).toHaveLength(1);
+    }
+    // And each by the process of the guild's shard: the one that logs it as handled.
+    for (const [i, handle] of handles.entries()) {
+      const shard = shardOf(places[i]!.guildId);
+      await vi.waitFor(() => expect(gateways[shard]!.output()).toContain(handle.id), { timeout: 10_000 });
+      expect(gateways[1 - shard]!.output()).not.toContain(handle.id);
+    }
+  }, 90_000);
+});
