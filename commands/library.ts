@@ -196,6 +196,8 @@ export default defineCommand({
   async execute(interaction, args, context) {
     const caller = await openCaller(interaction, context);
     const query = args.query?.trim() || undefined;
+    // Discord holds a member's app to the option's max_length; a forged longer query would overflow the page's heading.
+    if (query !== undefined && [...query].length > QUERY_MAX) throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
     const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
     await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));
   },

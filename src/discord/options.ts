@@ -79,6 +79,9 @@ function valueOf(option: CommandInteractionOption): unknown {
       return option.role ? { id: option.role.id, name: option.role.name } : { id: String(option.value), name: '' };
     case ApplicationCommandOptionType.Attachment:
       return option.attachment;
+    case ApplicationCommandOptionType.String:
+      // Postgres text cannot hold U+0000: a lookup or a search with one would fail, not find nothing.
+      return typeof option.value === 'string' ? option.value.replaceAll('\u0000', '') : option.value;
     default:
       return option.value;
   }
@@ -91,6 +94,57 @@ function collect(options: readonly CommandInteractionOption[] | undefined): Reco
     if (value !== undefined && value !== null) args[option.name] = value;
   }
   return args;
+}
+
+/** Whether the value Discord sent is of the option's type (and, for ids, resolved). */
+function valueFits(option: CommandInteractionOption): boolean {
+  switch (option.type) {
+    case ApplicationCommandOptionType.String:
+      return typeof option.value === 'string';
+    case ApplicationCommandOptionType.Integer:
+      return Number.isSafeInteger(option.value);
+    case ApplicationCommandOptionType.Number:
+      return typeof option.value === 'number' && Number.isFinite(option.value);
+    case ApplicationCommandOptionType.Boolean:
+      return typeof option.value === 'boolean';
+    // Handlers take a user and an attachment as discord.js resolved them; a channel or a role may be its id alone.
+    case ApplicationCommandOptionType.User:
+      return option.user !== undefined;
+    case ApplicationCommandOptionType.Role:
+    case ApplicationCommandOptionType.Channel:
+    case ApplicationCommandOptionType.Mentionable:
+      return typeof option.value === 'string';
+    case ApplicationCommandOptionType.Attachment:
+      return option.attachment !== undefined;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether the options Discord sent fit the command as this version defines it: one subcommand
+ * of this command when it has subcommands, every option known and of its type, none twice, the
+ * required ones there. A member's app with an older copy of the command sends what does not
+ * fit (an option since renamed, a subcommand since removed), and so does a forged payload;
+ * handlers read `args` as their definition types them, so such a payload never reaches one.
+ */
+export function fitsDefinition(definition: { readonly options?: readonly OptionShape[] }, data: readonly CommandInteractionOption[]): boolean {
+  const declared = definition.options ?? [];
+  const subcommands = declared.filter(
+    (option) => option.type === ApplicationCommandOptionType.Subcommand || option.type === ApplicationCommandOptionType.SubcommandGroup,
+  );
+  if (subcommands.length > 0) {
+    const given = data[0];
+    const subcommand = subcommands.find((option) => option.name === given?.name && option.type === given.type);
+    return data.length === 1 && subcommand !== undefined && fitsDefinition(subcommand, given?.options ?? []);
+  }
+  const seen = new Set<string>();
+  for (const option of data) {
+    const shape = declared.find((candidate) => candidate.name === option.name);
+    if (!shape || shape.type !== option.type || seen.has(option.name) || !valueFits(option)) return false;
+    seen.add(option.name);
+  }
+  return declared.every((option) => option.required !== true || seen.has(option.name));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHan
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
-import { readArgs } from './options.js';
+import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
@@ -64,9 +64,15 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       if (interaction.isChatInputCommand()) {
         const command = byName.get(interaction.commandName);
         if (!command) throw new Refusal('not_found', localText('refusal.commandGone'));
+        // An older copy of the command in the member's app (or a forged payload): nothing of it is read, nothing spent.
+        if (!fitsDefinition(command.definition, interaction.options.data)) throw new Refusal('invalid_input', localText('refusal.commandOutdated'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
         await command.execute(interaction, args, handlerContext);
+        // Discord shows "The application did not respond" to a handler that returned without a word.
+        if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
+          throw new Refusal('not_found', localText('refusal.commandGone'));
+        }
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
         const choices = command?.autocomplete ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];

@@ -20,6 +20,8 @@ export const LIMITS = {
 const text = (field: 'prompt' | 'lyrics' | 'title' | 'voiceName', max: number) =>
   z
     .string()
+    // Postgres text and jsonb cannot hold U+0000: kept, it fails the job's insert with a 500-like error.
+    .overwrite((value) => value.replaceAll('\u0000', ''))
     .trim()
     .min(1, messageKey(`request.${field}.empty`))
     .max(max, messageKey(`request.${field}.tooLong`));

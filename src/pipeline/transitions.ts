@@ -155,15 +155,25 @@ export function cancelQueuedJob(deps: PipelineDeps, jobId: string) {
   });
 }
 
+const HALF_SURROGATE_PAIR = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Postgres jsonb takes neither U+0000 nor half a surrogate pair (an upstream text cut in the
+ * middle of an emoji): a result holding one could never be stored, and its job never settled.
+ */
+function storable<T extends string | null | undefined>(text: T): T {
+  return (typeof text === 'string' ? text.replaceAll('\u0000', '').replace(HALF_SURROGATE_PAIR, '\uFFFD') : text) as T;
+}
+
 /** What the bot keeps of a finished task: everything delivery needs, nothing secret. */
 export function toStoredResult(status: TaskStatus): StoredResult {
   return {
     state: status.state,
     clips: status.clips.map((clip) => ({
       clipId: clip.clipId,
-      title: clip.title,
-      lyrics: clip.lyrics,
-      tags: clip.tags,
+      title: storable(clip.title),
+      lyrics: storable(clip.lyrics),
+      tags: storable(clip.tags),
       audioUrl: clip.audioUrl,
       wavUrl: clip.wavUrl,
       imageUrl: clip.imageUrl,
@@ -171,9 +181,9 @@ export function toStoredResult(status: TaskStatus): StoredResult {
       downloadUrl: clip.downloadUrl,
       durationSeconds: clip.durationSeconds,
     })),
-    ...(status.lyrics !== undefined && { lyrics: status.lyrics }),
-    ...(status.lyricsTitle !== undefined && { lyricsTitle: status.lyricsTitle }),
+    ...(status.lyrics !== undefined && { lyrics: storable(status.lyrics) }),
+    ...(status.lyricsTitle !== undefined && { lyricsTitle: storable(status.lyricsTitle) }),
     ...(status.personaId !== undefined && { personaId: status.personaId }),
-    ...(status.personaName !== undefined && { personaName: status.personaName }),
+    ...(status.personaName !== undefined && { personaName: storable(status.personaName) }),
   };
 }

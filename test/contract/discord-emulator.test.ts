@@ -237,6 +237,39 @@ describe('discord.js against the emulator', () => {
     expect(() => emu.clickButton({ messageId: post.id, customId: 'like', userId: alice.id })).toThrow(/no button/);
   });
 
+  it('dispatches unchecked what Discord would never send, only when asked to, and holds the answer to its rules', async () => {
+    const post = await (client.channels.cache.get(channel.id) as TextChannel).send({
+      content: 'Pick one',
+      components: [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId('like').setLabel('Like').setStyle(ButtonStyle.Success))],
+    });
+    // The checked ways refuse: a wrong option name, a custom id on no component.
+    expect(() => emu.runCommand({ name: 'song', subcommand: 'create', options: { prompt: 'x', tempo: 120 } })).toThrow(/no option "tempo"/);
+    expect(() => emu.clickButton({ messageId: post.id, customId: 'forged', userId: alice.id })).toThrow(/no button/);
+
+    const seen = onNextInteraction(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a command');
+      const prompt = interaction.options.data[0]?.options?.[0];
+      await interaction.reply({ content: `prompt is a ${typeof prompt?.value}`, flags: MessageFlags.Ephemeral });
+    });
+    const wrongType = emu.dispatchUnchecked({
+      type: 2,
+      data: { id: '1', name: 'song', type: 1, options: [{ type: 1, name: 'create', options: [{ type: 3, name: 'prompt', value: 42 }] }] },
+    });
+    expect(wrongType.payload).toMatchObject({ guild_id: guild.id, channel_id: channel.id, member: { user: { id: alice.id } } });
+    await seen;
+    expect(wrongType.followUps).toEqual([]);
+    expect((await wrongType.waitForResponse()).type).toBe(InteractionResponseType.ChannelMessageWithSource);
+
+    const clicked = onNextInteraction(async (interaction) => {
+      if (!interaction.isButton()) throw new Error('expected a button');
+      return interaction.customId;
+    });
+    const forged = emu.dispatchUnchecked({ type: 3, messageId: post.id, data: { custom_id: 'forged', component_type: 2 } });
+    expect(await clicked).toBe('forged');
+    expect(forged.payload).toMatchObject({ message: { id: post.id } });
+    expect(() => emu.dispatchUnchecked({ type: 3, data: { custom_id: 'forged', component_type: 2 } })).toThrow(/messageId/);
+  });
+
   it('shows a modal with showModal and receives its submission', async () => {
     const shown = onNextInteraction(async (interaction) => {
       if (!interaction.isChatInputCommand()) throw new Error('expected a command');

@@ -8,6 +8,7 @@ export const core: Translation<typeof english> = {
 
   'refusal.notInGuild': 'Dieser Bot funktioniert nur auf Servern: Credits gehören immer zu einem Server.',
   'refusal.commandGone': 'Diesen Befehl gibt es nicht mehr.',
+  'refusal.commandOutdated': 'Dieser Befehl hat sich geändert, seit deine Discord-App ihn geladen hat. Versuch es gleich noch einmal.',
   'refusal.buttonGone': 'Dieser Button funktioniert nicht mehr.',
   'refusal.menuGone': 'Dieses Menü funktioniert nicht mehr.',
   'refusal.formGone': 'Dieses Formular funktioniert nicht mehr.',

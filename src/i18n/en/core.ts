@@ -12,6 +12,7 @@ export const core = {
 
   'refusal.notInGuild': 'This bot works in servers only: credits belong to a server.',
   'refusal.commandGone': 'This command is no longer available.',
+  'refusal.commandOutdated': 'This command has changed since your Discord app loaded it. Please try again in a moment.',
   'refusal.buttonGone': 'This button no longer works.',
   'refusal.menuGone': 'This menu no longer works.',
   'refusal.formGone': 'This form no longer works.',

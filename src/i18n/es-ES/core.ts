@@ -8,6 +8,7 @@ export const core: Translation<typeof english> = {
 
   'refusal.notInGuild': 'Este bot solo funciona en servidores: los créditos pertenecen a un servidor.',
   'refusal.commandGone': 'Este comando ya no está disponible.',
+  'refusal.commandOutdated': 'Este comando ha cambiado desde que tu aplicación de Discord lo cargó. Vuelve a intentarlo en un momento.',
   'refusal.buttonGone': 'Este botón ya no funciona.',
   'refusal.menuGone': 'Este menú ya no funciona.',
   'refusal.formGone': 'Este formulario ya no funciona.',

@@ -8,6 +8,7 @@ export const core: Translation<typeof english> = {
 
   'refusal.notInGuild': 'Este bot só funciona em servidores: os créditos pertencem a um servidor.',
   'refusal.commandGone': 'Este comando não está mais disponível.',
+  'refusal.commandOutdated': 'Este comando mudou desde que seu aplicativo do Discord o carregou. Tente novamente em instantes.',
   'refusal.buttonGone': 'Este botão não funciona mais.',
   'refusal.menuGone': 'Este menu não funciona mais.',
   'refusal.formGone': 'Este formulário não funciona mais.',

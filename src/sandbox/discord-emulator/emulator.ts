@@ -33,6 +33,7 @@ import type {
   RunCommandInput,
   SelectOptionInput,
   SubmitModalInput,
+  UncheckedInteractionInput,
 } from './types.js';
 
 const API_PREFIX = '/api';
@@ -396,6 +397,18 @@ export class DiscordEmulator {
 
   submitModal(input: SubmitModalInput): InteractionHandle {
     return this.#interactions.submitModal(input);
+  }
+
+  /**
+   * Deliberately unchecked: dispatches an interaction with `data` exactly as given, for fuzzing
+   * the bot with what Discord itself would never send (an option of the wrong type, an unknown
+   * or missing option, a custom id on no component of the message, a modal's fields changed).
+   * Everything else the emulator does stays as strict as Discord; use {@link runCommand},
+   * {@link clickButton}, {@link selectOption} and {@link submitModal} for what a member can do.
+   * Omitted ids default as in `runCommand`.
+   */
+  dispatchUnchecked(input: UncheckedInteractionInput): InteractionHandle {
+    return this.#interactions.dispatchUnchecked({ ...input, ...this.#place(input) });
   }
 
   // ---- looking at messages ----

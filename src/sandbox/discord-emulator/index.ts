@@ -29,4 +29,5 @@ export type {
   RunCommandInput,
   SelectOptionInput,
   SubmitModalInput,
+  UncheckedInteractionInput,
 } from './types.js';

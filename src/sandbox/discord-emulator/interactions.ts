@@ -40,6 +40,7 @@ import type {
   RunCommandInput,
   SelectOptionInput,
   SubmitModalInput,
+  UncheckedInteractionInput,
 } from './types.js';
 
 /** Discord's window for the initial response to an interaction. */
@@ -258,6 +259,20 @@ export class InteractionRegistry {
       { custom_id: customId, components },
       { source, triggeredBy: trigger, locale: input.locale ?? (trigger?.payload as { locale?: string } | undefined)?.locale },
     );
+  }
+
+  /**
+   * Sends `data` as it is, where every other way of acting checks it as Discord does: options
+   * of the wrong type, unknown or missing options, a custom id on no component of the message,
+   * modal fields the modal did not have. Only the place (guild, channel, member, message) is
+   * checked; the bot's answers are held to Discord's rules as for any interaction.
+   */
+  dispatchUnchecked(input: UncheckedInteractionInput & { guildId: string; channelId: string; userId: string }): InteractionHandle {
+    const { guild, channel } = this.#place(input.guildId, input.channelId);
+    const source = input.messageId === undefined ? undefined : this.#componentMessage(input.messageId);
+    if (input.type === InteractionType.MessageComponent && !source) throw new Error('a component interaction comes from a message: give messageId');
+    if (source && source.api.channel_id !== channel.id) throw new Error(`message ${source.api.id} is not in channel ${channel.id}`);
+    return this.#create(input.type, guild, channel, input.userId, structuredClone(input.data), { source, locale: input.locale });
   }
 
   #componentMessage(messageId: string): StoredMessage {

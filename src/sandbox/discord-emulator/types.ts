@@ -7,6 +7,7 @@ import type {
   APIApplicationCommandOptionChoice,
   ApplicationCommandOptionType,
   InteractionResponseType,
+  InteractionType,
 } from 'discord-api-types/v10';
 import type { Logger } from '../../logger.js';
 import type { RateLimitSettings } from './rate-limits.js';
@@ -237,5 +238,20 @@ export interface SubmitModalInput {
   /** Text input values by their custom id. */
   fields: Record<string, string>;
   /** The member's language (Discord's `locale`); that of the interaction that opened the modal, else `en-US`. */
+  locale?: string;
+}
+
+/**
+ * An interaction whose `data` the emulator sends as it is, unchecked: for fuzzing a bot with
+ * payloads Discord itself would never send (see `DiscordEmulator.dispatchUnchecked`).
+ */
+export interface UncheckedInteractionInput extends InteractionPlace {
+  /** 2 (command), 3 (component), 4 (autocomplete) or 5 (modal submit). */
+  type: InteractionType.ApplicationCommand | InteractionType.MessageComponent | InteractionType.ApplicationCommandAutocomplete | InteractionType.ModalSubmit;
+  /** The interaction's `data`, sent without any check against the registered commands or the message's components. */
+  data: unknown;
+  /** The message the interaction came from: required for a component, optional for a modal submit. */
+  messageId?: string;
+  /** The member's language (Discord's `locale`); `en-US` when left out. */
   locale?: string;
 }

@@ -1,7 +1,7 @@
 /**
  * The router's own duties: answering buttons it does not know, surviving interactions that
- * expired before it could answer, logging every interaction by id and never by token, and
- * refusing DMs; and the registration of the commands.
+ * expired before it could answer, commands that do not fit their definition, logging every
+ * interaction by id and never by token, and refusing DMs; and the registration of the commands.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -16,7 +16,10 @@ import { deployCommands } from '../../../src/discord/deploy.js';
 import { createInteractionRouter } from '../../../src/discord/router.js';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { privateAnswer, SIM_KEY, startBot, type BotHarness } from './harness.js';
+import { count, eq } from 'drizzle-orm';
+import { getBalance } from '../../../src/credits/index.js';
+import { jobs } from '../../../src/db/schema.js';
+import { jobIdIn, privateAnswer, SIM_KEY, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 const handles: InteractionHandle[] = [];
@@ -61,6 +64,58 @@ describe('buttons the bot does not know', () => {
     const bad = await privateAnswer(track(h.emulator.clickButton({ messageId, customId: 'video:not-a-job', userId: h.members.alice })));
     expect(bad.content).toContain('not a finished song of this server');
     expect(h.emulator.message(messageId)?.content).toBe('old message');
+  });
+});
+
+describe('commands that do not fit their definition', () => {
+  // What a member's app with an older copy of a command sends, or a forged payload; Discord's
+  // own checks would stop it from a current app, so it goes through the emulator unchecked.
+  const command = (g: BotHarness, name: string, options: unknown[]) =>
+    h.emulator.dispatchUnchecked({
+      guildId: g.guild.id,
+      channelId: g.channelId,
+      userId: g.members.alice,
+      type: InteractionType.ApplicationCommand,
+      data: { id: h.emulator.registeredCommands().find((registered) => registered.name === name)?.id ?? '1', name, type: 1, options },
+    });
+  const balanceOf = async (g: BotHarness) => (await getBalance(h.db.db, g.guild.id)) ?? Number.NaN;
+  const outdated = 'This command has changed since your Discord app loaded it. Please try again in a moment.';
+
+  it('are refused privately, and nothing is spent on them', async () => {
+    const g = h.inNewGuild();
+    const before = await balanceOf(g);
+    const sent = [
+      // An option the command does not have.
+      command(g, 'lyrics', [{ name: 'prompt', type: 3, value: 'rain' }, { name: 'mood', type: 3, value: 'sad' }]),
+      // A required option missing (the song form may leave out the style; the command may not).
+      command(g, 'song', [{ name: 'lyrics', type: 3, value: 'la la la' }]),
+      // Options of another type than the definition's.
+      command(g, 'song', [{ name: 'prompt', type: 4, value: 7 }]),
+      command(g, 'song', [{ name: 'prompt', type: 3, value: 'rain' }, { name: 'instrumental', type: 5, value: 'yes' }]),
+      // A subcommand the command no longer has: before, the bot answered nothing at all.
+      command(g, 'jobs', [{ name: 'purge', type: 1, options: [] }]),
+      command(g, 'jobs', []),
+    ];
+    for (const handle of sent) expect((await privateAnswer(track(handle))).content).toBe(outdated);
+    expect(await balanceOf(g)).toBe(before);
+    const [made] = await h.db.db.select({ count: count() }).from(jobs).where(eq(jobs.guildId, g.guild.id));
+    expect(made?.count).toBe(0);
+  });
+
+  it('refuses a search longer than the option allows, which only a forged payload can carry', async () => {
+    const g = h.inNewGuild();
+    const long = command(g, 'library', [{ name: 'query', type: 3, value: 'rain '.repeat(1_200) }]);
+    expect((await privateAnswer(track(long))).content).toBe('That search is too long to page through: at most 40 characters.');
+  });
+
+  it('keeps a text with U+0000, which Postgres cannot store, without it', async () => {
+    const g = h.inNewGuild();
+    const answer = await privateAnswer(track(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'rain\u0000 on the roof' } })));
+    const [job] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobIdIn(answer)));
+    expect(job?.request).toMatchObject({ prompt: 'rain on the roof' });
+    // A search with it is a search, not "something went wrong".
+    const search = track(g.run(g.members.alice, { name: 'library', options: { query: 'rain\u0000' } }));
+    await expect.poll(() => h.logs.find((line) => line.interactionId === search.id && ['interaction handled', 'interaction failed'].includes(String(line.msg)))?.msg).toBe('interaction handled');
   });
 });
 

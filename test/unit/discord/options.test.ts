@@ -1,10 +1,11 @@
 import { ApplicationCommandOptionType, ChannelType } from 'discord-api-types/v10';
 import type { Attachment, CommandInteractionOption } from 'discord.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { definition as jobs } from '../../../commands/jobs.js';
 import type { definition as download } from '../../../commands/download.js';
-import type { definition as song } from '../../../commands/song.js';
+import { definition as song } from '../../../commands/song.js';
 import type { definition as voice } from '../../../commands/voice.js';
-import { readArgs, type CommandArgs, type ResolvedChannel, type ResolvedRole } from '../../../src/discord/options.js';
+import { fitsDefinition, readArgs, type CommandArgs, type ResolvedChannel, type ResolvedRole } from '../../../src/discord/options.js';
 
 /** Options as discord.js hands them over; only the fields `readArgs` looks at. */
 const option = (fields: Record<string, unknown>) => fields as unknown as CommandInteractionOption;
@@ -85,5 +86,38 @@ describe('readArgs', () => {
     expectTypeOf<VoiceArgs['subcommand']>().toEqualTypeOf<'create' | 'list' | 'delete'>();
     expectTypeOf<Extract<VoiceArgs, { subcommand: 'create' }>['options']>().toEqualTypeOf<{ audio: Attachment; name: string }>();
     expectTypeOf<keyof Extract<VoiceArgs, { subcommand: 'list' }>['options']>().toBeNever();
+  });
+});
+
+describe('readArgs and U+0000', () => {
+  it('leaves it out of a text, as Postgres cannot store it', () => {
+    expect(readArgs([string('query', 'ra\u0000in')])).toEqual({ query: 'rain' });
+  });
+});
+
+describe('fitsDefinition', () => {
+  const subcommand = (name: string, options: CommandInteractionOption[] = []) => option({ name, type: ApplicationCommandOptionType.Subcommand, options });
+
+  it('takes what a current app sends', () => {
+    expect(fitsDefinition(song, [string('prompt', 'rain')])).toBe(true);
+    expect(fitsDefinition(song, [string('prompt', 'rain'), option({ name: 'instrumental', type: ApplicationCommandOptionType.Boolean, value: false })])).toBe(true);
+    expect(fitsDefinition(jobs, [subcommand('list')])).toBe(true);
+    expect(fitsDefinition(jobs, [subcommand('show', [string('id', 'abc')])])).toBe(true);
+  });
+
+  it('refuses an unknown option, an option twice, a missing required one, and a value of another type', () => {
+    expect(fitsDefinition(song, [string('prompt', 'rain'), string('mood', 'sad')])).toBe(false);
+    expect(fitsDefinition(song, [string('prompt', 'rain'), string('prompt', 'snow')])).toBe(false);
+    expect(fitsDefinition(song, [string('lyrics', 'la la')])).toBe(false);
+    expect(fitsDefinition(song, [option({ name: 'prompt', type: ApplicationCommandOptionType.Integer, value: 7 })])).toBe(false);
+    expect(fitsDefinition(song, [option({ name: 'prompt', type: ApplicationCommandOptionType.String, value: 7 })])).toBe(false);
+    expect(fitsDefinition(song, [string('prompt', 'rain'), option({ name: 'instrumental', type: ApplicationCommandOptionType.Boolean, value: 'yes' })])).toBe(false);
+  });
+
+  it('refuses a subcommand the command does not have, none, or two', () => {
+    expect(fitsDefinition(jobs, [subcommand('purge')])).toBe(false);
+    expect(fitsDefinition(jobs, [])).toBe(false);
+    expect(fitsDefinition(jobs, [subcommand('list'), subcommand('list')])).toBe(false);
+    expect(fitsDefinition(jobs, [subcommand('show')])).toBe(false);
   });
 });
