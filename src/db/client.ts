@@ -17,6 +17,10 @@ export function connectDatabase(url: string, options: { max?: number } = {}): Da
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // A checked-out client has no pool listener: one that Postgres disconnects between two
+  // statements (a transaction's, when the server stops or restarts) would emit an unhandled
+  // 'error' and crash the process. Its next statement fails instead, and the pool discards it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   return {
     db,

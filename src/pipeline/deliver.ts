@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import { guilds, jobs } from '../db/schema.js';
 import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
+import { recordOutsideEffect } from './outside-effects.js';
 import {
   describeDiscordError,
   isGoneInteraction,
@@ -54,10 +55,11 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
     throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
   }
 
-  await deps.db
-    .update(jobs)
-    .set({ deliveryState: 'delivered', messageId: posted.messageId, deliveredAt: deps.now(), updatedAt: deps.now() })
-    .where(eq(jobs.id, jobId));
+  // Posted: a failure to record it must not let the retry post it again (issue 13, Postgres gone).
+  const { messageId } = posted;
+  await recordOutsideEffect(deps, { jobId, effect: 'delivery' }, () =>
+    deps.db.update(jobs).set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() }).where(eq(jobs.id, jobId)),
+  );
   deps.metrics.deliveries.inc({ outcome: posted.channel ? 'channel_message' : 'interaction_reply' });
   deps.metrics.discordLatency.observe((performance.now() - started) / 1000);
   deps.logger.info({ jobId, state: job.state, viaChannel: posted.channel }, 'result delivered');

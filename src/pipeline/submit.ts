@@ -29,6 +29,9 @@ const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
   persona_song: 'personaSong',
 };
 
+/** How long an accepted request waits for Redis to take its job before the member is answered anyway. */
+export const ENQUEUE_WAIT_MS = 1_000;
+
 export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind): number {
   return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
 }
@@ -124,12 +127,21 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
       announceFailure = { error };
     }
   }
-  try {
-    await deps.queues.enqueueSubmit(jobId);
-  } catch (err) {
-    // Postgres has the job; the reconciler enqueues it once Redis is back.
-    deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
-  }
+  // Postgres has the job: when the enqueue fails, the reconciler enqueues it once Redis is back.
+  const enqueued = deps.queues.enqueueSubmit(jobId).then(
+    () => true,
+    (err: unknown) => {
+      deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
+      return true;
+    },
+  );
+  // With Redis down the enqueue does not fail, it waits (the connection retries for ever), and
+  // the member's acknowledgement waited with it, for the whole outage (issue 13, Redis gone).
+  // Past a moment the answer goes on; the entry lands when Redis is back, or the reconciler has it.
+  let waiting: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([enqueued, new Promise<false>((resolve) => (waiting = setTimeout(() => resolve(false), ENQUEUE_WAIT_MS)))]);
+  clearTimeout(waiting);
+  if (!inTime) deps.logger.warn({ jobId, waitedMs: ENQUEUE_WAIT_MS }, 'Redis has not taken the job yet; answering without waiting');
   if (input.opened?.alertConfigured ?? true) void alertIfLow(deps, guildId, input.requester.guildLocale);
   if (announceFailure) throw announceFailure.error;
   return result;

@@ -9,6 +9,7 @@ import { english } from '../../i18n/index.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
+import { recordOutsideEffect } from '../outside-effects.js';
 import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,
@@ -77,15 +78,9 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret }
       : undefined;
     const started = performance.now();
+    let accepted: Awaited<ReturnType<typeof submitUpstream>>;
     try {
-      const accepted = await submitUpstream(deps.musicApi, request, webhook);
-      deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
-      if (await markSubmitted(deps, jobId, accepted.taskId)) {
-        deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
-        await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
-        // Off the submission's path: the next entry need not wait for Discord.
-        showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
-      }
+      accepted = await submitUpstream(deps.musicApi, request, webhook);
     } catch (err) {
       if (!isMusicApiError(err)) {
         await requeue(deps, jobId);
@@ -106,6 +101,17 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       if (await failAtSubmission(deps, jobId, { kind: err.kind, message: english.text(err.userText) })) {
         await deliverNowOrLater(deps, jobId);
       }
+      return;
+    }
+    deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
+    // The service has the task now: its id is recorded however long Postgres takes to answer.
+    // Failing here instead (as a Postgres outage made it) left the job 'submitting' without its
+    // task id, or, had the requeue above run, sent it a second time.
+    if (await recordOutsideEffect(deps, { jobId, effect: 'submission' }, () => markSubmitted(deps, jobId, accepted.taskId))) {
+      deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
+      await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
+      // Off the submission's path: the next entry need not wait for Discord.
+      showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
     }
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * Postgres going away at the worst moment for a worker: just after the music service accepted
+ * a task, and just after Discord took a result. The chaos suite's Postgres outage (issue 13)
+ * found both: a job left 'submitting' without its task id (never finished, or refunded while
+ * the service kept the credits), and a result posted twice. The effect that already happened
+ * must be recorded once Postgres is back, and never repeated.
+ *
+ * The worker reaches Postgres, the service and Discord through proxies of this file, so that
+ * its database connections can be cut at the exact request, while the shared test Postgres
+ * stays up for everyone else.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { silentLogger } from '../../../src/logger.js';
+import type { GenerationRequest } from '../../../src/pipeline/requests.js';
+import { eventually } from '../../support/eventually.js';
+import { jobRow, ledgerOfJob } from '../../support/ledger.js';
+import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { startStack, type Stack } from '../../support/stack.js';
+import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+
+/** An HTTP proxy that calls `before` with each request, and forwards it once that resolves. */
+async function httpProxy(target: string, before: (method: string, path: string) => void) {
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      before(request.method ?? 'GET', request.url ?? '/');
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      fetch(`${target}${request.url ?? '/'}`, { method: request.method ?? 'GET', headers, ...(body && { body }) })
+        .then(async (answer) => {
+          const skip = ['content-length', 'content-encoding', 'transfer-encoding', 'connection'];
+          response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !skip.includes(name))));
+          response.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const song = (prompt: string): GenerationRequest => ({ kind: 'song', prompt });
+
+describe('Postgres gone at the moment a worker records what it did', () => {
+  let stack: Stack;
+  let app: App;
+  let database: TcpProxy;
+  const closers: Array<() => Promise<unknown>> = [];
+  /** Cut the worker's database connections when a request matching this arrives (then restore them after `outageMs`). */
+  let cutOn: ((method: string, path: string) => boolean) | undefined;
+  const outageMs = 1_500;
+
+  beforeAll(async () => {
+    stack = await startStack({ startingCredits: 100, sim: { taskMs: 300 } });
+    closers.push(() => stack.close());
+    database = await tcpProxy(stack.env.DATABASE_URL!);
+    closers.push(() => database.close());
+    const cutting = (method: string, path: string) => {
+      if (!cutOn?.(method, path)) return;
+      cutOn = undefined;
+      database.cut();
+      setTimeout(() => database.restore(), outageMs);
+    };
+    const musicApi = await httpProxy(stack.sim.url, cutting);
+    const discord = await httpProxy(stack.emulator.apiUrl.replace(/\/api(\/v\d+)?\/?$/, ''), cutting);
+    closers.push(musicApi.close, discord.close);
+    const config = loadConfig({
+      env: {
+        ...stack.env,
+        DATABASE_URL: database.url,
+        MUSIC_API_URL: musicApi.url,
+        DISCORD_API_URL: stack.emulator.apiUrl.replace(/^http:\/\/127\.0\.0\.1:\d+/, discord.url),
+        ATTACH_AUDIO: 'false',
+        LOG_LEVEL: 'silent',
+      },
+    });
+    // Webhooks off: a job whose task id was lost could only be refunded, while the service keeps its charge.
+    app = await startApp(config, silentLogger, {
+      parts: { gateway: false, worker: true, http: false },
+      queuePrefix: stack.prefix,
+      settings: { ...FAST_SETTINGS, attachAudio: false },
+      reconcileIntervalMs: 60_000,
+      lockDurationMs: 4_000,
+    });
+    closers.unshift(() => app.stop());
+  });
+  afterEach(() => {
+    cutOn = undefined;
+    database.restore();
+  });
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => {});
+  });
+
+  const submit = (prompt: string) =>
+    app.pipeline.submit({ requester: { guildId: stack.guild.id, channelId: stack.channelId, userId: stack.members.alice }, request: song(prompt) });
+
+  it('records a task the service accepted while Postgres was away, and never sends it twice', async () => {
+    const prompt = 'accepted in the dark';
+    cutOn = (method, path) => method === 'POST' && path.startsWith('/api/v1/');
+    const { jobId } = await submit(prompt);
+
+    const row = await eventually(async () => {
+      const current = await jobRow(stack.db.db, jobId);
+      return current?.deliveryState === 'delivered' ? current : undefined;
+    }, 30_000, 'the job delivered');
+    expect(cutOn).toBeUndefined();
+    expect(row.state).toBe('succeeded');
+    expect(stack.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
+    expect(await ledgerOfJob(stack.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+  }, 60_000);
+
+  it('records a result Discord took while Postgres was away, and posts it once', async () => {
+    const prompt = 'posted in the dark';
+    cutOn = (method, path) => method === 'POST' && path.endsWith(`/channels/${stack.channelId}/messages`);
+    const { jobId } = await submit(prompt);
+
+    // Within the delivery claim's hold (60 s): a retry of the post would come only after it.
+    await eventually(async () => (await jobRow(stack.db.db, jobId))?.deliveryState === 'delivered' || undefined, 20_000, 'the job delivered');
+    expect(cutOn).toBeUndefined();
+    const posted = stack.emulator
+      .channelMessages(stack.channelId)
+      .filter((message) => (message.embeds ?? []).some((embed) => (embed.footer?.text ?? '').includes(jobId)));
+    expect(posted).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,0 +1,68 @@
+/**
+ * Redis gone while members ask for songs (issue 13). The job is reserved and recorded in
+ * Postgres, so the member is answered at once, acknowledgement included: the chaos suite saw
+ * it wait for the whole outage, on an enqueue that waits for Redis instead of failing. And the
+ * job is not lost: it is queued, and made, once Redis is back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { silentLogger } from '../../../src/logger.js';
+import { ENQUEUE_WAIT_MS } from '../../../src/pipeline/submit.js';
+import { eventually } from '../../support/eventually.js';
+import { jobRow, ledgerOfJob } from '../../support/ledger.js';
+import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { startStack, type Stack } from '../../support/stack.js';
+import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+
+describe('a request while Redis is down', () => {
+  let stack: Stack;
+  let redis: TcpProxy;
+  let app: App;
+
+  beforeAll(async () => {
+    stack = await startStack({ startingCredits: 100, sim: { taskMs: 300 } });
+    redis = await tcpProxy(stack.redisUrl);
+    const config = loadConfig({ env: { ...stack.env, REDIS_URL: redis.url, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } });
+    app = await startApp(config, silentLogger, {
+      parts: { gateway: false, worker: true, http: false },
+      queuePrefix: stack.prefix,
+      settings: { ...FAST_SETTINGS, attachAudio: false },
+      reconcileIntervalMs: 60_000,
+      lockDurationMs: 4_000,
+    });
+  });
+  afterAll(async () => {
+    redis.restore();
+    await app.stop().catch(() => {});
+    await redis.close();
+    await stack.close();
+  });
+
+  it('is accepted and answered at once, and made once Redis is back', async () => {
+    const prompt = 'while redis sleeps';
+    redis.cut();
+    const restored = setTimeout(() => redis.restore(), 6_000);
+    try {
+      const started = performance.now();
+      const accepted = await app.pipeline.submit({
+        requester: { guildId: stack.guild.id, channelId: stack.channelId, userId: stack.members.alice },
+        request: { kind: 'song', prompt },
+      });
+      // The caller sends the member's acknowledgement when submit returns: within the answer's 3 s, not after the outage.
+      expect(performance.now() - started).toBeLessThan(ENQUEUE_WAIT_MS + 1_500);
+      expect((await jobRow(stack.db.db, accepted.jobId))?.state).toBe('queued');
+
+      const row = await eventually(async () => {
+        const current = await jobRow(stack.db.db, accepted.jobId);
+        return current?.deliveryState === 'delivered' ? current : undefined;
+      }, 30_000, 'the job made and delivered after Redis came back');
+      expect(row.state).toBe('succeeded');
+      expect(stack.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
+      expect(await ledgerOfJob(stack.db.db, accepted.jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${accepted.jobId}:debit` }]);
+    } finally {
+      clearTimeout(restored);
+      redis.restore();
+    }
+  }, 60_000);
+});
