@@ -26,11 +26,30 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
+/**
+ * A failed query's error (drizzle's) carries the statement's values in its message and stack:
+ * a job's webhook secret, a member's prompt. Logged, it keeps the driver's words, its code and
+ * the statement's first line, never the values. Any other error is logged as pino logs it.
+ */
+export function serializeError(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  if (!('query' in value && 'params' in value)) return pino.stdSerializers.err(value);
+  const cause = value.cause instanceof Error ? value.cause : undefined;
+  return {
+    type: value.name,
+    message: `query failed: ${cause?.message ?? 'no reason given'}`,
+    ...(cause && 'code' in cause && { code: cause.code }),
+    statement: String(value.query).trim().split('\n')[0]!.slice(0, 120),
+    ...(cause?.stack && { stack: cause.stack }),
+  };
+}
+
 /** A pino logger with secrets redacted, writing to stdout unless given a `destination`. */
 export function createLogger(options: { level?: string; name?: string } & LoggerOptions = {}, destination?: DestinationStream): Logger {
   const settings: LoggerOptions = {
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError },
     base: options.name ? { name: options.name } : undefined,
     ...options,
   };

@@ -11,6 +11,7 @@ import { SettingsError } from '../guilds/settings.js';
 import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';
 import { english, type LocalText, type Translator } from '../i18n/index.js';
+import { serializeError } from '../logger.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
 export type RefusalKind =
@@ -97,6 +98,8 @@ export function loggableError(error: unknown, secrets: readonly string[] = []): 
     };
   }
   if (error instanceof MusicApiError) return error.toJSON();
+  // A failed query's message holds the statement's values: the logger's own form leaves them out.
+  if (error instanceof Error && 'query' in error && 'params' in error) return serializeError(error) as Record<string, unknown>;
   if (error instanceof Error) {
     return { name: error.name, message: hide(error.message), stack: error.stack === undefined ? undefined : hide(error.stack) };
   }
