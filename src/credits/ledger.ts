@@ -4,7 +4,6 @@
  */
 import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { executeNamed } from '../db/named.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
 export type LedgerEntry = typeof creditLedger.$inferSelect;
@@ -73,7 +72,7 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
 export async function moveCredits(executor: Executor, movement: Movement): Promise<MovementOutcome> {
   const spend = movement.amount < 0 ? sql`and balance >= ${-movement.amount}::integer` : sql``;
   const notFrozen = movement.refuseWhenFrozen ? sql`and frozen = false` : sql``;
-  const { rows } = await executeNamed<Record<string, unknown>>(executor, sql`
+  const { rows } = await executor.execute<Record<string, unknown>>(sql`
     with locked as (
       select id, balance from guilds
       where id = ${movement.guildId} ${spend} ${notFrozen}
@@ -154,7 +153,7 @@ export async function spendTogether(
         sql` `,
       )} end as alongside`
     : sql``;
-  const { rows } = await executeNamed<Record<string, unknown>>(executor, sql`
+  const { rows } = await executor.execute<Record<string, unknown>>(sql`
     with request (ord, key, kind, amount, job_id, user_id, actor_id, reason) as (values ${requests}),
     locked as (
       select id, balance from guilds where id = ${guildId} and frozen = false

@@ -1,8 +1,10 @@
 /**
- * Every spending command runs two statements: the guild's read and the reservation. Both are
- * named, so Postgres parses and plans each once per connection (issue 12). Checked on the
- * server: its list of the connection's prepared statements, after commands with different
- * roles, kinds and requesters, holds exactly one of each.
+ * Every command starts with the guild's read: one named statement, whatever the member's roles
+ * and the kinds counted, so Postgres parses and plans it once per connection (issue 12).
+ * Checked on the server: its list of the connection's prepared statements, after reads with
+ * different roles and kinds, holds it once. (The reservation is not named: measured under 50
+ * clients on one guild, its generic plan took the guild's row for longer, 3,000 against 7,500
+ * reservations a second.)
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -15,7 +17,7 @@ import { createTestDatabase } from '../../support/database.js';
 const test = await createTestDatabase();
 
 describe('named statements', () => {
-  it('the guild read and the reservation are each prepared once per connection, whatever their values', async () => {
+  it('the guild read is prepared once per connection, whatever its values', async () => {
     // One connection, so that every statement below meets the same prepared list.
     const single = connectDatabase(test.url, { max: 1 });
     try {
@@ -26,20 +28,12 @@ describe('named statements', () => {
       const withRoles = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-a', 'role-b'], queuedKinds: ['song', 'persona_song'] });
       expect(withRoles).toMatchObject({ roleDailyCap: 7, queued: { kinds: ['song', 'persona_song'], count: 0 } });
 
-      for (const amount of [3, 5]) {
-        const reserved = await reserveForJob(single.db, { guildId, jobId: randomUUID(), userId: `u-${amount}`, amount });
-        expect(reserved.ok).toBe(true);
-      }
+      await reserveForJob(single.db, { guildId, jobId: randomUUID(), userId: 'u', amount: 8 });
       const reopened = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-b'], queuedKinds: ['lyrics'] });
       expect(reopened).toMatchObject({ balance: 92, roleDailyCap: null, queued: { kinds: ['lyrics'], count: 0 } });
 
       const { rows } = await single.pool.query<{ name: string; statement: string }>('select name, statement from pg_prepared_statements order by name');
-      const reads = rows.filter((row) => row.name === 'open_guild');
-      // A reservation spends (`balance >=`) and is refused in a frozen guild; the first credits, granted when the guild row was made, are another movement.
-      const reservations = rows.filter((row) => /^\s*with locked as/.test(row.statement) && row.statement.includes('and balance >=') && row.statement.includes('and frozen = false'));
-      expect(reads).toHaveLength(1);
-      expect(reservations).toHaveLength(1);
-      expect(reservations[0]!.name).toMatch(/^s_[0-9a-f]{20}$/);
+      expect(rows.filter((row) => row.name === 'open_guild')).toHaveLength(1);
     } finally {
       await single.close();
     }
