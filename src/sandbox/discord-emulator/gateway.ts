@@ -229,8 +229,10 @@ export class Gateway {
     const last = this.#identifiedAt.get(bucket);
     const now = Date.now();
     if (last !== undefined && now - last < this.#options.identifyWindowMs) {
+      // Not a finding: a restarted process cannot know when the one before it identified, and
+      // Discord's answer is this very Invalid Session, after which the client tries again.
       this.stats.identifiesRefused += 1;
-      this.#options.onFinding(`IDENTIFY of shard ${shard[0]} within 5 s of another in its bucket (${bucket} of max_concurrency ${this.#options.maxConcurrency})`, []);
+      this.#options.logger.info({ shard, bucket }, 'IDENTIFY within the window of another in its max_concurrency bucket; Invalid Session');
       this.#send(connection, { op: GatewayOpcodes.InvalidSession, d: false, s: null, t: null });
       return;
     }
