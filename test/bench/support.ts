@@ -128,6 +128,31 @@ async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> 
   await writeFile(file, text);
 }
 
+/** What `npm start` needs to run on a world of stand-ins: its services' addresses and keys, and a data folder in `temp`. */
+export function botEnvironment(world: {
+  emulator: DiscordEmulator;
+  sim: MusicApiSim;
+  postgresUrl: string;
+  redisUrl: string;
+  httpPort: number;
+  temp: string;
+}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? world.temp,
+    DISCORD_TOKEN: BOT_TOKEN,
+    DISCORD_APPLICATION_ID: world.emulator.applicationId,
+    DISCORD_API_URL: world.emulator.apiUrl,
+    MUSIC_API_URL: world.sim.url,
+    MUSIC_API_KEY: SIM_KEY,
+    DATABASE_URL: world.postgresUrl,
+    REDIS_URL: world.redisUrl,
+    HTTP_PORT: String(world.httpPort),
+    ATTACH_AUDIO: 'false',
+    DATA_DIR: path.join(world.temp, 'data'),
+  };
+}
+
 export interface BenchWorld {
   readonly temp: string;
   readonly postgresUrl: string;
@@ -181,20 +206,9 @@ export async function startBenchWorld(
   const httpPort = options.httpPort ?? (await findFreePort());
 
   const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? temp,
-    DISCORD_TOKEN: BOT_TOKEN,
-    DISCORD_APPLICATION_ID: emulator.applicationId,
-    DISCORD_API_URL: emulator.apiUrl,
-    MUSIC_API_URL: sim.url,
-    MUSIC_API_KEY: SIM_KEY,
-    DATABASE_URL: postgres.url,
-    REDIS_URL: redis.url,
-    HTTP_PORT: String(httpPort),
+    ...botEnvironment({ emulator, sim, postgresUrl: postgres.url, redisUrl: redis.url, httpPort, temp }),
     PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
     LOG_LEVEL: 'warn',
-    ATTACH_AUDIO: 'false',
-    DATA_DIR: path.join(temp, 'data'),
     ...extra,
   });
 

@@ -6,7 +6,7 @@
  */
 import { InteractionResponseType } from 'discord-api-types/v10';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
-import { percentile, summarize } from '../bench/support.js';
+import { atRate, percentile, summarize } from '../bench/support.js';
 import type { ChaosWorld } from './world.js';
 
 /** Discord's window for the first answer, and the issue's bound for a decision during an outage. */
@@ -43,6 +43,27 @@ function placeFor(world: ChaosWorld, index: number) {
 export function send(world: ChaosWorld, index: number, prompt: string, duringOutage: boolean): SentCommand {
   const sentAt = Date.now();
   return { prompt, handle: world.song(placeFor(world, index), prompt), sentAt, duringOutage };
+}
+
+/**
+ * The songs of an outage scenario: a third before the outage, a third during it, the rest
+ * after (at least 2, 2 and 1), each prompt `<prefix> <n>`. `send` sends the next `count` at
+ * `perSecond` and keeps them in `sent`.
+ */
+export function outageCommands(world: ChaosWorld, prefix: string, jobs: number) {
+  const before = Math.max(2, Math.round(jobs / 3));
+  const during = Math.max(2, Math.round(jobs / 3));
+  const sent: SentCommand[] = [];
+  let next = 0;
+  return {
+    before,
+    during,
+    after: Math.max(1, jobs - before - during),
+    sent,
+    async send(count: number, perSecond: number, duringOutage: boolean): Promise<void> {
+      sent.push(...(await atRate(count, perSecond, () => send(world, next, `${prefix} ${next++}`, duringOutage))));
+    },
+  };
 }
 
 /**

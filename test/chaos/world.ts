@@ -21,7 +21,7 @@ import { startRedisServer, type RedisServerHandle } from '../../src/embedded/red
 import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '../../src/sandbox/discord-emulator/index.js';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
-import { BOT_TOKEN, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
+import { BOT_TOKEN, botEnvironment, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
 
 export const PROCESS_NAMES = ['gateway', 'worker-1', 'worker-2', 'http'] as const;
 export type ProcessName = (typeof PROCESS_NAMES)[number] | `extra-${number}`;
@@ -142,20 +142,9 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     const httpPort = await findFreePort();
     const httpUrl = `http://127.0.0.1:${httpPort}`;
     const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? temp,
-      DISCORD_TOKEN: BOT_TOKEN,
-      DISCORD_APPLICATION_ID: emulator.applicationId,
-      DISCORD_API_URL: emulator.apiUrl,
-      MUSIC_API_URL: sim.url,
-      MUSIC_API_KEY: SIM_KEY,
-      DATABASE_URL: postgres.url,
-      REDIS_URL: redis.url,
-      HTTP_PORT: String(httpPort),
+      ...botEnvironment({ emulator, sim, postgresUrl: postgres.url, redisUrl: redis.url, httpPort, temp }),
       ...(options.webhooks !== false && { PUBLIC_URL: httpUrl }),
       LOG_LEVEL: 'info',
-      ATTACH_AUDIO: 'false',
-      DATA_DIR: path.join(temp, 'data'),
       STARTING_CREDITS: String(options.startingCredits ?? 1_000_000),
       EXPECTED_SECONDS: 'song=1.5,lyrics=1.5,video=1.5,upload=1.5,download=1.5,voice=1.5,persona_song=1.5',
       POLL_INTERVAL_MIN_MS: '250',

@@ -4,8 +4,8 @@
  * within 3 s and nothing is charged; the webhooks that arrive during the outage are not lost
  * (the service retries them, or a poll finds the task); everything resumes by itself.
  */
-import { atRate, sleep } from '../../bench/support.js';
-import { answerFigures, answerOf, send, type SentCommand } from '../answers.js';
+import { sleep } from '../../bench/support.js';
+import { answerFigures, answerOf, outageCommands } from '../answers.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
 export const postgresGone: Scenario = {
@@ -16,14 +16,7 @@ export const postgresGone: Scenario = {
     const prefix = 'chaos postgres-gone';
     const outageMs = quick ? 4_000 : 30_000;
     const rate = quick ? 10 : 20;
-    const before = Math.max(2, Math.round(jobs / 3));
-    const during = Math.max(2, Math.round(jobs / 3));
-    const after = Math.max(1, jobs - before - during);
-    const sent: SentCommand[] = [];
-    let next = 0;
-    const sendSome = async (count: number, perSecond: number, duringOutage: boolean) => {
-      sent.push(...(await atRate(count, perSecond, () => send(world, next, `${prefix} ${next++}`, duringOutage))));
-    };
+    const { before, during, after, sent, send: sendSome } = outageCommands(world, prefix, jobs);
 
     await sendSome(before, rate, false);
     // Once the first are with the service: their tasks end, and their webhooks come, while Postgres is down.

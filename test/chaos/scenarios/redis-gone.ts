@@ -5,8 +5,8 @@
  * Postgres, for the reconciler to queue once Redis is back) or refused with nothing charged;
  * no process crashes.
  */
-import { atRate, sleep } from '../../bench/support.js';
-import { answerFigures, answerOf, send, type SentCommand } from '../answers.js';
+import { sleep } from '../../bench/support.js';
+import { answerFigures, answerOf, outageCommands } from '../answers.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
 export const redisGone: Scenario = {
@@ -18,14 +18,7 @@ export const redisGone: Scenario = {
     const outageMs = quick ? 4_000 : 20_000;
     const rate = quick ? 10 : 20;
     // A third before the outage (the flush among them), a third during it, the rest after.
-    const before = Math.max(2, Math.round(jobs / 3));
-    const during = Math.max(2, Math.round(jobs / 3));
-    const after = Math.max(1, jobs - before - during);
-    const sent: SentCommand[] = [];
-    let next = 0;
-    const sendSome = async (count: number, perSecond: number, duringOutage: boolean) => {
-      sent.push(...(await atRate(count, perSecond, () => send(world, next, `${prefix} ${next++}`, duringOutage))));
-    };
+    const { before, during, after, sent, send: sendSome } = outageCommands(world, prefix, jobs);
 
     await sendSome(Math.ceil(before / 2), rate, false);
     await world.redis.flushAll();
