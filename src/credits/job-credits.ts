@@ -4,7 +4,7 @@ import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
-import { currentBalance, findEntryByKey, moveCredits, spendTogether, type RefusalReason, type Spend } from './ledger.js';
+import { currentBalance, findEntryByKey, moveCredits, spendTogether, type MovedSpends, type RefusalReason, type Spend } from './ledger.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -82,11 +82,9 @@ async function drain(db: Executor, guildLanes: Map<string, Waiting[]>, guildId: 
 
 /** Settles every charge of the group; never throws (a charge's own failure goes to its caller). */
 async function reserveGroup(db: Executor, guildId: string, group: readonly Waiting[]): Promise<void> {
-  let moved = new Map<string, Awaited<ReturnType<typeof spendTogether>> extends Map<string, infer V> ? V : never>();
-  if (group.length > 1) {
-    // Should the group's statement fail, each charge is made alone and meets its own error.
-    moved = await spendTogether(db, guildId, group.map((waiting) => spendOf(waiting.input))).catch(() => moved);
-  }
+  // Should the group's statement fail, each charge is made alone and meets its own error.
+  const moved: MovedSpends =
+    group.length > 1 ? await spendTogether(db, guildId, group.map((waiting) => spendOf(waiting.input))).catch(() => new Map()) : new Map();
   await Promise.all(
     group.map(async (waiting) => {
       const done = moved.get(ledgerKeys.jobDebit(waiting.input.jobId));

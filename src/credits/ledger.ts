@@ -117,6 +117,9 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
 /** One spend of a group: see {@link spendTogether}. */
 export type Spend = Omit<Movement, 'guildId' | 'refuseWhenFrozen'>;
 
+/** What a group's statement moved, by key: each entry, and the row written beside it. */
+export type MovedSpends = Map<string, { readonly entry: LedgerEntry; readonly alongside?: Record<string, unknown> }>;
+
 /**
  * Several spends from one guild (not frozen) in one statement, in their order: the guild's row
  * is locked once for all of them. Each takes its amount if the balance left by the ones before
@@ -131,7 +134,7 @@ export async function spendTogether(
   executor: Executor,
   guildId: string,
   spends: readonly Spend[],
-): Promise<Map<string, { entry: LedgerEntry; alongside?: Record<string, unknown> }>> {
+): Promise<MovedSpends> {
   for (const spend of spends) if (spend.amount >= 0) throw new Error(`spendTogether takes spends only: ${spend.key} moves ${spend.amount}`);
   const requests = sql.join(
     spends.map(
@@ -188,7 +191,7 @@ export async function spendTogether(
         then ('ledger entries and guild balance disagree: ' || entry.guild_id)::integer end as disagreement
       ${alongsideColumn}
     from entry`);
-  const moved = new Map<string, { entry: LedgerEntry; alongside?: Record<string, unknown> }>();
+  const moved: MovedSpends = new Map();
   for (const row of rows) {
     const entry = ledgerEntryFrom(row);
     const extra = row.alongside as Record<string, unknown> | null | undefined;
