@@ -97,7 +97,7 @@ export const hostileHttp: Scenario = {
     const requests = quick ? 300 : 10_000;
     const concurrency = quick ? 8 : 16;
     // Quick: the trickles are sent, not held to the server's limit (which would double the run).
-    const slowHoldMs = quick ? 3_000 : REQUEST_TIMEOUT_MS + 5_000;
+    const slowHoldMs = quick ? 2_000 : REQUEST_TIMEOUT_MS + 5_000;
     const seed = Math.floor(Math.random() * 2 ** 31);
     const random = mulberry32(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

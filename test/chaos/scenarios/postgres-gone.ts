@@ -14,7 +14,7 @@ export const postgresGone: Scenario = {
   async run(world, { jobs, quick }) {
     const crashesBefore = world.crashes().length;
     const prefix = 'chaos postgres-gone';
-    const outageMs = quick ? 4_000 : 30_000;
+    const outageMs = quick ? 3_000 : 30_000;
     const rate = quick ? 10 : 20;
     const { before, during, after, sent, send: sendSome } = outageCommands(world, prefix, jobs);
 

@@ -15,7 +15,7 @@ export const redisGone: Scenario = {
   async run(world, { jobs, quick }) {
     const crashesBefore = world.crashes().length;
     const prefix = 'chaos redis-gone';
-    const outageMs = quick ? 4_000 : 20_000;
+    const outageMs = quick ? 3_000 : 20_000;
     const rate = quick ? 10 : 20;
     // A third before the outage (the flush among them), a third during it, the rest after.
     const { before, during, after, sent, send: sendSome } = outageCommands(world, prefix, jobs);

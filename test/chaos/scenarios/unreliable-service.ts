@@ -32,7 +32,7 @@ export const unreliableService: Scenario = {
     let audit;
     let answers: boolean[];
     try {
-      const handles = await atRate(count, quick ? 10 : 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
+      const handles = await atRate(count, 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
       answers = await Promise.all(handles.map((handle) => handle.waitForResponse(30_000).then(() => true, () => false)));
       audit = await world.settleAndAudit({ prefix, timeoutMs: quick ? 60_000 : 240_000 });
     } finally {
