@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Two files at a time on two cores (vitest's default is one fewer worker than cores): each
+    // file has its own database and queue prefix, so they never see each other's rows.
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -19,7 +22,6 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Two cores: files run in parallel, each with its own database and queue prefix.
           pool: 'forks',
         },
       },
