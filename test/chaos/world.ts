@@ -31,6 +31,8 @@ export interface BotProcess {
   readonly name: ProcessName;
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** How the process last ended: its exit code, or the signal that ended it; undefined while it runs. */
+  readonly exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined;
   /** Starts the process and resolves once it logged "bot started". */
   start(): Promise<void>;
   /** SIGTERM, and waits for the exit (SIGKILL after 35 s). */
@@ -270,6 +272,9 @@ function botProcess(name: ProcessName, env: NodeJS.ProcessEnv, lines: string[], 
     name,
     get pid() {
       return child?.pid;
+    },
+    get exit() {
+      return child && (child.exitCode !== null || child.signalCode !== null) ? { code: child.exitCode, signal: child.signalCode } : undefined;
     },
     get running() {
       return child !== undefined && child.exitCode === null && child.signalCode === null;

@@ -1,0 +1,50 @@
+/**
+ * One bot in four processes (issue 14): `npm start` as ROLE=gateway, two ROLE=worker and
+ * ROLE=http, on one Postgres and one Redis (the chaos world, test/chaos/world.ts). Jobs are
+ * spread across both workers and each is delivered once; a worker stopped with SIGTERM finishes
+ * the entries in hand and exits 0. (A worker killed mid-run is the chaos suite's
+ * `killed-workers`, in test/e2e/chaos.test.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atRate } from '../bench/support.js';
+import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+
+let world: ChaosWorld;
+beforeAll(async () => {
+  world = await startChaosWorld();
+}, 120_000);
+afterAll(async () => world?.close(), 120_000);
+
+/** The jobs a process logged as submitted to the service. */
+function submittedBy(name: 'worker-1' | 'worker-2'): number {
+  return world.logLines().filter((line) => line.startsWith(`${name}: `) && line.includes('"msg":"job submitted"')).length;
+}
+
+describe('one bot in four processes', () => {
+  it('spreads the jobs across both workers and delivers each once', async () => {
+    const prefix = 'chaos processes spread';
+    const handles = await atRate(16, 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
+    await Promise.all(handles.map((handle) => handle.waitForResponse(30_000)));
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 60_000 });
+    expect(audit).toMatchObject({ jobs: 16, delivered: 16, lost: 0, duplicated: 0, doubleCharged: 0, ledgerDrift: 0 });
+    expect(submittedBy('worker-1')).toBeGreaterThan(0);
+    expect(submittedBy('worker-2')).toBeGreaterThan(0);
+    expect(submittedBy('worker-1') + submittedBy('worker-2')).toBe(16);
+  }, 90_000);
+
+  it('a worker stopped with SIGTERM finishes what it holds and exits 0, and no job is lost', async () => {
+    const prefix = 'chaos processes sigterm';
+    const before = submittedBy('worker-1') + submittedBy('worker-2');
+    const handles = await atRate(12, 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
+    await Promise.all(handles.map((handle) => handle.waitForResponse(30_000)));
+    // Once work is under way: some jobs submitted, the rest still to come.
+    await expect.poll(() => submittedBy('worker-1') + submittedBy('worker-2') - before, { timeout: 30_000 }).toBeGreaterThan(0);
+    await world.processes['worker-1'].stop();
+    expect(world.processes['worker-1'].exit).toEqual({ code: 0, signal: null });
+
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 90_000 });
+    expect(audit).toMatchObject({ jobs: 12, delivered: 12, lost: 0, duplicated: 0, doubleCharged: 0, ledgerDrift: 0 });
+    expect(world.crashes()).toEqual([]);
+    await world.processes['worker-1'].start();
+  }, 150_000);
+});
