@@ -134,6 +134,20 @@ export const hostileHttp: Scenario = {
       }
     };
     await waitUntil('the victims\' webhooks to be recorded', () => (capture(), captured.length >= victimCount), 20_000, 100);
+    // A victim that a poll finished first still gets its final webhook, later: under load it can
+    // land after the snapshot, and its genuine row would read as a forgery. Wait for every one.
+    await waitUntil(
+      "the victims' final webhooks to be taken",
+      async () => {
+        const { rows } = await world.db.query<{ n: number }>(
+          `select count(distinct job_id)::int as n from webhook_events where job_id = any($1::uuid[]) and event_key like '%:succeeded'`,
+          [targets.map((target) => target.id)],
+        );
+        return rows[0]!.n === victimCount;
+      },
+      30_000,
+      100,
+    );
     const before = await snapshot(world);
     const emulatorSeqBefore = world.emulator.requests.length;
 
