@@ -41,8 +41,9 @@ export const postgresGone: Scenario = {
     return {
       zero: {
         ...figures.zero,
-        slowAnswers: told.slowAnswers,
-        lateAcknowledgements: told.lateAcknowledgements,
+        // Time limits are figures of `npm run chaos`; the short run in `npm test` reports them
+        // only, since it holds no timed assertion (a shared CI machine stalls now and then).
+        ...(!quick && { slowAnswers: told.slowAnswers, lateAcknowledgements: told.lateAcknowledgements }),
         unanswered: told.unanswered,
         acceptedWithoutJob: told.acceptedWithoutJob,
         chargedWhileDown: told.refusedButCharged,
@@ -51,6 +52,7 @@ export const postgresGone: Scenario = {
       info: {
         ...figures.info,
         ...told.info,
+        ...(quick && { slowAnswers: told.slowAnswers, lateAcknowledgements: told.lateAcknowledgements }),
         outageMs: outage,
         webhooksDuringOutage: webhooksDuringOutage.length,
         settleMs: Date.now() - settleStarted,

@@ -42,13 +42,20 @@ export const redisGone: Scenario = {
     return {
       zero: {
         ...figures.zero,
-        slowAnswers: told.slowAnswers,
-        lateAcknowledgements: told.lateAcknowledgements,
+        // Time limits are figures of `npm run chaos`; the short run in `npm test` reports them
+        // only, since it holds no timed assertion (a shared CI machine stalls now and then).
+        ...(!quick && { slowAnswers: told.slowAnswers, lateAcknowledgements: told.lateAcknowledgements }),
         unanswered: told.unanswered,
         acceptedWithoutJob: told.acceptedWithoutJob,
         refusedButCharged: told.refusedButCharged,
       },
-      info: { ...figures.info, ...told.info, outageMs: outage, flushes: 1 },
+      info: {
+        ...figures.info,
+        ...told.info,
+        ...(quick && { slowAnswers: told.slowAnswers, lateAcknowledgements: told.lateAcknowledgements }),
+        outageMs: outage,
+        flushes: 1,
+      },
       details: [...figures.details, ...told.details],
     };
   },
