@@ -11,7 +11,8 @@ export const account = defineSubcommand({
   },
   ownersOnly: true,
   async execute(_options, { context, caller, reply }) {
-    const account = await context.musicApi.getCredits();
+    // A check now, recorded like the hourly one: the next check compares with it.
+    const account = await context.pipeline.checkAccount();
     const credits = await getGuildCredits(context.db, caller.guild.id);
     const { t } = context;
     // The account's figures are shown as the service gives them, without grouping.
@@ -19,6 +20,28 @@ export const account = defineSubcommand({
       account.extraCredits > 0
         ? t('creditsAdmin.accountWithExtra', { credits: String(account.credits), extra: String(account.extraCredits) })
         : t('creditsAdmin.account', { credits: String(account.credits) });
-    return reply(credits ? `${own} ${t('creditsAdmin.accountGuildBalance', { balance: credits.balance })}` : own);
+    const lines = [credits ? `${own} ${t('creditsAdmin.accountGuildBalance', { balance: credits.balance })}` : own];
+    if (account.previous === null || account.expected === null || account.drift === null || account.spentSince === null) {
+      lines.push(t('creditsAdmin.accountBaseline'));
+    } else {
+      lines.push(
+        t('creditsAdmin.accountExpected', {
+          expected: String(account.expected),
+          previous: String(account.previous.balance),
+          at: String(Math.floor(account.previous.checkedAt.getTime() / 1000)),
+          spent: String(account.spentSince),
+        }),
+      );
+      const drift = t('creditsAdmin.accountDrift', { drift: signed(account.drift) });
+      if (account.drift < 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftNegative')}`);
+      else if (account.drift > 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftPositive')}`);
+      else lines.push(drift);
+    }
+    return reply(lines.join('\n'));
   },
 });
+
+/** `+5`, `-5`, `0`: the drift's sign is its meaning. */
+function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
+}

@@ -57,4 +57,5 @@ export {
   type UsageQuery,
   type UsageReport,
 } from './reports.js';
+export { upstreamSpentTotal } from './upstream-spend.js';
 export { verifyLedger, type LedgerMismatch } from './verify.js';

@@ -6,8 +6,10 @@
 import { sql } from 'drizzle-orm';
 import {
   bigserial,
+  bigint,
   boolean,
   check,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -311,4 +313,33 @@ export const guildWelcomes = pgTable('guild_welcomes', {
   /** The channel the welcome went to; null when the guild had none the bot could post in. */
   channelId: text('channel_id'),
   welcomedAt: timestamp('welcomed_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * One row per reconciliation of the music service account (src/pipeline/account.ts): the
+ * balance get-credits gave, the ledger's cumulative upstream spend at that moment, and what
+ * the two say together. Append-only; the newest row is also the state of the low-account
+ * alert (armed or not), which each check carries forward under the checks' advisory lock.
+ */
+export const accountChecks = pgTable('account_checks', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  checkedAt: timestamp('checked_at', { withTimezone: true }).notNull().defaultNow(),
+  /** What ran it: the hourly pass or an owner's `/credits-admin account`. */
+  source: text('source').$type<'hourly' | 'command'>().notNull(),
+  /** get-credits: `credits` and `extra_credits`; the balance is their sum. */
+  credits: doublePrecision('credits').notNull(),
+  extraCredits: doublePrecision('extra_credits').notNull(),
+  balance: doublePrecision('balance').notNull(),
+  /** The ledger's upstream spend since the beginning (see `upstreamSpentTotal`), read under the same lock. */
+  upstreamSpentTotal: bigint('upstream_spent_total', { mode: 'number' }).notNull(),
+  /** The previous check's balance less the upstream spend recorded since; null for the first check (the baseline). */
+  expected: doublePrecision('expected'),
+  /** balance − expected; null for the baseline. */
+  drift: doublePrecision('drift'),
+  /** ACCOUNT_LOW_CREDITS when checked; 0 means no alert. */
+  lowThreshold: integer('low_threshold').notNull(),
+  /** After this check: whether the next fall below the threshold sends the alert. */
+  lowAlertArmed: boolean('low_alert_armed').notNull(),
+  /** This check sent the low-account alert. */
+  lowAlertSent: boolean('low_alert_sent').notNull().default(false),
 });

@@ -1,6 +1,7 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
 import { eq } from 'drizzle-orm';
 import { jobs } from '../db/schema.js';
+import { checkAccount } from './account.js';
 import { deliverJob } from './deliver.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
@@ -62,5 +63,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     costOf(kind) {
       return costOfKind(deps, kind);
     },
+    checkAccount: () => checkAccount(deps, 'command'),
   };
 }

@@ -28,6 +28,17 @@ export interface PipelineSettings {
   readonly attachmentLimitBytes: number;
   /** Minimum time between two progress edits of one reply. */
   readonly progressEditIntervalMs: number;
+  /** The music service account's low-credits alert (src/pipeline/account.ts). */
+  readonly account: AccountSettings;
+}
+
+export interface AccountSettings {
+  /** ACCOUNT_LOW_CREDITS: tell the owners when the balance falls below this; 0: never. */
+  readonly lowCredits: number;
+  /** ACCOUNT_ALERT_CHANNEL_ID: where to tell them; undefined: a DM to each owner. */
+  readonly alertChannelId: string | undefined;
+  /** BOT_OWNER_IDS. */
+  readonly ownerIds: readonly string[];
 }
 
 export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
@@ -41,6 +52,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   attachAudio: true,
   attachmentLimitBytes: 10 * 1024 * 1024,
   progressEditIntervalMs: 5_000,
+  account: { lowCredits: 0, alertChannelId: undefined, ownerIds: [] },
 };
 
 /** Everything the pipeline's functions and processors need, passed in by the composition root. */

@@ -3,6 +3,7 @@
  * (src/pipeline/create-pipeline.ts); the command handlers receive it through their context and
  * never touch queues, the ledger's job movements or the music API directly.
  */
+import type { AccountCheck } from './account.js';
 import type { JobRow } from './job-rows.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
@@ -41,4 +42,10 @@ export interface Pipeline {
   queuePosition(jobId: string): Promise<number | undefined>;
   /** What a request of this kind costs, from the one cost table. */
   costOf(kind: JobRow['kind']): number;
+  /**
+   * Checks the music service account now (`/credits-admin account`): get-credits against the
+   * ledger's upstream spend since the last check, recorded, with the low-account alert if due.
+   * Throws the music API's error when get-credits fails (nothing is recorded).
+   */
+  checkAccount(): Promise<AccountCheck>;
 }

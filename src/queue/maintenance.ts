@@ -17,6 +17,8 @@ export interface MaintenanceOptions {
 export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, number>> = {
   reconcile: 60_000,
   allowances: 60 * 60_000,
+  /** The music service account against the ledger, and its low-credits alert (src/pipeline/account.ts). */
+  account: 60 * 60_000,
 };
 
 export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {

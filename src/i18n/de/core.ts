@@ -124,6 +124,7 @@ export const core: Translation<typeof english> = {
   'notice.private.ready': '<@{user}> deine Anfrage ist fertig. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'notice.private.finished': '<@{user}> deine Anfrage ist abgeschlossen. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Ein Moderator kann sie aufladen.',
+  'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance}** Credits (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, wenn es sich erholt hat.',
 
   'credits.error.unknownGuild': 'Dieser Server hat noch kein Credit-Konto.',
   'credits.error.insufficientCredits': 'Dieser Server hat dafür nicht genug Credits.',

@@ -140,6 +140,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.account': 'Das Konto beim Musikdienst hat **{credits}** Credits.',
   'creditsAdmin.accountWithExtra': 'Das Konto beim Musikdienst hat **{credits}** Credits (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'Guthaben dieses Servers im Bot: {balance}.',
+  'creditsAdmin.accountExpected': 'Das Hauptbuch erwartete **{expected}**: {previous} bei der letzten Prüfung (<t:{at}:R>), abzüglich {spent} seitdem beim Dienst ausgegeben.',
+  'creditsAdmin.accountDrift': 'Abweichung: **{drift}**.',
+  'creditsAdmin.accountDriftNegative': 'Der Dienst hat mehr abgebucht, als das Hauptbuch verzeichnet.',
+  'creditsAdmin.accountDriftPositive': 'Das Konto hat mehr gewonnen, als das Hauptbuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
+  'creditsAdmin.accountBaseline': 'Erste Prüfung: die nächsten vergleichen das Guthaben mit dem, was das Hauptbuch seitdem beim Dienst ausgegeben hat.',
   'creditsAdmin.alertOff': 'Die Warnung bei niedrigem Guthaben ist aus.',
   'creditsAdmin.alertOn': {
     one: 'Sobald das Guthaben unter {count} Credit fällt, wird eine Nachricht in <#{channel}> gepostet.',

@@ -128,6 +128,7 @@ export const core = {
   'notice.private.ready': '<@{user}> your request is ready. See it with `{/jobs show id:}{id}`.',
   'notice.private.finished': '<@{user}> your request has finished. See it with `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'This server’s music credits are low: {balance} left (alert below {below}). A moderator can top them up.',
+  'alert.accountLow': 'The music service account is low: **{balance}** credits left (alert below {threshold}). Top it up at the service; the next alert comes only after it has recovered.',
 
   'credits.error.unknownGuild': 'This server has no credit account yet.',
   'credits.error.insufficientCredits': 'This server does not have enough credits for that.',

@@ -140,6 +140,11 @@ export const moderation = {
   'creditsAdmin.account': 'The music service account has **{credits}** credits.',
   'creditsAdmin.accountWithExtra': 'The music service account has **{credits}** credits (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'This server’s balance in the bot: {balance}.',
+  'creditsAdmin.accountExpected': 'The ledger expected **{expected}**: {previous} at the last check (<t:{at}:R>), less {spent} spent upstream since.',
+  'creditsAdmin.accountDrift': 'Drift: **{drift}**.',
+  'creditsAdmin.accountDriftNegative': 'The service charged more than the ledger recorded.',
+  'creditsAdmin.accountDriftPositive': 'The account gained more than the ledger explains: a top-up, or a refund the ledger did not expect.',
+  'creditsAdmin.accountBaseline': 'First check: the next ones compare the balance with what the ledger spent upstream since this one.',
   'creditsAdmin.alertOff': 'The low-balance alert is off.',
   'creditsAdmin.alertOn': {
     one: 'One message will be posted in <#{channel}> when the balance falls below {count} credit.',

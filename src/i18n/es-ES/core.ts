@@ -126,6 +126,7 @@ export const core: Translation<typeof english> = {
   'notice.private.ready': '<@{user}> tu petición está lista. Mírala con `{/jobs show id:}{id}`.',
   'notice.private.finished': '<@{user}> tu petición ha terminado. Mírala con `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). Un moderador puede recargarlos.',
+  'alert.accountLow': 'A la cuenta del servicio de música le quedan pocos créditos: **{balance}** (aviso por debajo de {threshold}). Recárgala en el servicio; el próximo aviso llegará solo cuando se haya recuperado.',
 
   'credits.error.unknownGuild': 'Este servidor todavía no tiene cuenta de créditos.',
   'credits.error.insufficientCredits': 'Este servidor no tiene suficientes créditos para eso.',

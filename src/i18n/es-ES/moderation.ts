@@ -143,6 +143,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.account': 'La cuenta del servicio de música tiene **{credits}** créditos.',
   'creditsAdmin.accountWithExtra': 'La cuenta del servicio de música tiene **{credits}** créditos (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'Saldo de este servidor en el bot: {balance}.',
+  'creditsAdmin.accountExpected': 'El registro esperaba **{expected}**: {previous} en la última comprobación (<t:{at}:R>), menos {spent} gastados en el servicio desde entonces.',
+  'creditsAdmin.accountDrift': 'Desviación: **{drift}**.',
+  'creditsAdmin.accountDriftNegative': 'El servicio cobró más de lo que registró el bot.',
+  'creditsAdmin.accountDriftPositive': 'La cuenta ganó más de lo que explica el registro: una recarga, o un reembolso que el registro no esperaba.',
+  'creditsAdmin.accountBaseline': 'Primera comprobación: las siguientes compararán el saldo con lo que el registro gastó en el servicio desde esta.',
   'creditsAdmin.alertOff': 'La alerta de saldo bajo está desactivada.',
   'creditsAdmin.alertOn': {
     one: 'Se publicará un mensaje en <#{channel}> cuando el saldo baje de {count} crédito.',

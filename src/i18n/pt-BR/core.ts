@@ -126,6 +126,7 @@ export const core: Translation<typeof english> = {
   'notice.private.ready': '<@{user}> seu pedido está pronto. Veja com `{/jobs show id:}{id}`.',
   'notice.private.finished': '<@{user}> seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Um moderador pode recarregar.',
+  'alert.accountLow': 'A conta do serviço de música está com poucos créditos: restam **{balance}** (alerta abaixo de {threshold}). Recarregue no serviço; o próximo alerta só vem depois que ela se recuperar.',
 
   'credits.error.unknownGuild': 'Este servidor ainda não tem uma conta de créditos.',
   'credits.error.insufficientCredits': 'Este servidor não tem créditos suficientes para isso.',

@@ -143,6 +143,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.account': 'A conta do serviço de música tem **{credits}** créditos.',
   'creditsAdmin.accountWithExtra': 'A conta do serviço de música tem **{credits}** créditos (+{extra} extras).',
   'creditsAdmin.accountGuildBalance': 'Saldo deste servidor no bot: {balance}.',
+  'creditsAdmin.accountExpected': 'O registro esperava **{expected}**: {previous} na última verificação (<t:{at}:R>), menos {spent} gastos no serviço desde então.',
+  'creditsAdmin.accountDrift': 'Desvio: **{drift}**.',
+  'creditsAdmin.accountDriftNegative': 'O serviço cobrou mais do que o registro do bot anotou.',
+  'creditsAdmin.accountDriftPositive': 'A conta ganhou mais do que o registro explica: uma recarga, ou um reembolso que o registro não esperava.',
+  'creditsAdmin.accountBaseline': 'Primeira verificação: as próximas comparam o saldo com o que o registro gastou no serviço desde esta.',
   'creditsAdmin.alertOff': 'O alerta de saldo baixo está desativado.',
   'creditsAdmin.alertOn': {
     one: 'Uma mensagem será publicada em <#{channel}> quando o saldo ficar abaixo de {count} crédito.',

@@ -1,10 +1,12 @@
 /**
  * The deployment's periodic passes, one entry per scheduled run (see `scheduleMaintenance`):
- * the reconciler, which puts every open job without a live queue entry back on its queue, and
- * the monthly allowances of guilds that stay quiet (busy guilds get theirs at first use).
+ * the reconciler, which puts every open job without a live queue entry back on its queue, the
+ * monthly allowances of guilds that stay quiet (busy guilds get theirs at first use), and the
+ * hourly check of the music service account against the ledger (src/pipeline/account.ts).
  */
 import type { Job } from 'bullmq';
 import { applyDueAllowances } from '../../credits/index.js';
+import { checkAccount } from '../account.js';
 import type { PipelineDeps } from '../deps.js';
 import { reconcile } from '../reconcile.js';
 import type { MaintenanceTask } from '../../queue/queues.js';
@@ -16,6 +18,7 @@ export function createMaintenanceProcessor(deps: PipelineDeps) {
       const result = await applyDueAllowances(deps.db, deps.now());
       for (const failure of result.failed) deps.logger.error({ guildId: failure.guildId, err: failure.error }, 'allowance failed');
     },
+    account: async () => void (await checkAccount(deps, 'hourly')),
   };
   return async (entry: Job): Promise<void> => {
     const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;

@@ -1,5 +1,5 @@
 /**
- * The periodic passes (reconcile, allowances) run from BullMQ job schedulers: however many
+ * The periodic passes (reconcile, allowances, account) run from BullMQ job schedulers: however many
  * worker processes keep them scheduled, each pass runs once per period for the deployment, and
  * a schedule lost with Redis's data is put back by the next check.
  */
@@ -35,7 +35,7 @@ function countRuns(url: string, prefix: string): Map<string, number> {
   return runs;
 }
 
-const EVERY = { reconcile: 60_000, allowances: 3_600_000 };
+const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000 };
 
 describe('maintenance passes', () => {
   it('are scheduled once for the deployment, however many worker processes ask', async () => {
@@ -48,6 +48,7 @@ describe('maintenance passes', () => {
 
     const schedulers = await first.maintenance.getJobSchedulers();
     expect(schedulers.map((s) => [s.key, Number(s.every)]).sort()).toEqual([
+      ['account', 3_600_000],
       ['allowances', 3_600_000],
       ['reconcile', 60_000],
     ]);
@@ -59,6 +60,7 @@ describe('maintenance passes', () => {
     await expect.poll(() => runs.get('marker'), { timeout: 10_000 }).toBe(1);
     expect(runs.get('reconcile')).toBe(1);
     expect(runs.get('allowances')).toBe(1);
+    expect(runs.get('account')).toBe(1);
   });
 
   it('come back after Redis lost its data, and run at once', async () => {
@@ -75,6 +77,6 @@ describe('maintenance passes', () => {
     expect(await queues.maintenance.getJobSchedulers()).toEqual([]);
 
     await expect.poll(() => runs.get('reconcile'), { timeout: 10_000 }).toBe(2);
-    expect((await queues.maintenance.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['allowances', 'reconcile']);
+    expect((await queues.maintenance.getJobSchedulers()).map((s) => s.key).sort()).toEqual(['account', 'allowances', 'reconcile']);
   });
 });

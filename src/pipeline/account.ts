@@ -1,0 +1,172 @@
+/**
+ * The operator's view of the music service account (issue 14): each check reads get-credits,
+ * compares it with what the ledger says was spent upstream since the previous check, records
+ * the result, and tells the bot's owners once when the balance falls below ACCOUNT_LOW_CREDITS.
+ *
+ * Drift. `expected = previous balance − upstream spend recorded since` and
+ * `drift = balance − expected`, where the upstream spend is the difference of the ledger's
+ * cumulative reading (`upstreamSpentTotal`: charges of jobs the service took, less the refunds
+ * of tasks it failed). In a quiet, correct system the drift is 0. Negative: the service charged
+ * what the ledger does not know (a submission that timed out yet ran, a price that differs
+ * from the cost table, another user of the key). Positive: the account gained what the ledger
+ * does not explain: a top-up by the operator (get-credits cannot tell one apart), or a refund
+ * of a task the bot had already given up on. A job whose submission is answered at the very
+ * moment of a check can show in one check's drift and, reversed, in the next one's: the sum of
+ * the drifts over checks is exact. The first check records the baseline (drift null).
+ *
+ * Checks take turns under a transaction-scoped advisory lock, so two workers (the hourly pass
+ * and an owner's command, or two passes) never read the same previous check: the second waits,
+ * then compares with the first. The low-account alert is sent inside that transaction, and the
+ * row that records it is written by the same transaction: with two checks at once exactly one
+ * sends; a send that fails leaves the alert armed for the next check; a crash before commit
+ * leaves it armed too (so it is sent again rather than lost).
+ *
+ * Re-arm. Once sent, the alert is armed again when a check sees the balance back at or above
+ * the threshold plus a tenth (1,100 for 1,000): a refund that lifts the balance a few credits
+ * over the threshold must not cost the owners a second message for the same shortage.
+ */
+import { desc, sql } from 'drizzle-orm';
+import { upstreamSpentTotal } from '../credits/index.js';
+import type { Executor } from '../db/client.js';
+import { accountChecks } from '../db/schema.js';
+import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { english } from '../i18n/index.js';
+import type { Metrics } from '../metrics.js';
+import type { PipelineDeps } from './deps.js';
+
+export type AccountCheckRow = typeof accountChecks.$inferSelect;
+
+export interface AccountCheck extends AccountCheckRow {
+  /** The check this one was compared with; null for the baseline. */
+  readonly previous: { readonly checkedAt: Date; readonly balance: number } | null;
+  /** The ledger's upstream spend since the previous check; null for the baseline. */
+  readonly spentSince: number | null;
+}
+
+export type AccountCheckSource = AccountCheckRow['source'];
+
+/** Held for the length of a check's transaction; any constant that no other lock uses. */
+const CHECK_LOCK = sql`select pg_advisory_xact_lock(hashtextextended('music-account-checks', 0))`;
+
+/** The balance at which a sent alert is armed again: the threshold and a tenth of it. */
+export function rearmAt(threshold: number): number {
+  return threshold + Math.ceil(threshold / 10);
+}
+
+/** Reads get-credits and the ledger, records the check, and sends the low-account alert if due. */
+export async function checkAccount(
+  deps: Pick<PipelineDeps, 'db' | 'musicApi' | 'discord' | 'logger' | 'settings'>,
+  source: AccountCheckSource,
+): Promise<AccountCheck> {
+  const { lowCredits: threshold } = deps.settings.account;
+  const check = await deps.db.transaction(async (tx) => {
+    await tx.execute(CHECK_LOCK);
+    const previous = await latestCheck(tx);
+    const account = await deps.musicApi.getCredits();
+    // Read after the balance: a charge the service made before get-credits answered is in the
+    // ledger by now, unless its submission's answer is still on its way (see the drift note).
+    const upstreamSpent = await upstreamSpentTotal(tx);
+    const balance = account.credits + account.extraCredits;
+    const spentSince = previous ? upstreamSpent - previous.upstreamSpentTotal : null;
+    const expected = previous && spentSince !== null ? exact(previous.balance - spentSince) : null;
+    const drift = expected === null ? null : exact(balance - expected);
+
+    const wasArmed = previous?.lowAlertArmed ?? true;
+    let armed = wasArmed;
+    let sent = false;
+    if (threshold <= 0 || balance >= rearmAt(threshold)) armed = true;
+    else if (balance < threshold && wasArmed) {
+      sent = await sendLowAccountAlert(deps, balance, threshold);
+      armed = !sent;
+    }
+
+    const [row] = await tx
+      .insert(accountChecks)
+      .values({
+        source,
+        credits: account.credits,
+        extraCredits: account.extraCredits,
+        balance,
+        upstreamSpentTotal: upstreamSpent,
+        expected,
+        drift,
+        lowThreshold: threshold,
+        lowAlertArmed: armed,
+        lowAlertSent: sent,
+      })
+      .returning();
+    return {
+      ...row!,
+      previous: previous ? { checkedAt: previous.checkedAt, balance: previous.balance } : null,
+      spentSince,
+    };
+  });
+  deps.logger.info(
+    { source, balance: check.balance, expected: check.expected, drift: check.drift, spentSince: check.spentSince, alertSent: check.lowAlertSent },
+    'music account checked',
+  );
+  if (check.drift !== null && check.drift !== 0) deps.logger.warn({ source, drift: check.drift }, 'music account drift');
+  return check;
+}
+
+/** The newest check, or undefined before the first. */
+export async function latestCheck(executor: Executor): Promise<AccountCheckRow | undefined> {
+  const [row] = await executor.select().from(accountChecks).orderBy(desc(accountChecks.id)).limit(1);
+  return row;
+}
+
+/**
+ * The account gauges, from the newest check in Postgres: the process that serves /metrics is
+ * not the one that runs the checks. Unknown values read NaN (before the first check; the drift
+ * of the baseline): a comparison with NaN is false, so an alert rule such as
+ * `musicbot_account_credits < musicbot_account_low_credits_threshold` stays quiet, where 0
+ * would read as an empty account.
+ */
+export async function refreshAccountGauges(executor: Executor, metrics: Metrics): Promise<void> {
+  const row = await latestCheck(executor);
+  metrics.accountCredits.set(row?.balance ?? Number.NaN);
+  metrics.accountDrift.set(row?.drift ?? Number.NaN);
+  metrics.accountLowThreshold.set(row?.lowThreshold ?? Number.NaN);
+  metrics.accountLastCheck.set(row ? row.checkedAt.getTime() / 1000 : Number.NaN);
+}
+
+/**
+ * One message to the configured channel, or a DM to each owner. True when it reached someone:
+ * an owner who does not take DMs must not make the others get it again at the next check.
+ */
+async function sendLowAccountAlert(
+  deps: Pick<PipelineDeps, 'discord' | 'logger' | 'settings'>,
+  balance: number,
+  threshold: number,
+): Promise<boolean> {
+  const { alertChannelId, ownerIds } = deps.settings.account;
+  // Nobody is mentioned, so nobody can be pinged by it.
+  const message = { content: english('alert.accountLow', { balance, threshold }), allowed_mentions: { parse: [] } };
+  if (alertChannelId !== undefined) {
+    try {
+      await deps.discord.postChannelMessage(alertChannelId, message);
+      deps.logger.info({ channelId: alertChannelId, balance, threshold }, 'music account low: alert posted');
+      return true;
+    } catch (err) {
+      deps.logger.error({ channelId: alertChannelId, err: describeDiscordError(err) }, 'music account low: alert not posted');
+      return false;
+    }
+  }
+  let reached = 0;
+  for (const userId of ownerIds) {
+    try {
+      await deps.discord.sendDirectMessage(userId, message);
+      reached += 1;
+    } catch (err) {
+      deps.logger.warn({ userId, err: describeDiscordError(err) }, 'music account low: owner not reached');
+    }
+  }
+  if (reached === 0) deps.logger.error({ owners: ownerIds.length, balance, threshold }, 'music account low: alert reached nobody');
+  else deps.logger.info({ reached, balance, threshold }, 'music account low: alert sent');
+  return reached > 0;
+}
+
+/** Credits may come with decimals from the service: keep sums free of binary fractions' noise. */
+function exact(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
