@@ -8,14 +8,24 @@ export interface Metrics {
   readonly upstreamErrors: Counter<'type'>;
   readonly credits: Counter<'movement'>;
   readonly deliveries: Counter<'outcome'>;
+  /** Results posted by path: `edit` (through the interaction), `channel` (a channel message) or `failed` (an attempt that posted nothing). */
+  readonly resultDeliveries: Counter<'path'>;
+  /** Commands, buttons, menus and forms by name and outcome; `reason` is a refusal's code, empty otherwise. */
+  readonly commands: Counter<'command' | 'outcome' | 'reason'>;
   readonly progressEdits: Counter<'outcome'>;
   readonly firstAnswer: Histogram<'how'>;
   readonly webhooks: Counter<'outcome'>;
   readonly queueDepth: Gauge<'queue' | 'state'>;
+  readonly queueOldestWaiting: Gauge<'queue'>;
   readonly jobsOpen: Gauge<'kind' | 'state'>;
   readonly upstreamLatency: Histogram<'operation'>;
   readonly discordLatency: Histogram<string>;
   readonly webhookToCompletion: Histogram<string>;
+  /** The music service account, as its newest check recorded it in Postgres (read at scrape time). */
+  readonly accountCredits: Gauge<string>;
+  readonly accountDrift: Gauge<string>;
+  readonly accountLowThreshold: Gauge<string>;
+  readonly accountLastCheck: Gauge<string>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -29,6 +39,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     upstreamErrors: new Counter({ name: 'musicbot_upstream_errors_total', help: 'Music API errors, by type', labelNames: ['type'], registers }),
     credits: new Counter({ name: 'musicbot_credits_total', help: 'Credits reserved, charged, released and refunded', labelNames: ['movement'], registers }),
     deliveries: new Counter({ name: 'musicbot_deliveries_total', help: 'Result posts to Discord, by outcome', labelNames: ['outcome'], registers }),
+    resultDeliveries: new Counter({
+      name: 'musicbot_result_deliveries_total',
+      help: 'Result deliveries by path: edit (the interaction reply), channel (a channel message), failed (an attempt that posted nothing)',
+      labelNames: ['path'],
+      registers,
+    }),
+    commands: new Counter({
+      name: 'musicbot_commands_total',
+      help: 'Interactions handled, by command (or component action) and outcome (accepted, refused, failed); reason: the refusal code',
+      labelNames: ['command', 'outcome', 'reason'],
+      registers,
+    }),
     progressEdits: new Counter({
       name: 'musicbot_progress_edits_total',
       help: 'Progress edits of interaction replies: shown, dropped (the reply was rate limited) or failed',
@@ -44,6 +66,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     webhooks: new Counter({ name: 'musicbot_webhooks_total', help: 'Webhook requests, by outcome', labelNames: ['outcome'], registers }),
     queueDepth: new Gauge({ name: 'musicbot_queue_depth', help: 'Queue entries by queue and state', labelNames: ['queue', 'state'], registers }),
+    queueOldestWaiting: new Gauge({
+      name: 'musicbot_queue_oldest_waiting_seconds',
+      help: 'Age of the oldest entry due to run but not yet taken (waiting, or delayed past its time), 0 when none',
+      labelNames: ['queue'],
+      registers,
+    }),
     jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers }),
     upstreamLatency: new Histogram({
       name: 'musicbot_upstream_request_seconds',
@@ -62,6 +90,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'musicbot_webhook_to_completion_seconds',
       help: 'From webhook receipt to the job being final',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+    accountCredits: new Gauge({
+      name: 'musicbot_account_credits',
+      help: 'The music service account balance (credits + extra credits) at its last check',
+      registers,
+    }),
+    accountDrift: new Gauge({
+      name: 'musicbot_account_drift_credits',
+      help: 'Last check of the service account: balance minus what the ledger expected (negative: spent upstream without the ledger knowing)',
+      registers,
+    }),
+    accountLowThreshold: new Gauge({
+      name: 'musicbot_account_low_credits_threshold',
+      help: 'ACCOUNT_LOW_CREDITS at the last check (0: no alert), for alert rules beside musicbot_account_credits',
+      registers,
+    }),
+    accountLastCheck: new Gauge({
+      name: 'musicbot_account_last_check_timestamp_seconds',
+      help: 'When the service account was last checked (Unix time)',
       registers,
     }),
   };

@@ -13,6 +13,7 @@ import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
+import { countInteraction } from './outcomes.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
@@ -45,6 +46,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     const t = translator(interaction.locale);
     const handlerContext: CommandContext = { ...context, logger, t, guildT: translator(interaction.guildLocale) };
     const started = performance.now();
+    let thrown: { error: unknown } | undefined;
     const open = (kind: AcknowledgementKind) =>
       openAnswer(interaction as RepliableInteraction, kind, {
         budgetMs: context.config.answerBudgetMs,
@@ -98,9 +100,11 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       }
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
+      thrown = { error };
       await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t);
     } finally {
       closeAnswer(interaction);
+      countInteraction(context.metrics, interaction, thrown);
       const first = firstAnswerOf(interaction);
       // Buttons that update their message defer at once by design: only answers that wait for a decision count.
       const decided = first?.kind === 'public' || first?.kind === 'ephemeral';

@@ -30,6 +30,17 @@ export interface MusicApiClientOptions {
   logger?: Logger;
   /** For tests (`globalThis.fetch` fits). @defaultValue undici's request (see transport.ts) */
   fetch?: Transport;
+  /** Told of every request that went out once it ends, answered or not: the bot records the service's health with it. Must not throw. */
+  onAnswer?: (answer: MusicApiAnswer) => void;
+}
+
+/** One request to the service, ended: `error` is undefined when it was answered as it should be. */
+export interface MusicApiAnswer {
+  readonly operation: MusicApiOperation;
+  /** When it ended (ms since the epoch). */
+  readonly at: number;
+  readonly durationMs: number;
+  readonly error?: MusicApiError;
 }
 
 export interface CallOptions {
@@ -152,6 +163,7 @@ export class MusicApiClient {
   readonly #apiKey: string;
   readonly #fetch: Transport;
   readonly #log: Logger;
+  readonly #onAnswer: ((answer: MusicApiAnswer) => void) | undefined;
 
   constructor(options: MusicApiClientOptions) {
     const base = new URL(options.baseUrl);
@@ -161,6 +173,7 @@ export class MusicApiClient {
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? undiciTransport;
     this.#log = options.logger ?? silentLogger;
+    this.#onAnswer = options.onAnswer;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.models = Object.freeze([...(options.models ?? SPEC_MODELS)]);
     this.sonicModels = options.sonicModels === undefined ? undefined : Object.freeze([...options.sonicModels]);
@@ -315,6 +328,7 @@ export class MusicApiClient {
     const fail = (init: Omit<ConstructorParameters<typeof MusicApiError>[0], 'operation' | 'method' | 'path' | 'secrets'>) => {
       const error = new MusicApiError({ ...init, operation, method, path, secrets: [this.#apiKey] });
       this.#log.warn({ err: error, durationMs: Date.now() - started }, 'music API request failed');
+      this.#onAnswer?.({ operation, at: Date.now(), durationMs: Date.now() - started, error });
       return error;
     };
 
@@ -376,6 +390,7 @@ export class MusicApiClient {
       });
     }
     this.#log.debug({ operation, method, path, status: response.status, durationMs: Date.now() - started }, 'music API request');
+    this.#onAnswer?.({ operation, at: Date.now(), durationMs: Date.now() - started });
     return parsed.data;
   }
 

@@ -48,10 +48,12 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
       deps.logger.warn({ jobId, channelId: job.channelId, error: describeDiscordError(err) }, 'no access to the channel; result kept for /jobs show');
       await deps.db.update(jobs).set({ deliveryState: 'failed', updatedAt: deps.now() }).where(eq(jobs.id, jobId));
       deps.metrics.deliveries.inc({ outcome: 'missing_access' });
+      deps.metrics.resultDeliveries.inc({ path: 'failed' });
       return 'failed';
     }
     await deps.db.update(jobs).set({ deliveryClaimedAt: null }).where(eq(jobs.id, jobId));
     deps.metrics.deliveries.inc({ outcome: 'retry' });
+    deps.metrics.resultDeliveries.inc({ path: 'failed' });
     throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
   }
 
@@ -61,6 +63,7 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
     deps.db.update(jobs).set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() }).where(eq(jobs.id, jobId)),
   );
   deps.metrics.deliveries.inc({ outcome: posted.channel ? 'channel_message' : 'interaction_reply' });
+  deps.metrics.resultDeliveries.inc({ path: posted.channel ? 'channel' : 'edit' });
   deps.metrics.discordLatency.observe((performance.now() - started) / 1000);
   deps.logger.info({ jobId, state: job.state, viaChannel: posted.channel }, 'result delivered');
 

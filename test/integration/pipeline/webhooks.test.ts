@@ -195,6 +195,32 @@ describe('a webhook and a poll arriving together', () => {
 });
 
 describe('the HTTP server', () => {
+  it('counts every webhook verdict exactly once, those Fastify refuses before the handler too', async () => {
+    const { result } = await h.request({ kind: 'song', prompt: 'verdicts' });
+    const { jobId } = result as SubmitResult;
+    // Finished: its genuine webhook is counted, and none arrives while this test counts.
+    const job = await finished(jobId);
+    const total = (samples: Map<string, number>) =>
+      [...samples].filter(([name]) => name.startsWith('musicbot_webhooks_total{')).reduce((sum, [, value]) => sum + value, 0);
+    const before = await metrics();
+
+    const malformedBody = '{not json';
+    const answers = await Promise.all([
+      postWebhook('00000000-0000-4000-8000-000000000000', '{}', { 'x-webhook-signature': 'abc' }),
+      postWebhook(jobId, '{}', { 'x-webhook-signature': 'abc' }),
+      postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(malformedBody).digest('hex') }),
+      postWebhook(jobId, 'x'.repeat(1024 * 1024 + 10), { 'x-webhook-signature': 'abc' }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([404, 401, 400, 413]);
+
+    const after = await metrics();
+    const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+    expect(delta('musicbot_webhooks_total{outcome="unknown_job"}')).toBe(1);
+    expect(delta('musicbot_webhooks_total{outcome="malformed"}')).toBe(1);
+    expect(delta('musicbot_webhooks_total{outcome="too_large"}')).toBe(1);
+    expect(total(after) - total(before)).toBe(4);
+  });
+
   it('reports Postgres and Redis on /healthz and the pipeline on /metrics', async () => {
     const { result } = await h.request({ kind: 'song', prompt: 'something to count' });
     const { jobId } = result as SubmitResult;
@@ -205,7 +231,7 @@ describe('the HTTP server', () => {
 
     const health = await fetch(`${h.app.httpUrl}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok', postgres: 'ok', redis: 'ok' });
+    expect(await health.json()).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok' });
     const metrics = await (await fetch(`${h.app.httpUrl}/metrics`)).text();
     expect(metrics).toMatch(/musicbot_jobs_accepted_total\{kind="song"\} [1-9]/);
     expect(metrics).toMatch(/musicbot_credits_total\{movement="reserved"\} [1-9]/);

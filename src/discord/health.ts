@@ -1,0 +1,56 @@
+/**
+ * The gateway's heartbeat for `/healthz`: each shard this process runs, its status and its
+ * ping, written to Redis (src/queue/health.ts) every few seconds and whenever a shard connects
+ * or drops, so that the http process, which has no gateway, can report the shards.
+ */
+import { Events, Status, type Client } from 'discord.js';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health.js';
+
+export interface ShardHealthOptions {
+  readonly client: Client;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly logger: Logger;
+  /** @defaultValue HEARTBEAT_EVERY_MS */
+  readonly everyMs?: number;
+}
+
+const STATUS_NAMES = new Map<number, string>(
+  Object.entries(Status)
+    .filter((entry): entry is [string, number] => typeof entry[1] === 'number')
+    .map(([name, value]) => [value, name.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toLowerCase()]),
+);
+
+/** `ready`, `connecting`, `reconnecting`, `disconnected`, `waiting_for_guilds`, … */
+export function shardStatusName(status: number): string {
+  return STATUS_NAMES.get(status) ?? `unknown_${status}`;
+}
+
+/** Starts writing heartbeats at once; `stop` ends them and takes this process's shards out of the record. */
+export function publishShardHealth(options: ShardHealthOptions): { stop(): Promise<void> } {
+  const { client, redis, prefix, logger } = options;
+  const written = new Set<number>();
+  let writing: Promise<void> = Promise.resolve();
+  const publish = () => {
+    const at = Date.now();
+    const shards: ShardHeartbeat[] = client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping, at }));
+    for (const shard of shards) written.add(shard.id);
+    writing = writeShardHeartbeats(redis, prefix, shards).catch((err: unknown) => logger.debug({ err }, 'could not write the gateway heartbeat'));
+  };
+  const events = [Events.ShardReady, Events.ShardDisconnect, Events.ShardReconnecting, Events.ShardResume] as const;
+  for (const event of events) client.on(event, publish);
+  const timer = setInterval(publish, options.everyMs ?? HEARTBEAT_EVERY_MS);
+  timer.unref();
+  publish();
+  return {
+    async stop() {
+      clearInterval(timer);
+      for (const event of events) client.off(event, publish);
+      // A write still on its way would put the shards back after their removal.
+      await writing;
+      await removeShardHeartbeats(redis, prefix, [...written]).catch((err: unknown) => logger.warn({ err }, 'could not remove the gateway heartbeat'));
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * `/healthz` and `/readyz`, for load balancers and people.
+ *
+ * - `/healthz`: the process is alive, and how each dependency is. 503 (`down`) only when this
+ *   process cannot work: Postgres or Redis unreachable. A gateway shard that is down or
+ *   reconnecting, or a music service failing for {@link SERVICE_FAILING_AFTER_MS}, is
+ *   `degraded` with a 200: the bot still answers and queues, and restarting this process
+ *   would mend neither.
+ * - `/readyz`: ready for traffic: Postgres and Redis reachable, start-up finished and not
+ *   stopping. From the moment `stop()` begins it answers 503, so a load balancer drains it.
+ *
+ * Every check has its own time limit and they run side by side: an answer comes within about
+ * {@link CHECK_TIMEOUT_MS} whatever hangs.
+ */
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/client.js';
+import { readServiceRecord, readShardHeartbeats, SHARD_STALE_MS, type ServiceRecord, type ShardHeartbeat } from '../queue/health.js';
+import type { Queues } from '../queue/queues.js';
+
+/** Each dependency's check gives up after this long and reports it down. */
+export const CHECK_TIMEOUT_MS = 1_000;
+/** The music service counts as failing once every answer for this long was a failure. */
+export const SERVICE_FAILING_AFTER_MS = 5 * 60_000;
+
+/** Where the process is in its life, as the composition root tells it. */
+export type Lifecycle = 'starting' | 'running' | 'stopping';
+
+export interface HealthDeps {
+  readonly db: Database;
+  readonly redis: Redis;
+  readonly queues: Pick<Queues, 'prefix'>;
+  /** @defaultValue () => 'running' */
+  readonly lifecycle?: () => Lifecycle;
+  /** This process runs a gateway, so a missing heartbeat is a gateway down, not a deployment without one. */
+  readonly expectGateway?: boolean;
+  /** @defaultValue CHECK_TIMEOUT_MS */
+  readonly checkTimeoutMs?: number;
+}
+
+type Reachable = 'ok' | 'down';
+/** `absent`: no gateway reports, and none is expected here (an http process, interactions over HTTP). */
+type GatewayStatus = 'ok' | 'degraded' | 'down' | 'absent' | 'unknown';
+type ServiceStatus = 'ok' | 'failing' | 'unknown';
+
+export interface HealthReport {
+  readonly status: 'ok' | 'degraded' | 'down';
+  readonly postgres: Reachable;
+  readonly redis: Reachable;
+  readonly gateway: {
+    readonly status: GatewayStatus;
+    readonly shards: ReadonlyArray<{ id: number; status: string; pingMs: number; seenSecondsAgo: number }>;
+  };
+  readonly musicApi: {
+    readonly status: ServiceStatus;
+    readonly lastAnswerSecondsAgo?: number;
+    readonly lastError?: string;
+    readonly failingForSeconds?: number;
+  };
+}
+
+export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
+  app.get('/healthz', async (_request, reply) => {
+    const report = await checkHealth(deps);
+    return reply.code(report.status === 'down' ? 503 : 200).send(report);
+  });
+
+  app.get('/readyz', async (_request, reply) => {
+    const phase = deps.lifecycle?.() ?? 'running';
+    if (phase !== 'running') return reply.code(503).send({ status: phase });
+    const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const [postgres, redis] = await Promise.all([reach(pingPostgres(deps.db), timeoutMs), reach(deps.redis.ping(), timeoutMs)]);
+    // Checked again: stop() may have begun while the checks ran.
+    const ready = postgres === 'ok' && redis === 'ok' && (deps.lifecycle?.() ?? 'running') === 'running';
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', postgres, redis });
+  });
+}
+
+export async function checkHealth(deps: HealthDeps, now = Date.now()): Promise<HealthReport> {
+  const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+  const prefix = deps.queues.prefix;
+  const [postgres, redis, shards, service] = await Promise.all([
+    reach(pingPostgres(deps.db), timeoutMs),
+    reach(deps.redis.ping(), timeoutMs),
+    within(readShardHeartbeats(deps.redis, prefix), timeoutMs).catch(() => undefined),
+    within(readServiceRecord(deps.redis, prefix), timeoutMs).catch(() => undefined),
+  ]);
+  const gateway = gatewayHealth(shards, deps.expectGateway ?? false, now);
+  const musicApi = serviceHealth(service, now);
+  const status =
+    postgres === 'down' || redis === 'down' ? 'down' : gateway.status === 'down' || gateway.status === 'degraded' || musicApi.status === 'failing' ? 'degraded' : 'ok';
+  return { status, postgres, redis, gateway, musicApi };
+}
+
+export function gatewayHealth(shards: readonly ShardHeartbeat[] | undefined, expected: boolean, now: number): HealthReport['gateway'] {
+  if (shards === undefined) return { status: 'unknown', shards: [] };
+  const seen = shards.map((shard) => ({ id: shard.id, status: shard.status, pingMs: shard.pingMs, seenSecondsAgo: Math.max(0, Math.round((now - shard.at) / 1000)) }));
+  if (seen.length === 0) return { status: expected ? 'down' : 'absent', shards: seen };
+  const alive = shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
+  const status = alive.length === 0 ? 'down' : alive.length < shards.length || alive.some((shard) => shard.status !== 'ready') ? 'degraded' : 'ok';
+  return { status, shards: seen };
+}
+
+export function serviceHealth(record: ServiceRecord | undefined, now: number): HealthReport['musicApi'] {
+  if (record?.lastAnswerAt === undefined) return { status: 'unknown' };
+  const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
+  const failingFor = record.failingSince === undefined ? undefined : now - record.failingSince;
+  return {
+    status: failingFor !== undefined && failingFor >= SERVICE_FAILING_AFTER_MS ? 'failing' : 'ok',
+    lastAnswerSecondsAgo: seconds(now - record.lastAnswerAt),
+    ...(record.lastError !== undefined && { lastError: record.lastError }),
+    ...(failingFor !== undefined && { failingForSeconds: seconds(failingFor) }),
+  };
+}
+
+function pingPostgres(db: Database): Promise<unknown> {
+  return db.execute(sql`select 1`);
+}
+
+async function reach(check: Promise<unknown>, timeoutMs: number): Promise<Reachable> {
+  return within(check, timeoutMs).then(
+    () => 'ok' as const,
+    () => 'down' as const,
+  );
+}
+
+/** The promise, or a rejection after `ms`; the promise itself runs on (a queued Redis command cannot be taken back). */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  // A late rejection of the check must not become an unhandled one.
+  promise.catch(() => {});
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,167 @@
+/**
+ * Health records in Redis. The process that knows writes them, the one that serves `/healthz`
+ * reads them: with ROLE split, the http process sees neither the gateway's shards nor the
+ * worker's calls to the music service, so each leaves a record here.
+ *
+ * - `<prefix>:health:gateway`: a hash, one field per shard (`shard:<id>`), written by the
+ *   gateway process that runs it every {@link HEARTBEAT_EVERY_MS} and removed when it stops
+ *   cleanly. A field older than {@link SHARD_STALE_MS} is a gateway that died uncleanly.
+ * - `<prefix>:health:music-api`: a hash with the time of the service's last answer, its last
+ *   success, its last failure and since when it has been failing.
+ */
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import type { MusicApiErrorKind } from '../music-api/errors.js';
+
+/** How often a gateway writes its shards' heartbeats. */
+export const HEARTBEAT_EVERY_MS = 10_000;
+/** A shard not heard from for this long is reported down: three heartbeats missed. */
+export const SHARD_STALE_MS = 3 * HEARTBEAT_EVERY_MS;
+/**
+ * The gateway record outlives a dead gateway by a day, so that a crash keeps showing until
+ * someone looks, yet a deployment that dropped the gateway for good stops reporting it.
+ */
+const GATEWAY_RECORD_TTL_MS = 24 * 3600_000;
+/** The service's record is rewritten at most this often per process while nothing changes. */
+export const SERVICE_RECORD_EVERY_MS = 5_000;
+
+export function healthKeys(prefix: string) {
+  return { gateway: `${prefix}:health:gateway`, musicApi: `${prefix}:health:music-api` } as const;
+}
+
+const shardSchema = z.object({
+  id: z.number().int().min(0),
+  /** discord.js's shard status, in words: `ready`, `connecting`, `reconnecting`, `idle`, … */
+  status: z.string(),
+  /** The last heartbeat's round trip to Discord; -1 before the first. */
+  pingMs: z.number(),
+  /** When this record was written (ms since the epoch). */
+  at: z.number(),
+});
+export type ShardHeartbeat = z.infer<typeof shardSchema>;
+
+export async function writeShardHeartbeats(redis: Redis, prefix: string, shards: readonly ShardHeartbeat[]): Promise<void> {
+  if (shards.length === 0) return;
+  const key = healthKeys(prefix).gateway;
+  await redis
+    .multi()
+    .hset(key, Object.fromEntries(shards.map((shard) => [`shard:${shard.id}`, JSON.stringify(shard)])))
+    .pexpire(key, GATEWAY_RECORD_TTL_MS)
+    .exec();
+}
+
+/** A gateway that stops cleanly takes its shards out: stopping on purpose is not an outage. */
+export async function removeShardHeartbeats(redis: Redis, prefix: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await redis.hdel(healthKeys(prefix).gateway, ...ids.map((id) => `shard:${id}`));
+}
+
+export async function readShardHeartbeats(redis: Redis, prefix: string): Promise<ShardHeartbeat[]> {
+  const fields = await redis.hgetall(healthKeys(prefix).gateway);
+  const shards: ShardHeartbeat[] = [];
+  for (const value of Object.values(fields)) {
+    const parsed = shardSchema.safeParse(parseJson(value));
+    if (parsed.success) shards.push(parsed.data);
+  }
+  return shards.sort((a, b) => a.id - b.id);
+}
+
+/** One finished request to the music service, as the client reports it. */
+export interface ServiceAnswer {
+  readonly at: number;
+  /** Undefined when the service answered as it should (a refusal of bad input included). */
+  readonly error?: { readonly kind: MusicApiErrorKind; readonly status: number | undefined };
+}
+
+/**
+ * Errors that say the service (or the way to it, or our account) is not working, as opposed
+ * to a request it rightly refused (`validation`, `not_found`) or one we cancelled (`aborted`).
+ */
+const SERVICE_FAILURES: ReadonlySet<MusicApiErrorKind> = new Set([
+  'unauthorized',
+  'insufficient_credits',
+  'endpoint_retired',
+  'rate_limited',
+  'internal',
+  'upstream',
+  'network',
+  'timeout',
+  'bad_response',
+]);
+
+export function isServiceFailure(kind: MusicApiErrorKind): boolean {
+  return SERVICE_FAILURES.has(kind);
+}
+
+/**
+ * Records the service's answers for `/healthz`. Returns the callback the music-API client
+ * takes (`onAnswer`); it never throws and never waits: a failed write is logged at debug and
+ * the next answer writes again. Writes when the answer changes from good to failing or back,
+ * otherwise at most every {@link SERVICE_RECORD_EVERY_MS}, so a busy worker adds no Redis load.
+ */
+export function createServiceAnswerRecorder(redis: Redis, prefix: string, logger: Logger): (answer: ServiceAnswer) => void {
+  const key = healthKeys(prefix).musicApi;
+  let last: { at: number; failing: boolean } | undefined;
+  return (answer) => {
+    if (answer.error?.kind === 'aborted') return;
+    const failing = answer.error !== undefined && isServiceFailure(answer.error.kind);
+    if (last && last.failing === failing && answer.at - last.at < SERVICE_RECORD_EVERY_MS) return;
+    last = { at: answer.at, failing };
+    const at = String(answer.at);
+    const write = redis.multi().hset(key, 'lastAnswerAt', at);
+    if (failing) {
+      const { kind, status } = answer.error!;
+      write.hset(key, 'lastErrorAt', at, 'lastError', status === undefined ? kind : `${kind} (${status})`).hsetnx(key, 'failingSince', at);
+    } else {
+      write.hset(key, 'lastOkAt', at).hdel(key, 'failingSince');
+    }
+    write.exec().catch((err: unknown) => logger.debug({ err }, 'could not record the music service answer'));
+  };
+}
+
+export interface ServiceRecord {
+  readonly lastAnswerAt: number | undefined;
+  readonly lastOkAt: number | undefined;
+  readonly lastErrorAt: number | undefined;
+  readonly lastError: string | undefined;
+  /** Set while the latest answers are failures: the first of them. */
+  readonly failingSince: number | undefined;
+}
+
+export async function readServiceRecord(redis: Redis, prefix: string): Promise<ServiceRecord> {
+  const fields = await redis.hgetall(healthKeys(prefix).musicApi);
+  const time = (name: string) => (fields[name] === undefined ? undefined : Number(fields[name]));
+  return {
+    lastAnswerAt: time('lastAnswerAt'),
+    lastOkAt: time('lastOkAt'),
+    lastErrorAt: time('lastErrorAt'),
+    lastError: fields['lastError'],
+    failingSince: time('failingSince'),
+  };
+}
+
+/**
+ * How long the oldest entry of `queue` has been due without a worker taking it, in seconds:
+ * the oldest waiting entry (due when added, or when its delay ran out), or a delayed entry
+ * whose time has passed (delayed entries move to waiting only while a worker runs, so with
+ * every worker gone this is what grows). 0 when nothing is overdue. Two Redis reads; `redis`
+ * is the queue's own server.
+ */
+export async function oldestWaitingSeconds(queue: Queue, redis: Redis, now = Date.now()): Promise<number> {
+  const [[waiting], delayed] = await Promise.all([queue.getJobs(['waiting'], 0, 0, true), redis.zrange(queue.keys.delayed!, 0, 0, 'WITHSCORES')]);
+  // A retried entry keeps its first timestamp: it was due no earlier than its last attempt.
+  const waitingSince = waiting ? Math.max(waiting.timestamp + (waiting.delay ?? 0), waiting.processedOn ?? 0) : now;
+  // BullMQ scores a delayed entry by its due time × 0x1000, plus a counter.
+  const delayedDue = delayed[1] === undefined ? now : Math.floor(Number(delayed[1]) / 0x1000);
+  return Math.max(0, now - Math.min(waitingSince, delayedDue)) / 1000;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
