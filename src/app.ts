@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
-import { buildHttpServer } from './http/server.js';
+import { buildHttpServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { MusicApiClient } from './music-api/index.js';
@@ -20,6 +20,8 @@ import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
 import { startInfrastructure } from './embedded/infrastructure.js';
+import type { Lifecycle } from './http/health.js';
+import { createServiceAnswerRecorder } from './queue/health.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -51,6 +53,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     attachAudio: config.attachAudio,
     pollIntervalMs: config.pollIntervalMs,
     expectedSeconds: { ...DEFAULT_SETTINGS.expectedSeconds, ...config.expectedSeconds },
+    account: { lowCredits: config.accountLowCredits, alertChannelId: config.accountAlertChannelId, ownerIds: config.botOwnerIds },
     ...overrides,
   };
 }
@@ -62,9 +65,15 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     http: config.role === 'all' || config.role === 'http',
   };
   const stops: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
-  };
+  // For /readyz: ready once everything below has started, and no longer from the moment stop() begins.
+  let lifecycle: Lifecycle = 'starting';
+  // Once, however often it is called: a second call waits for the first.
+  let stopped: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopped ??= (async () => {
+      lifecycle = 'stopping';
+      for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
+    })());
 
   try {
     const infrastructure = await startInfrastructure(config, logger);
@@ -91,6 +100,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         models: config.musicModels,
         personaSongCost: config.personaSongCost,
         logger,
+        // For /healthz, which may run in another process: when the service last answered, and how.
+        onAnswer: createServiceAnswerRecorder(redis, queues.prefix, logger),
       }),
       discord: overrides.discord ?? createDiscordDelivery({ apiUrl: config.discordApiUrl, token: config.discordToken }),
       logger,
@@ -100,10 +111,31 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     };
     const pipeline = createPipeline(deps);
 
+    // Over HTTP, Discord sends no interaction through the gateway: the simple setup needs no connection.
+    const gatewayStarts = runs.gateway && !(config.interactions === 'http' && config.role === 'all');
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;
     if (runs.http) {
-      httpServer = buildHttpServer({ db: deps.db, redis, queues, metrics, logger });
+      let interactions: HttpServerDeps['interactions'];
+      if (config.interactions === 'http') {
+        // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
+        const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
+        const { commands } = await import('../commands/index.js');
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics } });
+        // After the server has closed: the interactions in hand finish their follow-ups.
+        stops.push(() => receiver.stop());
+        interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
+      }
+      httpServer = buildHttpServer({
+        db: deps.db,
+        redis,
+        queues,
+        metrics,
+        logger,
+        lifecycle: () => lifecycle,
+        expectGateway: gatewayStarts,
+        ...(interactions && { interactions }),
+      });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');
       // Closing the server first stops taking webhooks; those in flight finish.
@@ -129,14 +161,23 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(() => maintenance.stop());
     }
 
-    if (runs.gateway) {
+    if (gatewayStarts) {
       // Loaded only by processes that run the gateway: workers never need discord.js's client.
       const { startGateway } = await import('./discord/gateway.js');
       const { commands } = await import('../commands/index.js');
-      const gateway = await startGateway({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics } });
+      const gateway = await startGateway({
+        commands,
+        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics },
+        routeInteractions: config.interactions === 'gateway',
+      });
       stops.push(() => gateway.stop());
+      // The shards' heartbeat for /healthz; stopped first, so a clean stop takes them out of the record.
+      const { publishShardHealth } = await import('./discord/health.js');
+      const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger });
+      stops.push(() => heartbeat.stop());
     }
 
+    lifecycle = 'running';
     logger.info({ role: config.role, webhooks: Boolean(config.publicUrl) }, 'bot started');
     return { deps, pipeline, httpUrl, stop: stopAll };
   } catch (error) {

@@ -13,6 +13,10 @@ export const SPEC_MODEL_LIST = SPEC_MODELS;
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** How Discord brings interactions: over the gateway, or POSTed to the http role's `/interactions`. */
+export const INTERACTION_MODES = ['gateway', 'http'] as const;
+export type InteractionMode = (typeof INTERACTION_MODES)[number];
+
 /** Groups of variables that only some entry points need (migrations need no bot token). */
 export type ConfigPart = 'discord' | 'musicApi';
 
@@ -78,6 +82,14 @@ const envSchema = z.object({
   DISCORD_APPLICATION_ID: optional(snowflake),
   DISCORD_API_URL: defaulted(httpUrl.default('https://discord.com/api')),
   DISCORD_DEV_GUILD_ID: optional(snowflake),
+  INTERACTIONS: defaulted(z.enum(INTERACTION_MODES, { error: `one of ${INTERACTION_MODES.join(', ')}` }).default('gateway')),
+  DISCORD_PUBLIC_KEY: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, "the application's public key from the developer portal (64 hexadecimal characters)")
+      .transform((value) => value.toLowerCase()),
+  ),
   BOT_OWNER_IDS: defaulted(
     commaList
       .pipe(z.array(snowflake))
@@ -145,6 +157,8 @@ const envSchema = z.object({
   ),
   ATTACH_AUDIO: defaulted(booleanFlag(true)),
   STARTING_CREDITS: defaulted(nonNegativeInt(0)),
+  ACCOUNT_LOW_CREDITS: defaulted(nonNegativeInt(0)),
+  ACCOUNT_ALERT_CHANNEL_ID: optional(snowflake),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -156,6 +170,10 @@ const configSchema = envSchema.transform((e) =>
     discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
     discordApiUrl: e.DISCORD_API_URL,
     discordDevGuildId: e.DISCORD_DEV_GUILD_ID,
+    /** `http`: Discord POSTs interactions to the http role's /interactions, and no process routes them from the gateway. */
+    interactions: e.INTERACTIONS,
+    /** The application's Ed25519 public key, hex: what /interactions checks each request's signature with. */
+    discordPublicKey: e.DISCORD_PUBLIC_KEY,
     botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
     musicApiUrl: e.MUSIC_API_URL ?? '',
     musicApiKey: e.MUSIC_API_KEY ?? '',
@@ -186,6 +204,10 @@ const configSchema = envSchema.transform((e) =>
     expectedSeconds: Object.freeze({ ...e.EXPECTED_SECONDS }),
     attachAudio: e.ATTACH_AUDIO,
     startingCredits: e.STARTING_CREDITS,
+    /** The music service account's balance below which the owners are told, once per fall; 0: never. */
+    accountLowCredits: e.ACCOUNT_LOW_CREDITS,
+    /** Where that alert goes; undefined: a DM to each of BOT_OWNER_IDS. */
+    accountAlertChannelId: e.ACCOUNT_ALERT_CHANNEL_ID,
   }),
 );
 
@@ -240,6 +262,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (parsed.success && parsed.data.shardCount !== undefined && parsed.data.shardIds?.some((id) => id >= parsed.data.shardCount!)) {
     byVariable.set('SHARD_IDS', `SHARD_IDS: expected ids below SHARD_COUNT (${parsed.data.shardCount}), from 0 to ${parsed.data.shardCount - 1}`);
+  }
+  if (parsed.success && parsed.data.interactions === 'http' && parsed.data.discordPublicKey === undefined && !byVariable.has('DISCORD_PUBLIC_KEY')) {
+    byVariable.set('DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)");
+  }
+  if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
+    byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');
   }
   const problems = [...byVariable.values()];
   for (const part of parts) {

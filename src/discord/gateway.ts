@@ -21,6 +21,8 @@ export interface GatewayOptions {
   readonly commands: readonly Command[];
   /** How long to wait for READY. @defaultValue 30000 */
   readonly readyTimeoutMs?: number;
+  /** False with `INTERACTIONS=http`: they arrive at /interactions, and the gateway is kept for guild joins. @defaultValue true */
+  readonly routeInteractions?: boolean;
 }
 
 export interface Gateway {
@@ -69,9 +71,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const client = createDiscordClient(config, plan);
   const route = createInteractionRouter(context, options.commands);
 
-  client.on(Events.InteractionCreate, (interaction) => {
-    void route(interaction);
-  });
+  if (options.routeInteractions !== false) {
+    client.on(Events.InteractionCreate, (interaction) => {
+      void route(interaction);
+    });
+  }
   // An 'error' event without a listener would crash the process.
   client.on(Events.Error, (error) => logger.error({ err: loggableError(error) }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));

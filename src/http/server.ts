@@ -1,9 +1,9 @@
 /**
- * The bot's HTTP server: the music service's webhooks, `/healthz` and `/metrics`.
+ * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` (health.ts) and `/metrics`.
  * A webhook is checked (job, signature, body) before anything changes, answered fast, and
  * handed to the queue; a repeated one is a 2xx no-op.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
@@ -14,6 +14,10 @@ import type { Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
+import { oldestWaitingSeconds } from '../queue/health.js';
+import { registerHealthRoutes, within, type Lifecycle } from './health.js';
+import { refreshAccountGauges } from '../pipeline/account.js';
+import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 /**
@@ -33,6 +37,12 @@ export interface HttpServerDeps {
   readonly now?: () => number;
   /** @defaultValue REQUEST_TIMEOUT_MS */
   readonly requestTimeoutMs?: number;
+  /** Where the process is in its life, for `/readyz`. @defaultValue () => 'running' */
+  readonly lifecycle?: () => Lifecycle;
+  /** This process runs the gateway: `/healthz` reports a missing heartbeat as a gateway down. */
+  readonly expectGateway?: boolean;
+  /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
+  readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
 }
 
 const jobIdSchema = z.uuid();
@@ -51,7 +61,16 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, async (request, reply) => {
+  // Whatever fails outside the verdicts below (a body too large, Postgres gone) is counted too: each request once.
+  const webhookErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    deps.metrics.webhooks.inc({ outcome: status === 413 ? 'too_large' : status < 500 ? 'bad_request' : 'error' });
+    // Postgres gone, most likely: the service sends the webhook again, and polling backs it up.
+    if (status >= 500) deps.logger.warn({ err: error, jobId: (request.params as { jobId?: string }).jobId }, 'webhook failed; left to a retry');
+    return reply.code(status).send({ error: status >= 500 ? 'try again' : error.message });
+  };
+
+  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { errorHandler: webhookErrorHandler }, async (request, reply) => {
     const receivedAt = Date.now();
     const refuse = (status: number, outcome: string, error: string) => {
       deps.metrics.webhooks.inc({ outcome });
@@ -114,36 +133,36 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       // Not taken: forget the event so the service's retry (or the poll) can bring it again.
       await deps.db.delete(webhookEvents).where(eq(webhookEvents.eventKey, eventKey));
       deps.logger.error({ err, jobId: job.id }, 'could not enqueue a webhook');
+      deps.metrics.webhooks.inc({ outcome: 'unavailable' });
       return reply.code(503).send({ error: 'try again' });
     }
     deps.metrics.webhooks.inc({ outcome: 'accepted' });
     return reply.code(200).send({ ok: true });
   });
 
-  app.get('/healthz', async (_request, reply) => {
-    const checks = await Promise.allSettled([
-      deps.db.execute(sql`select 1`),
-      deps.redis.ping(),
-    ]);
-    const [postgres, redis] = checks.map((check) => (check.status === 'fulfilled' ? 'ok' : 'down'));
-    const healthy = postgres === 'ok' && redis === 'ok';
-    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'degraded', postgres, redis });
-  });
+  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger });
+
+  registerHealthRoutes(app, deps);
 
   app.get('/metrics', async (_request, reply) => {
-    await refreshGauges(deps).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
+    await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
   return app;
 }
 
-/** Gauges read at scrape time: queue depths from Redis, jobs by state from Postgres. */
+/** How long a scrape waits for the gauges read at scrape time. */
+const REFRESH_TIMEOUT_MS = 2_000;
+
+/** Gauges read at scrape time: queue depths and ages from Redis, jobs by state from Postgres. */
 async function refreshGauges(deps: HttpServerDeps): Promise<void> {
   const { queues, metrics } = deps;
   for (const queue of [queues.submit, queues.poll, queues.complete, queues.deliver]) {
-    const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
+    const [counts, oldest] = await Promise.all([queue.getJobCounts('waiting', 'delayed', 'active', 'failed'), oldestWaitingSeconds(queue, deps.redis)]);
     for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, value);
+    metrics.queueOldestWaiting.set({ queue: queue.name }, oldest);
   }
   const rows = await deps.db
     .select({ kind: jobs.kind, state: jobs.state, n: sql<number>`count(*)::int` })
@@ -151,4 +170,5 @@ async function refreshGauges(deps: HttpServerDeps): Promise<void> {
     .groupBy(jobs.kind, jobs.state);
   metrics.jobsOpen.reset();
   for (const row of rows) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
+  await refreshAccountGauges(deps.db, metrics);
 }

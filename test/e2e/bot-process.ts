@@ -44,6 +44,11 @@ export interface E2E extends Stack {
 
 export interface E2EOptions {
   readonly webhooks: boolean;
+  /**
+   * How Discord brings interactions: over the gateway (the default), or POSTed to the bot's
+   * `/interactions` (INTERACTIONS=http), the emulator's endpoint set as the developer portal sets it.
+   */
+  readonly interactions?: 'gateway' | 'http';
   readonly startingCredits?: number;
   readonly sim?: Partial<MusicApiSimOptions>;
 }
@@ -86,6 +91,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     EXPECTED_SECONDS: 'song=0.5,lyrics=0.5,video=0.5,upload=0.5,download=0.5,voice=0.5,persona_song=0.5',
     POLL_INTERVAL_MIN_MS: '200',
     POLL_INTERVAL_MAX_MS: '1000',
+    ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
   };
 
   await runToEnd([path.join(root, 'src/scripts/deploy-commands.ts')], env);
@@ -116,6 +122,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     });
   }
   await start();
+  if (options.interactions === 'http') await stack.emulator.setInteractionsEndpoint(`${httpUrl}/interactions`);
 
   const ephemeralJobId = /Job `([0-9a-f-]{36})`/;
   const e2e: E2E = {

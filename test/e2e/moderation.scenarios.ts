@@ -8,156 +8,159 @@ import { grant, setFrozen, setUserDailyCap } from '../../src/credits/index.js';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
-let bot: E2E;
-printBotLogsOnFailure(() => bot);
+/** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions. */
+export function moderationScenarios(interactions: 'gateway' | 'http'): void {
+  let bot: E2E;
+  printBotLogsOnFailure(() => bot);
 
-beforeAll(async () => {
-  bot = await startE2E({ webhooks: true, startingCredits: 0 });
-}, 60_000);
-afterAll(async () => bot?.close());
-// Every REST call the bot made fits Discord's published API description.
-afterEach(() => expect(bot.emulator.findings).toEqual([]));
+  beforeAll(async () => {
+    bot = await startE2E({ interactions, webhooks: true, startingCredits: 0 });
+  }, 60_000);
+  afterAll(async () => bot?.close());
+  // Every REST call the bot made fits Discord's published API description.
+  afterEach(() => expect(bot.emulator.findings).toEqual([]));
 
-/** The text the member sees: the initial answer, its edits, or a follow-up. */
-async function auditCount(): Promise<number> {
-  const { rows } = await bot.db.pool.query<{ n: number }>('select count(*)::int as n from audit_log where guild_id = $1', [bot.guild.id]);
-  return rows[0]!.n;
-}
+  /** The text the member sees: the initial answer, its edits, or a follow-up. */
+  async function auditCount(): Promise<number> {
+    const { rows } = await bot.db.pool.query<{ n: number }>('select count(*)::int as n from audit_log where guild_id = $1', [bot.guild.id]);
+    return rows[0]!.n;
+  }
 
-async function answer(handle: InteractionHandle, matching: RegExp = /./): Promise<EmulatorMessage> {
-  const response = await handle.waitForResponse();
-  const data = response.data as { content?: string } | undefined;
-  if (data?.content && matching.test(data.content)) return { ...(handle.original() ?? {}), content: data.content } as EmulatorMessage;
-  const original = handle.original();
-  if (original?.content && matching.test(original.content)) return original;
-  return Promise.race([
-    handle.waitForEdit((m) => matching.test(m.content ?? ''), 10_000),
-    handle.waitForFollowUp((m) => matching.test(m.content ?? ''), 10_000),
-  ]);
-}
-
-describe('an owner grants credits', () => {
-  it('moves them through the ledger with who did it and why', async () => {
-    const before = await bot.balance();
-    const grant = bot.run(bot.members.owner, { name: 'credits-admin', subcommand: 'grant', options: { amount: 100, reason: 'launch party' } });
-    const reply = await answer(grant, /Added/);
-    expect(reply.content).toBe(`Added 100 credits. The balance is now ${before + 100}.`);
-    expect(await bot.balance()).toBe(before + 100);
-    const { rows } = await bot.db.pool.query('select kind, amount, actor_id, reason from credit_ledger where guild_id = $1 and reason = $2', [
-      bot.guild.id,
-      'launch party',
+  async function answer(handle: InteractionHandle, matching: RegExp = /./): Promise<EmulatorMessage> {
+    const response = await handle.waitForResponse();
+    const data = response.data as { content?: string } | undefined;
+    if (data?.content && matching.test(data.content)) return { ...(handle.original() ?? {}), content: data.content } as EmulatorMessage;
+    const original = handle.original();
+    if (original?.content && matching.test(original.content)) return original;
+    return Promise.race([
+      handle.waitForEdit((m) => matching.test(m.content ?? ''), 10_000),
+      handle.waitForFollowUp((m) => matching.test(m.content ?? ''), 10_000),
     ]);
-    expect(rows).toEqual([{ kind: 'grant', amount: 100, actor_id: bot.members.owner, reason: 'launch party' }]);
-  });
+  }
 
-  it('is refused to a moderator who is not an owner', async () => {
-    const before = await bot.balance();
-    const grant = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'grant', options: { amount: 1000, reason: 'self-service' } });
-    const reply = await answer(grant);
-    expect(grant.response?.ephemeral).toBe(true);
-    expect(reply.content).toBe('Only the bot’s owners can do that.');
-    expect(await bot.balance()).toBe(before);
-  });
-});
-
-describe('a member without Manage Server', () => {
-  it('is refused /credits-admin even though Discord let the command through', async () => {
-    const rows = await bot.ledgerCount();
-    const audit = await auditCount();
-    for (const subcommand of ['usage', 'freeze']) {
-      const handle = bot.run(bot.members.alice, { name: 'credits-admin', subcommand });
-      const reply = await answer(handle);
-      expect(handle.response?.ephemeral).toBe(true);
-      expect(reply.content).toMatch(/^Only moderators can do that/);
-    }
-    expect(await auditCount()).toBe(audit);
-    expect(await bot.ledgerCount()).toBe(rows);
-    const frozen = await bot.db.pool.query('select frozen from guilds where id = $1', [bot.guild.id]);
-    expect(frozen.rows[0].frozen).toBe(false);
-  });
-});
-
-describe("a member's daily cap", () => {
-  it('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
-    await bot.setBalance(100);
-    onTestFinished(async () => {
-      await setUserDailyCap(bot.db.db, { guildId: bot.guild.id, amount: null, actorId: bot.members.manager });
-      await setUserDailyCap(bot.db.db, { guildId: bot.guild.id, amount: null, roleId: bot.djRole.id, actorId: bot.members.manager });
+  describe('an owner grants credits', () => {
+    it('moves them through the ledger with who did it and why', async () => {
+      const before = await bot.balance();
+      const grant = bot.run(bot.members.owner, { name: 'credits-admin', subcommand: 'grant', options: { amount: 100, reason: 'launch party' } });
+      const reply = await answer(grant, /Added/);
+      expect(reply.content).toBe(`Added 100 credits. The balance is now ${before + 100}.`);
+      expect(await bot.balance()).toBe(before + 100);
+      const { rows } = await bot.db.pool.query('select kind, amount, actor_id, reason from credit_ledger where guild_id = $1 and reason = $2', [
+        bot.guild.id,
+        'launch party',
+      ]);
+      expect(rows).toEqual([{ kind: 'grant', amount: 100, actor_id: bot.members.owner, reason: 'launch party' }]);
     });
-    const cap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 10 } });
-    await answer(cap);
-    const roleCap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 50, role: bot.djRole.id } });
-    await answer(roleCap);
 
-    const first = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'first song of the day' } });
-    await bot.result(first, await bot.jobIdOf(first));
-    const balance = await bot.balance();
-    const rows = await bot.ledgerCount();
-
-    const second = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'one too many' } });
-    const refusal = await answer(second, /limit|cap|today/i);
-    expect(refusal.content).toBe('That costs 10 credits, and you can spend 0 more today (daily limit 10). The limit resets at midnight UTC.');
-    expect(await bot.balance()).toBe(balance);
-    expect(await bot.ledgerCount()).toBe(rows);
-
-    // Bob holds the role with the higher limit.
-    const bobs = bot.run(bot.members.bob, { name: 'song', options: { prompt: 'bob is generous' } });
-    await bot.result(bobs, await bot.jobIdOf(bobs));
-    expect(await bot.balance()).toBe(balance - 10);
-  });
-});
-
-describe('a frozen guild', () => {
-  it('spends nothing until it is unfrozen', async () => {
-    await bot.setBalance(100);
-    onTestFinished(() => setFrozen(bot.db.db, { guildId: bot.guild.id, frozen: false, actorId: bot.members.manager }).then(() => undefined));
-    const { rows: audited } = await bot.db.pool.query<{ last: number }>('select coalesce(max(id), 0)::int as last from audit_log');
-    const freeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'freeze' });
-    await answer(freeze);
-    const balance = await bot.balance();
-    const rows = await bot.ledgerCount();
-    const refused = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'while frozen' } });
-    const reply = await answer(refused, /frozen|paused/i);
-    expect(reply.content).toBe('Generation is paused on this server by its moderators.');
-    expect(await bot.balance()).toBe(balance);
-    expect(await bot.ledgerCount()).toBe(rows);
-
-    const unfreeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'unfreeze' });
-    await answer(unfreeze);
-    const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'after the thaw' } });
-    await bot.result(allowed, await bot.jobIdOf(allowed));
-    expect(await bot.balance()).toBe(balance - 1);
-    const { rows: audit } = await bot.db.pool.query('select action, actor_id from audit_log where guild_id = $1 and id > $2 order by id', [
-      bot.guild.id,
-      audited[0]!.last,
-    ]);
-    expect(audit.filter((row) => row.action === 'credits.frozen').map((row) => row.actor_id)).toEqual([bot.members.manager, bot.members.manager]);
-  });
-});
-
-describe('the ledger history', () => {
-  it('exports as a CSV file with every movement', async () => {
-    await bot.balance();
-    await grant(bot.db.db, { guildId: bot.guild.id, amount: 7, actorId: bot.members.owner, key: `export-${Date.now()}`, reason: 'to be exported' });
-    const historyCommand = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'history' });
-    const page = await answer(historyCommand, /history/i);
-    const exportButton = (page.components ?? [])
-      .flatMap((row): unknown[] => ('components' in row ? row.components : []))
-      .find((c): c is { custom_id: string } => typeof c === 'object' && c !== null && 'custom_id' in c && String(c.custom_id).startsWith('history-csv:'));
-    expect(exportButton).toBeDefined();
-
-    const click = bot.emulator.clickButton({
-      messageId: page.id,
-      customId: exportButton!.custom_id,
-      userId: bot.members.manager,
+    it('is refused to a moderator who is not an owner', async () => {
+      const before = await bot.balance();
+      const grant = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'grant', options: { amount: 1000, reason: 'self-service' } });
+      const reply = await answer(grant);
+      expect(grant.response?.ephemeral).toBe(true);
+      expect(reply.content).toBe('Only the bot’s owners can do that.');
+      expect(await bot.balance()).toBe(before);
     });
-    const withFile = await answer(click, /./).then(async (m) => (m.attachments?.length ? m : click.waitForEdit((e) => (e.attachments?.length ?? 0) > 0, 10_000)));
-    const file = withFile.attachments?.[0];
-    expect(file?.filename).toMatch(/\.csv$/);
-    const csv = await (await fetch(file!.url)).text();
-    const lines = csv.trim().split(/\r?\n/);
-    expect(lines[0]).toMatch(/kind/);
-    expect(lines.length - 1).toBe(await bot.ledgerCount());
-    expect(csv).toContain('to be exported');
   });
-});
+
+  describe('a member without Manage Server', () => {
+    it('is refused /credits-admin even though Discord let the command through', async () => {
+      const rows = await bot.ledgerCount();
+      const audit = await auditCount();
+      for (const subcommand of ['usage', 'freeze']) {
+        const handle = bot.run(bot.members.alice, { name: 'credits-admin', subcommand });
+        const reply = await answer(handle);
+        expect(handle.response?.ephemeral).toBe(true);
+        expect(reply.content).toMatch(/^Only moderators can do that/);
+      }
+      expect(await auditCount()).toBe(audit);
+      expect(await bot.ledgerCount()).toBe(rows);
+      const frozen = await bot.db.pool.query('select frozen from guilds where id = $1', [bot.guild.id]);
+      expect(frozen.rows[0].frozen).toBe(false);
+    });
+  });
+
+  describe("a member's daily cap", () => {
+    it('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
+      await bot.setBalance(100);
+      onTestFinished(async () => {
+        await setUserDailyCap(bot.db.db, { guildId: bot.guild.id, amount: null, actorId: bot.members.manager });
+        await setUserDailyCap(bot.db.db, { guildId: bot.guild.id, amount: null, roleId: bot.djRole.id, actorId: bot.members.manager });
+      });
+      const cap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 10 } });
+      await answer(cap);
+      const roleCap = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'user-limit', options: { amount: 50, role: bot.djRole.id } });
+      await answer(roleCap);
+
+      const first = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'first song of the day' } });
+      await bot.result(first, await bot.jobIdOf(first));
+      const balance = await bot.balance();
+      const rows = await bot.ledgerCount();
+
+      const second = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'one too many' } });
+      const refusal = await answer(second, /limit|cap|today/i);
+      expect(refusal.content).toBe('That costs 10 credits, and you can spend 0 more today (daily limit 10). The limit resets at midnight UTC.');
+      expect(await bot.balance()).toBe(balance);
+      expect(await bot.ledgerCount()).toBe(rows);
+
+      // Bob holds the role with the higher limit.
+      const bobs = bot.run(bot.members.bob, { name: 'song', options: { prompt: 'bob is generous' } });
+      await bot.result(bobs, await bot.jobIdOf(bobs));
+      expect(await bot.balance()).toBe(balance - 10);
+    });
+  });
+
+  describe('a frozen guild', () => {
+    it('spends nothing until it is unfrozen', async () => {
+      await bot.setBalance(100);
+      onTestFinished(() => setFrozen(bot.db.db, { guildId: bot.guild.id, frozen: false, actorId: bot.members.manager }).then(() => undefined));
+      const { rows: audited } = await bot.db.pool.query<{ last: number }>('select coalesce(max(id), 0)::int as last from audit_log');
+      const freeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'freeze' });
+      await answer(freeze);
+      const balance = await bot.balance();
+      const rows = await bot.ledgerCount();
+      const refused = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'while frozen' } });
+      const reply = await answer(refused, /frozen|paused/i);
+      expect(reply.content).toBe('Generation is paused on this server by its moderators.');
+      expect(await bot.balance()).toBe(balance);
+      expect(await bot.ledgerCount()).toBe(rows);
+
+      const unfreeze = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'unfreeze' });
+      await answer(unfreeze);
+      const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'after the thaw' } });
+      await bot.result(allowed, await bot.jobIdOf(allowed));
+      expect(await bot.balance()).toBe(balance - 1);
+      const { rows: audit } = await bot.db.pool.query('select action, actor_id from audit_log where guild_id = $1 and id > $2 order by id', [
+        bot.guild.id,
+        audited[0]!.last,
+      ]);
+      expect(audit.filter((row) => row.action === 'credits.frozen').map((row) => row.actor_id)).toEqual([bot.members.manager, bot.members.manager]);
+    });
+  });
+
+  describe('the ledger history', () => {
+    it('exports as a CSV file with every movement', async () => {
+      await bot.balance();
+      await grant(bot.db.db, { guildId: bot.guild.id, amount: 7, actorId: bot.members.owner, key: `export-${Date.now()}`, reason: 'to be exported' });
+      const historyCommand = bot.run(bot.members.manager, { name: 'credits-admin', subcommand: 'history' });
+      const page = await answer(historyCommand, /history/i);
+      const exportButton = (page.components ?? [])
+        .flatMap((row): unknown[] => ('components' in row ? row.components : []))
+        .find((c): c is { custom_id: string } => typeof c === 'object' && c !== null && 'custom_id' in c && String(c.custom_id).startsWith('history-csv:'));
+      expect(exportButton).toBeDefined();
+
+      const click = bot.emulator.clickButton({
+        messageId: page.id,
+        customId: exportButton!.custom_id,
+        userId: bot.members.manager,
+      });
+      const withFile = await answer(click, /./).then(async (m) => (m.attachments?.length ? m : click.waitForEdit((e) => (e.attachments?.length ?? 0) > 0, 10_000)));
+      const file = withFile.attachments?.[0];
+      expect(file?.filename).toMatch(/\.csv$/);
+      const csv = await (await fetch(file!.url)).text();
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines[0]).toMatch(/kind/);
+      expect(lines.length - 1).toBe(await bot.ledgerCount());
+      expect(csv).toContain('to be exported');
+    });
+  });
+}

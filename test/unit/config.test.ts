@@ -95,6 +95,25 @@ describe('pipeline timing variables', () => {
   });
 });
 
+describe('the music account alert variables', () => {
+  it('are off unless ACCOUNT_LOW_CREDITS is set, and DM the owners unless a channel is named', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ accountLowCredits: 0, accountAlertChannelId: undefined });
+    const config = loadConfig({ env: { ...complete, ACCOUNT_LOW_CREDITS: '500', BOT_OWNER_IDS: '123456789012345678' } });
+    expect(config).toMatchObject({ accountLowCredits: 500, accountAlertChannelId: undefined, botOwnerIds: ['123456789012345678'] });
+    expect(loadConfig({ env: { ...complete, ACCOUNT_LOW_CREDITS: '500', ACCOUNT_ALERT_CHANNEL_ID: '223456789012345678' } }).accountAlertChannelId).toBe(
+      '223456789012345678',
+    );
+  });
+
+  it('refuse a threshold with nowhere to send the alert, and a channel that is not an id', () => {
+    expect(problemsOf({ ...complete, ACCOUNT_LOW_CREDITS: '500' })).toEqual([
+      'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages',
+    ]);
+    expect(problemsOf({ ...complete, ACCOUNT_LOW_CREDITS: '-1' })).toEqual(['ACCOUNT_LOW_CREDITS: expected a number of 0 or more']);
+    expect(problemsOf({ ...complete, ACCOUNT_ALERT_CHANNEL_ID: '#ops' })).toEqual(['ACCOUNT_ALERT_CHANNEL_ID: expected a Discord id (17 to 20 digits)']);
+  });
+});
+
 describe('shard variables', () => {
   it('leave the count to Discord and run every shard when unset', () => {
     const config = loadConfig({ env: complete });
@@ -114,5 +133,30 @@ describe('shard variables', () => {
     expect(problemsOf({ ...complete, SHARD_IDS: '3-1' })).toEqual(['SHARD_IDS: expected shard ids such as 0,1 or 0-3 (a range from low to high)']);
     expect(problemsOf({ ...complete, SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toEqual(['SHARD_IDS: expected ids below SHARD_COUNT (2), from 0 to 1']);
     expect(problemsOf({ ...complete, SHARD_COUNT: '0' })).toEqual(['SHARD_COUNT: expected a number above 0']);
+  });
+});
+
+describe('interaction variables', () => {
+  const key = 'AB'.repeat(32);
+
+  it('take interactions from the gateway unless told, and need no public key then', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ interactions: 'gateway', discordPublicKey: undefined });
+  });
+
+  it('read INTERACTIONS=http with the public key, in lower case', () => {
+    expect(loadConfig({ env: { ...complete, INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: ` ${key} ` } })).toMatchObject({
+      interactions: 'http',
+      discordPublicKey: key.toLowerCase(),
+    });
+  });
+
+  it('refuse INTERACTIONS=http without a public key, a key that is not one, and another mode', () => {
+    expect(problemsOf({ ...complete, INTERACTIONS: 'http' })).toEqual([
+      "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)",
+    ]);
+    expect(problemsOf({ ...complete, INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: 'xyz' })).toEqual([
+      "DISCORD_PUBLIC_KEY: expected the application's public key from the developer portal (64 hexadecimal characters)",
+    ]);
+    expect(problemsOf({ ...complete, INTERACTIONS: 'webhook' })).toEqual(['INTERACTIONS: expected one of gateway, http']);
   });
 });

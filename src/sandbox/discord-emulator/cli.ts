@@ -63,6 +63,7 @@ async function main(): Promise<void> {
   write(`  DISCORD_API_URL=${emu.apiUrl}`);
   write(`  DISCORD_TOKEN=${emu.botToken}`);
   write(`  DISCORD_APPLICATION_ID=${emu.applicationId}`);
+  write(`  DISCORD_PUBLIC_KEY=${emu.publicKey}   (with INTERACTIONS=http)`);
   write(`Gateway:  ${emu.gatewayUrl}`);
   write(`Guild:    ${guild.id} (Emulator Guild)`);
   write(`Channel:  ${channel.id} (#general)`);

@@ -12,6 +12,7 @@ import { CommandRegistry } from './commands.js';
 import { Gateway, RESUMABLE_CLOSE_CODE } from './gateway.js';
 import type { GatewayStats } from './gateway.js';
 import { DEFAULT_ATTACHMENT_SIZE_LIMIT, InteractionRegistry, waitUntil } from './interactions.js';
+import { HttpInteractionDelivery, type HttpDeliveryStats } from './http-delivery.js';
 import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
 import { RateLimiter } from './rate-limits.js';
 import type { RateLimitHit } from './rate-limits.js';
@@ -110,6 +111,7 @@ export class DiscordEmulator {
   readonly #commands: CommandRegistry;
   readonly #interactions: InteractionRegistry;
   readonly #gateway: Gateway;
+  readonly #http: HttpInteractionDelivery;
   readonly #rest: RestApi;
   readonly #logger: Logger;
   #origin = '';
@@ -153,7 +155,16 @@ export class DiscordEmulator {
       clock: this.clock,
       applicationId: this.applicationId,
       attachmentSizeLimit,
-      dispatch: (payload) => this.#gateway.dispatchInteraction(payload),
+      dispatch: (payload) => (this.#http.endpoint ? this.#http.deliver(payload) : this.#gateway.dispatchInteraction(payload)),
+    });
+    this.#http = new HttpInteractionDelivery({
+      applicationId: this.applicationId,
+      respond: (id, token, body) => void this.#interactions.respond(id, token, body, [], false),
+      onFailure: (interaction, message, details) => {
+        const finding: Finding = { kind: 'interaction-response', method: 'POST', path: this.#http.endpoint ?? '', route: null, operationId: null, message, details };
+        this.findings.push(finding);
+        this.#logger.warn({ finding, interactionId: interaction.id }, 'discord emulator finding');
+      },
     });
     const validate = options.validateRequests ?? true;
     const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
@@ -178,6 +189,8 @@ export class DiscordEmulator {
       rateLimiter:
         options.rateLimits === false ? null : new RateLimiter(this.clock, options.rateLimits === true ? {} : options.rateLimits),
       rateLimited: this.rateLimited,
+      verifyKey: this.#http.publicKey,
+      deliverySettled: (token) => this.#http.settled(token),
     });
     this.#server = createServer((request, response) => {
       this.#rest.handle(request, response).catch((error: unknown) => {
@@ -227,6 +240,31 @@ export class DiscordEmulator {
 
   get gatewayStats(): Readonly<GatewayStats> {
     return this.#gateway.stats;
+  }
+
+  /** The application's public key (hex): the bot's DISCORD_PUBLIC_KEY when interactions come by HTTP. */
+  get publicKey(): string {
+    return this.#http.publicKey;
+  }
+
+  /** Interactions POSTed to the endpoint, and how their responses went. */
+  get httpDeliveryStats(): Readonly<HttpDeliveryStats> {
+    return this.#http.stats;
+  }
+
+  /**
+   * Sets the app's Interactions Endpoint URL, as the developer portal does: after a signed PING
+   * answered with PONG and a forged request answered 401 (else it throws, saving nothing).
+   * From then on interactions are POSTed there, signed with {@link publicKey}, and no gateway
+   * session receives them. `null` goes back to the gateway.
+   */
+  async setInteractionsEndpoint(url: string | null): Promise<void> {
+    await this.#http.setEndpoint(url);
+  }
+
+  /** Signature headers for `body`, as Discord signs an interaction (for tests of the bot's endpoint). */
+  signInteraction(body: string, timestampSeconds?: number): Record<string, string> {
+    return this.#http.signatureHeaders(body, timestampSeconds);
   }
 
   // ---- world building ----

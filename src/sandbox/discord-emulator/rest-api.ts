@@ -73,6 +73,10 @@ export interface RestApiOptions {
   rateLimiter: RateLimiter | null;
   /** Every 429 answered, scripted or earned. */
   rateLimited: RateLimitHit[];
+  /** The application's public key, hex (`verify_key`): the key interactions by HTTP are signed with. */
+  verifyKey: string;
+  /** Resolves once an interaction's HTTP response, if on its way, has been applied (its token's webhook waits for it). */
+  deliverySettled: (token: string) => Promise<void>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -380,7 +384,7 @@ export class RestApi {
         description: 'Discord emulator application',
         bot_public: true,
         bot_require_code_grant: false,
-        verify_key: '0'.repeat(64),
+        verify_key: this.#options.verifyKey,
         flags: 0,
         team: null,
         bot: store.botUser,
@@ -433,21 +437,24 @@ export class RestApi {
     this.#route('POST', '/interactions/{interaction_id}/{interaction_token}/callback', false, ({ params, query, body, uploads }) =>
       interactions.respond(params.interaction_id ?? '', params.interaction_token ?? '', body, uploads, query.get('with_response') === 'true'),
     );
-    const webhook = (params: Record<string, string>): ReturnType<InteractionRegistry['resolveWebhook']> =>
-      interactions.resolveWebhook(params.webhook_id ?? '', params.webhook_token ?? '');
-    this.#route('POST', '/webhooks/{webhook_id}/{webhook_token}', false, ({ params, query, body, uploads }) => {
-      const stored = interactions.followUp(webhook(params), body, uploads);
+    // An interaction delivered by HTTP: its response left the bot before any of these requests.
+    const webhook = async (params: Record<string, string>): Promise<ReturnType<InteractionRegistry['resolveWebhook']>> => {
+      await this.#options.deliverySettled(params.webhook_token ?? '');
+      return interactions.resolveWebhook(params.webhook_id ?? '', params.webhook_token ?? '');
+    };
+    this.#route('POST', '/webhooks/{webhook_id}/{webhook_token}', false, async ({ params, query, body, uploads }) => {
+      const stored = interactions.followUp(await webhook(params), body, uploads);
       return query.get('wait') === 'true' ? ok(wire(stored)) : noContent;
     });
     for (const messagePath of ['/messages/@original', '/messages/{message_id}']) {
       const template = `/webhooks/{webhook_id}/{webhook_token}${messagePath}`;
       const messageId = (params: Record<string, string>): string => params.message_id ?? '@original';
-      this.#route('GET', template, false, ({ params }) => ok(wire(interactions.getMessage(webhook(params), messageId(params)))));
-      this.#route('PATCH', template, false, ({ params, body, uploads }) =>
-        ok(wire(interactions.editMessage(webhook(params), messageId(params), body, uploads))),
+      this.#route('GET', template, false, async ({ params }) => ok(wire(interactions.getMessage(await webhook(params), messageId(params)))));
+      this.#route('PATCH', template, false, async ({ params, body, uploads }) =>
+        ok(wire(interactions.editMessage(await webhook(params), messageId(params), body, uploads))),
       );
-      this.#route('DELETE', template, false, ({ params }) => {
-        interactions.deleteMessage(webhook(params), messageId(params));
+      this.#route('DELETE', template, false, async ({ params }) => {
+        interactions.deleteMessage(await webhook(params), messageId(params));
         return noContent;
       });
     }

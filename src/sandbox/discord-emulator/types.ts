@@ -92,7 +92,9 @@ export type FindingKind =
   | 'missing-body'
   | 'unexpected-body'
   | 'unsupported-content-type'
-  | 'gateway-protocol';
+  | 'gateway-protocol'
+  /** An interaction delivered by HTTP whose response Discord would not take (late, not 200, invalid). */
+  | 'interaction-response';
 
 /** Something the bot sent that Discord's published description or protocol does not accept. */
 export interface Finding {

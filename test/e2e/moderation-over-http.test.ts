@@ -1,0 +1,4 @@
+/** The moderation scenarios (./moderation.scenarios.ts) with interactions POSTed to the bot's `/interactions` (INTERACTIONS=http). */
+import { moderationScenarios } from './moderation.scenarios.js';
+
+moderationScenarios('http');

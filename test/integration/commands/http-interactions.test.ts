@@ -1,0 +1,132 @@
+/**
+ * Interactions POSTed to `/interactions` (INTERACTIONS=http), with the router's answers taken
+ * into the HTTP response: what the song and moderation scenarios (../../e2e/*-over-http) do
+ * not reach. A first answer with a file (Discord's HTTP answer carries none), a decision past
+ * the answer budget, a follow-up sent straight after the answer, and a handler that answers
+ * nothing. The commands here are fixtures of the router's contract; Discord is the emulator,
+ * delivering by HTTP and signing with its own key.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ApplicationCommandType, InteractionResponseType } from 'discord-api-types/v10';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { defineCommand, type Command } from '../../../src/discord/command.js';
+import type { BaseCommandContext } from '../../../src/discord/context.js';
+import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
+import { answerInPlace, firstAnswerOf } from '../../../src/discord/respond.js';
+import { registerInteractionsRoute } from '../../../src/http/interactions.js';
+import { silentLogger } from '../../../src/logger.js';
+import { RequestTakenError } from '../../../src/pipeline/requests.js';
+import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
+import { eventually } from '../../support/eventually.js';
+
+const ANSWER_BUDGET_MS = 100;
+
+const fixture = (name: string, acknowledge: 'public' | 'ephemeral', execute: Command['execute']): Command =>
+  defineCommand({ definition: { name, description: `${name} (a fixture)`, type: ApplicationCommandType.ChatInput }, acknowledge: () => acknowledge, execute }) as Command;
+
+const commands: Command[] = [
+  fixture('file', 'ephemeral', async (interaction) => {
+    await answerInPlace(interaction, { content: 'your export', files: [{ attachment: Buffer.from('a,b\n1,2\n'), name: 'export.csv' }] });
+  }),
+  fixture('slow', 'public', async (interaction) => {
+    await eventually(() => firstAnswerOf(interaction)?.first === 'deferred' || undefined, 5_000, 'the budget to run out');
+    await answerInPlace(interaction, { content: 'decided late' });
+  }),
+  fixture('chatty', 'public', async (interaction) => {
+    await answerInPlace(interaction, { content: 'starting' });
+    await interaction.followUp({ content: 'and a private word', flags: 64 });
+  }),
+  fixture('taken', 'public', async () => {
+    throw new RequestTakenError('00000000-0000-4000-8000-000000000000');
+  }),
+];
+
+let emulator: DiscordEmulator;
+let server: FastifyInstance;
+let receiver: HttpInteractionReceiver;
+let place: { guildId: string; channelId: string; userId: string };
+
+beforeAll(async () => {
+  emulator = await startDiscordEmulator({ botToken: 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.http-interactions-token' });
+  const guild = emulator.createGuild({ name: 'Endpoint' });
+  const channel = emulator.createChannel(guild.id, { name: 'music' });
+  const member = emulator.addMember(guild.id, { username: 'alice' });
+  place = { guildId: guild.id, channelId: channel.id, userId: member.id };
+  for (const command of commands) {
+    await fetch(`${emulator.apiUrl}/v10/applications/${emulator.applicationId}/guilds/${guild.id}/commands`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(command.definition),
+    });
+  }
+
+  const config = loadConfig({
+    require: [],
+    env: {
+      DISCORD_TOKEN: emulator.botToken,
+      DISCORD_APPLICATION_ID: emulator.applicationId,
+      DISCORD_API_URL: emulator.apiUrl,
+      INTERACTIONS: 'http',
+      DISCORD_PUBLIC_KEY: emulator.publicKey,
+      ANSWER_BUDGET_MS: String(ANSWER_BUDGET_MS),
+    },
+  });
+  // These fixtures touch neither the database, the pipeline nor the service.
+  const context = { config, logger: silentLogger } as BaseCommandContext;
+  receiver = createHttpInteractionReceiver({ context, commands });
+  server = Fastify();
+  server.removeContentTypeParser('application/json');
+  server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger });
+  const url = await server.listen({ port: 0, host: '127.0.0.1' });
+  await emulator.setInteractionsEndpoint(`${url}/interactions`);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await receiver?.stop();
+  await emulator?.close();
+});
+
+describe('interactions over HTTP', () => {
+  it('answers with a deferral and then puts the message with its file in place', async () => {
+    const handle = emulator.runCommand({ ...place, name: 'file' });
+    const response = await handle.waitForResponse();
+    expect(response.type).toBe(InteractionResponseType.DeferredChannelMessageWithSource);
+    expect(response.ephemeral).toBe(true);
+    const edited = await handle.waitForEdit((message) => message.attachments.length > 0);
+    expect(edited.content).toBe('your export');
+    expect(edited.attachments[0]?.filename).toBe('export.csv');
+    expect(edited.attachments[0]?.data.toString()).toBe('a,b\n1,2\n');
+    expect(emulator.findings).toEqual([]);
+  });
+
+  it('defers in the response when the decision takes longer than the budget, then edits', async () => {
+    const handle = emulator.runCommand({ ...place, name: 'slow' });
+    const response = await handle.waitForResponse();
+    expect(response.type).toBe(InteractionResponseType.DeferredChannelMessageWithSource);
+    expect(response.ephemeral).toBe(false);
+    const edited = await handle.waitForEdit((message) => message.content === 'decided late');
+    expect(edited.content).toBe('decided late');
+    expect(emulator.findings).toEqual([]);
+  });
+
+  it('takes a follow-up sent straight after the answer in the response', async () => {
+    const handle = emulator.runCommand({ ...place, name: 'chatty' });
+    const followUp = await handle.waitForFollowUp((message) => message.content === 'and a private word');
+    expect(handle.response?.type).toBe(InteractionResponseType.ChannelMessageWithSource);
+    expect(handle.original()?.content).toBe('starting');
+    expect(followUp.flags! & 64).toBe(64);
+    expect(emulator.findings).toEqual([]);
+  });
+
+  it('answers 500 when the handler says nothing, which Discord shows as a failed interaction', async () => {
+    const before = emulator.httpDeliveryStats.failed;
+    emulator.runCommand({ ...place, name: 'taken' });
+    await eventually(() => (emulator.httpDeliveryStats.failed > before ? true : undefined), 5_000, 'the failed delivery');
+    expect(emulator.findings.map((finding) => finding.kind)).toEqual(['interaction-response']);
+    expect(emulator.findings[0]?.message).toContain('answered 500');
+    emulator.findings.length = 0;
+  });
+});
