@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
-import { buildHttpServer, type HttpServerDeps } from './http/server.js';
+import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { MusicApiClient } from './music-api/index.js';
@@ -140,6 +140,15 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       logger.info({ port: config.httpPort }, 'http server listening');
       // Closing the server first stops taking webhooks; those in flight finish.
       stops.push(() => httpServer!.close());
+    }
+
+    if (!runs.http && config.metricsPort !== undefined) {
+      // A gateway or worker process has counters of its own, and a load balancer or an
+      // orchestrator needs its health too.
+      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts });
+      await opsServer.listen({ port: config.metricsPort, host: '0.0.0.0' });
+      logger.info({ port: config.metricsPort }, 'metrics and health listening');
+      stops.push(() => opsServer.close());
     }
 
     if (runs.worker) {

@@ -114,6 +114,7 @@ const envSchema = z.object({
     ),
   ),
   HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
+  METRICS_PORT: optional(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535')),
   LOG_LEVEL: defaulted(
     z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -185,6 +186,8 @@ const configSchema = envSchema.transform((e) =>
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,
     httpPort: e.HTTP_PORT,
+    /** Where a process without the http role serves /metrics, /healthz and /readyz; undefined: nowhere. */
+    metricsPort: e.METRICS_PORT,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
     /** Shards of the whole bot: undefined for what Discord recommends (GET /gateway/bot). */

@@ -153,6 +153,19 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   return app;
 }
 
+/**
+ * What a process without the http role serves on METRICS_PORT: `/healthz`, `/readyz` and its
+ * own `/metrics` (the counters and histograms it keeps: a gateway's commands and first answers,
+ * a worker's submissions and deliveries, and the process's CPU and memory). The gauges read from
+ * Postgres and Redis are the deployment's, not the process's, so only the http role exports them.
+ */
+export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
+  const app = Fastify({ logger: false, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
+  registerHealthRoutes(app, deps);
+  app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
+  return app;
+}
+
 /** How long a scrape waits for the gauges read at scrape time. */
 const REFRESH_TIMEOUT_MS = 2_000;
 

@@ -85,6 +85,8 @@ export interface ChaosWorld {
   readonly db: pg.Pool;
   readonly places: readonly Place[];
   readonly httpUrl: string;
+  /** Where the gateway and each worker serve their own /metrics, /healthz and /readyz (METRICS_PORT). */
+  readonly metricsUrls: Readonly<Partial<Record<ProcessName, string>>>;
   /** The values that must never appear in a log line or a request to Discord. */
   readonly secrets: readonly string[];
   readonly processes: Readonly<Record<(typeof PROCESS_NAMES)[number], BotProcess>>;
@@ -160,8 +162,15 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
 
     const lines: string[] = [];
     const crashes: Crash[] = [];
+    // The gateway and the workers serve their own /metrics, /healthz and /readyz (METRICS_PORT).
+    const metricsPorts = Object.fromEntries(
+      await Promise.all(PROCESS_NAMES.filter((name) => ROLE_OF[name] !== 'http').map(async (name) => [name, await findFreePort()] as const)),
+    ) as Partial<Record<ProcessName, number>>;
     const processes = Object.fromEntries(
-      PROCESS_NAMES.map((name) => [name, botProcess(name, { ...env, ROLE: ROLE_OF[name] }, lines, crashes)]),
+      PROCESS_NAMES.map((name) => {
+        const port = metricsPorts[name];
+        return [name, botProcess(name, { ...env, ROLE: ROLE_OF[name], ...(port && { METRICS_PORT: String(port) }) }, lines, crashes)];
+      }),
     ) as Record<(typeof PROCESS_NAMES)[number], BotProcess>;
     const extras: BotProcess[] = [];
     cleanups.unshift(async () => {
@@ -186,6 +195,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       db,
       places,
       httpUrl,
+      metricsUrls: Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `http://127.0.0.1:${port}`])),
       secrets: [BOT_TOKEN, SIM_KEY],
       processes,
       async spawnExtra(role) {

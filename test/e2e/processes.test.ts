@@ -32,6 +32,23 @@ describe('one bot in four processes', () => {
     expect(submittedBy('worker-1') + submittedBy('worker-2')).toBe(16);
   }, 90_000);
 
+  it('each process without the http role serves its own metrics and health on METRICS_PORT', async () => {
+    const scrape = async (name: 'gateway' | 'worker-1' | 'worker-2') => (await fetch(`${world.metricsUrls[name]}/metrics`)).text();
+    const sum = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+    // The commands of the test above were counted by the gateway, their deliveries by the workers.
+    expect(sum(await scrape('gateway'), /^musicbot_commands_total\{command="song",outcome="accepted"[^}]*\} (\d+)$/gm)).toBeGreaterThanOrEqual(16);
+    const deliveries = /^musicbot_result_deliveries_total\{path="edit"\} (\d+)$/gm;
+    expect(sum(await scrape('worker-1'), deliveries) + sum(await scrape('worker-2'), deliveries)).toBeGreaterThanOrEqual(16);
+    for (const name of ['gateway', 'worker-1', 'worker-2'] as const) {
+      const ready = await fetch(`${world.metricsUrls[name]}/readyz`);
+      expect(ready.status, name).toBe(200);
+      const health = (await (await fetch(`${world.metricsUrls[name]}/healthz`)).json()) as { postgres: string; redis: string };
+      expect(health, name).toMatchObject({ postgres: 'ok', redis: 'ok' });
+    }
+    // The gauges read from Postgres and Redis are the deployment's: only the http role exports them.
+    expect(await scrape('worker-1')).not.toContain('musicbot_queue_depth{');
+  });
+
   it('a worker stopped with SIGTERM finishes what it holds and exits 0, and no job is lost', async () => {
     const prefix = 'chaos processes sigterm';
     const before = submittedBy('worker-1') + submittedBy('worker-2');
