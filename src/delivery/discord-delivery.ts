@@ -93,6 +93,15 @@ function withFiles(message: OutgoingMessage, files: readonly OutgoingFile[] | un
  */
 export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
 
+/**
+ * For a REST client that answers interactions: their callbacks and webhooks (follow-ups, edits)
+ * are not bound by Discord's global limit of 50 requests a second, which @discordjs/rest would
+ * otherwise apply to every request but the callback. A burst of commands would then queue each
+ * one's private acknowledgement behind the others' for seconds. Discord's own 429s, per route
+ * or global, are still obeyed.
+ */
+export const INTERACTION_REST = { ...REST_SWEEPS, globalRequestsPerSecond: 1_000_000 } as const;
+
 /** A progress edit that takes longer than this is given up: it holds the job's row lock meanwhile. */
 export const PROGRESS_EDIT_TIMEOUT_MS = 3_000;
 
@@ -102,7 +111,7 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
   // Interaction webhooks are not bound by Discord's global limit of 50 requests a second (only
   // by their own per-route buckets, which this client still follows), so they get a client of
   // their own: at 50 completions a second they must not queue behind channel posts.
-  const { interactions } = new API(new REST({ ...common, globalRequestsPerSecond: 1_000_000 }));
+  const { interactions } = new API(new REST({ ...common, ...INTERACTION_REST }));
   // Progress edits have a client of their own that refuses to wait: where the results' client
   // queues behind an empty bucket and retries a 429, this one throws at once, so a progress edit
   // never stands in a rate-limit queue (holding the job's row lock) while a result waits.

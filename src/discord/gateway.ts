@@ -9,7 +9,7 @@ import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
-import { REST_SWEEPS } from '../delivery/discord-delivery.js';
+import { INTERACTION_REST } from '../delivery/discord-delivery.js';
 import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
@@ -58,7 +58,8 @@ export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 
     // discord.js builds the channel from that when it is not cached (a private thread the bot was
     // never added to), so `interaction.channel` tells a thread of an allowed channel apart.
     partials: [Partials.Channel],
-    rest: { api: config.discordApiUrl, ...REST_SWEEPS },
+    // Its REST calls are the interactions' answers; the rare welcome message may pass the local limit.
+    rest: { api: config.discordApiUrl, ...INTERACTION_REST },
     allowedMentions: { parse: [] },
   });
 }

@@ -26,7 +26,7 @@ import {
 import type { RequestData, RouteLike } from '@discordjs/rest';
 import type { Command } from './command.js';
 import type { BaseCommandContext } from './context.js';
-import { REST_SWEEPS } from '../delivery/discord-delivery.js';
+import { INTERACTION_REST } from '../delivery/discord-delivery.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
 
@@ -65,7 +65,7 @@ function createPayloadClient(context: BaseCommandContext): Client {
   const client = new Client({
     intents: [],
     partials: [Partials.Channel],
-    rest: { api: context.config.discordApiUrl, ...REST_SWEEPS },
+    rest: { api: context.config.discordApiUrl, ...INTERACTION_REST },
     allowedMentions: { parse: [] },
   });
   client.token = context.config.discordToken;
