@@ -79,13 +79,18 @@ describe('the global poll rate', () => {
     };
     await expect.poll(span, { timeout: 15_000 }).toBeGreaterThanOrEqual(3_000);
     const at = polls();
-    let busiest = 0;
-    for (const start of at) busiest = Math.max(busiest, at.filter((time) => time >= start && time < start + 1_000).length);
     // Three tasks polled every 50 ms would make about 60 polls a second without the limiter.
     // The limiter (workers.ts, `pollLimiter`) starts polls at least ceil(1050 / 4) = 263 ms
-    // apart across all workers, so any second holds at most 4 starts, and at most 4 requests
-    // as long as a start's time to its request varies by less than POLL_START_SLACK_MS (50 ms):
-    // the cap holds in every sliding second, not only in the limiter's own windows.
+    // apart across all workers, so five starts span at least 1,052 ms: any second holds at most
+    // 4 of them, and at most 4 requests when a start's time to its request varies by less than
+    // POLL_START_SLACK_MS (50 ms). The service's clock sees the requests, not the starts: on a
+    // machine busy with other test files one request can take 100 ms longer than the one before,
+    // so the window here leaves 150 ms for that (five polls inside any 850 ms would still mean
+    // starts closer than the limiter allows). test/unit/pipeline/poll-limiter.test.ts checks
+    // the exact second against a model of the limiter.
+    const JITTER_MS = 150;
+    let busiest = 0;
+    for (const start of at) busiest = Math.max(busiest, at.filter((time) => time >= start && time < start + 1_000 - JITTER_MS).length);
     expect(busiest).toBeLessThanOrEqual(4);
     const spanSeconds = (Math.max(...at) - Math.min(...at)) / 1_000;
     expect(at.length).toBeGreaterThan(4);
