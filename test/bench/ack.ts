@@ -19,7 +19,9 @@
  * what a command costs, which the latencies alone hide once a machine is busy.
  *
  * Flags: `--commands N`, `--rate R`, `--rounds K`, `--role all|gateway|split` (`gateway`: the
- * bot without its workers, jobs only queue; `split`: gateway and worker as two processes).
+ * bot without its workers, jobs only queue; `split`: gateway and worker as two processes),
+ * `--interactions gateway|http` (`http`: the emulator POSTs each interaction to the bot's
+ * `/interactions`, signed, and the response is the first answer; the floors stay on the gateway).
  * Another workload than 500 at 250/s in one process writes `ack-<commands>-at-<rate>[-<role>].json`
  * (`npm run bench -- ack --commands 250 --rate 25`: a busy server's pace rather than a flood).
  */
@@ -52,6 +54,7 @@ const { values: flags } = parseArgs({
     rate: { type: 'string', default: '250' },
     rounds: { type: 'string', default: '3' },
     role: { type: 'string', default: 'all' },
+    interactions: { type: 'string', default: 'gateway' },
   },
   strict: false,
 });
@@ -59,6 +62,8 @@ const COMMANDS = Number(flags.commands);
 const RATE = Number(flags.rate);
 const ROUNDS = Math.max(1, Number(flags.rounds));
 const ROLE = flags.role === 'gateway' || flags.role === 'split' ? flags.role : 'all';
+/** `http`: the emulator POSTs each interaction to the bot's /interactions (INTERACTIONS=http), and the answer is the response. */
+const INTERACTIONS = flags.interactions === 'http' ? 'http' : 'gateway';
 const GUILDS = 5;
 const MEMBERS_PER_GUILD = 10;
 const WARM_UP = 30;
@@ -163,8 +168,16 @@ try {
     // Tasks run for an hour and are found by webhook: no poll weighs on the measurement.
     EXPECTED_SECONDS: 'song=3600',
   };
-  const bots = ROLE === 'split' ? [world.spawnBot('gateway', botEnv), world.spawnBot('worker', botEnv)] : [world.spawnBot(ROLE, botEnv)];
-  await world.emulator.waitForBotReady(60_000);
+  if (INTERACTIONS === 'http') Object.assign(botEnv, { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: world.emulator.publicKey });
+  const botRoles = ROLE === 'split' ? (['gateway', 'worker'] as const) : ([ROLE] as const);
+  // Over HTTP the process that takes the interactions is the http role: `gateway` and `split` run it beside their gateway part.
+  const bots = botRoles.map((role) => world.spawnBot(INTERACTIONS === 'http' && role === 'gateway' ? 'http' : role, botEnv));
+  if (INTERACTIONS === 'http') {
+    const endpoint = `http://127.0.0.1:${world.env().HTTP_PORT}/interactions`;
+    await waitUntil('the bot to take interactions by HTTP', () => world.emulator.setInteractionsEndpoint(endpoint).then(() => true, () => false), 60_000, 250);
+  } else {
+    await world.emulator.waitForBotReady(60_000);
+  }
   let sent = 0;
   contenders.push({
     name: 'bot',
@@ -230,9 +243,12 @@ try {
   });
   printTable(`first answer: dispatch to the first callback (median of ${ROUNDS} rounds)`, rows);
   // Another workload than the issue's goes to a file of its own (e.g. `ack-250-at-25.json`), beside ack.json.
-  const resultName = COMMANDS === 500 && RATE === 250 && ROLE === 'all' ? 'ack' : `ack-${COMMANDS}-at-${RATE}${ROLE === 'all' ? '' : `-${ROLE}`}`;
+  const resultName =
+    COMMANDS === 500 && RATE === 250 && ROLE === 'all' && INTERACTIONS === 'gateway'
+      ? 'ack'
+      : `ack-${COMMANDS}-at-${RATE}${ROLE === 'all' ? '' : `-${ROLE}`}${INTERACTIONS === 'http' ? '-http' : ''}`;
   await writeResult(resultName, {
-    workload: { role: ROLE, commands: COMMANDS, rate: RATE, rounds: ROUNDS, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, warmUp: WARM_UP, command: '/song' },
+    workload: { role: ROLE, interactions: INTERACTIONS, commands: COMMANDS, rate: RATE, rounds: ROUNDS, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, warmUp: WARM_UP, command: '/song' },
     target: 'first-answer p99 ≤ 2× the floor at both rates',
     floor: 'bare discord.js client: one guarded UPDATE … RETURNING, then reply',
     results,
