@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { REST } from '@discordjs/rest';
-import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Options, Partials, type GuildMember, type User } from 'discord.js';
 import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
@@ -49,6 +49,25 @@ export async function shardPlan(config: Pick<Config, 'shardCount' | 'shardIds' |
   return { shards, shardCount };
 }
 
+/** Users and members kept in memory at most, each: the most recent, enough for any handler. */
+export const CACHED_PEOPLE_LIMIT = 10_000;
+
+/**
+ * What discord.js keeps: every interaction adds its member and user to the caches, which
+ * discord.js never empties by default, so a bot in thousands of servers would grow by every
+ * member who ever ran a command. The handlers read the member from the interaction itself, so
+ * a bounded cache (the bot's own user and member always kept) loses nothing. Messages (the
+ * bot's follow-ups come back as messages) are not needed at all.
+ */
+export const CACHE_LIMITS = {
+  makeCache: Options.cacheWithLimits({
+    ...Options.DefaultMakeCacheSettings,
+    MessageManager: 0,
+    UserManager: { maxSize: CACHED_PEOPLE_LIMIT, keepOverLimit: (user: User) => user.id === user.client.user?.id },
+    GuildMemberManager: { maxSize: CACHED_PEOPLE_LIMIT, keepOverLimit: (member: GuildMember) => member.id === member.client.user?.id },
+  }),
+};
+
 /** A client configured as the bot runs it, not yet logged in. */
 export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }): Client {
   return new Client({
@@ -61,6 +80,7 @@ export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 
     // Its REST calls are the interactions' answers; the rare welcome message may pass the local limit.
     rest: { api: config.discordApiUrl, ...INTERACTION_REST },
     allowedMentions: { parse: [] },
+    ...CACHE_LIMITS,
   });
 }
 

@@ -28,6 +28,7 @@ import type { Command } from './command.js';
 import type { BaseCommandContext } from './context.js';
 import { INTERACTION_REST } from '../delivery/discord-delivery.js';
 import { loggableError } from './errors.js';
+import { CACHE_LIMITS } from './gateway.js';
 import { createInteractionRouter } from './router.js';
 
 /** What to send back to Discord, and a callback to call once it has been written out. */
@@ -67,6 +68,7 @@ function createPayloadClient(context: BaseCommandContext): Client {
     partials: [Partials.Channel],
     rest: { api: context.config.discordApiUrl, ...INTERACTION_REST },
     allowedMentions: { parse: [] },
+    ...CACHE_LIMITS,
   });
   client.token = context.config.discordToken;
   client.rest.setToken(context.config.discordToken);
@@ -147,7 +149,10 @@ export function createHttpInteractionReceiver(options: HttpInteractionOptions): 
         const releaseChannel = holdChannel(payload);
         try {
           // The same action the gateway's INTERACTION_CREATE runs: it builds the interaction and emits it.
-          (client as unknown as { actions: { InteractionCreate: { handle(data: unknown): void } } }).actions.InteractionCreate.handle(payload);
+          // discord.js reads two fields without checking them; the bot sells nothing, so entitlements
+          // are never read (and would need the application, which only the gateway's READY brings).
+          const data = { ...payload, authorizing_integration_owners: payload.authorizing_integration_owners ?? {}, entitlements: [] };
+          (client as unknown as { actions: { InteractionCreate: { handle(data: unknown): void } } }).actions.InteractionCreate.handle(data);
         } catch (error) {
           context.logger.error({ err: loggableError(error, [payload.token]), interactionId: payload.id }, 'could not read an interaction');
         }

@@ -37,6 +37,9 @@ const commands: Command[] = [
     await answerInPlace(interaction, { content: 'starting' });
     await interaction.followUp({ content: 'and a private word', flags: 64 });
   }),
+  fixture('hello', 'ephemeral', async (interaction) => {
+    await answerInPlace(interaction, { content: `hello ${interaction.user.username}` });
+  }),
   fixture('taken', 'public', async () => {
     throw new RequestTakenError('00000000-0000-4000-8000-000000000000');
   }),
@@ -46,6 +49,7 @@ let emulator: DiscordEmulator;
 let server: FastifyInstance;
 let receiver: HttpInteractionReceiver;
 let place: { guildId: string; channelId: string; userId: string };
+let endpoint: string;
 
 beforeAll(async () => {
   emulator = await startDiscordEmulator({ botToken: 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.http-interactions-token' });
@@ -79,8 +83,8 @@ beforeAll(async () => {
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger });
-  const url = await server.listen({ port: 0, host: '127.0.0.1' });
-  await emulator.setInteractionsEndpoint(`${url}/interactions`);
+  endpoint = `${await server.listen({ port: 0, host: '127.0.0.1' })}/interactions`;
+  await emulator.setInteractionsEndpoint(endpoint);
 });
 
 afterAll(async () => {
@@ -119,6 +123,25 @@ describe('interactions over HTTP', () => {
     expect(handle.original()?.content).toBe('starting');
     expect(followUp.flags! & 64).toBe(64);
     expect(emulator.findings).toEqual([]);
+  });
+
+  it('reads an interaction with only the fields Discord documents as always sent', async () => {
+    // No `entitlements`, no `authorizing_integration_owners`, no `channel`: discord.js alone would throw on the first two.
+    const body = JSON.stringify({
+      id: '1400000000000000011',
+      application_id: emulator.applicationId,
+      type: 2,
+      token: 'a-token-only-this-test-knows',
+      version: 1,
+      guild_id: place.guildId,
+      channel_id: place.channelId,
+      member: { user: { id: place.userId, username: 'alice', discriminator: '0', avatar: null, global_name: null }, roles: [], permissions: '0', joined_at: '2024-01-01T00:00:00Z', deaf: false, mute: false, flags: 0 },
+      data: { id: '1400000000000000012', name: 'hello', type: 1 },
+      locale: 'en-US',
+    });
+    const response = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...emulator.signInteraction(body) }, body });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, data: { content: 'hello alice', flags: 64 } });
   });
 
   it('answers 500 when the handler says nothing, which Discord shows as a failed interaction', async () => {
