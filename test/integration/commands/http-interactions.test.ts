@@ -144,6 +144,31 @@ describe('interactions over HTTP', () => {
     expect(await response.json()).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, data: { content: 'hello alice', flags: 64 } });
   });
 
+  it('refuses a flood of forged requests, and still answers the genuine one among them', async () => {
+    const genuine = JSON.stringify({ id: '1', application_id: emulator.applicationId, type: 2, token: 't', version: 1, data: { name: 'hello' } });
+    const signed = emulator.signInteraction(genuine);
+    const forgeries: Array<{ body: string; headers: Record<string, string> }> = [
+      { body: genuine, headers: {} },
+      { body: genuine.replace('hello', 'file'), headers: signed },
+      { body: genuine, headers: { ...signed, 'x-signature-timestamp': String(Number(signed['x-signature-timestamp']) + 1) } },
+      { body: genuine, headers: emulator.signInteraction(genuine, Math.floor(Date.now() / 1000) - 3_600) },
+      { body: 'x'.repeat(2 * 1024 * 1024), headers: signed },
+    ];
+    const flood = Array.from({ length: 500 }, (_, i) => forgeries[i % forgeries.length]!).map(({ body, headers }) =>
+      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
+        (response) => response.status,
+        () => 'closed',
+      ),
+    );
+    const handle = emulator.runCommand({ ...place, name: 'hello' });
+    const statuses = await Promise.all(flood);
+    // The oversized ones: 413, or the connection closed while the body was still on its way.
+    expect(statuses.filter((status) => status !== 401 && status !== 413 && status !== 'closed')).toEqual([]);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(400);
+    expect((await handle.waitForResponse()).data).toMatchObject({ content: 'hello alice' });
+    expect(emulator.findings).toEqual([]);
+  });
+
   it('answers 500 when the handler says nothing, which Discord shows as a failed interaction', async () => {
     const before = emulator.httpDeliveryStats.failed;
     emulator.runCommand({ ...place, name: 'taken' });
