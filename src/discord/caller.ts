@@ -9,7 +9,6 @@ import {
   ButtonBuilder,
   ButtonStyle,
   ChannelType,
-  MessageFlags,
   PermissionFlagsBits,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -28,7 +27,7 @@ import { kindKey } from '../pipeline/render.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
-import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf } from './respond.js';
+import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf, sendPrivateNote } from './respond.js';
 
 type GuildInteraction =
   | ChatInputCommandInteraction<'cached' | 'raw'>
@@ -195,7 +194,7 @@ export async function submitAndAcknowledge(
     },
   );
   context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
-  if (!isPrivate) await interaction.followUp({ ...acceptedAnswer(request, result, context.t), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  if (!isPrivate) await sendPrivateNote(interaction, acceptedAnswer(request, result, context.t));
   return result;
 }
 

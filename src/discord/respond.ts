@@ -31,6 +31,7 @@ import {
   type ModalSubmitInteraction,
   type RepliableInteraction,
 } from 'discord.js';
+import { Routes } from 'discord-api-types/v10';
 import type { ReplyTarget } from '../pipeline/requests.js';
 
 /**
@@ -204,6 +205,23 @@ export function handOverPublicReply(interaction: RepliableInteraction): void {
 function settle(interaction: RepliableInteraction): void {
   const state = states.get(interaction);
   if (state) state.publicReplySettled = true;
+}
+
+/**
+ * An ephemeral follow-up whose message nobody reads back: one webhook call without `?wait=true`
+ * (Discord answers 204), where discord.js's `followUp` waits for the message and builds its
+ * object. On the answer's path of every accepted request, so the difference shows under load.
+ */
+export async function sendPrivateNote(interaction: RepliableInteraction, note: { content: string; components?: ReadonlyArray<{ toJSON(): unknown }> }): Promise<void> {
+  await interaction.client.rest.post(Routes.webhook(interaction.applicationId, interaction.token), {
+    body: {
+      content: note.content,
+      components: (note.components ?? []).map((component) => component.toJSON()),
+      flags: MessageFlags.Ephemeral,
+      allowed_mentions: NO_PINGS,
+    },
+    auth: false,
+  });
 }
 
 /** Where the pipeline answers: the interaction's token, valid 15 minutes from its creation. */
