@@ -31,7 +31,7 @@ export type MusicApiOperation =
   | 'request';
 
 /** Kinds worth trying again later, provided no task may already exist upstream. */
-const TRANSIENT_KINDS: ReadonlySet<MusicApiErrorKind> = new Set([
+export const TRANSIENT_KINDS: ReadonlySet<MusicApiErrorKind> = new Set([
   'rate_limited',
   'internal',
   'upstream',

@@ -13,7 +13,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import type { MusicApiErrorKind } from '../music-api/errors.js';
+import { TRANSIENT_KINDS, type MusicApiErrorKind } from '../music-api/errors.js';
 
 /** How often a gateway writes its shards' heartbeats. */
 export const HEARTBEAT_EVERY_MS = 10_000;
@@ -79,17 +79,7 @@ export interface ServiceAnswer {
  * Errors that say the service (or the way to it, or our account) is not working, as opposed
  * to a request it rightly refused (`validation`, `not_found`) or one we cancelled (`aborted`).
  */
-const SERVICE_FAILURES: ReadonlySet<MusicApiErrorKind> = new Set([
-  'unauthorized',
-  'insufficient_credits',
-  'endpoint_retired',
-  'rate_limited',
-  'internal',
-  'upstream',
-  'network',
-  'timeout',
-  'bad_response',
-]);
+const SERVICE_FAILURES: ReadonlySet<MusicApiErrorKind> = new Set([...TRANSIENT_KINDS, 'unauthorized', 'insufficient_credits', 'endpoint_retired']);
 
 export function isServiceFailure(kind: MusicApiErrorKind): boolean {
   return SERVICE_FAILURES.has(kind);
