@@ -76,7 +76,11 @@ export interface SongFields {
 
 /** Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona. */
 export async function buildSongRequest(context: CommandContext, caller: Caller, fields: SongFields): Promise<GenerationRequest> {
-  const texts = { prompt: blankToUndefined(fields.prompt), lyrics: blankToUndefined(fields.lyrics), title: blankToUndefined(fields.title) };
+  const texts = {
+    prompt: blankToUndefined(fields.prompt, LIMITS.promptMax),
+    lyrics: blankToUndefined(fields.lyrics, LIMITS.lyricsMax),
+    title: blankToUndefined(fields.title, LIMITS.titleMax),
+  };
   if (fields.voice === undefined) {
     if (fields.model !== undefined && !context.config.musicModels.includes(fields.model)) {
       throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
@@ -106,8 +110,9 @@ export async function requestSong(interaction: RepliableInteraction, context: Co
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 
-function blankToUndefined(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
+/** A field left blank is a field not given; one longer than its limit stays, and is refused as too long, blank or not. */
+function blankToUndefined(value: string | undefined, max: number): string | undefined {
+  return value === undefined || (value.length <= max && value.trim() === '') ? undefined : value;
 }
 
 export default defineCommand({

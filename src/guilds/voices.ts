@@ -15,7 +15,8 @@ const live = (guildId: string) => and(eq(voicePersonas.guildId, guildId), isNull
 
 /** Live personas of the guild, by name; `search` filters names containing it. */
 export async function listVoices(executor: Executor, guildId: string, options: { search?: string; limit?: number } = {}) {
-  const search = options.search?.trim();
+  // What a member typed: Postgres refuses U+0000 in a query's text, and no name holds one.
+  const search = options.search?.replaceAll('\u0000', '').trim();
   return executor
     .select()
     .from(voicePersonas)
@@ -26,7 +27,7 @@ export async function listVoices(executor: Executor, guildId: string, options: {
 
 /** A live persona of the guild by its id (what autocomplete returns) or, failing that, its exact name. */
 export async function findVoice(executor: Executor, guildId: string, idOrName: string): Promise<VoicePersona | undefined> {
-  const value = idOrName.trim();
+  const value = idOrName.replaceAll('\u0000', '').trim();
   if (value === '') return undefined;
   const byId = UUID.test(value) ? eq(voicePersonas.id, value) : undefined;
   const [voice] = await executor

@@ -20,6 +20,8 @@ export const LIMITS = {
 const text = (field: 'prompt' | 'lyrics' | 'title' | 'voiceName', max: number) =>
   z
     .string()
+    // As sent, as Discord's own max_length counts: what only fits once cleaned was never a valid request.
+    .max(max, messageKey(`request.${field}.tooLong`))
     // Postgres text and jsonb cannot hold U+0000: kept, it fails the job's insert with a 500-like error.
     .overwrite((value) => value.replaceAll('\u0000', ''))
     .trim()

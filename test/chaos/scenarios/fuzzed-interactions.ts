@@ -194,17 +194,25 @@ function validValue(fuzz: Fuzzer, guild: Guild, targets: Targets, option: APIApp
 
 /** A value of another type than the option's. */
 function wrongValue(random: Random, option: APIApplicationCommandOption): { type: ApplicationCommandOptionType; value: unknown } {
-  const candidates: Array<{ type: ApplicationCommandOptionType; value: unknown }> = [
+  // Another type than the option's: a string '12' for a string option would be a valid value, not a wrong one.
+  const otherTypes: Array<{ type: ApplicationCommandOptionType; value: unknown }> = [
     { type: ApplicationCommandOptionType.String, value: random.pick(['true', '12', 'not a number', '']) },
     { type: ApplicationCommandOptionType.Integer, value: random.pick([0, -1, 2 ** 53, 42]) },
     { type: ApplicationCommandOptionType.Number, value: random.pick([0.5, -1e308, 3.14]) },
     { type: ApplicationCommandOptionType.Boolean, value: random.chance(0.5) },
     { type: ApplicationCommandOptionType.User, value: '1' },
     { type: ApplicationCommandOptionType.Attachment, value: '999' },
-    // The declared type is right, the value is not: what a broken client would send.
-    { type: option.type, value: random.pick([null, 7, false, ['a'], { a: 1 }]) },
-  ];
-  return random.pick(candidates.filter((candidate) => candidate.type !== option.type || candidate.value !== undefined));
+  ].filter((candidate) => candidate.type !== option.type);
+  // The declared type is right, the value is not: what a broken client would send.
+  const fits: Partial<Record<ApplicationCommandOptionType, (value: unknown) => boolean>> = {
+    [ApplicationCommandOptionType.String]: (value) => typeof value === 'string',
+    [ApplicationCommandOptionType.Integer]: (value) => typeof value === 'number',
+    [ApplicationCommandOptionType.Number]: (value) => typeof value === 'number',
+    [ApplicationCommandOptionType.Boolean]: (value) => typeof value === 'boolean',
+  };
+  const broken = [null, 7, false, 'text', ['a'], { a: 1 }].filter((value) => !(fits[option.type]?.(value) ?? false));
+  const brokenValue = { type: option.type, value: random.pick(broken) };
+  return random.pick([...otherTypes, brokenValue]);
 }
 
 const SPENDING = new Set(['song', 'lyrics']);

@@ -229,6 +229,16 @@ describe('/voice', () => {
       focused: { name: 'voice', value: 'alto' },
     });
     expect(choices).toEqual([{ name: 'Alto Alice', value: persona.id }]);
+    // U+0000 in what is typed (Postgres refuses it in a query's text) is left out, not a failure.
+    const withNul = await h.emulator.autocomplete({
+      guildId: h.guild.id,
+      channelId: h.channelId,
+      userId: h.members.bob,
+      name: 'song',
+      options: { prompt: 'x' },
+      focused: { name: 'voice', value: 'al\u0000to' },
+    });
+    expect(withNul).toEqual([{ name: 'Alto Alice', value: persona.id }]);
 
     const balance = await h.balance();
     const song = await accepted(
