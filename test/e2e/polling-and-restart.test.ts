@@ -47,13 +47,16 @@ describe('the bot killed in the middle and started again', () => {
     const tasks = () => bot.sim.listTasks().filter((t) => prompts.includes(String(t.body.prompt)));
     const handles = prompts.map((prompt) => bot.run(bot.members.alice, { name: 'lyrics', options: { prompt } }));
     const jobIds = await Promise.all(handles.map((handle) => bot.jobIdOf(handle)));
-    // Wait until the service has the tasks and the bot has recorded them, then pull the plug. (Killed
-    // between the two, a submission is unconfirmed: the bot never sends it again, and refunds it
-    // at its deadline; that is test/integration/pipeline's case, not this one.)
+    // Wait until the service has the tasks and the bot has recorded them (its submit entries are
+    // done), then pull the plug while it polls. Killed in between, a submission is unconfirmed
+    // (never sent again, refunded at its deadline: test/integration/pipeline/uncertain.test.ts),
+    // or its entry waits out BullMQ's 30 s lock; the chaos suite kills at any moment.
     await expect.poll(() => tasks().length, { timeout: 15_000, message: 'the service never had the four tasks' }).toBe(4);
     const recorded = async () =>
       (await bot.db.pool.query<{ n: number }>('select count(*)::int as n from jobs where id = any($1) and upstream_task_id is not null', [jobIds])).rows[0]!.n;
     await expect.poll(recorded, { timeout: 15_000, message: 'the bot never recorded the four tasks' }).toBe(4);
+    const submitting = async () => (await Promise.all(jobIds.map((jobId) => bot.queueEntriesOf(jobId)))).filter((entries) => entries.submit).length;
+    await expect.poll(submitting, { timeout: 15_000, message: 'the submit entries never finished' }).toBe(0);
     await bot.kill();
     await bot.start();
 
