@@ -10,6 +10,7 @@ import { buildHttpServer } from '../../../src/http/server.js';
 import { silentLogger } from '../../../src/logger.js';
 import { eventually } from '../../support/eventually.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { parseSamples } from '../../support/metrics.js';
 
 let h: BotHarness;
 let server: FastifyInstance;
@@ -29,12 +30,7 @@ afterEach(() => expect(h.emulator.findings).toEqual([]));
 async function scrape(): Promise<Map<string, number>> {
   const response = await server.inject({ method: 'GET', url: '/metrics' });
   expect(response.statusCode).toBe(200);
-  const samples = new Map<string, number>();
-  for (const line of response.body.split('\n')) {
-    const match = /^([^#\s]\S*) (\S+)$/.exec(line);
-    if (match) samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
+  return parseSamples(response.body);
 }
 
 const commands = (command: string, outcome: string, reason = '') => `musicbot_commands_total{command="${command}",outcome="${outcome}",reason="${reason}"}`;

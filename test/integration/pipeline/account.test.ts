@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.js
 import { eventually } from '../../support/eventually.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { parseSamples } from '../../support/metrics.js';
 
 let h: Harness;
 
@@ -41,13 +42,7 @@ async function finished(request: Parameters<Harness['request']>[0]) {
 
 /** The bot's /metrics, as `name{labels}` → value. */
 async function metrics(): Promise<Map<string, number>> {
-  const text = await (await fetch(`${h.app.httpUrl}/metrics`)).text();
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const match = /^(\S+) (\S+)$/.exec(line);
-    if (match && !line.startsWith('#')) samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
+  return parseSamples(await (await fetch(`${h.app.httpUrl}/metrics`)).text());
 }
 
 const dmsTo = (userId: string) => h.emulator.channelMessages(h.emulator.dmChannel(userId).id);

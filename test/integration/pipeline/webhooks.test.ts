@@ -10,6 +10,7 @@ import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
+import { parseSamples } from '../../support/metrics.js';
 
 let h: Harness;
 
@@ -32,13 +33,7 @@ async function postWebhook(jobId: string, body: string, headers: Record<string, 
 
 /** The bot's /metrics, as `name{labels}` → value. */
 async function metrics(): Promise<Map<string, number>> {
-  const text = await (await fetch(`${h.app.httpUrl}/metrics`)).text();
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const match = /^(\S+) (\S+)$/.exec(line);
-    if (match && !line.startsWith('#')) samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
+  return parseSamples(await (await fetch(`${h.app.httpUrl}/metrics`)).text());
 }
 
 async function finished(jobId: string) {
