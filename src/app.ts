@@ -22,6 +22,12 @@ import { startWorkers, type Workers } from './pipeline/workers.js';
 import { startInfrastructure } from './embedded/infrastructure.js';
 import type { Lifecycle } from './http/health.js';
 import { createServiceAnswerRecorder } from './queue/health.js';
+import { createFrontFirst } from './pipeline/front-first.js';
+
+/** Postgres connections of the front: commands, webhooks, the HTTP server's reads. */
+const FRONT_POOL_SIZE = 20;
+/** Postgres connections of the workers, apart from the front's where a process runs both. */
+const WORKER_POOL_SIZE = 20;
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -81,7 +87,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const { applied } = await runMigrations(infrastructure.databaseUrl);
     if (applied > 0) logger.info({ applied }, 'database migrated');
 
-    const database = connectDatabase(infrastructure.databaseUrl, { max: 20 });
+    const database = connectDatabase(infrastructure.databaseUrl, { max: FRONT_POOL_SIZE });
     stops.push(() => database.close());
     const redis = connectRedis(infrastructure.redisUrl);
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
@@ -109,10 +115,12 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       settings: settingsFromConfig(config, overrides.settings),
       now: overrides.now ?? (() => new Date()),
     };
-    const pipeline = createPipeline(deps);
-
     // Over HTTP, Discord sends no interaction through the gateway: the simple setup needs no connection.
     const gatewayStarts = runs.gateway && !(config.interactions === 'http' && config.role === 'all');
+    const takesInteractions = (gatewayStarts && config.interactions === 'gateway') || (runs.http && config.interactions === 'http');
+    // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
+    const frontFirst = takesInteractions && runs.worker ? createFrontFirst() : undefined;
+    const pipeline = createPipeline(deps);
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;
     if (runs.http) {
@@ -121,7 +129,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -154,8 +162,17 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (runs.worker) {
       const workerConnection = connectRedis(infrastructure.redisUrl);
       stops.push(async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
-      await reconcile(deps);
-      const workers: Workers = startWorkers(deps, workerConnection, {
+      // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
+      // submissions waiting on their claims must not keep a member's command waiting for a
+      // connection (issue 12). A worker-only process has no front to protect.
+      let workerDeps: PipelineDeps = { ...deps, ...(frontFirst && { frontFirst }) };
+      if (gatewayStarts || runs.http) {
+        const workerDatabase = connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE });
+        stops.push(() => workerDatabase.close());
+        workerDeps = { ...workerDeps, db: workerDatabase.db };
+      }
+      await reconcile(workerDeps);
+      const workers: Workers = startWorkers(workerDeps, workerConnection, {
         pollMaxPerSecond: config.pollMaxPerSecond,
         submitConcurrency: config.submitConcurrency,
         ...(overrides.lockDurationMs && { lockDurationMs: overrides.lockDurationMs }),
@@ -176,7 +193,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const { commands } = await import('../commands/index.js');
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics },
+        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());

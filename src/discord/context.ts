@@ -5,6 +5,7 @@ import type { MusicApiClient } from '../music-api/index.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { Translator } from '../i18n/index.js';
 import type { Metrics } from '../metrics.js';
+import type { FrontFirst } from '../pipeline/front-first.js';
 
 /**
  * What every command, autocomplete and button handler receives. The router hands each
@@ -20,6 +21,8 @@ export interface CommandContext {
   readonly musicApi: MusicApiClient;
   /** The process's metrics, when it exports them (the router times its first answers). */
   readonly metrics?: Metrics;
+  /** Where the workers share this process: told of each interaction, so background work makes way. */
+  readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */
   readonly t: Translator;
   /** Writes in the guild's language (`guild_locale`): messages to the channel. */

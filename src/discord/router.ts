@@ -46,6 +46,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     const t = translator(interaction.locale);
     const handlerContext: CommandContext = { ...context, logger, t, guildT: translator(interaction.guildLocale) };
     const started = performance.now();
+    const done = context.frontFirst?.begin();
     let thrown: { error: unknown } | undefined;
     const open = (kind: AcknowledgementKind) =>
       openAnswer(interaction as RepliableInteraction, kind, {
@@ -103,6 +104,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       thrown = { error };
       await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t);
     } finally {
+      done?.();
       closeAnswer(interaction);
       countInteraction(context.metrics, interaction, thrown);
       const first = firstAnswerOf(interaction);

@@ -9,6 +9,7 @@ import { guilds, jobs } from '../db/schema.js';
 import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
 import { recordOutsideEffect } from './outside-effects.js';
+import { inBackgroundSlot } from './front-first.js';
 import {
   describeDiscordError,
   isGoneInteraction,
@@ -194,7 +195,7 @@ export function showProgressSoon(deps: PipelineDeps, job: JobRow): void {
   }
   gate.inFlight += 1;
   const counter = gate;
-  void showProgress(deps, job, true)
+  void inBackgroundSlot(deps.frontFirst, () => showProgress(deps, job, true))
     .catch((err: unknown) => deps.logger.debug({ jobId: job.id, err }, 'progress edit failed'))
     .finally(() => {
       counter.inFlight -= 1;

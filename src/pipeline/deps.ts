@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
+import type { FrontFirst } from './front-first.js';
 
 export interface PipelineSettings {
   /** HTTPS base of the bot's webhook route; undefined: polling only. */
@@ -67,4 +68,6 @@ export interface PipelineDeps {
   readonly settings: PipelineSettings;
   /** The time; tests move it. */
   readonly now: () => Date;
+  /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
+  readonly frontFirst?: FrontFirst;
 }

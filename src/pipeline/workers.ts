@@ -2,6 +2,7 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import { isMusicApiError } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
+import { inBackgroundSlot } from './front-first.js';
 import { createCompleteProcessor } from './processors/complete.js';
 import { createDeliverProcessor } from './processors/deliver.js';
 import { createMaintenanceProcessor } from './processors/maintenance.js';
@@ -54,11 +55,16 @@ export interface Workers {
 }
 
 export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, options: WorkerOptions): Workers {
+  // Each entry's work waits for a background slot, so commands arriving in this process go first.
+  const slotted =
+    <T extends unknown[]>(processor: (...args: T) => Promise<void>) =>
+    (...args: T): Promise<void> =>
+      inBackgroundSlot(deps.frontFirst, () => processor(...args));
   const prefix = deps.queues.prefix;
   const lockDuration = options.lockDurationMs ?? 30_000;
   const common = { connection, prefix, lockDuration, stalledInterval: Math.max(1_000, Math.round(lockDuration / 2)) };
 
-  const submit = new Worker(QUEUE_NAMES.submit, createSubmitProcessor(deps), {
+  const submit = new Worker(QUEUE_NAMES.submit, slotted(createSubmitProcessor(deps)), {
     ...common,
     concurrency: options.submitConcurrency ?? 50,
     settings: {
@@ -69,13 +75,13 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
       },
     },
   });
-  const poll = new Worker(QUEUE_NAMES.poll, createPollProcessor(deps), {
+  const poll = new Worker(QUEUE_NAMES.poll, slotted(createPollProcessor(deps)), {
     ...common,
     concurrency: 50,
     limiter: pollLimiter(options.pollMaxPerSecond),
   });
-  const complete = new Worker(QUEUE_NAMES.complete, createCompleteProcessor(deps), { ...common, concurrency: 20 });
-  const deliver = new Worker(QUEUE_NAMES.deliver, createDeliverProcessor(deps), { ...common, concurrency: 20 });
+  const complete = new Worker(QUEUE_NAMES.complete, slotted(createCompleteProcessor(deps)), { ...common, concurrency: 20 });
+  const deliver = new Worker(QUEUE_NAMES.deliver, slotted(createDeliverProcessor(deps)), { ...common, concurrency: 20 });
   // One pass at a time: a slow reconcile must not overlap the next one.
   const maintenance = new Worker(QUEUE_NAMES.maintenance, createMaintenanceProcessor(deps), { ...common, concurrency: 1 });
 

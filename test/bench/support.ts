@@ -257,6 +257,21 @@ export async function startBenchWorld(
   };
 }
 
+/**
+ * Lets Postgres finish what earlier phases left it (dirty pages, autovacuum of the tables they
+ * wrote), so that a phase pays for its own writes and not for those of the contender before it:
+ * a checkpoint, then no autovacuum worker running.
+ */
+export async function settlePostgres(db: pg.Pool): Promise<void> {
+  await db.query('checkpoint');
+  await waitUntil(
+    'autovacuum to finish',
+    async () => (await db.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where backend_type = 'autovacuum worker'")).rows[0]!.n === 0,
+    120_000,
+    100,
+  );
+}
+
 /** Where a member runs a command: their guild, its channel, and them. */
 export interface Place {
   readonly guildId: string;

@@ -1,0 +1,104 @@
+/**
+ * Members first (issue 12). Where one process runs a front (the gateway, or interactions over
+ * HTTP) and the workers, both share one event loop: fifty submissions in progress put their
+ * callbacks in the queue ahead of a member's command, and the first answer waits behind them.
+ *
+ * While commands are arriving, background entries go `busyConcurrency` at a time; once the
+ * front has had nothing in hand for `quietMs`, every waiting entry goes. Background work never
+ * stops: some entries always proceed, so a server that never sleeps still sees its songs
+ * submitted, only fewer at once while its members are typing.
+ */
+export interface FrontFirst {
+  /** The front took an interaction; the returned function says it is done with it (call it once). */
+  begin(): () => void;
+  /** Waits for a background slot; the returned function gives it back (call it once). */
+  acquire(): Promise<() => void>;
+  /** Background entries holding a slot, and waiting for one (for tests and metrics). */
+  readonly stats: () => { readonly inHand: number; readonly active: number; readonly waiting: number };
+}
+
+export interface FrontFirstOptions {
+  /** How long after its last interaction the front counts as quiet. @defaultValue 50 ms */
+  readonly quietMs?: number;
+  /** Background entries at once while the front is busy. @defaultValue 2 */
+  readonly busyConcurrency?: number;
+  readonly now?: () => number;
+}
+
+export function createFrontFirst(options: FrontFirstOptions = {}): FrontFirst {
+  const quietMs = options.quietMs ?? 50;
+  const busyConcurrency = Math.max(1, options.busyConcurrency ?? 2);
+  const now = options.now ?? (() => performance.now());
+  let inHand = 0;
+  let lastBeganAt = Number.NEGATIVE_INFINITY;
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  let timer: NodeJS.Timeout | undefined;
+
+  const busy = () => inHand > 0 || now() - lastBeganAt < quietMs;
+
+  const release = () => {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      active -= 1;
+      pump();
+    };
+  };
+
+  function pump(): void {
+    while (waiting.length > 0 && (active < busyConcurrency || !busy())) {
+      active += 1;
+      waiting.shift()!();
+    }
+    // Waiting only for the front to be quiet long enough: look again then. (With an
+    // interaction in hand, its end pumps.)
+    if (waiting.length > 0 && inHand === 0 && timer === undefined) {
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          pump();
+        },
+        Math.max(1, Math.ceil(lastBeganAt + quietMs - now())),
+      );
+      timer.unref();
+    }
+  }
+
+  return {
+    begin() {
+      inHand += 1;
+      lastBeganAt = now();
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        inHand -= 1;
+        if (inHand === 0) pump();
+      };
+    },
+    acquire() {
+      if (waiting.length === 0 && (active < busyConcurrency || !busy())) {
+        active += 1;
+        return Promise.resolve(release());
+      }
+      return new Promise((resolve) => {
+        waiting.push(() => resolve(release()));
+        pump();
+      });
+    },
+    stats: () => ({ inHand, active, waiting: waiting.length }),
+  };
+}
+
+/** Runs `work` in a background slot of `gate`, or at once without one. */
+export async function inBackgroundSlot<T>(gate: FrontFirst | undefined, work: () => Promise<T>): Promise<T> {
+  if (!gate) return work();
+  const done = await gate.acquire();
+  try {
+    return await work();
+  } finally {
+    done();
+  }
+}
