@@ -4,8 +4,8 @@
  * of their own), and the private acknowledgement says the position.
  */
 import { randomUUID } from 'node:crypto';
-import { inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 
@@ -19,6 +19,9 @@ afterAll(async () => h?.close());
 /** Jobs of `kind` that wait in the queue: rows only, with no queue entry, so no worker takes them. */
 async function waiting(kind: 'song' | 'lyrics', count: number): Promise<() => Promise<void>> {
   await h.balance();
+  // An earlier test's request of this kind may still wait for a worker (background work goes
+  // after the members' commands): the count starts once the queue has none.
+  await vi.waitFor(async () => expect(await h.db.db.$count(jobs, and(eq(jobs.kind, kind), eq(jobs.state, 'queued')))).toBe(0), { timeout: 15_000 });
   const ids = Array.from({ length: count }, () => randomUUID());
   await h.db.db.insert(jobs).values(
     ids.map((id) => ({ id, guildId: h.guild.id, channelId: 'elsewhere', userId: 'someone', kind, request: { kind, prompt: 'waiting' }, cost: 0, webhookSecret: 'x' })),
