@@ -1,7 +1,8 @@
 /** A job's charge and its return: one debit, at most one credit back, whatever retries. */
-import { is, type SQL } from 'drizzle-orm';
+import { is } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
+import type { RowFor } from '../db/insert-from.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
 import { currentBalance, findEntryByKey, moveCredits, spendTogether, type MovedSpends, type RefusalReason, type Spend } from './ledger.js';
@@ -16,7 +17,7 @@ export interface ReserveInput {
   readonly userId: string;
   readonly amount: number;
   /** Written by the same statement as the charge, only if it is made (the job row): see `Movement.alongside`. */
-  readonly alongside?: (entry: string) => SQL;
+  readonly alongside?: RowFor;
 }
 
 export type ReserveResult =

@@ -2,8 +2,9 @@
  * The one place that changes `guilds.balance`. Every movement is a conditional update of the
  * balance and an append to the ledger, together, under the movement's unique key.
  */
-import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
+import { insertFrom, insertManyFrom, rowShape, type RowFor } from '../db/insert-from.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
 export type LedgerEntry = typeof creditLedger.$inferSelect;
@@ -21,11 +22,10 @@ export interface Movement {
   /** Member spending stops while a guild is frozen; moderators' movements and refunds do not. */
   readonly refuseWhenFrozen?: boolean;
   /**
-   * A write made by the same statement, and only when the movement is made: the job a
-   * reservation pays for. Given the name of the CTE that holds the new ledger row (see
-   * db/insert-from.ts), it returns one row, given back as `alongside`.
+   * A row written by the same statement, and only when the movement is made: the job a
+   * reservation pays for (see db/insert-from.ts). Given back as `alongside` (its `id`).
    */
-  readonly alongside?: (entry: string) => SQL;
+  readonly alongside?: RowFor;
 }
 
 export type RefusalReason = 'unknown_guild' | 'frozen' | 'insufficient_credits';
@@ -96,7 +96,7 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
       from entry
       where guilds.id = entry.guild_id
       returning guilds.balance
-    )${movement.alongside ? sql`, alongside as (${movement.alongside('entry')})` : sql``}
+    )${movement.alongside ? sql`, alongside as (${insertFrom(movement.alongside, 'entry')})` : sql``}
     -- Both balances come from the one locked row. Were they ever to differ, the failed cast
     -- aborts the statement, so nothing moves (a SQL statement has no other way to raise).
     select entry.*,
@@ -143,19 +143,22 @@ export async function spendTogether(
     ),
     sql`, `,
   );
-  const alongside = spends.flatMap((spend, ord) =>
-    spend.alongside
-      ? [sql`, entry_${sql.raw(String(ord))} as (select * from entry where key = ${spend.key}::text), alongside_${sql.raw(String(ord))} as (${spend.alongside(`entry_${ord}`)})`]
-      : [],
-  );
-  const alongsideColumn = spends.some((spend) => spend.alongside)
-    ? sql`, case entry.key ${sql.join(
-        spends.flatMap((spend, ord) =>
-          spend.alongside ? [sql`when ${spend.key}::text then (select to_jsonb(a) from alongside_${sql.raw(String(ord))} a)`] : [],
-        ),
-        sql` `,
-      )} end as alongside`
-    : sql``;
+  // The rows written beside the spends: one insert per shape (one, for a group of requests).
+  const shapes = new Map<string, Array<{ key: string; row: RowFor }>>();
+  for (const spend of spends) {
+    if (!spend.alongside) continue;
+    const shape = rowShape(spend.alongside);
+    shapes.set(shape, [...(shapes.get(shape) ?? []), { key: spend.key, row: spend.alongside }]);
+  }
+  const inserts = [...shapes.values()].map((rows, n) => ({ name: sql.raw(`alongside_${n}`), rows }));
+  const alongside = inserts.map(({ name, rows }) => sql`, ${name} as (${insertManyFrom(rows, 'entry')})`);
+  const alongsideColumn =
+    inserts.length > 0
+      ? sql`, (select coalesce(jsonb_agg(id), '[]'::jsonb) from (${sql.join(
+          inserts.map(({ name }) => sql`select id from ${name}`),
+          sql` union all `,
+        )}) written) as alongside_ids`
+      : sql``;
   const { rows } = await executor.execute<Record<string, unknown>>(sql`
     with request (ord, key, kind, amount, job_id, user_id, actor_id, reason) as (values ${requests}),
     locked as (
@@ -191,11 +194,13 @@ export async function spendTogether(
         then ('ledger entries and guild balance disagree: ' || entry.guild_id)::integer end as disagreement
       ${alongsideColumn}
     from entry`);
+  const written = new Set(((rows[0]?.alongside_ids ?? []) as unknown[]).map((id) => String(id).toLowerCase()));
+  const byKey = new Map(spends.map((spend) => [spend.key, spend]));
   const moved: MovedSpends = new Map();
   for (const row of rows) {
     const entry = ledgerEntryFrom(row);
-    const extra = row.alongside as Record<string, unknown> | null | undefined;
-    moved.set(entry.key, { entry, ...(extra && { alongside: extra }) });
+    const id = byKey.get(entry.key)?.alongside?.values.id.toLowerCase();
+    moved.set(entry.key, { entry, ...(id !== undefined && written.has(id) && { alongside: { id } }) });
   }
   return moved;
 }

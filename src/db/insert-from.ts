@@ -1,24 +1,75 @@
 /**
- * `insert into <table> (…) select … from <source> returning …`: a row written by the same
- * statement as the CTE it depends on, and only when that CTE yields a row (the job a
- * reservation pays for, see credits/ledger.ts). Values go through each column's own mapping
- * and are cast to the column's type, since a SELECT list gives a parameter no type of its own.
+ * Rows written by the same statement as the CTE they depend on, and only for the rows that CTE
+ * yields: the job a reservation pays for (see credits/ledger.ts). Values go through each
+ * column's own mapping and are cast to the column's type, since a SELECT list or a VALUES list
+ * gives a parameter no type of its own.
  */
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
-export function insertFrom<T extends PgTable>(table: T, values: T['$inferInsert'], source: string, returning: SQL): SQL {
-  const names: SQL[] = [];
-  const selected: SQL[] = [];
-  for (const [property, column] of Object.entries(getTableColumns(table))) {
-    const value: unknown = (values as Record<string, unknown>)[property];
-    if (value === undefined) continue;
-    const type = sql.raw(column.getSQLType());
-    names.push(sql`${sql.identifier(column.name)}`);
-    // A null is a parameter too: the statement's text then depends only on which columns are set.
-    selected.push(sql`${value === null ? null : column.mapToDriverValue(value)}::${type}`);
-  }
-  return sql`insert into ${sql.identifier(getTableName(table))} (${sql.join(names, sql`, `)})
-    select ${sql.join(selected, sql`, `)} from ${sql.identifier(source)}
-    returning ${returning}`;
+/** A row to write beside another: its table, with an `id` column, and its values, `id` among them. */
+export interface RowFor<T extends PgTable = PgTable> {
+  readonly table: T;
+  readonly values: T['$inferInsert'] & { readonly id: string };
+}
+
+/** The columns a row sets (a null is set too: the statement's text then depends only on which). */
+function columnsOf(row: RowFor): Array<[property: string, column: PgColumn]> {
+  return Object.entries(getTableColumns(row.table)).filter(([property]) => (row.values as Record<string, unknown>)[property] !== undefined);
+}
+
+function typedValue(column: PgColumn, value: unknown): SQL {
+  return sql`${value === null ? null : column.mapToDriverValue(value)}::${sql.raw(column.getSQLType())}`;
+}
+
+/** What makes rows fit in one statement: their table and the columns they set. */
+export function rowShape(row: RowFor): string {
+  return `${getTableName(row.table)}(${columnsOf(row)
+    .map(([property]) => property)
+    .join(',')})`;
+}
+
+/** `insert into <table> (…) select … from <source> returning id`: the row, if `source` yields one. */
+export function insertFrom(row: RowFor, source: string): SQL {
+  const columns = columnsOf(row);
+  const values = row.values as Record<string, unknown>;
+  return sql`insert into ${sql.identifier(getTableName(row.table))} (${sql.join(
+    columns.map(([, column]) => sql.identifier(column.name)),
+    sql`, `,
+  )})
+    select ${sql.join(
+      columns.map(([property, column]) => typedValue(column, values[property])),
+      sql`, `,
+    )} from ${sql.identifier(source)}
+    returning id`;
+}
+
+/**
+ * One insert for several rows of one shape (see {@link rowShape}), each written only if
+ * `source` yields a row whose `key` is the row's: `insert … select … from (values …) join
+ * <source> on key … returning id`. One statement for any number of rows, where one CTE per row
+ * made Postgres spend longer planning the reservation than running it (issue 12).
+ */
+export function insertManyFrom(rows: ReadonlyArray<{ readonly key: string; readonly row: RowFor }>, source: string): SQL {
+  const [first] = rows;
+  if (!first) throw new Error('insertManyFrom needs a row');
+  const shape = rowShape(first.row);
+  for (const { row } of rows) if (rowShape(row) !== shape) throw new Error(`rows of different shapes in one insert: ${shape}, ${rowShape(row)}`);
+  const columns = columnsOf(first.row);
+  const names = columns.map(([, column]) => sql.identifier(column.name));
+  const tuples = rows.map(
+    ({ key, row }) =>
+      sql`(${key}::text, ${sql.join(
+        columns.map(([property, column]) => typedValue(column, (row.values as Record<string, unknown>)[property])),
+        sql`, `,
+      )})`,
+  );
+  return sql`insert into ${sql.identifier(getTableName(first.row.table))} (${sql.join(names, sql`, `)})
+    select ${sql.join(
+      names.map((name) => sql`given.${name}`),
+      sql`, `,
+    )}
+    from (values ${sql.join(tuples, sql`, `)}) as given (source_key, ${sql.join(names, sql`, `)})
+    join ${sql.identifier(source)} on ${sql.identifier(source)}.key = given.source_key
+    returning id`;
 }

@@ -5,9 +5,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, isJobCharged, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
 import { describeDiscordError } from '../delivery/discord-delivery.js';
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { insertFrom } from '../db/insert-from.js';
+import type { RowFor } from '../db/insert-from.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -78,7 +77,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     createdAt: now,
     updatedAt: now,
   };
-  const row = (entry: string) => insertFrom(jobs, values, entry, sql`${sql.identifier(jobs.id.name)}`);
+  const row: RowFor<typeof jobs> = { table: jobs, values };
   const reserve = async (executor: Executor): Promise<number> => {
     const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: cost, alongside: row });
     if (!reservation.ok) {

@@ -24,11 +24,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq } from 'drizzle-orm';
 import pg from 'pg';
 import { checkSpendingLimits, ensureGuild, getBalance, reserveForJob, verifyLedger } from '../../src/credits/index.js';
 import { connectDatabase, type Database, type Executor } from '../../src/db/client.js';
-import { insertFrom } from '../../src/db/insert-from.js';
+import type { RowFor } from '../../src/db/insert-from.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
@@ -267,24 +267,21 @@ try {
   const movementAudit = await audit(db, accounts.at(-1)!, movement.credits, movement.phase.reserved);
 
   // ---- the request's reservation, as submitRequest makes it: the job row written by the reservation's own statement ----
-  const jobRow = (jobId: string, guildId: string, userId: string, now: Date) => (entry: string) =>
-    insertFrom(
-      jobs,
-      {
-        id: jobId,
-        guildId,
-        channelId: 'bench-channel',
-        userId,
-        kind: 'song',
-        request: { kind: 'song', prompt: `bench ${jobId}` },
-        cost: COST,
-        webhookSecret: randomBytes(32).toString('hex'),
-        createdAt: now,
-        updatedAt: now,
-      },
-      entry,
-      sql`id`,
-    );
+  const jobRow = (jobId: string, guildId: string, userId: string, now: Date): RowFor<typeof jobs> => ({
+    table: jobs,
+    values: {
+      id: jobId,
+      guildId,
+      channelId: 'bench-channel',
+      userId,
+      kind: 'song',
+      request: { kind: 'song', prompt: `bench ${jobId}` },
+      cost: COST,
+      webhookSecret: randomBytes(32).toString('hex'),
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
   const reserveWithJob = async (executor: Executor, guildId: string, userId: string): Promise<boolean> => {
     const jobId = randomUUID();
     const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: COST, alongside: jobRow(jobId, guildId, userId, new Date()) });

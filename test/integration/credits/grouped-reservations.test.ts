@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { reserveForJob, setFrozen } from '../../../src/credits/index.js';
-import { insertFrom } from '../../../src/db/insert-from.js';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
 import { createTestDatabase } from '../../support/database.js';
 import { balanceOf, expectConsistent, guildWith } from './support.js';
@@ -19,13 +18,10 @@ const db = test.db;
 
 function jobRow(jobId: string, guildId: string) {
   const now = new Date();
-  return (entry: string) =>
-    insertFrom(
-      jobs,
-      { id: jobId, guildId, channelId: 'c', userId: 'u', kind: 'song', request: { kind: 'song', prompt: jobId }, cost: 10, webhookSecret: 's', createdAt: now, updatedAt: now },
-      entry,
-      sql`id`,
-    );
+  return {
+    table: jobs,
+    values: { id: jobId, guildId, channelId: 'c', userId: 'u', kind: 'song' as const, request: { kind: 'song', prompt: jobId }, cost: 10, webhookSecret: 's', createdAt: now, updatedAt: now },
+  };
 }
 
 async function statementsThatWrote(guildId: string): Promise<number> {
