@@ -119,7 +119,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const gatewayStarts = runs.gateway && !(config.interactions === 'http' && config.role === 'all');
     const takesInteractions = (gatewayStarts && config.interactions === 'gateway') || (runs.http && config.interactions === 'http');
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
-    const frontFirst = takesInteractions && runs.worker ? createFrontFirst() : undefined;
+    const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
     const pipeline = createPipeline(deps);
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;

@@ -17,6 +17,7 @@ export interface Metrics {
   readonly webhooks: Counter<'outcome'>;
   readonly queueDepth: Gauge<'queue' | 'state'>;
   readonly queueOldestWaiting: Gauge<'queue'>;
+  readonly backgroundWaiting: Gauge;
   readonly jobsOpen: Gauge<'kind' | 'state'>;
   readonly upstreamLatency: Histogram<'operation'>;
   readonly discordLatency: Histogram<string>;
@@ -70,6 +71,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'musicbot_queue_oldest_waiting_seconds',
       help: 'Age of the oldest entry due to run but not yet taken (waiting, or delayed past its time), 0 when none',
       labelNames: ['queue'],
+      registers,
+    }),
+    backgroundWaiting: new Gauge({
+      name: 'musicbot_background_waiting',
+      help: "Queue entries of this process waiting for members' commands to be answered first (processes that run both)",
       registers,
     }),
     jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers }),

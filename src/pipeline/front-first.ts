@@ -23,6 +23,8 @@ export interface FrontFirstOptions {
   /** Background entries at once while the front is busy. @defaultValue 2 */
   readonly busyConcurrency?: number;
   readonly now?: () => number;
+  /** Told how many entries wait, whenever that changes (a gauge). */
+  readonly observe?: (waiting: number) => void;
 }
 
 export function createFrontFirst(options: FrontFirstOptions = {}): FrontFirst {
@@ -36,6 +38,7 @@ export function createFrontFirst(options: FrontFirstOptions = {}): FrontFirst {
   let timer: NodeJS.Timeout | undefined;
 
   const busy = () => inHand > 0 || now() - lastBeganAt < quietMs;
+  const observe = options.observe ?? (() => {});
 
   const release = () => {
     let released = false;
@@ -48,10 +51,12 @@ export function createFrontFirst(options: FrontFirstOptions = {}): FrontFirst {
   };
 
   function pump(): void {
+    const before = waiting.length;
     while (waiting.length > 0 && (active < busyConcurrency || !busy())) {
       active += 1;
       waiting.shift()!();
     }
+    if (waiting.length !== before) observe(waiting.length);
     // Waiting only for the front to be quiet long enough: look again then. (With an
     // interaction in hand, its end pumps.)
     if (waiting.length > 0 && inHand === 0 && timer === undefined) {
@@ -85,6 +90,7 @@ export function createFrontFirst(options: FrontFirstOptions = {}): FrontFirst {
       }
       return new Promise((resolve) => {
         waiting.push(() => resolve(release()));
+        observe(waiting.length);
         pump();
       });
     },

@@ -15,6 +15,7 @@
  * Target: p99 < 100 ms, reported beside its ratio to the floor.
  */
 import { once } from 'node:events';
+import { appendFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -161,6 +162,13 @@ try {
   stopListening();
 
   const latency = summarize(latencies.map((l) => l.ms));
+  // BENCH_DUMP=<file>: the slowest delivery of each second of sending (where the slow ones fall).
+  if (process.env.BENCH_DUMP) {
+    const worst = new Map<number, number>();
+    for (const l of latencies) worst.set(Math.floor((l.at - firstAt) / 1000), Math.max(worst.get(Math.floor((l.at - firstAt) / 1000)) ?? 0, Math.round(l.ms)));
+    const seconds = [...worst.keys()].sort((a, b) => a - b);
+    await appendFile(process.env.BENCH_DUMP, `webhook ${seconds.map((second) => `${second}:${worst.get(second)}`).join(' ')}\n`);
+  }
   // p99 by 10-second window: a latency that climbs during the run shows here.
   const windows: Array<{ from: number; n: number; p50: number; p99: number }> = [];
   for (let from = 0; from * 1000 < sendSeconds * 1000; from += 10) {

@@ -34,7 +34,8 @@ describe('front first: background work makes way for members', () => {
   });
 
   it('lets `busyConcurrency` entries go while an interaction is in hand, the next when one ends, and all once quiet', async () => {
-    const gate = createFrontFirst({ busyConcurrency: 2, quietMs: 50, now: () => Date.now() });
+    const observed: number[] = [];
+    const gate = createFrontFirst({ busyConcurrency: 2, quietMs: 50, now: () => Date.now(), observe: (waiting) => observed.push(waiting) });
     const answered = gate.begin();
     const entries = startEntries(gate, 6);
     await settled();
@@ -55,6 +56,10 @@ describe('front first: background work makes way for members', () => {
     await settled();
     expect(entries.started).toEqual([0, 1, 2, 3, 4, 5]);
     expect(gate.stats()).toEqual({ inHand: 0, active: 5, waiting: 0 });
+    // The gauge saw the queue grow to four, shrink by one, then empty.
+    expect(observed.at(-1)).toBe(0);
+    expect(Math.max(...observed)).toBe(4);
+    expect(observed).toContain(3);
   });
 
   it('counts the front as busy from each new interaction, and waits for the last one to end', async () => {
