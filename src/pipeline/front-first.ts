@@ -6,7 +6,9 @@
  * While commands are arriving, background entries go `busyConcurrency` at a time; once the
  * front has had nothing in hand for `quietMs`, every waiting entry goes. Background work never
  * stops: some entries always proceed, so a server that never sleeps still sees its songs
- * submitted, only fewer at once while its members are typing.
+ * submitted, only fewer at once while its members are typing. (Submissions, completions,
+ * deliveries and progress edits wait here; polls do not, since their limiter spaces them as
+ * they are taken, and polls let go together would exceed POLL_MAX_PER_SECOND.)
  */
 export interface FrontFirst {
   /** The front took an interaction; the returned function says it is done with it (call it once). */

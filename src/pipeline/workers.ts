@@ -75,7 +75,9 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
       },
     },
   });
-  const poll = new Worker(QUEUE_NAMES.poll, slotted(createPollProcessor(deps)), {
+  // Not slotted: the limiter spaces polls as they are taken, and entries held back, then let go
+  // together once the front is quiet, would reach the service faster than POLL_MAX_PER_SECOND.
+  const poll = new Worker(QUEUE_NAMES.poll, createPollProcessor(deps), {
     ...common,
     concurrency: 50,
     limiter: pollLimiter(options.pollMaxPerSecond),
