@@ -165,12 +165,9 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection (issue 12). A worker-only process has no front to protect.
-      let workerDeps: PipelineDeps = { ...deps, ...(frontFirst && { frontFirst }) };
-      if (gatewayStarts || runs.http) {
-        const workerDatabase = connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE });
-        stops.push(() => workerDatabase.close());
-        workerDeps = { ...workerDeps, db: workerDatabase.db };
-      }
+      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE }) : undefined;
+      if (workerDatabase) stops.push(() => workerDatabase.close());
+      const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);
       const workers: Workers = startWorkers(workerDeps, workerConnection, {
         pollMaxPerSecond: config.pollMaxPerSecond,

@@ -4,7 +4,7 @@
  */
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { insertFrom, insertManyFrom, rowShape, type RowFor } from '../db/insert-from.js';
+import { insertFrom, rowShape, type RowFor } from '../db/insert-from.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
 
 export type LedgerEntry = typeof creditLedger.$inferSelect;
@@ -96,7 +96,7 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
       from entry
       where guilds.id = entry.guild_id
       returning guilds.balance
-    )${movement.alongside ? sql`, alongside as (${insertFrom(movement.alongside, 'entry')})` : sql``}
+    )${movement.alongside ? sql`, alongside as (${insertFrom([{ key: movement.key, row: movement.alongside }], 'entry')})` : sql``}
     -- Both balances come from the one locked row. Were they ever to differ, the failed cast
     -- aborts the statement, so nothing moves (a SQL statement has no other way to raise).
     select entry.*,
@@ -148,10 +148,12 @@ export async function spendTogether(
   for (const spend of spends) {
     if (!spend.alongside) continue;
     const shape = rowShape(spend.alongside);
-    shapes.set(shape, [...(shapes.get(shape) ?? []), { key: spend.key, row: spend.alongside }]);
+    let rows = shapes.get(shape);
+    if (!rows) shapes.set(shape, (rows = []));
+    rows.push({ key: spend.key, row: spend.alongside });
   }
   const inserts = [...shapes.values()].map((rows, n) => ({ name: sql.raw(`alongside_${n}`), rows }));
-  const alongside = inserts.map(({ name, rows }) => sql`, ${name} as (${insertManyFrom(rows, 'entry')})`);
+  const alongside = inserts.map(({ name, rows }) => sql`, ${name} as (${insertFrom(rows, 'entry')})`);
   const alongsideColumn =
     inserts.length > 0
       ? sql`, (select coalesce(jsonb_agg(id), '[]'::jsonb) from (${sql.join(

@@ -29,30 +29,15 @@ export function rowShape(row: RowFor): string {
     .join(',')})`;
 }
 
-/** `insert into <table> (…) select … from <source> returning id`: the row, if `source` yields one. */
-export function insertFrom(row: RowFor, source: string): SQL {
-  const columns = columnsOf(row);
-  const values = row.values as Record<string, unknown>;
-  return sql`insert into ${sql.identifier(getTableName(row.table))} (${sql.join(
-    columns.map(([, column]) => sql.identifier(column.name)),
-    sql`, `,
-  )})
-    select ${sql.join(
-      columns.map(([property, column]) => typedValue(column, values[property])),
-      sql`, `,
-    )} from ${sql.identifier(source)}
-    returning id`;
-}
-
 /**
- * One insert for several rows of one shape (see {@link rowShape}), each written only if
- * `source` yields a row whose `key` is the row's: `insert … select … from (values …) join
- * <source> on key … returning id`. One statement for any number of rows, where one CTE per row
- * made Postgres spend longer planning the reservation than running it (issue 12).
+ * One insert for rows of one shape (see {@link rowShape}), each written only if `source` yields
+ * a row whose `key` is the row's: `insert … select … from (values …) join <source> on key …
+ * returning id`. One statement for any number of rows, where one CTE per row made Postgres
+ * spend longer planning a group's reservation than running it (issue 12).
  */
-export function insertManyFrom(rows: ReadonlyArray<{ readonly key: string; readonly row: RowFor }>, source: string): SQL {
+export function insertFrom(rows: ReadonlyArray<{ readonly key: string; readonly row: RowFor }>, source: string): SQL {
   const [first] = rows;
-  if (!first) throw new Error('insertManyFrom needs a row');
+  if (!first) throw new Error('insertFrom needs a row');
   const shape = rowShape(first.row);
   for (const { row } of rows) if (rowShape(row) !== shape) throw new Error(`rows of different shapes in one insert: ${shape}, ${rowShape(row)}`);
   const columns = columnsOf(first.row);
