@@ -60,19 +60,13 @@ describe('/song', () => {
   });
 
   it('autocompletes models from the configured list and voices from the guild', async () => {
-    const models = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.alice,
+    const models = await h.autocomplete(h.members.alice, {
       name: 'song',
       options: { prompt: 'x' },
       focused: { name: 'model', value: '2.0 p' },
     });
     expect(models).toEqual([{ name: 'ModelB-2.0 Pro', value: 'ModelB-2.0 Pro' }]);
-    const all = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.alice,
+    const all = await h.autocomplete(h.members.alice, {
       name: 'song',
       focused: { name: 'model', value: '' },
     });
@@ -126,10 +120,7 @@ describe('/video and /download, by command and by button', () => {
   });
 
   it('autocompletes finished songs of the guild', async () => {
-    const choices = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.bob,
+    const choices = await h.autocomplete(h.members.bob, {
       name: 'video',
       focused: { name: 'song', value: '' },
     });
@@ -220,20 +211,14 @@ describe('/voice', () => {
     const list = await privateAnswer(h.run(h.members.bob, { name: 'voice', subcommand: 'list' }));
     expect(list.content).toContain('Alto Alice');
 
-    const choices = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.bob,
+    const choices = await h.autocomplete(h.members.bob, {
       name: 'song',
       options: { prompt: 'x' },
       focused: { name: 'voice', value: 'alto' },
     });
     expect(choices).toEqual([{ name: 'Alto Alice', value: persona.id }]);
     // U+0000 in what is typed (Postgres refuses it in a query's text) is left out, not a failure.
-    const withNul = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.bob,
+    const withNul = await h.autocomplete(h.members.bob, {
       name: 'song',
       options: { prompt: 'x' },
       focused: { name: 'voice', value: 'al\u0000to' },
@@ -273,10 +258,7 @@ describe('/jobs', () => {
     expect(list.content).toContain(songId.slice(0, 8));
     expect(list.content).not.toContain(alicesJob.slice(0, 8));
 
-    const choices = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.bob,
+    const choices = await h.autocomplete(h.members.bob, {
       name: 'jobs',
       subcommand: 'show',
       focused: { name: 'id', value: 'shown' },

@@ -11,7 +11,7 @@ import { commandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { jobs } from '../../../src/db/schema.js';
-import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../../src/sandbox/discord-emulator/types.js';
+import type { AutocompleteChoice, AutocompleteInput, EmulatorMessage, InteractionHandle, RunCommandInput } from '../../../src/sandbox/discord-emulator/types.js';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';
@@ -41,6 +41,8 @@ export interface BotHarness extends Stack {
   readonly app: App;
   /** A member runs a command in the music channel (unless told otherwise). */
   run(userId: string, input: Omit<RunCommandInput, 'guildId' | 'channelId' | 'userId'> & { channelId?: string }): InteractionHandle;
+  /** The choices the bot offers `userId` typing in a command's option, in the harness's guild and channel. */
+  autocomplete(userId: string, input: Omit<AutocompleteInput, 'guildId' | 'channelId' | 'userId'>): Promise<AutocompleteChoice[]>;
   /** Stops the whole bot (as SIGTERM would) and starts it again on the same Postgres and Redis. */
   restart(): Promise<void>;
   /** Resolves once the job's result has been posted, with the message it was posted in. */
@@ -94,6 +96,9 @@ export async function startBot(options: { startingCredits?: number; settings?: P
     },
     run(userId, input) {
       return stack.emulator.runCommand({ ...input, guildId: world.guild.id, channelId: input.channelId ?? world.channelId, userId });
+    },
+    autocomplete(userId, input) {
+      return stack.emulator.autocomplete({ ...input, guildId: world.guild.id, channelId: world.channelId, userId });
     },
     async restart() {
       await app.stop();

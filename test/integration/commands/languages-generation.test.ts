@@ -133,10 +133,7 @@ describe('/jobs and the song pickers for a Brazilian member', () => {
   });
 
   it('describes the songs /video offers in Portuguese', async () => {
-    const choices = await h.emulator.autocomplete({
-      guildId: g.guild.id,
-      channelId: g.channelId,
-      userId: g.members.bob,
+    const choices = await g.autocomplete(g.members.bob, {
       name: 'video',
       focused: { name: 'song', value: '' },
       locale: 'pt-BR',

@@ -73,10 +73,7 @@ describe('commands on /metrics', () => {
 
   it('does not count autocomplete', async () => {
     const before = await scrape();
-    const choices = await h.emulator.autocomplete({
-      guildId: h.guild.id,
-      channelId: h.channelId,
-      userId: h.members.alice,
+    const choices = await h.autocomplete(h.members.alice, {
       name: 'song',
       focused: { name: 'model', value: '' },
     });

@@ -257,10 +257,7 @@ describe('/settings', () => {
   });
 
   it('sets the default model from the list, which songs then use', async () => {
-    const choices = await g.emulator.autocomplete({
-      guildId: g.guild.id,
-      channelId: g.channelId,
-      userId: g.members.manager,
+    const choices = await g.autocomplete(g.members.manager, {
       name: 'settings',
       subcommand: 'default-model',
       focused: { name: 'model', value: 'raw' },
