@@ -1,5 +1,5 @@
 /**
- * The operator's view of the music service account (issue 14): each check reads get-credits,
+ * The operator's view of the music service account: each check reads get-credits,
  * compares it with what the ledger says was spent upstream since the previous check, records
  * the result, and tells the bot's owners once when the balance falls below ACCOUNT_LOW_CREDITS.
  *
@@ -41,7 +41,25 @@ export interface AccountCheck extends AccountCheckRow {
   readonly previous: { readonly checkedAt: Date; readonly balance: number } | null;
   /** The ledger's upstream spend since the previous check; null for the baseline. */
   readonly spentSince: number | null;
+  /** Submissions since the previous check that the service may have charged unknown to the ledger. */
+  readonly uncertain: UncertainSubmissions;
 }
+
+/**
+ * Creates the service may have taken without naming a task (refunded, never sent again): each
+ * can explain a negative drift of up to its cost. A job whose task arrived later is counted in
+ * the upstream spend instead, so it is not listed.
+ */
+export interface UncertainSubmissions {
+  readonly count: number;
+  /** The most the service can have charged for them. */
+  readonly credits: number;
+  /** The oldest few, for naming them. */
+  readonly jobs: ReadonlyArray<{ readonly id: string; readonly guildId: string; readonly kind: string; readonly cost: number; readonly at: Date }>;
+}
+
+/** How many uncertain submissions a check names; the count and credits cover them all. */
+const UNCERTAIN_NAMED = 10;
 
 export type AccountCheckSource = AccountCheckRow['source'];
 
@@ -67,6 +85,7 @@ export async function checkAccount(
     // ledger by now, unless its submission's answer is still on its way (see the drift note).
     const upstreamSpent = await upstreamSpentTotal(tx);
     const balance = account.credits + account.extraCredits;
+    const uncertain = previous ? await uncertainSince(tx, previous.checkedAt) : { count: 0, credits: 0, jobs: [] };
     const spentSince = previous ? upstreamSpent - previous.upstreamSpentTotal : null;
     const expected = previous && spentSince !== null ? exact(previous.balance - spentSince) : null;
     const drift = expected === null ? null : exact(balance - expected);
@@ -99,14 +118,34 @@ export async function checkAccount(
       ...row!,
       previous: previous ? { checkedAt: previous.checkedAt, balance: previous.balance } : null,
       spentSince,
+      uncertain,
     };
   });
   deps.logger.info(
     { source, balance: check.balance, expected: check.expected, drift: check.drift, spentSince: check.spentSince, alertSent: check.lowAlertSent },
     'music account checked',
   );
-  if (check.drift !== null && check.drift !== 0) deps.logger.warn({ source, drift: check.drift }, 'music account drift');
+  const { count, credits, jobs: named } = check.uncertain;
+  if ((check.drift !== null && check.drift !== 0) || count > 0) {
+    deps.logger.warn({ source, drift: check.drift, uncertain: { count, credits, jobIds: named.map((job) => job.id) } }, 'music account drift');
+  }
   return check;
+}
+
+/** Unconfirmed submissions since `since` whose task never turned up. */
+export async function uncertainSince(executor: Executor, since: Date): Promise<UncertainSubmissions> {
+  const { rows } = await executor.execute<{ id: string; guild_id: string; kind: string; cost: number; at: Date | string; total: string; credits: string }>(sql`
+    select id, guild_id, kind, cost, submit_uncertain_at as at,
+           count(*) over () as total, sum(cost) over () as credits
+    from jobs
+    where submit_uncertain_at > ${since.toISOString()} and upstream_task_id is null
+    order by submit_uncertain_at
+    limit ${UNCERTAIN_NAMED}`);
+  return {
+    count: Number(rows[0]?.total ?? 0),
+    credits: Number(rows[0]?.credits ?? 0),
+    jobs: rows.map((row) => ({ id: row.id, guildId: row.guild_id, kind: row.kind, cost: Number(row.cost), at: new Date(row.at) })),
+  };
 }
 
 /** The newest check, or undefined before the first. */

@@ -70,6 +70,7 @@ export const core: Translation<typeof english> = {
   'result.field.remixOf': 'Remix von',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} Credit', other: '{count} Credits' },
+  'result.costReturned': 'Kostenlos (Credits zurückgegeben)',
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Video',
@@ -117,7 +118,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Es wurden keine Credits zurückgegeben.',
   'failure.unknown': 'Etwas ist schiefgelaufen.',
   'failure.upstreamFailed': 'Der Musikdienst konnte das nicht erstellen.',
-  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nie bestätigt, deshalb hat der Bot sie aufgegeben, statt doppelt zu bezahlen.',
+  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen.',
+  'failure.unconfirmedMayArrive': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen. Falls der Dienst sie doch erstellt hat, erscheint sie trotzdem hier, kostenlos.',
   'failure.deadline': 'Der Musikdienst ist nicht rechtzeitig fertig geworden.',
   'failure.cancelledQueued': 'Abgebrochen, bevor es an den Musikdienst ging.',
 

@@ -74,6 +74,7 @@ export const core = {
   'result.field.remixOf': 'Remix of',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} credit', other: '{count} credits' },
+  'result.costReturned': 'Free (credits returned)',
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Video',
@@ -121,7 +122,8 @@ export const core = {
   'failure.noCreditsReturned': 'No credits were returned.',
   'failure.unknown': 'Something went wrong.',
   'failure.upstreamFailed': 'The music service could not make this one.',
-  'failure.unconfirmed': 'The music service never confirmed this request, so the bot gave up on it rather than risk paying twice.',
+  'failure.unconfirmed': 'The music service did not confirm this request (its answer was an error or was lost), so the bot gave the credits back and will not send it again rather than risk paying twice.',
+  'failure.unconfirmedMayArrive': 'The music service did not confirm this request (its answer was an error or was lost), so the bot gave the credits back and will not send it again rather than risk paying twice. If the service made it after all, it will still be posted here, free.',
   'failure.deadline': 'The music service did not finish in time.',
   'failure.cancelledQueued': 'Cancelled before it was sent to the music service.',
 

@@ -71,6 +71,7 @@ export const core: Translation<typeof english> = {
   'result.field.remixOf': 'Remezcla de',
   'result.field.links': 'Enlaces',
   'result.credits': { one: '{count} crédito', many: '{count} créditos', other: '{count} créditos' },
+  'result.costReturned': 'Gratis (créditos devueltos)',
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Vídeo',
@@ -119,7 +120,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'No se ha devuelto ningún crédito.',
   'failure.unknown': 'Algo salió mal.',
   'failure.upstreamFailed': 'El servicio de música no pudo crear esto.',
-  'failure.unconfirmed': 'El servicio de música nunca confirmó esta petición, así que el bot la abandonó para no arriesgarse a pagar dos veces.',
+  'failure.unconfirmed': 'El servicio de música no confirmó esta petición (su respuesta fue un error o se perdió), así que el bot devolvió los créditos y no la enviará otra vez para no arriesgarse a pagar dos veces.',
+  'failure.unconfirmedMayArrive': 'El servicio de música no confirmó esta petición (su respuesta fue un error o se perdió), así que el bot devolvió los créditos y no la enviará otra vez para no arriesgarse a pagar dos veces. Si el servicio la hizo de todos modos, se publicará aquí, gratis.',
   'failure.deadline': 'El servicio de música no terminó a tiempo.',
   'failure.cancelledQueued': 'Se canceló antes de enviarse al servicio de música.',
 

@@ -71,6 +71,7 @@ export const core: Translation<typeof english> = {
   'result.field.remixOf': 'Remix de',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} crédito', many: '{count} créditos', other: '{count} créditos' },
+  'result.costReturned': 'Grátis (créditos devolvidos)',
   'result.link.audio': 'Áudio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Vídeo',
@@ -119,7 +120,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Nenhum crédito foi devolvido.',
   'failure.unknown': 'Algo deu errado.',
   'failure.upstreamFailed': 'O serviço de música não conseguiu criar isso.',
-  'failure.unconfirmed': 'O serviço de música nunca confirmou este pedido, então o bot desistiu dele para não correr o risco de pagar duas vezes.',
+  'failure.unconfirmed': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes.',
+  'failure.unconfirmedMayArrive': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes. Se o serviço o fez mesmo assim, ele ainda será publicado aqui, de graça.',
   'failure.deadline': 'O serviço de música não terminou a tempo.',
   'failure.cancelledQueued': 'Cancelado antes de ser enviado ao serviço de música.',
 

@@ -33,18 +33,15 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
 }
 
 /**
- * A job whose submission may have reached the service. With webhooks on, the late acceptance
- * still finds the job through its URL, so the job waits for it until its deadline (the poll
- * queue watches the deadline). Without webhooks nothing could ever tell us the task id: the
- * job ends now, refunded, rather than risk a second upstream task.
+ * A job whose submission may have reached the service (an answer lost, cut off, or a 5xx but
+ * 502): never sent again. The member gets the credits back now; should the service have made
+ * the task after all, its webhook still finds the job through its URL and the result is posted
+ * free (see `completeJob`). The account check names these jobs beside its drift.
  */
-async function settleUncertain(deps: PipelineDeps, job: JobRow): Promise<void> {
+async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
   await markSubmitUncertain(deps, job.id);
-  deps.logger.warn({ jobId: job.id, webhooks: Boolean(deps.settings.publicUrl) }, 'submission unconfirmed; not sending it again');
-  if (deps.settings.publicUrl) {
-    await deps.queues.enqueuePoll(job.id, deps.settings.pollIntervalMs.min);
-    return;
-  }
+  deps.metrics.submissionsUncertain.inc({ kind: job.kind });
+  deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings) }, 'submission unconfirmed; refunded, not sending it again');
   if (await timeOutJob(deps, job.id, true)) await deliverNowOrLater(deps, job.id);
 }
 
@@ -60,7 +57,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     }
     if (job.state === 'submitting') {
       // A worker died during the call, or an earlier attempt timed out: the task may exist.
-      await settleUncertain(deps, job);
+      await settleUncertain(deps, job, 'interrupted');
       return;
     }
     if (job.state !== 'queued') return;
@@ -88,7 +85,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       }
       deps.metrics.upstreamErrors.inc({ type: err.type ?? err.kind });
       if (err.maybeAccepted) {
-        await settleUncertain(deps, job);
+        await settleUncertain(deps, job, err.status === undefined ? err.kind : `${err.kind} ${err.status}`);
         return;
       }
       const attempts = entry.opts.attempts ?? 1;

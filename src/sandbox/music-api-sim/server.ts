@@ -430,12 +430,24 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   }
 
   function answerFault(response: ServerResponse, record: RecordedRequest, fault: RequestFault): void {
-    if (fault.kind === 'hang') {
-      hang(response);
-      return;
+    switch (fault.kind) {
+      case 'hang':
+        hang(response);
+        return;
+      case 'reset':
+        // The body was read; the client learns nothing (status stays undefined in the record).
+        response.socket?.destroy();
+        return;
+      case 'code': {
+        const type = fault.type ?? TYPE_BY_STATUS[fault.code] ?? 'internal_error';
+        send(response, record, 200, { code: fault.code, type, message: `simulated ${fault.code} ${type}` });
+        return;
+      }
+      case 'status': {
+        const type = fault.type ?? TYPE_BY_STATUS[fault.status] ?? 'internal_error';
+        send(response, record, fault.status, { type, message: `simulated ${fault.status} ${type}` });
+      }
     }
-    const type = fault.type ?? TYPE_BY_STATUS[fault.status] ?? 'internal_error';
-    send(response, record, fault.status, { type, message: `simulated ${fault.status} ${type}` });
   }
 
   function handleApi(
@@ -460,8 +472,9 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     // A drawn task fault waits for the task; a drawn request fault answers this call.
     const injected = chosen ?? (drawn !== undefined && isRequestFault(drawn) ? drawn : undefined);
     const drawnTaskFault = drawn !== undefined && !isRequestFault(drawn) ? drawn : undefined;
-    const acceptThenHang = injected?.kind === 'hang' && injected.accepted === true && operation !== undefined;
-    if (injected !== undefined && !acceptThenHang) {
+    // A fault with `accepted` on a create answers only once the task is made.
+    let afterAccepting = injected?.accepted === true && operation !== undefined ? injected : undefined;
+    if (injected !== undefined && afterAccepting === undefined) {
       answerFault(response, record, injected);
       return;
     }
@@ -496,11 +509,11 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       return;
     }
     const markers = dueMarkers(path, record.body);
-    let hangAfterAccepting = acceptThenHang;
     for (const { fault } of markers) {
-      if (fault.kind === 'hang' && fault.accepted === true) {
-        hangAfterAccepting = true;
-      } else if (isRequestFault(fault)) {
+      if (!isRequestFault(fault)) continue;
+      if (fault.accepted === true) {
+        afterAccepting ??= fault;
+      } else {
         answerFault(response, record, fault);
         return;
       }
@@ -524,8 +537,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       return;
     }
     const task = createTask(operation, record.body as Record<string, unknown>, behaviourFor(markers, drawnTaskFault));
-    if (hangAfterAccepting) {
-      hang(response);
+    if (afterAccepting !== undefined) {
+      answerFault(response, record, afterAccepting);
       return;
     }
     const accepted =
