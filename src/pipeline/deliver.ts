@@ -58,7 +58,7 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
     throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
   }
 
-  // Posted: a failure to record it must not let the retry post it again (issue 13, Postgres gone).
+  // Posted: a failure to record it (Postgres gone) must not let the retry post it again.
   // Only for the state posted: a result that arrived meanwhile (`arrivedLate`) is posted in turn.
   const { messageId } = posted;
   await recordOutsideEffect(deps, { jobId, effect: 'delivery' }, () =>
