@@ -1,9 +1,14 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+/** The checkout's `migrations/`, from the sources (src/db) or from the compiled build (build/src/db). */
+export const MIGRATIONS_FOLDER = [new URL('../../migrations', import.meta.url), new URL('../../../migrations', import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((folder) => existsSync(path.join(folder, 'meta', '_journal.json'))) ?? fileURLToPath(new URL('../../migrations', import.meta.url));
 
 /** Any constant will do; it only has to be the same for every process of this bot. */
 const MIGRATION_LOCK_KEY = 7_215_334_101;
