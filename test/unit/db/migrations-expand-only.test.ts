@@ -6,7 +6,8 @@
  *
  * A contract step here: DROP of a table, column, view, function, type, schema, extension,
  * trigger or default; DROP of a unique index or of a primary-key or unique constraint (the
- * ledger's "once" rests on them); any RENAME. Harmless, so allowed: DROP of a plain index, of
+ * ledger's "once" rests on them); any RENAME; SET NOT NULL and a column's new TYPE (the old
+ * code may write what they refuse). Harmless, so allowed: DROP of a plain index, of
  * a check or foreign-key constraint, and DROP NOT NULL (each only lets more through).
  * docs/decisions/upgrades-and-restores.md gives the reasons.
  */
@@ -60,6 +61,8 @@ export function contractStepsOf(sql: string, unique: ReadonlySet<string> = new S
   const code = codeOf(sql);
   const steps: string[] = [];
   if (/\bRENAME\b/.test(code)) steps.push('RENAME');
+  if (/\bSET\s+NOT\s+NULL\b/.test(code)) steps.push('SET NOT NULL');
+  if (/\bALTER\s+(?:COLUMN\s+)?\S+\s+(?:SET\s+DATA\s+)?TYPE\b/.test(code)) steps.push('ALTER COLUMN TYPE');
   for (const match of code.matchAll(/\bDROP\s+(?:(NOT\s+NULL)|(CONSTRAINT|INDEX)(?:\s+CONCURRENTLY)?(?:\s+IF\s+EXISTS)?\s+([^\s,;]+)|([^\s,;()]+))/g)) {
     const [, notNull, kind, name, other] = match;
     if (notNull) continue;
@@ -140,12 +143,15 @@ describe('the expand-only rule', () => {
     ['a dropped function', 'DROP FUNCTION claim_submission(uuid, text[], text, integer);', 'DROP FUNCTION'],
     ['a dropped default', 'ALTER TABLE "jobs" ALTER COLUMN "state" DROP DEFAULT;', 'DROP DEFAULT'],
     ['a dropped unique index', 'DROP INDEX "jobs_key_unique";', 'DROP INDEX of the unique jobs_key_unique'],
+    ['a column made NOT NULL', 'ALTER TABLE "jobs" ALTER COLUMN "state" SET NOT NULL;', 'SET NOT NULL'],
+    ['a column of a new type', 'ALTER TABLE "jobs" ALTER COLUMN "state" SET DATA TYPE integer USING 0;', 'ALTER COLUMN TYPE'],
   ])('fails on %s', (_what, sql, step) => {
     expect(problemsOf(sql)).toEqual([`0001_next: ${step} without "-- contract: expands <earlier migration>"`]);
   });
 
   it.each([
     ['a new column', 'ALTER TABLE "jobs" ADD COLUMN "locale" text;'],
+    ['a new NOT NULL column with a default', 'ALTER TABLE "jobs" ADD COLUMN "tries" integer DEFAULT 0 NOT NULL;'],
     ['a dropped plain index', 'DROP INDEX "jobs_state_idx";'],
     ['a dropped check constraint', 'ALTER TABLE "jobs" DROP CONSTRAINT "jobs_cost_non_negative";'],
     ['a dropped NOT NULL', 'ALTER TABLE "jobs" ALTER COLUMN "state" DROP NOT NULL;'],
