@@ -35,6 +35,7 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
   let restored: TestDatabase;
   let dumpDir: string;
   let restoredAt: number;
+  let mismatchesAtRestore: unknown[];
   const jobIds: string[] = [];
   const prompts = new Map<string, string>();
   /** Each job's state and task id in the dump. */
@@ -90,6 +91,7 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
 
     restored = await createTestDatabase({ adminUrl: server.adminUrl, migrations: 'none' });
     runPgTool(pgTools, 'pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${restored.url}`, path.join(dumpDir, 'musicbot.dump')]);
+    mismatchesAtRestore = await verifyLedger(restored.db);
     restoredAt = Date.now();
     stack.sim.setTaskMs(500);
     const bot = await startBot(restored.url, { upstreamMaxInFlight: JOBS });
@@ -108,6 +110,7 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
     );
     const { rows } = await restored.pool.query<{ n: number }>('select count(*)::int as n from drizzle.__drizzle_migrations');
     expect(rows[0]!.n).toBe(committedMigrationTags().length);
+    expect(mismatchesAtRestore).toEqual([]);
   });
 
   it('finishes every job on the restored database: recorded tasks polled, none sent twice, each charged and posted once', async () => {
