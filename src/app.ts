@@ -142,6 +142,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         logger,
         lifecycle: () => lifecycle,
         expectGateway: gatewayStarts,
+        metricsToken: config.metricsToken,
         ...(interactions && { interactions }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
@@ -153,7 +154,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (!runs.http && config.metricsPort !== undefined) {
       // A gateway or worker process has counters of its own, and a load balancer or an
       // orchestrator needs its health too.
-      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts });
+      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts, metricsToken: config.metricsToken });
       await opsServer.listen({ port: config.metricsPort, host: '0.0.0.0' });
       logger.info({ port: config.metricsPort }, 'metrics and health listening');
       stops.push(() => opsServer.close());

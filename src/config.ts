@@ -115,6 +115,9 @@ const envSchema = z.object({
   ),
   HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
   METRICS_PORT: optional(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535')),
+  METRICS_TOKEN: optional(
+    z.string().regex(/^[\x21-\x7e]{16,}$/, 'a secret of at least 16 printable characters without spaces, such as the output of openssl rand -hex 32'),
+  ),
   LOG_LEVEL: defaulted(
     z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -188,6 +191,8 @@ const configSchema = envSchema.transform((e) =>
     httpPort: e.HTTP_PORT,
     /** Where a process without the http role serves /metrics, /healthz and /readyz; undefined: nowhere. */
     metricsPort: e.METRICS_PORT,
+    /** When set, every /metrics of this process answers only `Authorization: Bearer <token>`. */
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
     /** Shards of the whole bot: undefined for what Discord recommends (GET /gateway/bot). */

@@ -15,6 +15,11 @@ import type { HttpInteractionReceiver } from '../discord/http-interactions.js';
 import type { Logger } from '../logger.js';
 
 export const INTERACTIONS_ROUTE = '/interactions';
+/**
+ * Discord publishes no maximum. The largest genuine payload is a modal of five long fields, or
+ * a component on a message of full embeds, well under this; one refused would lose a command.
+ */
+export const INTERACTIONS_BODY_LIMIT = 1024 * 1024;
 /** How far a signature's timestamp may be from now, either way, in seconds. */
 export const SIGNATURE_MAX_SKEW_SECONDS = 300;
 
@@ -63,7 +68,7 @@ export function registerInteractionsRoute(app: FastifyInstance, options: Interac
   const key = ed25519PublicKey(options.publicKey);
   const now = options.now ?? Date.now;
 
-  app.post(INTERACTIONS_ROUTE, async (request, reply) => {
+  app.post(INTERACTIONS_ROUTE, { bodyLimit: INTERACTIONS_BODY_LIMIT }, async (request, reply) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verdict = verifyInteractionSignature({
       key,

@@ -1,8 +1,10 @@
 /**
  * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` (health.ts) and `/metrics`.
  * A webhook is checked (job, signature, body) before anything changes, answered fast, and
- * handed to the queue; a repeated one is a 2xx no-op.
+ * handed to the queue; a repeated one is a 2xx no-op. docs/operations.md lists every route
+ * with its body limit and what it answers a stranger.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -20,6 +22,11 @@ import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * Any other request's body. The GET routes read none; a body sent to a path or method the
+ * server does not serve is read up to this much and answered 404 (413 beyond).
+ */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
 /**
  * How long a whole request, headers and body, may take to arrive. A webhook is a few kilobytes;
  * without a limit (Fastify's default) a sender that trickles one byte a second holds its
@@ -43,6 +50,8 @@ export interface HttpServerDeps {
   readonly expectGateway?: boolean;
   /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
   readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
+  /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string;
 }
 
 const jobIdSchema = z.uuid();
@@ -51,7 +60,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: false,
-    bodyLimit: WEBHOOK_BODY_LIMIT,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     requestTimeout,
     // Node checks the limits every 30 s by default, which would let a trickle run three times as long.
     http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
@@ -70,7 +79,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(status).send({ error: status >= 500 ? 'try again' : error.message });
   };
 
-  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { errorHandler: webhookErrorHandler }, async (request, reply) => {
+  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { bodyLimit: WEBHOOK_BODY_LIMIT, errorHandler: webhookErrorHandler }, async (request, reply) => {
     const receivedAt = Date.now();
     const refuse = (status: number, outcome: string, error: string) => {
       deps.metrics.webhooks.inc({ outcome });
@@ -144,7 +153,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   registerHealthRoutes(app, deps);
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
     // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
     await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
@@ -160,10 +169,24 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
  * Postgres and Redis are the deployment's, not the process's, so only the http role exports them.
  */
 export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
-  const app = Fastify({ logger: false, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
+  const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
   registerHealthRoutes(app, deps);
-  app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
+  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  );
   return app;
+}
+
+/** Without a token, anyone who reaches the port may scrape; with one, only `Authorization: Bearer <token>`. */
+function metricsGuard(token: string | undefined) {
+  // Compared as digests, so the comparison takes the same time whatever the length given.
+  const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!expected) return;
+    const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), expected)) return;
+    return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ error: 'a bearer token is required' });
+  };
 }
 
 /** How long a scrape waits for the gauges read at scrape time. */

@@ -160,3 +160,18 @@ describe('interaction variables', () => {
     expect(problemsOf({ ...complete, INTERACTIONS: 'webhook' })).toEqual(['INTERACTIONS: expected one of gateway, http']);
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('is unset unless given, and read as given', () => {
+    expect(loadConfig({ env: complete }).metricsToken).toBeUndefined();
+    expect(loadConfig({ env: { ...complete, METRICS_TOKEN: 'a'.repeat(16) } }).metricsToken).toBe('a'.repeat(16));
+  });
+
+  it('refuses a short token and one with spaces, without quoting it', () => {
+    for (const token of ['short', 'has a space in the middle']) {
+      const problems = problemsOf({ ...complete, METRICS_TOKEN: token });
+      expect(problems).toEqual(['METRICS_TOKEN: expected a secret of at least 16 printable characters without spaces, such as the output of openssl rand -hex 32']);
+      expect(problems.join('\n')).not.toContain(token);
+    }
+  });
+});
