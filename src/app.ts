@@ -87,7 +87,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const { applied } = await runMigrations(infrastructure.databaseUrl);
     if (applied > 0) logger.info({ applied }, 'database migrated');
 
-    const database = connectDatabase(infrastructure.databaseUrl, { max: FRONT_POOL_SIZE });
+    const database = connectDatabase(infrastructure.databaseUrl, { max: FRONT_POOL_SIZE, applicationName: `music-bot ${config.role}` });
     stops.push(() => database.close());
     const redis = connectRedis(infrastructure.redisUrl);
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
@@ -166,7 +166,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection (issue 12). A worker-only process has no front to protect.
-      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE }) : undefined;
+      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE, applicationName: `music-bot ${config.role} workers` }) : undefined;
       if (workerDatabase) stops.push(() => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);
