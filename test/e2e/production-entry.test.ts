@@ -32,7 +32,7 @@ describe('the production entry point', () => {
     const botConnections = async () =>
       (
         await bot.db.pool.query<{ n: number }>(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'music-bot%'",
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name like 'music-bot %'",
         )
       ).rows[0]!.n;
     expect(await botConnections()).toBeGreaterThan(0);
@@ -45,7 +45,7 @@ describe('the production entry point', () => {
     // Released, not left locked for BullMQ's 30 s: no entry of these jobs is still active.
     const entries = await Promise.all(jobIds.map((jobId) => bot.queueEntriesOf(jobId)));
     expect(entries.flatMap((e) => Object.values(e)).filter((state) => state === 'active')).toEqual([]);
-    // Its connections are closed: Postgres has none left from the bot (their backends end a moment later).
+    // Its connections are closed: Postgres has none left from the bot's pools (named `music-bot <role>`).
     await expect.poll(botConnections, { timeout: 5_000 }).toBe(0);
 
     await bot.start();
