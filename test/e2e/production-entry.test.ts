@@ -4,6 +4,7 @@
  * queue entries in hand are released, the process exits 0, and a new start finishes every job once.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,9 @@ printBotLogsOnFailure(() => bot);
 beforeAll(async () => {
   // `npm run build`, as the image's build stage runs it.
   await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
+  // The build holds the bot alone: nothing of the stand-ins is compiled into it.
+  expect(existsSync(path.join(root, 'build/src/main.js'))).toBe(true);
+  expect(existsSync(path.join(root, 'build/src/sandbox'))).toBe(false);
   bot = await startE2E({ webhooks: false, entry: 'build', startingCredits: 200, sim: { taskMs: 3_000 } });
 }, 240_000);
 afterAll(async () => bot?.close());
