@@ -23,6 +23,7 @@ import { startInfrastructure } from './embedded/infrastructure.js';
 import type { Lifecycle } from './http/health.js';
 import { createServiceAnswerRecorder } from './queue/health.js';
 import { createFrontFirst } from './pipeline/front-first.js';
+import { ShardWatch } from './discord/shard-watch.js';
 
 /** Postgres connections of the front: commands, webhooks, the HTTP server's reads. */
 const FRONT_POOL_SIZE = 20;
@@ -94,7 +95,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const queues = createQueues(redis, { prefix: overrides.queuePrefix ?? config.queuePrefix });
     stops.push(() => queues.close());
 
-    const metrics = createMetrics({ defaultMetrics: true });
+    // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
+    const metrics = createMetrics({ defaultMetrics: true, deploymentGauges: runs.http });
     const deps: PipelineDeps = {
       db: database.db,
       queues,
@@ -117,6 +119,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     };
     // Over HTTP, Discord sends no interaction through the gateway: the simple setup needs no connection.
     const gatewayStarts = runs.gateway && !(config.interactions === 'http' && config.role === 'all');
+    // This process's shards, for its /readyz and /metrics; read once the gateway runs.
+    const shards = gatewayStarts ? new ShardWatch({ graceMs: config.gatewayReadyGraceMs, metrics }) : undefined;
     const takesInteractions = (gatewayStarts && config.interactions === 'gateway') || (runs.http && config.interactions === 'http');
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
     const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
@@ -143,6 +147,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         lifecycle: () => lifecycle,
         expectGateway: gatewayStarts,
         metricsToken: config.metricsToken,
+        shards,
         ...(interactions && { interactions }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
@@ -154,7 +159,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (!runs.http && config.metricsPort !== undefined) {
       // A gateway or worker process has counters of its own, and a load balancer or an
       // orchestrator needs its health too.
-      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts, metricsToken: config.metricsToken });
+      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts, metricsToken: config.metricsToken, shards });
       await opsServer.listen({ port: config.metricsPort, host: '0.0.0.0' });
       logger.info({ port: config.metricsPort }, 'metrics and health listening');
       stops.push(() => opsServer.close());
@@ -197,7 +202,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(() => gateway.stop());
       // The shards' heartbeat for /healthz; stopped first, so a clean stop takes them out of the record.
       const { publishShardHealth } = await import('./discord/health.js');
-      const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger });
+      const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, ...(shards && { watch: shards }) });
       stops.push(() => heartbeat.stop());
     }
 

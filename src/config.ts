@@ -131,6 +131,7 @@ const envSchema = z.object({
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
   SHARD_COUNT: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   SHARD_IDS: optional(shardIdList),
+  GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
   ANSWER_BUDGET_MS: defaulted(
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
   ),
@@ -199,6 +200,8 @@ const configSchema = envSchema.transform((e) =>
     shardCount: e.SHARD_COUNT,
     /** The shards this process runs: undefined for all of them. */
     shardIds: e.SHARD_IDS === undefined ? undefined : Object.freeze([...e.SHARD_IDS]),
+    /** How long a shard of this process may be other than ready before its /readyz fails. */
+    gatewayReadyGraceMs: e.GATEWAY_READY_GRACE_MS,
     /** How long a handler may take to decide before the router defers its first answer. */
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     queuePrefix: e.QUEUE_PREFIX,

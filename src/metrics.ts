@@ -29,12 +29,27 @@ export interface Metrics {
   readonly accountDrift: Gauge<string>;
   readonly accountLowThreshold: Gauge<string>;
   readonly accountLastCheck: Gauge<string>;
+  /** This process's gateway shards: 1 while `ready`, 0 otherwise (src/discord/shard-watch.ts). */
+  readonly gatewayShardUp: Gauge<'shard'>;
+  readonly gatewayPing: Gauge<'shard'>;
 }
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+export interface MetricsOptions {
+  readonly defaultMetrics?: boolean;
+  /**
+   * Export the gauges read from Postgres and Redis at scrape time (queues, jobs, the service
+   * account). They are the deployment's, not the process's: only the process that refreshes
+   * them (the http role) exports them, so that no other exports a never-set 0, which alert rules
+   * and panels would read as an account last checked in 1970. @defaultValue true
+   */
+  readonly deploymentGauges?: boolean;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'musicbot_' });
   const registers = [registry];
+  const deployment = options.deploymentGauges === false ? [] : registers;
   return {
     registry,
     jobsAccepted: new Counter({ name: 'musicbot_jobs_accepted_total', help: 'Jobs accepted, by kind', labelNames: ['kind'], registers }),
@@ -74,19 +89,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     webhooks: new Counter({ name: 'musicbot_webhooks_total', help: 'Webhook requests, by outcome', labelNames: ['outcome'], registers }),
-    queueDepth: new Gauge({ name: 'musicbot_queue_depth', help: 'Queue entries by queue and state', labelNames: ['queue', 'state'], registers }),
+    queueDepth: new Gauge({ name: 'musicbot_queue_depth', help: 'Queue entries by queue and state', labelNames: ['queue', 'state'], registers: deployment }),
     queueOldestWaiting: new Gauge({
       name: 'musicbot_queue_oldest_waiting_seconds',
       help: 'Age of the oldest entry due to run but not yet taken (waiting, or delayed past its time), 0 when none',
       labelNames: ['queue'],
-      registers,
+      registers: deployment,
     }),
     backgroundWaiting: new Gauge({
       name: 'musicbot_background_waiting',
       help: "Queue entries of this process waiting for members' commands to be answered first (processes that run both)",
       registers,
     }),
-    jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers }),
+    jobsOpen: new Gauge({ name: 'musicbot_jobs', help: 'Jobs by kind and state (from Postgres)', labelNames: ['kind', 'state'], registers: deployment }),
     upstreamLatency: new Histogram({
       name: 'musicbot_upstream_request_seconds',
       help: 'Music API request latency',
@@ -109,21 +124,33 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     accountCredits: new Gauge({
       name: 'musicbot_account_credits',
       help: 'The music service account balance (credits + extra credits) at its last check',
-      registers,
+      registers: deployment,
     }),
     accountDrift: new Gauge({
       name: 'musicbot_account_drift_credits',
       help: 'Last check of the service account: balance minus what the ledger expected (negative: spent upstream without the ledger knowing)',
-      registers,
+      registers: deployment,
     }),
     accountLowThreshold: new Gauge({
       name: 'musicbot_account_low_credits_threshold',
       help: 'ACCOUNT_LOW_CREDITS at the last check (0: no alert), for alert rules beside musicbot_account_credits',
-      registers,
+      registers: deployment,
     }),
     accountLastCheck: new Gauge({
       name: 'musicbot_account_last_check_timestamp_seconds',
       help: 'When the service account was last checked (Unix time)',
+      registers: deployment,
+    }),
+    gatewayShardUp: new Gauge({
+      name: 'musicbot_gateway_shard_up',
+      help: "This process's gateway shards: 1 while ready, 0 while connecting, resuming or disconnected",
+      labelNames: ['shard'],
+      registers,
+    }),
+    gatewayPing: new Gauge({
+      name: 'musicbot_gateway_ping_seconds',
+      help: "Round trip of each shard's last gateway heartbeat",
+      labelNames: ['shard'],
       registers,
     }),
   };

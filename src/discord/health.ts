@@ -1,12 +1,14 @@
 /**
  * The gateway's heartbeat for `/healthz`: each shard this process runs, its status and its
  * ping, written to Redis (src/queue/health.ts) every few seconds and whenever a shard connects
- * or drops, so that the http process, which has no gateway, can report the shards.
+ * or drops, so that the http process, which has no gateway, can report the shards. The same
+ * readings feed this process's {@link ShardWatch} (its `/readyz` and shard gauges).
  */
 import { Events, Status, type Client } from 'discord.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health.js';
+import { ShardWatch } from './shard-watch.js';
 
 export interface ShardHealthOptions {
   readonly client: Client;
@@ -15,6 +17,8 @@ export interface ShardHealthOptions {
   readonly logger: Logger;
   /** @defaultValue HEARTBEAT_EVERY_MS */
   readonly everyMs?: number;
+  /** This process's watch, which from now on reads the client's shards. @defaultValue a watch of its own */
+  readonly watch?: ShardWatch;
 }
 
 const STATUS_NAMES = new Map<number, string>(
@@ -31,11 +35,13 @@ export function shardStatusName(status: number): string {
 /** Starts writing heartbeats at once; `stop` ends them and takes this process's shards out of the record. */
 export function publishShardHealth(options: ShardHealthOptions): { stop(): Promise<void> } {
   const { client, redis, prefix, logger } = options;
+  const watch = options.watch ?? new ShardWatch({ graceMs: 0 });
+  watch.watch(() => client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping })));
   const written = new Set<number>();
   let writing: Promise<void> = Promise.resolve();
   const publish = () => {
     const at = Date.now();
-    const shards: ShardHeartbeat[] = client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping, at }));
+    const shards: ShardHeartbeat[] = watch.sample(at).map(({ downSince, ...shard }) => ({ ...shard, at, ...(downSince !== undefined && { downSince }) }));
     for (const shard of shards) written.add(shard.id);
     writing = writeShardHeartbeats(redis, prefix, shards).catch((err: unknown) => logger.debug({ err }, 'could not write the gateway heartbeat'));
   };

@@ -8,6 +8,8 @@
  *   would mend neither.
  * - `/readyz`: ready for traffic: Postgres and Redis reachable, start-up finished and not
  *   stopping. From the moment `stop()` begins it answers 503, so a load balancer drains it.
+ *   In a process that runs gateway shards, also 503 while one of them has been other than
+ *   `ready` for longer than GATEWAY_READY_GRACE_MS (src/discord/shard-watch.ts).
  *
  * Every check has its own time limit and they run side by side: an answer comes within about
  * {@link CHECK_TIMEOUT_MS} whatever hangs.
@@ -18,6 +20,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.js';
 import { readServiceRecord, readShardHeartbeats, SHARD_STALE_MS, type ServiceRecord, type ShardHeartbeat } from '../queue/health.js';
 import type { Queues } from '../queue/queues.js';
+import type { ShardWatch } from '../discord/shard-watch.js';
 
 /** Each dependency's check gives up after this long and reports it down. */
 export const CHECK_TIMEOUT_MS = 1_000;
@@ -35,6 +38,8 @@ export interface HealthDeps {
   readonly lifecycle?: () => Lifecycle;
   /** This process runs a gateway, so a missing heartbeat is a gateway down, not a deployment without one. */
   readonly expectGateway?: boolean;
+  /** This process's own shards, when it runs the gateway: `/readyz` fails while one is down past its grace. */
+  readonly shards?: Pick<ShardWatch, 'readiness'>;
   /** @defaultValue CHECK_TIMEOUT_MS */
   readonly checkTimeoutMs?: number;
 }
@@ -50,7 +55,8 @@ export interface HealthReport {
   readonly redis: Reachable;
   readonly gateway: {
     readonly status: GatewayStatus;
-    readonly shards: ReadonlyArray<{ id: number; status: string; pingMs: number; seenSecondsAgo: number }>;
+    /** `downForSeconds`: how long a shard has not been `ready`, as its gateway last wrote. */
+    readonly shards: ReadonlyArray<{ id: number; status: string; pingMs: number; seenSecondsAgo: number; downForSeconds?: number }>;
   };
   readonly musicApi: {
     readonly status: ServiceStatus;
@@ -71,9 +77,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     if (phase !== 'running') return reply.code(503).send({ status: phase });
     const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
     const [postgres, redis] = await Promise.all([reach(pingPostgres(deps.db), timeoutMs), reach(deps.redis.ping(), timeoutMs)]);
+    const gateway = deps.shards?.readiness();
     // Checked again: stop() may have begun while the checks ran.
-    const ready = postgres === 'ok' && redis === 'ok' && (deps.lifecycle?.() ?? 'running') === 'running';
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', postgres, redis });
+    const ready = postgres === 'ok' && redis === 'ok' && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', postgres, redis, ...(gateway && { gateway }) });
   });
 }
 
@@ -95,7 +102,14 @@ export async function checkHealth(deps: HealthDeps, now = Date.now()): Promise<H
 
 export function gatewayHealth(shards: readonly ShardHeartbeat[] | undefined, expected: boolean, now: number): HealthReport['gateway'] {
   if (shards === undefined) return { status: 'unknown', shards: [] };
-  const seen = shards.map((shard) => ({ id: shard.id, status: shard.status, pingMs: shard.pingMs, seenSecondsAgo: Math.max(0, Math.round((now - shard.at) / 1000)) }));
+  const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
+  const seen = shards.map((shard) => ({
+    id: shard.id,
+    status: shard.status,
+    pingMs: shard.pingMs,
+    seenSecondsAgo: seconds(now - shard.at),
+    ...(shard.downSince !== undefined && { downForSeconds: seconds(now - shard.downSince) }),
+  }));
   if (seen.length === 0) return { status: expected ? 'down' : 'absent', shards: seen };
   const alive = shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
   const status = alive.length === 0 ? 'down' : alive.length < shards.length || alive.some((shard) => shard.status !== 'ready') ? 'degraded' : 'ok';

@@ -20,6 +20,7 @@ import { oldestWaitingSeconds } from '../queue/health.js';
 import { registerHealthRoutes, within, type Lifecycle } from './health.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
+import type { ShardWatch } from '../discord/shard-watch.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 /**
@@ -52,6 +53,10 @@ export interface HttpServerDeps {
   readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
   /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
+  /** This process's gateway shards: sampled for each scrape, and `/readyz` fails while one is down past its grace. */
+  readonly shards?: Pick<ShardWatch, 'readiness' | 'sample'>;
+  /** How long the gauges read from Redis and Postgres are reused between scrapes. @defaultValue GAUGES_MAX_AGE_MS */
+  readonly gaugesMaxAgeMs?: number;
 }
 
 const jobIdSchema = z.uuid();
@@ -153,9 +158,11 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   registerHealthRoutes(app, deps);
 
+  const gauges = atMostEvery(() => refreshGauges(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS);
   app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
     // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
-    await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    deps.shards?.sample();
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
@@ -171,9 +178,10 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
   registerHealthRoutes(app, deps);
-  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) =>
-    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
-  );
+  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
+    deps.shards?.sample();
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
   return app;
 }
 
@@ -191,6 +199,30 @@ function metricsGuard(token: string | undefined) {
 
 /** How long a scrape waits for the gauges read at scrape time. */
 const REFRESH_TIMEOUT_MS = 2_000;
+/**
+ * The gauges read from Redis and Postgres are read again at most this often, whatever the
+ * number of scrapers: under Prometheus's usual 15 s interval every scrape reads them fresh, and
+ * a second Prometheus, a dashboard or a burst of scrapes costs nothing more.
+ */
+export const GAUGES_MAX_AGE_MS = 10_000;
+
+/**
+ * `refresh`, run at most once per `maxAgeMs` and one run at a time: a caller during a run
+ * waits for that run, a caller soon after a good one is answered at once; after a failure the
+ * next caller tries again.
+ */
+export function atMostEvery(refresh: () => Promise<void>, maxAgeMs: number, now: () => number = Date.now): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let doneAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    if (running) return running;
+    if (now() - doneAt < maxAgeMs) return Promise.resolve();
+    running = refresh()
+      .then(() => void (doneAt = now()))
+      .finally(() => (running = undefined));
+    return running;
+  };
+}
 
 /** Gauges read at scrape time: queue depths and ages from Redis, jobs by state from Postgres. */
 async function refreshGauges(deps: HttpServerDeps): Promise<void> {

@@ -39,6 +39,8 @@ const shardSchema = z.object({
   pingMs: z.number(),
   /** When this record was written (ms since the epoch). */
   at: z.number(),
+  /** Since when the shard has not been `ready` (ms since the epoch); absent while it is. */
+  downSince: z.number().optional(),
 });
 export type ShardHeartbeat = z.infer<typeof shardSchema>;
 

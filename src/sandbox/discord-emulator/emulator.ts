@@ -380,6 +380,15 @@ export class DiscordEmulator {
     return this.#gateway.dropConnections(code);
   }
 
+  /**
+   * Takes the gateway down (false) or brings it back (true). While down, the bot's connections
+   * are closed with 4000 and its reconnects refused, as in an outage at Discord or on the way
+   * to it; sessions stay resumable.
+   */
+  setGatewayAvailable(available: boolean): void {
+    this.#gateway.setAvailable(available);
+  }
+
   /** Resolves on the next successful RESUME. */
   waitForResume(timeoutMs = 10_000): Promise<void> {
     const before = this.#gateway.stats.resumes;

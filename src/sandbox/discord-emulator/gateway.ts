@@ -104,6 +104,8 @@ export class Gateway {
   readonly stats: GatewayStats = { connections: 0, identifies: 0, identifiesRefused: 0, resumes: 0, heartbeats: 0, heartbeatAcks: 0, invalidSessions: 0 };
   /** When each max_concurrency bucket last let a shard identify (ms since epoch). */
   readonly #identifiedAt = new Map<number, number>();
+  /** False during an outage: new connections are refused (HTTP 503 on the upgrade). */
+  #available = true;
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -120,6 +122,10 @@ export class Gateway {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(request.url ?? '/', 'http://emulator.invalid');
     if (url.pathname !== '/gateway' && url.pathname !== '/gateway/resume') return false;
+    if (!this.#available) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return true;
+    }
     this.#wss.handleUpgrade(request, socket, head, (ws) => this.#onConnection(ws, url));
     return true;
   }
@@ -355,6 +361,15 @@ export class Gateway {
       dropped += 1;
     }
     return dropped;
+  }
+
+  /**
+   * A gateway outage: while unavailable, every connection is dropped with a resumable code and
+   * new ones are refused; sessions stay, so a client that comes back afterwards can resume.
+   */
+  setAvailable(available: boolean): void {
+    this.#available = available;
+    if (!available) this.dropConnections();
   }
 
   /** Asks every client to heartbeat now (opcode 1 from the server). */

@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connectDatabase } from '../../../src/db/client.js';
 import { publishShardHealth } from '../../../src/discord/health.js';
+import { ShardWatch } from '../../../src/discord/shard-watch.js';
 import { buildHttpServer, type HttpServerDeps } from '../../../src/http/server.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
@@ -21,6 +22,7 @@ import { createQueues } from '../../../src/queue/queues.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { jobRow } from '../../support/ledger.js';
+import { parseSamples } from '../../support/metrics.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { tcpProxy } from '../../support/tcp-proxy.js';
 
@@ -194,4 +196,55 @@ describe('/readyz', () => {
     // Alive all the same: /healthz is not about draining.
     expect((await server.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
+
+  it("fails while a shard of this process's gateway is disconnected beyond the grace period, and recovers with it", async () => {
+    const metrics = createMetrics({ deploymentGauges: false });
+    const watch = new ShardWatch({ graceMs: 2_000, metrics });
+    const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: h.emulator.apiUrl } });
+    onTestFinished(() => client.destroy());
+    const ready = once(client, Events.ClientReady);
+    await client.login(h.emulator.botToken);
+    await ready;
+    const heartbeat = publishShardHealth({ client, redis, prefix: h.prefix, logger: silentLogger, watch });
+    onTestFinished(() => heartbeat.stop());
+    const server = serverWith({ metrics, shards: watch, expectGateway: true });
+    const readyz = async () => {
+      const response = await server.inject({ method: 'GET', url: '/readyz' });
+      return { code: response.statusCode, body: response.json<{ status: string; gateway: { ready: boolean; shardsDown: Array<{ id: number; overGrace: boolean }> } }>() };
+    };
+    const gauges = async () => parseSamples((await server.inject({ method: 'GET', url: '/metrics' })).body);
+
+    expect(await readyz()).toEqual({ code: 200, body: { status: 'ready', postgres: 'ok', redis: 'ok', gateway: { ready: true, shardsDown: [] } } });
+    h.emulator.requestHeartbeat();
+    const up = await eventually(async () => {
+      const samples = await gauges();
+      return samples.has('musicbot_gateway_ping_seconds{shard="0"}') ? samples : undefined;
+    }, 10_000, 'a ping');
+    expect(up.get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
+    expect(up.get('musicbot_gateway_ping_seconds{shard="0"}')).toBeGreaterThanOrEqual(0);
+
+    h.emulator.setGatewayAvailable(false);
+    onTestFinished(() => h.emulator.setGatewayAvailable(true));
+    // Down, but within its grace: still ready.
+    const within = await eventually(async () => {
+      const answer = await readyz();
+      return answer.body.gateway.shardsDown.length > 0 ? answer : undefined;
+    }, 5_000, 'the shard seen down');
+    expect(within).toMatchObject({ code: 200, body: { status: 'ready', gateway: { ready: true, shardsDown: [{ id: 0, overGrace: false }] } } });
+    expect((await gauges()).get('musicbot_gateway_shard_up{shard="0"}')).toBe(0);
+
+    const beyond = await eventually(async () => {
+      const answer = await readyz();
+      return answer.code === 503 ? answer : undefined;
+    }, 10_000, 'the grace period over');
+    expect(beyond.body).toMatchObject({ status: 'not_ready', gateway: { ready: false, shardsDown: [{ id: 0, overGrace: true }] } });
+    // /healthz tells how long, here and in any other process (the heartbeat in Redis); 200 all the same.
+    const health = await healthz();
+    expect(health.code).toBe(200);
+    expect(health.body.gateway.shards).toEqual([expect.objectContaining({ id: 0, status: expect.not.stringMatching(/^ready$/), downForSeconds: expect.any(Number) })]);
+
+    h.emulator.setGatewayAvailable(true);
+    await eventually(async () => (await readyz()).code === 200, 60_000, 'the shard back');
+    expect((await gauges()).get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
+  }, 90_000);
 });

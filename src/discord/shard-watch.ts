@@ -1,0 +1,75 @@
+/**
+ * This process's own gateway shards, as its `/readyz` and `/metrics` see them: each shard's
+ * status and ping, read live from the client, and since when a shard has not been `ready`.
+ * A shard not ready for longer than the grace period makes `/readyz` fail; a reconnect or a
+ * resume within it does not. No discord.js here: the http server only holds the watch.
+ */
+import type { Metrics } from '../metrics.js';
+
+/** One shard as the client reports it: discord.js's status in words, and its last ping (-1 before the first). */
+export interface ShardState {
+  readonly id: number;
+  readonly status: string;
+  readonly pingMs: number;
+}
+
+export interface ShardSample extends ShardState {
+  /** Since when (ms since the epoch) the shard has not been `ready`; undefined while it is. */
+  readonly downSince: number | undefined;
+}
+
+export interface GatewayReadiness {
+  readonly ready: boolean;
+  /** The shards not ready, with how long; `overGrace` once past the grace period. */
+  readonly shardsDown: ReadonlyArray<{ id: number; status: string; downForSeconds: number; overGrace: boolean }>;
+}
+
+export interface ShardWatchOptions {
+  /** How long a shard may be other than `ready` before `/readyz` fails (GATEWAY_READY_GRACE_MS). */
+  readonly graceMs: number;
+  /** Where `musicbot_gateway_shard_up` and `musicbot_gateway_ping_seconds` are kept. */
+  readonly metrics?: Pick<Metrics, 'gatewayShardUp' | 'gatewayPing'>;
+}
+
+export class ShardWatch {
+  readonly graceMs: number;
+  readonly #metrics: ShardWatchOptions['metrics'];
+  readonly #downSince = new Map<number, number>();
+  #read: (() => readonly ShardState[]) | undefined;
+
+  constructor(options: ShardWatchOptions) {
+    this.graceMs = options.graceMs;
+    this.#metrics = options.metrics;
+  }
+
+  /** Where the shards are read from once the gateway runs; before that, nothing is watched. */
+  watch(read: () => readonly ShardState[]): void {
+    this.#read = read;
+  }
+
+  /** Reads the shards now, notes which went down or came back, and updates the gauges. */
+  sample(now = Date.now()): ShardSample[] {
+    const shards = this.#read?.() ?? [];
+    return shards.map((shard) => {
+      const label = { shard: String(shard.id) };
+      const up = shard.status === 'ready';
+      if (up) this.#downSince.delete(shard.id);
+      else if (!this.#downSince.has(shard.id)) this.#downSince.set(shard.id, now);
+      this.#metrics?.gatewayShardUp.set(label, up ? 1 : 0);
+      if (shard.pingMs >= 0) this.#metrics?.gatewayPing.set(label, shard.pingMs / 1000);
+      else this.#metrics?.gatewayPing.remove(label);
+      return { ...shard, downSince: this.#downSince.get(shard.id) };
+    });
+  }
+
+  /** Ready unless a shard has been down for longer than the grace period. */
+  readiness(now = Date.now()): GatewayReadiness {
+    const shardsDown = this.sample(now)
+      .filter((shard) => shard.downSince !== undefined)
+      .map((shard) => {
+        const downForMs = now - shard.downSince!;
+        return { id: shard.id, status: shard.status, downForSeconds: Math.round(downForMs / 1000), overGrace: downForMs > this.graceMs };
+      });
+    return { ready: !shardsDown.some((shard) => shard.overGrace), shardsDown };
+  }
+}
