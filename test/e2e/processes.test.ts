@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atRate } from '../bench/support.js';
 import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+import { alertRules } from '../support/alert-rules.js';
+import { evaluate, parseExposition, type Instant, type Sample, type Scrape } from '../support/promql.js';
 
 let world: ChaosWorld;
 beforeAll(async () => {
@@ -47,6 +49,40 @@ describe('one bot in four processes', () => {
     }
     // The gauges read from Postgres and Redis are the deployment's: only the http role exports them.
     expect(await scrape('worker-1')).not.toContain('musicbot_queue_depth{');
+  });
+
+  it('fires no shipped alert rule on the healthy deployment, and the rules see a shard down and a stale account check', async () => {
+    const targets = { gateway: world.metricsUrls.gateway!, 'worker-1': world.metricsUrls['worker-1']!, 'worker-2': world.metricsUrls['worker-2']!, http: world.httpUrl };
+    // As Prometheus scrapes: the target's labels on each sample, `up`, and the blackbox exporter's probe of /healthz.
+    const scrape = async (): Promise<Scrape> => {
+      const samples: Sample[] = [];
+      for (const [instance, url] of Object.entries(targets)) {
+        samples.push(...parseExposition(await (await fetch(`${url}/metrics`)).text(), { job: 'music-bot', instance }));
+        samples.push({ labels: { __name__: 'up', job: 'music-bot', instance }, value: 1 });
+        const probe = await fetch(`${url}/healthz`);
+        samples.push({ labels: { __name__: 'probe_success', job: 'music-bot-healthz', instance }, value: probe.status === 200 ? 1 : 0 });
+      }
+      return { at: Date.now() / 1000, samples };
+    };
+    const rules = alertRules();
+    const firing = (instant: Instant) => rules.flatMap((rule) => evaluate(rule.expr, instant).map((sample) => `${rule.alert} ${JSON.stringify(sample.labels)}`));
+    const previous = await scrape();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const healthy: Instant = { previous, current: await scrape() };
+
+    const series = (name: string) => healthy.current.samples.filter((sample) => sample.labels['__name__'] === name);
+    expect(series('musicbot_gateway_shard_up').map((sample) => [sample.labels['instance'], sample.value])).toEqual([['gateway', 1]]);
+    expect(series('musicbot_account_last_check_timestamp_seconds').map((sample) => sample.labels['instance'])).toEqual(['http']);
+    expect(firing(healthy)).toEqual([]);
+
+    // The same rules on the same samples, a fault at a time.
+    const mutated = (name: string, instance: string, value: number): Instant => ({
+      ...healthy,
+      current: { ...healthy.current, samples: healthy.current.samples.map((sample) => (sample.labels['__name__'] === name && sample.labels['instance'] === instance ? { ...sample, value } : sample)) },
+    });
+    expect(firing(mutated('musicbot_gateway_shard_up', 'gateway', 0))).toEqual([expect.stringMatching(/^MusicBotGatewayShardDown .*"shard":"0"/)]);
+    const checkedLongAgo = mutated('musicbot_account_last_check_timestamp_seconds', 'http', healthy.current.at - 3 * 3600);
+    expect(firing(checkedLongAgo)).toEqual([expect.stringMatching(/^MusicBotAccountCheckStale /)]);
   });
 
   it('a worker stopped with SIGTERM finishes what it holds and exits 0, and no job is lost', async () => {
