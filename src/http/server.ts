@@ -158,7 +158,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   registerHealthRoutes(app, deps);
 
-  const gauges = atMostEvery(() => refreshGauges(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS);
+  const gauges = atMostEvery(gaugeRefresher(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS);
   app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
     // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
     await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
@@ -224,19 +224,37 @@ export function atMostEvery(refresh: () => Promise<void>, maxAgeMs: number, now:
   };
 }
 
-/** Gauges read at scrape time: queue depths and ages from Redis, jobs by state from Postgres. */
-async function refreshGauges(deps: HttpServerDeps): Promise<void> {
-  const { queues, metrics } = deps;
-  for (const queue of [queues.submit, queues.poll, queues.complete, queues.deliver]) {
-    const [counts, oldest] = await Promise.all([queue.getJobCounts('waiting', 'delayed', 'active', 'failed'), oldestWaitingSeconds(queue, deps.redis)]);
-    for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, value);
-    metrics.queueOldestWaiting.set({ queue: queue.name }, oldest);
-  }
-  const rows = await deps.db
-    .select({ kind: jobs.kind, state: jobs.state, n: sql<number>`count(*)::int` })
-    .from(jobs)
-    .groupBy(jobs.kind, jobs.state);
-  metrics.jobsOpen.reset();
-  for (const row of rows) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
-  await refreshAccountGauges(deps.db, metrics);
+/** Jobs in a final state only pile up: they are counted again at most this often. */
+export const FINISHED_COUNTS_MAX_AGE_MS = 5 * 60_000;
+
+/**
+ * Reads the gauges of the deployment: queue depths and ages from Redis, jobs by kind and state
+ * from Postgres. The open jobs (few, on a partial index) are counted at every call; the
+ * finished ones, which grow with history, at most every {@link FINISHED_COUNTS_MAX_AGE_MS}.
+ */
+function gaugeRefresher(deps: HttpServerDeps): () => Promise<void> {
+  const { queues, metrics, db } = deps;
+  type Count = { kind: string; state: string; n: number };
+  let finished: Count[] = [];
+  const countFinished = atMostEvery(async () => {
+    const rows = await db.execute<Count>(
+      sql`select kind, state, count(*)::int as n from jobs where state not in ('queued', 'submitting', 'submitted') group by kind, state`,
+    );
+    finished = rows.rows;
+  }, FINISHED_COUNTS_MAX_AGE_MS);
+  return async () => {
+    for (const queue of [queues.submit, queues.poll, queues.complete, queues.deliver]) {
+      const [counts, oldest] = await Promise.all([queue.getJobCounts('waiting', 'delayed', 'active', 'failed'), oldestWaitingSeconds(queue, deps.redis)]);
+      for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, value);
+      metrics.queueOldestWaiting.set({ queue: queue.name }, oldest);
+    }
+    // Written as literals, so that Postgres sees the partial index on open jobs applies.
+    const [open] = await Promise.all([
+      db.execute<Count>(sql`select kind, state, count(*)::int as n from jobs where state in ('queued', 'submitting', 'submitted') group by kind, state`),
+      countFinished(),
+    ]);
+    metrics.jobsOpen.reset();
+    for (const row of [...open.rows, ...finished]) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
+    await refreshAccountGauges(deps.db, metrics);
+  };
 }

@@ -9,6 +9,7 @@ import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connectDatabase } from '../../../src/db/client.js';
 import { publishShardHealth } from '../../../src/discord/health.js';
@@ -247,4 +248,29 @@ describe('/readyz', () => {
     await eventually(async () => (await readyz()).code === 200, 60_000, 'the shard back');
     expect((await gauges()).get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
   }, 90_000);
+});
+
+describe('/metrics', () => {
+  it('counts open jobs at each refresh, finished ones less often, and refreshes at most every GAUGES_MAX_AGE_MS', async () => {
+    await h.balance();
+    const cached = serverWith({});
+    const uncached = serverWith({ gaugesMaxAgeMs: 0 });
+    const videos = async (server: FastifyInstance) => {
+      const samples = parseSamples((await server.inject({ method: 'GET', url: '/metrics' })).body);
+      return { queued: samples.get('musicbot_jobs{kind="video",state="queued"}') ?? 0, succeeded: samples.get('musicbot_jobs{kind="video",state="succeeded"}') ?? 0 };
+    };
+    const insert = (state: string) =>
+      h.db.db.execute(sql`insert into jobs (guild_id, channel_id, user_id, kind, request, state, cost, webhook_secret)
+        values (${h.guild.id}, 'metrics-test', ${h.members.alice}, 'video', '{}'::jsonb, ${state}, 1, 'secret')`);
+    onTestFinished(async () => void (await h.db.db.execute(sql`delete from jobs where channel_id = 'metrics-test'`)));
+    await insert('succeeded');
+    const before = await videos(uncached);
+    const cachedBefore = await videos(cached);
+    expect(before.succeeded).toBeGreaterThanOrEqual(1);
+
+    await insert('queued');
+    await insert('succeeded');
+    expect(await videos(uncached)).toEqual({ queued: before.queued + 1, succeeded: before.succeeded });
+    expect(await videos(cached)).toEqual(cachedBefore);
+  });
 });
