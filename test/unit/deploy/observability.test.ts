@@ -126,9 +126,9 @@ describe('deploy/prometheus/alerts.yml', () => {
     expect(new Set(all.map((rule) => rule['alert'])).size).toBe(all.length);
   });
 
-  it('alerts on a stuck queue, failing deliveries, upstream errors and a low account', () => {
+  it('alerts on a shard down, a stuck queue, failing deliveries, upstream errors and a low account', () => {
     const names = all.map((rule) => rule['alert']);
-    expect(names).toEqual(expect.arrayContaining(['MusicBotQueueStuck', 'MusicBotDeliveriesFailing', 'MusicBotUpstreamErrors', 'MusicBotAccountLow']));
+    expect(names).toEqual(expect.arrayContaining(['MusicBotGatewayShardDown', 'MusicBotQueueStuck', 'MusicBotDeliveriesFailing', 'MusicBotUpstreamErrors', 'MusicBotAccountLow']));
   });
 
   it('reads only metrics and labels the bot exports', async () => {
