@@ -1,6 +1,7 @@
 /**
  * The emulator's gateway with the real discord.js client: heartbeats and their ACKs,
- * resuming after the emulator drops the socket (with replay of what was missed), members
+ * resuming after the emulator drops the socket (with replay of what was missed) or after an
+ * outage that refused reconnects, members
  * with the GUILD_MEMBERS intent, and the protocol checks on a raw socket.
  */
 import { once } from 'node:events';
@@ -97,6 +98,22 @@ describe('the emulated gateway', () => {
     expect(await answered).toBe('ping');
     expect((await handle.waitForResponse()).data).toMatchObject({ content: 'back' });
   });
+
+  it('refuses connections during an outage, and lets discord.js resume once it ends', async () => {
+    const resumes = emu.gatewayStats.resumes;
+    emu.setGatewayAvailable(false);
+    // The drop is seen, and a new socket is turned away at the upgrade.
+    await expect.poll(() => client.ws.shards.first()?.status, { timeout: 5_000 }).not.toBe(0);
+    const refused = new WebSocket(`${emu.gatewayUrl}?v=10&encoding=json`);
+    const [error] = (await once(refused, 'error')) as [Error];
+    expect(error.message).toMatch(/503/);
+    expect(emu.gatewayStats.resumes).toBe(resumes);
+
+    const resumed = emu.waitForResume(60_000);
+    emu.setGatewayAvailable(true);
+    await resumed;
+    await expect.poll(() => client.ws.shards.first()?.status, { timeout: 10_000 }).toBe(0);
+  }, 90_000);
 
   it('speaks the protocol to a raw client: HELLO, READY with sequence numbers, RESUME and INVALID_SESSION', async () => {
     const socket = new WebSocket(`${emu.gatewayUrl}?v=10&encoding=json`);
