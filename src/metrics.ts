@@ -155,3 +155,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
   };
 }
+
+/**
+ * Registers the deployment's gauges with `metrics.registry` where they are not yet: the server
+ * that refreshes them (the http role's `/metrics`) exports them, whatever the registry was built with.
+ */
+export function exportDeploymentGauges(metrics: Metrics): void {
+  const gauges = [metrics.queueDepth, metrics.queueOldestWaiting, metrics.jobsOpen, metrics.accountCredits, metrics.accountDrift, metrics.accountLowThreshold, metrics.accountLastCheck];
+  for (const gauge of gauges) {
+    const { name } = gauge as unknown as { name: string };
+    if (!metrics.registry.getSingleMetric(name)) metrics.registry.registerMetric(gauge);
+  }
+}

@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.js';
 import { jobs, webhookEvents } from '../db/schema.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
+import { exportDeploymentGauges, type Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
@@ -159,6 +159,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   registerHealthRoutes(app, deps);
 
+  exportDeploymentGauges(deps.metrics);
   const gauges = atMostEvery(gaugeRefresher(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS);
   app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
     // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
