@@ -134,6 +134,12 @@ describe('shard variables', () => {
     expect(problemsOf({ ...complete, SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toEqual(['SHARD_IDS: expected ids below SHARD_COUNT (2), from 0 to 1']);
     expect(problemsOf({ ...complete, SHARD_COUNT: '0' })).toEqual(['SHARD_COUNT: expected a number above 0']);
   });
+
+  it('give a disconnected shard 60 s before /readyz fails, or GATEWAY_READY_GRACE_MS', () => {
+    expect(loadConfig({ env: complete }).gatewayReadyGraceMs).toBe(60_000);
+    expect(loadConfig({ env: { ...complete, GATEWAY_READY_GRACE_MS: '5000' } }).gatewayReadyGraceMs).toBe(5_000);
+    expect(problemsOf({ ...complete, GATEWAY_READY_GRACE_MS: '-1' })).toEqual(['GATEWAY_READY_GRACE_MS: expected a number of 0 or more']);
+  });
 });
 
 describe('interaction variables', () => {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ShardWatch, type ShardState } from '../../../src/discord/shard-watch.js';
+import { createMetrics } from '../../../src/metrics.js';
+import { parseSamples } from '../../support/metrics.js';
+
+describe('ShardWatch', () => {
+  it('is ready until a shard has been other than ready for longer than the grace period', () => {
+    const shards: ShardState[] = [
+      { id: 0, status: 'ready', pingMs: 40 },
+      { id: 1, status: 'ready', pingMs: 50 },
+    ];
+    const watch = new ShardWatch({ graceMs: 60_000 });
+    watch.watch(() => shards);
+    expect(watch.readiness(0)).toEqual({ ready: true, shardsDown: [] });
+
+    shards[1] = { id: 1, status: 'resuming', pingMs: 50 };
+    expect(watch.readiness(1_000)).toEqual({ ready: true, shardsDown: [{ id: 1, status: 'resuming', downForSeconds: 0, overGrace: false }] });
+    // Still down, in another status: down since the first time it was seen down.
+    shards[1] = { id: 1, status: 'reconnecting', pingMs: 50 };
+    expect(watch.readiness(61_000)).toEqual({ ready: true, shardsDown: [{ id: 1, status: 'reconnecting', downForSeconds: 60, overGrace: false }] });
+    expect(watch.readiness(61_001)).toMatchObject({ ready: false, shardsDown: [{ id: 1, overGrace: true }] });
+
+    // Back: the count starts again from the next drop.
+    shards[1] = { id: 1, status: 'ready', pingMs: 45 };
+    expect(watch.readiness(62_000)).toEqual({ ready: true, shardsDown: [] });
+    shards[1] = { id: 1, status: 'connecting', pingMs: -1 };
+    expect(watch.readiness(100_000)).toMatchObject({ ready: true, shardsDown: [{ id: 1, downForSeconds: 0 }] });
+  });
+
+  it('sets each shard up or down, and its ping once it has one', async () => {
+    const metrics = createMetrics();
+    const shards: ShardState[] = [
+      { id: 0, status: 'ready', pingMs: 42 },
+      { id: 3, status: 'connecting', pingMs: -1 },
+    ];
+    const watch = new ShardWatch({ graceMs: 1_000, metrics });
+    watch.watch(() => shards);
+    watch.sample();
+    const samples = parseSamples(await metrics.registry.metrics());
+    expect(samples.get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
+    expect(samples.get('musicbot_gateway_shard_up{shard="3"}')).toBe(0);
+    expect(samples.get('musicbot_gateway_ping_seconds{shard="0"}')).toBe(0.042);
+    expect(samples.has('musicbot_gateway_ping_seconds{shard="3"}')).toBe(false);
+  });
+
+  it('watches nothing, and is ready, before the gateway runs', () => {
+    expect(new ShardWatch({ graceMs: 0 }).readiness()).toEqual({ ready: true, shardsDown: [] });
+  });
+});
