@@ -58,7 +58,7 @@ export const unreliableService: Scenario = {
       details.push(`unsettled: job ${job.id} is ${job.state}/${job.delivery_state} with ${job.refunds} refunds`);
     }
 
-    // No request made two upstream tasks (the audit counts these among `duplicated` too).
+    // No request made two upstream tasks (the audit counts these as `duplicatedUpstream` too).
     const tasksByPrompt = new Map<string, number>();
     for (const task of world.sim.listTasks()) {
       const prompt = task.body['sound'];
