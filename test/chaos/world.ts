@@ -297,7 +297,8 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
           'every job to settle',
           async () => {
             const { rows } = await db.query<{ open: number }>(
-              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'timed_out', 'cancelled') or (state = 'succeeded' and delivery_state = 'pending')`,
+              // Ended, and its result or failure posted (a refund notice too: it is what the member gets).
+              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'timed_out', 'cancelled') or (state in ('succeeded', 'failed', 'timed_out') and delivery_state = 'pending')`,
             );
             return rows[0]!.open === 0;
           },
@@ -525,11 +526,16 @@ async function audit({ db, sim, emulator, messages, accepted, sent, prefix }: Au
     if ([...named].some((jobId) => finalsInChannels.get(song.channelId)?.has(jobId))) continue;
     lost += 1;
     for (const jobId of named) lostJobs.add(jobId);
-    details.push(`lost: "${song.prompt}" was accepted ("${song.answer.text.slice(0, 60)}"), but Discord holds neither its result nor its refund notice (job ${[...named].join(', ') || 'not named'})`);
+    // What the bot believes of it, for the reader: Discord's record decides.
+    const believed = [...named].map((jobId) => {
+      const job = jobs.find((row) => row.id === jobId);
+      return `job ${jobId}: ${job ? `${job.state}/${job.delivery_state} in the bot's record` : 'no row in the bot'}`;
+    });
+    details.push(`lost: "${song.prompt}" was accepted ("${song.answer.text.slice(0, 60)}"), but Discord holds neither its result nor its refund notice (${believed.join('; ') || 'no job named'})`);
   }
   // The bot's record, for commands not sent through `song`: a job that never settled.
   for (const job of jobs) {
-    const settled = SETTLED_STATES.has(job.state) && !(job.state === 'succeeded' && job.delivery_state === 'pending');
+    const settled = SETTLED_STATES.has(job.state) && !(job.state !== 'cancelled' && job.delivery_state === 'pending');
     if (settled || lostJobs.has(job.id)) continue;
     lost += 1;
     details.push(`lost: job ${job.id} is still ${job.state}/${job.delivery_state}`);
