@@ -54,14 +54,15 @@ export const powerCutAll: Scenario = {
       // Anywhere in the burst or up to 3 s after its last song: queued, in submission, running, finishing, being posted.
       const cutAfterMs = Math.round(random.next() * (burstMs + 3_000));
       const redisLostMs = Math.round(random.next() * 1_000);
-      let restored: Promise<void> | undefined;
+      // Set at the cut; resolved once everything runs again.
+      const power: { restored?: Promise<void> } = {};
       const afterRestart: Array<ReturnType<typeof world.song>> = [];
       const sender = (async () => {
         for (let i = 0; i < perCut; i += 1) {
           await sleep(1_000 / RATE);
           // While the power is off nobody can reach the bot: the rest of the burst waits for it.
-          const waited = restored !== undefined;
-          if (restored) await restored;
+          const waited = power.restored !== undefined;
+          if (power.restored) await power.restored;
           const n = sentSoFar++;
           const handle = world.song(world.places[n % world.places.length]!, `${prefix} ${n}`);
           if (waited) afterRestart.push(handle);
@@ -70,15 +71,15 @@ export const powerCutAll: Scenario = {
 
       await sleep(cutAfterMs);
       let powerBack!: () => void;
-      restored = new Promise((resolve) => (powerBack = resolve));
+      power.restored = new Promise((resolve) => (powerBack = resolve));
       const cutAt = Date.now();
-      const power = await world.powerCut({ redisLostMs });
+      const cutDone = await world.powerCut({ redisLostMs });
       await world.startAll(AFTER_A_CUT);
       powerBack();
       backInMs.push(Date.now() - cutAt);
-      postgresProcesses += power.postgresProcesses;
-      redisLostBytes += power.redisLostBytes ?? 0;
-      moments.push(`+${cutAfterMs} ms (Redis -${redisLostMs} ms, ${power.redisLostBytes ?? 'n/a'} B; ${power.postgresProcesses} Postgres processes)`);
+      postgresProcesses += cutDone.postgresProcesses;
+      redisLostBytes += cutDone.redisLostBytes ?? 0;
+      moments.push(`+${cutAfterMs} ms (Redis -${redisLostMs} ms, ${cutDone.redisLostBytes ?? 'n/a'} B; ${cutDone.postgresProcesses} Postgres processes)`);
       await sender;
 
       const answered = await Promise.all(afterRestart.map((handle) => handle.waitForResponse(30_000).then(() => true, () => false)));
