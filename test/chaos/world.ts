@@ -490,7 +490,8 @@ async function audit({ db, sim, emulator, messages, accepted, sent, prefix }: Au
   const details: string[] = [];
   const { rows: jobs } = await db.query<JobRow>(
     `select j.id, j.guild_id, j.state, j.delivery_state, j.cost, j.request->>'prompt' as prompt,
-       j.submit_uncertain_at is not null as uncertain,
+       (j.submit_uncertain_at is not null or j.error->>'kind' = 'unconfirmed_submission'
+         or coalesce(bool_or(l.reason = 'unconfirmed_submission'), false)) as uncertain,
        count(l.id) filter (where l.kind = 'reserve')::int as charges,
        count(l.id) filter (where l.kind in ('refund', 'release'))::int as refunds,
        coalesce(sum(l.amount), 0)::int as net
