@@ -105,6 +105,8 @@ const envSchema = z.object({
   PERSONA_SONG_COST: defaulted(positiveInt(10)),
 
   DATABASE_URL: optional(postgresUrl),
+  DATABASE_POOL_SIZE: defaulted(z.coerce.number().int('a whole number').min(1, 'a number above 0').max(500, 'at most 500').default(20)),
+  MIGRATE_ON_START: defaulted(booleanFlag(true)),
   REDIS_URL: optional(redisUrl),
   DATA_DIR: defaulted(z.string().min(1).default('./data')),
   PUBLIC_URL: optional(
@@ -115,6 +117,7 @@ const envSchema = z.object({
   ),
   HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
   METRICS_PORT: optional(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535')),
+  METRICS_HOST: defaulted(z.string().min(1, 'an address to listen on, such as 127.0.0.1').default('0.0.0.0')),
   METRICS_TOKEN: optional(
     z.string().regex(/^[\x21-\x7e]{16,}$/, 'a secret of at least 16 printable characters without spaces, such as the output of openssl rand -hex 32'),
   ),
@@ -185,12 +188,17 @@ const configSchema = envSchema.transform((e) =>
     musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
     personaSongCost: e.PERSONA_SONG_COST,
     databaseUrl: e.DATABASE_URL,
+    /** Postgres connections of each pool: the front's, and the workers' where a process runs both. */
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    /** Apply the committed migrations at start; off where a one-shot `npm run db:migrate` does it. */
+    migrateOnStart: e.MIGRATE_ON_START,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,
     httpPort: e.HTTP_PORT,
-    /** Where a process without the http role serves /metrics, /healthz and /readyz; undefined: nowhere. */
+    /** Where this process serves /metrics, /healthz and /readyz, off the public port; undefined: on HTTP_PORT for the http role, nowhere for the others. */
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
     /** When set, every /metrics of this process answers only `Authorization: Bearer <token>`. */
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,

@@ -52,6 +52,13 @@ export interface HttpServerDeps {
   readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
   /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
+  /**
+   * Serve `/metrics`, `/healthz` and `/readyz` here. False when METRICS_PORT puts them on the ops
+   * server, off the public port. @defaultValue true
+   */
+  readonly opsRoutes?: boolean;
+  /** The ops server of the http role: its `/metrics` also carries the deployment's gauges (queues, jobs, account). */
+  readonly deploymentGauges?: boolean;
 }
 
 const jobIdSchema = z.uuid();
@@ -151,29 +158,31 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger });
 
-  registerHealthRoutes(app, deps);
-
-  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
-    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
-    await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-
+  if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;
 }
 
+function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): void {
+  registerHealthRoutes(app, deps);
+  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
+    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
+    if (deps.deploymentGauges) {
+      await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    }
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+}
+
 /**
- * What a process without the http role serves on METRICS_PORT: `/healthz`, `/readyz` and its
- * own `/metrics` (the counters and histograms it keeps: a gateway's commands and first answers,
- * a worker's submissions and deliveries, and the process's CPU and memory). The gauges read from
- * Postgres and Redis are the deployment's, not the process's, so only the http role exports them.
+ * What a process serves on METRICS_PORT: `/healthz`, `/readyz` and its own `/metrics` (the
+ * counters and histograms it keeps: a gateway's commands and first answers, a worker's
+ * submissions and deliveries, and the process's CPU and memory). The gauges read from Postgres
+ * and Redis are the deployment's, not the process's: only the http role's carries them
+ * (`deploymentGauges`), and with METRICS_PORT set its public port no longer serves any of these.
  */
 export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
-  registerHealthRoutes(app, deps);
-  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) =>
-    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
-  );
+  registerOpsRoutes(app, deps);
   return app;
 }
 

@@ -114,6 +114,21 @@ describe('the music account alert variables', () => {
   });
 });
 
+describe('deployment variables', () => {
+  it('default to 20 connections a pool, a migration at start, and metrics on every interface of METRICS_PORT', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ databasePoolSize: 20, migrateOnStart: true, metricsHost: '0.0.0.0', metricsPort: undefined });
+  });
+
+  it('read a pool size, a migration left to a one-shot service, and a private metrics address', () => {
+    const config = loadConfig({ env: { ...complete, DATABASE_POOL_SIZE: '8', MIGRATE_ON_START: 'false', METRICS_PORT: '9100', METRICS_HOST: '127.0.0.1' } });
+    expect(config).toMatchObject({ databasePoolSize: 8, migrateOnStart: false, metricsPort: 9100, metricsHost: '127.0.0.1' });
+  });
+
+  it('refuse a pool of no connections', () => {
+    expect(problemsOf({ ...complete, DATABASE_POOL_SIZE: '0' })).toEqual([expect.stringContaining('DATABASE_POOL_SIZE')]);
+  });
+});
+
 describe('shard variables', () => {
   it('leave the count to Discord and run every shard when unset', () => {
     const config = loadConfig({ env: complete });
