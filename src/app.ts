@@ -55,6 +55,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     pollIntervalMs: config.pollIntervalMs,
     expectedSeconds: { ...DEFAULT_SETTINGS.expectedSeconds, ...config.expectedSeconds },
     account: { lowCredits: config.accountLowCredits, alertChannelId: config.accountAlertChannelId, ownerIds: config.botOwnerIds },
+    webhookEventsRetentionDays: config.webhookEventsRetentionDays,
     ...overrides,
   };
 }

@@ -107,6 +107,7 @@ const envSchema = z.object({
   DATABASE_URL: optional(postgresUrl),
   DATABASE_POOL_SIZE: defaulted(z.coerce.number().int('a whole number').min(1, 'a number above 0').max(500, 'at most 500').default(20)),
   MIGRATE_ON_START: defaulted(booleanFlag(true)),
+  WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
   REDIS_URL: optional(redisUrl),
   DATA_DIR: defaulted(z.string().min(1).default('./data')),
   PUBLIC_URL: optional(
@@ -192,6 +193,8 @@ const configSchema = envSchema.transform((e) =>
     databasePoolSize: e.DATABASE_POOL_SIZE,
     /** Apply the committed migrations at start; off where a one-shot `npm run db:migrate` does it. */
     migrateOnStart: e.MIGRATE_ON_START,
+    /** Days a webhook's de-duplication record is kept. */
+    webhookEventsRetentionDays: e.WEBHOOK_EVENTS_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,

@@ -18,6 +18,7 @@ import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 import { oldestWaitingSeconds } from '../queue/health.js';
 import { registerHealthRoutes, within, type Lifecycle } from './health.js';
+import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 
@@ -49,7 +50,7 @@ export interface HttpServerDeps {
   /** This process runs the gateway: `/healthz` reports a missing heartbeat as a gateway down. */
   readonly expectGateway?: boolean;
   /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
-  readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
+  readonly interactions?: Omit<InteractionsRouteOptions, 'logger' | 'logRefusal'>;
   /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
   /**
@@ -59,6 +60,8 @@ export interface HttpServerDeps {
   readonly opsRoutes?: boolean;
   /** The ops server of the http role: its `/metrics` also carries the deployment's gauges (queues, jobs, account). */
   readonly deploymentGauges?: boolean;
+  /** Where strangers' refused requests are logged. @defaultValue createRefusalLog(logger) */
+  readonly refusalLog?: RefusalLog;
 }
 
 const jobIdSchema = z.uuid();
@@ -86,11 +89,12 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(status).send({ error: status >= 500 ? 'try again' : error.message });
   };
 
+  const logRefusal = deps.refusalLog ?? createRefusalLog(deps.logger);
   app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { bodyLimit: WEBHOOK_BODY_LIMIT, errorHandler: webhookErrorHandler }, async (request, reply) => {
     const receivedAt = Date.now();
     const refuse = (status: number, outcome: string, error: string) => {
       deps.metrics.webhooks.inc({ outcome });
-      deps.logger.info({ jobId: request.params.jobId, outcome }, 'webhook refused');
+      logRefusal({ jobId: request.params.jobId, outcome, reason: `webhook ${outcome}` }, 'webhook refused');
       return reply.code(status).send({ error });
     };
 
@@ -101,6 +105,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       .from(jobs)
       .where(eq(jobs.id, parsedId.data));
     if (!job) return refuse(404, 'unknown_job', 'unknown job');
+    // Past its retention (long finished): no webhook can change it any more.
+    if (job.secret === null) return refuse(404, 'expired_job', 'unknown job');
 
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verification = verifyWebhookSignature({
@@ -156,7 +162,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(200).send({ ok: true });
   });
 
-  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger });
+  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger, logRefusal });
 
   if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;

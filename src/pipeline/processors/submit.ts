@@ -72,7 +72,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
 
     const request = generationRequestSchema.parse(job.request);
     const webhook = deps.settings.publicUrl
-      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret }
+      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret ?? undefined }
       : undefined;
     const started = performance.now();
     let accepted: Awaited<ReturnType<typeof submitUpstream>>;

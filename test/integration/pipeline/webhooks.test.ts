@@ -95,11 +95,11 @@ describe('webhooks that must change nothing', () => {
     const unsigned = await postWebhook(jobId, envelope, {});
     expect(unsigned.status).toBe(401);
     const old = Math.floor(Date.now() / 1000) - 3600;
-    const staleSignature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${old}.${envelope}`).digest('hex')}`;
+    const staleSignature = `sha256=${createHmac('sha256', job.webhookSecret!).update(`${old}.${envelope}`).digest('hex')}`;
     const stale = await postWebhook(jobId, envelope, { 'x-webhook-signature': staleSignature, 'x-webhook-timestamp': String(old) });
     expect(stale.status).toBe(401);
     const malformedBody = '{not json';
-    const malformed = await postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(malformedBody).digest('hex') });
+    const malformed = await postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(malformedBody).digest('hex') });
     expect(malformed.status).toBe(400);
     const unknown = await postWebhook('00000000-0000-4000-8000-000000000000', envelope, { 'x-webhook-signature': 'abc' });
     expect(unknown.status).toBe(404);
@@ -114,7 +114,7 @@ describe('webhooks that must change nothing', () => {
 
     // A genuine one, signed by the real service's timestamped scheme, twice.
     const now = Math.floor(Date.now() / 1000);
-    const signature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`;
+    const signature = `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`;
     const headers = { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(now), 'x-webhook-id': `evt-${jobId}` };
     expect((await postWebhook(jobId, envelope, headers)).status).toBe(200);
     const repeat = await postWebhook(jobId, envelope, headers);
@@ -141,7 +141,7 @@ describe('a captured webhook sent again', () => {
     });
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c-1', audio_url: 'https://cdn.example/c-1.mp3' }] });
     const now = Math.floor(Date.now() / 1000);
-    const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
+    const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
     expect((await postWebhook(jobId, envelope, { ...signed, 'x-webhook-id': 'evt-genuine' })).status).toBe(200);
     await finished(jobId);
 
@@ -151,7 +151,7 @@ describe('a captured webhook sent again', () => {
       expect(await replay.json()).toMatchObject({ duplicate: true });
     }
     // The spec's scheme carries no id at all: an attacker's added one changes nothing either.
-    const specSigned = { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(envelope).digest('hex') };
+    const specSigned = { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(envelope).digest('hex') };
     expect(await (await postWebhook(jobId, envelope, { ...specSigned, 'x-webhook-id': 'evt-added' })).json()).toMatchObject({ duplicate: true });
 
     expect(await h.db.db.select({ key: webhookEvents.eventKey }).from(webhookEvents).where(eq(webhookEvents.jobId, jobId))).toHaveLength(1);
