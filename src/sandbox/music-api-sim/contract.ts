@@ -244,12 +244,16 @@ export const MAX_WEBHOOK_URL_LENGTH = 1024;
 /**
  * How webhooks are signed:
  * - `spec` (spec "Events"): `X-Webhook-Signature` is the HMAC-SHA256 of the body keyed with
- *   the task's `webhook_secret`. The spec does not show the encoding; hex (sim), as the
- *   real service writes its digests (notes "Webhooks").
+ *   the task's `webhook_secret`. The spec does not show the encoding; hex by default (sim), as
+ *   the real service writes its digests (notes "Webhooks"), or base64 / base64url
+ *   (`SignatureEncoding`), which a receiver must accept too (notes "Webhooks").
  * - `timestamped` (notes "Webhooks", the real service today): `sha256=<hex>` of the HMAC over
  *   `"<X-Webhook-Timestamp>.<raw body>"`, the timestamp in Unix seconds.
  */
 export type SignatureScheme = 'spec' | 'timestamped';
+
+/** How the `spec` scheme writes its 32 bytes. */
+export type SignatureEncoding = 'hex' | 'base64' | 'base64url';
 
 /** notes "Webhooks" (the signature header alone is spec "Events"). */
 export const WEBHOOK_HEADERS = {
@@ -267,16 +271,20 @@ export const WEBHOOK_HEADERS = {
  */
 export const WEBHOOK_EVENTS = { completed: 'song.completed', failed: 'song.failed', streaming: 'song.streaming' } as const;
 
-/** The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default now. */
+/**
+ * The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default
+ * now; `encoding` for the spec scheme, default hex.
+ */
 export function signWebhookBody(
   body: string,
   secret: string,
   scheme: SignatureScheme,
   timestamp: number = Math.floor(Date.now() / 1000),
+  encoding: SignatureEncoding = 'hex',
 ): Record<string, string> {
   const mac = createHmac('sha256', secret);
   if (scheme === 'spec') {
-    return { [WEBHOOK_HEADERS.signature]: mac.update(body, 'utf8').digest('hex') };
+    return { [WEBHOOK_HEADERS.signature]: mac.update(body, 'utf8').digest(encoding) };
   }
   const signed = mac.update(`${timestamp}.${body}`, 'utf8').digest('hex');
   return { [WEBHOOK_HEADERS.signature]: `sha256=${signed}`, [WEBHOOK_HEADERS.timestamp]: String(timestamp) };
