@@ -37,6 +37,14 @@ export function webhookUrlFor(publicUrl: string, jobId: string): string {
   return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
 }
 
+/**
+ * Whether the operation that submits `kind` takes a webhook. The spec registers `webhook_url`
+ * on the producer creates and sonic create-voice only: a persona song (sonic create) is polled.
+ */
+export function takesWebhook(kind: JobKind): boolean {
+  return kind !== 'persona_song';
+}
+
 export function submitUpstream(
   client: MusicApiClient,
   request: GenerationRequest,
@@ -59,7 +67,6 @@ export function submitUpstream(
         ...(request.lyrics !== undefined && { lyrics: request.lyrics }),
         ...(request.title !== undefined && { title: request.title }),
         ...(request.prompt !== undefined && { tags: request.prompt }),
-        ...hook,
       });
     case 'lyrics':
       return client.createLyrics({ prompt: request.prompt, ...hook });

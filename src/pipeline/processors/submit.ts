@@ -29,7 +29,7 @@ import { backoffWithJitter, deliverNowOrLater } from './shared.js';
  */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
   const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
-  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings));
+  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings, job.kind));
 }
 
 /**
@@ -41,7 +41,7 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
 async function settleUncertain(deps: PipelineDeps, job: JobRow): Promise<void> {
   await markSubmitUncertain(deps, job.id);
   deps.logger.warn({ jobId: job.id, webhooks: Boolean(deps.settings.publicUrl) }, 'submission unconfirmed; not sending it again');
-  if (deps.settings.publicUrl) {
+  if (webhooksOn(deps.settings, job.kind)) {
     await deps.queues.enqueuePoll(job.id, deps.settings.pollIntervalMs.min);
     return;
   }

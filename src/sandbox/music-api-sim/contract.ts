@@ -117,9 +117,9 @@ export const REQUEST_FIELDS = {
   /** spec "POST .../sonic/create-voice". */
   voice: { audioUrl: 'audio_url', ...WEBHOOK_FIELDS },
   /**
-   * spec "Voice persona (sonic)": `task_type`, `persona_id`. The rest: notes "Sonic". The
-   * notes do not say the sonic create takes webhook fields; the simulator accepts them as on
-   * every other create (sim).
+   * spec "Voice persona (sonic)": `task_type`, `persona_id`. The rest: notes "Sonic". No
+   * webhook fields: spec "Events" registers them on the producer creates and create-voice
+   * only, and the notes do not show the sonic create taking them, so a persona song is polled.
    */
   personaSong: {
     taskType: 'task_type',
@@ -131,7 +131,6 @@ export const REQUEST_FIELDS = {
     tags: 'tags',
     /** notes "Sonic": sonic model names such as `sonic-v4-5`; any string is accepted. */
     model: 'mv',
-    ...WEBHOOK_FIELDS,
   },
 } as const satisfies Record<CreateOperationName, Record<string, string>>;
 

@@ -207,8 +207,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     // Video and download tasks work on an existing clip and keep its id.
     const existingClip = 'clipId' in fields ? body[fields.clipId] : undefined;
     if (typeof existingClip === 'string') clipIds[0] = existingClip;
-    const webhookUrl = body[fields.webhookUrl];
-    const webhookSecret = body[fields.webhookSecret];
+    const webhookUrl = 'webhookUrl' in fields ? body[fields.webhookUrl] : undefined;
+    const webhookSecret = 'webhookSecret' in fields ? body[fields.webhookSecret] : undefined;
     const task: SimTask = {
       view: {
         taskId,

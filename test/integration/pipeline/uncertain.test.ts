@@ -4,6 +4,7 @@
  * webhooks it gives up at once and refunds the guild.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAccount } from '../../../src/pipeline/account.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -37,15 +38,19 @@ async function settled(h: Harness, jobId: string) {
 describe('a create that times out after the service took it', () => {
   it('with webhooks: is never sent again, and the late webhook still finishes it', async () => {
     const h = harnesses.webhooks!;
+    const before = await checkAccount(h.app.deps, 'command');
     const prompt = 'slow to confirm [sim:hang-accepted]';
     const { handle, result } = await h.request({ kind: 'song', prompt });
     const { jobId } = result as SubmitResult;
     const job = await settled(h, jobId);
     expect(job.state).toBe('succeeded');
     expect(job.submitUncertainAt).not.toBeNull();
-    const tasks = h.sim.listTasks().filter((task) => task.body.sound === prompt);
-    expect(tasks.map((task) => task.taskId)).toEqual([job.upstreamTaskId]);
+    // The spec's webhook body is the polling body alone: its URL names the job, nothing names the task.
+    expect(job.upstreamTaskId).toBeNull();
+    expect(h.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
     expect(createsOf(h, prompt)).toHaveLength(1);
+    // The service's word on the task's end proves it took (and charged) the job: the account agrees.
+    expect(await checkAccount(h.app.deps, 'command')).toMatchObject({ spentSince: 10, drift: 0, balance: before.balance - 10 });
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('Links'));
     expect(JSON.stringify(message.embeds)).toContain(`Job ${jobId}`);
@@ -78,5 +83,20 @@ describe('a create that times out after the service took it', () => {
     const job = await settled(h, (result as SubmitResult).jobId);
     expect(job.state).toBe('succeeded');
     expect(createsOf(h, prompt).map((r) => r.status)).toEqual([500, 200]);
+  });
+});
+
+describe('a persona song whose create times out after the service took it', () => {
+  it('with webhooks on, gives up at once as without them: its create took no webhook, so none will come', async () => {
+    const h = harnesses.webhooks!;
+    const lyrics = 'never confirmed either [sim:hang-accepted]';
+    const { result } = await h.request({ kind: 'persona_song', voiceId: '6f1f7a52-3c2b-4d8e-9a0b-1c2d3e4f5a6b', personaId: 'persona-slow', lyrics });
+    const { jobId } = result as SubmitResult;
+    const job = await settled(h, jobId);
+    expect(job.state).toBe('timed_out');
+    expect(job.error).toMatchObject({ kind: 'unconfirmed_submission', creditsReturned: 10 });
+    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/sonic/create' && (r.body as { prompt?: string }).prompt === lyrics);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.body).not.toHaveProperty('webhook_url');
   });
 });

@@ -2,7 +2,7 @@
  * Songs that finish by webhook: the happy path, forged, stale and repeated webhooks, and a
  * webhook racing a poll. Every test asserts what Discord was sent and what the ledger holds.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { voicePersonas, webhookEvents } from '../../../src/db/schema.js';
@@ -168,6 +168,22 @@ describe('a voice persona finishing by webhook', () => {
     const personas = await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId));
     expect(personas).toMatchObject([{ personaId: 'persona-alto-ada', name: 'Alto Ada', guildId: h.guildId, ownerId: h.userId }]);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -4, key: `job:${jobId}:debit` }]);
+  });
+});
+
+describe('a persona song, with webhooks on', () => {
+  it('is sent without webhook fields (the sonic create takes none) and finished by polling', async () => {
+    const { result } = await h.request({ kind: 'persona_song', voiceId: randomUUID(), personaId: 'persona-polled', prompt: 'a lullaby', lyrics: 'Sleep now' });
+    const { jobId } = result as SubmitResult;
+    const job = await finished(jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.result?.clips).toHaveLength(2);
+    const create = h.sim.requests.find((r) => r.path === '/api/v1/sonic/create' && (r.body as { persona_id?: string }).persona_id === 'persona-polled');
+    expect(create?.status).toBe(200);
+    expect(create?.body).not.toHaveProperty('webhook_url');
+    expect(create?.body).not.toHaveProperty('webhook_secret');
+    expect(h.sim.requests.some((r) => r.path === `/api/v1/sonic/task/${job.upstreamTaskId}`)).toBe(true);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
   });
 });
 
