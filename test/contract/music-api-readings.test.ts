@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient, type TaskAccepted, type WebhookTarget } from '../../src/music-api/client.js';
 import type { CostedOperation } from '../../src/music-api/costs.js';
-import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
+import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, OPERATION_COSTS, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
 import { normaliseWebhookPayload, type TaskStatus } from '../../src/music-api/task-status.js';
 import { signWebhook, verifyWebhookSignature, type SignatureScheme } from '../../src/music-api/webhook-signature.js';
 import * as sim from '../../src/sandbox/music-api-sim/contract.js';
@@ -164,6 +164,13 @@ describe.each(['spec', 'timestamped'] as const)('every create operation, webhook
     const event = normaliseWebhookPayload(hook!.rawBody, hook!.headers);
     // The spec's body is the polling body alone; the real service's (timestamped) adds task_id.
     expect(event).toMatchObject({ taskId: scheme === 'spec' ? undefined : task.taskId, status: { state: 'succeeded' } });
+  });
+});
+
+describe('prices', () => {
+  it('the same credit table, sonic concat music included, though nothing calls it yet', () => {
+    expect(sim.COSTS.concat).toBe(2);
+    expect({ ...sim.COSTS }).toEqual({ ...OPERATION_COSTS });
   });
 });
 

@@ -173,7 +173,9 @@ export const RESPONSE_FIELDS = {
 
 /**
  * Credits per call: spec "What the service does", credit table. Polling is free for every
- * task type. The sonic persona song is not in the table: see DEFAULT_PERSONA_SONG_COST.
+ * task type. Sonic concat music is priced there but its route is not shown, so the simulator
+ * lists its price and serves no route for it. The sonic persona song is not in the table: see
+ * DEFAULT_PERSONA_SONG_COST.
  */
 export const COSTS = {
   song: 10,
@@ -182,8 +184,9 @@ export const COSTS = {
   upload: 2,
   download: 2,
   voice: 4,
+  concat: 2,
   poll: 0,
-} as const satisfies Record<Exclude<CreateOperationName, 'personaSong'> | 'poll', number>;
+} as const satisfies Record<Exclude<CreateOperationName, 'personaSong'> | 'concat' | 'poll', number>;
 
 /**
  * sim: the spec gives no price for a persona song and the notes say "make it configuration"
