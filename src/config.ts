@@ -5,10 +5,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { SPEC_MODELS } from './music-api-spec.js';
+import { MAX_WEBHOOK_URL_LENGTH, SPEC_MODELS } from './music-api-spec.js';
 
 /** The spec's `mv` values: the default of MUSIC_MODELS. */
 export const SPEC_MODEL_LIST = SPEC_MODELS;
+
+/** Where, under PUBLIC_URL, the music service posts a job's webhook: the HTTP server serves this route. */
+export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+
+/** A job's webhook address. Job ids are UUIDs (36 characters), so its length depends on PUBLIC_URL alone. */
+export function webhookUrlFor(publicUrl: string, jobId: string): string {
+  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+}
+
+/** The longest PUBLIC_URL whose webhook addresses fit the service's `webhook_url` limit. */
+export const MAX_PUBLIC_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH - webhookUrlFor('', '00000000-0000-0000-0000-000000000000').length;
 
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
@@ -268,6 +279,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (parsed.success && parsed.data.interactions === 'http' && parsed.data.discordPublicKey === undefined && !byVariable.has('DISCORD_PUBLIC_KEY')) {
     byVariable.set('DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)");
+  }
+  if (parsed.success && parsed.data.publicUrl !== undefined && parsed.data.publicUrl.length > MAX_PUBLIC_URL_LENGTH) {
+    const length = webhookUrlFor(parsed.data.publicUrl, '00000000-0000-0000-0000-000000000000').length;
+    byVariable.set(
+      'PUBLIC_URL',
+      `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    );
   }
   if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
     byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');

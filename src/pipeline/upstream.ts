@@ -30,12 +30,8 @@ export const KINDS_BY_TASK_TYPE = Object.entries(TASK_TYPE_BY_KIND).reduce(
   {} as Record<UpstreamTaskType, JobKind[]>,
 );
 
-/** Where the music service sends a job's webhook: the HTTP server serves this route. */
-export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
-
-export function webhookUrlFor(publicUrl: string, jobId: string): string {
-  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
-}
+/** Where the music service sends a job's webhook (configuration checks PUBLIC_URL against its length). */
+export { WEBHOOK_ROUTE_PREFIX, webhookUrlFor } from '../config.js';
 
 /**
  * Whether the operation that submits `kind` takes a webhook. The spec registers `webhook_url`

@@ -40,6 +40,12 @@ describe('npm start with a bad configuration', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 40_000);
 
+  it("with a PUBLIC_URL too long for the service's webhook_url limit says so in one line and exits 1", async () => {
+    const result = await start({ ...valid, PUBLIC_URL: `https://bot.example.com/${'x'.repeat(1000)}` });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^PUBLIC_URL: expected at most 972 characters: .*1024/)]);
+  }, 40_000);
+
   it('with a bad MUSIC_API_URL names it and exits 1', async () => {
     const result = await start({ ...valid, MUSIC_API_URL: 'ftp//nowhere' });
     expect(result.code).toBe(1);

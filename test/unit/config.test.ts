@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SPEC_MODEL_LIST } from '../../src/config.js';
+import { ConfigError, loadConfig, MAX_PUBLIC_URL_LENGTH, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../src/music-api-spec.js';
 
 const complete = {
   DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
@@ -57,6 +59,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { ...complete, PUBLIC_URL: 'https://bot.example.com/' } }).publicUrl).toBe(
       'https://bot.example.com',
     );
+  });
+
+  it("refuses, in one line, a PUBLIC_URL whose webhook addresses would pass the service's 1024 characters", () => {
+    const base = 'https://bot.example.com/';
+    const publicUrl = (length: number) => `${base}${'a'.repeat(length - base.length)}`;
+    const longest = publicUrl(MAX_PUBLIC_URL_LENGTH);
+    const config = loadConfig({ env: { ...complete, PUBLIC_URL: longest } });
+    expect(webhookUrlFor(config.publicUrl!, randomUUID())).toHaveLength(MAX_WEBHOOK_URL_LENGTH);
+    const problems = problemsOf({ ...complete, PUBLIC_URL: publicUrl(MAX_PUBLIC_URL_LENGTH + 1) });
+    expect(problems).toEqual([expect.stringMatching(/^PUBLIC_URL: expected at most 972 characters: .* would be 1025, .* at most 1024$/)]);
   });
 
   it('reads MUSIC_MODELS and BOT_OWNER_IDS as comma-separated lists', () => {
