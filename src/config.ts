@@ -109,9 +109,8 @@ const envSchema = z.object({
 
   MUSIC_API_URL: optional(httpUrl),
   MUSIC_API_KEY: optional(z.string().min(1, 'the API key of the music service')),
-  MUSIC_MODELS: defaulted(
-    commaList.pipe(z.array(z.string()).min(1, 'at least one model name')).default([...SPEC_MODEL_LIST]),
-  ),
+  // Unset: the spec's list (see musicModelsFromSpec).
+  MUSIC_MODELS: optional(commaList.pipe(z.array(z.string()).min(1, 'at least one model name'))),
   MUSIC_API_TIMEOUT_MS: defaulted(positiveInt(30_000)),
   PERSONA_SONG_COST: defaulted(positiveInt(10)),
 
@@ -189,7 +188,9 @@ const configSchema = envSchema.transform((e) =>
     botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
     musicApiUrl: e.MUSIC_API_URL ?? '',
     musicApiKey: e.MUSIC_API_KEY ?? '',
-    musicModels: Object.freeze([...e.MUSIC_MODELS]),
+    musicModels: Object.freeze([...(e.MUSIC_MODELS ?? SPEC_MODEL_LIST)]),
+    /** MUSIC_MODELS was not set: the models offered are the spec's placeholder names (see `modelListNotice`). */
+    musicModelsFromSpec: e.MUSIC_MODELS === undefined,
     musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
     personaSongCost: e.PERSONA_SONG_COST,
     databaseUrl: e.DATABASE_URL,
@@ -299,6 +300,27 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
+}
+
+/** Whether `url` names this machine by a loopback name or address (localhost, 127.x.x.x, [::1]). */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One line for the operator when the bot offers the spec's model names to a service that is
+ * not a local simulator: the spec writes its model families as placeholders (`ModelA`,
+ * `ModelB`), which the real service refuses. Undefined when MUSIC_MODELS is set, or the
+ * service is on a loopback address.
+ */
+export function modelListNotice(config: Pick<Config, 'musicModelsFromSpec' | 'musicModels' | 'musicApiUrl'>): string | undefined {
+  if (!config.musicModelsFromSpec || config.musicApiUrl === '' || isLoopbackUrl(config.musicApiUrl)) return undefined;
+  return `MUSIC_MODELS is not set, so the spec's model names are offered (${config.musicModels.join(', ')}); they are placeholders the service at ${config.musicApiUrl} may refuse: set MUSIC_MODELS to its real model names`;
 }
 
 /** Every variable the bot reads, for documentation checks. */

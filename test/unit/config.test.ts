@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, MAX_PUBLIC_URL_LENGTH, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
+import { ConfigError, loadConfig, MAX_PUBLIC_URL_LENGTH, modelListNotice, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../src/music-api-spec.js';
 
 const complete = {
@@ -69,6 +69,19 @@ describe('loadConfig', () => {
     expect(webhookUrlFor(config.publicUrl!, randomUUID())).toHaveLength(MAX_WEBHOOK_URL_LENGTH);
     const problems = problemsOf({ ...complete, PUBLIC_URL: publicUrl(MAX_PUBLIC_URL_LENGTH + 1) });
     expect(problems).toEqual([expect.stringMatching(/^PUBLIC_URL: expected at most 972 characters: .* would be 1025, .* at most 1024$/)]);
+  });
+
+  it("has a one-line notice when the spec's placeholder models would be offered to a service that is not local", () => {
+    const notice = modelListNotice(loadConfig({ env: complete }));
+    expect(notice).toMatch(/^MUSIC_MODELS is not set, so the spec's model names are offered \(ModelA 3 Pro, ModelA 3 preview, .*, ModelB-0\.8\); .* https:\/\/api\.example\.com .*: set MUSIC_MODELS to its real model names$/);
+    expect(notice).not.toContain('\n');
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_MODELS: 'FUZZ-2.0' } }))).toBeUndefined();
+    // The spec's names spelled out in full are still the operator's choice.
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_MODELS: SPEC_MODEL_LIST.join(',') } }))).toBeUndefined();
+    for (const local of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) {
+      expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_API_URL: local } })), local).toBeUndefined();
+    }
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_API_URL: 'https://127.0.0.1.example.com' } }))).toBeDefined();
   });
 
   it('reads MUSIC_MODELS and BOT_OWNER_IDS as comma-separated lists', () => {
