@@ -5,7 +5,7 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
-import { english } from '../../i18n/index.js';
+import { submissionFailure } from '../account-refusal.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
@@ -98,7 +98,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
         throw err;
       }
       deps.logger.warn({ jobId, error: err.toJSON() }, 'submission failed permanently; credits released');
-      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: english.text(err.userText) })) {
+      if (await failAtSubmission(deps, jobId, await submissionFailure(deps, job, err))) {
         await deliverNowOrLater(deps, jobId);
       }
       return;
