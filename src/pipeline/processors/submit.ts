@@ -40,7 +40,7 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
  */
 async function settleUncertain(deps: PipelineDeps, job: JobRow): Promise<void> {
   await markSubmitUncertain(deps, job.id);
-  deps.logger.warn({ jobId: job.id, webhooks: Boolean(deps.settings.publicUrl) }, 'submission unconfirmed; not sending it again');
+  deps.logger.warn({ jobId: job.id, webhooks: webhooksOn(deps.settings, job.kind) }, 'submission unconfirmed; not sending it again');
   if (webhooksOn(deps.settings, job.kind)) {
     await deps.queues.enqueuePoll(job.id, deps.settings.pollIntervalMs.min);
     return;
