@@ -96,10 +96,15 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature({ rawBody: body, secret, headers: fetchHeaders, now }).ok).toBe(true);
   });
 
-  it('accepts what signWebhook produces in both schemes', () => {
+  it('accepts what signWebhook produces in both schemes, and in each encoding of the spec scheme', () => {
     for (const scheme of ['spec', 'timestamped'] as const) {
       const headers = signWebhook({ rawBody: body, secret, scheme, timestamp: nowSeconds });
       expect(verifyWebhookSignature({ rawBody: body, secret, headers, now })).toMatchObject({ ok: true, scheme });
+    }
+    for (const encoding of ['hex', 'base64', 'base64url'] as const) {
+      const headers = signWebhook({ rawBody: body, secret, scheme: 'spec', encoding });
+      expect(headers['X-Webhook-Signature']).toBe(digest(body, encoding));
+      expect(verifyWebhookSignature({ rawBody: body, secret, headers, now })).toMatchObject({ ok: true, scheme: 'spec' });
     }
   });
 
