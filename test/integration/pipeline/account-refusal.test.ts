@@ -18,7 +18,12 @@ let h: Harness;
 const logLines: Array<{ level: number; msg: string; jobId?: string }> = [];
 
 beforeAll(async () => {
-  const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(JSON.parse(chunk.toString()) as never), done()) });
+  const sink = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as never);
+      done();
+    },
+  });
   h = await startHarness({ webhooks: false, startingCredits: 500, logger: createLogger({ level: 'error' }, sink) });
 });
 afterAll(async () => h?.close());
@@ -41,9 +46,10 @@ describe('a 402 at submission', () => {
     const balance = await h.balance();
 
     const requests = await Promise.all(['first', 'second', 'third'].map((word) => h.request({ kind: 'song', prompt: `a ${word} song the account cannot pay` })));
-    for (const { handle, result } of requests) {
-      const { jobId } = result as SubmitResult;
-      const job = await settled(jobId);
+    const jobs = await Promise.all(requests.map(({ result }) => settled((result as SubmitResult).jobId)));
+    for (const [index, { handle }] of requests.entries()) {
+      const job = jobs[index]!;
+      const jobId = job.id;
       expect(job.state).toBe('failed');
       expect(job.error).toMatchObject({ kind: 'account_refused', creditsReturned: 10 });
       expect(await ledgerOfJob(h.db.db, jobId)).toEqual([
