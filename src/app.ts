@@ -3,7 +3,7 @@
  * each part what it needs. Nothing below this file reads configuration on its own.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { modelListNotice, type Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
@@ -76,6 +76,9 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       lifecycle = 'stopping';
       for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
     })());
+
+  const notice = modelListNotice(config);
+  if (notice !== undefined) logger.warn({ variable: 'MUSIC_MODELS', models: config.musicModels.length }, notice);
 
   try {
     const infrastructure = await startInfrastructure(config, logger);

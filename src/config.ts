@@ -5,10 +5,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { SPEC_MODELS } from './music-api-spec.js';
+import { MAX_WEBHOOK_URL_LENGTH, SPEC_MODELS } from './music-api-spec.js';
 
 /** The spec's `mv` values: the default of MUSIC_MODELS. */
 export const SPEC_MODEL_LIST = SPEC_MODELS;
+
+/** Where, under PUBLIC_URL, the music service posts a job's webhook: the HTTP server serves this route. */
+export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+
+/** A job's webhook address. Job ids are UUIDs (36 characters), so its length depends on PUBLIC_URL alone. */
+export function webhookUrlFor(publicUrl: string, jobId: string): string {
+  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+}
+
+/** The longest PUBLIC_URL whose webhook addresses fit the service's `webhook_url` limit. */
+export const MAX_PUBLIC_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH - webhookUrlFor('', '00000000-0000-0000-0000-000000000000').length;
 
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
@@ -98,9 +109,8 @@ const envSchema = z.object({
 
   MUSIC_API_URL: optional(httpUrl),
   MUSIC_API_KEY: optional(z.string().min(1, 'the API key of the music service')),
-  MUSIC_MODELS: defaulted(
-    commaList.pipe(z.array(z.string()).min(1, 'at least one model name')).default([...SPEC_MODEL_LIST]),
-  ),
+  // Unset: the spec's list (see musicModelsFromSpec).
+  MUSIC_MODELS: optional(commaList.pipe(z.array(z.string()).min(1, 'at least one model name'))),
   MUSIC_API_TIMEOUT_MS: defaulted(positiveInt(30_000)),
   PERSONA_SONG_COST: defaulted(positiveInt(10)),
 
@@ -185,7 +195,9 @@ const configSchema = envSchema.transform((e) =>
     botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
     musicApiUrl: e.MUSIC_API_URL ?? '',
     musicApiKey: e.MUSIC_API_KEY ?? '',
-    musicModels: Object.freeze([...e.MUSIC_MODELS]),
+    musicModels: Object.freeze([...(e.MUSIC_MODELS ?? SPEC_MODEL_LIST)]),
+    /** MUSIC_MODELS was not set: the models offered are the spec's placeholder names (see `modelListNotice`). */
+    musicModelsFromSpec: e.MUSIC_MODELS === undefined,
     musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
     personaSongCost: e.PERSONA_SONG_COST,
     databaseUrl: e.DATABASE_URL,
@@ -285,6 +297,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (parsed.success && parsed.data.interactions === 'http' && parsed.data.discordPublicKey === undefined && !byVariable.has('DISCORD_PUBLIC_KEY')) {
     byVariable.set('DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)");
   }
+  if (parsed.success && parsed.data.publicUrl !== undefined && parsed.data.publicUrl.length > MAX_PUBLIC_URL_LENGTH) {
+    const length = webhookUrlFor(parsed.data.publicUrl, '00000000-0000-0000-0000-000000000000').length;
+    byVariable.set(
+      'PUBLIC_URL',
+      `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    );
+  }
   if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
     byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');
   }
@@ -297,6 +316,27 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
+}
+
+/** Whether `url` names this machine by a loopback name or address (localhost, 127.x.x.x, [::1]). */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One line for the operator when the bot offers the spec's model names to a service that is
+ * not a local simulator: the spec writes its model families as placeholders (`ModelA`,
+ * `ModelB`), which the real service refuses. Undefined when MUSIC_MODELS is set, or the
+ * service is on a loopback address.
+ */
+export function modelListNotice(config: Pick<Config, 'musicModelsFromSpec' | 'musicModels' | 'musicApiUrl'>): string | undefined {
+  if (!config.musicModelsFromSpec || config.musicApiUrl === '' || isLoopbackUrl(config.musicApiUrl)) return undefined;
+  return `MUSIC_MODELS is not set, so the spec's model names are offered (${config.musicModels.join(', ')}); they are placeholders the service at ${config.musicApiUrl} may refuse: set MUSIC_MODELS to its real model names`;
 }
 
 /** Every variable the bot reads, for documentation checks. */

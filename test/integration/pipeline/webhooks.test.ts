@@ -2,10 +2,10 @@
  * Songs that finish by webhook: the happy path, forged, stale and repeated webhooks, and a
  * webhook racing a poll. Every test asserts what Discord was sent and what the ledger holds.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { webhookEvents } from '../../../src/db/schema.js';
+import { voicePersonas, webhookEvents } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -126,6 +126,65 @@ describe('webhooks that must change nothing', () => {
     // Every queue entry of the job (its completion, delivery and polls) has run out.
     await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
     expect(resultEdits(jobId)).toHaveLength(1);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+  });
+});
+
+describe('a voice persona finishing by webhook', () => {
+  it('saves the persona when the result carries an id and media beside persona_id; the webhook signed in base64 is taken (an old unsigned timestamp beside it), forged ones in any encoding are not', async () => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'voice', name: 'Alto Ada', audioUrl: 'https://files.example.com/alto.mp3' });
+    const { jobId, cost } = result as SubmitResult;
+    expect(cost).toBe(4);
+    const job = await eventually(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return row?.upstreamTaskId ? row : undefined;
+    });
+    // The polling body exactly (no task_id added), with what a real result may carry beside the persona.
+    const body = JSON.stringify({
+      code: 200,
+      message: 'success',
+      data: {
+        id: job.upstreamTaskId,
+        persona_id: 'persona-alto-ada',
+        name: 'Alto',
+        state: 'succeeded',
+        audio_url: 'https://cdn.example/sonic/alto-source.mp3',
+        image_url: 'https://cdn.example/sonic/alto.jpg',
+      },
+    });
+    const sign = (key: string, encoding: 'hex' | 'base64' | 'base64url') => createHmac('sha256', key).update(body).digest(encoding);
+
+    for (const encoding of ['hex', 'base64', 'base64url'] as const) {
+      const forged = await postWebhook(jobId, body, { 'x-webhook-signature': sign('wrong-secret', encoding) });
+      expect(forged.status, encoding).toBe(401);
+    }
+    expect((await jobRow(h.db.db, jobId))?.state).toBe('submitted');
+    expect(await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId))).toEqual([]);
+
+    // A late retry of the spec's scheme: the timestamp beside it is not signed, so its age is no reason to refuse.
+    const hourOld = String(Math.floor(Date.now() / 1000) - 3600);
+    expect((await postWebhook(jobId, body, { 'x-webhook-signature': sign(job.webhookSecret!, 'base64'), 'x-webhook-timestamp': hourOld })).status).toBe(200);
+    const done = await finished(jobId);
+    expect(done.state).toBe('succeeded');
+    const personas = await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId));
+    expect(personas).toMatchObject([{ personaId: 'persona-alto-ada', name: 'Alto Ada', guildId: h.guildId, ownerId: h.userId }]);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -4, key: `job:${jobId}:debit` }]);
+  });
+});
+
+describe('a persona song, with webhooks on', () => {
+  it('is sent without webhook fields (the sonic create takes none) and finished by polling', async () => {
+    const { result } = await h.request({ kind: 'persona_song', voiceId: randomUUID(), personaId: 'persona-polled', prompt: 'a lullaby', lyrics: 'Sleep now' });
+    const { jobId } = result as SubmitResult;
+    const job = await finished(jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.result?.clips).toHaveLength(2);
+    const create = h.sim.requests.find((r) => r.path === '/api/v1/sonic/create' && (r.body as { persona_id?: string }).persona_id === 'persona-polled');
+    expect(create?.status).toBe(200);
+    expect(create?.body).not.toHaveProperty('webhook_url');
+    expect(create?.body).not.toHaveProperty('webhook_secret');
+    expect(h.sim.requests.some((r) => r.path === `/api/v1/sonic/task/${job.upstreamTaskId}`)).toBe(true);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
   });
 });
