@@ -35,7 +35,10 @@ function shutdown(signal: NodeJS.Signals): void {
 function stopAndExit(running: App): void {
   running
     .stop()
-    .then(() => process.exit(0))
+    .then(() => {
+      logger.info('stopped');
+      process.exit(0);
+    })
     .catch((err: unknown) => {
       logger.error({ err }, 'shutdown failed');
       process.exit(1);

@@ -6,6 +6,8 @@ export interface Metrics {
   readonly jobsAccepted: Counter<'kind'>;
   readonly jobsFinished: Counter<'kind' | 'state'>;
   readonly upstreamErrors: Counter<'type'>;
+  /** Creates the service may have taken without the bot learning the task (never sent again; refunded). */
+  readonly submissionsUncertain: Counter<'kind'>;
   readonly credits: Counter<'movement'>;
   readonly deliveries: Counter<'outcome'>;
   /** Results posted by path: `edit` (through the interaction), `channel` (a channel message) or `failed` (an attempt that posted nothing). */
@@ -38,6 +40,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     jobsAccepted: new Counter({ name: 'musicbot_jobs_accepted_total', help: 'Jobs accepted, by kind', labelNames: ['kind'], registers }),
     jobsFinished: new Counter({ name: 'musicbot_jobs_finished_total', help: 'Jobs that reached a final state', labelNames: ['kind', 'state'], registers }),
     upstreamErrors: new Counter({ name: 'musicbot_upstream_errors_total', help: 'Music API errors, by type', labelNames: ['type'], registers }),
+    submissionsUncertain: new Counter({
+      name: 'musicbot_submissions_uncertain_total',
+      help: 'Creates the music service may have taken without answering with a task id (5xx but 502, cut off, timed out); refunded, never sent again',
+      labelNames: ['kind'],
+      registers,
+    }),
     credits: new Counter({ name: 'musicbot_credits_total', help: 'Credits reserved, charged, released and refunded', labelNames: ['movement'], registers }),
     deliveries: new Counter({ name: 'musicbot_deliveries_total', help: 'Result posts to Discord, by outcome', labelNames: ['outcome'], registers }),
     resultDeliveries: new Counter({

@@ -36,6 +36,11 @@ export const account = defineSubcommand({
       if (account.drift < 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftNegative')}`);
       else if (account.drift > 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftPositive')}`);
       else lines.push(drift);
+      const { uncertain } = account;
+      if (uncertain.count > 0) {
+        const named = uncertain.jobs.map((job) => `\`${job.id.slice(0, 8)}\` (${job.kind}, ${job.cost})`).join(', ');
+        lines.push(t('creditsAdmin.accountUncertain', { count: uncertain.count, credits: uncertain.credits, jobs: named }));
+      }
     }
     return reply(lines.join('\n'));
   },

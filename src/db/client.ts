@@ -13,8 +13,12 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { max?: number } = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+/**
+ * A pool on `url`. Its connections carry `applicationName` (default `music-bot`), so that an
+ * operator finds the bot's connections, by role, in `pg_stat_activity`.
+ */
+export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'music-bot' });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // A checked-out client has no pool listener: one that Postgres disconnects between two

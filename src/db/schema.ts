@@ -157,6 +157,8 @@ export interface JobError {
   readonly message: string;
   /** Credits given back to the guild for this job. */
   readonly creditsReturned: number;
+  /** An unconfirmed submission whose task, if the service made it, may still arrive by webhook. */
+  readonly mayArrive?: boolean;
 }
 
 /** One row per user request. */
@@ -178,8 +180,8 @@ export const jobs = pgTable(
     state: text('state').$type<JobState>().notNull().default('queued'),
     cost: integer('cost').notNull(),
     upstreamTaskId: text('upstream_task_id'),
-    /** Signs this job's webhooks. Never logged, never shown. */
-    webhookSecret: text('webhook_secret').notNull(),
+    /** Signs this job's webhooks. Never logged, never shown. Cleared once no webhook can matter (src/pipeline/retention.ts). */
+    webhookSecret: text('webhook_secret'),
     /** Where the answer goes: the deferred interaction reply while its token lives. */
     applicationId: text('application_id'),
     interactionToken: text('interaction_token'),
@@ -193,7 +195,7 @@ export const jobs = pgTable(
     /** Sorted error: kind, user-safe message, whether credits came back. */
     error: jsonb('error').$type<JobError>(),
     submitAttempts: integer('submit_attempts').notNull().default(0),
-    /** Set when a submit attempt may have reached the service without an answer (timeout). */
+    /** Set when a submit attempt may have reached the service without an answer (see `mayHaveCreatedTask`). */
     submitUncertainAt: timestamp('submit_uncertain_at', { withTimezone: true }),
     deliveryState: text('delivery_state').$type<DeliveryState>().notNull().default('pending'),
     /** A worker posting the result holds this for a short while, so two never post it together. */

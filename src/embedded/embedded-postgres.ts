@@ -44,6 +44,11 @@ export interface EmbeddedPostgresOptions {
   readonly maxConnections?: number;
   /** More server settings, as `-c name=value` (e.g. `shared_preload_libraries`). */
   readonly settings?: Readonly<Record<string, string>>;
+  /**
+   * A folder holding another installation's initdb and postgres (e.g. Debian's
+   * /usr/lib/postgresql/15/bin), run instead of the npm package's. @defaultValue the package's
+   */
+  readonly binDir?: string;
 }
 
 const USER = 'postgres';
@@ -78,6 +83,13 @@ async function packagedInstallation(): Promise<Installation> {
     initdb: path.relative(dir, binaries.initdb),
     postgres: path.relative(dir, binaries.postgres),
   };
+}
+
+/** An installation whose initdb and postgres sit in `binDir`, such as a distribution's. */
+function installationIn(binDir: string): Installation {
+  const dir = path.dirname(path.resolve(binDir));
+  const bin = path.basename(path.resolve(binDir));
+  return { dir, version: `local${dir.replaceAll(path.sep, '-')}`, initdb: path.join(bin, 'initdb'), postgres: path.join(bin, 'postgres') };
 }
 
 /**
@@ -183,7 +195,7 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
   const port = options.port ?? (await findFreePort());
   await mkdir(path.dirname(requested), { recursive: true });
 
-  const installation = await packagedInstallation();
+  const installation = options.binDir ? installationIn(options.binDir) : await packagedInstallation();
   const user = isRoot() ? postgresUser() : undefined;
   const installed = user ? await runnableInstallation(user, installation, logger) : installation.dir;
   const dataDir = user ? await reachableClusterDir(user, requested, logger) : requested;

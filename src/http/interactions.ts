@@ -13,8 +13,14 @@ import type { FastifyInstance } from 'fastify';
 import { InteractionResponseType, InteractionType, type APIInteraction } from 'discord-api-types/v10';
 import type { HttpInteractionReceiver } from '../discord/http-interactions.js';
 import type { Logger } from '../logger.js';
+import type { RefusalLog } from './refusal-log.js';
 
 export const INTERACTIONS_ROUTE = '/interactions';
+/**
+ * Discord publishes no maximum. The largest genuine payload is a modal of five long fields, or
+ * a component on a message of full embeds, well under this; one refused would lose a command.
+ */
+export const INTERACTIONS_BODY_LIMIT = 1024 * 1024;
 /** How far a signature's timestamp may be from now, either way, in seconds. */
 export const SIGNATURE_MAX_SKEW_SECONDS = 300;
 
@@ -23,6 +29,8 @@ export interface InteractionsRouteOptions {
   readonly publicKey: string;
   readonly receiver: HttpInteractionReceiver;
   readonly logger: Logger;
+  /** Where refused requests are logged (see refusal-log.ts). */
+  readonly logRefusal: RefusalLog;
   /** Milliseconds since the epoch; tests move it. */
   readonly now?: () => number;
 }
@@ -63,7 +71,7 @@ export function registerInteractionsRoute(app: FastifyInstance, options: Interac
   const key = ed25519PublicKey(options.publicKey);
   const now = options.now ?? Date.now;
 
-  app.post(INTERACTIONS_ROUTE, async (request, reply) => {
+  app.post(INTERACTIONS_ROUTE, { bodyLimit: INTERACTIONS_BODY_LIMIT }, async (request, reply) => {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verdict = verifyInteractionSignature({
       key,
@@ -73,7 +81,7 @@ export function registerInteractionsRoute(app: FastifyInstance, options: Interac
       nowMs: now(),
     });
     if (!verdict.ok) {
-      options.logger.info({ reason: verdict.reason }, 'interaction refused: bad signature');
+      options.logRefusal({ reason: `interaction ${verdict.reason}` }, 'interaction refused: bad signature');
       return reply.code(401).send({ error: 'invalid request signature' });
     }
 

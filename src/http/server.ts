@@ -1,8 +1,10 @@
 /**
  * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` (health.ts) and `/metrics`.
  * A webhook is checked (job, signature, body) before anything changes, answered fast, and
- * handed to the queue; a repeated one is a 2xx no-op.
+ * handed to the queue; a repeated one is a 2xx no-op. docs/operations.md lists every route
+ * with its body limit and what it answers a stranger.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -16,10 +18,16 @@ import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 import { oldestWaitingSeconds } from '../queue/health.js';
 import { registerHealthRoutes, within, type Lifecycle } from './health.js';
+import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * Any other request's body. The GET routes read none; a body sent to a path or method the
+ * server does not serve is read up to this much and answered 404 (413 beyond).
+ */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
 /**
  * How long a whole request, headers and body, may take to arrive. A webhook is a few kilobytes;
  * without a limit (Fastify's default) a sender that trickles one byte a second holds its
@@ -42,7 +50,18 @@ export interface HttpServerDeps {
   /** This process runs the gateway: `/healthz` reports a missing heartbeat as a gateway down. */
   readonly expectGateway?: boolean;
   /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
-  readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
+  readonly interactions?: Omit<InteractionsRouteOptions, 'logger' | 'logRefusal'>;
+  /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
+  readonly metricsToken?: string;
+  /**
+   * Serve `/metrics`, `/healthz` and `/readyz` here. False when METRICS_PORT puts them on the ops
+   * server, off the public port. @defaultValue true
+   */
+  readonly opsRoutes?: boolean;
+  /** The ops server of the http role: its `/metrics` also carries the deployment's gauges (queues, jobs, account). */
+  readonly deploymentGauges?: boolean;
+  /** Where strangers' refused requests are logged. @defaultValue createRefusalLog(logger) */
+  readonly refusalLog?: RefusalLog;
 }
 
 const jobIdSchema = z.uuid();
@@ -51,7 +70,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: false,
-    bodyLimit: WEBHOOK_BODY_LIMIT,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     requestTimeout,
     // Node checks the limits every 30 s by default, which would let a trickle run three times as long.
     http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
@@ -70,11 +89,12 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(status).send({ error: status >= 500 ? 'try again' : error.message });
   };
 
-  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { errorHandler: webhookErrorHandler }, async (request, reply) => {
+  const logRefusal = deps.refusalLog ?? createRefusalLog(deps.logger);
+  app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { bodyLimit: WEBHOOK_BODY_LIMIT, errorHandler: webhookErrorHandler }, async (request, reply) => {
     const receivedAt = Date.now();
     const refuse = (status: number, outcome: string, error: string) => {
       deps.metrics.webhooks.inc({ outcome });
-      deps.logger.info({ jobId: request.params.jobId, outcome }, 'webhook refused');
+      logRefusal({ jobId: request.params.jobId, outcome, reason: `webhook ${outcome}` }, 'webhook refused');
       return reply.code(status).send({ error });
     };
 
@@ -85,6 +105,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       .from(jobs)
       .where(eq(jobs.id, parsedId.data));
     if (!job) return refuse(404, 'unknown_job', 'unknown job');
+    // Past its retention (long finished): no webhook can change it any more.
+    if (job.secret === null) return refuse(404, 'expired_job', 'unknown job');
 
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verification = verifyWebhookSignature({
@@ -140,30 +162,46 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(200).send({ ok: true });
   });
 
-  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger });
+  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger, logRefusal });
 
-  registerHealthRoutes(app, deps);
-
-  app.get('/metrics', async (_request, reply) => {
-    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
-    await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-
+  if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;
 }
 
+function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): void {
+  registerHealthRoutes(app, deps);
+  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
+    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
+    if (deps.deploymentGauges) {
+      await within(refreshGauges(deps), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    }
+    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+}
+
 /**
- * What a process without the http role serves on METRICS_PORT: `/healthz`, `/readyz` and its
- * own `/metrics` (the counters and histograms it keeps: a gateway's commands and first answers,
- * a worker's submissions and deliveries, and the process's CPU and memory). The gauges read from
- * Postgres and Redis are the deployment's, not the process's, so only the http role exports them.
+ * What a process serves on METRICS_PORT: `/healthz`, `/readyz` and its own `/metrics` (the
+ * counters and histograms it keeps: a gateway's commands and first answers, a worker's
+ * submissions and deliveries, and the process's CPU and memory). The gauges read from Postgres
+ * and Redis are the deployment's, not the process's: only the http role's carries them
+ * (`deploymentGauges`), and with METRICS_PORT set its public port no longer serves any of these.
  */
 export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
-  const app = Fastify({ logger: false, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
-  registerHealthRoutes(app, deps);
-  app.get('/metrics', async (_request, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
+  const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
+  registerOpsRoutes(app, deps);
   return app;
+}
+
+/** Without a token, anyone who reaches the port may scrape; with one, only `Authorization: Bearer <token>`. */
+function metricsGuard(token: string | undefined) {
+  // Compared as digests, so the comparison takes the same time whatever the length given.
+  const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!expected) return;
+    const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (given !== undefined && timingSafeEqual(createHash('sha256').update(given).digest(), expected)) return;
+    return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ error: 'a bearer token is required' });
+  };
 }
 
 /** How long a scrape waits for the gauges read at scrape time. */

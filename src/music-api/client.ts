@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { silentLogger, type Logger } from '../logger.js';
 import { creditCost, DEFAULT_PERSONA_SONG_COST, type CostedOperation } from './costs.js';
 import { undiciTransport, type Transport, type TransportResponse } from './transport.js';
-import { errorCode, kindForHttpError, MusicApiError, redact, type MusicApiErrorKind, type MusicApiOperation } from './errors.js';
+import { errorCode, kindForHttpError, mayHaveCreatedTask, MusicApiError, redact, type MusicApiErrorKind, type MusicApiOperation } from './errors.js';
 import { GUESSED_FIELDS } from './guessed-fields.js';
 import { API_PATHS, SPEC_MODELS, type DownloadFormat } from '../music-api-spec.js';
 import { producerEnvelopeSchema, sonicEnvelopeSchema, toTaskStatus, type TaskStatus } from './task-status.js';
@@ -107,7 +107,7 @@ export interface CreatePersonaSongInput {
   tags?: string;
   /** A sonic model name; omitted: no `mv` is sent. */
   model?: string;
-  webhook?: WebhookTarget;
+  // No webhook: the spec registers webhooks on the producer creates and create-voice only.
 }
 
 /** A task the service accepted. */
@@ -256,7 +256,7 @@ export class MusicApiClient {
     return this.#accepted('createVoice', path, withWebhook({ audio_url: input.audioUrl }, input.webhook), options);
   }
 
-  /** POST /api/v1/sonic/create with `task_type: persona_music`: a song sung by a persona. */
+  /** POST /api/v1/sonic/create with `task_type: persona_music`: a song sung by a persona. Polled: it takes no webhook. */
   async createPersonaSong(input: CreatePersonaSongInput, options?: CallOptions): Promise<TaskAccepted> {
     const operation = 'createPersonaSong';
     const path = API_PATHS.sonicCreate;
@@ -272,7 +272,7 @@ export class MusicApiClient {
     if (!blank(input.title)) body[fields.title] = input.title;
     if (!blank(input.tags)) body[fields.tags] = input.tags;
     if (input.model !== undefined) body[fields.model] = input.model;
-    return this.#accepted(operation, path, withWebhook(body, input.webhook), options);
+    return this.#accepted(operation, path, body, options);
   }
 
   /** GET /api/v1/sonic/task/{id}: create-voice and persona_music tasks. Free. */
@@ -350,7 +350,8 @@ export class MusicApiClient {
       const kind: MusicApiErrorKind = timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : 'network';
       if (response !== undefined && !response.ok) {
         // The status says enough; the body was lost on the way.
-        throw fail({ kind: kindForHttpError(response.status, undefined), status: response.status, cause: error });
+        const maybeAccepted = method === 'POST' && mayHaveCreatedTask(response.status);
+        throw fail({ kind: kindForHttpError(response.status, undefined), status: response.status, maybeAccepted, cause: error });
       }
       const code = errorCode(error);
       const maybeAccepted = method === 'POST' && (response !== undefined || code === undefined || !NOT_SENT_CODES.has(code));
@@ -367,6 +368,7 @@ export class MusicApiClient {
         kind: kindForHttpError(response.status, type, text),
         status: response.status,
         type,
+        maybeAccepted: method === 'POST' && mayHaveCreatedTask(response.status),
         detail: text,
         retryAfterMs: retryAfter(response.headers.get('retry-after')),
       });
@@ -378,9 +380,9 @@ export class MusicApiClient {
     if (!parsed.success) {
       const code = numberAt(json, 'code');
       if (method === 'POST' && code !== undefined && code >= 400) {
-        // Some gateways answer 200 with the error in the body; no task was created then.
+        // Some gateways answer 200 with the error in the body: read as that status would be.
         const type = stringAt(json, 'type');
-        throw fail({ kind: kindForHttpError(code, type, text), status: code, type, detail: text });
+        throw fail({ kind: kindForHttpError(code, type, text), status: code, type, maybeAccepted: mayHaveCreatedTask(code), detail: text });
       }
       throw fail({
         kind: 'bad_response',

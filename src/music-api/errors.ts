@@ -30,7 +30,10 @@ export type MusicApiOperation =
   | 'webhook'
   | 'request';
 
-/** Kinds worth trying again later, provided no task may already exist upstream. */
+/**
+ * Kinds worth trying again later, provided no task may already exist upstream: on a creating
+ * POST only a 429, a 502 or a request that never left are sent again (see `mayHaveCreatedTask`).
+ */
 export const TRANSIENT_KINDS: ReadonlySet<MusicApiErrorKind> = new Set([
   'rate_limited',
   'internal',
@@ -107,8 +110,9 @@ export class MusicApiError extends Error {
   readonly type: string | undefined;
   /**
    * True when a task may exist upstream despite this error: a POST that timed out, was cut
-   * off after reaching the service, or was answered 2xx with a body we could not read. The
-   * pipeline must then reconcile (or give up) rather than submit again and be charged twice.
+   * off after it left, was answered a 5xx other than 502 (in the status or in a 200's `code`),
+   * or was answered 2xx with a body we could not read. Never sent again: the pipeline refunds
+   * the job and waits for a webhook that may still bring the task.
    */
   readonly maybeAccepted: boolean;
   /** Whether sending the same request again may succeed. Always false when `maybeAccepted`. */
@@ -202,6 +206,15 @@ export function kindForHttpError(status: number, type: string | undefined, bodyT
       // Any other refusal (405, 409, 413, ...): sending the same request again will not help.
       return status >= 400 ? 'validation' : 'bad_response';
   }
+}
+
+/**
+ * Whether an error answer to a creating POST leaves a task possibly made upstream. The spec asks
+ * for a retry of 429 ("wait and retry") and 502 ("retry after a short backoff") only; a 500, a
+ * 503, a 504 or any other 5xx may come after the service took the request. 4xx are refusals.
+ */
+export function mayHaveCreatedTask(status: number): boolean {
+  return status >= 500 && status !== 502;
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

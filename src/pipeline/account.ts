@@ -1,5 +1,5 @@
 /**
- * The operator's view of the music service account (issue 14): each check reads get-credits,
+ * The operator's view of the music service account: each check reads get-credits,
  * compares it with what the ledger says was spent upstream since the previous check, records
  * the result, and tells the bot's owners once when the balance falls below ACCOUNT_LOW_CREDITS.
  *
@@ -41,7 +41,25 @@ export interface AccountCheck extends AccountCheckRow {
   readonly previous: { readonly checkedAt: Date; readonly balance: number } | null;
   /** The ledger's upstream spend since the previous check; null for the baseline. */
   readonly spentSince: number | null;
+  /** Submissions since the previous check that the service may have charged unknown to the ledger. */
+  readonly uncertain: UncertainSubmissions;
 }
+
+/**
+ * Creates the service may have taken without naming a task (refunded, never sent again): each
+ * can explain a negative drift of up to its cost. A job whose task turned up later (a task id,
+ * or a result by webhook) is counted in the upstream spend instead, so it is not listed.
+ */
+export interface UncertainSubmissions {
+  readonly count: number;
+  /** The most the service can have charged for them. */
+  readonly credits: number;
+  /** The oldest few, for naming them. */
+  readonly jobs: ReadonlyArray<{ readonly id: string; readonly guildId: string; readonly kind: string; readonly cost: number; readonly at: Date }>;
+}
+
+/** How many uncertain submissions a check names; the count and credits cover them all. */
+const UNCERTAIN_NAMED = 10;
 
 export type AccountCheckSource = AccountCheckRow['source'];
 
@@ -67,6 +85,7 @@ export async function checkAccount(
     // ledger by now, unless its submission's answer is still on its way (see the drift note).
     const upstreamSpent = await upstreamSpentTotal(tx);
     const balance = account.credits + account.extraCredits;
+    const uncertain = previous ? await uncertainSince(tx, previous.checkedAt) : { count: 0, credits: 0, jobs: [] };
     const spentSince = previous ? upstreamSpent - previous.upstreamSpentTotal : null;
     const expected = previous && spentSince !== null ? exact(previous.balance - spentSince) : null;
     const drift = expected === null ? null : exact(balance - expected);
@@ -99,14 +118,34 @@ export async function checkAccount(
       ...row!,
       previous: previous ? { checkedAt: previous.checkedAt, balance: previous.balance } : null,
       spentSince,
+      uncertain,
     };
   });
   deps.logger.info(
     { source, balance: check.balance, expected: check.expected, drift: check.drift, spentSince: check.spentSince, alertSent: check.lowAlertSent },
     'music account checked',
   );
-  if (check.drift !== null && check.drift !== 0) deps.logger.warn({ source, drift: check.drift }, 'music account drift');
+  const { count, credits, jobs: named } = check.uncertain;
+  if ((check.drift !== null && check.drift !== 0) || count > 0) {
+    deps.logger.warn({ source, drift: check.drift, uncertain: { count, credits, jobIds: named.map((job) => job.id) } }, 'music account drift');
+  }
   return check;
+}
+
+/** Unconfirmed submissions since `since` whose task never turned up. */
+export async function uncertainSince(executor: Executor, since: Date): Promise<UncertainSubmissions> {
+  const { rows } = await executor.execute<{ id: string; guild_id: string; kind: string; cost: number; at: Date | string; total: string; credits: string }>(sql`
+    select id, guild_id, kind, cost, submit_uncertain_at as at,
+           count(*) over () as total, sum(cost) over () as credits
+    from jobs
+    where submit_uncertain_at > ${since.toISOString()} and upstream_task_id is null and result is null
+    order by submit_uncertain_at
+    limit ${UNCERTAIN_NAMED}`);
+  return {
+    count: Number(rows[0]?.total ?? 0),
+    credits: Number(rows[0]?.credits ?? 0),
+    jobs: rows.map((row) => ({ id: row.id, guildId: row.guild_id, kind: row.kind, cost: Number(row.cost), at: new Date(row.at) })),
+  };
 }
 
 /** The newest check, or undefined before the first. */
@@ -130,25 +169,35 @@ export async function refreshAccountGauges(executor: Executor, metrics: Metrics)
   metrics.accountLastCheck.set(row ? row.checkedAt.getTime() / 1000 : Number.NaN);
 }
 
+function sendLowAccountAlert(deps: Pick<PipelineDeps, 'discord' | 'logger' | 'settings'>, balance: number, threshold: number): Promise<boolean> {
+  return tellOwners(deps, english('alert.accountLow', { balance, threshold }), { alert: 'music account low', balance, threshold });
+}
+
+/** Whether the owners can be told anything: an alert channel, or at least one owner to DM. */
+export function ownersReachable(settings: Pick<PipelineDeps['settings'], 'account'>): boolean {
+  return settings.account.alertChannelId !== undefined || settings.account.ownerIds.length > 0;
+}
+
 /**
- * One message to the configured channel, or a DM to each owner. True when it reached someone:
- * an owner who does not take DMs must not make the others get it again at the next check.
+ * One message about the music service account to ACCOUNT_ALERT_CHANNEL_ID, or a DM to each of
+ * BOT_OWNER_IDS. True when it reached someone: an owner who does not take DMs must not make the
+ * others get it again. `context` names the alert in the log lines.
  */
-async function sendLowAccountAlert(
+export async function tellOwners(
   deps: Pick<PipelineDeps, 'discord' | 'logger' | 'settings'>,
-  balance: number,
-  threshold: number,
+  content: string,
+  context: { readonly alert: string } & Record<string, unknown>,
 ): Promise<boolean> {
   const { alertChannelId, ownerIds } = deps.settings.account;
   // Nobody is mentioned, so nobody can be pinged by it.
-  const message = { content: english('alert.accountLow', { balance, threshold }), allowed_mentions: { parse: [] } };
+  const message = { content, allowed_mentions: { parse: [] } };
   if (alertChannelId !== undefined) {
     try {
       await deps.discord.postChannelMessage(alertChannelId, message);
-      deps.logger.info({ channelId: alertChannelId, balance, threshold }, 'music account low: alert posted');
+      deps.logger.info({ ...context, channelId: alertChannelId }, 'account alert posted');
       return true;
     } catch (err) {
-      deps.logger.error({ channelId: alertChannelId, err: describeDiscordError(err) }, 'music account low: alert not posted');
+      deps.logger.error({ ...context, channelId: alertChannelId, err: describeDiscordError(err) }, 'account alert not posted');
       return false;
     }
   }
@@ -158,11 +207,11 @@ async function sendLowAccountAlert(
       await deps.discord.sendDirectMessage(userId, message);
       reached += 1;
     } catch (err) {
-      deps.logger.warn({ userId, err: describeDiscordError(err) }, 'music account low: owner not reached');
+      deps.logger.warn({ ...context, userId, err: describeDiscordError(err) }, 'account alert: owner not reached');
     }
   }
-  if (reached === 0) deps.logger.error({ owners: ownerIds.length, balance, threshold }, 'music account low: alert reached nobody');
-  else deps.logger.info({ reached, balance, threshold }, 'music account low: alert sent');
+  if (reached === 0) deps.logger.error({ ...context, owners: ownerIds.length }, 'account alert reached nobody');
+  else deps.logger.info({ ...context, reached }, 'account alert sent');
   return reached > 0;
 }
 

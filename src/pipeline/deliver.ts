@@ -4,7 +4,7 @@
  * mentions the requester. A 403 marks the delivery failed; the result stays retrievable.
  */
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { guilds, jobs } from '../db/schema.js';
 import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
@@ -58,10 +58,14 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
     throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
   }
 
-  // Posted: a failure to record it must not let the retry post it again (issue 13, Postgres gone).
+  // Posted: a failure to record it (Postgres gone) must not let the retry post it again.
+  // Only for the state posted: a result that arrived meanwhile (`arrivedLate`) is posted in turn.
   const { messageId } = posted;
   await recordOutsideEffect(deps, { jobId, effect: 'delivery' }, () =>
-    deps.db.update(jobs).set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() }).where(eq(jobs.id, jobId)),
+    deps.db
+      .update(jobs)
+      .set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() })
+      .where(and(eq(jobs.id, jobId), eq(jobs.state, job.state))),
   );
   deps.metrics.deliveries.inc({ outcome: posted.channel ? 'channel_message' : 'interaction_reply' });
   deps.metrics.resultDeliveries.inc({ path: posted.channel ? 'channel' : 'edit' });
@@ -100,7 +104,7 @@ async function post(
   }
   const sent = await deps.discord.postChannelMessage(
     job.channelId,
-    { ...asChannelMessage(job, message.channel), nonce: nonceFor(job.id), enforce_nonce: true },
+    { ...asChannelMessage(job, message.channel), nonce: deliveryNonce(job), enforce_nonce: true },
     files,
   );
   return { messageId: sent.id, channel: true };
@@ -134,7 +138,7 @@ async function postPrivately(
   const sent = await deps.discord.postChannelMessage(job.channelId, {
     content: translator(job.guildLocale)(notice, { user: job.userId, id: job.id }),
     allowed_mentions: { parse: [], users: [job.userId] },
-    nonce: nonceFor(job.id),
+    nonce: deliveryNonce(job),
     enforce_nonce: true,
   });
   return { messageId: sent.id, channel: true };
@@ -143,6 +147,11 @@ async function postPrivately(
 /** Discord drops a second message with the same nonce, so a retried post does not appear twice. */
 export function nonceFor(jobId: string): string {
   return createHash('sha256').update(jobId).digest('base64url').slice(0, 25);
+}
+
+/** A result that arrived after its refund notice was posted is a second message, with a nonce of its own. */
+function deliveryNonce(job: JobRow): string {
+  return nonceFor(job.state === 'succeeded' && job.error ? `${job.id}:late` : job.id);
 }
 
 /** Where the audio fits the upload limit, the result carries it too, so it plays inside Discord. */

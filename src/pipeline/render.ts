@@ -42,11 +42,13 @@ const ERROR_KEYS: Readonly<Record<string, MessageKey>> = {
   unconfirmed_submission: 'failure.unconfirmed',
   deadline: 'failure.deadline',
   cancelled: 'failure.cancelledQueued',
+  account_refused: 'failure.accountCannotPay',
 };
 
 function errorText(job: JobRow, t: Translator): string {
   const error = job.error;
   if (!error) return t('failure.unknown');
+  if (error.kind === 'unconfirmed_submission' && error.mayArrive === true) return t('failure.unconfirmedMayArrive');
   const key = ERROR_KEYS[error.kind];
   if (key) return t.text({ key });
   if (Object.hasOwn(MUSIC_API_ERROR_TEXTS, error.kind)) return t.text(MUSIC_API_ERROR_TEXTS[error.kind as MusicApiErrorKind]);
@@ -141,7 +143,9 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
   const fields: APIEmbedField[] = [{ name: t('result.field.requestedBy'), value: `<@${job.userId}>`, inline: true }];
   const model = requestText(job, 'model');
   if (model) fields.push({ name: t('result.field.model'), value: truncate(model, 100), inline: true });
-  fields.push({ name: t('result.field.cost'), value: t('result.credits', { count: job.cost }), inline: true });
+  // A result that arrived after its job was refunded (see `arrivedLate`) is free.
+  const cost = (job.error?.creditsReturned ?? 0) > 0 ? t('result.costReturned') : t('result.credits', { count: job.cost });
+  fields.push({ name: t('result.field.cost'), value: cost, inline: true });
   const remixOf = remixSourceOf(job);
   if (remixOf) fields.push({ name: t('result.field.remixOf'), value: `${truncate(escapeMarkdown(remixOf.title), 200)} (\`${remixOf.jobId.slice(0, 8)}\`)` });
 

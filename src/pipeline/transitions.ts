@@ -3,13 +3,14 @@
  * transaction with the credit movement it implies. Whoever loses a race (a webhook and a poll,
  * two workers) finds the condition false and changes nothing.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
 import type { Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
+import { takesWebhook } from './upstream.js';
 import { english } from '../i18n/index.js';
 
 export type { JobError } from '../db/schema.js';
@@ -94,8 +95,11 @@ export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<
   return finish(deps, jobId, ['queued', 'submitting'], 'failed', { kind: 'release', reason: error.kind }, { error });
 }
 
-/** The service finished the task. A failed task is refunded, as the service refunds it. */
-export function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string) {
+/**
+ * The service finished the task. A failed task is refunded, as the service refunds it. A task
+ * that succeeds after the bot gave up on its job (refunded) is still the member's: see `arrivedLate`.
+ */
+export async function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string): Promise<JobRow | undefined> {
   const result = toStoredResult(status);
   if (status.state === 'failed') {
     return finish(
@@ -111,29 +115,63 @@ export function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatu
       },
     );
   }
-  return finish(
+  const finished = await finish(
     deps,
     jobId,
     ['submitting', 'submitted'],
     'succeeded',
     undefined,
     { result, ...(taskId && { upstreamTaskId: taskId }) },
-    async (tx, job) => {
-      if (job.kind !== 'voice' || !status.personaId) return;
-      const name = typeof job.request.name === 'string' ? job.request.name : (status.personaName ?? 'voice');
-      await tx
-        .insert(voicePersonas)
-        .values({ guildId: job.guildId, ownerId: job.userId, name, personaId: status.personaId, jobId: job.id })
-        .onConflictDoNothing();
-    },
+    (tx, job) => savePersona(tx, job, status),
   );
+  return finished ?? arrivedLate(deps, jobId, status, taskId);
+}
+
+async function savePersona(tx: Transaction, job: JobRow, status: TaskStatus): Promise<void> {
+  if (job.kind !== 'voice' || !status.personaId) return;
+  const name = typeof job.request.name === 'string' ? job.request.name : (status.personaName ?? 'voice');
+  await tx
+    .insert(voicePersonas)
+    .values({ guildId: job.guildId, ownerId: job.userId, name, personaId: status.personaId, jobId: job.id })
+    .onConflictDoNothing();
+}
+
+/**
+ * A success for a job already timed out and refunded (an unconfirmed submission, or a deadline
+ * passed): the member gets the result, free. No credit moves; the job's error keeps the refund,
+ * which is how the result says it was free. Delivery starts again, so the result is posted.
+ */
+async function arrivedLate(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId: string | undefined): Promise<JobRow | undefined> {
+  const now = deps.now();
+  const job = await deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(jobs)
+      .set({
+        state: 'succeeded',
+        result: toStoredResult(status),
+        completedAt: now,
+        updatedAt: now,
+        deliveryState: 'pending',
+        deliveryClaimedAt: null,
+        ...(taskId && { upstreamTaskId: sql`coalesce(${jobs.upstreamTaskId}, ${taskId})` }),
+      })
+      .where(and(eq(jobs.id, jobId), eq(jobs.state, 'timed_out'), sql`(${jobs.error}->>'creditsReturned')::int > 0`))
+      .returning();
+    if (row) await savePersona(tx, row, status);
+    return row;
+  });
+  if (job) {
+    deps.metrics.jobsFinished.inc({ kind: job.kind, state: 'succeeded_late' });
+    deps.logger.info({ jobId, taskId, reason: job.error?.kind }, 'a refunded job arrived after all; its result is posted free');
+  }
+  return job;
 }
 
 /** Not finished by its deadline (or never confirmed): refunded, and marked so an operator sees it. */
-export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean) {
+export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>, uncertain: boolean) {
   return finish(
     deps,
-    jobId,
+    job.id,
     ['submitting', 'submitted'],
     'timed_out',
     { kind: 'refund', reason: uncertain ? 'unconfirmed_submission' : 'deadline' },
@@ -142,6 +180,8 @@ export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean
         ? {
             kind: 'unconfirmed_submission',
             message: english('failure.unconfirmed'),
+            // Only a webhook can still bring a task the bot never learnt the id of.
+            ...(deps.settings.publicUrl && takesWebhook(job.kind) ? { mayArrive: true } : {}),
           }
         : { kind: 'deadline', message: english('failure.deadline') },
     },

@@ -272,16 +272,44 @@ describe('errors', () => {
   it('429, 500 and 502 from prompt markers: once, then the same request succeeds', async () => {
     const h = await setup();
     const cases = [
-      ['[sim:429] drums', 'rate_limited', 429, 'rate_limited'],
-      ['[sim:500] drums', 'internal', 500, 'internal_error'],
-      ['[sim:502] drums', 'upstream', 502, 'upstream_error'],
+      ['[sim:429] drums', 'rate_limited', 429, 'rate_limited', true],
+      ['[sim:500] drums', 'internal', 500, 'internal_error', false],
+      ['[sim:502] drums', 'upstream', 502, 'upstream_error', true],
     ] as const;
-    for (const [sound, kind, status, type] of cases) {
+    for (const [sound, kind, status, type, retryable] of cases) {
       const error = await failure(h.client.createSong({ sound }));
-      expect(error).toMatchObject({ kind, status, type, retryable: true });
+      // Only 429 and 502 say nothing was made; a 500 may come after the task was.
+      expect(error).toMatchObject({ kind, status, type, retryable, maybeAccepted: !retryable });
       await expect(h.client.createSong({ sound })).resolves.toMatchObject({ taskId: expect.any(String) });
     }
     expect(h.sim.getCredits()).toBe(70);
+  });
+
+  it('answers after the task was made: 5xx but 502, a 200 with an error code, a reset', async () => {
+    const h = await setup();
+    const cases = [
+      ['[sim:500-accepted]', { kind: 'internal', status: 500 }],
+      ['[sim:503-accepted]', { kind: 'upstream', status: 503 }],
+      ['[sim:504-accepted]', { kind: 'internal', status: 504 }],
+      ['[sim:code-500-accepted]', { kind: 'internal', status: 500 }],
+      ['[sim:reset-accepted]', { kind: 'network', status: undefined }],
+    ] as const;
+    for (const [sound, expected] of cases) {
+      const error = await failure(h.client.createSong({ sound }));
+      expect(error, sound).toMatchObject({ ...expected, maybeAccepted: true, retryable: false });
+      expect(h.sim.listTasks().filter((task) => task.body.sound === sound), sound).toHaveLength(1);
+    }
+    expect(h.sim.getCredits()).toBe(100 - 5 * 10);
+  });
+
+  it('the same faults without `-accepted` make no task, and are still uncertain to the client', async () => {
+    const h = await setup();
+    for (const sound of ['[sim:504]', '[sim:code-503]', '[sim:reset]']) {
+      const error = await failure(h.client.createSong({ sound }));
+      expect(error, sound).toMatchObject({ maybeAccepted: true, retryable: false });
+    }
+    expect(h.sim.listTasks()).toHaveLength(0);
+    expect(h.sim.getCredits()).toBe(100);
   });
 
   it('a counted marker answers 429 N times, then normally', async () => {

@@ -38,6 +38,10 @@ export interface E2E extends Stack {
   delivered(jobId: string, timeoutMs?: number): Promise<{ state: string; deliveryState: string }>;
   /** SIGKILL, as a crash or an OOM kill would. */
   kill(): Promise<void>;
+  /** The bot process's id while it runs. */
+  readonly pid: number | undefined;
+  /** SIGTERM, as `docker stop` sends it through the image's init, and the way the process ended. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** `npm start` again on the same Postgres and Redis. */
   start(): Promise<void>;
 }
@@ -51,11 +55,16 @@ export interface E2EOptions {
   readonly interactions?: 'gateway' | 'http';
   readonly startingCredits?: number;
   readonly sim?: Partial<MusicApiSimOptions>;
+  /**
+   * What runs: the sources through tsx (`npm start`, the default), or the compiled build as the
+   * image runs it (`node build/src/main.js`; `npm run build` first).
+   */
+  readonly entry?: 'source' | 'build';
 }
 
-function runToEnd(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -94,15 +103,21 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
   };
 
-  await runToEnd([path.join(root, 'src/scripts/deploy-commands.ts')], env);
+  const built = options.entry === 'build';
+  await runToEnd(
+    built ? process.execPath : tsx,
+    [path.join(root, built ? 'build/src/scripts/deploy-commands.js' : 'src/scripts/deploy-commands.ts')],
+    env,
+  );
+  // Node itself, with tsx as a loader for the sources: through the tsx binary, kill() would kill
+  // only tsx's wrapper and leave the real bot running, and the restart test would prove nothing.
+  const entryArgs = built ? [path.join(root, 'build/src/main.js')] : ['--import', 'tsx', path.join(root, 'src/main.ts')];
 
   let child: ChildProcess | undefined;
   let output = '';
   const logLines: LogLine[] = [];
   async function start(): Promise<void> {
-    // Node itself, with tsx as a loader: through the tsx binary, kill() would kill only tsx's
-    // wrapper and leave the real bot running, and the restart test would prove nothing.
-    const process_ = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(process.execPath, entryArgs, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = process_;
     let partial = '';
     await new Promise<void>((resolve, reject) => {
@@ -172,6 +187,20 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       const exited = new Promise((resolve) => current.once('exit', resolve));
       current.kill('SIGKILL');
       await exited;
+    },
+    get pid() {
+      return child?.exitCode === null ? child.pid : undefined;
+    },
+    async stop() {
+      const current = child;
+      if (!current) throw new Error('the bot is not running');
+      if (current.exitCode !== null || current.signalCode !== null) return { code: current.exitCode, signal: current.signalCode };
+      current.removeAllListeners('exit');
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        current.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      current.kill('SIGTERM');
+      return exited;
     },
     start,
     async close() {

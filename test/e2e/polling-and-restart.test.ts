@@ -49,7 +49,7 @@ describe('the bot killed in the middle and started again', () => {
     const jobIds = await Promise.all(handles.map((handle) => bot.jobIdOf(handle)));
     // Wait until the service has the tasks and the bot has recorded them (its submit entries are
     // done), then pull the plug while it polls. Killed in between, a submission is unconfirmed
-    // (never sent again, refunded at its deadline: test/integration/pipeline/uncertain.test.ts),
+    // (never sent again, refunded at once: test/integration/pipeline/uncertain.test.ts),
     // or its entry waits out BullMQ's 30 s lock; the chaos suite kills at any moment.
     await expect.poll(() => tasks().length, { timeout: 15_000, message: 'the service never had the four tasks' }).toBe(4);
     const recorded = async () =>

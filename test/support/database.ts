@@ -3,9 +3,14 @@
  * in milliseconds, and files that run in parallel never see each other's rows.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { connectDatabase, type DatabaseHandle } from '../../src/db/client.js';
+import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.js';
 
 export interface TestDatabase extends DatabaseHandle {
   readonly url: string;
@@ -19,17 +24,54 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = inject('postgresAdminUrl');
+export interface TestDatabaseOptions {
+  /**
+   * Which committed migrations it has: all (a clone of the migrated template), none (an empty
+   * database, e.g. to restore a dump into), or the first `n` of the journal. @defaultValue 'all'
+   */
+  readonly migrations?: 'all' | 'none' | number;
+  /** The server's maintenance database. @defaultValue the shared test server's */
+  readonly adminUrl?: string;
+}
+
+interface JournalEntry {
+  readonly tag: string;
+}
+
+/** The committed migrations' tags, in the order they apply. */
+export function committedMigrationTags(): string[] {
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: JournalEntry[] };
+  return journal.entries.map((entry) => entry.tag);
+}
+
+/** Applies the first `count` committed migrations, as a release that had only those would. */
+async function migrateTo(url: string, count: number): Promise<void> {
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
+  try {
+    const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: JournalEntry[] };
+    const entries = journal.entries.slice(0, count);
+    await mkdir(path.join(folder, 'meta'));
+    await writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }));
+    for (const { tag } of entries) await copyFile(path.join(MIGRATIONS_FOLDER, `${tag}.sql`), path.join(folder, `${tag}.sql`));
+    await runMigrations(url, { migrationsFolder: folder });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+export async function createTestDatabase({ migrations = 'all', adminUrl = inject('postgresAdminUrl') }: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = `test_${randomUUID().replaceAll('-', '')}`;
+  const fromTemplate = migrations === 'all' && adminUrl === inject('postgresAdminUrl');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${inject('templateDatabase')}`);
+    await admin.query(`create database ${name}${fromTemplate ? ` template ${inject('templateDatabase')}` : ''}`);
   } finally {
     await admin.end();
   }
   const url = withDatabase(adminUrl, name);
+  if (migrations === 'all' && !fromTemplate) await runMigrations(url);
+  if (typeof migrations === 'number') await migrateTo(url, migrations);
   const handle = connectDatabase(url);
 
   afterAll(async () => {

@@ -43,6 +43,8 @@ export interface StackOptions {
   readonly startingCredits: number;
   readonly sim?: Partial<MusicApiSimOptions>;
   readonly emulator?: Partial<DiscordEmulatorOptions>;
+  /** The bot's database, when not a fresh clone of the migrated template (see createTestDatabase's options). */
+  readonly database?: TestDatabase;
 }
 
 /** Simulator settings a test may change for itself. */
@@ -98,7 +100,7 @@ export interface Stack extends StackGuild {
 
 /** Call in `beforeAll`; the database is dropped after the file. */
 export async function startStack(options: StackOptions): Promise<Stack> {
-  const db = await createTestDatabase();
+  const db = options.database ?? (await createTestDatabase());
   const { url: redisUrl, prefix } = testRedis();
   const simOptions = { apiKey: SIM_KEY, credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim } satisfies MusicApiSimOptions;
   const sim = await startMusicApiSim(simOptions);

@@ -70,6 +70,7 @@ export const core: Translation<typeof english> = {
   'result.field.remixOf': 'Remix von',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} Credit', other: '{count} Credits' },
+  'result.costReturned': 'Kostenlos (Credits zurückgegeben)',
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Video',
@@ -117,7 +118,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Es wurden keine Credits zurückgegeben.',
   'failure.unknown': 'Etwas ist schiefgelaufen.',
   'failure.upstreamFailed': 'Der Musikdienst konnte das nicht erstellen.',
-  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nie bestätigt, deshalb hat der Bot sie aufgegeben, statt doppelt zu bezahlen.',
+  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen.',
+  'failure.unconfirmedMayArrive': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen. Falls der Dienst sie doch erstellt hat, erscheint sie trotzdem hier, kostenlos.',
   'failure.deadline': 'Der Musikdienst ist nicht rechtzeitig fertig geworden.',
   'failure.cancelledQueued': 'Abgebrochen, bevor es an den Musikdienst ging.',
 
@@ -125,6 +127,9 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}> deine Anfrage ist abgeschlossen. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Ein Moderator kann sie aufladen.',
   'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance}** Credits (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, wenn es sich erholt hat.',
+
+  'alert.accountRefused': 'Der Musikdienst hat eine Anfrage mit 402 abgelehnt ({operation}): Dem Konto fehlen Credits, oder sein Tarif erlaubt diesen Vorgang nicht. Bitte Guthaben und Tarif beim Dienst prüfen. Weitere Ablehnungen in den nächsten {minutes} Minuten werden nicht gemeldet.',
+  'failure.accountCannotPay': 'Das Konto des Bots beim Musikdienst kann das gerade nicht bezahlen: Es fehlen Credits, oder sein Tarif umfasst es nicht. Die Betreiber des Bots wissen Bescheid.',
 
   'credits.error.unknownGuild': 'Dieser Server hat noch kein Credit-Konto.',
   'credits.error.insufficientCredits': 'Dieser Server hat dafür nicht genug Credits.',
@@ -141,7 +146,7 @@ export const core: Translation<typeof english> = {
 
   'musicApi.error.validation': 'Der Musikdienst hat die Anfrage als ungültig abgelehnt. Prüfe Beschreibung und Optionen und versuch es noch einmal.',
   'musicApi.error.unauthorized': 'Der Bot ist beim Musikdienst nicht autorisiert. Bitte sag einem Administrator Bescheid.',
-  'musicApi.error.insufficientCredits': 'Das Konto beim Musikdienst hat keine Credits mehr. Bitte sag einem Administrator Bescheid.',
+  'musicApi.error.insufficientCredits': 'Das Konto des Bots beim Musikdienst kann das gerade nicht bezahlen: Es fehlen Credits, oder sein Tarif umfasst es nicht. Bitte sag einem Administrator Bescheid.',
   'musicApi.error.endpointRetired': 'Der Musikdienst bietet diese Art der Generierung nicht mehr an.',
   'musicApi.error.notFound': 'Der Musikdienst kennt diesen Auftrag nicht.',
   'musicApi.error.rateLimited': 'Der Musikdienst hat gerade zu viele Anfragen. Bitte versuch es gleich noch einmal.',

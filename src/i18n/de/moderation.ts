@@ -144,6 +144,10 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.accountDrift': 'Abweichung: **{drift}**.',
   'creditsAdmin.accountDriftNegative': 'Der Dienst hat mehr abgebucht, als das Hauptbuch verzeichnet.',
   'creditsAdmin.accountDriftPositive': 'Das Konto hat mehr gewonnen, als das Hauptbuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
+  'creditsAdmin.accountUncertain': {
+    one: '{count} Anfrage seit der letzten Prüfung wurde vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgabe erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
+    other: '{count} Anfragen seit der letzten Prüfung wurden vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgaben erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
+  },
   'creditsAdmin.accountBaseline': 'Erste Prüfung: die nächsten vergleichen das Guthaben mit dem, was das Hauptbuch seitdem beim Dienst ausgegeben hat.',
   'creditsAdmin.alertOff': 'Die Warnung bei niedrigem Guthaben ist aus.',
   'creditsAdmin.alertOn': {

@@ -144,6 +144,10 @@ export const moderation = {
   'creditsAdmin.accountDrift': 'Drift: **{drift}**.',
   'creditsAdmin.accountDriftNegative': 'The service charged more than the ledger recorded.',
   'creditsAdmin.accountDriftPositive': 'The account gained more than the ledger explains: a top-up, or a refund the ledger did not expect.',
+  'creditsAdmin.accountUncertain': {
+    one: '{count} submission since the last check may have been charged by the service without the bot learning its task (refunded, never sent again; credits at stake: {credits}): {jobs}.',
+    other: '{count} submissions since the last check may have been charged by the service without the bot learning their tasks (refunded, never sent again; credits at stake: {credits}): {jobs}.',
+  },
   'creditsAdmin.accountBaseline': 'First check: the next ones compare the balance with what the ledger spent upstream since this one.',
   'creditsAdmin.alertOff': 'The low-balance alert is off.',
   'creditsAdmin.alertOn': {

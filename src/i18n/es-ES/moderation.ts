@@ -147,6 +147,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.accountDrift': 'Desviación: **{drift}**.',
   'creditsAdmin.accountDriftNegative': 'El servicio cobró más de lo que registró el bot.',
   'creditsAdmin.accountDriftPositive': 'La cuenta ganó más de lo que explica el registro: una recarga, o un reembolso que el registro no esperaba.',
+  'creditsAdmin.accountUncertain': {
+    one: '{count} petición desde la última comprobación pudo ser cobrada por el servicio sin que el bot conociera su tarea (reembolsada, nunca reenviada; créditos en juego: {credits}): {jobs}.',
+    many: '{count} de peticiones desde la última comprobación pudieron ser cobradas por el servicio sin que el bot conociera sus tareas (reembolsadas, nunca reenviadas; créditos en juego: {credits}): {jobs}.',
+    other: '{count} peticiones desde la última comprobación pudieron ser cobradas por el servicio sin que el bot conociera sus tareas (reembolsadas, nunca reenviadas; créditos en juego: {credits}): {jobs}.',
+  },
   'creditsAdmin.accountBaseline': 'Primera comprobación: las siguientes compararán el saldo con lo que el registro gastó en el servicio desde esta.',
   'creditsAdmin.alertOff': 'La alerta de saldo bajo está desactivada.',
   'creditsAdmin.alertOn': {

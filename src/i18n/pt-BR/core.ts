@@ -71,6 +71,7 @@ export const core: Translation<typeof english> = {
   'result.field.remixOf': 'Remix de',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} crédito', many: '{count} créditos', other: '{count} créditos' },
+  'result.costReturned': 'Grátis (créditos devolvidos)',
   'result.link.audio': 'Áudio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Vídeo',
@@ -119,7 +120,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Nenhum crédito foi devolvido.',
   'failure.unknown': 'Algo deu errado.',
   'failure.upstreamFailed': 'O serviço de música não conseguiu criar isso.',
-  'failure.unconfirmed': 'O serviço de música nunca confirmou este pedido, então o bot desistiu dele para não correr o risco de pagar duas vezes.',
+  'failure.unconfirmed': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes.',
+  'failure.unconfirmedMayArrive': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes. Se o serviço o fez mesmo assim, ele ainda será publicado aqui, de graça.',
   'failure.deadline': 'O serviço de música não terminou a tempo.',
   'failure.cancelledQueued': 'Cancelado antes de ser enviado ao serviço de música.',
 
@@ -127,6 +129,9 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}> seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Um moderador pode recarregar.',
   'alert.accountLow': 'A conta do serviço de música está com poucos créditos: restam **{balance}** (alerta abaixo de {threshold}). Recarregue no serviço; o próximo alerta só vem depois que ela se recuperar.',
+
+  'alert.accountRefused': 'O serviço de música recusou uma solicitação com 402 ({operation}): faltam créditos na conta, ou o plano dela não permite esta operação. Confira o saldo e o plano no serviço. Recusas nos próximos {minutes} minutos não são avisadas de novo.',
+  'failure.accountCannotPay': 'A conta do bot no serviço de música não pode pagar por isso agora: faltam créditos, ou o plano dela não inclui isso. Os donos do bot já sabem.',
 
   'credits.error.unknownGuild': 'Este servidor ainda não tem uma conta de créditos.',
   'credits.error.insufficientCredits': 'Este servidor não tem créditos suficientes para isso.',
@@ -143,7 +148,7 @@ export const core: Translation<typeof english> = {
 
   'musicApi.error.validation': 'O serviço de música recusou o pedido por ser inválido. Confira a descrição e as opções e tente de novo.',
   'musicApi.error.unauthorized': 'O bot não está autorizado no serviço de música. Avise um administrador.',
-  'musicApi.error.insufficientCredits': 'A conta do serviço de música ficou sem créditos. Avise um administrador.',
+  'musicApi.error.insufficientCredits': 'A conta do bot no serviço de música não pode pagar por isso agora: faltam créditos, ou o plano dela não inclui isso. Avise um administrador.',
   'musicApi.error.endpointRetired': 'O serviço de música não oferece mais esse tipo de geração.',
   'musicApi.error.notFound': 'O serviço de música não conhece essa tarefa.',
   'musicApi.error.rateLimited': 'O serviço de música está recebendo pedidos demais. Tente de novo daqui a pouco.',

@@ -147,6 +147,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.accountDrift': 'Desvio: **{drift}**.',
   'creditsAdmin.accountDriftNegative': 'O serviço cobrou mais do que o registro do bot anotou.',
   'creditsAdmin.accountDriftPositive': 'A conta ganhou mais do que o registro explica: uma recarga, ou um reembolso que o registro não esperava.',
+  'creditsAdmin.accountUncertain': {
+    one: '{count} pedido desde a última verificação pode ter sido cobrado pelo serviço sem que o bot soubesse da tarefa (reembolsado, nunca reenviado; créditos em jogo: {credits}): {jobs}.',
+    many: '{count} de pedidos desde a última verificação podem ter sido cobrados pelo serviço sem que o bot soubesse das tarefas (reembolsados, nunca reenviados; créditos em jogo: {credits}): {jobs}.',
+    other: '{count} pedidos desde a última verificação podem ter sido cobrados pelo serviço sem que o bot soubesse das tarefas (reembolsados, nunca reenviados; créditos em jogo: {credits}): {jobs}.',
+  },
   'creditsAdmin.accountBaseline': 'Primeira verificação: as próximas comparam o saldo com o que o registro gastou no serviço desde esta.',
   'creditsAdmin.alertOff': 'O alerta de saldo baixo está desativado.',
   'creditsAdmin.alertOn': {

@@ -5,7 +5,7 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
-import { english } from '../../i18n/index.js';
+import { submissionFailure } from '../account-refusal.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
@@ -29,23 +29,20 @@ import { backoffWithJitter, deliverNowOrLater } from './shared.js';
  */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
   const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
-  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings));
+  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings, job.kind));
 }
 
 /**
- * A job whose submission may have reached the service. With webhooks on, the late acceptance
- * still finds the job through its URL, so the job waits for it until its deadline (the poll
- * queue watches the deadline). Without webhooks nothing could ever tell us the task id: the
- * job ends now, refunded, rather than risk a second upstream task.
+ * A job whose submission may have reached the service (an answer lost, cut off, or a 5xx but
+ * 502): never sent again. The member gets the credits back now; should the service have made
+ * the task after all, its webhook still finds the job through its URL and the result is posted
+ * free (see `completeJob`). The account check names these jobs beside its drift.
  */
-async function settleUncertain(deps: PipelineDeps, job: JobRow): Promise<void> {
+async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
   await markSubmitUncertain(deps, job.id);
-  deps.logger.warn({ jobId: job.id, webhooks: Boolean(deps.settings.publicUrl) }, 'submission unconfirmed; not sending it again');
-  if (deps.settings.publicUrl) {
-    await deps.queues.enqueuePoll(job.id, deps.settings.pollIntervalMs.min);
-    return;
-  }
-  if (await timeOutJob(deps, job.id, true)) await deliverNowOrLater(deps, job.id);
+  deps.metrics.submissionsUncertain.inc({ kind: job.kind });
+  deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings, job.kind) }, 'submission unconfirmed; refunded, not sending it again');
+  if (await timeOutJob(deps, job, true)) await deliverNowOrLater(deps, job.id);
 }
 
 export function createSubmitProcessor(deps: PipelineDeps) {
@@ -60,7 +57,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     }
     if (job.state === 'submitting') {
       // A worker died during the call, or an earlier attempt timed out: the task may exist.
-      await settleUncertain(deps, job);
+      await settleUncertain(deps, job, 'interrupted');
       return;
     }
     if (job.state !== 'queued') return;
@@ -75,7 +72,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
 
     const request = generationRequestSchema.parse(job.request);
     const webhook = deps.settings.publicUrl
-      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret }
+      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret ?? undefined }
       : undefined;
     const started = performance.now();
     let accepted: Awaited<ReturnType<typeof submitUpstream>>;
@@ -88,7 +85,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       }
       deps.metrics.upstreamErrors.inc({ type: err.type ?? err.kind });
       if (err.maybeAccepted) {
-        await settleUncertain(deps, job);
+        await settleUncertain(deps, job, err.status === undefined ? err.kind : `${err.kind} ${err.status}`);
         return;
       }
       const attempts = entry.opts.attempts ?? 1;
@@ -98,7 +95,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
         throw err;
       }
       deps.logger.warn({ jobId, error: err.toJSON() }, 'submission failed permanently; credits released');
-      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: english.text(err.userText) })) {
+      if (await failAtSubmission(deps, jobId, await submissionFailure(deps, job, err))) {
         await deliverNowOrLater(deps, jobId);
       }
       return;

@@ -3,14 +3,19 @@
  * written in a prompt (`[sim:429]`, `[sim:fail]`, ...; see README.md).
  */
 
-/** Faults that change how a request is answered. */
+/**
+ * Faults that change how a request is answered. With `accepted`, a create's task is made and
+ * charged first, and only then is the answer faulted: the service took the request, but the
+ * client cannot know it.
+ */
 export type RequestFault =
   /** Answer with this status and error `type` instead of the normal answer. */
-  | { kind: 'status'; status: number; type?: string; times?: number; path?: string }
-  /**
-   * Never answer. With `accepted`, the task is created and charged first, as when a real
-   * create hangs after the service took it.
-   */
+  | { kind: 'status'; status: number; type?: string; accepted?: boolean; times?: number; path?: string }
+  /** Answer HTTP 200 with this error `code` (and `type`) in the body, as some gateways do. */
+  | { kind: 'code'; code: number; type?: string; accepted?: boolean; times?: number; path?: string }
+  /** Close the connection without an answer once the body has been read. */
+  | { kind: 'reset'; accepted?: boolean; times?: number; path?: string }
+  /** Never answer. */
   | { kind: 'hang'; accepted?: boolean; times?: number; path?: string };
 
 /** Faults that change what happens to the next created tasks. */
@@ -69,11 +74,16 @@ export function parseFault(input: unknown): SimFault | string {
   const times = fault['times'];
   if (times !== undefined && (typeof times !== 'number' || !Number.isInteger(times) || times < 1)) return 'times: a whole number from 1';
   if (fault['path'] !== undefined && typeof fault['path'] !== 'string') return 'path: a path prefix';
+  if (fault['accepted'] !== undefined && typeof fault['accepted'] !== 'boolean') return 'accepted: true or false';
   switch (fault['kind']) {
     case 'status':
-      if (typeof fault['status'] !== 'number' || fault['status'] < 400 || fault['status'] > 599) return 'status: 400 to 599';
+    case 'code': {
+      const status = fault[fault['kind']];
+      if (typeof status !== 'number' || status < 400 || status > 599) return `${fault['kind']}: 400 to 599`;
       if (fault['type'] !== undefined && typeof fault['type'] !== 'string') return 'type: a string';
       return fault as SimFault;
+    }
+    case 'reset':
     case 'webhook-late':
     case 'task-ms':
       if (typeof fault['ms'] !== 'number' || fault['ms'] < 0) return 'ms: a number of milliseconds';
@@ -86,12 +96,12 @@ export function parseFault(input: unknown): SimFault | string {
     case 'bad-signature':
       return fault as SimFault;
     default:
-      return 'kind: one of status, hang, fail-task, no-webhook, webhook-twice, webhook-late, webhook-out-of-order, bad-signature, task-ms';
+      return 'kind: one of status, code, reset, hang, fail-task, no-webhook, webhook-twice, webhook-late, webhook-out-of-order, bad-signature, task-ms';
   }
 }
 
 export function isRequestFault(fault: SimFault): fault is RequestFault {
-  return fault.kind === 'status' || fault.kind === 'hang';
+  return fault.kind === 'status' || fault.kind === 'code' || fault.kind === 'reset' || fault.kind === 'hang';
 }
 
 /** A marker as written, with the fault it stands for. */
@@ -100,7 +110,7 @@ export interface Marker {
   fault: SimFault;
 }
 
-const MARKER = /\[sim:(\d{3}|[a-z][a-z-]*)(?:=(\d+))?(?:x(\d+))?\]/gi;
+const MARKER = /\[sim:(\d{3}(?:-accepted)?|code-\d{3}(?:-accepted)?|[a-z][a-z-]*)(?:=(\d+))?(?:x(\d+))?\]/gi;
 
 /**
  * Every `[sim:...]` marker in the strings of a request body. Syntax: `[sim:NAME]`,
@@ -123,12 +133,21 @@ export function parseMarkers(body: unknown): Marker[] {
 
 function markerFault(name: string, value: number | undefined, times: number | undefined): SimFault | undefined {
   const counted = times === undefined ? {} : { times };
-  if (/^\d{3}$/.test(name)) {
-    const status = Number(name);
+  const answer = /^(code-)?(\d{3})(-accepted)?$/.exec(name);
+  if (answer !== null) {
+    const status = Number(answer[2]);
     const type = TYPE_BY_STATUS[status];
-    return { kind: 'status', status, ...(type === undefined ? {} : { type }), ...counted };
+    const accepted = answer[3] === undefined ? {} : { accepted: true };
+    const typed = type === undefined ? {} : { type };
+    return answer[1] === undefined
+      ? { kind: 'status', status, ...typed, ...accepted, ...counted }
+      : { kind: 'code', code: status, ...typed, ...accepted, ...counted };
   }
   switch (name) {
+    case 'reset':
+      return { kind: 'reset', ...counted };
+    case 'reset-accepted':
+      return { kind: 'reset', accepted: true, ...counted };
     case 'hang':
       return { kind: 'hang', accepted: false, ...counted };
     case 'hang-accepted':

@@ -1,21 +1,24 @@
 /**
- * `npm run playground -- [--port 3000] [--fresh] [--task-ms 4000] [--data-dir ./data/playground]`
+ * `npm run playground -- [--port 3000] [--host 127.0.0.1] [--fresh] [--task-ms 4000] [--data-dir ./data/playground]`
  * Starts everything and prints the page's address. The bot's logs go to playground.log in the
  * data folder, so the terminal shows only what a person needs.
  */
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { exitWithError } from '../../cli-support.js';
 import { createLogger } from '../../logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../embedded/embedded-postgres.js';
 import { findFreePort } from '../../embedded/free-port.js';
 import { DEFAULT_TASK_MS, LOG_FILE, startPlayground } from './playground.js';
+import { DEFAULT_HOST, isLoopback } from './web.js';
 
-const USAGE = `Usage: npm run playground -- [--port <port>] [--fresh] [--task-ms <ms>] [--data-dir <folder>]
+const USAGE = `Usage: npm run playground -- [--port <port>] [--host <address>] [--fresh] [--task-ms <ms>] [--data-dir <folder>]
 
   --port       the page's port (default 3000, or a free one when 3000 is taken)
+  --host       the address to listen on (default 127.0.0.1: this machine only)
   --fresh      start from empty data (by default credits, settings and jobs are kept)
   --task-ms    how long the simulated music service takes per task (default ${DEFAULT_TASK_MS})
   --data-dir   where the playground keeps its data (default data/playground in the checkout)`;
@@ -36,12 +39,12 @@ function wholeNumber(name: string, value: string | undefined, min: number, max: 
 }
 
 /** 3000 when it is free, as a person would expect; any free port otherwise. */
-async function defaultPort(): Promise<number> {
+async function defaultPort(host: string): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', () => resolve(findFreePort()));
-    probe.listen(DEFAULT_PORT, '127.0.0.1', () => probe.close(() => resolve(DEFAULT_PORT)));
+    probe.listen(DEFAULT_PORT, host.replace(/^\[(.*)\]$/, '$1'), () => probe.close(() => resolve(DEFAULT_PORT)));
   });
 }
 
@@ -50,6 +53,7 @@ try {
   args = parseArgs({
     options: {
       port: { type: 'string' },
+      host: { type: 'string' },
       fresh: { type: 'boolean', default: false },
       'task-ms': { type: 'string' },
       'data-dir': { type: 'string' },
@@ -65,7 +69,9 @@ if (args.help) {
 }
 
 const dataDir = path.resolve(args['data-dir'] ?? path.join(ROOT, 'data/playground'));
-const port = wholeNumber('port', args.port, 0, 65_535) ?? (await defaultPort());
+const host = args.host?.trim() || DEFAULT_HOST;
+if (isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 && host !== 'localhost') fail(`--host must be an IP address such as 127.0.0.1 or 0.0.0.0, or localhost, not "${args.host}".`);
+const port = wholeNumber('port', args.port, 0, 65_535) ?? (await defaultPort(host));
 const taskMs = wholeNumber('task-ms', args['task-ms'], 0, 600_000);
 
 await mkdir(dataDir, { recursive: true });
@@ -73,8 +79,11 @@ const logFile = path.join(dataDir, LOG_FILE);
 const logger = createLogger({ level: 'info' }, createWriteStream(logFile, { flags: 'a' }));
 
 process.stdout.write(`Starting the playground (Postgres, Redis, the music simulator, the Discord emulator and the bot)…\n`);
+if (!isLoopback(host)) {
+  process.stdout.write(`Warning: listening on ${host}, not only this machine: the playground has no login, so anyone who can reach it acts as any member, a moderator or the bot's owner.\n`);
+}
 try {
-  const playground = await startPlayground({ dataDir, port, fresh: args.fresh, taskMs, logger });
+  const playground = await startPlayground({ dataDir, port, host, fresh: args.fresh, taskMs, logger });
   // Run as root from a closed folder, Postgres keeps its data elsewhere; say where.
   const cluster = path.join(dataDir, 'postgres');
   const elsewhere = existsSync(locationNoteFor(cluster)) ? `; Postgres's part is in ${relocatedClusterDir(cluster)}, where the postgres user can reach it` : '';

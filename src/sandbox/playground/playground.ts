@@ -26,6 +26,8 @@ export interface PlaygroundOptions {
   readonly dataDir: string;
   /** The web page's port; 0 picks a free one. */
   readonly port: number;
+  /** Where the page listens. @defaultValue '127.0.0.1' (this machine only) */
+  readonly host?: string;
   /** Start from empty data. @defaultValue false */
   readonly fresh?: boolean;
   /** How long the simulated music service takes per task. @defaultValue 4000 */
@@ -76,7 +78,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   try {
     // The page binds first: the simulator's media links go through it, so they keep working
     // across runs on the same port even though the simulator's own port changes.
-    const web: WebServer = await startWebServer({ port: options.port, logger });
+    const web: WebServer = await startWebServer({ port: options.port, ...(options.host && { host: options.host }), logger });
     stops.push(() => web.close());
 
     const simKey = randomBytes(18).toString('base64url');

@@ -3,10 +3,15 @@
  * emulated Discord: every command, click and modal goes through the emulator's scripting API,
  * exactly as a test's would, and every message the bot writes reaches the page live over
  * server-sent events.
+ *
+ * Nothing here asks who you are, so the server keeps other web pages out: it answers only
+ * requests addressed to an IP address or localhost (a site that rebinds its name to 127.0.0.1
+ * is refused), refuses a POST another origin sends, and tells the browser to run no script
+ * but its own files (Content-Security-Policy).
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InteractionType, type APIApplicationCommandInteractionDataOption } from 'discord-api-types/v10';
@@ -29,6 +34,36 @@ const CONTENT_TYPES: Record<string, string> = {
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Discord gives a bot 3 s for its first answer; the emulator enforces it, the page waits a little longer. */
 const ANSWER_WAIT_MS = 3_500;
+
+/** Where the page listens unless told otherwise: this machine only. */
+export const DEFAULT_HOST = '127.0.0.1';
+
+/**
+ * The page runs its own scripts and styles only, nothing inline. Images and media may come
+ * from any http(s) address (attachments are the emulator's, on a port of its own).
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; media-src 'self' http: https:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine reaches an address like these. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** `Host` as a browser that typed an address sends it; a domain name means some site's page (DNS rebinding). */
+function addressedByAddress(hostHeader: string | undefined): boolean {
+  if (!hostHeader) return false;
+  const name = hostHeader.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || isIP(name) !== 0;
+}
 
 export interface WebServer {
   /** e.g. `http://127.0.0.1:3000` */
@@ -129,7 +164,7 @@ function commandLineOf(payload: InteractionHandle['payload']): string | undefine
   return words.join(' ');
 }
 
-export async function startWebServer(options: { port: number; logger: Logger }): Promise<WebServer> {
+export async function startWebServer(options: { port: number; host?: string; logger: Logger }): Promise<WebServer> {
   const { logger } = options;
   let parts: PageParts | undefined;
   const media: Array<{ prefix: string; target: URL }> = [];
@@ -288,7 +323,13 @@ export async function startWebServer(options: { port: number; logger: Logger }):
 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://playground.invalid');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     const handle = async () => {
+      if (!addressedByAddress(request.headers.host)) throw new HttpError(403, 'Open the playground by its address, such as http://127.0.0.1:3000/.');
+      const origin = request.headers.origin;
+      if (request.method !== 'GET' && request.method !== 'HEAD' && origin !== undefined && origin !== `http://${request.headers.host}`) {
+        throw new HttpError(403, 'Only the playground page itself may act in the playground.');
+      }
       if (url.pathname.startsWith('/api/')) return api(url.pathname.slice('/api/'.length), request, response);
       const mount = media.find((entry) => url.pathname.startsWith(`${entry.prefix}/`));
       if (mount) return proxy(request, response, new URL(url.pathname.slice(mount.prefix.length) + url.search, mount.target));
@@ -303,14 +344,17 @@ export async function startWebServer(options: { port: number; logger: Logger }):
     });
   });
 
+  const host = options.host ?? DEFAULT_HOST;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => {
+    server.listen(options.port, host.replace(/^\[(.*)\]$/, '$1'), () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Listening everywhere, the page still names this machine's loopback: that address surely works here.
+  const named = WILDCARDS.has(host) ? DEFAULT_HOST : isIP(host) === 6 ? `[${host}]` : host;
+  const origin = `http://${named}:${(server.address() as AddressInfo).port}`;
   let unsubscribe: (() => void) | undefined;
   const keepAlive = setInterval(() => {
     for (const stream of streams) stream.write(': keep-alive\n\n');

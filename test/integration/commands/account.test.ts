@@ -49,6 +49,19 @@ describe('/credits-admin account', () => {
     expect(answer).toMatch(/Drift: \*\*0\*\*\.$/);
   });
 
+  it('names the submissions since the last check that the service may have charged unknown to the ledger', async () => {
+    await account();
+    const jobId = jobIdIn(await privateAnswer(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'unlucky words [sim:500]' } })));
+    await h.delivered(jobId);
+
+    const answer = await account();
+    expect(answer).toContain(
+      `1 submission since the last check may have been charged by the service without the bot learning its task (refunded, never sent again; credits at stake: 1): \`${jobId.slice(0, 8)}\` (lyrics, 1).`,
+    );
+    // Named once: the next check starts after it.
+    expect(await account()).not.toContain(jobId.slice(0, 8));
+  });
+
   it('shows a top-up as positive drift', async () => {
     await account();
     h.sim.setCredits(h.sim.getCredits() + 1_000);

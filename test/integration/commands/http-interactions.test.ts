@@ -82,7 +82,7 @@ beforeAll(async () => {
   server = Fastify();
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger });
+  registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger, logRefusal: () => {} });
   endpoint = `${await server.listen({ port: 0, host: '127.0.0.1' })}/interactions`;
   await emulator.setInteractionsEndpoint(endpoint);
 });

@@ -78,6 +78,53 @@ describe('answers the simulator does not give', () => {
     expect(error).toMatchObject({ kind: 'insufficient_credits', status: 402, maybeAccepted: false });
   });
 
+  it('a create answered 500, 503, 504 or another 5xx but 502 may have made a task: never retried', async () => {
+    for (const status of [500, 503, 504, 507, 599]) {
+      const { client } = clientAnswering(() => json(status, { type: 'internal_error' }));
+      const error = await failure(client.createSong({ sound: 'x' }));
+      expect(error, String(status)).toMatchObject({ status, maybeAccepted: true, retryable: false });
+      expect(english.text(error.userText)).toMatch(/may still be processed/);
+    }
+  });
+
+  it('a create answered 429 or 502 made nothing: retried', async () => {
+    for (const [status, type] of [
+      [429, 'rate_limited'],
+      [502, 'upstream_error'],
+    ] as const) {
+      const { client } = clientAnswering(() => json(status, { type }));
+      expect(await failure(client.createSong({ sound: 'x' })), String(status)).toMatchObject({ status, maybeAccepted: false, retryable: true });
+    }
+  });
+
+  it('a 200 whose body carries code 500 may have made a task; code 502 made none', async () => {
+    const uncertain = clientAnswering(() => json(200, { code: 500, type: 'internal_error', message: 'oops' }));
+    expect(await failure(uncertain.client.createSong({ sound: 'x' }))).toMatchObject({ status: 500, maybeAccepted: true, retryable: false });
+    const busy = clientAnswering(() => json(200, { code: 502, type: 'upstream_error' }));
+    expect(await failure(busy.client.createSong({ sound: 'x' }))).toMatchObject({ status: 502, maybeAccepted: false, retryable: true });
+  });
+
+  it('a 5xx poll is retried: a GET makes nothing', async () => {
+    const { client } = clientAnswering(() => json(500, { type: 'internal_error' }));
+    expect(await failure(client.getProducerTask('t-1'))).toMatchObject({ status: 500, maybeAccepted: false, retryable: true });
+  });
+
+  it('a 504 whose body is cut off on a create is uncertain too', async () => {
+    const { client } = clientAnswering(
+      () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"type":'));
+              controller.error(new Error('terminated'));
+            },
+          }),
+          { status: 504 },
+        ),
+    );
+    expect(await failure(client.createSong({ sound: 'x' }))).toMatchObject({ status: 504, maybeAccepted: true, retryable: false });
+  });
+
   it('a poll without status is a bad response worth retrying', async () => {
     const { client } = clientAnswering(() => json(200, { code: 200, data: [] }));
     const error = await failure(client.getProducerTask('t-1'));

@@ -1,0 +1,144 @@
+/**
+ * A backup taken with pg_dump while jobs are in flight, restored with pg_restore into a fresh
+ * database, and the bot started on it (Redis kept, as when only Postgres was lost). Jobs whose
+ * task was recorded go on polling it; none is sent to the service twice; the ledger verifies.
+ * The dump is taken when no job can change state before the old bot stops (the service is at
+ * its cap and its tasks take seconds): what a restore loses is what happened after the dump
+ * (docs/decisions/upgrades-and-restores.md), and this test checks that it loses nothing else.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type App } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { verifyLedger } from '../../../src/credits/index.js';
+import type { Database } from '../../../src/db/client.js';
+import { silentLogger } from '../../../src/logger.js';
+import { committedMigrationTags, createTestDatabase, type TestDatabase } from '../../support/database.js';
+import { eventually } from '../../support/eventually.js';
+import { jobRow, ledgerOfJob } from '../../support/ledger.js';
+import { findPgTools, runPgTool, serverFor, type PgTools } from '../../support/pg-tools.js';
+import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { startStack, type Stack } from '../../support/stack.js';
+
+const tools = await findPgTools();
+const JOBS = 5;
+const IN_FLIGHT = 2;
+
+const title = 'missing' in tools ? `skipped: ${tools.missing}` : `pg_dump ${tools.major} from ${tools.binDir}, ${tools.server === 'shared' ? 'on the shared test server' : 'on a server of its own installation'}`;
+
+describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flight (${title})`, () => {
+  const pgTools = tools as PgTools;
+  const closers: Array<() => Promise<unknown>> = [];
+  let stack: Stack;
+  let restored: TestDatabase;
+  let dumpDir: string;
+  let restoredAt: number;
+  let mismatchesAtRestore: unknown[];
+  const jobIds: string[] = [];
+  const prompts = new Map<string, string>();
+  /** Each job's state and task id in the dump. */
+  const atDump = new Map<string, { state: string; upstreamTaskId: string | null }>();
+
+  const startBot = (databaseUrl: string, settings: { upstreamMaxInFlight: number }): Promise<App> =>
+    startApp(loadConfig({ env: { ...stack.env, DATABASE_URL: databaseUrl, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } }), silentLogger, {
+      parts: { gateway: false, worker: true, http: false },
+      queuePrefix: stack.prefix,
+      settings: { ...FAST_SETTINGS, attachAudio: false, ...settings },
+      reconcileIntervalMs: 60_000,
+      lockDurationMs: 4_000,
+    });
+
+  const rowsOf = (db: Database) => Promise.all(jobIds.map(async (id) => (await jobRow(db, id))!));
+
+  beforeAll(async () => {
+    const server = await serverFor(pgTools);
+    closers.push(() => server.stop());
+    const source = await createTestDatabase({ adminUrl: server.adminUrl });
+    // Tasks long enough that none ends between the dump and the old bot's stop.
+    stack = await startStack({ startingCredits: 100, sim: { taskMs: 8_000 }, database: source });
+    closers.unshift(() => stack.close());
+    dumpDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-dump-'));
+    closers.push(() => rm(dumpDir, { recursive: true, force: true }));
+
+    const old = await startBot(source.url, { upstreamMaxInFlight: IN_FLIGHT });
+    closers.unshift(() => old.stop());
+    for (let i = 0; i < JOBS; i += 1) {
+      const prompt = `backed up ${i}`;
+      const { jobId } = await old.pipeline.submit({
+        requester: { guildId: stack.guild.id, channelId: stack.channelId, userId: stack.members.alice },
+        request: { kind: 'song', prompt },
+      });
+      jobIds.push(jobId);
+      prompts.set(jobId, prompt);
+    }
+    // In flight: as many at the service as it takes, the others waiting for their turn.
+    await eventually(
+      async () => {
+        const rows = await rowsOf(source.db);
+        const submitted = rows.filter((row) => row.state === 'submitted').length;
+        const queued = rows.filter((row) => row.state === 'queued').length;
+        return submitted === IN_FLIGHT && queued === JOBS - IN_FLIGHT ? true : undefined;
+      },
+      20_000,
+      `${IN_FLIGHT} jobs at the service and the others waiting`,
+    );
+
+    runPgTool(pgTools, 'pg_dump', ['--format=custom', `--file=${path.join(dumpDir, 'musicbot.dump')}`, `--dbname=${source.url}`]);
+    await old.stop();
+    for (const row of await rowsOf(source.db)) atDump.set(row.id, { state: row.state, upstreamTaskId: row.upstreamTaskId });
+
+    restored = await createTestDatabase({ adminUrl: server.adminUrl, migrations: 'none' });
+    runPgTool(pgTools, 'pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${restored.url}`, path.join(dumpDir, 'musicbot.dump')]);
+    mismatchesAtRestore = await verifyLedger(restored.db);
+    restoredAt = Date.now();
+    stack.sim.setTaskMs(500);
+    const bot = await startBot(restored.url, { upstreamMaxInFlight: JOBS });
+    closers.unshift(() => bot.stop());
+  });
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => {});
+  });
+
+  it('dumps the jobs as they stood, every task the service took recorded, and a ledger that verifies', async () => {
+    const states = [...atDump.values()].map((job) => job.state).sort();
+    expect(states).toEqual([...Array(JOBS - IN_FLIGHT).fill('queued'), ...Array(IN_FLIGHT).fill('submitted')].sort());
+    // The old bot sent nothing after the dump: the service has exactly the recorded tasks.
+    expect(stack.sim.listTasks().map((task) => task.taskId).sort()).toEqual(
+      [...atDump.values()].flatMap((job) => (job.upstreamTaskId ? [job.upstreamTaskId] : [])).sort(),
+    );
+    const { rows } = await restored.pool.query<{ n: number }>('select count(*)::int as n from drizzle.__drizzle_migrations');
+    expect(rows[0]!.n).toBe(committedMigrationTags().length);
+    expect(mismatchesAtRestore).toEqual([]);
+  });
+
+  it('finishes every job on the restored database: recorded tasks polled, none sent twice, each charged and posted once', async () => {
+    await eventually(
+      async () => {
+        if (!(await rowsOf(restored.db)).every((row) => row.deliveryState === 'delivered')) return undefined;
+        const entries = await Promise.all(jobIds.map((id) => stack.queueEntriesOf(id)));
+        return entries.every((entry) => Object.keys(entry).length === 0) || undefined;
+      },
+      40_000,
+      'every job delivered, and its queue entries run out',
+    );
+
+    for (const row of await rowsOf(restored.db)) {
+      const before = atDump.get(row.id)!;
+      expect(row.state).toBe('succeeded');
+      expect(stack.sim.listTasks().filter((task) => task.body.sound === prompts.get(row.id))).toHaveLength(1);
+      if (before.upstreamTaskId) {
+        expect(row.upstreamTaskId).toBe(before.upstreamTaskId);
+        const polled = stack.sim.requests.filter((r) => r.at >= restoredAt && r.path === `/api/v1/producer/task/${before.upstreamTaskId}`);
+        expect(polled.length).toBeGreaterThan(0);
+      }
+      expect(await ledgerOfJob(restored.db, row.id)).toEqual([{ kind: 'reserve', amount: -row.cost, key: `job:${row.id}:debit` }]);
+      const posts = stack.emulator.requests.filter(
+        (r) => r.method === 'POST' && r.path === `/channels/${stack.channelId}/messages` && r.status < 300 && JSON.stringify(r.body ?? {}).includes(row.id),
+      );
+      expect(posts).toHaveLength(1);
+    }
+    expect(await verifyLedger(restored.db)).toEqual([]);
+  }, 60_000);
+});
