@@ -35,8 +35,8 @@ export interface BotProcess {
   readonly running: boolean;
   /** How the process last ended: its exit code, or the signal that ended it; undefined while it runs. */
   readonly exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined;
-  /** Starts the process (with `env` added to its environment) and resolves once it logged "bot started". */
-  start(env?: Record<string, string>): Promise<void>;
+  /** Starts the process and resolves once it logged "bot started". */
+  start(): Promise<void>;
   /** SIGTERM, and waits for the exit (SIGKILL after 35 s). */
   stop(): Promise<void>;
   /** SIGKILL, as a crash or an OOM kill would. */
@@ -121,11 +121,8 @@ export interface ChaosWorld {
    * on disk. `startAll` brings everything back.
    */
   powerCut(options?: { redisLostMs?: number }): Promise<PowerCut>;
-  /**
-   * Postgres (crash recovery), redis-server (its append-only file) and the four processes, on
-   * the same data and ports; `env` is added to the processes' environment until their next start.
-   */
-  startAll(env?: Record<string, string>): Promise<void>;
+  /** Postgres (crash recovery), redis-server (its append-only file) and the four processes, on the same data and ports. */
+  startAll(): Promise<void>;
   /** Every line any bot process wrote, stdout and stderr. */
   logLines(): readonly string[];
   crashes(): readonly Crash[];
@@ -327,11 +324,11 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
         const redisLostBytes = mark ? await cutAppendOnlyFile(redisDir, mark) : undefined;
         return { postgresProcesses: postmaster === undefined ? 0 : 1 + backends.length, redisLostBytes };
       },
-      async startAll(extraEnv) {
+      async startAll() {
         await Promise.all([world.postgres.start(), world.redis.start()]);
-        await processes.http.start(extraEnv);
-        await Promise.all([processes['worker-1'].start(extraEnv), processes['worker-2'].start(extraEnv)]);
-        await processes.gateway.start(extraEnv);
+        await processes.http.start();
+        await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
+        await processes.gateway.start();
         await emulator.waitForBotReady(60_000);
       },
       close,
@@ -373,14 +370,10 @@ function botProcess(name: ProcessName, env: NodeJS.ProcessEnv, lines: string[], 
     get running() {
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     },
-    start(extraEnv = {}) {
+    start() {
       expectingExit = false;
       // node --import tsx, not the tsx binary: a kill reaches the bot itself.
-      const current = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
-        cwd: ROOT,
-        env: { ...env, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const current = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       child = current;
       let tail = '';
       return new Promise<void>((resolve, reject) => {

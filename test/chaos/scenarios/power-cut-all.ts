@@ -18,14 +18,6 @@ import { prng } from './fuzzed-interactions.js';
 /** Songs a second, as the other load scenarios send them. */
 const RATE = 20;
 
-/**
- * A job caught between its create and the record of the task is unconfirmed: the bot never
- * sends it again, and today waits for the task's webhook until the job's deadline (30 minutes
- * by default) before it refunds it. The processes started after a cut use a 2-minute deadline,
- * still far beyond a simulated task's 1.5 s and the ~75 s a cut delays a job by at worst.
- */
-const AFTER_A_CUT = { POLL_DEADLINE_MINUTES: '2' };
-
 export const powerCutAll: Scenario = {
   name: 'power-cut-all',
   title: 'the bot, Redis and Postgres all killed at once (SIGKILL) five times, up to 1 s of Redis writes lost each time',
@@ -74,7 +66,7 @@ export const powerCutAll: Scenario = {
       power.restored = new Promise((resolve) => (powerBack = resolve));
       const cutAt = Date.now();
       const cutDone = await world.powerCut({ redisLostMs });
-      await world.startAll(AFTER_A_CUT);
+      await world.startAll();
       powerBack();
       backInMs.push(Date.now() - cutAt);
       postgresProcesses += cutDone.postgresProcesses;
