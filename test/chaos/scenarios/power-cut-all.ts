@@ -37,6 +37,7 @@ export const powerCutAll: Scenario = {
     const moments: string[] = [];
     const backInMs: number[] = [];
     let sentSoFar = 0;
+    const handles: Array<ReturnType<typeof world.song>> = [];
     let unansweredAfterRestart = 0;
     let redisLostBytes = 0;
     let postgresProcesses = 0;
@@ -57,6 +58,7 @@ export const powerCutAll: Scenario = {
           if (power.restored) await power.restored;
           const n = sentSoFar++;
           const handle = world.song(world.places[n % world.places.length]!, `${prefix} ${n}`);
+          handles.push(handle);
           if (waited) afterRestart.push(handle);
         }
       })();
@@ -86,6 +88,9 @@ export const powerCutAll: Scenario = {
       zero: { ...worst, unansweredAfterRestart },
       info: {
         ...figures!.info,
+        commands: sentSoFar,
+        // Sent as the power went: the gateway died before it could answer, so nothing was accepted.
+        neverAnswered: handles.filter((handle) => handle.response === undefined).length,
         cuts,
         seed,
         backInSecondsMax: Math.round(Math.max(...backInMs) / 100) / 10,
