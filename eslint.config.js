@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.dependency-cruiser.cjs', 'migrations/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', '.dependency-cruiser.cjs', 'migrations/', 'coverage/', 'build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

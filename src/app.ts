@@ -3,7 +3,7 @@
  * each part what it needs. Nothing below this file reads configuration on its own.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { modelListNotice, type Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
@@ -24,11 +24,6 @@ import type { Lifecycle } from './http/health.js';
 import { createServiceAnswerRecorder } from './queue/health.js';
 import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
-
-/** Postgres connections of the front: commands, webhooks, the HTTP server's reads. */
-const FRONT_POOL_SIZE = 20;
-/** Postgres connections of the workers, apart from the front's where a process runs both. */
-const WORKER_POOL_SIZE = 20;
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -61,6 +56,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     pollIntervalMs: config.pollIntervalMs,
     expectedSeconds: { ...DEFAULT_SETTINGS.expectedSeconds, ...config.expectedSeconds },
     account: { lowCredits: config.accountLowCredits, alertChannelId: config.accountAlertChannelId, ownerIds: config.botOwnerIds },
+    webhookEventsRetentionDays: config.webhookEventsRetentionDays,
     ...overrides,
   };
 }
@@ -82,13 +78,18 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
     })());
 
+  const notice = modelListNotice(config);
+  if (notice !== undefined) logger.warn({ variable: 'MUSIC_MODELS', models: config.musicModels.length }, notice);
+
   try {
     const infrastructure = await startInfrastructure(config, logger);
     stops.push(() => infrastructure.stop());
-    const { applied } = await runMigrations(infrastructure.databaseUrl);
-    if (applied > 0) logger.info({ applied }, 'database migrated');
+    if (config.migrateOnStart) {
+      const { applied } = await runMigrations(infrastructure.databaseUrl);
+      if (applied > 0) logger.info({ applied }, 'database migrated');
+    }
 
-    const database = connectDatabase(infrastructure.databaseUrl, { max: FRONT_POOL_SIZE, applicationName: `music-bot ${config.role}` });
+    const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}` });
     stops.push(() => database.close());
     const redis = connectRedis(infrastructure.redisUrl);
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
@@ -147,6 +148,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         lifecycle: () => lifecycle,
         expectGateway: gatewayStarts,
         metricsToken: config.metricsToken,
+        // METRICS_PORT takes metrics and health off the public port (see below).
+        opsRoutes: config.metricsPort === undefined,
         shards,
         ...(interactions && { interactions }),
       });
@@ -156,12 +159,23 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(() => httpServer!.close());
     }
 
-    if (!runs.http && config.metricsPort !== undefined) {
+    if (config.metricsPort !== undefined) {
       // A gateway or worker process has counters of its own, and a load balancer or an
-      // orchestrator needs its health too.
-      const opsServer = buildOpsServer({ db: deps.db, redis, queues, metrics, logger, lifecycle: () => lifecycle, expectGateway: gatewayStarts, metricsToken: config.metricsToken, shards });
-      await opsServer.listen({ port: config.metricsPort, host: '0.0.0.0' });
-      logger.info({ port: config.metricsPort }, 'metrics and health listening');
+      // orchestrator needs its health too; the http role's go here, off its public port.
+      const opsServer = buildOpsServer({
+        db: deps.db,
+        redis,
+        queues,
+        metrics,
+        logger,
+        lifecycle: () => lifecycle,
+        expectGateway: gatewayStarts,
+        metricsToken: config.metricsToken,
+        deploymentGauges: runs.http,
+        shards,
+      });
+      await opsServer.listen({ port: config.metricsPort, host: config.metricsHost });
+      logger.info({ port: config.metricsPort, host: config.metricsHost }, 'metrics and health listening');
       stops.push(() => opsServer.close());
     }
 
@@ -171,7 +185,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection (issue 12). A worker-only process has no front to protect.
-      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: WORKER_POOL_SIZE, applicationName: `music-bot ${config.role} workers` }) : undefined;
+      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role} workers` }) : undefined;
       if (workerDatabase) stops.push(() => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);

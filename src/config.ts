@@ -5,10 +5,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { SPEC_MODELS } from './music-api-spec.js';
+import { MAX_WEBHOOK_URL_LENGTH, SPEC_MODELS } from './music-api-spec.js';
 
 /** The spec's `mv` values: the default of MUSIC_MODELS. */
 export const SPEC_MODEL_LIST = SPEC_MODELS;
+
+/** Where, under PUBLIC_URL, the music service posts a job's webhook: the HTTP server serves this route. */
+export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+
+/** A job's webhook address. Job ids are UUIDs (36 characters), so its length depends on PUBLIC_URL alone. */
+export function webhookUrlFor(publicUrl: string, jobId: string): string {
+  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+}
+
+/** The longest PUBLIC_URL whose webhook addresses fit the service's `webhook_url` limit. */
+export const MAX_PUBLIC_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH - webhookUrlFor('', '00000000-0000-0000-0000-000000000000').length;
 
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
@@ -98,13 +109,15 @@ const envSchema = z.object({
 
   MUSIC_API_URL: optional(httpUrl),
   MUSIC_API_KEY: optional(z.string().min(1, 'the API key of the music service')),
-  MUSIC_MODELS: defaulted(
-    commaList.pipe(z.array(z.string()).min(1, 'at least one model name')).default([...SPEC_MODEL_LIST]),
-  ),
+  // Unset: the spec's list (see musicModelsFromSpec).
+  MUSIC_MODELS: optional(commaList.pipe(z.array(z.string()).min(1, 'at least one model name'))),
   MUSIC_API_TIMEOUT_MS: defaulted(positiveInt(30_000)),
   PERSONA_SONG_COST: defaulted(positiveInt(10)),
 
   DATABASE_URL: optional(postgresUrl),
+  DATABASE_POOL_SIZE: defaulted(z.coerce.number().int('a whole number').min(1, 'a number above 0').max(500, 'at most 500').default(20)),
+  MIGRATE_ON_START: defaulted(booleanFlag(true)),
+  WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
   REDIS_URL: optional(redisUrl),
   DATA_DIR: defaulted(z.string().min(1).default('./data')),
   PUBLIC_URL: optional(
@@ -115,6 +128,7 @@ const envSchema = z.object({
   ),
   HTTP_PORT: defaulted(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535').default(8080)),
   METRICS_PORT: optional(z.coerce.number().int('a whole number').min(0).max(65_535, 'a port from 0 to 65535')),
+  METRICS_HOST: defaulted(z.string().min(1, 'an address to listen on, such as 127.0.0.1').default('0.0.0.0')),
   METRICS_TOKEN: optional(
     z.string().regex(/^[\x21-\x7e]{16,}$/, 'a secret of at least 16 printable characters without spaces, such as the output of openssl rand -hex 32'),
   ),
@@ -182,16 +196,25 @@ const configSchema = envSchema.transform((e) =>
     botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
     musicApiUrl: e.MUSIC_API_URL ?? '',
     musicApiKey: e.MUSIC_API_KEY ?? '',
-    musicModels: Object.freeze([...e.MUSIC_MODELS]),
+    musicModels: Object.freeze([...(e.MUSIC_MODELS ?? SPEC_MODEL_LIST)]),
+    /** MUSIC_MODELS was not set: the models offered are the spec's placeholder names (see `modelListNotice`). */
+    musicModelsFromSpec: e.MUSIC_MODELS === undefined,
     musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
     personaSongCost: e.PERSONA_SONG_COST,
     databaseUrl: e.DATABASE_URL,
+    /** Postgres connections of each pool: the front's, and the workers' where a process runs both. */
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    /** Apply the committed migrations at start; off where a one-shot `npm run db:migrate` does it. */
+    migrateOnStart: e.MIGRATE_ON_START,
+    /** Days a webhook's de-duplication record is kept. */
+    webhookEventsRetentionDays: e.WEBHOOK_EVENTS_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,
     httpPort: e.HTTP_PORT,
-    /** Where a process without the http role serves /metrics, /healthz and /readyz; undefined: nowhere. */
+    /** Where this process serves /metrics, /healthz and /readyz, off the public port; undefined: on HTTP_PORT for the http role, nowhere for the others. */
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
     /** When set, every /metrics of this process answers only `Authorization: Bearer <token>`. */
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
@@ -277,6 +300,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (parsed.success && parsed.data.interactions === 'http' && parsed.data.discordPublicKey === undefined && !byVariable.has('DISCORD_PUBLIC_KEY')) {
     byVariable.set('DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)");
   }
+  if (parsed.success && parsed.data.publicUrl !== undefined && parsed.data.publicUrl.length > MAX_PUBLIC_URL_LENGTH) {
+    const length = webhookUrlFor(parsed.data.publicUrl, '00000000-0000-0000-0000-000000000000').length;
+    byVariable.set(
+      'PUBLIC_URL',
+      `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    );
+  }
   if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
     byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');
   }
@@ -289,6 +319,27 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
+}
+
+/** Whether `url` names this machine by a loopback name or address (localhost, 127.x.x.x, [::1]). */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One line for the operator when the bot offers the spec's model names to a service that is
+ * not a local simulator: the spec writes its model families as placeholders (`ModelA`,
+ * `ModelB`), which the real service refuses. Undefined when MUSIC_MODELS is set, or the
+ * service is on a loopback address.
+ */
+export function modelListNotice(config: Pick<Config, 'musicModelsFromSpec' | 'musicModels' | 'musicApiUrl'>): string | undefined {
+  if (!config.musicModelsFromSpec || config.musicApiUrl === '' || isLoopbackUrl(config.musicApiUrl)) return undefined;
+  return `MUSIC_MODELS is not set, so the spec's model names are offered (${config.musicModels.join(', ')}); they are placeholders the service at ${config.musicApiUrl} may refuse: set MUSIC_MODELS to its real model names`;
 }
 
 /** Every variable the bot reads, for documentation checks. */

@@ -82,6 +82,8 @@ export const OPERATION_COSTS = {
   download: 2,
   /** POST /api/v1/sonic/create-voice */
   voice: 4,
+  /** Sonic concat music (the spec gives its price, not its path). No command uses it yet. */
+  concat: 2,
   /** GET /api/v1/producer/task/{id} and /api/v1/sonic/task/{id}: free for every task type. */
   poll: 0,
 } as const satisfies Record<string, number>;

@@ -180,8 +180,8 @@ export const jobs = pgTable(
     state: text('state').$type<JobState>().notNull().default('queued'),
     cost: integer('cost').notNull(),
     upstreamTaskId: text('upstream_task_id'),
-    /** Signs this job's webhooks. Never logged, never shown. */
-    webhookSecret: text('webhook_secret').notNull(),
+    /** Signs this job's webhooks. Never logged, never shown. Cleared once no webhook can matter (src/pipeline/retention.ts). */
+    webhookSecret: text('webhook_secret'),
     /** Where the answer goes: the deferred interaction reply while its token lives. */
     applicationId: text('application_id'),
     interactionToken: text('interaction_token'),

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { InteractionResponseType, InteractionType, type APIInteraction } from 'discord-api-types/v10';
 import type { HttpInteractionReceiver } from '../discord/http-interactions.js';
 import type { Logger } from '../logger.js';
+import type { RefusalLog } from './refusal-log.js';
 
 export const INTERACTIONS_ROUTE = '/interactions';
 /**
@@ -28,6 +29,8 @@ export interface InteractionsRouteOptions {
   readonly publicKey: string;
   readonly receiver: HttpInteractionReceiver;
   readonly logger: Logger;
+  /** Where refused requests are logged (see refusal-log.ts). */
+  readonly logRefusal: RefusalLog;
   /** Milliseconds since the epoch; tests move it. */
   readonly now?: () => number;
 }
@@ -78,7 +81,7 @@ export function registerInteractionsRoute(app: FastifyInstance, options: Interac
       nowMs: now(),
     });
     if (!verdict.ok) {
-      options.logger.info({ reason: verdict.reason }, 'interaction refused: bad signature');
+      options.logRefusal({ reason: `interaction ${verdict.reason}` }, 'interaction refused: bad signature');
       return reply.code(401).send({ error: 'invalid request signature' });
     }
 

@@ -19,6 +19,7 @@ import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 import { oldestWaitingSeconds } from '../queue/health.js';
 import { registerHealthRoutes, within, type Lifecycle } from './health.js';
+import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
@@ -51,12 +52,21 @@ export interface HttpServerDeps {
   /** This process runs the gateway: `/healthz` reports a missing heartbeat as a gateway down. */
   readonly expectGateway?: boolean;
   /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
-  readonly interactions?: Omit<InteractionsRouteOptions, 'logger'>;
+  readonly interactions?: Omit<InteractionsRouteOptions, 'logger' | 'logRefusal'>;
   /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
+  /**
+   * Serve `/metrics`, `/healthz` and `/readyz` here. False when METRICS_PORT puts them on the ops
+   * server, off the public port. @defaultValue true
+   */
+  readonly opsRoutes?: boolean;
+  /** The ops server of the http role: its `/metrics` also carries the deployment's gauges (queues, jobs, account). */
+  readonly deploymentGauges?: boolean;
+  /** Where strangers' refused requests are logged. @defaultValue createRefusalLog(logger) */
+  readonly refusalLog?: RefusalLog;
   /** This process's gateway shards: sampled for each scrape, and `/readyz` fails while one is down past its grace. */
   readonly shards?: Pick<ShardWatch, 'readiness' | 'sample'>;
-  /** How long the gauges read from Redis and Postgres are reused between scrapes. @defaultValue GAUGES_MAX_AGE_MS */
+  /** How long the deployment's gauges are reused between scrapes. @defaultValue GAUGES_MAX_AGE_MS */
   readonly gaugesMaxAgeMs?: number;
 }
 
@@ -85,11 +95,12 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(status).send({ error: status >= 500 ? 'try again' : error.message });
   };
 
+  const logRefusal = deps.refusalLog ?? createRefusalLog(deps.logger);
   app.post<{ Params: { jobId: string } }>(`${WEBHOOK_ROUTE_PREFIX}/:jobId`, { bodyLimit: WEBHOOK_BODY_LIMIT, errorHandler: webhookErrorHandler }, async (request, reply) => {
     const receivedAt = Date.now();
     const refuse = (status: number, outcome: string, error: string) => {
       deps.metrics.webhooks.inc({ outcome });
-      deps.logger.info({ jobId: request.params.jobId, outcome }, 'webhook refused');
+      logRefusal({ jobId: request.params.jobId, outcome, reason: `webhook ${outcome}` }, 'webhook refused');
       return reply.code(status).send({ error });
     };
 
@@ -100,6 +111,8 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       .from(jobs)
       .where(eq(jobs.id, parsedId.data));
     if (!job) return refuse(404, 'unknown_job', 'unknown job');
+    // Past its retention (long finished): no webhook can change it any more.
+    if (job.secret === null) return refuse(404, 'expired_job', 'unknown job');
 
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const verification = verifyWebhookSignature({
@@ -155,35 +168,34 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
     return reply.code(200).send({ ok: true });
   });
 
-  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger });
+  if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger, logRefusal });
 
-  registerHealthRoutes(app, deps);
-
-  exportDeploymentGauges(deps.metrics);
-  const gauges = atMostEvery(gaugeRefresher(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS);
-  app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
-    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
-    await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
-    deps.shards?.sample();
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
-
+  if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;
 }
 
-/**
- * What a process without the http role serves on METRICS_PORT: `/healthz`, `/readyz` and its
- * own `/metrics` (the counters and histograms it keeps: a gateway's commands and first answers,
- * a worker's submissions and deliveries, and the process's CPU and memory). The gauges read from
- * Postgres and Redis are the deployment's, not the process's, so only the http role exports them.
- */
-export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
+function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): void {
   registerHealthRoutes(app, deps);
+  if (deps.deploymentGauges) exportDeploymentGauges(deps.metrics);
+  const gauges = deps.deploymentGauges ? atMostEvery(gaugeRefresher(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS) : undefined;
   app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
+    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
+    if (gauges) await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
     deps.shards?.sample();
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+}
+
+/**
+ * What a process serves on METRICS_PORT: `/healthz`, `/readyz` and its own `/metrics` (the
+ * counters and histograms it keeps: a gateway's commands and first answers, a worker's
+ * submissions and deliveries, and the process's CPU and memory). The gauges read from Postgres
+ * and Redis are the deployment's, not the process's: only the http role's carries them
+ * (`deploymentGauges`), and with METRICS_PORT set its public port no longer serves any of these.
+ */
+export function buildOpsServer(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: DEFAULT_BODY_LIMIT, requestTimeout: REQUEST_TIMEOUT_MS, http: { headersTimeout: REQUEST_TIMEOUT_MS } });
+  registerOpsRoutes(app, deps);
   return app;
 }
 
@@ -234,7 +246,7 @@ export const FINISHED_COUNTS_MAX_AGE_MS = 5 * 60_000;
  * from Postgres. The open jobs (few, on a partial index) are counted at every call; the
  * finished ones, which grow with history, at most every {@link FINISHED_COUNTS_MAX_AGE_MS}.
  */
-function gaugeRefresher(deps: HttpServerDeps): () => Promise<void> {
+function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): () => Promise<void> {
   const { queues, metrics, db } = deps;
   type Count = { kind: string; state: string; n: number };
   let finished: Count[] = [];

@@ -107,7 +107,7 @@ export interface CreatePersonaSongInput {
   tags?: string;
   /** A sonic model name; omitted: no `mv` is sent. */
   model?: string;
-  webhook?: WebhookTarget;
+  // No webhook: the spec registers webhooks on the producer creates and create-voice only.
 }
 
 /** A task the service accepted. */
@@ -256,7 +256,7 @@ export class MusicApiClient {
     return this.#accepted('createVoice', path, withWebhook({ audio_url: input.audioUrl }, input.webhook), options);
   }
 
-  /** POST /api/v1/sonic/create with `task_type: persona_music`: a song sung by a persona. */
+  /** POST /api/v1/sonic/create with `task_type: persona_music`: a song sung by a persona. Polled: it takes no webhook. */
   async createPersonaSong(input: CreatePersonaSongInput, options?: CallOptions): Promise<TaskAccepted> {
     const operation = 'createPersonaSong';
     const path = API_PATHS.sonicCreate;
@@ -272,7 +272,7 @@ export class MusicApiClient {
     if (!blank(input.title)) body[fields.title] = input.title;
     if (!blank(input.tags)) body[fields.tags] = input.tags;
     if (input.model !== undefined) body[fields.model] = input.model;
-    return this.#accepted(operation, path, withWebhook(body, input.webhook), options);
+    return this.#accepted(operation, path, body, options);
   }
 
   /** GET /api/v1/sonic/task/{id}: create-voice and persona_music tasks. Free. */

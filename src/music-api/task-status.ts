@@ -115,22 +115,19 @@ export function toTaskStatus(envelope: Envelope | z.infer<typeof producerEnvelop
   let persona: { id: string; name: string | undefined } | undefined;
 
   const itemStates: string[] = [];
+  // Each item is read for every result it may carry, since the envelope does not say which task
+  // it ends: a create-voice result may carry an `id` or media beside its `persona_id`, a lyrics
+  // item an `id` beside its text, and a persona song's clips may name their persona. The job's
+  // kind then picks the result it asked for (a voice its persona, lyrics their text).
   for (const item of items) {
     const stateWord = stringField(item, GUESSED_FIELDS.results.clipState);
     if (stateWord !== undefined) itemStates.push(stateWord);
-    // A clip first: a persona song's clips may name their persona too.
-    const clip = toClip(item);
-    if (clip.clipId !== undefined || hasMedia(clip)) {
-      clips.push(clip);
-      continue;
-    }
     const personaId = stringField(item, 'persona_id');
-    if (personaId !== undefined) {
-      persona ??= { id: personaId, name: stringField(item, 'name') };
-      continue;
-    }
+    if (personaId !== undefined) persona ??= { id: personaId, name: stringField(item, 'name') };
     const text = firstString(item, GUESSED_FIELDS.results.lyricsText);
     if (text !== undefined) lyrics ??= { text, title: stringField(item, 'title') };
+    const clip = toClip(item);
+    if (clip.clipId !== undefined || hasMedia(clip)) clips.push(clip);
   }
 
   const state = decideState(envelope.status, itemStates.map(toTaskState), clips, persona !== undefined);

@@ -47,8 +47,8 @@ export interface AccountCheck extends AccountCheckRow {
 
 /**
  * Creates the service may have taken without naming a task (refunded, never sent again): each
- * can explain a negative drift of up to its cost. A job whose task arrived later is counted in
- * the upstream spend instead, so it is not listed.
+ * can explain a negative drift of up to its cost. A job whose task turned up later (a task id,
+ * or a result by webhook) is counted in the upstream spend instead, so it is not listed.
  */
 export interface UncertainSubmissions {
   readonly count: number;
@@ -138,7 +138,7 @@ export async function uncertainSince(executor: Executor, since: Date): Promise<U
     select id, guild_id, kind, cost, submit_uncertain_at as at,
            count(*) over () as total, sum(cost) over () as credits
     from jobs
-    where submit_uncertain_at > ${since.toISOString()} and upstream_task_id is null
+    where submit_uncertain_at > ${since.toISOString()} and upstream_task_id is null and result is null
     order by submit_uncertain_at
     limit ${UNCERTAIN_NAMED}`);
   return {
@@ -169,25 +169,35 @@ export async function refreshAccountGauges(executor: Executor, metrics: Metrics)
   metrics.accountLastCheck.set(row ? row.checkedAt.getTime() / 1000 : Number.NaN);
 }
 
+function sendLowAccountAlert(deps: Pick<PipelineDeps, 'discord' | 'logger' | 'settings'>, balance: number, threshold: number): Promise<boolean> {
+  return tellOwners(deps, english('alert.accountLow', { balance, threshold }), { alert: 'music account low', balance, threshold });
+}
+
+/** Whether the owners can be told anything: an alert channel, or at least one owner to DM. */
+export function ownersReachable(settings: Pick<PipelineDeps['settings'], 'account'>): boolean {
+  return settings.account.alertChannelId !== undefined || settings.account.ownerIds.length > 0;
+}
+
 /**
- * One message to the configured channel, or a DM to each owner. True when it reached someone:
- * an owner who does not take DMs must not make the others get it again at the next check.
+ * One message about the music service account to ACCOUNT_ALERT_CHANNEL_ID, or a DM to each of
+ * BOT_OWNER_IDS. True when it reached someone: an owner who does not take DMs must not make the
+ * others get it again. `context` names the alert in the log lines.
  */
-async function sendLowAccountAlert(
+export async function tellOwners(
   deps: Pick<PipelineDeps, 'discord' | 'logger' | 'settings'>,
-  balance: number,
-  threshold: number,
+  content: string,
+  context: { readonly alert: string } & Record<string, unknown>,
 ): Promise<boolean> {
   const { alertChannelId, ownerIds } = deps.settings.account;
   // Nobody is mentioned, so nobody can be pinged by it.
-  const message = { content: english('alert.accountLow', { balance, threshold }), allowed_mentions: { parse: [] } };
+  const message = { content, allowed_mentions: { parse: [] } };
   if (alertChannelId !== undefined) {
     try {
       await deps.discord.postChannelMessage(alertChannelId, message);
-      deps.logger.info({ channelId: alertChannelId, balance, threshold }, 'music account low: alert posted');
+      deps.logger.info({ ...context, channelId: alertChannelId }, 'account alert posted');
       return true;
     } catch (err) {
-      deps.logger.error({ channelId: alertChannelId, err: describeDiscordError(err) }, 'music account low: alert not posted');
+      deps.logger.error({ ...context, channelId: alertChannelId, err: describeDiscordError(err) }, 'account alert not posted');
       return false;
     }
   }
@@ -197,11 +207,11 @@ async function sendLowAccountAlert(
       await deps.discord.sendDirectMessage(userId, message);
       reached += 1;
     } catch (err) {
-      deps.logger.warn({ userId, err: describeDiscordError(err) }, 'music account low: owner not reached');
+      deps.logger.warn({ ...context, userId, err: describeDiscordError(err) }, 'account alert: owner not reached');
     }
   }
-  if (reached === 0) deps.logger.error({ owners: ownerIds.length, balance, threshold }, 'music account low: alert reached nobody');
-  else deps.logger.info({ reached, balance, threshold }, 'music account low: alert sent');
+  if (reached === 0) deps.logger.error({ ...context, owners: ownerIds.length }, 'account alert reached nobody');
+  else deps.logger.info({ ...context, reached }, 'account alert sent');
   return reached > 0;
 }
 

@@ -31,6 +31,8 @@ export interface PipelineSettings {
   readonly progressEditIntervalMs: number;
   /** The music service account's low-credits alert (src/pipeline/account.ts). */
   readonly account: AccountSettings;
+  /** How long webhook de-duplication records are kept (src/pipeline/retention.ts). */
+  readonly webhookEventsRetentionDays: number;
 }
 
 export interface AccountSettings {
@@ -54,6 +56,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   attachmentLimitBytes: 10 * 1024 * 1024,
   progressEditIntervalMs: 5_000,
   account: { lowCredits: 0, alertChannelId: undefined, ownerIds: [] },
+  webhookEventsRetentionDays: 7,
 };
 
 /** Everything the pipeline's functions and processors need, passed in by the composition root. */

@@ -42,6 +42,7 @@ const ERROR_KEYS: Readonly<Record<string, MessageKey>> = {
   unconfirmed_submission: 'failure.unconfirmed',
   deadline: 'failure.deadline',
   cancelled: 'failure.cancelledQueued',
+  account_refused: 'failure.accountCannotPay',
 };
 
 function errorText(job: JobRow, t: Translator): string {

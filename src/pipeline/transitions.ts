@@ -10,6 +10,7 @@ import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } 
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
+import { takesWebhook } from './upstream.js';
 import { english } from '../i18n/index.js';
 
 export type { JobError } from '../db/schema.js';
@@ -167,10 +168,10 @@ async function arrivedLate(deps: PipelineDeps, jobId: string, status: TaskStatus
 }
 
 /** Not finished by its deadline (or never confirmed): refunded, and marked so an operator sees it. */
-export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean) {
+export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>, uncertain: boolean) {
   return finish(
     deps,
-    jobId,
+    job.id,
     ['submitting', 'submitted'],
     'timed_out',
     { kind: 'refund', reason: uncertain ? 'unconfirmed_submission' : 'deadline' },
@@ -180,7 +181,7 @@ export function timeOutJob(deps: PipelineDeps, jobId: string, uncertain: boolean
             kind: 'unconfirmed_submission',
             message: english('failure.unconfirmed'),
             // Only a webhook can still bring a task the bot never learnt the id of.
-            ...(deps.settings.publicUrl ? { mayArrive: true } : {}),
+            ...(deps.settings.publicUrl && takesWebhook(job.kind) ? { mayArrive: true } : {}),
           }
         : { kind: 'deadline', message: english('failure.deadline') },
     },

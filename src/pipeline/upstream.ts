@@ -30,11 +30,15 @@ export const KINDS_BY_TASK_TYPE = Object.entries(TASK_TYPE_BY_KIND).reduce(
   {} as Record<UpstreamTaskType, JobKind[]>,
 );
 
-/** Where the music service sends a job's webhook: the HTTP server serves this route. */
-export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
+/** Where the music service sends a job's webhook (configuration checks PUBLIC_URL against its length). */
+export { WEBHOOK_ROUTE_PREFIX, webhookUrlFor } from '../config.js';
 
-export function webhookUrlFor(publicUrl: string, jobId: string): string {
-  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
+/**
+ * Whether the operation that submits `kind` takes a webhook. The spec registers `webhook_url`
+ * on the producer creates and sonic create-voice only: a persona song (sonic create) is polled.
+ */
+export function takesWebhook(kind: JobKind): boolean {
+  return kind !== 'persona_song';
 }
 
 export function submitUpstream(
@@ -59,7 +63,6 @@ export function submitUpstream(
         ...(request.lyrics !== undefined && { lyrics: request.lyrics }),
         ...(request.title !== undefined && { title: request.title }),
         ...(request.prompt !== undefined && { tags: request.prompt }),
-        ...hook,
       });
     case 'lyrics':
       return client.createLyrics({ prompt: request.prompt, ...hook });

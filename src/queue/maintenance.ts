@@ -19,6 +19,8 @@ export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, numb
   allowances: 60 * 60_000,
   /** The music service account against the ledger, and its low-credits alert (src/pipeline/account.ts). */
   account: 60 * 60_000,
+  /** Tokens, webhook secrets and webhook records that can no longer be used (src/pipeline/retention.ts). */
+  retention: 10 * 60_000,
 };
 
 export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {

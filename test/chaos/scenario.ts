@@ -12,7 +12,7 @@ export interface ScenarioSize {
 }
 
 export interface ScenarioResult {
-  /** Figures that must be 0: lost, duplicated, doubleCharged, ledgerDrift, crashes, and the scenario's own. */
+  /** Figures that must be 0: lost, duplicated, duplicatedUpstream, doubleCharged, ledgerDrift, crashes, and the scenario's own. */
   readonly zero: Readonly<Record<string, number>>;
   /** Figures reported beside them (jobs, delivered, refunded, how long an outage lasted, …). */
   readonly info: Readonly<Record<string, number | string>>;
@@ -38,11 +38,17 @@ export function auditFigures(audit: Audit, world: ChaosWorld, crashesBefore: num
     zero: {
       lost: audit.lost,
       duplicated: audit.duplicated,
+      duplicatedUpstream: audit.duplicatedUpstream,
       doubleCharged: audit.doubleCharged,
       ledgerDrift: audit.ledgerDrift,
       crashes: crashes.length,
     },
-    info: { jobs: audit.jobs, delivered: audit.delivered, refunded: audit.refunded },
+    info: {
+      jobs: audit.jobs,
+      delivered: audit.delivered,
+      refunded: audit.refunded,
+      ...(audit.uncertain > 0 && { uncertain: audit.uncertain, uncertainKept: audit.uncertainKept }),
+    },
     details: [...audit.details, ...crashes.map((crash) => `crash: ${crash.name} exited (${crash.code ?? crash.signal}): ${crash.tail.slice(-600)}`)],
   };
 }

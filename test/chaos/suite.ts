@@ -16,11 +16,12 @@ export interface ChaosReport {
   readonly line: string;
 }
 
-const TOTALS = ['lost', 'duplicated', 'doubleCharged', 'ledgerDrift', 'crashes', 'acceptedForgeries', 'secrets'] as const;
+const TOTALS = ['lost', 'duplicated', 'duplicatedUpstream', 'doubleCharged', 'ledgerDrift', 'crashes', 'acceptedForgeries', 'secrets'] as const;
 type TotalName = (typeof TOTALS)[number];
 const TOTAL_WORDS: Record<TotalName, string> = {
   lost: 'lost',
   duplicated: 'duplicated',
+  duplicatedUpstream: 'duplicated upstream',
   doubleCharged: 'double-charged',
   ledgerDrift: 'ledger drift',
   crashes: 'crashes',

@@ -22,6 +22,8 @@ import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import { BOT_TOKEN, botEnvironment, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
+import { answerOf, type Answer } from './answers.js';
+import { appendOnlyMark, childrenOf, cutAppendOnlyFile, pidFromFile, signalAll, waitGone, type AppendOnlyMark } from './power.js';
 
 export const PROCESS_NAMES = ['gateway', 'worker-1', 'worker-2', 'http'] as const;
 export type ProcessName = (typeof PROCESS_NAMES)[number] | `extra-${number}`;
@@ -66,11 +68,25 @@ export interface Audit {
   readonly jobs: number;
   readonly delivered: number;
   readonly refunded: number;
-  /** Accepted (a job id was given to the member) but no job row, or a job that never settled. */
+  /**
+   * From Discord's record: a command whose first answer accepted it, for which Discord holds
+   * neither its result nor its refund notice. Beside those, a job the bot never settled (for
+   * commands the world did not send through `song`).
+   */
   readonly lost: number;
-  /** A job whose result reached Discord more than once, or that made more than one upstream task. */
+  /** A job whose result (or whose refund notice) reached Discord more than once. */
   readonly duplicated: number;
-  /** A job with more than one charge or refund, or charged and refunded while it succeeded. */
+  /** From the simulator's record: a job for which the service made more than one task. */
+  readonly duplicatedUpstream: number;
+  /**
+   * Jobs refunded because their submission was unconfirmed (a create that may or may not have
+   * reached the service: a process killed during the call, a 5xx or a reset after sending). Not
+   * a failure: the member paid nothing, and may still get the song free if the task turns up.
+   */
+  readonly uncertain: number;
+  /** Credits the service kept for the tasks of `uncertain` jobs: the price of not sending twice. */
+  readonly uncertainKept: number;
+  /** A job with more than one charge or refund, or charged and refunded while it succeeded (but for an `uncertain` one, delivered free). */
   readonly doubleCharged: number;
   /** Credits that do not add up: ledger against balances, and the guilds' spend against the simulator's charges. */
   readonly ledgerDrift: number;
@@ -97,6 +113,16 @@ export interface ChaosWorld {
   spawnExtra(role: 'gateway' | 'worker' | 'http'): Promise<BotProcess>;
   readonly redis: { stop(): Promise<void>; start(): Promise<void>; flushAll(): Promise<void> };
   readonly postgres: { stop(): Promise<void>; start(): Promise<void> };
+  /**
+   * A power cut: the bot's processes, redis-server and Postgres (postmaster, backends and its
+   * helpers) stopped in one instant and killed (SIGKILL); then Redis's append-only file is cut
+   * back by `redisLostMs` of writes, what a disk under `appendfsync everysec` may not have had
+   * yet. Postgres needs no such cut: with `synchronous_commit = on` every commit it answered is
+   * on disk. `startAll` brings everything back.
+   */
+  powerCut(options?: { redisLostMs?: number }): Promise<PowerCut>;
+  /** Postgres (crash recovery), redis-server (its append-only file) and the four processes, on the same data and ports. */
+  startAll(): Promise<void>;
   /** Every line any bot process wrote, stdout and stderr. */
   logLines(): readonly string[];
   crashes(): readonly Crash[];
@@ -111,6 +137,13 @@ export interface ChaosWorld {
    */
   settleAndAudit(options?: { timeoutMs?: number; prefix?: string }): Promise<Audit>;
   close(): Promise<void>;
+}
+
+export interface PowerCut {
+  /** Postgres processes killed: the postmaster and its children. */
+  readonly postgresProcesses: number;
+  /** Bytes of Redis's append-only file dropped; undefined when none could be (an AOF rewrite in the window). */
+  readonly redisLostBytes: number | undefined;
 }
 
 const SETTLED_STATES = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']);
@@ -142,6 +175,20 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     const db = new pg.Pool({ connectionString: postgres.url, max: 4 });
     db.on('error', () => {});
     cleanups.unshift(() => db.end());
+    // Where postmaster.pid is (run as root, the cluster may be kept elsewhere than pgDir).
+    const pgDataDir = (await db.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
+    // How far Redis's append-only file had grown, every 100 ms over the last 5 s: a power cut
+    // keeps the file as it was up to a second before (appendfsync everysec).
+    const appendOnlyMarks: AppendOnlyMark[] = [];
+    const sampler = setInterval(() => {
+      void appendOnlyMark(redisDir).then((mark) => {
+        if (!mark) return;
+        appendOnlyMarks.push(mark);
+        appendOnlyMarks.splice(0, Math.max(0, appendOnlyMarks.length - 50));
+      });
+    }, 100);
+    sampler.unref();
+    cleanups.unshift(async () => clearInterval(sampler));
 
     const httpPort = await findFreePort();
     const httpUrl = `http://127.0.0.1:${httpPort}`;
@@ -183,6 +230,8 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     await emulator.waitForBotReady(60_000);
 
     const acceptedJobIds = new Map<string, string>();
+    // Every /song sent through `song`, and its first answer as Discord recorded it once it came.
+    const sent: SentSong[] = [];
     // Every message the bot made, as last seen (kept after a delete: a member saw it).
     const messages = new Map<string, EmulatorMessage>();
     cleanups.unshift(async () => unsubscribe());
@@ -228,7 +277,11 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       logLines: () => lines,
       crashes: () => crashes,
       song(place, prompt) {
+        const sentAt = Date.now();
         const handle = emulator.runCommand({ ...place, name: 'song', options: { prompt } });
+        const song: SentSong = { prompt, handle, channelId: place.channelId, answer: undefined };
+        sent.push(song);
+        void answerOf({ prompt, handle, sentAt, duringOutage: false }, 120_000).then((answer) => (song.answer = answer));
         // The member's private acknowledgement names the job: an accepted command must end in a job.
         void handle
           .waitForFollowUp((message) => JOB_ID.test(message.content ?? ''), 120_000)
@@ -241,14 +294,42 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
           'every job to settle',
           async () => {
             const { rows } = await db.query<{ open: number }>(
-              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'timed_out', 'cancelled') or (state = 'succeeded' and delivery_state = 'pending')`,
+              // Ended, and its result or failure posted (a refund notice too: it is what the member gets).
+              `select count(*)::int as open from jobs where state not in ('succeeded', 'failed', 'timed_out', 'cancelled') or (state in ('succeeded', 'failed', 'timed_out') and delivery_state = 'pending')`,
             );
             return rows[0]!.open === 0;
           },
           timeoutMs,
           250,
         ).catch(() => {});
-        return audit(db, sim, messages, acceptedJobIds, prefix);
+        return audit({ db, sim, emulator, messages, accepted: acceptedJobIds, sent, prefix });
+      },
+      async powerCut({ redisLostMs = 0 } = {}) {
+        const cutAt = Date.now();
+        const postmaster = await pidFromFile(path.join(pgDataDir, 'postmaster.pid'));
+        const redisPid = await pidFromFile(path.join(redisDir, 'redis.pid'));
+        const bots = [...PROCESS_NAMES.map((name) => processes[name]), ...extras].filter((bot) => bot.running);
+        const servers = [postmaster, redisPid].filter((pid): pid is number => pid !== undefined);
+        // The instant of the cut: nothing runs on, and the postmaster forks no more, while its children are found.
+        signalAll([...servers, ...bots.map((bot) => bot.pid!)], 'SIGSTOP');
+        const backends = postmaster === undefined ? [] : await childrenOf(postmaster);
+        const children = [...backends, ...(redisPid === undefined ? [] : await childrenOf(redisPid))];
+        signalAll([...servers, ...children], 'SIGKILL');
+        await Promise.all(bots.map((bot) => bot.kill()));
+        await waitGone([...servers, ...children]);
+        postgres = undefined;
+        redis = undefined;
+        // What the disk had: the file as it was `redisLostMs` before the cut.
+        const mark = appendOnlyMarks.findLast((sample) => sample.at <= cutAt - redisLostMs);
+        const redisLostBytes = mark ? await cutAppendOnlyFile(redisDir, mark) : undefined;
+        return { postgresProcesses: postmaster === undefined ? 0 : 1 + backends.length, redisLostBytes };
+      },
+      async startAll() {
+        await Promise.all([world.postgres.start(), world.redis.start()]);
+        await processes.http.start();
+        await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
+        await processes.gateway.start();
+        await emulator.waitForBotReady(60_000);
       },
       close,
     };
@@ -345,6 +426,14 @@ async function redisCommand(port: number, ...words: string[]): Promise<string> {
   });
 }
 
+/** A /song the world sent, and its first answer as Discord recorded it (undefined until there was one). */
+interface SentSong {
+  readonly prompt: string;
+  readonly handle: InteractionHandle;
+  readonly channelId: string;
+  answer: Answer | undefined;
+}
+
 interface JobRow {
   id: string;
   guild_id: string;
@@ -352,15 +441,50 @@ interface JobRow {
   delivery_state: string;
   cost: number;
   prompt: string | null;
+  uncertain: boolean;
   charges: number;
   refunds: number;
   net: number;
 }
 
-async function audit(db: pg.Pool, sim: MusicApiSim, messages: ReadonlyMap<string, EmulatorMessage>, accepted: ReadonlyMap<string, string>, prefix: string): Promise<Audit> {
+interface AuditRecords {
+  readonly db: pg.Pool;
+  readonly sim: MusicApiSim;
+  readonly emulator: DiscordEmulator;
+  /** Every message the bot made, as last seen, deleted ones too. */
+  readonly messages: ReadonlyMap<string, EmulatorMessage>;
+  /** Job ids named by the private acknowledgements, and their prompts. */
+  readonly accepted: ReadonlyMap<string, string>;
+  readonly sent: readonly SentSong[];
+  readonly prefix: string;
+}
+
+/** Discord's colours of a result and of a failure (its refund notice) in the bot's embeds. */
+const FAILURE_COLOUR = 0xed4245;
+
+/**
+ * The job a message gives its final word on, and whether that word is a failure (the refund
+ * notice) or a result: an embed whose footer names the job, but not a progress embed ("Making
+ * your …"); or a private guild's notice in the channel, which names the job in its text.
+ */
+function finalWordOf(message: EmulatorMessage): { jobId: string; failure: boolean } | undefined {
+  for (const embed of message.embeds ?? []) {
+    const id = JOB_ID_ANYWHERE.exec(embed.footer?.text ?? '')?.[1];
+    if (id && !(embed.title ?? '').startsWith('Making your')) return { jobId: id, failure: embed.color === FAILURE_COLOUR };
+  }
+  if (!message.ephemeral && !JOB_ID.test(message.content ?? '')) {
+    const id = JOB_ID_ANYWHERE.exec(message.content ?? '')?.[1];
+    if (id) return { jobId: id, failure: false };
+  }
+  return undefined;
+}
+
+async function audit({ db, sim, emulator, messages, accepted, sent, prefix }: AuditRecords): Promise<Audit> {
   const details: string[] = [];
   const { rows: jobs } = await db.query<JobRow>(
     `select j.id, j.guild_id, j.state, j.delivery_state, j.cost, j.request->>'prompt' as prompt,
+       (j.submit_uncertain_at is not null or j.error->>'kind' = 'unconfirmed_submission'
+         or coalesce(bool_or(l.reason = 'unconfirmed_submission'), false)) as uncertain,
        count(l.id) filter (where l.kind = 'reserve')::int as charges,
        count(l.id) filter (where l.kind in ('refund', 'release'))::int as refunds,
        coalesce(sum(l.amount), 0)::int as net
@@ -369,69 +493,128 @@ async function audit(db: pg.Pool, sim: MusicApiSim, messages: ReadonlyMap<string
      group by j.id`,
     [prefix],
   );
-  const byId = new Map(jobs.map((job) => [job.id, job]));
 
+  // Lost, from Discord's record: every command whose first answer accepted it must have, in
+  // what Discord holds now, its result or its refund notice: in its own reply or follow-ups, or
+  // in the channel for a job its messages name.
+  const lostJobs = new Set<string>();
   let lost = 0;
-  for (const [id, prompt] of accepted) {
-    if (!byId.has(id) && prompt.startsWith(prefix)) {
-      lost += 1;
-      details.push(`lost: job ${id} was accepted but has no row`);
+  const finalsInChannels = new Map<string, Set<string>>();
+  for (const channelId of new Set(sent.map((song) => song.channelId))) {
+    for (const message of emulator.channelMessages(channelId)) {
+      const word = finalWordOf(message);
+      if (word) finalsInChannels.set(channelId, (finalsInChannels.get(channelId) ?? new Set()).add(word.jobId));
     }
   }
-  for (const job of jobs) {
-    const settled = SETTLED_STATES.has(job.state) && !(job.state === 'succeeded' && job.delivery_state === 'pending');
-    if (!settled) {
-      lost += 1;
-      details.push(`lost: job ${job.id} is still ${job.state}/${job.delivery_state}`);
+  for (const song of sent) {
+    if (!song.prompt.startsWith(prefix) || song.answer?.outcome !== 'accepted') continue;
+    const own = [song.handle.original(), ...song.handle.followUps].filter((message): message is EmulatorMessage => message !== undefined);
+    if (own.some((message) => finalWordOf(message) !== undefined)) continue;
+    // The jobs Discord's record ties to this command: named by its acknowledgement (seen when it came) or its progress.
+    const named = new Set<string>();
+    for (const message of own) {
+      const text = [message.content ?? '', ...(message.embeds ?? []).map((embed) => embed.footer?.text ?? '')].join(' ');
+      for (const match of text.matchAll(new RegExp(JOB_ID_ANYWHERE.source, 'g'))) named.add(match[1]!);
     }
+    for (const [jobId, prompt] of accepted) if (prompt === song.prompt) named.add(jobId);
+    if ([...named].some((jobId) => finalsInChannels.get(song.channelId)?.has(jobId))) continue;
+    lost += 1;
+    for (const jobId of named) lostJobs.add(jobId);
+    // What the bot believes of it, for the reader: Discord's record decides.
+    const believed = [...named].map((jobId) => {
+      const job = jobs.find((row) => row.id === jobId);
+      return `job ${jobId}: ${job ? `${job.state}/${job.delivery_state} in the bot's record` : 'no row in the bot'}`;
+    });
+    details.push(`lost: "${song.prompt}" was accepted ("${song.answer.text.slice(0, 60)}"), but Discord holds neither its result nor its refund notice (${believed.join('; ') || 'no job named'})`);
+  }
+  // The bot's record, for commands not sent through `song`: a job that never settled.
+  for (const job of jobs) {
+    const settled = SETTLED_STATES.has(job.state) && !(job.state !== 'cancelled' && job.delivery_state === 'pending');
+    if (settled || lostJobs.has(job.id)) continue;
+    lost += 1;
+    details.push(`lost: job ${job.id} is still ${job.state}/${job.delivery_state}`);
   }
 
-  // The simulator's tasks, matched to jobs by their prompt (each command's prompt is its own).
-  const tasksByPrompt = new Map<string, Array<{ cost: number; refunded: boolean; state: string }>>();
+  // The simulator's tasks, matched to jobs by the job id in their webhook URL, or without one by
+  // their prompt (each command's prompt is its own).
+  type SimTask = { cost: number; refunded: boolean; state: string; taskId: string };
+  const tasksByJob = new Map<string, SimTask[]>();
+  const tasksByPrompt = new Map<string, SimTask[]>();
+  const jobIds = new Set(jobs.map((job) => job.id));
   for (const task of sim.listTasks()) {
     // The prompt travels in a field whose name depends on the task type (`sound` for a song).
     const prompt = Object.values(task.body).find((value): value is string => typeof value === 'string' && value.startsWith('chaos '));
-    if (prompt === undefined) continue;
-    tasksByPrompt.set(prompt, [...(tasksByPrompt.get(prompt) ?? []), { cost: task.cost, refunded: task.refunded, state: task.state }]);
+    if (prompt === undefined || !prompt.startsWith(prefix)) continue;
+    const entry = { cost: task.cost, refunded: task.refunded, state: task.state, taskId: task.taskId };
+    const jobId = task.webhookUrl === undefined ? undefined : JOB_ID_ANYWHERE.exec(task.webhookUrl)?.[1];
+    if (jobId === undefined) tasksByPrompt.set(prompt, [...(tasksByPrompt.get(prompt) ?? []), entry]);
+    else tasksByJob.set(jobId, [...(tasksByJob.get(jobId) ?? []), entry]);
   }
 
-  // A job's final word (its result, or its failure) is an embed whose footer names the job; the
-  // progress embeds ("Making your …") are not. Counted by message: edits of one message are one.
-  const finals = new Map<string, Set<string>>();
+  // A job's final word, by message: edits of one message are one. Deleted messages count (a
+  // member saw them). A refund notice and then the song (an uncertain job delivered free) are two words.
+  const finals = new Map<string, { results: Set<string>; notices: Set<string> }>();
   for (const message of messages.values()) {
-    for (const embed of message.embeds ?? []) {
-      const id = JOB_ID_ANYWHERE.exec(embed.footer?.text ?? '')?.[1];
-      if (!id || (embed.title ?? '').startsWith('Making your')) continue;
-      finals.set(id, new Set([...(finals.get(id) ?? []), message.id]));
-    }
+    const word = finalWordOf(message);
+    if (!word) continue;
+    const words = finals.get(word.jobId) ?? { results: new Set(), notices: new Set() };
+    (word.failure ? words.notices : words.results).add(message.id);
+    finals.set(word.jobId, words);
   }
 
   let duplicated = 0;
+  let duplicatedUpstream = 0;
   let doubleCharged = 0;
   let ledgerDrift = 0;
   let delivered = 0;
   let refunded = 0;
+  let uncertain = 0;
+  let uncertainKept = 0;
   for (const job of jobs) {
-    const tasks = job.prompt === null ? [] : (tasksByPrompt.get(job.prompt) ?? []);
-    const posted = finals.get(job.id)?.size ?? 0;
+    const tasks = [...(tasksByJob.get(job.id) ?? []), ...(job.prompt === null ? [] : (tasksByPrompt.get(job.prompt) ?? []))];
+    const words = finals.get(job.id) ?? { results: new Set(), notices: new Set() };
+    // Refunded because nobody could know whether the service took it: the song may still come, free.
+    const unconfirmed = job.uncertain && job.refunds > 0;
     if (job.delivery_state === 'delivered') delivered += 1;
     if (job.refunds > 0) refunded += 1;
-    if (posted > 1 || tasks.length > 1) {
+    if (words.results.size > 1 || words.notices.size > 1 || (words.results.size > 0 && words.notices.size > 0 && !unconfirmed)) {
       duplicated += 1;
-      details.push(`duplicated: job ${job.id}: ${posted} messages with its outcome, ${tasks.length} upstream tasks`);
+      details.push(`duplicated: job ${job.id}: ${words.results.size} messages with its result, ${words.notices.size} with its failure`);
+    }
+    if (tasks.length > 1) {
+      duplicatedUpstream += 1;
+      details.push(`duplicated upstream: job ${job.id}: ${tasks.length} upstream tasks (${tasks.map((task) => task.taskId).join(', ')})`);
     }
     const chargedWrongly =
-      job.charges > 1 || job.refunds > 1 || (job.state === 'succeeded' && job.refunds > 0) || (job.state !== 'succeeded' && SETTLED_STATES.has(job.state) && job.net !== 0);
+      job.charges > 1 ||
+      job.refunds > 1 ||
+      (job.state === 'succeeded' && job.refunds > 0 && !unconfirmed) ||
+      (job.state !== 'succeeded' && SETTLED_STATES.has(job.state) && job.net !== 0);
     if (chargedWrongly) {
       doubleCharged += 1;
       details.push(`double-charged: job ${job.id} (${job.state}): ${job.charges} charges, ${job.refunds} refunds, net ${job.net}`);
     }
     // The guild paid what the service kept: its net charge for the job's tasks.
     const simNet = tasks.reduce((sum, task) => sum + (task.refunded ? 0 : task.cost), 0);
-    if (SETTLED_STATES.has(job.state) && -job.net !== simNet) {
+    if (unconfirmed) {
+      uncertain += 1;
+      uncertainKept += simNet;
+      // The guild paid nothing, whatever the service kept.
+      if (job.net !== 0) {
+        ledgerDrift += Math.abs(job.net);
+        details.push(`drift: job ${job.id} (${job.state}) was refunded as unconfirmed, yet the guild paid ${-job.net}`);
+      }
+    } else if (SETTLED_STATES.has(job.state) && -job.net !== simNet) {
       ledgerDrift += Math.abs(-job.net - simNet);
       details.push(`drift: job ${job.id} (${job.state}): the guild paid ${-job.net}, the service kept ${simNet}`);
     }
+  }
+  // A task made for a job the bot has no row of: the service kept credits no guild paid.
+  for (const [jobId, tasks] of tasksByJob) {
+    if (jobIds.has(jobId)) continue;
+    const kept = tasks.reduce((sum, task) => sum + (task.refunded ? 0 : task.cost), 0);
+    ledgerDrift += kept;
+    details.push(`drift: the service made ${tasks.length} task(s) for job ${jobId}, which the bot has no row of (kept ${kept})`);
   }
 
   const { rows: balances } = await db.query<{ id: string; balance: number; entries: number }>(`
@@ -442,5 +625,5 @@ async function audit(db: pg.Pool, sim: MusicApiSim, messages: ReadonlyMap<string
       details.push(`drift: guild ${guild.id}: balance ${guild.balance}, ledger says ${guild.entries}`);
     }
   }
-  return { jobs: jobs.length, delivered, refunded, lost, duplicated, doubleCharged, ledgerDrift, details };
+  return { jobs: jobs.length, delivered, refunded, lost, duplicated, duplicatedUpstream, doubleCharged, ledgerDrift, uncertain, uncertainKept, details };
 }

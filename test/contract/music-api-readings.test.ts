@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MusicApiClient, type TaskAccepted, type WebhookTarget } from '../../src/music-api/client.js';
 import type { CostedOperation } from '../../src/music-api/costs.js';
-import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
+import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, OPERATION_COSTS, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
 import { normaliseWebhookPayload, type TaskStatus } from '../../src/music-api/task-status.js';
 import { signWebhook, verifyWebhookSignature, type SignatureScheme } from '../../src/music-api/webhook-signature.js';
 import * as sim from '../../src/sandbox/music-api-sim/contract.js';
@@ -116,8 +116,8 @@ const OPERATION_CASES: OperationCase[] = [
     name: 'createPersonaSong',
     operation: 'personaSong',
     clientCost: 'personaSong',
-    create: (client, webhook) =>
-      client.createPersonaSong({ personaId: 'persona-1', lyrics: 'hello hello', title: 'Echo', tags: 'synthpop', model: 'sonic-v4-5', webhook }),
+    // The sonic create takes no webhook (spec "Events"): a persona song is polled.
+    create: (client) => client.createPersonaSong({ personaId: 'persona-1', lyrics: 'hello hello', title: 'Echo', tags: 'synthpop', model: 'sonic-v4-5' }),
     check: (status) => {
       expect(status.clips).toHaveLength(2);
       expect(status.clips[0]).toMatchObject({ title: 'Echo', tags: 'synthpop', lyrics: 'hello hello', audioUrl: expect.any(String) });
@@ -154,11 +154,23 @@ describe.each(['spec', 'timestamped'] as const)('every create operation, webhook
     c.check(status);
     expect(before - h.sim.getCredits(), 'polling is free on both sides').toBe(h.client.costOf(c.clientCost) + h.client.costOf('poll'));
 
+    if (!('webhookUrl' in sim.REQUEST_FIELDS[c.operation])) {
+      expect(request?.body, `${c.name}: the operation takes no webhook`).not.toHaveProperty('webhook_url');
+      return;
+    }
     const [hook] = await receiver.waitFor(1);
     const verdict = verifyWebhookSignature({ rawBody: hook!.rawBody, secret, headers: hook!.headers });
     expect(verdict, `the client's verifier on a ${scheme}-signed webhook from the simulator`).toMatchObject({ ok: true, scheme });
     const event = normaliseWebhookPayload(hook!.rawBody, hook!.headers);
-    expect(event).toMatchObject({ taskId: task.taskId, status: { state: 'succeeded' } });
+    // The spec's body is the polling body alone; the real service's (timestamped) adds task_id.
+    expect(event).toMatchObject({ taskId: scheme === 'spec' ? undefined : task.taskId, status: { state: 'succeeded' } });
+  });
+});
+
+describe('prices', () => {
+  it('the same credit table, sonic concat music included, though nothing calls it yet', () => {
+    expect(sim.COSTS.concat).toBe(2);
+    expect({ ...sim.COSTS }).toEqual({ ...OPERATION_COSTS });
   });
 });
 

@@ -97,11 +97,11 @@ describe('npm run music-api-sim', () => {
 });
 
 describe('npm run music-api:check', () => {
-  async function check(key: string) {
+  async function check(key: string, env: Record<string, string> = {}) {
     const run = spawn('npx', ['tsx', 'src/scripts/music-api-check.ts'], {
       cwd: root,
       // A clean environment: only what the check needs, so no developer .env value leaks in.
-      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], MUSIC_API_URL: baseUrl, MUSIC_API_KEY: key },
+      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], MUSIC_API_URL: baseUrl, MUSIC_API_KEY: key, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -116,6 +116,20 @@ describe('npm run music-api:check', () => {
     const result = await check('k');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\d+ credits, 0 extra credits/);
+    // A simulator on a loopback address takes the spec's model names: nothing to say about them.
+    expect(result.stderr).toBe('');
+  }, 30_000);
+
+  it("says in one line, for a service that is not local, that the spec's model names are placeholders, unless MUSIC_MODELS is set", async () => {
+    const remote = { MUSIC_API_URL: 'https://music.invalid', MUSIC_API_TIMEOUT_MS: '3000' };
+    const unset = await check('k', remote);
+    expect(unset.code).toBe(1);
+    const notices = unset.stderr.split('\n').filter((line) => line.includes('MUSIC_MODELS'));
+    expect(notices).toEqual([expect.stringMatching(/^MUSIC_MODELS is not set, so the spec's model names are offered \(ModelA 3 Pro, .*ModelB-0\.8\); .*https:\/\/music\.invalid.*set MUSIC_MODELS to its real model names$/)]);
+    const set = await check('k', { ...remote, MUSIC_MODELS: 'FUZZ-2.0,Lyria 3 Pro' });
+    expect(set.code).toBe(1);
+    expect(set.stderr).toContain('could not reach the music service');
+    expect(set.stderr).not.toContain('MUSIC_MODELS');
   }, 30_000);
 
   it('prints the mapped error, without the key, and exits 1', async () => {

@@ -59,6 +59,18 @@ describe('validation', () => {
     expect((await call(s, 'POST', '/api/v1/sonic/create', { task_type: 'cover', persona_id: 'p' })).status).toBe(400);
   });
 
+  it('takes webhook fields where the spec registers them (producer creates, create-voice), not on the sonic create', async () => {
+    const s = await start();
+    const webhook = { webhook_url: 'https://hooks.example.com/w', webhook_secret: 's' };
+    expect((await call(s, 'POST', '/api/v1/sonic/create-voice', { audio_url: 'https://files.example.com/v.mp3', ...webhook })).status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/producer/lyrics-create', { prompt: 'rain', ...webhook })).status).toBe(200);
+    const persona = { task_type: 'persona_music', persona_id: 'p', custom_mode: true, prompt: 'la la' };
+    expect((await call(s, 'POST', '/api/v1/sonic/create', persona)).status).toBe(200);
+    const refused = await call(s, 'POST', '/api/v1/sonic/create', { ...persona, ...webhook });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ type: 'validation_error' });
+  });
+
   it('accepts every spec model exactly as written, and an exactly 1024-character HTTPS webhook', async () => {
     const s = await start();
     for (const mv of ['ModelA 3 Pro', 'ModelA 3 preview', 'ModelB-3-Demo', 'ModelB-0.8']) {

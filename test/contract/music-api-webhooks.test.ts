@@ -12,7 +12,7 @@ async function setup(simOptions: Parameters<typeof harnessForTest>[0] = {}, answ
 }
 
 describe('webhook delivery', () => {
-  it("signs with the spec's scheme; the body is the polling envelope plus task_id", async () => {
+  it("signs with the spec's scheme; the body is exactly the polling body, nothing added", async () => {
     const { h, r } = await setup();
     const task = await h.client.createSong({ sound: 'harp', webhook: { url: r.url, secret } });
     const [hook] = await r.waitFor(1);
@@ -24,12 +24,21 @@ describe('webhook delivery', () => {
     expect(hook!.headers['x-webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
 
     const event = normaliseWebhookPayload(hook!.rawBody, hook!.headers);
-    expect(event.taskId).toBe(task.taskId);
+    expect(event.taskId).toBeUndefined();
     expect(event.status.state).toBe('succeeded');
     const polled = await h.client.getProducerTask(task.taskId);
-    const { task_id: _taskId, ...envelope } = JSON.parse(hook!.rawBody.toString()) as Record<string, unknown>;
-    expect(envelope).toEqual(polled.raw);
+    expect(JSON.parse(hook!.rawBody.toString())).toEqual(polled.raw);
     expect(event.status.clips).toEqual(polled.clips);
+  });
+
+  it.each(['base64', 'base64url'] as const)("signs the spec's scheme in %s when told to; the client verifies it", async (encoding) => {
+    const { h, r } = await setup({ signatureEncoding: encoding });
+    await h.client.createSong({ sound: 'harp', webhook: { url: r.url, secret } });
+    const [hook] = await r.waitFor(1);
+    const written = hook!.headers['x-webhook-signature'];
+    expect(Buffer.from(String(written), encoding).toString(encoding)).toBe(written);
+    expect(verifyWebhookSignature({ rawBody: hook!.rawBody, secret, headers: hook!.headers })).toMatchObject({ ok: true, scheme: 'spec' });
+    expect(verifyWebhookSignature({ rawBody: hook!.rawBody, secret: 'not-the-secret', headers: hook!.headers })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
   it("signs with the real service's timestamped scheme and sends its event headers", async () => {
@@ -49,6 +58,9 @@ describe('webhook delivery', () => {
 
     const event = normaliseWebhookPayload(hook!.rawBody, hook!.headers);
     expect(event).toMatchObject({ taskId: task.taskId, platform: 'producer', event: 'song.completed', eventId: hook!.headers['x-webhook-id'] });
+    // The notes' additions, and nothing else, beside the polling body.
+    const { task_id: _taskId, platform: _platform, event: _event, ...envelope } = JSON.parse(hook!.rawBody.toString()) as Record<string, unknown>;
+    expect(envelope).toEqual((await h.client.getProducerTask(task.taskId)).raw);
   });
 
   it('reports a failed task too, after the refund', async () => {
@@ -68,6 +80,7 @@ describe('webhook delivery', () => {
     expect(verifyWebhookSignature({ rawBody: hook!.rawBody, secret, headers: hook!.headers }).ok).toBe(true);
     const event = normaliseWebhookPayload(hook!.rawBody);
     const polled = await h.client.getSonicTask(voice.taskId);
+    expect(JSON.parse(hook!.rawBody.toString())).toEqual(polled.raw);
     expect(event.status).toMatchObject({ state: 'succeeded', personaId: polled.personaId, personaName: polled.personaName });
   });
 

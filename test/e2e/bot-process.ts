@@ -38,6 +38,8 @@ export interface E2E extends Stack {
   delivered(jobId: string, timeoutMs?: number): Promise<{ state: string; deliveryState: string }>;
   /** SIGKILL, as a crash or an OOM kill would. */
   kill(): Promise<void>;
+  /** The bot process's id while it runs. */
+  readonly pid: number | undefined;
   /** SIGTERM, as `docker stop` sends it through the image's init, and the way the process ended. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** `npm start` again on the same Postgres and Redis. */
@@ -185,6 +187,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       const exited = new Promise((resolve) => current.once('exit', resolve));
       current.kill('SIGKILL');
       await exited;
+    },
+    get pid() {
+      return child?.exitCode === null ? child.pid : undefined;
     },
     async stop() {
       const current = child;

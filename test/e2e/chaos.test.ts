@@ -1,10 +1,12 @@
 /**
  * The short chaos suite (issue 13): every scenario of `npm run chaos`, with a few jobs each, so
- * that a regression shows in CI. Then the audit itself is put to the test: a charge made twice
- * and a result posted twice must show in its figures, or the suite's zeros would prove nothing.
+ * that a regression shows in CI. Then the audit itself is put to the test: a charge made twice,
+ * a result posted twice, a result gone from Discord while the bot thinks it delivered, and a
+ * second upstream task for one job must each show in its figures, or the suite's zeros would
+ * prove nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN } from '../bench/support.js';
+import { BOT_TOKEN, SIM_KEY } from '../bench/support.js';
 import { runChaos } from '../chaos/suite.js';
 import { SCENARIOS } from '../chaos/scenarios/index.js';
 import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
@@ -24,7 +26,7 @@ describe('the chaos suite, short', () => {
     expect(failed.map((scenario) => ({ name: scenario.name, zero: scenario.zero, details: scenario.details.slice(0, 10) }))).toEqual([]);
     expect(report.scenarios.map((scenario) => scenario.name)).toEqual([...short.map((scenario) => scenario.name), 'secrets']);
     expect(report.totals.jobs).toBeGreaterThan(0);
-    expect(report.line).toMatch(/^chaos: \d+ jobs, lost 0, duplicated 0, double-charged 0, ledger drift 0, crashes 0, accepted forgeries 0, secrets 0$/);
+    expect(report.line).toMatch(/^chaos: \d+ jobs, lost 0, duplicated 0, duplicated upstream 0, double-charged 0, ledger drift 0, crashes 0, accepted forgeries 0, secrets 0$/);
   }, 240_000);
 
   it('the audit sees a job charged twice and a result posted twice', async () => {
@@ -59,5 +61,51 @@ describe('the chaos suite, short', () => {
     expect(audit).toMatchObject({ jobs: 1, duplicated: 1, doubleCharged: 1 });
     // The extra charge is in the ledger but not in the balance, nor in the service's charges.
     expect(audit.ledgerDrift).toBeGreaterThanOrEqual(2 * job.cost);
+  }, 120_000);
+
+  it('counts as lost a result the bot recorded as delivered but Discord no longer holds', async () => {
+    const prefix = 'chaos audit-lost';
+    const handle = world.song(world.places[1]!, `${prefix} 0`);
+    await handle.waitForResponse(30_000);
+    const clean = await world.settleAndAudit({ prefix, timeoutMs: 60_000 });
+    expect(clean).toMatchObject({ jobs: 1, delivered: 1, lost: 0 });
+    const { rows } = await world.db.query<{ id: string }>(`select id from jobs where request->>'prompt' = $1`, [`${prefix} 0`]);
+    const jobId = rows[0]!.id;
+    expect(handle.original()?.embeds?.some((embed) => embed.footer?.text?.includes(jobId))).toBe(true);
+
+    // The result taken out of Discord's record behind the bot's back: its row still says delivered.
+    const response = await fetch(`${world.emulator.apiUrl}/v10/webhooks/${world.emulator.applicationId}/${handle.token}/messages/@original`, { method: 'DELETE' });
+    expect(response.status).toBe(204);
+    expect(handle.original()).toBeUndefined();
+
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
+    expect(audit).toMatchObject({ jobs: 1, delivered: 1, lost: 1, duplicated: 0 });
+    expect(audit.details).toContainEqual(expect.stringContaining(`lost: "${prefix} 0" was accepted`));
+  }, 120_000);
+
+  it('counts a second upstream task made for one job', async () => {
+    const prefix = 'chaos audit-upstream';
+    const prompt = `${prefix} 0`;
+    const handle = world.song(world.places[2]!, prompt);
+    await handle.waitForResponse(30_000);
+    const clean = await world.settleAndAudit({ prefix, timeoutMs: 60_000 });
+    expect(clean).toMatchObject({ jobs: 1, delivered: 1, duplicatedUpstream: 0 });
+    const { rows } = await world.db.query<{ cost: number }>(`select cost from jobs where request->>'prompt' = $1`, [prompt]);
+
+    // The bot's create sent a second time, webhook URL (and so the job's id) and all, as a retry after an unclear answer would.
+    const create = world.sim.requests.find((request) => request.method === 'POST' && (request.body as Record<string, unknown> | undefined)?.['sound'] === prompt);
+    expect(create).toBeDefined();
+    const again = await fetch(`${world.sim.url}${create!.path}${create!.query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SIM_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(create!.body),
+    });
+    expect(again.status).toBe(200);
+    expect(world.sim.listTasks().filter((task) => task.body['sound'] === prompt)).toHaveLength(2);
+
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
+    expect(audit).toMatchObject({ jobs: 1, duplicatedUpstream: 1 });
+    // The service kept the second task's price, which no guild paid (the test above left a guild's drift of its own).
+    expect(audit.ledgerDrift).toBe(clean.ledgerDrift + rows[0]!.cost);
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  * queue entries in hand are released, the process exits 0, and a new start finishes every job once.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,5 +59,7 @@ describe('the production entry point', () => {
       expect(await ledgerOfJob(bot.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     }
     expect(tasks()).toHaveLength(4);
+    const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${bot.pid}/status`, 'utf8'))?.[1];
+    console.log(`[figure] the compiled bot (ROLE=all) after four songs: RSS ${Math.round(Number(rss) / 1024)} MB`);
   }, 120_000);
 });

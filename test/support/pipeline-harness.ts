@@ -8,7 +8,7 @@ import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { once } from 'node:events';
 import { startApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
 import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
@@ -37,6 +37,8 @@ export interface HarnessOptions {
   readonly env?: Record<string, string>;
   /** The Discord emulator's options, e.g. its rate limits. */
   readonly emulator?: Partial<DiscordEmulatorOptions>;
+  /** The bot's logger. @defaultValue silentLogger */
+  readonly logger?: Logger;
 }
 
 export interface Harness extends Stack {
@@ -57,7 +59,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const config = loadConfig({
     env: { ...stack.env, HTTP_PORT: String(httpPort), PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent', POLL_MAX_PER_SECOND: '50', ...options.env },
   });
-  const app = await startApp(config, silentLogger, {
+  const app = await startApp(config, options.logger ?? silentLogger, {
     parts: { gateway: false, worker: true, http: true },
     queuePrefix: stack.prefix,
     settings: { ...FAST_SETTINGS, ...options.settings },

@@ -40,9 +40,29 @@ describe('npm start with a bad configuration', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 40_000);
 
+  it("with a PUBLIC_URL too long for the service's webhook_url limit says so in one line and exits 1", async () => {
+    const result = await start({ ...valid, PUBLIC_URL: `https://bot.example.com/${'x'.repeat(1000)}` });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^PUBLIC_URL: expected at most 972 characters: .*1024/)]);
+  }, 40_000);
+
   it('with a bad MUSIC_API_URL names it and exits 1', async () => {
     const result = await start({ ...valid, MUSIC_API_URL: 'ftp//nowhere' });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^MUSIC_API_URL: expected /)]);
   }, 40_000);
+});
+
+describe("npm start with the spec's model list", () => {
+  it("says in one line that the spec's model names are placeholders when MUSIC_MODELS is unset and the service is not local", async () => {
+    // Postgres and Redis refuse at once: start-up gets far enough to speak, then stops.
+    const unreachable = { DATABASE_URL: 'postgres://127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' };
+    const notices = (output: string) => output.split('\n').filter((line) => line.includes('MUSIC_MODELS is not set'));
+    const unset = await start({ ...valid, ...unreachable });
+    expect(unset.stdout).toContain('start-up failed');
+    expect(notices(unset.stdout)).toEqual([expect.stringContaining("the spec's model names are offered (ModelA 3 Pro")]);
+    const set = await start({ ...valid, ...unreachable, MUSIC_MODELS: 'FUZZ-2.0' });
+    expect(set.stdout).toContain('start-up failed');
+    expect(notices(set.stdout)).toEqual([]);
+  }, 60_000);
 });

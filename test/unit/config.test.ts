@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SPEC_MODEL_LIST } from '../../src/config.js';
+import { ConfigError, loadConfig, MAX_PUBLIC_URL_LENGTH, modelListNotice, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../src/music-api-spec.js';
 
 const complete = {
   DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
@@ -59,6 +61,29 @@ describe('loadConfig', () => {
     );
   });
 
+  it("refuses, in one line, a PUBLIC_URL whose webhook addresses would pass the service's 1024 characters", () => {
+    const base = 'https://bot.example.com/';
+    const publicUrl = (length: number) => `${base}${'a'.repeat(length - base.length)}`;
+    const longest = publicUrl(MAX_PUBLIC_URL_LENGTH);
+    const config = loadConfig({ env: { ...complete, PUBLIC_URL: longest } });
+    expect(webhookUrlFor(config.publicUrl!, randomUUID())).toHaveLength(MAX_WEBHOOK_URL_LENGTH);
+    const problems = problemsOf({ ...complete, PUBLIC_URL: publicUrl(MAX_PUBLIC_URL_LENGTH + 1) });
+    expect(problems).toEqual([expect.stringMatching(/^PUBLIC_URL: expected at most 972 characters: .* would be 1025, .* at most 1024$/)]);
+  });
+
+  it("has a one-line notice when the spec's placeholder models would be offered to a service that is not local", () => {
+    const notice = modelListNotice(loadConfig({ env: complete }));
+    expect(notice).toMatch(/^MUSIC_MODELS is not set, so the spec's model names are offered \(ModelA 3 Pro, ModelA 3 preview, .*, ModelB-0\.8\); .* https:\/\/api\.example\.com .*: set MUSIC_MODELS to its real model names$/);
+    expect(notice).not.toContain('\n');
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_MODELS: 'FUZZ-2.0' } }))).toBeUndefined();
+    // The spec's names spelled out in full are still the operator's choice.
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_MODELS: SPEC_MODEL_LIST.join(',') } }))).toBeUndefined();
+    for (const local of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) {
+      expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_API_URL: local } })), local).toBeUndefined();
+    }
+    expect(modelListNotice(loadConfig({ env: { ...complete, MUSIC_API_URL: 'https://127.0.0.1.example.com' } }))).toBeDefined();
+  });
+
   it('reads MUSIC_MODELS and BOT_OWNER_IDS as comma-separated lists', () => {
     const config = loadConfig({
       env: { ...complete, MUSIC_MODELS: 'FUZZ-2.0, FUZZ-2.0 Pro ,Lyria 3 Pro', BOT_OWNER_IDS: '123456789012345678' },
@@ -111,6 +136,21 @@ describe('the music account alert variables', () => {
     ]);
     expect(problemsOf({ ...complete, ACCOUNT_LOW_CREDITS: '-1' })).toEqual(['ACCOUNT_LOW_CREDITS: expected a number of 0 or more']);
     expect(problemsOf({ ...complete, ACCOUNT_ALERT_CHANNEL_ID: '#ops' })).toEqual(['ACCOUNT_ALERT_CHANNEL_ID: expected a Discord id (17 to 20 digits)']);
+  });
+});
+
+describe('deployment variables', () => {
+  it('default to 20 connections a pool, a migration at start, and metrics on every interface of METRICS_PORT', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ databasePoolSize: 20, migrateOnStart: true, metricsHost: '0.0.0.0', metricsPort: undefined });
+  });
+
+  it('read a pool size, a migration left to a one-shot service, and a private metrics address', () => {
+    const config = loadConfig({ env: { ...complete, DATABASE_POOL_SIZE: '8', MIGRATE_ON_START: 'false', METRICS_PORT: '9100', METRICS_HOST: '127.0.0.1' } });
+    expect(config).toMatchObject({ databasePoolSize: 8, migrateOnStart: false, metricsPort: 9100, metricsHost: '127.0.0.1' });
+  });
+
+  it('refuse a pool of no connections', () => {
+    expect(problemsOf({ ...complete, DATABASE_POOL_SIZE: '0' })).toEqual([expect.stringContaining('DATABASE_POOL_SIZE')]);
   });
 });
 

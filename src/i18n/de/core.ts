@@ -128,6 +128,9 @@ export const core: Translation<typeof english> = {
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Ein Moderator kann sie aufladen.',
   'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance}** Credits (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, wenn es sich erholt hat.',
 
+  'alert.accountRefused': 'Der Musikdienst hat eine Anfrage mit 402 abgelehnt ({operation}): Dem Konto fehlen Credits, oder sein Tarif erlaubt diesen Vorgang nicht. Bitte Guthaben und Tarif beim Dienst prüfen. Weitere Ablehnungen in den nächsten {minutes} Minuten werden nicht gemeldet.',
+  'failure.accountCannotPay': 'Das Konto des Bots beim Musikdienst kann das gerade nicht bezahlen: Es fehlen Credits, oder sein Tarif umfasst es nicht. Die Betreiber des Bots wissen Bescheid.',
+
   'credits.error.unknownGuild': 'Dieser Server hat noch kein Credit-Konto.',
   'credits.error.insufficientCredits': 'Dieser Server hat dafür nicht genug Credits.',
   'credits.error.invalidAmount': 'Diese Menge an Credits ist ungültig.',
@@ -143,7 +146,7 @@ export const core: Translation<typeof english> = {
 
   'musicApi.error.validation': 'Der Musikdienst hat die Anfrage als ungültig abgelehnt. Prüfe Beschreibung und Optionen und versuch es noch einmal.',
   'musicApi.error.unauthorized': 'Der Bot ist beim Musikdienst nicht autorisiert. Bitte sag einem Administrator Bescheid.',
-  'musicApi.error.insufficientCredits': 'Das Konto beim Musikdienst hat keine Credits mehr. Bitte sag einem Administrator Bescheid.',
+  'musicApi.error.insufficientCredits': 'Das Konto des Bots beim Musikdienst kann das gerade nicht bezahlen: Es fehlen Credits, oder sein Tarif umfasst es nicht. Bitte sag einem Administrator Bescheid.',
   'musicApi.error.endpointRetired': 'Der Musikdienst bietet diese Art der Generierung nicht mehr an.',
   'musicApi.error.notFound': 'Der Musikdienst kennt diesen Auftrag nicht.',
   'musicApi.error.rateLimited': 'Der Musikdienst hat gerade zu viele Anfragen. Bitte versuch es gleich noch einmal.',

@@ -132,6 +132,9 @@ export const core = {
   'alert.lowBalance': 'This server’s music credits are low: {balance} left (alert below {below}). A moderator can top them up.',
   'alert.accountLow': 'The music service account is low: **{balance}** credits left (alert below {threshold}). Top it up at the service; the next alert comes only after it has recovered.',
 
+  'alert.accountRefused': 'The music service refused a request with 402 ({operation}): its account has too few credits, or its plan does not allow this operation. Check the balance and the plan at the service. Further refusals in the next {minutes} minutes are not reported.',
+  'failure.accountCannotPay': 'The bot’s music service account cannot pay for this right now: too few credits, or its plan does not include it. The bot’s owners know.',
+
   'credits.error.unknownGuild': 'This server has no credit account yet.',
   'credits.error.insufficientCredits': 'This server does not have enough credits for that.',
   'credits.error.invalidAmount': 'That amount of credits is not valid.',
@@ -147,7 +150,7 @@ export const core = {
 
   'musicApi.error.validation': 'The music service refused the request as invalid. Check the prompt and options, then try again.',
   'musicApi.error.unauthorized': 'The bot is not authorised with the music service. Please tell an administrator.',
-  'musicApi.error.insufficientCredits': 'The music service account has run out of credits. Please tell an administrator.',
+  'musicApi.error.insufficientCredits': 'The bot’s music service account cannot pay for this right now: too few credits, or its plan does not include it. Please tell an administrator.',
   'musicApi.error.endpointRetired': 'The music service no longer offers that kind of generation.',
   'musicApi.error.notFound': 'The music service does not know that task.',
   'musicApi.error.rateLimited': 'The music service is busy with too many requests. Please try again in a moment.',

@@ -130,6 +130,9 @@ export const core: Translation<typeof english> = {
   'alert.lowBalance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). Un moderador puede recargarlos.',
   'alert.accountLow': 'A la cuenta del servicio de música le quedan pocos créditos: **{balance}** (aviso por debajo de {threshold}). Recárgala en el servicio; el próximo aviso llegará solo cuando se haya recuperado.',
 
+  'alert.accountRefused': 'El servicio de música rechazó una petición con 402 ({operation}): a su cuenta le faltan créditos o su plan no permite esta operación. Revisa el saldo y el plan en el servicio. Los rechazos de los próximos {minutes} minutos no se vuelven a avisar.',
+  'failure.accountCannotPay': 'La cuenta del bot en el servicio de música no puede pagar esto ahora: le faltan créditos o su plan no lo incluye. Los propietarios del bot ya lo saben.',
+
   'credits.error.unknownGuild': 'Este servidor todavía no tiene cuenta de créditos.',
   'credits.error.insufficientCredits': 'Este servidor no tiene suficientes créditos para eso.',
   'credits.error.invalidAmount': 'Esa cantidad de créditos no es válida.',
@@ -145,7 +148,7 @@ export const core: Translation<typeof english> = {
 
   'musicApi.error.validation': 'El servicio de música rechazó la petición por no ser válida. Revisa la descripción y las opciones e inténtalo de nuevo.',
   'musicApi.error.unauthorized': 'El bot no está autorizado en el servicio de música. Avisa a un administrador.',
-  'musicApi.error.insufficientCredits': 'La cuenta del servicio de música se ha quedado sin créditos. Avisa a un administrador.',
+  'musicApi.error.insufficientCredits': 'La cuenta del bot en el servicio de música no puede pagar esto ahora: le faltan créditos o su plan no lo incluye. Avisa a un administrador.',
   'musicApi.error.endpointRetired': 'El servicio de música ya no ofrece ese tipo de generación.',
   'musicApi.error.notFound': 'El servicio de música no conoce esa tarea.',
   'musicApi.error.rateLimited': 'El servicio de música está saturado de peticiones. Inténtalo de nuevo en un momento.',

@@ -130,6 +130,9 @@ export const core: Translation<typeof english> = {
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Um moderador pode recarregar.',
   'alert.accountLow': 'A conta do serviço de música está com poucos créditos: restam **{balance}** (alerta abaixo de {threshold}). Recarregue no serviço; o próximo alerta só vem depois que ela se recuperar.',
 
+  'alert.accountRefused': 'O serviço de música recusou uma solicitação com 402 ({operation}): faltam créditos na conta, ou o plano dela não permite esta operação. Confira o saldo e o plano no serviço. Recusas nos próximos {minutes} minutos não são avisadas de novo.',
+  'failure.accountCannotPay': 'A conta do bot no serviço de música não pode pagar por isso agora: faltam créditos, ou o plano dela não inclui isso. Os donos do bot já sabem.',
+
   'credits.error.unknownGuild': 'Este servidor ainda não tem uma conta de créditos.',
   'credits.error.insufficientCredits': 'Este servidor não tem créditos suficientes para isso.',
   'credits.error.invalidAmount': 'Essa quantidade de créditos não é válida.',
@@ -145,7 +148,7 @@ export const core: Translation<typeof english> = {
 
   'musicApi.error.validation': 'O serviço de música recusou o pedido por ser inválido. Confira a descrição e as opções e tente de novo.',
   'musicApi.error.unauthorized': 'O bot não está autorizado no serviço de música. Avise um administrador.',
-  'musicApi.error.insufficientCredits': 'A conta do serviço de música ficou sem créditos. Avise um administrador.',
+  'musicApi.error.insufficientCredits': 'A conta do bot no serviço de música não pode pagar por isso agora: faltam créditos, ou o plano dela não inclui isso. Avise um administrador.',
   'musicApi.error.endpointRetired': 'O serviço de música não oferece mais esse tipo de geração.',
   'musicApi.error.notFound': 'O serviço de música não conhece essa tarefa.',
   'musicApi.error.rateLimited': 'O serviço de música está recebendo pedidos demais. Tente de novo daqui a pouco.',

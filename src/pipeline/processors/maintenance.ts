@@ -9,6 +9,7 @@ import { applyDueAllowances } from '../../credits/index.js';
 import { checkAccount } from '../account.js';
 import type { PipelineDeps } from '../deps.js';
 import { reconcile } from '../reconcile.js';
+import { applyRetention } from '../retention.js';
 import type { MaintenanceTask } from '../../queue/queues.js';
 
 export function createMaintenanceProcessor(deps: PipelineDeps) {
@@ -19,6 +20,7 @@ export function createMaintenanceProcessor(deps: PipelineDeps) {
       for (const failure of result.failed) deps.logger.error({ guildId: failure.guildId, err: failure.error }, 'allowance failed');
     },
     account: async () => void (await checkAccount(deps, 'hourly')),
+    retention: async () => void (await applyRetention(deps)),
   };
   return async (entry: Job): Promise<void> => {
     const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;

@@ -10,10 +10,11 @@
 import { DelayedError, type Job } from 'bullmq';
 import { showProgress } from '../deliver.js';
 import { isMusicApiError, type TaskStatus } from '../../music-api/index.js';
+import type { JobKind } from '../../db/schema.js';
 import type { PipelineDeps, PipelineSettings } from '../deps.js';
 import { getJob } from '../job-rows.js';
 import { completeJob, timeOutJob } from '../transitions.js';
-import { pollUpstream } from '../upstream.js';
+import { pollUpstream, takesWebhook } from '../upstream.js';
 import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
 
@@ -26,9 +27,9 @@ export const BACKUP_FIRST_POLL_SHARE = 1;
 /** Webhooks on: each later (backup) poll waits this share of the time since submission (within the interval's bounds). */
 export const BACKUP_POLL_SPACING_SHARE = 0.4;
 
-/** Whether webhooks are on for these settings, so that polls are only the backup. */
-export function webhooksOn(settings: Pick<PipelineSettings, 'publicUrl'>): boolean {
-  return Boolean(settings.publicUrl);
+/** Whether a job of `kind` is told of its end by webhook, so that polls are only the backup. */
+export function webhooksOn(settings: Pick<PipelineSettings, 'publicUrl'>, kind: JobKind): boolean {
+  return Boolean(settings.publicUrl) && takesWebhook(kind);
 }
 
 /**
@@ -104,7 +105,7 @@ export function createPollProcessor(deps: PipelineDeps) {
     const polledAt = Date.now();
     if (job.deadlineAt && now >= job.deadlineAt) {
       deps.logger.warn({ jobId, uncertain: !job.upstreamTaskId }, 'job passed its deadline; refunding');
-      if (await timeOutJob(deps, jobId, !job.upstreamTaskId)) await deliverNowOrLater(deps, jobId);
+      if (await timeOutJob(deps, job, !job.upstreamTaskId)) await deliverNowOrLater(deps, jobId);
       return;
     }
 
@@ -131,7 +132,7 @@ export function createPollProcessor(deps: PipelineDeps) {
     const untilDeadline = job.deadlineAt ? job.deadlineAt.getTime() - now.getTime() : Infinity;
     // Timed from submission (or from the unconfirmed attempt, when the service never named a task).
     const since = job.submittedAt ?? job.submitUncertainAt ?? job.createdAt;
-    const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline, webhooksOn(deps.settings));
+    const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline, webhooksOn(deps.settings, job.kind));
     await entry.updateData({ jobId, attempt: attempt + 1 });
     await entry.moveToDelayed(polledAt + delay, token);
     throw new DelayedError();

@@ -5,7 +5,7 @@
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
-import { english } from '../../i18n/index.js';
+import { submissionFailure } from '../account-refusal.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
@@ -29,7 +29,7 @@ import { backoffWithJitter, deliverNowOrLater } from './shared.js';
  */
 export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
   const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
-  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings));
+  return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings, job.kind));
 }
 
 /**
@@ -41,8 +41,8 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
 async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
   await markSubmitUncertain(deps, job.id);
   deps.metrics.submissionsUncertain.inc({ kind: job.kind });
-  deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings) }, 'submission unconfirmed; refunded, not sending it again');
-  if (await timeOutJob(deps, job.id, true)) await deliverNowOrLater(deps, job.id);
+  deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings, job.kind) }, 'submission unconfirmed; refunded, not sending it again');
+  if (await timeOutJob(deps, job, true)) await deliverNowOrLater(deps, job.id);
 }
 
 export function createSubmitProcessor(deps: PipelineDeps) {
@@ -72,7 +72,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
 
     const request = generationRequestSchema.parse(job.request);
     const webhook = deps.settings.publicUrl
-      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret }
+      ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret ?? undefined }
       : undefined;
     const started = performance.now();
     let accepted: Awaited<ReturnType<typeof submitUpstream>>;
@@ -95,7 +95,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
         throw err;
       }
       deps.logger.warn({ jobId, error: err.toJSON() }, 'submission failed permanently; credits released');
-      if (await failAtSubmission(deps, jobId, { kind: err.kind, message: english.text(err.userText) })) {
+      if (await failAtSubmission(deps, jobId, await submissionFailure(deps, job, err))) {
         await deliverNowOrLater(deps, jobId);
       }
       return;

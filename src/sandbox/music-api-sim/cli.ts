@@ -9,7 +9,8 @@ import { parseRandomFaults, type RandomFaults } from './faults.js';
 import { startMusicApiSim } from './server.js';
 
 const USAGE = `usage: music-api-sim --api-key <key> [--port 0] [--host 127.0.0.1] [--credits 1000] [--task-ms 2000]
-       [--allow-http-webhooks] [--signature-scheme spec|timestamped] [--concurrency-limit 20]
+       [--allow-http-webhooks] [--signature-scheme spec|timestamped] [--signature-encoding hex|base64|base64url]
+       [--concurrency-limit 20]
        [--webhook-attempts 4] [--webhook-base-ms 500] [--models "ModelB-2.0,ModelB-2.0 Pro"]
        [--persona-song-cost 10] [--public-url http://host:port] [--log-level info]
        [--random-faults 0.3] [--random-fault-mix "429=1,hang=2,no-webhook=0"] [--random-fault-seed 7]`;
@@ -36,6 +37,7 @@ try {
       'task-ms': { type: 'string' },
       'allow-http-webhooks': { type: 'boolean' },
       'signature-scheme': { type: 'string' },
+      'signature-encoding': { type: 'string' },
       'concurrency-limit': { type: 'string' },
       'webhook-attempts': { type: 'string' },
       'webhook-base-ms': { type: 'string' },
@@ -61,6 +63,8 @@ const apiKey = args['api-key'];
 if (apiKey === undefined || apiKey === '') fail('--api-key is required');
 const scheme = args['signature-scheme'] ?? 'spec';
 if (scheme !== 'spec' && scheme !== 'timestamped') fail('--signature-scheme must be spec or timestamped');
+const encoding = args['signature-encoding'] ?? 'hex';
+if (encoding !== 'hex' && encoding !== 'base64' && encoding !== 'base64url') fail('--signature-encoding must be hex, base64 or base64url');
 
 function randomFaultsOf(rate: string | undefined, mix: string | undefined, seed: string | undefined): RandomFaults | undefined {
   if (rate === undefined) {
@@ -95,6 +99,7 @@ const sim = await startMusicApiSim({
   taskMs: integer('task-ms', args['task-ms'], undefined),
   allowHttpWebhooks: args['allow-http-webhooks'] ?? false,
   signatureScheme: scheme,
+  signatureEncoding: encoding,
   concurrencyLimit: integer('concurrency-limit', args['concurrency-limit'], undefined),
   webhookRetry: {
     attempts: integer('webhook-attempts', args['webhook-attempts'], 4) ?? 4,

@@ -117,9 +117,9 @@ export const REQUEST_FIELDS = {
   /** spec "POST .../sonic/create-voice". */
   voice: { audioUrl: 'audio_url', ...WEBHOOK_FIELDS },
   /**
-   * spec "Voice persona (sonic)": `task_type`, `persona_id`. The rest: notes "Sonic". The
-   * notes do not say the sonic create takes webhook fields; the simulator accepts them as on
-   * every other create (sim).
+   * spec "Voice persona (sonic)": `task_type`, `persona_id`. The rest: notes "Sonic". No
+   * webhook fields: spec "Events" registers them on the producer creates and create-voice
+   * only, and the notes do not show the sonic create taking them, so a persona song is polled.
    */
   personaSong: {
     taskType: 'task_type',
@@ -131,7 +131,6 @@ export const REQUEST_FIELDS = {
     tags: 'tags',
     /** notes "Sonic": sonic model names such as `sonic-v4-5`; any string is accepted. */
     model: 'mv',
-    ...WEBHOOK_FIELDS,
   },
 } as const satisfies Record<CreateOperationName, Record<string, string>>;
 
@@ -174,7 +173,9 @@ export const RESPONSE_FIELDS = {
 
 /**
  * Credits per call: spec "What the service does", credit table. Polling is free for every
- * task type. The sonic persona song is not in the table: see DEFAULT_PERSONA_SONG_COST.
+ * task type. Sonic concat music is priced there but its route is not shown, so the simulator
+ * lists its price and serves no route for it. The sonic persona song is not in the table: see
+ * DEFAULT_PERSONA_SONG_COST.
  */
 export const COSTS = {
   song: 10,
@@ -183,8 +184,9 @@ export const COSTS = {
   upload: 2,
   download: 2,
   voice: 4,
+  concat: 2,
   poll: 0,
-} as const satisfies Record<Exclude<CreateOperationName, 'personaSong'> | 'poll', number>;
+} as const satisfies Record<Exclude<CreateOperationName, 'personaSong'> | 'concat' | 'poll', number>;
 
 /**
  * sim: the spec gives no price for a persona song and the notes say "make it configuration"
@@ -244,12 +246,16 @@ export const MAX_WEBHOOK_URL_LENGTH = 1024;
 /**
  * How webhooks are signed:
  * - `spec` (spec "Events"): `X-Webhook-Signature` is the HMAC-SHA256 of the body keyed with
- *   the task's `webhook_secret`. The spec does not show the encoding; hex (sim), as the
- *   real service writes its digests (notes "Webhooks").
+ *   the task's `webhook_secret`. The spec does not show the encoding; hex by default (sim), as
+ *   the real service writes its digests (notes "Webhooks"), or base64 / base64url
+ *   (`SignatureEncoding`), which a receiver must accept too (notes "Webhooks").
  * - `timestamped` (notes "Webhooks", the real service today): `sha256=<hex>` of the HMAC over
  *   `"<X-Webhook-Timestamp>.<raw body>"`, the timestamp in Unix seconds.
  */
 export type SignatureScheme = 'spec' | 'timestamped';
+
+/** How the `spec` scheme writes its 32 bytes. */
+export type SignatureEncoding = 'hex' | 'base64' | 'base64url';
 
 /** notes "Webhooks" (the signature header alone is spec "Events"). */
 export const WEBHOOK_HEADERS = {
@@ -267,16 +273,20 @@ export const WEBHOOK_HEADERS = {
  */
 export const WEBHOOK_EVENTS = { completed: 'song.completed', failed: 'song.failed', streaming: 'song.streaming' } as const;
 
-/** The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default now. */
+/**
+ * The signature headers for a webhook body, in `scheme`. `timestamp` in Unix seconds, default
+ * now; `encoding` for the spec scheme, default hex.
+ */
 export function signWebhookBody(
   body: string,
   secret: string,
   scheme: SignatureScheme,
   timestamp: number = Math.floor(Date.now() / 1000),
+  encoding: SignatureEncoding = 'hex',
 ): Record<string, string> {
   const mac = createHmac('sha256', secret);
   if (scheme === 'spec') {
-    return { [WEBHOOK_HEADERS.signature]: mac.update(body, 'utf8').digest('hex') };
+    return { [WEBHOOK_HEADERS.signature]: mac.update(body, 'utf8').digest(encoding) };
   }
   const signed = mac.update(`${timestamp}.${body}`, 'utf8').digest('hex');
   return { [WEBHOOK_HEADERS.signature]: `sha256=${signed}`, [WEBHOOK_HEADERS.timestamp]: String(timestamp) };

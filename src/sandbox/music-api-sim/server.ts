@@ -20,6 +20,7 @@ import {
   WEBHOOK_EVENTS,
   type CreateOperationName,
   type Platform,
+  type SignatureEncoding,
   type SignatureScheme,
 } from './contract.js';
 import {
@@ -64,6 +65,8 @@ export interface MusicApiSimOptions {
   allowHttpWebhooks?: boolean;
   /** @defaultValue 'spec' */
   signatureScheme?: SignatureScheme;
+  /** How the spec scheme writes the digest (the spec leaves it open). @defaultValue 'hex' */
+  signatureEncoding?: SignatureEncoding;
   /** Tasks in flight per task type before 429 `rate_limited`. @defaultValue 20 */
   concurrencyLimit?: number;
   /** @defaultValue { attempts: 4, baseMs: 500 } */
@@ -164,6 +167,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   const models = [...(options.models ?? SPEC_MODELS)];
   const allowHttpWebhooks = options.allowHttpWebhooks ?? false;
   const scheme = options.signatureScheme ?? 'spec';
+  const encoding = options.signatureEncoding ?? 'hex';
   const concurrencyLimit = options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT;
   const webhookRetry = options.webhookRetry ?? DEFAULT_WEBHOOK_RETRY;
   const personaSongCost = options.personaSongCost ?? DEFAULT_PERSONA_SONG_COST;
@@ -203,8 +207,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     // Video and download tasks work on an existing clip and keep its id.
     const existingClip = 'clipId' in fields ? body[fields.clipId] : undefined;
     if (typeof existingClip === 'string') clipIds[0] = existingClip;
-    const webhookUrl = body[fields.webhookUrl];
-    const webhookSecret = body[fields.webhookSecret];
+    const webhookUrl = 'webhookUrl' in fields ? body[fields.webhookUrl] : undefined;
+    const webhookSecret = 'webhookSecret' in fields ? body[fields.webhookSecret] : undefined;
     const task: SimTask = {
       view: {
         taskId,
@@ -249,13 +253,16 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     log.debug({ taskId: task.view.taskId, state: task.view.state, credits }, 'sim task ended');
     if (task.view.webhookUrl !== undefined && task.behaviour.webhook !== 'none') {
       const webhookUrl = task.view.webhookUrl;
-      const payloadOf = (state: SimTaskState): Record<string, unknown> => {
-        const payload: Record<string, unknown> = { ...pollBody(task, state), task_id: task.view.taskId };
-        if (scheme === 'timestamped') payload['platform'] = task.view.platform;
-        return payload;
-      };
+      // spec "Events": the payload is the polling body, nothing added. The real service adds
+      // `task_id`, `platform` and `event` (notes "Webhooks"): the timestamped scheme does too.
+      const payloadOf = (state: SimTaskState, event: string): Record<string, unknown> =>
+        scheme === 'timestamped'
+          ? { ...pollBody(task, state), task_id: task.view.taskId, platform: task.view.platform, event }
+          : pollBody(task, state);
+      const finalEvent = outcome === 'success' ? WEBHOOK_EVENTS.completed : WEBHOOK_EVENTS.failed;
       const context = {
         scheme,
+        encoding,
         retry: webhookRetry,
         timeoutMs: options.webhookTimeoutMs ?? 5000,
         signal: shutdown.signal,
@@ -269,8 +276,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       let delivery = deliverWebhook(
         {
           ...final,
-          payload: payloadOf(task.view.state),
-          event: outcome === 'success' ? WEBHOOK_EVENTS.completed : WEBHOOK_EVENTS.failed,
+          payload: payloadOf(task.view.state, finalEvent),
+          event: finalEvent,
           copies: task.behaviour.webhook === 'twice' ? 2 : 1,
           lateMs: task.behaviour.webhookLateMs,
         },
@@ -279,7 +286,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       if (task.behaviour.outOfOrder) {
         // The intermediate callback, overtaken by the final one: it says RUNNING after the end.
         delivery = delivery.then(() =>
-          deliverWebhook({ ...final, payload: payloadOf('RUNNING'), event: WEBHOOK_EVENTS.streaming, copies: 1, lateMs: 0 }, context),
+          deliverWebhook({ ...final, payload: payloadOf('RUNNING', WEBHOOK_EVENTS.streaming), event: WEBHOOK_EVENTS.streaming, copies: 1, lateMs: 0 }, context),
         );
       }
       deliveries.add(delivery);

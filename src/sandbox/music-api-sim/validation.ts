@@ -99,7 +99,8 @@ export function checkBody(operation: CreateOperationName, body: unknown, context
       return invalid(`mv: ${JSON.stringify(mv)} is not an allowed model`);
     }
   }
-  return checkWebhookUrl(record[REQUEST_FIELDS[operation].webhookUrl], context.allowHttpWebhooks);
+  const fields = REQUEST_FIELDS[operation];
+  return 'webhookUrl' in fields ? checkWebhookUrl(record[fields.webhookUrl], context.allowHttpWebhooks) : undefined;
 }
 
 function checkWebhookUrl(value: unknown, allowHttp: boolean): Refusal | undefined {

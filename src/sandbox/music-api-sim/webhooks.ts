@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logger.js';
-import { signWebhookBody, WEBHOOK_HEADERS, type SignatureScheme } from './contract.js';
+import { signWebhookBody, WEBHOOK_HEADERS, type SignatureEncoding, type SignatureScheme } from './contract.js';
 
 export interface WebhookRetry {
   /** Attempts in all, the first included. @defaultValue 4 */
@@ -39,6 +39,7 @@ export interface Delivery {
   taskId: string;
   url: string;
   secret: string | undefined;
+  /** The body, exactly as sent. */
   payload: Record<string, unknown>;
   /** `song.completed` or `song.failed`. */
   event: string;
@@ -49,6 +50,8 @@ export interface Delivery {
 
 export interface DeliveryContext {
   scheme: SignatureScheme;
+  /** How the spec scheme writes the digest. */
+  encoding: SignatureEncoding;
   retry: WebhookRetry;
   timeoutMs: number;
   signal: AbortSignal;
@@ -70,13 +73,10 @@ export async function deliverWebhook(delivery: Delivery, context: DeliveryContex
 }
 
 async function deliverWithRetries(delivery: Delivery, context: DeliveryContext, eventId: string, copy: number): Promise<void> {
-  const body =
-    context.scheme === 'timestamped'
-      ? JSON.stringify({ ...delivery.payload, event: delivery.event })
-      : JSON.stringify(delivery.payload);
+  const body = JSON.stringify(delivery.payload);
   for (let attempt = 1; attempt <= context.retry.attempts; attempt += 1) {
     if (context.signal.aborted) return;
-    const headers = headersFor(delivery, context.scheme, body, eventId);
+    const headers = headersFor(delivery, context, body, eventId);
     let status: number | undefined;
     let error: string | undefined;
     try {
@@ -114,7 +114,8 @@ async function deliverWithRetries(delivery: Delivery, context: DeliveryContext, 
   }
 }
 
-function headersFor(delivery: Delivery, scheme: SignatureScheme, body: string, eventId: string): Record<string, string> {
+function headersFor(delivery: Delivery, context: DeliveryContext, body: string, eventId: string): Record<string, string> {
+  const { scheme, encoding } = context;
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'music-api-sim' };
   if (scheme === 'timestamped') {
     headers[WEBHOOK_HEADERS.id] = eventId;
@@ -123,7 +124,7 @@ function headersFor(delivery: Delivery, scheme: SignatureScheme, body: string, e
   }
   if (delivery.secret !== undefined) {
     const secret = delivery.badSignature ? `${delivery.secret}-wrong` : delivery.secret;
-    Object.assign(headers, signWebhookBody(body, secret, scheme));
+    Object.assign(headers, signWebhookBody(body, secret, scheme, undefined, encoding));
   } else if (scheme === 'timestamped') {
     headers[WEBHOOK_HEADERS.timestamp] = String(Math.floor(Date.now() / 1000));
   }

@@ -394,7 +394,8 @@ function makePlanner(
       const variants: Array<[string, string, Record<string, string>]> = [
         ['audio-url', hook.body.replace(/"audio_url":"[^"]*"/, `"audio_url":"https://${FORGED_HOST}/a.mp3"`), hook.headers],
         ['status-flipped', hook.body.replace('"SUCCESS"', '"FAILED"'), hook.headers],
-        ['task-id', hook.body.replace(/"task_id":"[^"]*"/, `"task_id":"${randomUUID()}"`), hook.headers],
+        // The spec's body (the polling body) names no task: one is added, or the real service's is changed.
+        ['task-id', /"task_id":"[^"]*"/.test(hook.body) ? hook.body.replace(/"task_id":"[^"]*"/, `"task_id":"${randomUUID()}"`) : hook.body.replace(/^\{/, `{"task_id":"${randomUUID()}",`), hook.headers],
         ['trailing-space', `${hook.body} `, hook.headers],
         ['truncated', hook.body.slice(0, -1), hook.headers],
         ['extra-field', hook.body.replace(/^\{/, `{"note":"https://${FORGED_HOST}",`), hook.headers],

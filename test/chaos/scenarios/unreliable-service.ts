@@ -43,8 +43,9 @@ export const unreliableService: Scenario = {
     const details = [...figures.details];
 
     // Delivered, or failed and refunded once, with the failure told in the channel.
-    const { rows } = await world.db.query<{ id: string; state: string; delivery_state: string; refunds: number }>(
-      `select j.id, j.state, j.delivery_state, count(l.id) filter (where l.kind in ('refund', 'release'))::int as refunds
+    const { rows } = await world.db.query<{ id: string; state: string; delivery_state: string; refunds: number; uncertain: boolean }>(
+      `select j.id, j.state, j.delivery_state, count(l.id) filter (where l.kind in ('refund', 'release'))::int as refunds,
+         j.submit_uncertain_at is not null as uncertain
        from jobs j left join credit_ledger l on l.job_id = j.id
        where starts_with(coalesce(j.request->>'prompt', ''), $1)
        group by j.id`,
@@ -52,13 +53,14 @@ export const unreliableService: Scenario = {
     );
     let unsettled = 0;
     for (const job of rows) {
-      const ended = job.state === 'succeeded' ? job.refunds === 0 : ['failed', 'timed_out'].includes(job.state) && job.refunds === 1;
+      // A job refunded as unconfirmed (a 5xx after the create was sent) may still get its song, free.
+      const ended = job.state === 'succeeded' ? job.refunds === 0 || (job.uncertain && job.refunds === 1) : ['failed', 'timed_out'].includes(job.state) && job.refunds === 1;
       if (ended && job.delivery_state === 'delivered') continue;
       unsettled += 1;
       details.push(`unsettled: job ${job.id} is ${job.state}/${job.delivery_state} with ${job.refunds} refunds`);
     }
 
-    // No request made two upstream tasks (the audit counts these among `duplicated` too).
+    // No request made two upstream tasks (the audit counts these as `duplicatedUpstream` too).
     const tasksByPrompt = new Map<string, number>();
     for (const task of world.sim.listTasks()) {
       const prompt = task.body['sound'];

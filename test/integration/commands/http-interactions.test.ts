@@ -82,7 +82,7 @@ beforeAll(async () => {
   server = Fastify();
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger });
+  registerInteractionsRoute(server, { publicKey: config.discordPublicKey!, receiver, logger: silentLogger, logRefusal: () => {} });
   endpoint = `${await server.listen({ port: 0, host: '127.0.0.1' })}/interactions`;
   await emulator.setInteractionsEndpoint(endpoint);
 });
@@ -165,7 +165,8 @@ describe('interactions over HTTP', () => {
     // The oversized ones: 413, or the connection closed while the body was still on its way.
     expect(statuses.filter((status) => status !== 401 && status !== 413 && status !== 'closed')).toEqual([]);
     expect(statuses.filter((status) => status === 401)).toHaveLength(400);
-    expect((await handle.waitForResponse()).data).toMatchObject({ content: 'hello alice' });
+    // A loaded machine takes its time over 500 requests: the genuine one must be answered, not fast.
+    expect((await handle.waitForResponse(20_000)).data).toMatchObject({ content: 'hello alice' });
     expect(emulator.findings).toEqual([]);
   });
 

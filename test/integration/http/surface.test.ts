@@ -180,7 +180,7 @@ describe('POST /webhooks/music/:jobId', () => {
     const bare = JSON.stringify({ ...envelope, padding: '' });
     const over = JSON.stringify({ ...envelope, padding: 'x'.repeat(WEBHOOK_BODY_LIMIT - Buffer.byteLength(bare) + 1) });
     expect(Buffer.byteLength(over)).toBe(WEBHOOK_BODY_LIMIT + 1);
-    expect((await post(job.id, over, signed(job.webhookSecret, over))).status).toBe(413);
+    expect((await post(job.id, over, signed(job.webhookSecret!, over))).status).toBe(413);
     const chunked = await fetch(`${base}/webhooks/music/${job.id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, ...streamed(WEBHOOK_BODY_LIMIT + 64 * 1024) });
     expect(chunked.status).toBe(413);
 
@@ -190,7 +190,7 @@ describe('POST /webhooks/music/:jobId', () => {
 
     const under = JSON.stringify({ ...envelope, padding: 'x'.repeat(WEBHOOK_BODY_LIMIT - Buffer.byteLength(bare)) });
     expect(Buffer.byteLength(under)).toBe(WEBHOOK_BODY_LIMIT);
-    expect((await post(job.id, under, signed(job.webhookSecret, under))).status).toBe(200);
+    expect((await post(job.id, under, signed(job.webhookSecret!, under))).status).toBe(200);
     await eventually(async () => (await jobRow(stack.db.db, job.id))?.state === 'succeeded', 10_000, 'the job completed by the webhook');
   });
 

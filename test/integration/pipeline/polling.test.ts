@@ -79,7 +79,7 @@ describe('polling only', () => {
     ]);
     expect(await balanceOf(h.db.db, h.guildId)).toBe(balance);
     const message = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('could not be made'));
-    expect(JSON.stringify(message)).toContain('run out of credits');
+    expect(JSON.stringify(message)).toContain('cannot pay for this right now: too few credits, or its plan does not include it');
     expect(JSON.stringify(message)).not.toMatch(/insufficient_credits|sim-secret/);
   });
 

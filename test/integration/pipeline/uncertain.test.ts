@@ -4,6 +4,7 @@
  * task the service made after all still reaches the member, free.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAccount } from '../../../src/pipeline/account.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -49,6 +50,7 @@ describe('a create the service took, answered as if it had not', () => {
 
   it.each(faults)('[sim:%s]: one task, one refund, nothing sent twice, and the late webhook brings the song free', async (fault) => {
     const h = harnesses.webhooks!;
+    const before = await checkAccount(h.app.deps, 'command');
     const prompt = `taken but unanswered [sim:${fault}]`;
     const { handle, result } = await h.request({ kind: 'song', prompt });
     const { jobId } = result as SubmitResult;
@@ -64,9 +66,16 @@ describe('a create the service took, answered as if it had not', () => {
     expect(JSON.stringify(song.embeds)).toContain('Links');
     const job = await settled(h, jobId, 'succeeded');
     expect(job.submitUncertainAt).not.toBeNull();
-    expect(tasksOf(h, prompt).map((task) => task.taskId)).toEqual([job.upstreamTaskId]);
+    // The spec's webhook body is the polling body alone: its URL names the job, nothing names the task.
+    expect(job.upstreamTaskId).toBeNull();
+    expect(tasksOf(h, prompt)).toHaveLength(1);
     expect(createsOf(h, prompt)).toHaveLength(1);
     expect(await ledgerOfJob(h.db.db, jobId)).toEqual(refunded(jobId));
+    // The service's word on the task's end proves it took (and charged) the job: the account agrees,
+    // and no longer names it among the submissions it cannot account for.
+    const check = await checkAccount(h.app.deps, 'command');
+    expect(check).toMatchObject({ spentSince: 10, drift: 0, balance: before.balance - 10 });
+    expect(check.uncertain.jobs.map((j) => j.id)).not.toContain(jobId);
   });
 
   it('without webhooks: refunded at once, said plainly, and never sent again', async () => {
@@ -120,5 +129,20 @@ describe('answers that prove nothing was made', () => {
     const samples = parseSamples(await h.app.deps.metrics.registry.metrics());
     expect(samples.get('musicbot_submissions_uncertain_total{kind="song"}')).toBeGreaterThanOrEqual(1);
     expect(await balanceOf(h.db.db, h.guildId)).toBe(await ledgerSum(h.db.db, h.guildId));
+  });
+});
+
+describe('a persona song whose create times out after the service took it', () => {
+  it('with webhooks on, gives up at once as without them: its create took no webhook, so none will come', async () => {
+    const h = harnesses.webhooks!;
+    const lyrics = 'never confirmed either [sim:hang-accepted]';
+    const { result } = await h.request({ kind: 'persona_song', voiceId: '6f1f7a52-3c2b-4d8e-9a0b-1c2d3e4f5a6b', personaId: 'persona-slow', lyrics });
+    const { jobId } = result as SubmitResult;
+    const job = await settled(h, jobId);
+    expect(job.state).toBe('timed_out');
+    expect(job.error).toMatchObject({ kind: 'unconfirmed_submission', creditsReturned: 10 });
+    const creates = h.sim.requests.filter((r) => r.path === '/api/v1/sonic/create' && (r.body as { prompt?: string }).prompt === lyrics);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.body).not.toHaveProperty('webhook_url');
   });
 });

@@ -2,10 +2,10 @@
  * Songs that finish by webhook: the happy path, forged, stale and repeated webhooks, and a
  * webhook racing a poll. Every test asserts what Discord was sent and what the ledger holds.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { webhookEvents } from '../../../src/db/schema.js';
+import { voicePersonas, webhookEvents } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -95,11 +95,11 @@ describe('webhooks that must change nothing', () => {
     const unsigned = await postWebhook(jobId, envelope, {});
     expect(unsigned.status).toBe(401);
     const old = Math.floor(Date.now() / 1000) - 3600;
-    const staleSignature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${old}.${envelope}`).digest('hex')}`;
+    const staleSignature = `sha256=${createHmac('sha256', job.webhookSecret!).update(`${old}.${envelope}`).digest('hex')}`;
     const stale = await postWebhook(jobId, envelope, { 'x-webhook-signature': staleSignature, 'x-webhook-timestamp': String(old) });
     expect(stale.status).toBe(401);
     const malformedBody = '{not json';
-    const malformed = await postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(malformedBody).digest('hex') });
+    const malformed = await postWebhook(jobId, malformedBody, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(malformedBody).digest('hex') });
     expect(malformed.status).toBe(400);
     const unknown = await postWebhook('00000000-0000-4000-8000-000000000000', envelope, { 'x-webhook-signature': 'abc' });
     expect(unknown.status).toBe(404);
@@ -114,7 +114,7 @@ describe('webhooks that must change nothing', () => {
 
     // A genuine one, signed by the real service's timestamped scheme, twice.
     const now = Math.floor(Date.now() / 1000);
-    const signature = `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`;
+    const signature = `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`;
     const headers = { 'x-webhook-signature': signature, 'x-webhook-timestamp': String(now), 'x-webhook-id': `evt-${jobId}` };
     expect((await postWebhook(jobId, envelope, headers)).status).toBe(200);
     const repeat = await postWebhook(jobId, envelope, headers);
@@ -130,6 +130,65 @@ describe('webhooks that must change nothing', () => {
   });
 });
 
+describe('a voice persona finishing by webhook', () => {
+  it('saves the persona when the result carries an id and media beside persona_id; the webhook signed in base64 is taken (an old unsigned timestamp beside it), forged ones in any encoding are not', async () => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'voice', name: 'Alto Ada', audioUrl: 'https://files.example.com/alto.mp3' });
+    const { jobId, cost } = result as SubmitResult;
+    expect(cost).toBe(4);
+    const job = await eventually(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return row?.upstreamTaskId ? row : undefined;
+    });
+    // The polling body exactly (no task_id added), with what a real result may carry beside the persona.
+    const body = JSON.stringify({
+      code: 200,
+      message: 'success',
+      data: {
+        id: job.upstreamTaskId,
+        persona_id: 'persona-alto-ada',
+        name: 'Alto',
+        state: 'succeeded',
+        audio_url: 'https://cdn.example/sonic/alto-source.mp3',
+        image_url: 'https://cdn.example/sonic/alto.jpg',
+      },
+    });
+    const sign = (key: string, encoding: 'hex' | 'base64' | 'base64url') => createHmac('sha256', key).update(body).digest(encoding);
+
+    for (const encoding of ['hex', 'base64', 'base64url'] as const) {
+      const forged = await postWebhook(jobId, body, { 'x-webhook-signature': sign('wrong-secret', encoding) });
+      expect(forged.status, encoding).toBe(401);
+    }
+    expect((await jobRow(h.db.db, jobId))?.state).toBe('submitted');
+    expect(await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId))).toEqual([]);
+
+    // A late retry of the spec's scheme: the timestamp beside it is not signed, so its age is no reason to refuse.
+    const hourOld = String(Math.floor(Date.now() / 1000) - 3600);
+    expect((await postWebhook(jobId, body, { 'x-webhook-signature': sign(job.webhookSecret!, 'base64'), 'x-webhook-timestamp': hourOld })).status).toBe(200);
+    const done = await finished(jobId);
+    expect(done.state).toBe('succeeded');
+    const personas = await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId));
+    expect(personas).toMatchObject([{ personaId: 'persona-alto-ada', name: 'Alto Ada', guildId: h.guildId, ownerId: h.userId }]);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -4, key: `job:${jobId}:debit` }]);
+  });
+});
+
+describe('a persona song, with webhooks on', () => {
+  it('is sent without webhook fields (the sonic create takes none) and finished by polling', async () => {
+    const { result } = await h.request({ kind: 'persona_song', voiceId: randomUUID(), personaId: 'persona-polled', prompt: 'a lullaby', lyrics: 'Sleep now' });
+    const { jobId } = result as SubmitResult;
+    const job = await finished(jobId);
+    expect(job.state).toBe('succeeded');
+    expect(job.result?.clips).toHaveLength(2);
+    const create = h.sim.requests.find((r) => r.path === '/api/v1/sonic/create' && (r.body as { persona_id?: string }).persona_id === 'persona-polled');
+    expect(create?.status).toBe(200);
+    expect(create?.body).not.toHaveProperty('webhook_url');
+    expect(create?.body).not.toHaveProperty('webhook_secret');
+    expect(h.sim.requests.some((r) => r.path === `/api/v1/sonic/task/${job.upstreamTaskId}`)).toBe(true);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+  });
+});
+
 describe('a captured webhook sent again', () => {
   it('is a duplicate under a fresh X-Webhook-Id too: the id is not signed, so it cannot make a replay news', async () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
@@ -141,7 +200,7 @@ describe('a captured webhook sent again', () => {
     });
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c-1', audio_url: 'https://cdn.example/c-1.mp3' }] });
     const now = Math.floor(Date.now() / 1000);
-    const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
+    const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
     expect((await postWebhook(jobId, envelope, { ...signed, 'x-webhook-id': 'evt-genuine' })).status).toBe(200);
     await finished(jobId);
 
@@ -151,7 +210,7 @@ describe('a captured webhook sent again', () => {
       expect(await replay.json()).toMatchObject({ duplicate: true });
     }
     // The spec's scheme carries no id at all: an attacker's added one changes nothing either.
-    const specSigned = { 'x-webhook-signature': createHmac('sha256', job.webhookSecret).update(envelope).digest('hex') };
+    const specSigned = { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(envelope).digest('hex') };
     expect(await (await postWebhook(jobId, envelope, { ...specSigned, 'x-webhook-id': 'evt-added' })).json()).toMatchObject({ duplicate: true });
 
     expect(await h.db.db.select({ key: webhookEvents.eventKey }).from(webhookEvents).where(eq(webhookEvents.jobId, jobId))).toHaveLength(1);

@@ -35,7 +35,7 @@ function countRuns(url: string, prefix: string): Map<string, number> {
   return runs;
 }
 
-const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000 };
+const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000, retention: 600_000 };
 
 describe('maintenance passes', () => {
   it('are scheduled once for the deployment, however many worker processes ask', async () => {
@@ -51,6 +51,7 @@ describe('maintenance passes', () => {
       ['account', 3_600_000],
       ['allowances', 3_600_000],
       ['reconcile', 60_000],
+      ['retention', 600_000],
     ]);
 
     const runs = countRuns(url, prefix);
@@ -61,6 +62,7 @@ describe('maintenance passes', () => {
     expect(runs.get('reconcile')).toBe(1);
     expect(runs.get('allowances')).toBe(1);
     expect(runs.get('account')).toBe(1);
+    expect(runs.get('retention')).toBe(1);
   });
 
   it('come back after Redis lost its data, and run at once', async () => {
@@ -82,6 +84,7 @@ describe('maintenance passes', () => {
       'account',
       'allowances',
       'reconcile',
+      'retention',
     ]);
   });
 });

@@ -69,7 +69,7 @@ describe('MusicApiError', () => {
 
 describe('credit costs', () => {
   it("holds the spec's table and a configurable persona-song cost", () => {
-    expect(OPERATION_COSTS).toEqual({ song: 10, lyrics: 1, video: 5, upload: 2, download: 2, voice: 4, poll: 0 });
+    expect(OPERATION_COSTS).toEqual({ song: 10, lyrics: 1, video: 5, upload: 2, download: 2, voice: 4, concat: 2, poll: 0 });
     expect(creditCost('personaSong')).toBe(DEFAULT_PERSONA_SONG_COST);
     expect(creditCost('personaSong', 7)).toBe(7);
     expect(creditCost('voice', 7)).toBe(4);

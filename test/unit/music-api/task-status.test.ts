@@ -67,6 +67,12 @@ describe('producer polling envelope', () => {
     expect(failed).toMatchObject({ state: 'failed', failureReason: 'provider down' });
   });
 
+  it('reads the text of a make_lyrics result whose item also carries an id and an image', () => {
+    const item = { id: 'l-7', title: 'Ode to rain', text: '[Verse]\nDrops on the pane', image_url: 'https://cdn.example/producer/l-7-img.jpg' };
+    const status = producer({ code: 200, message: 'success', data: [item], status: 'SUCCESS' });
+    expect(status).toMatchObject({ state: 'succeeded', lyrics: '[Verse]\nDrops on the pane', lyricsTitle: 'Ode to rain' });
+  });
+
   it('treats an unknown state word as still running', () => {
     expect(toTaskState('STREAMING')).toBe('running');
     expect(toTaskState('SOMETHING_NEW')).toBe('running');
@@ -98,6 +104,38 @@ describe('sonic polling', () => {
     const status = sonic({ code: 200, message: 'success', data: { persona_id: 'p-9', name: 'Alto' } });
     expect(status).toMatchObject({ state: 'succeeded', personaId: 'p-9', personaName: 'Alto', clips: [] });
     expect(sonic({ code: 200, data: { state: 'running' } }).state).toBe('running');
+  });
+
+  it('reads the persona of a create-voice result that also carries an id and media URLs, polled or by webhook', () => {
+    const persona = {
+      id: 'b5f1c0de-7d1e-4f7a-9a51-3f0e2c1d9b77',
+      persona_id: 'p-42',
+      name: 'Alto',
+      state: 'succeeded',
+      audio_url: 'https://cdn.example/sonic/b5f1c0de.mp3',
+      image_url: 'https://cdn.example/sonic/b5f1c0de.jpg',
+    };
+    for (const data of [persona, [persona]]) {
+      const polled = sonic({ code: 200, message: 'success', data });
+      expect(polled).toMatchObject({ state: 'succeeded', personaId: 'p-42', personaName: 'Alto' });
+      const hooked = normaliseWebhookPayload(JSON.stringify({ code: 200, message: 'success', data }));
+      expect(hooked.status).toMatchObject({ state: 'succeeded', personaId: 'p-42', personaName: 'Alto' });
+    }
+  });
+
+  it("keeps a persona song's clips as clips when they name their persona", () => {
+    const status = sonic({
+      code: 200,
+      data: [
+        sonicClip('succeeded', { clip_id: 's-1', persona_id: 'p-42', audio_url: 'https://x/a.mp3' }),
+        sonicClip('succeeded', { clip_id: 's-2', persona_id: 'p-42', audio_url: 'https://x/b.mp3' }),
+      ],
+    });
+    expect(status.state).toBe('succeeded');
+    expect(status.clips.map((c) => [c.clipId, c.audioUrl])).toEqual([
+      ['s-1', 'https://x/a.mp3'],
+      ['s-2', 'https://x/b.mp3'],
+    ]);
   });
 
   it('refuses an envelope with neither status nor data', () => {

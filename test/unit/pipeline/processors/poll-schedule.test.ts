@@ -192,12 +192,15 @@ describe('webhooks on: polls only as the backup', () => {
 
   it('is chosen by PUBLIC_URL: the submit processor times the first poll by it', () => {
     const deps = (publicUrl: string | undefined) => ({ settings: { ...DEFAULT_SETTINGS, publicUrl } }) as unknown as PipelineDeps;
-    expect(webhooksOn({ publicUrl: undefined })).toBe(false);
-    expect(webhooksOn({ publicUrl: '' })).toBe(false);
-    expect(webhooksOn({ publicUrl: 'https://bot.example.com' })).toBe(true);
+    expect(webhooksOn({ publicUrl: undefined }, 'song')).toBe(false);
+    expect(webhooksOn({ publicUrl: '' }, 'song')).toBe(false);
+    expect(webhooksOn({ publicUrl: 'https://bot.example.com' }, 'song')).toBe(true);
+    // A persona song's operation (sonic create) takes no webhook: its polls are not a backup.
+    expect(webhooksOn({ publicUrl: 'https://bot.example.com' }, 'persona_song')).toBe(false);
     expect(firstPollDelayMs(deps(undefined), { kind: 'song' })).toBe(33_000);
     expect(firstPollDelayMs(deps('https://bot.example.com'), { kind: 'song' })).toBe(60_000);
     expect(firstPollDelayMs(deps('https://bot.example.com'), { kind: 'voice' })).toBe(120_000);
+    expect(firstPollDelayMs(deps('https://bot.example.com'), { kind: 'persona_song' })).toBe(66_000);
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE "jobs" ALTER COLUMN "webhook_secret" DROP NOT NULL;

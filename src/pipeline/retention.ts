@@ -1,0 +1,45 @@
+/**
+ * What the bot stops keeping once it cannot be used (the `retention` maintenance pass):
+ * - interaction tokens, 15 minutes after their interaction (Discord's lifetime for them);
+ * - webhook secrets of finished jobs, once the poll deadline has passed since they ended: a late
+ *   webhook (a refunded job whose task arrived after all) has had that long to come;
+ * - de-duplication records of webhooks older than WEBHOOK_EVENTS_RETENTION_DAYS.
+ * Results, the library, the ledger and the audit log stay: they are the server's music and books.
+ * Each statement touches at most `batch` rows, so a first pass over a long history never holds
+ * many row locks at once; the rest waits for the next pass.
+ */
+import { sql } from 'drizzle-orm';
+import type { PipelineDeps } from './deps.js';
+import { INTERACTION_TOKEN_LIFETIME_MS } from './deliver.js';
+
+export interface RetentionReport {
+  readonly interactionTokens: number;
+  readonly webhookSecrets: number;
+  readonly webhookEvents: number;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
+export async function applyRetention(deps: Pick<PipelineDeps, 'db' | 'logger' | 'settings' | 'now'>, batch = 5_000): Promise<RetentionReport> {
+  const now = deps.now().getTime();
+  const tokensBefore = new Date(now - INTERACTION_TOKEN_LIFETIME_MS).toISOString();
+  const secretsBefore = new Date(now - deps.settings.pollDeadlineMs).toISOString();
+  const eventsBefore = new Date(now - deps.settings.webhookEventsRetentionDays * DAY_MS).toISOString();
+
+  const tokens = await deps.db.execute(sql`
+    update jobs set interaction_token = null
+    where id in (select id from jobs where interaction_token is not null and interaction_at < ${tokensBefore} limit ${batch})`);
+  const secrets = await deps.db.execute(sql`
+    update jobs set webhook_secret = null
+    where id in (
+      select id from jobs
+      where webhook_secret is not null and state in ('succeeded', 'failed', 'timed_out', 'cancelled') and completed_at < ${secretsBefore}
+      limit ${batch})`);
+  const events = await deps.db.execute(sql`
+    delete from webhook_events
+    where id in (select id from webhook_events where received_at < ${eventsBefore} limit ${batch})`);
+
+  const report = { interactionTokens: tokens.rowCount ?? 0, webhookSecrets: secrets.rowCount ?? 0, webhookEvents: events.rowCount ?? 0 };
+  if (report.interactionTokens + report.webhookSecrets + report.webhookEvents > 0) deps.logger.info(report, 'retention: cleared what can no longer be used');
+  return report;
+}
