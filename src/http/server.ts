@@ -176,11 +176,13 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
 function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): void {
   registerHealthRoutes(app, deps);
-  if (deps.deploymentGauges) exportDeploymentGauges(deps.metrics);
   const gauges = deps.deploymentGauges ? atMostEvery(gaugeRefresher(deps), deps.gaugesMaxAgeMs ?? GAUGES_MAX_AGE_MS) : undefined;
   app.get('/metrics', { onRequest: metricsGuard(deps.metricsToken) }, async (_request, reply) => {
-    // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
-    if (gauges) await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    if (gauges) {
+      exportDeploymentGauges(deps.metrics);
+      // A scrape while Redis or Postgres is gone answers with the last values rather than hang.
+      await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
+    }
     deps.shards?.sample();
     return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
