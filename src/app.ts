@@ -126,6 +126,18 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
     const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
     const pipeline = createPipeline(deps);
+    // What the public server and the ops server share: health, readiness and metrics.
+    const opsDeps = {
+      db: deps.db,
+      redis,
+      queues,
+      metrics,
+      logger,
+      lifecycle: () => lifecycle,
+      expectGateway: gatewayStarts,
+      metricsToken: config.metricsToken,
+      shards,
+    };
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;
     if (runs.http) {
@@ -140,17 +152,9 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
       }
       httpServer = buildHttpServer({
-        db: deps.db,
-        redis,
-        queues,
-        metrics,
-        logger,
-        lifecycle: () => lifecycle,
-        expectGateway: gatewayStarts,
-        metricsToken: config.metricsToken,
+        ...opsDeps,
         // METRICS_PORT takes metrics and health off the public port (see below).
         opsRoutes: config.metricsPort === undefined,
-        shards,
         ...(interactions && { interactions }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
@@ -162,18 +166,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (config.metricsPort !== undefined) {
       // A gateway or worker process has counters of its own, and a load balancer or an
       // orchestrator needs its health too; the http role's go here, off its public port.
-      const opsServer = buildOpsServer({
-        db: deps.db,
-        redis,
-        queues,
-        metrics,
-        logger,
-        lifecycle: () => lifecycle,
-        expectGateway: gatewayStarts,
-        metricsToken: config.metricsToken,
-        deploymentGauges: runs.http,
-        shards,
-      });
+      const opsServer = buildOpsServer({ ...opsDeps, deploymentGauges: runs.http });
       await opsServer.listen({ port: config.metricsPort, host: config.metricsHost });
       logger.info({ port: config.metricsPort, host: config.metricsHost }, 'metrics and health listening');
       stops.push(() => opsServer.close());
@@ -184,7 +177,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
-      // connection (issue 12). A worker-only process has no front to protect.
+      // connection. A worker-only process has no front to protect.
       const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role} workers` }) : undefined;
       if (workerDatabase) stops.push(() => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
