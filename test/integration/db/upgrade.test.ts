@@ -6,7 +6,10 @@
  * src/queue). Then the current bot starts, which applies the newest migration: every job ends
  * once, none is sent to the service twice, none is charged twice, none is posted twice.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
@@ -187,7 +190,13 @@ beforeAll(async () => {
   appliedBefore = await appliedMigrations(stack.db.pool);
   await seedPreviousRelease();
 
-  const config = loadConfig({ env: { ...stack.env, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } });
+  // The documented upgrade (docs/operations.md): migrate once with the one-shot command, then
+  // start the new release, which does not migrate itself.
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/scripts/db-migrate.ts'], {
+    cwd: path.resolve(import.meta.dirname, '../../..'),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: stack.env.DATABASE_URL! },
+  });
+  const config = loadConfig({ env: { ...stack.env, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false' } });
   app = await startApp(config, silentLogger, {
     parts: { gateway: false, worker: true, http: false },
     queuePrefix: stack.prefix,
