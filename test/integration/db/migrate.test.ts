@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { runMigrations } from '../../../src/db/migrate.js';
+import { MIGRATIONS_FOLDER, runMigrations } from '../../../src/db/migrate.js';
 
 const adminUrl = inject('postgresAdminUrl');
 const created: string[] = [];
@@ -61,5 +64,62 @@ describe('runMigrations', () => {
     expect(applied[0]).toBe(0);
     expect(applied[1]).toBe(0);
     expect(applied[2]).toBeGreaterThan(0);
+  });
+});
+
+/** The committed migrations, with online steps of a test's own beside them. */
+async function migrationsWithOnlineSteps(steps: Record<string, string>): Promise<string> {
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'migrations-online-'));
+  await cp(MIGRATIONS_FOLDER, folder, { recursive: true });
+  await mkdir(path.join(folder, 'online'), { recursive: true });
+  for (const [name, sql] of Object.entries(steps)) await writeFile(path.join(folder, 'online', name), sql);
+  return folder;
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('online steps (migrations/online)', () => {
+  it('build an index concurrently after the migrations, once, and record it', async () => {
+    const url = await freshDatabase();
+    const folder = await migrationsWithOnlineSteps({
+      '0001_jobs_updated.sql': '-- built while the bot writes\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "jobs_updated_test_idx" ON "jobs" ("updated_at");\n',
+    });
+    expect(await runMigrations(url, { migrationsFolder: folder })).toMatchObject({ applied: expect.any(Number), online: 1 });
+    expect(await query(url, "select indexname from pg_indexes where indexname = 'jobs_updated_test_idx'")).toHaveLength(1);
+    expect(await query<{ name: string }>(url, 'select name from drizzle.__online_steps')).toEqual([{ name: '0001_jobs_updated.sql' }]);
+    expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 0 });
+  });
+
+  it('rebuild an index whose build failed half way (left invalid), once the cause is gone', async () => {
+    const url = await freshDatabase();
+    await runMigrations(url);
+    // Two guilds of one balance make the unique build fail, as an interrupted build would, leaving an invalid index.
+    await query(url, "insert into guilds (id) values ('1'), ('2')");
+    const folder = await migrationsWithOnlineSteps({
+      '0001_guild_balance.sql': 'CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "guilds_balance_test_idx" ON "guilds" ("balance");',
+    });
+    await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow(/could not create unique index/);
+    const invalid = "select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = 'guilds_balance_test_idx'";
+    expect(await query(url, invalid)).toEqual([{ valid: false }]);
+    expect(await query(url, 'select name from drizzle.__online_steps')).toEqual([]);
+
+    await query(url, "delete from guilds where id = '2'");
+    expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 1 });
+    expect(await query(url, invalid)).toEqual([{ valid: true }]);
+  });
+
+  it('refuse a step that is not one concurrent index build, and apply nothing of it', async () => {
+    const url = await freshDatabase();
+    const folder = await migrationsWithOnlineSteps({ '0001_drop.sql': 'DROP TABLE "jobs";' });
+    await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow('expected one CREATE INDEX CONCURRENTLY IF NOT EXISTS statement');
+    expect(await query(url, "select to_regclass('public.jobs') is not null as present")).toEqual([{ present: true }]);
   });
 });
