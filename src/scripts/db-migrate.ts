@@ -10,8 +10,10 @@ try {
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const infrastructure = await startInfrastructure(config, logger, { redis: false });
   try {
-    const { applied } = await runMigrations(infrastructure.databaseUrl);
-    console.log(applied === 0 ? 'database schema is up to date' : `applied ${applied} migration(s)`);
+    const { applied, online } = await runMigrations(infrastructure.databaseUrl);
+    console.log(
+      applied + online === 0 ? 'database schema is up to date' : `applied ${applied} migration(s)${online > 0 ? ` and ${online} online step(s)` : ''}`,
+    );
   } finally {
     await infrastructure.stop();
   }
