@@ -6,6 +6,8 @@
  * its cap and its tasks take seconds): what a restore loses is what happened after the dump
  * (docs/decisions/upgrades-and-restores.md), and this test checks that it loses nothing else.
  */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,8 @@ import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { findPgTools, runPgTool, serverFor, type PgTools } from '../../support/pg-tools.js';
 import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
 
 const tools = await findPgTools();
 const JOBS = 5;
@@ -85,12 +89,20 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
       `${IN_FLIGHT} jobs at the service and the others waiting`,
     );
 
-    runPgTool(pgTools, 'pg_dump', ['--format=custom', `--file=${path.join(dumpDir, 'musicbot.dump')}`, `--dbname=${source.url}`]);
+    // The documented nightly backup (deploy/backup.sh), with an old dump for it to prune.
+    const stale = path.join(dumpDir, 'musicbot-2000-01-01T000000Z.dump');
+    writeFileSync(stale, 'an old dump');
+    utimesSync(stale, new Date('2000-01-01'), new Date('2000-01-01'));
+    const dump = execFileSync('bash', [path.join(root, 'deploy/backup.sh'), dumpDir, '14'], {
+      env: { PATH: `${pgTools.binDir}:${process.env.PATH ?? ''}`, DATABASE_URL: source.url },
+      encoding: 'utf8',
+    }).trim();
+    expect(readdirSync(dumpDir)).toEqual([path.basename(dump)]);
     await old.stop();
     for (const row of await rowsOf(source.db)) atDump.set(row.id, { state: row.state, upstreamTaskId: row.upstreamTaskId });
 
     restored = await createTestDatabase({ adminUrl: server.adminUrl, migrations: 'none' });
-    runPgTool(pgTools, 'pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${restored.url}`, path.join(dumpDir, 'musicbot.dump')]);
+    runPgTool(pgTools, 'pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${restored.url}`, dump]);
     mismatchesAtRestore = await verifyLedger(restored.db);
     restoredAt = Date.now();
     stack.sim.setTaskMs(500);
