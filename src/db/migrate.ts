@@ -29,7 +29,7 @@ export async function runMigrations(
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await takeMigrationLock(client);
     const before = await countApplied(client);
     await migrate(drizzle(client), { migrationsFolder });
     const after = await countApplied(client);
@@ -38,6 +38,19 @@ export async function runMigrations(
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
     await client.end();
+  }
+}
+
+/**
+ * The migration lock, tried until taken rather than waited for: a session blocked in
+ * `pg_advisory_lock` holds a snapshot, which `CREATE INDEX CONCURRENTLY` in the lock holder's
+ * session waits for, and Postgres would end the pair as a deadlock.
+ */
+async function takeMigrationLock(client: pg.Client): Promise<void> {
+  for (let waitMs = 25; ; waitMs = Math.min(waitMs * 2, 500)) {
+    const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1) as taken', [MIGRATION_LOCK_KEY]);
+    if (rows[0]?.taken) return;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 }
 

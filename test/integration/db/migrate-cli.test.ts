@@ -19,7 +19,7 @@ describe('npm run db:migrate', () => {
     const script = path.join(root, 'src/scripts/db-migrate.ts');
     const tsx = path.join(root, 'node_modules/.bin/tsx');
     const first = await run(tsx, [script], { cwd: path.join(root, 'test'), env, timeout: 90_000 });
-    expect(first.stdout.trim()).toMatch(/^applied \d+ migration\(s\)$/);
+    expect(first.stdout.trim()).toMatch(/^applied \d+ migration\(s\) and \d+ online step\(s\)$/);
     const second = await run(tsx, [script], { cwd: path.join(root, 'test'), env, timeout: 90_000 });
     expect(second.stdout.trim()).toBe('database schema is up to date');
   }, 120_000);

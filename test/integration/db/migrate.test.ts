@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,11 @@ describe('runMigrations', () => {
   });
 });
 
+/** The committed online steps' file names. */
+function committedOnlineSteps(): string[] {
+  return readdirSync(path.join(MIGRATIONS_FOLDER, 'online')).filter((name) => name.endsWith('.sql'));
+}
+
 /** The committed migrations, with online steps of a test's own beside them. */
 async function migrationsWithOnlineSteps(steps: Record<string, string>): Promise<string> {
   const folder = await mkdtemp(path.join(os.tmpdir(), 'migrations-online-'));
@@ -90,11 +96,13 @@ describe('online steps (migrations/online)', () => {
   it('build an index concurrently after the migrations, once, and record it', async () => {
     const url = await freshDatabase();
     const folder = await migrationsWithOnlineSteps({
-      '0001_jobs_updated.sql': '-- built while the bot writes\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "jobs_updated_test_idx" ON "jobs" ("updated_at");\n',
+      '9001_jobs_updated.sql': '-- built while the bot writes\nCREATE INDEX CONCURRENTLY IF NOT EXISTS "jobs_updated_test_idx" ON "jobs" ("updated_at");\n',
     });
-    expect(await runMigrations(url, { migrationsFolder: folder })).toMatchObject({ applied: expect.any(Number), online: 1 });
+    const committed = committedOnlineSteps();
+    expect(await runMigrations(url, { migrationsFolder: folder })).toMatchObject({ applied: expect.any(Number), online: committed.length + 1 });
     expect(await query(url, "select indexname from pg_indexes where indexname = 'jobs_updated_test_idx'")).toHaveLength(1);
-    expect(await query<{ name: string }>(url, 'select name from drizzle.__online_steps')).toEqual([{ name: '0001_jobs_updated.sql' }]);
+    const recorded = await query<{ name: string }>(url, 'select name from drizzle.__online_steps order by name');
+    expect(recorded.map((row) => row.name)).toEqual([...committed, '9001_jobs_updated.sql'].sort());
     expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 0 });
   });
 
@@ -104,12 +112,12 @@ describe('online steps (migrations/online)', () => {
     // Two guilds of one balance make the unique build fail, as an interrupted build would, leaving an invalid index.
     await query(url, "insert into guilds (id) values ('1'), ('2')");
     const folder = await migrationsWithOnlineSteps({
-      '0001_guild_balance.sql': 'CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "guilds_balance_test_idx" ON "guilds" ("balance");',
+      '9001_guild_balance.sql': 'CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "guilds_balance_test_idx" ON "guilds" ("balance");',
     });
     await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow(/could not create unique index/);
     const invalid = "select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = 'guilds_balance_test_idx'";
     expect(await query(url, invalid)).toEqual([{ valid: false }]);
-    expect(await query(url, 'select name from drizzle.__online_steps')).toEqual([]);
+    expect(await query(url, "select name from drizzle.__online_steps where name = '9001_guild_balance.sql'")).toEqual([]);
 
     await query(url, "delete from guilds where id = '2'");
     expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 1 });
@@ -118,7 +126,7 @@ describe('online steps (migrations/online)', () => {
 
   it('refuse a step that is not one concurrent index build, and apply nothing of it', async () => {
     const url = await freshDatabase();
-    const folder = await migrationsWithOnlineSteps({ '0001_drop.sql': 'DROP TABLE "jobs";' });
+    const folder = await migrationsWithOnlineSteps({ '9001_drop.sql': 'DROP TABLE "jobs";' });
     await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow('expected one CREATE INDEX CONCURRENTLY IF NOT EXISTS statement');
     expect(await query(url, "select to_regclass('public.jobs') is not null as present")).toEqual([{ present: true }]);
   });

@@ -43,7 +43,7 @@ describe('npm run db:migrate as root', () => {
     const notices = lines.filter((line) => line.includes(MOVED));
     expect(notices).toHaveLength(1);
     expect(JSON.parse(notices[0]!)).toMatchObject({ dataDir: relocated, requested, reason: `the postgres user cannot enter ${home}` });
-    expect(lines.at(-1)).toMatch(/^applied \d+ migration\(s\)$/);
+    expect(lines.at(-1)).toMatch(/^applied \d+ migration\(s\) and \d+ online step\(s\)$/);
 
     const postgresUid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     expect((await stat(relocated)).uid).toBe(postgresUid);

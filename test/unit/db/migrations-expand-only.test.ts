@@ -14,6 +14,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS_FOLDER, ONLINE_STEP } from '../../../src/db/migrate.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const folder = path.join(root, 'migrations');
@@ -172,5 +173,22 @@ describe('the expand-only rule', () => {
 
   it('lets a grandfathered migration through', () => {
     expect(expandOnlyProblems([init, { tag: '0001_next', sql: 'DROP TABLE "jobs";' }], ['0001_next'])).toEqual([]);
+  });
+});
+
+describe('online steps (migrations/online)', () => {
+  it('each hold one concurrent index build, named after nothing else in the migrations', () => {
+    const folder = path.join(MIGRATIONS_FOLDER, 'online');
+    const files = readdirSync(folder).filter((name) => name.endsWith('.sql'));
+    expect(files.length).toBeGreaterThan(0);
+    const migrations = readdirSync(MIGRATIONS_FOLDER).filter((name) => name.endsWith('.sql')).map((name) => readFileSync(path.join(MIGRATIONS_FOLDER, name), 'utf8')).join('\n');
+    for (const file of files) {
+      const statement = readFileSync(path.join(folder, file), 'utf8').replace(/^\s*--.*$/gm, '').trim();
+      const index = ONLINE_STEP.exec(statement)?.[1];
+      expect(index, file).toBeDefined();
+      expect(migrations, `${file}: its index is built by a migration too`).not.toContain(`"${index}"`);
+    }
+    expect(ONLINE_STEP.test('CREATE INDEX "x" ON "jobs" ("id");'), 'without CONCURRENTLY').toBe(false);
+    expect(ONLINE_STEP.test('CREATE INDEX CONCURRENTLY IF NOT EXISTS "x" ON "jobs" ("id"); DROP TABLE "jobs";'), 'two statements').toBe(false);
   });
 });
