@@ -100,6 +100,7 @@ export const creditLedger = pgTable(
     index('credit_ledger_guild_created_idx').on(t.guildId, t.createdAt),
     index('credit_ledger_guild_user_created_idx').on(t.guildId, t.userId, t.createdAt),
     index('credit_ledger_job_idx').on(t.jobId),
+    // Also (guild_id, id) and (guild_id, user_id, id), built concurrently: migrations/online.
   ],
 );
 
@@ -303,6 +304,7 @@ export const auditLog = pgTable(
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
   },
+  // Also (guild_id, action, details->>'key'), built concurrently: migrations/online.
   (t) => [index('audit_log_guild_created_idx').on(t.guildId, t.createdAt)],
 );
 
