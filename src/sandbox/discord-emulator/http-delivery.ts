@@ -15,6 +15,9 @@ import { DiscordHttpError } from './errors.js';
 /** How long Discord waits for the response to its POST. */
 export const HTTP_RESPONSE_TIMEOUT_MS = 3_000;
 
+/** How long a request that overtook its interaction's response waits for it (see `settled`). */
+const OVERTAKE_GRACE_MS = 250;
+
 export interface HttpDeliveryStats {
   /** Interactions POSTed to the endpoint. */
   delivered: number;
@@ -97,12 +100,20 @@ export class HttpInteractionDelivery {
   /**
    * Resolves once the interaction's HTTP response, when it has begun to arrive, has been
    * applied: the webhook routes wait for that much, since Discord reads a response it has
-   * received before a request that came after it. A follow-up that overtakes the response
-   * itself (sent before the bot wrote its answer) is not waited for: Discord does not know
-   * the answer yet, and treats the request as it treats one for an unanswered interaction.
+   * received before a request that came after it. A request that comes while the response is
+   * still on its way waits up to `OVERTAKE_GRACE_MS` for it: on one machine the bot's next
+   * request can reach this server before this process has read a response already written to
+   * its socket. A follow-up sent well before the answer is not waited for: Discord does not
+   * know the answer yet, and treats the request as it treats one for an unanswered interaction.
    */
   async settled(token: string): Promise<void> {
-    if (this.#arrived.has(token)) await this.#pending.get(token);
+    const pending = this.#pending.get(token);
+    if (pending === undefined) return;
+    if (!this.#arrived.has(token)) {
+      await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, OVERTAKE_GRACE_MS))]);
+      if (!this.#arrived.has(token)) return;
+    }
+    await pending;
   }
 
   async #deliver(url: string, interaction: APIInteraction): Promise<void> {
