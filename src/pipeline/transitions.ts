@@ -31,15 +31,6 @@ export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: s
   return rows.length > 0;
 }
 
-/** A submit attempt that may have reached the service: never send this job again. */
-export async function markSubmitUncertain(deps: PipelineDeps, jobId: string): Promise<void> {
-  const now = deps.now();
-  await deps.db
-    .update(jobs)
-    .set({ submitUncertainAt: now, deadlineAt: new Date(now.getTime() + deps.settings.pollDeadlineMs), updatedAt: now })
-    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'submitting')));
-}
-
 /** Back to the queue after a retryable error, so the in-flight cap does not count it. */
 export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> {
   await deps.db
@@ -54,7 +45,7 @@ async function finish(
   from: readonly JobState[],
   to: JobState,
   credit: { kind: 'release' | 'refund'; reason: string } | undefined,
-  fields: { error?: Omit<JobError, 'creditsReturned'>; result?: StoredResult; upstreamTaskId?: string },
+  fields: { error?: Omit<JobError, 'creditsReturned'>; result?: StoredResult; upstreamTaskId?: string; submitUncertain?: boolean },
   onFinished?: (tx: Transaction, job: JobRow) => Promise<void>,
 ): Promise<JobRow | undefined> {
   const now = deps.now();
@@ -67,6 +58,8 @@ async function finish(
         updatedAt: now,
         ...(fields.result && { result: fields.result }),
         ...(fields.upstreamTaskId && { upstreamTaskId: fields.upstreamTaskId }),
+        // When the attempt that may have reached the service was first seen, kept if already known.
+        ...(fields.submitUncertain && { submitUncertainAt: sql`coalesce(${jobs.submitUncertainAt}, ${now.toISOString()}::timestamptz)` }),
       })
       .where(and(eq(jobs.id, jobId), inArray(jobs.state, [...from])))
       .returning();
@@ -124,7 +117,7 @@ export async function completeJob(deps: PipelineDeps, jobId: string, status: Tas
     { result, ...(taskId && { upstreamTaskId: taskId }) },
     (tx, job) => savePersona(tx, job, status),
   );
-  return finished ?? arrivedLate(deps, jobId, status, taskId);
+  return finished ?? arrivedLate(deps, jobId, result, status, taskId);
 }
 
 async function savePersona(tx: Transaction, job: JobRow, status: TaskStatus): Promise<void> {
@@ -141,14 +134,20 @@ async function savePersona(tx: Transaction, job: JobRow, status: TaskStatus): Pr
  * passed): the member gets the result, free. No credit moves; the job's error keeps the refund,
  * which is how the result says it was free. Delivery starts again, so the result is posted.
  */
-async function arrivedLate(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId: string | undefined): Promise<JobRow | undefined> {
+async function arrivedLate(
+  deps: PipelineDeps,
+  jobId: string,
+  result: StoredResult,
+  status: TaskStatus,
+  taskId: string | undefined,
+): Promise<JobRow | undefined> {
   const now = deps.now();
   const job = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .update(jobs)
       .set({
         state: 'succeeded',
-        result: toStoredResult(status),
+        result,
         completedAt: now,
         updatedAt: now,
         deliveryState: 'pending',
@@ -184,6 +183,7 @@ export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>,
             ...(deps.settings.publicUrl && takesWebhook(job.kind) ? { mayArrive: true } : {}),
           }
         : { kind: 'deadline', message: english('failure.deadline') },
+      submitUncertain: uncertain,
     },
   );
 }

@@ -14,7 +14,6 @@ import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,
   markSubmitted,
-  markSubmitUncertain,
   requeue,
   timeOutJob,
 } from '../transitions.js';
@@ -39,7 +38,6 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
  * free (see `completeJob`). The account check names these jobs beside its drift.
  */
 async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
-  await markSubmitUncertain(deps, job.id);
   deps.metrics.submissionsUncertain.inc({ kind: job.kind });
   deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings, job.kind) }, 'submission unconfirmed; refunded, not sending it again');
   if (await timeOutJob(deps, job, true)) await deliverNowOrLater(deps, job.id);
