@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, sendCommand } from '../support/browser.js';
 import { startPlaygroundProcess, type PlaygroundProcess } from '../support/playground-process.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -51,13 +51,7 @@ afterAll(async () => {
   await playground?.stop();
 }, 60_000);
 
-async function send(command: string): Promise<void> {
-  const composer = page.locator('[data-testid=composer]');
-  await composer.fill(command);
-  await composer.press('Escape');
-  await composer.press('Enter');
-  await expect.poll(() => composer.inputValue(), { timeout: 5_000 }).toBe('');
-}
+const send = (command: string): Promise<void> => sendCommand(page, command);
 
 const messages = () => page.locator('[data-testid=message]');
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, sendCommand } from '../support/browser.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 /** Set UPDATE_SCREENSHOT=1 to refresh the README's picture of the playground. */
@@ -41,14 +41,7 @@ async function startPlayground(): Promise<string> {
   });
 }
 
-/** Types a command the way a person does, then sends it. */
-async function send(command: string): Promise<void> {
-  const composer = page.locator('[data-testid=composer]');
-  await composer.fill(command);
-  await composer.press('Escape');
-  await composer.press('Enter');
-  await expect.poll(() => composer.inputValue(), { timeout: 5_000 }).toBe('');
-}
+const send = (command: string): Promise<void> => sendCommand(page, command);
 
 const messages = () => page.locator('[data-testid=message]');
 const lastMessageWith = (text: string | RegExp): Locator => messages().filter({ hasText: text }).last();

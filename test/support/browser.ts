@@ -3,7 +3,8 @@
  * from the system (Debian's `chromium` package), never from a download at install time.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/snap/bin/chromium'];
 
@@ -37,4 +38,13 @@ export function launchChromium(): Promise<Browser> {
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
+}
+
+/** Types a command in the playground's composer the way a person does, then sends it. */
+export async function sendCommand(page: Page, command: string): Promise<void> {
+  const composer = page.locator('[data-testid=composer]');
+  await composer.fill(command);
+  await composer.press('Escape');
+  await composer.press('Enter');
+  await expect.poll(() => composer.inputValue(), { timeout: 5_000 }).toBe('');
 }

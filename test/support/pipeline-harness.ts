@@ -27,6 +27,17 @@ export const FAST_SETTINGS: Partial<PipelineSettings> = {
   progressEditIntervalMs: 200,
 };
 
+/** `startApp`'s overrides for a process that runs only the workers on the test stack, at the test timings. */
+export function workerOnly(queuePrefix: string, settings: Partial<PipelineSettings> = {}): AppOverrides {
+  return {
+    parts: { gateway: false, worker: true, http: false },
+    queuePrefix,
+    settings: { ...FAST_SETTINGS, attachAudio: false, ...settings },
+    reconcileIntervalMs: 60_000,
+    lockDurationMs: 4_000,
+  };
+}
+
 export interface HarnessOptions {
   readonly webhooks: boolean;
   readonly sim?: Partial<MusicApiSimOptions>;

@@ -21,7 +21,7 @@ import { committedMigrationTags, createTestDatabase, type TestDatabase } from '.
 import { eventually } from '../../support/eventually.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { findPgTools, runPgTool, serverFor, type PgTools } from '../../support/pg-tools.js';
-import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -46,13 +46,7 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
   const atDump = new Map<string, { state: string; upstreamTaskId: string | null }>();
 
   const startBot = (databaseUrl: string, settings: { upstreamMaxInFlight: number }): Promise<App> =>
-    startApp(loadConfig({ env: { ...stack.env, DATABASE_URL: databaseUrl, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } }), silentLogger, {
-      parts: { gateway: false, worker: true, http: false },
-      queuePrefix: stack.prefix,
-      settings: { ...FAST_SETTINGS, attachAudio: false, ...settings },
-      reconcileIntervalMs: 60_000,
-      lockDurationMs: 4_000,
-    });
+    startApp(loadConfig({ env: { ...stack.env, DATABASE_URL: databaseUrl, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } }), silentLogger, workerOnly(stack.prefix, settings));
 
   const rowsOf = (db: Database) => Promise.all(jobIds.map(async (id) => (await jobRow(db, id))!));
 

@@ -22,7 +22,7 @@ import { MusicApiClient } from '../../../src/music-api/index.js';
 import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
-import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { workerOnly } from '../../support/pipeline-harness.js';
 import { SIM_KEY, startStack, type Stack } from '../../support/stack.js';
 
 const STARTING_CREDITS = 500;
@@ -197,13 +197,7 @@ beforeAll(async () => {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: stack.env.DATABASE_URL! },
   });
   const config = loadConfig({ env: { ...stack.env, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false' } });
-  app = await startApp(config, silentLogger, {
-    parts: { gateway: false, worker: true, http: false },
-    queuePrefix: stack.prefix,
-    settings: { ...FAST_SETTINGS, attachAudio: false },
-    reconcileIntervalMs: 60_000,
-    lockDurationMs: 4_000,
-  });
+  app = await startApp(config, silentLogger, workerOnly(stack.prefix));
   closers.unshift(() => app!.stop());
 });
 afterAll(async () => {

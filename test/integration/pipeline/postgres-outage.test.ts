@@ -18,7 +18,7 @@ import { silentLogger } from '../../../src/logger.js';
 import type { GenerationRequest } from '../../../src/pipeline/requests.js';
 import { eventually } from '../../support/eventually.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
-import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
 import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
 
@@ -85,13 +85,7 @@ describe('Postgres gone at the moment a worker records what it did', () => {
       },
     });
     // Webhooks off: a job whose task id was lost could only be refunded, while the service keeps its charge.
-    app = await startApp(config, silentLogger, {
-      parts: { gateway: false, worker: true, http: false },
-      queuePrefix: stack.prefix,
-      settings: { ...FAST_SETTINGS, attachAudio: false },
-      reconcileIntervalMs: 60_000,
-      lockDurationMs: 4_000,
-    });
+    app = await startApp(config, silentLogger, workerOnly(stack.prefix));
     closers.unshift(() => app.stop());
   });
   afterEach(() => {

@@ -11,7 +11,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { ENQUEUE_WAIT_MS } from '../../../src/pipeline/submit.js';
 import { eventually } from '../../support/eventually.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
-import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
+import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
 import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
 
@@ -24,13 +24,7 @@ describe('a request while Redis is down', () => {
     stack = await startStack({ startingCredits: 100, sim: { taskMs: 300 } });
     redis = await tcpProxy(stack.redisUrl);
     const config = loadConfig({ env: { ...stack.env, REDIS_URL: redis.url, ATTACH_AUDIO: 'false', LOG_LEVEL: 'silent' } });
-    app = await startApp(config, silentLogger, {
-      parts: { gateway: false, worker: true, http: false },
-      queuePrefix: stack.prefix,
-      settings: { ...FAST_SETTINGS, attachAudio: false },
-      reconcileIntervalMs: 60_000,
-      lockDurationMs: 4_000,
-    });
+    app = await startApp(config, silentLogger, workerOnly(stack.prefix));
   });
   afterAll(async () => {
     redis.restore();
