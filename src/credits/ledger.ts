@@ -62,8 +62,8 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
  * `balance_after` and the new balance are computed from the same locked row.
  *
  * One statement, because the guild's row stays locked until the transaction ends: every round
- * trip after the lock is time the guild's other requests wait (issue 12: a movement used to
- * hold it over three, and a savepoint). Given the database, the statement is its own
+ * trip after the lock is time the guild's other requests wait (a movement once held it over
+ * three, and a savepoint). Given the database, the statement is its own
  * transaction; given a caller's, it runs inside it and needs no savepoint, since it cannot
  * fail half-done. Two racing movements with the same key: the second's insert waits for the
  * first, then finds the key taken (`on conflict do nothing`), so it changes nothing, raises no

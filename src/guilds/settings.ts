@@ -74,7 +74,7 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
 /**
  * The read every command starts with, built once per database and run as one named statement:
  * its text is the same whatever the roles and kinds (each list is one array parameter), so
- * Postgres plans it once per connection, and this process builds it once (issue 12).
+ * Postgres plans it once per connection, and this process builds it once.
  */
 function prepareGuildRead(db: Database) {
   const roleCap = sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits}

@@ -2,7 +2,7 @@
  * How the client sends its requests. The part of `fetch` it uses, so `globalThis.fetch` (or a
  * test's fake) fits; by default undici's `request`, the same HTTP/1.1 client fetch is built on
  * without the web streams and objects around it: a third of the CPU per call, which the
- * accept benchmark counts once per job (issue 12).
+ * accept benchmark counts once per job.
  */
 import { request, type Dispatcher } from 'undici';
 

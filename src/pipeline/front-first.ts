@@ -1,5 +1,5 @@
 /**
- * Members first (issue 12). Where one process runs a front (the gateway, or interactions over
+ * Members first. Where one process runs a front (the gateway, or interactions over
  * HTTP) and the workers, both share one event loop: fifty submissions in progress put their
  * callbacks in the queue ahead of a member's command, and the first answer waits behind them.
  *

@@ -69,8 +69,8 @@ export async function claimSubmission(
 /**
  * Claims made through one pool at once. They take turns under the task type's lock inside
  * Postgres anyway; fifty submissions waiting there held fifty connections (the worker's whole
- * pool), and completions and deliveries waited for one (issue 12: with 23,000 tasks in flight a
- * claim waited 204 ms for the lock on average, and results drained at 27 a second).
+ * pool), and completions and deliveries waited for one (with 23,000 tasks in flight a claim
+ * waited 204 ms for the lock on average: see the README's `scale` figures).
  */
 export const CLAIMS_AT_ONCE = 4;
 const claimTurns = new WeakMap<object, { active: number; readonly waiting: Array<() => void> }>();

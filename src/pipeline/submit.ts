@@ -58,7 +58,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
   // is locked for that one statement and no round trip more: a busy guild's requests take
-  // turns at the speed of Postgres, not of this process's event loop (issue 12).
+  // turns at the speed of Postgres, not of this process's event loop.
   const values = {
     id: jobId,
     guildId,
@@ -135,7 +135,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     },
   );
   // With Redis down the enqueue does not fail, it waits (the connection retries for ever), and
-  // the member's acknowledgement waited with it, for the whole outage (issue 13, Redis gone).
+  // the member's acknowledgement would wait with it, for the whole outage.
   // Past a moment the answer goes on; the entry lands when Redis is back, or the reconciler has it.
   let waiting: NodeJS.Timeout | undefined;
   const inTime = await Promise.race([enqueued, new Promise<false>((resolve) => (waiting = setTimeout(() => resolve(false), ENQUEUE_WAIT_MS)))]);

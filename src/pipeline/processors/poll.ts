@@ -73,8 +73,8 @@ export function initialPollDelayMs(
  * gives p99 11.8%, max 15%, because below about 0.12 the p99 and max come from the
  * `interval.min` floor (after the first poll at 33 s, a 5 s gap is 15% of a 33 s task, and
  * above 10% of the elapsed time until 50 s). Delay p99 under 10% needs both f ≤ 0.1 and a floor of 3 s at most, and
- * then 1.2 polls per 10 s or more: knowing only the expected duration, issue 12's two targets
- * (delay < 10%, ≤ 1 poll per 10 s) cannot both hold; this keeps the poll budget.
+ * then 1.2 polls per 10 s or more: knowing only the expected duration, the two targets of the
+ * `poll` benchmark (delay < 10%, ≤ 1 poll per 10 s) cannot both hold; this keeps the poll budget.
  *
  * Webhooks on, the polls are only the backup: f = 0.4 after a first poll at 1× polls the same
  * tasks about 3 times each (60, 84, 118, 165 s, ... at 60 s expected; 2.96 on average over
