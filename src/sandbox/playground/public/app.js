@@ -31,6 +31,8 @@ const PERMISSION_NAMES = new Map([
   [1n << 2n, 'Ban Members'],
 ]);
 const ADMINISTRATOR = 1n << 3n;
+/** Where the member list no longer fits beside the messages (style.css hides it there). */
+const NARROW = '(max-width: 1100px)';
 const RELATIVE_REFRESH_MS = 5_000;
 const RECONNECT_MS = 2_000;
 const DISCORD_EPOCH = 1_420_070_400_000n;
@@ -250,7 +252,7 @@ function switchChannel(channelId) {
   store.channelId = channelId;
   store.unread.delete(channelId);
   localStorage.setItem(STORAGE_KEYS.channel, channelId);
-  elements.app.classList.remove('nav-open');
+  elements.app.classList.remove('nav-open', 'members-open');
   jumpToPresent();
   renderAll();
   composer.focus();
@@ -421,7 +423,8 @@ function renderHeader() {
         class: 'header-button',
         title: 'Show or hide the member list',
         'aria-label': 'Member list',
-        onclick: () => elements.app.classList.toggle('members-hidden'),
+        // A wide window shows the list beside the channel; a narrow one opens it over the messages.
+        onclick: () => elements.app.classList.toggle(window.matchMedia(NARROW).matches ? 'members-open' : 'members-hidden'),
       },
       icon('people', 24),
     ),
@@ -550,7 +553,7 @@ elements.scroller.addEventListener('scroll', () => {
   renderJumpBar();
 });
 elements.jumpBarButton.addEventListener('click', () => jumpToPresent());
-elements.backdrop.addEventListener('click', () => elements.app.classList.remove('nav-open'));
+elements.backdrop.addEventListener('click', () => elements.app.classList.remove('nav-open', 'members-open'));
 // Images and players change heights after they load, and the composer grows with its hints:
 // stay at the bottom through that.
 const keepAtBottom = new ResizeObserver(() => store.stickToBottom && scrollToBottom());
