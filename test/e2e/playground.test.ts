@@ -369,6 +369,13 @@ describe('the playground on a phone, through a forwarded port', { timeout: 60_00
     });
     expect(widths.page).toBeLessThanOrEqual(PHONE.width);
     expect(widths.composer).toBeLessThanOrEqual(PHONE.width);
+
+    // A phone's keyboard may have no Enter that sends: the send button does.
+    const before = await messageIds();
+    await composer().fill('/credits');
+    await page.locator('[data-testid=send-button]').click();
+    await expect.poll(() => composer().inputValue()).toBe('');
+    await expect((await newMessage(before)).innerText()).resolves.toMatch(/credits/i);
   });
 
   it('makes a song whose media come through the same address, with no word broken in its embed', async () => {

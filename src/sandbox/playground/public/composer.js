@@ -36,13 +36,15 @@ const CONTENT_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4', o
 export function createComposer(root, ctx) {
   const textarea = h('textarea', { class: 'composer-input', 'data-testid': 'composer', rows: 1, spellcheck: 'false', 'aria-label': 'Message' });
   const slashButton = h('button', { type: 'button', class: 'composer-slash', title: 'Slash commands', 'aria-label': 'Slash commands' }, icon('plus', 24));
+  // A phone's keyboard may have no Enter that sends: Discord's app has a send button there.
+  const sendButton = h('button', { type: 'button', class: 'composer-send', 'data-testid': 'send-button', title: 'Send', 'aria-label': 'Send' }, icon('send', 20));
   const suggestions = h('div', { class: 'suggestions', 'data-testid': 'suggestions', role: 'listbox', hidden: true });
   const hints = h('div', { class: 'option-hints', 'data-testid': 'option-hints', hidden: true });
   const chips = h('div', { class: 'attachment-chips', hidden: true });
   const error = h('div', { class: 'composer-error', 'data-testid': 'composer-error', role: 'alert', hidden: true });
   const status = h('div', { class: 'composer-status', 'aria-live': 'polite' });
   root.append(
-    h('div', { class: 'composer' }, suggestions, h('div', { class: 'composer-box' }, hints, chips, h('div', { class: 'composer-row' }, slashButton, textarea))),
+    h('div', { class: 'composer' }, suggestions, h('div', { class: 'composer-box' }, hints, chips, h('div', { class: 'composer-row' }, slashButton, textarea, sendButton))),
     h('div', { class: 'composer-footer' }, error, status),
   );
 
@@ -534,6 +536,12 @@ export function createComposer(root, ctx) {
       if (takes) accept(popup.items[popup.active]);
       else send();
     }
+  });
+  // mousedown would take the focus (and the phone's keyboard) from the textarea.
+  sendButton.addEventListener('mousedown', (event) => event.preventDefault());
+  sendButton.addEventListener('click', () => {
+    hideSuggestions();
+    send();
   });
   slashButton.addEventListener('click', () => {
     if (!textarea.value.trimStart().startsWith('/')) setText('/');
