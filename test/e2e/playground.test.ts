@@ -113,10 +113,22 @@ async function mediaDuration(media: Locator): Promise<number> {
   );
 }
 
-/** A song typed as a Discord user types it, with spaces in the prompt and no quotes; returns its result. */
-async function makeSong(prompt: string, title: RegExp): Promise<Locator> {
+/**
+ * A song typed as a Discord user types it, with spaces in the prompt and no quotes (key by key
+ * with `keys`: Tab picks the command and opens its prompt); returns its result.
+ */
+async function makeSong(prompt: string, title: RegExp, keys = false): Promise<Locator> {
   const before = await messageIds();
-  await send(`/song prompt:${prompt} instrumental:true`);
+  if (keys) {
+    await composer().fill('/so');
+    await composer().press('Tab');
+    await expect.poll(() => composer().inputValue()).toBe('/song prompt:');
+    await composer().pressSequentially(`${prompt} instrumental:true`);
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue()).toBe('');
+  } else {
+    await send(`/song prompt:${prompt} instrumental:true`);
+  }
   const result = await newMessage(before, (all) => all.filter({ hasText: title, has: page.locator('audio') }));
   const audio = result.locator('audio').first();
   expect(await audio.getAttribute('src')).toMatch(new RegExp(`^${new URL(page.url()).origin}/music-api/producer/.+\\.(m4a|mp3)$`));
@@ -148,7 +160,7 @@ async function lyricsThenSong(title: string): Promise<void> {
 
 describe('the playground in a browser', { timeout: 60_000 }, () => {
   it('makes a song typed with spaces and no quotes, whose audio plays, and a video from its button', async () => {
-    const result = await makeSong('rainy night lofi', /Rainy night lofi/);
+    const result = await makeSong('rainy night lofi', /Rainy night lofi/, true);
 
     await result.locator('[data-testid=button]', { hasText: 'Make a video' }).click();
     const video = messages().filter({ hasText: 'Music video', has: page.locator('video') }).last().locator('video');
@@ -251,8 +263,9 @@ describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
     const library = messages().filter({ has: page.locator('[data-testid=select]') }).last();
     await library.waitFor({ timeout: 10_000 });
     // Enough below the library for it to be an older message once scrolled to.
+    const beforeHelp = await messageIds();
     await send('/help');
-    await lastMessageWith('/song').waitFor({ timeout: 10_000 });
+    await newMessage(beforeHelp);
     await makeSong('a second rainy night', /second rainy night/i);
 
     await library.evaluate((element: { scrollIntoView(options: { block: string }): void }) => element.scrollIntoView({ block: 'start' }));
@@ -263,14 +276,26 @@ describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
     const select = library.locator('[data-testid=select]').first();
     const value = await select.locator('option:not([disabled])').first().getAttribute('value');
     await select.selectOption(value!);
-    const reply = await newMessage(before);
+    // The song shown again, below the fold: the bar says so.
+    const reply = await newMessage(before, (all) => all.filter({ has: page.locator('audio') }));
     await expect.poll(() => page.locator('#jump-bar-text').innerText()).toMatch(/new message/);
-    expect(await reply.isVisible()).toBe(true);
-    expect(await reply.evaluate((node: { getBoundingClientRect(): { top: number } }) => node.getBoundingClientRect().top)).toBeGreaterThan(DESKTOP.height);
+    const scroller = page.locator('#scroller');
+    const top = await reply.evaluate((node: { getBoundingClientRect(): { top: number } }) => node.getBoundingClientRect().top);
+    const scrollerBottom = await scroller.evaluate((node: { getBoundingClientRect(): { bottom: number } }) => node.getBoundingClientRect().bottom);
+    expect(top).toBeGreaterThan(scrollerBottom);
 
     await page.locator('[data-testid=jump-to-present]').click();
     await expect.poll(() => bar.isVisible()).toBe(false);
-    await expect.poll(() => reply.evaluate((node: { getBoundingClientRect(): { bottom: number } }) => node.getBoundingClientRect().bottom)).toBeLessThan(DESKTOP.height);
+    // At the present, the reply in sight.
+    const inSight = () =>
+      reply.evaluate((node: { getBoundingClientRect(): { top: number; bottom: number }; closest(selector: string): { scrollTop: number; scrollHeight: number; clientHeight: number; getBoundingClientRect(): { top: number; bottom: number } } }) => {
+        const scroller = node.closest('#scroller');
+        const box = node.getBoundingClientRect();
+        const view = scroller.getBoundingClientRect();
+        const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 2;
+        return `${atBottom ? 'at the bottom' : 'above'}, ${box.bottom > view.top && box.top < view.bottom ? 'in sight' : `out of sight (${box.top}..${box.bottom} in ${view.top}..${view.bottom})`}`;
+      });
+    await expect.poll(inSight).toBe('at the bottom, in sight');
   });
 
   it('forgets private messages at a reload, a dismissed one included', async () => {

@@ -12,6 +12,7 @@ import {
   commandLine,
   formatValue,
   leafOptions,
+  needsPath,
   optionNames,
   parseCommandLine,
   pathChoices,
@@ -215,6 +216,13 @@ export function createComposer(root, ctx) {
     return 0;
   }
 
+  /** `name:` of the first option a picked command needs, which Discord opens at once; else nothing. */
+  function firstRequired(node) {
+    if (needsPath(node)) return '';
+    const option = (node.options ?? []).find((candidate) => candidate.required && candidate.type !== OptionType.Attachment);
+    return option ? `${option.name}:` : '';
+  }
+
   /** Prefix matches first, then the rest that contain what was typed. */
   function filterByName(list, partial, nameOf) {
     const lower = partial.toLowerCase();
@@ -234,7 +242,7 @@ export function createComposer(root, ctx) {
             detail: command.description,
             source: bot.username,
             avatar: bot,
-            insert: `/${command.name} `,
+            insert: `/${command.name} ${firstRequired(command)}`,
           })),
         };
       case 'path':
@@ -243,7 +251,7 @@ export function createComposer(root, ctx) {
           items: filterByName(pathChoices(context.analysis.node), context.partial, (choice) => choice.words.join(' ')).map((choice) => ({
             label: `${commandLine(context.analysis)} ${choice.words.join(' ')}`,
             detail: choice.option.description,
-            insert: `${choice.words.join(' ')} `,
+            insert: `${choice.words.join(' ')} ${firstRequired(choice.option)}`,
           })),
         };
       case 'option': {
