@@ -13,9 +13,7 @@ const song = (request: Record<string, unknown>, clipTitle?: string, remixOf: str
 
 describe('givenTitle', () => {
   it('prefers the member’s title to the service’s', () => {
-    expect(givenTitle({ request: { kind: 'upload', title: 'My demo' }, result: { clips: [{ clipId: 'c', title: 'Uploaded audio' }] }, remixOf: null })).toBe(
-      'My demo',
-    );
+    expect(givenTitle({ request: { kind: 'upload', title: 'My demo' }, result: { clips: [{ clipId: 'c', title: 'Uploaded audio' }] } })).toBe('My demo');
   });
 
   it('takes the service’s title when the member gave none, else the whole prompt', () => {
@@ -26,8 +24,8 @@ describe('givenTitle', () => {
   });
 
   it('names a voice by its name, and nothing by nothing', () => {
-    expect(givenTitle({ request: { kind: 'voice', name: 'Alto' }, result: { personaName: 'Voice 1' }, remixOf: null })).toBe('Alto');
-    expect(givenTitle({ request: { kind: 'video', clipId: 'c' }, result: { clips: [{ clipId: 'c' }] }, remixOf: null })).toBeUndefined();
+    expect(givenTitle({ request: { kind: 'voice', name: 'Alto' }, result: { personaName: 'Voice 1' } })).toBe('Alto');
+    expect(givenTitle({ request: { kind: 'video', clipId: 'c' }, result: { clips: [{ clipId: 'c' }] } })).toBeUndefined();
   });
 });
 
