@@ -119,7 +119,6 @@ function unavailable(name) {
   return `/${name} needs ${needs}, which @${currentUser().username} does not have, so Discord does not list it for them.${hint}`;
 }
 
-
 function currentUser() {
   return store.state.users.find((user) => user.id === store.userId);
 }

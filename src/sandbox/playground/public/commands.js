@@ -344,7 +344,8 @@ function valueFor(option, raw, world, chosen) {
 
 /**
  * Parses and checks a whole line. `files` maps attachment option names to the picked File;
- * `chosen` the suggestions picked (see {@link valueFor}). Returns `{ error }`, or
+ * `chosen` the suggestions picked (see {@link valueFor}). Returns `{ error, unknownCommand? }`
+ * (the name typed, when no command has it), or
  * `{ request: { name, subcommandGroup?, subcommand?, options }, files: { optionName: File }, line }`
  * ready to send.
  */
@@ -354,7 +355,7 @@ export function parseCommandLine(text, commands, world, files, chosen) {
     return { error: 'The playground sends slash commands: start with /, for example /song prompt:rainy night lofi.' };
   }
   const { analysis, leading, segments } = readLine(trimmed, commands);
-  if (!analysis.command) return { error: `Unknown command /${analysis.name ?? ''}. Type / to see the commands.` };
+  if (!analysis.command) return { error: `Unknown command /${analysis.name ?? ''}. Type / to see the commands.`, unknownCommand: analysis.name };
   const line = commandLine(analysis);
   if (!analysis.leaf) {
     const choices = pathChoices(analysis.node).map((choice) => choice.words.join(' '));

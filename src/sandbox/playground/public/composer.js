@@ -479,10 +479,7 @@ export function createComposer(root, ctx) {
     if (text.trim() === '') return;
     const { commands } = world();
     const parsed = parseCommandLine(text, commands, world(), files, chosen);
-    if (parsed.error) {
-      const name = /^\s*\/(\S+)/.exec(text)?.[1]?.toLowerCase();
-      return showError((parsed.error.startsWith('Unknown command') && name && ctx.unavailable(name)) || parsed.error);
-    }
+    if (parsed.error) return showError((parsed.unknownCommand && ctx.unavailable(parsed.unknownCommand)) || parsed.error);
     let attachments;
     try {
       attachments = await encodeFiles(parsed.files);
@@ -529,9 +526,9 @@ export function createComposer(root, ctx) {
     if (open && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
       event.preventDefault();
       move(event.key === 'ArrowDown' ? 1 : -1);
-    } else if (open && event.key === 'Tab' && !popup.stale) {
+    } else if (open && event.key === 'Tab') {
       event.preventDefault();
-      accept(popup.items[Math.max(popup.active, 0)]);
+      if (!popup.stale) accept(popup.items[Math.max(popup.active, 0)]);
     } else if (event.key === 'Escape' && !suggestions.hidden) {
       event.preventDefault();
       popup.dismissed = true;
