@@ -232,6 +232,7 @@ describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
     await composer().press('Enter');
     await expect.poll(() => composer().inputValue()).toBe('');
     const answer = await newMessage(before);
+    await expect.poll(() => answer.locator('[data-testid=thinking]').count()).toBe(0);
     expect(await answer.getAttribute('data-ephemeral')).toBe('true');
     expect(await answer.locator('audio').count()).toBe(0);
     await expect(answer.innerText()).resolves.not.toContain('Rainy night lofi');
