@@ -465,8 +465,10 @@ export function caretContext(before, commands) {
   // After a closed quote, the next option.
   if (segment.quoted) return optionContext(false);
   const typed = before.slice(segment.valueStart);
-  // A word after the value that begins an option's name may be that option, or more of the value.
-  const more = /\S\s+(\S+)$/.test(typed) && !word.includes(':') && [...names].some((name) => !used.has(name) && name.startsWith(word.toLowerCase()));
+  // A word after the value that begins an option's name may be that option, or more of the value;
+  // from three letters on, so that the value's own short words do not keep opening a list.
+  const more =
+    /\S\s+(\S+)$/.test(typed) && word.length >= 3 && !word.includes(':') && [...names].some((name) => !used.has(name) && name.startsWith(word.toLowerCase()));
   if (more) return optionContext(true);
   used.delete(segment.name);
   return { ...value, used, partial: typed.trimStart() };
