@@ -140,6 +140,7 @@ export const generation = {
   'jobs.state.cancelled': 'cancelled',
   'jobs.list.empty': 'You have no requests on this server yet.',
   'jobs.list.heading': '**Your recent requests**',
+  'jobs.list.forSong': 'for “{title}”',
   'jobs.refusal.notYours': 'No request of yours on this server has that id. `{/jobs list}` shows them.',
   'jobs.refusal.unknown': 'No request of yours on this server has that id.',
   'jobs.refusal.gone': 'That request no longer exists.',
