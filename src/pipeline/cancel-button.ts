@@ -25,10 +25,14 @@ function keyOf(deps: PipelineDeps, jobId: string): string {
  */
 export type SendAcknowledgement = (withCancel: boolean) => Promise<string | undefined>;
 
+/** How long the acknowledgement waits to learn whether the job was taken; past it (Redis away), it goes without Cancel. */
+export const TAKEN_CHECK_MS = 500;
+
 /**
  * Sends a job's acknowledgement through `send`: with Cancel unless a worker has taken the job
- * already, and the button removed again should one take it while the message is on its way.
- * `waiting`: the caller knows the job is not in the queue yet, so nothing is asked first.
+ * already, and the button removed again should one take it while the message is on its way
+ * (that check runs after this returns). `waiting`: the caller knows the job is not in the
+ * queue yet, so nothing is asked first.
  */
 export async function offerCancel(
   deps: PipelineDeps,
@@ -38,11 +42,29 @@ export async function offerCancel(
   options: { waiting?: boolean } = {},
 ): Promise<void> {
   const key = keyOf(deps, jobId);
-  const waiting = options.waiting === true || (await deps.redis.get(key)) !== TAKEN;
+  const waiting = options.waiting === true || (await takenWithin(deps, key, TAKEN_CHECK_MS)) === false;
   const messageId = await send(waiting);
   if (!waiting || messageId === undefined) return;
-  if ((await deps.redis.set(key, messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX')) === 'OK') return;
-  await removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId);
+  // Redis's answer is not waited for: the acknowledgement is out, and whichever of this and the
+  // worker's mark comes second removes the button.
+  void deps.redis
+    .set(key, messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX')
+    .then((recorded) => (recorded === 'OK' ? undefined : removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId)))
+    .catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not record the cancel button'));
+}
+
+/** Whether a worker has marked the job taken; undefined when Redis did not say within `ms`. */
+async function takenWithin(deps: PipelineDeps, key: string, ms: number): Promise<boolean | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    const value = await Promise.race([deps.redis.get(key), late]);
+    return value === undefined ? undefined : value === TAKEN;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The job has left the queue (taken for submission, or cancelled): its Cancel button, if shown, goes. */
