@@ -83,7 +83,7 @@ async function csvAnswer(context: CommandContext, guildId: string, scope: Scope)
     name: `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}.csv`,
   });
   const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined;
-  const content = cut ? context.t('creditsAdmin.csvCut', { rows: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
+  const content = cut ? context.t('creditsAdmin.csvCut', { count: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
   return { content, files: [file] };
 }
 

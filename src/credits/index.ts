@@ -46,7 +46,7 @@ export {
   type ModeratorMovementInput,
   type ModeratorMovementResult,
 } from './moderator-movements.js';
-export { utcDay, utcMonth, utcMonthStart } from './periods.js';
+export { nextAllowanceTopUp, utcDay, utcMonth, utcMonthStart } from './periods.js';
 export {
   history,
   spentToday,

@@ -29,7 +29,10 @@ export function localText<K extends MessageKey>(key: K, ...params: ParamsArg<K>)
   return params[0] === undefined ? { key } : { key, params: params[0] };
 }
 
-const translators = new Map<AppLocale, Translate & { readonly locale: AppLocale; text(text: LocalText): string }>();
+/** A language's `t`, with its language, a writer for a carried message, and its way of naming a month. */
+type LocaleTranslator = Translate & { readonly locale: AppLocale; text(text: LocalText): string; month(date: Date): string };
+
+const translators = new Map<AppLocale, LocaleTranslator>();
 
 /** The `t` of a language (cached; one per language). */
 export function translator(locale: AppLocale | string | null | undefined) {
@@ -39,11 +42,18 @@ export function translator(locale: AppLocale | string | null | undefined) {
     const catalogue = CATALOGUES[resolved];
     const numbers = new Intl.NumberFormat(resolved);
     const plurals = new Intl.PluralRules(resolved);
+    const months = new Intl.DateTimeFormat(resolved, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const counted = (unit: string, count: number): string | undefined => {
+      const message = (catalogue as Readonly<Record<string, Message | undefined>>)[`unit.${unit}`];
+      return message === undefined ? undefined : render(message, { count }, numbers, plurals, counted);
+    };
     const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string =>
-      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals);
+      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals, counted);
     translate = Object.assign(<K extends MessageKey>(key: K, ...params: ParamsArg<K>) => write(key, params[0]), {
       locale: resolved,
       text: (text: LocalText) => write(text.key, text.params),
+      /** A UTC calendar month as the reader says it: "November 2026", "noviembre de 2026". */
+      month: (date: Date) => months.format(date),
     });
     translators.set(resolved, translate);
   }
@@ -96,11 +106,18 @@ function commandReference(reference: string, catalogue: Catalogue): string {
   return `/${words.join(' ')}`;
 }
 
+/**
+ * `{name}` writes a parameter; `{name:unit}` writes a number with its noun in the right plural
+ * form, from the catalogue's `unit.<unit>` (`{cost:credits}`: "1 credit", "5 credits").
+ */
+const PARAMETER = /\{(\w+)(?::(\w+))?\}/g;
+
 function render(
   message: Message,
   params: Readonly<Record<string, string | number>> | undefined,
   numbers: Intl.NumberFormat,
   plurals: Intl.PluralRules,
+  counted: (unit: string, count: number) => string | undefined,
 ): string {
   let form: string;
   if (isPlural(message)) {
@@ -110,9 +127,10 @@ function render(
     form = message;
   }
   if (!params) return form;
-  return form.replace(/\{(\w+)\}/g, (whole, name: string) => {
+  return form.replace(PARAMETER, (whole, name: string, unit: string | undefined) => {
     const value = params[name];
     if (value === undefined) return whole;
+    if (unit !== undefined && typeof value === 'number') return counted(unit, value) ?? numbers.format(value);
     return typeof value === 'number' ? numbers.format(value) : value;
   });
 }

@@ -241,7 +241,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       [
         'a recording too short for a voice',
         { name: 'voice', subcommand: 'create', options: { name: 'Short' }, attachments: { audio: { filename: 'short.wav', data: sineWav({ seconds: 3 }), contentType: 'audio/wav' } } },
-        'That recording is 3.0 seconds long; a voice needs more than 10 seconds of clear solo singing.',
+        'That recording is 3 seconds long; a voice needs more than 10 seconds of clear solo singing.',
       ],
       ['an unknown song for a video', { name: 'video', options: { song: '00000000-0000-4000-8000-000000000000' } }, 'That is not a finished song of this server. Pick one from the list.'],
     ];

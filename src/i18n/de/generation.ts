@@ -110,7 +110,7 @@ export const generation: Translation<typeof english> = {
   'attachment.tooLarge': 'Diese Datei hat {size} MB; das Limit liegt bei {limit} MB.',
   'attachment.larger': 'Diese Datei ist größer als {limit} MB.',
   'attachment.unreadable': 'Diese Datei ist keine lesbare MP3- oder WAV-Aufnahme.',
-  'attachment.tooShort': 'Diese Aufnahme ist {seconds} Sekunden lang; eine Stimme braucht mehr als {min} Sekunden klaren Sologesang.',
+  'attachment.tooShort': 'Diese Aufnahme ist {seconds:seconds} lang; eine Stimme braucht mehr als {min:seconds} klaren Sologesang.',
   'attachment.downloadFailed': 'Der Bot konnte diesen Anhang nicht lesen. Lade ihn bitte noch einmal hoch.',
 
   'jobs.kind.song': 'Song',

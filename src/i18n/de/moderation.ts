@@ -9,8 +9,8 @@ export const moderation: Translation<typeof english> = {
   'credits.allowance': 'Monatsbudget: {allowance} (das Guthaben wird zu Beginn jedes Monats darauf aufgefüllt, UTC)',
   'credits.noAllowance': 'Monatsbudget: keins',
   'credits.used': {
-    one: 'Verbrauch in {month}: {spent} Credits für {count} Auftrag (davon du: {mySpent} für {myJobs})',
-    other: 'Verbrauch in {month}: {spent} Credits für {count} Aufträge (davon du: {mySpent} für {myJobs})',
+    one: 'Verbrauch im {month}: {spent:credits} für {count} Auftrag (davon du: {mySpent} für {myJobs})',
+    other: 'Verbrauch im {month}: {spent:credits} für {count} Aufträge (davon du: {mySpent} für {myJobs})',
   },
   'credits.canSpend': 'Heute kannst du noch ausgeben: {canSpend} (kein Tageslimit)',
   'credits.canSpendCapped': 'Heute kannst du noch ausgeben: {canSpend} (Tageslimit {cap}, {today} verbraucht; zurückgesetzt um Mitternacht UTC)',
@@ -137,8 +137,8 @@ export const moderation: Translation<typeof english> = {
   'command.credits-admin.allowance.amount.description': 'Credits pro Monat; 0 schaltet das Monatsbudget ab.',
   'command.credits-admin.account.name': 'konto',
   'command.credits-admin.account.description': 'Das eigene Guthaben des Kontos beim Musikdienst (Bot-Betreiber).',
-  'creditsAdmin.account': 'Das Konto beim Musikdienst hat **{credits}** Credits.',
-  'creditsAdmin.accountWithExtra': 'Das Konto beim Musikdienst hat **{credits}** Credits (+{extra} extra).',
+  'creditsAdmin.account': 'Das Konto beim Musikdienst hat **{credits:credits}**.',
+  'creditsAdmin.accountWithExtra': 'Das Konto beim Musikdienst hat **{credits:credits}** (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'Guthaben dieses Servers im Bot: {balance}.',
   'creditsAdmin.accountExpected': 'Das Hauptbuch erwartete **{expected}**: {previous} bei der letzten Prüfung (<t:{at}:R>), abzüglich {spent} seitdem beim Dienst ausgegeben.',
   'creditsAdmin.accountDrift': 'Abweichung: **{drift}**.',
@@ -171,9 +171,9 @@ export const moderation: Translation<typeof english> = {
     one: '{count} Credit abgezogen. Das Guthaben beträgt jetzt {balance}.',
     other: '{count} Credits abgezogen. Das Guthaben beträgt jetzt {balance}.',
   },
-  'creditsAdmin.usageOfMember': '<@{user}> in {month}: {spent} Credits, Aufträge: {jobs} ({charged} berechnet, {returned} erstattet).',
-  'creditsAdmin.usageHeading': '**Verbrauch in {month}**: {spent} Credits, Aufträge: {jobs} ({returned} erstattet)',
-  'creditsAdmin.usageLine': '• <@{user}>: {spent} Credits, Aufträge: {jobs}',
+  'creditsAdmin.usageOfMember': '<@{user}> im {month}: {spent:credits} für {jobs:jobs} ({charged} berechnet, {returned} zurückgegeben).',
+  'creditsAdmin.usageHeading': '**Verbrauch im {month}**: {spent:credits} für {jobs:jobs} ({returned} zurückgegeben)',
+  'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} für {jobs:jobs}',
   'creditsAdmin.limitRemoved': 'Jedes Mitglied: kein Tageslimit mehr.',
   'creditsAdmin.limitRemovedRole': 'Mitglieder mit <@&{role}>: kein Tageslimit mehr.',
   'creditsAdmin.limitSet': {
@@ -201,7 +201,7 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.olderButton': 'Ältere',
   'creditsAdmin.exportButton': 'Als CSV exportieren',
   'creditsAdmin.csv': { one: 'Das Kontobuch als CSV: {count} Zeile.', other: 'Das Kontobuch als CSV: {count} Zeilen.' },
-  'creditsAdmin.csvCut': 'Das Kontobuch als CSV: die neuesten {rows} Zeilen.',
+  'creditsAdmin.csvCut': { one: 'Das Kontobuch als CSV: die neueste Zeile.', other: 'Das Kontobuch als CSV: die neuesten {count} Zeilen.' },
   'creditsAdmin.buttonGone': 'Dieser Button funktioniert nicht mehr.',
 
   // The welcome

@@ -9,8 +9,8 @@ export const moderation = {
   'credits.allowance': 'Monthly allowance: {allowance} (the balance is topped up to it at the start of each month, UTC)',
   'credits.noAllowance': 'Monthly allowance: none',
   'credits.used': {
-    one: 'Used in {month}: {spent} credits on {count} job (you: {mySpent} on {myJobs})',
-    other: 'Used in {month}: {spent} credits on {count} jobs (you: {mySpent} on {myJobs})',
+    one: 'Used in {month}: {spent:credits} on {count} job (you: {mySpent} on {myJobs})',
+    other: 'Used in {month}: {spent:credits} on {count} jobs (you: {mySpent} on {myJobs})',
   },
   'credits.canSpend': 'You can still spend today: {canSpend} (no daily limit)',
   'credits.canSpendCapped': 'You can still spend today: {canSpend} (daily limit {cap}, {today} used; resets at midnight UTC)',
@@ -137,8 +137,8 @@ export const moderation = {
   'command.credits-admin.allowance.amount.description': 'Credits per month; 0 turns the allowance off.',
   'command.credits-admin.account.name': 'account',
   'command.credits-admin.account.description': 'The music service account’s own balance (bot owners).',
-  'creditsAdmin.account': 'The music service account has **{credits}** credits.',
-  'creditsAdmin.accountWithExtra': 'The music service account has **{credits}** credits (+{extra} extra).',
+  'creditsAdmin.account': 'The music service account has **{credits:credits}**.',
+  'creditsAdmin.accountWithExtra': 'The music service account has **{credits:credits}** (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'This server’s balance in the bot: {balance}.',
   'creditsAdmin.accountExpected': 'The ledger expected **{expected}**: {previous} at the last check (<t:{at}:R>), less {spent} spent upstream since.',
   'creditsAdmin.accountDrift': 'Drift: **{drift}**.',
@@ -171,9 +171,9 @@ export const moderation = {
     one: 'Removed {count} credit. The balance is now {balance}.',
     other: 'Removed {count} credits. The balance is now {balance}.',
   },
-  'creditsAdmin.usageOfMember': '<@{user}> in {month}: {spent} credits on {jobs} jobs ({charged} charged, {returned} returned).',
-  'creditsAdmin.usageHeading': '**Usage in {month}**: {spent} credits on {jobs} jobs ({returned} returned)',
-  'creditsAdmin.usageLine': '• <@{user}>: {spent} credits on {jobs} jobs',
+  'creditsAdmin.usageOfMember': '<@{user}> in {month}: {spent:credits} on {jobs:jobs} ({charged} charged, {returned} returned).',
+  'creditsAdmin.usageHeading': '**Usage in {month}**: {spent:credits} on {jobs:jobs} ({returned} returned)',
+  'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} on {jobs:jobs}',
   'creditsAdmin.limitRemoved': 'Each member: no daily limit any more.',
   'creditsAdmin.limitRemovedRole': 'Members with <@&{role}>: no daily limit any more.',
   'creditsAdmin.limitSet': {
@@ -201,7 +201,7 @@ export const moderation = {
   'creditsAdmin.olderButton': 'Older',
   'creditsAdmin.exportButton': 'Export CSV',
   'creditsAdmin.csv': { one: 'The ledger as CSV: {count} row.', other: 'The ledger as CSV: {count} rows.' },
-  'creditsAdmin.csvCut': 'The ledger as CSV: the newest {rows} rows.',
+  'creditsAdmin.csvCut': { one: 'The ledger as CSV: the newest row.', other: 'The ledger as CSV: the newest {count} rows.' },
   'creditsAdmin.buttonGone': 'This button no longer works.',
 
   // The welcome, posted in the guild's language

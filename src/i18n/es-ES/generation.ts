@@ -110,7 +110,7 @@ export const generation: Translation<typeof english> = {
   'attachment.tooLarge': 'Ese archivo ocupa {size} MB; el límite es {limit} MB.',
   'attachment.larger': 'Ese archivo ocupa más de {limit} MB.',
   'attachment.unreadable': 'Ese archivo no es una grabación MP3 o WAV legible.',
-  'attachment.tooShort': 'Esa grabación dura {seconds} segundos; una voz necesita más de {min} segundos de canto solista claro.',
+  'attachment.tooShort': 'Esa grabación dura {seconds:seconds}; una voz necesita más de {min:seconds} de canto solista claro.',
   'attachment.downloadFailed': 'El bot no ha podido leer ese adjunto. Vuelve a subirlo.',
 
   'jobs.kind.song': 'canción',
@@ -140,12 +140,12 @@ export const generation: Translation<typeof english> = {
   'jobs.refusal.notDoneQueued': 'Ese pedido está {state} (puesto {position} en la cola); su resultado se publicará cuando esté listo.',
   'jobs.cancelled': {
     one: 'Pedido cancelado ({kind}): se devuelve {count} crédito.',
-    many: 'Pedido cancelado ({kind}): se devuelven {count} créditos.',
+    many: 'Pedido cancelado ({kind}): se devuelven {count} de créditos.',
     other: 'Pedido cancelado ({kind}): se devuelven {count} créditos.',
   },
   'jobs.cancelledWithBalance': {
     one: 'Pedido cancelado ({kind}): se devuelve {count} crédito y el servidor tiene ahora {balance}.',
-    many: 'Pedido cancelado ({kind}): se devuelven {count} créditos y el servidor tiene ahora {balance}.',
+    many: 'Pedido cancelado ({kind}): se devuelven {count} de créditos y el servidor tiene ahora {balance}.',
     other: 'Pedido cancelado ({kind}): se devuelven {count} créditos y el servidor tiene ahora {balance}.',
   },
 
