@@ -49,8 +49,10 @@ export {
 export { nextAllowanceTopUp, utcDay, utcMonth, utcMonthStart } from './periods.js';
 export {
   history,
+  latestTake,
   spentToday,
   usage,
+  type HistoryEntry,
   type HistoryPage,
   type HistoryQuery,
   type MemberUsage,

@@ -43,7 +43,7 @@ export function translator(locale: AppLocale | string | null | undefined) {
     const numbers = new Intl.NumberFormat(resolved);
     const plurals = new Intl.PluralRules(resolved);
     const months = new Intl.DateTimeFormat(resolved, { month: 'long', year: 'numeric', timeZone: 'UTC' });
-    const counted = (unit: string, count: number): string | undefined => {
+    const counted = (unit: string, count: string | number): string | undefined => {
       const message = (catalogue as Readonly<Record<string, Message | undefined>>)[`unit.${unit}`];
       return message === undefined ? undefined : render(message, { count }, numbers, plurals, counted);
     };
@@ -107,8 +107,9 @@ function commandReference(reference: string, catalogue: Catalogue): string {
 }
 
 /**
- * `{name}` writes a parameter; `{name:unit}` writes a number with its noun in the right plural
- * form, from the catalogue's `unit.<unit>` (`{cost:credits}`: "1 credit", "5 credits").
+ * `{name}` writes a parameter (a number formatted for the language, but bare in `<t:{at}:R>`);
+ * `{name:unit}` writes a number with its noun in the right plural form, from the catalogue's
+ * `unit.<unit>` (`{cost:credits}`: "1 credit", "5 credits").
  */
 const PARAMETER = /\{(\w+)(?::(\w+))?\}/g;
 
@@ -117,7 +118,7 @@ function render(
   params: Readonly<Record<string, string | number>> | undefined,
   numbers: Intl.NumberFormat,
   plurals: Intl.PluralRules,
-  counted: (unit: string, count: number) => string | undefined,
+  counted: (unit: string, count: string | number) => string | undefined,
 ): string {
   let form: string;
   if (isPlural(message)) {
@@ -127,10 +128,13 @@ function render(
     form = message;
   }
   if (!params) return form;
-  return form.replace(PARAMETER, (whole, name: string, unit: string | undefined) => {
+  return form.replace(PARAMETER, (whole, name: string, unit: string | undefined, offset: number) => {
     const value = params[name];
     if (value === undefined) return whole;
-    if (unit !== undefined && typeof value === 'number') return counted(unit, value) ?? numbers.format(value);
+    // Discord's timestamp markup (`<t:{at}:R>`) takes the bare Unix seconds.
+    if (form.startsWith('<t:', offset - 3)) return String(value);
+    // A number given as text (digits kept ungrouped on purpose) is counted as written.
+    if (unit !== undefined) return counted(unit, value) ?? (typeof value === 'number' ? numbers.format(value) : value);
     return typeof value === 'number' ? numbers.format(value) : value;
   });
 }

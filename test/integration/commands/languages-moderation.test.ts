@@ -66,7 +66,7 @@ describe('a German member', () => {
     expect(page.content).toContain('**Credit-Verlauf**');
     expect(page.content).toContain('**Gutschrift** +1');
     expect(page.content).toContain(`von <@${g.members.owner}>`);
-    expect(labelsOf(page)).toEqual(['Ältere', 'Als CSV exportieren']);
+    expect(labelsOf(page)).toEqual(['Neuere', 'Ältere', 'Als CSV exportieren']);
   });
 });
 

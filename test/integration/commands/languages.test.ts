@@ -54,7 +54,7 @@ describe('the member’s language', () => {
     await handle.waitForResponse();
     expect(handle.original()?.content).toBe(`Criando uma música para <@${g.members.alice}>…`);
     const ack = await privateAnswer(handle);
-    expect(ack.content).toContain('Sua música está a caminho: custa **10** créditos');
+    expect(ack.content).toContain('Sua música está a caminho: custa **10 créditos**');
     expect(ack.content).toContain('Tarefa `');
     expect(buttonLabels(ack)).toEqual(['Cancelar (créditos de volta)']);
 
@@ -78,7 +78,7 @@ describe('the guild’s language', () => {
     const member = h.emulator.addMember(guild.id, { userId: h.members.alice, username: 'alice' }).id;
 
     const ack = await privateAnswer(h.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member, name: 'song', options: { prompt: 'ein langsamer Song' }, locale: 'de' }));
-    expect(ack.content).toContain('Dein Song ist unterwegs: Er kostet **10** Credits');
+    expect(ack.content).toContain('Dein Song ist unterwegs: Er kostet **10 Credits**');
     expect(buttonLabels(ack)).toEqual(['Abbrechen (Credits zurück)']);
     const jobId = ack.content?.match(/Auftrag `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
