@@ -83,7 +83,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceInstrumental': 'Eine Stimme singt: Lass `{:song instrumental}` weg oder lass `{:song voice}` weg.',
   'song.refusal.voiceModel': 'Ein Song mit einer Stimme nutzt das Modell der Stimme: Lass `{:song model}` weg.',
 
-  'songForm.title': 'Einen Song machen',
+  'songForm.title': 'Song erstellen',
   'songForm.remixTitle': 'Remix: {title}',
   'songForm.lyrics': 'Songtext',
   'songForm.style': 'Stil',

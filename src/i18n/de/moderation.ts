@@ -9,8 +9,8 @@ export const moderation: Translation<typeof english> = {
   'credits.allowance': 'Monatsbudget: {allowance} (das Guthaben wird zu Beginn jedes Monats darauf aufgefüllt, UTC)',
   'credits.noAllowance': 'Monatsbudget: keins',
   'credits.used': {
-    one: 'Verbrauch im {month}: {spent:credits} für {count} Auftrag (davon du: {mySpent} für {myJobs})',
-    other: 'Verbrauch im {month}: {spent:credits} für {count} Aufträge (davon du: {mySpent} für {myJobs})',
+    one: 'Verbrauch im {month}: {spent:credits} für {count} Anfrage (davon du: {mySpent} für {myJobs})',
+    other: 'Verbrauch im {month}: {spent:credits} für {count} Anfragen (davon du: {mySpent} für {myJobs})',
   },
   'credits.canSpend': 'Heute kannst du noch ausgeben: {canSpend} (kein Tageslimit)',
   'credits.canSpendCapped': 'Heute kannst du noch ausgeben: {canSpend} (Tageslimit {cap}, {today} verbraucht; zurückgesetzt um Mitternacht UTC)',
@@ -140,15 +140,15 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.account': 'Das Konto beim Musikdienst hat **{credits:credits}**.',
   'creditsAdmin.accountWithExtra': 'Das Konto beim Musikdienst hat **{credits:credits}** (+{extra} extra).',
   'creditsAdmin.accountGuildBalance': 'Guthaben dieses Servers im Bot: {balance}.',
-  'creditsAdmin.accountExpected': 'Das Hauptbuch erwartete **{expected}**: {previous} bei der letzten Prüfung (<t:{at}:R>), abzüglich {spent} seitdem beim Dienst ausgegeben.',
+  'creditsAdmin.accountExpected': 'Das Kontobuch erwartete **{expected}**: {previous} bei der letzten Prüfung (<t:{at}:R>), abzüglich {spent} seitdem beim Dienst ausgegeben.',
   'creditsAdmin.accountDrift': 'Abweichung: **{drift}**.',
-  'creditsAdmin.accountDriftNegative': 'Der Dienst hat mehr abgebucht, als das Hauptbuch verzeichnet.',
-  'creditsAdmin.accountDriftPositive': 'Das Konto hat mehr gewonnen, als das Hauptbuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
+  'creditsAdmin.accountDriftNegative': 'Der Dienst hat mehr abgebucht, als das Kontobuch verzeichnet.',
+  'creditsAdmin.accountDriftPositive': 'Das Konto hat mehr gewonnen, als das Kontobuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
   'creditsAdmin.accountUncertain': {
     one: '{count} Anfrage seit der letzten Prüfung wurde vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgabe erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
     other: '{count} Anfragen seit der letzten Prüfung wurden vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgaben erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
   },
-  'creditsAdmin.accountBaseline': 'Erste Prüfung: die nächsten vergleichen das Guthaben mit dem, was das Hauptbuch seitdem beim Dienst ausgegeben hat.',
+  'creditsAdmin.accountBaseline': 'Erste Prüfung: die nächsten vergleichen das Guthaben mit dem, was laut Kontobuch seitdem beim Dienst ausgegeben wurde.',
   'creditsAdmin.alertOff': 'Die Warnung bei niedrigem Guthaben ist aus.',
   'creditsAdmin.alertOn': {
     one: 'Sobald das Guthaben unter {count} Credit fällt, wird eine Nachricht in <#{channel}> gepostet.',
@@ -205,7 +205,7 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.historyEmpty': 'Noch keine Bewegungen.',
   'creditsAdmin.historyFor': 'für <@{user}>',
   'creditsAdmin.historyBy': 'von <@{user}>',
-  'creditsAdmin.historyJob': 'Auftrag `{job}`',
+  'creditsAdmin.historyJob': 'Anfrage `{job}`',
   'creditsAdmin.ledgerKind.grant': 'Gutschrift',
   'creditsAdmin.ledgerKind.take': 'Abzug',
   'creditsAdmin.ledgerKind.adjust': 'Korrektur',
@@ -222,7 +222,7 @@ export const moderation: Translation<typeof english> = {
 
   // The welcome
   'welcome.thanks':
-    '**Danke, dass du {botName} hinzugefügt hast!** Mitglieder machen mit `{/song}`, `{/lyrics}`, `{/voice}` und `{/video}` Songs, Songtexte, Stimm-Personas und Musikvideos; jede Anfrage wird aus den Credits dieses Servers bezahlt. `{/help}` zeigt, was was kostet.',
+    '**Danke, dass du {botName} hinzugefügt hast!** Mitglieder machen mit `{/song}`, `{/lyrics}`, `{/voice}` und `{/video}` Songs, Songtexte, Stimmen und Musikvideos; jede Anfrage wird aus den Credits dieses Servers bezahlt. `{/help}` zeigt, was was kostet.',
   'welcome.stepsHeading': '**Drei erste Schritte für Moderatoren** (Mitglieder mit „Server verwalten“):',
   'welcome.startingCredits': {
     one: 'Dieser Server startet mit **{count}** Credit.',

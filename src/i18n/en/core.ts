@@ -29,7 +29,7 @@ export const core = {
   'refusal.insufficientCredits': 'This server has {balance:credits} and this costs {cost}. Only the bot’s owners can add credits.',
   'refusal.insufficientCreditsAllowance': 'This server has {balance:credits} and this costs {cost}. Its monthly allowance tops it up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, only the bot’s owners can add credits.',
   'refusal.remixSourceGone': 'That song is no longer in this server’s library, so it can’t be remixed. `{/song}` makes a new one.',
-  'refusal.unknownModel': 'Unknown model "{model}". Pick one from the list.',
+  'refusal.unknownModel': 'Unknown model “{model}”. Pick one from the list.',
 
   'request.promptOrLyrics': 'Give a prompt or lyrics.',
   'request.prompt.empty': 'The prompt is empty.',
@@ -89,7 +89,7 @@ export const core = {
   'result.lyrics.title': 'Your lyrics',
   'result.lyrics.empty': 'The service returned no text.',
   'result.voice.defaultName': 'your voice',
-  'result.voice.title': 'Voice persona "{name}" is ready',
+  'result.voice.title': 'Voice persona “{name}” is ready',
   'result.voice.usage': 'Use it with `{/song voice:}{name}`.',
   'result.video.titleOf': 'Music video: {title}',
   'result.video.title': 'Your music video',
@@ -132,8 +132,8 @@ export const core = {
   'failure.deadline': 'The music service did not finish in time.',
   'failure.cancelledQueued': 'Cancelled before it was sent to the music service.',
 
-  'notice.private.ready': '<@{user}> your request is ready. See it with `{/jobs show id:}{id}`.',
-  'notice.private.finished': '<@{user}> your request has finished. See it with `{/jobs show id:}{id}`.',
+  'notice.private.ready': '<@{user}>, your request is ready. See it with `{/jobs show id:}{id}`.',
+  'notice.private.finished': '<@{user}>, your request has finished. See it with `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'This server’s music credits are low: {balance} left (alert below {below}). Only the bot’s owners can add credits.',
   'alert.lowBalanceAllowance': 'This server’s music credits are low: {balance} left (alert below {below}). The monthly allowance tops them up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, only the bot’s owners can add credits.',
   'alert.accountLow': 'The music service account is low: **{balance:credits}** left (alert below {threshold}). Top it up at the service; the next alert comes only after it has recovered.',

@@ -83,7 +83,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceInstrumental': 'Una voz canta: quita `{:song instrumental}` o quita `{:song voice}`.',
   'song.refusal.voiceModel': 'Una canción con voz usa el modelo de la propia voz: quita `{:song model}`.',
 
-  'songForm.title': 'Crear una canción',
+  'songForm.title': 'Crear canción',
   'songForm.remixTitle': 'Remezcla: {title}',
   'songForm.lyrics': 'Letra',
   'songForm.style': 'Estilo',

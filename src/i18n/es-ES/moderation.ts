@@ -9,9 +9,9 @@ export const moderation: Translation<typeof english> = {
   'credits.allowance': 'Asignación mensual: {allowance} (el saldo se recarga hasta esa cantidad al inicio de cada mes, UTC)',
   'credits.noAllowance': 'Asignación mensual: ninguna',
   'credits.used': {
-    one: 'Gastado en {month}: {spent:credits} en {count} solicitud (tú: {mySpent} en {myJobs})',
-    other: 'Gastado en {month}: {spent:credits} en {count} solicitudes (tú: {mySpent} en {myJobs})',
-    many: 'Gastado en {month}: {spent:credits} en {count} de solicitudes (tú: {mySpent} en {myJobs})',
+    one: 'Gastado en {month}: {spent:credits} en {count} pedido (tú: {mySpent} en {myJobs})',
+    other: 'Gastado en {month}: {spent:credits} en {count} pedidos (tú: {mySpent} en {myJobs})',
+    many: 'Gastado en {month}: {spent:credits} en {count} de pedidos (tú: {mySpent} en {myJobs})',
   },
   'credits.canSpend': 'Aún puedes gastar hoy: {canSpend} (sin límite diario)',
   'credits.canSpendCapped': 'Aún puedes gastar hoy: {canSpend} (límite diario {cap}, {today} usados; se reinicia a medianoche UTC)',
@@ -26,7 +26,7 @@ export const moderation: Translation<typeof english> = {
   'help.roleOwnerModerator': 'Eres uno de los propietarios del bot y moderador aquí.',
   'help.roleModerator': 'Eres moderador aquí: `{/settings}` y `{/credits-admin}` son tuyos.',
   'help.roleMember': 'Eres miembro aquí.',
-  'help.limits': 'Tu límite diario: {dailyLimit}. Tu espera entre solicitudes: {cooldown}.',
+  'help.limits': 'Tu límite diario: {dailyLimit}. Tu espera entre pedidos: {cooldown}.',
   'help.noDailyLimit': 'ninguno',
   'help.dailyLimit': {
     one: '{count} crédito ({today} usados hoy; se reinicia a medianoche UTC)',
@@ -71,9 +71,9 @@ export const moderation: Translation<typeof english> = {
   'command.settings.default-model.model.name': 'modelo',
   'command.settings.default-model.model.description': 'El modelo.',
   'command.settings.cooldown.name': 'espera',
-  'command.settings.cooldown.description': 'Segundos que espera un miembro entre solicitudes (los moderadores no); 0 para ninguna.',
+  'command.settings.cooldown.description': 'Segundos que espera un miembro entre pedidos (los moderadores no); 0 para ninguna.',
   'command.settings.cooldown.seconds.name': 'segundos',
-  'command.settings.cooldown.seconds.description': 'Segundos entre dos solicitudes de un mismo miembro.',
+  'command.settings.cooldown.seconds.description': 'Segundos entre dos pedidos de un mismo miembro.',
   'command.settings.visibility.name': 'visibilidad',
   'command.settings.visibility.description': 'Si los resultados se publican para todo el canal o solo para quien los pidió.',
   'command.settings.visibility.mode.name': 'modo',
@@ -180,8 +180,8 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.allowanceChoose': '¿Recargar ahora, o empezar la asignación el mes que viene (primera recarga el <t:{at}:D>) y dejar el saldo como está?',
   'creditsAdmin.allowanceNowButton': 'Recargar a {count} ahora',
   'creditsAdmin.allowanceNextMonthButton': 'Empezar el mes que viene',
-  'creditsAdmin.frozen': 'El gasto en este servidor está pausado: no se aceptan nuevas solicitudes.',
-  'creditsAdmin.alreadyFrozen': 'El gasto ya estaba pausado: no se aceptan nuevas solicitudes.',
+  'creditsAdmin.frozen': 'El gasto en este servidor está pausado: no se aceptan pedidos nuevos.',
+  'creditsAdmin.alreadyFrozen': 'El gasto ya estaba pausado: no se aceptan pedidos nuevos.',
   'creditsAdmin.unfrozen': 'El gasto en este servidor vuelve a estar permitido.',
   'creditsAdmin.alreadyUnfrozen': 'El gasto ya estaba permitido.',
   'creditsAdmin.granted': {
@@ -212,12 +212,12 @@ export const moderation: Translation<typeof english> = {
   },
   'creditsAdmin.historyHeading': '**Historial de créditos**',
   'creditsAdmin.historyHeadingOf': '**Historial de créditos de <@{user}>**',
-  'creditsAdmin.historyOlder': '(anteriores)',
+  'creditsAdmin.historyOlder': '(más antiguos)',
   'creditsAdmin.historyStartingCredits': 'créditos iniciales',
   'creditsAdmin.historyEmpty': 'Aún no hay movimientos.',
   'creditsAdmin.historyFor': 'para <@{user}>',
   'creditsAdmin.historyBy': 'por <@{user}>',
-  'creditsAdmin.historyJob': 'solicitud `{job}`',
+  'creditsAdmin.historyJob': 'pedido `{job}`',
   'creditsAdmin.ledgerKind.grant': 'abono',
   'creditsAdmin.ledgerKind.take': 'retirada',
   'creditsAdmin.ledgerKind.adjust': 'corrección',
@@ -226,7 +226,7 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.ledgerKind.release': 'devuelto',
   'creditsAdmin.ledgerKind.refund': 'reembolso',
   'creditsAdmin.newerButton': 'Más recientes',
-  'creditsAdmin.olderButton': 'Anteriores',
+  'creditsAdmin.olderButton': 'Más antiguos',
   'creditsAdmin.exportButton': 'Exportar CSV',
   'creditsAdmin.csv': { one: 'El registro en CSV: {count} fila.', other: 'El registro en CSV: {count} filas.', many: 'El registro en CSV: {count} de filas.' },
   'creditsAdmin.csvCut': {
@@ -238,7 +238,7 @@ export const moderation: Translation<typeof english> = {
 
   // The welcome
   'welcome.thanks':
-    '**¡Gracias por añadir {botName}!** Los miembros crean canciones, letras, voces propias y videoclips con `{/song}`, `{/lyrics}`, `{/voice}` y `{/video}`; cada solicitud se paga con los créditos de este servidor. `{/help}` muestra lo que cuesta cada una.',
+    '**¡Gracias por añadir {botName}!** Los miembros crean canciones, letras, voces propias y videoclips con `{/song}`, `{/lyrics}`, `{/voice}` y `{/video}`; cada pedido se paga con los créditos de este servidor. `{/help}` muestra lo que cuesta cada uno.',
   'welcome.stepsHeading': '**Tres primeros pasos para moderadores** (miembros con Gestionar servidor):',
   'welcome.startingCredits': {
     one: 'Este servidor empieza con **{count}** crédito.',
@@ -251,5 +251,5 @@ export const moderation: Translation<typeof english> = {
   'welcome.channels':
     '2. **Qué canales.** Todos los canales pueden usar el bot hasta que elijas: `{/settings channels add:}#song-requests` (sus hilos y publicaciones del foro cuentan como el canal). `{/settings role}` limita el bot a un rol.',
   'welcome.visibility':
-    '3. **Quién ve los resultados.** Las solicitudes y los resultados se muestran en el canal por defecto; `{/settings visibility mode:private}` deja cada una entre el miembro y el bot.',
+    '3. **Quién ve los resultados.** Los pedidos y los resultados se muestran en el canal por defecto; `{/settings visibility mode:private}` deja cada uno entre el miembro y el bot.',
 };

@@ -18,7 +18,7 @@ export const core: Translation<typeof english> = {
   'refusal.missingRole': 'Você precisa do cargo <@&{role}> para usar o bot aqui.',
   'refusal.cooldown': {
     one: 'Espere mais {count} segundo antes do seu próximo pedido.',
-    many: 'Espere mais {count} segundos antes do seu próximo pedido.',
+    many: 'Espere mais {count} de segundos antes do seu próximo pedido.',
     other: 'Espere mais {count} segundos antes do seu próximo pedido.',
   },
   'refusal.frozen': 'Os moderadores pausaram a geração neste servidor.',
@@ -26,7 +26,7 @@ export const core: Translation<typeof english> = {
   'refusal.insufficientCredits': 'Este servidor tem {balance:credits} e isso custa {cost}. Só os donos do bot podem adicionar créditos.',
   'refusal.insufficientCreditsAllowance': 'Este servidor tem {balance:credits} e isso custa {cost}. A cota mensal vai recarregar o saldo até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, só os donos do bot podem adicionar créditos.',
   'refusal.remixSourceGone': 'Essa música não está mais na biblioteca do servidor, então não dá para fazer um remix. Use `{/song}` para criar uma nova.',
-  'refusal.unknownModel': 'Modelo desconhecido: "{model}". Escolha um da lista.',
+  'refusal.unknownModel': 'Modelo desconhecido: “{model}”. Escolha um da lista.',
 
   'request.promptOrLyrics': 'Escreva uma descrição ou uma letra.',
   'request.prompt.empty': 'A descrição está vazia.',
@@ -51,8 +51,8 @@ export const core: Translation<typeof english> = {
   'job.accepted.download': 'Seu download está a caminho: custa **{cost:credits}**, e este servidor ainda tem **{balance}**.',
   'job.accepted.upload': 'Seu upload está a caminho: custa **{cost:credits}**, e este servidor ainda tem **{balance}**.',
   'job.accepted.position': 'Posição {position} na fila.',
-  'job.accepted.id': 'Tarefa `{id}`',
-  'job.footer': 'Tarefa {id}',
+  'job.accepted.id': 'Pedido `{id}`',
+  'job.footer': 'Pedido {id}',
   'job.button.cancel': 'Cancelar (créditos de volta)',
 
   'progress.title.song': 'Criando sua música…',
@@ -85,7 +85,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.title': 'Sua letra',
   'result.lyrics.empty': 'O serviço não devolveu nenhum texto.',
   'result.voice.defaultName': 'sua voz',
-  'result.voice.title': 'A voz "{name}" está pronta',
+  'result.voice.title': 'A voz “{name}” está pronta',
   'result.voice.usage': 'Use com `{/song voice:}{name}`.',
   'result.video.titleOf': 'Videoclipe: {title}',
   'result.video.title': 'Seu videoclipe',
@@ -129,8 +129,8 @@ export const core: Translation<typeof english> = {
   'failure.deadline': 'O serviço de música não terminou a tempo.',
   'failure.cancelledQueued': 'Cancelado antes de ser enviado ao serviço de música.',
 
-  'notice.private.ready': '<@{user}> seu pedido está pronto. Veja com `{/jobs show id:}{id}`.',
-  'notice.private.finished': '<@{user}> seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
+  'notice.private.ready': '<@{user}>, seu pedido está pronto. Veja com `{/jobs show id:}{id}`.',
+  'notice.private.finished': '<@{user}>, seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Só os donos do bot podem adicionar créditos.',
   'alert.lowBalanceAllowance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). A cota mensal vai recarregá-los até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, só os donos do bot podem adicionar créditos.',
   'alert.accountLow': 'A conta do serviço de música está com poucos créditos: restam **{balance}** (alerta abaixo de {threshold}). Recarregue no serviço; o próximo alerta só vem depois que ela se recuperar.',
@@ -142,7 +142,7 @@ export const core: Translation<typeof english> = {
   'credits.error.insufficientCredits': 'Este servidor não tem créditos suficientes para isso.',
   'credits.error.invalidAmount': 'Essa quantidade de créditos não é válida.',
   'credits.error.invalidArgument': 'Esse pedido sobre créditos não é válido.',
-  'credits.error.keyConflict': 'Essa ação já foi registrada de outro jeito. Rode o comando de novo.',
+  'credits.error.keyConflict': 'Essa ação já foi registrada de outro jeito. Use o comando de novo.',
   'credits.error.reasonTooLong': 'O motivo é longo demais (no máximo {max} caracteres).',
   'credits.error.cannotTake': 'Não dá para tirar {amount:credits}: o saldo é {balance}.',
 

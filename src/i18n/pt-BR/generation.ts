@@ -83,7 +83,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceInstrumental': 'Uma voz canta: tire `{:song instrumental}` ou tire `{:song voice}`.',
   'song.refusal.voiceModel': 'Uma música com voz usa o modelo da própria voz: tire `{:song model}`.',
 
-  'songForm.title': 'Fazer uma música',
+  'songForm.title': 'Criar música',
   'songForm.remixTitle': 'Remix: {title}',
   'songForm.lyrics': 'Letra',
   'songForm.style': 'Estilo',

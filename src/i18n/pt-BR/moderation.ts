@@ -212,7 +212,7 @@ export const moderation: Translation<typeof english> = {
   },
   'creditsAdmin.historyHeading': '**Histórico de créditos**',
   'creditsAdmin.historyHeadingOf': '**Histórico de créditos de <@{user}>**',
-  'creditsAdmin.historyOlder': '(anteriores)',
+  'creditsAdmin.historyOlder': '(mais antigas)',
   'creditsAdmin.historyStartingCredits': 'créditos iniciais',
   'creditsAdmin.historyEmpty': 'Nenhuma movimentação ainda.',
   'creditsAdmin.historyFor': 'para <@{user}>',
@@ -226,7 +226,7 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.ledgerKind.release': 'devolvido',
   'creditsAdmin.ledgerKind.refund': 'reembolso',
   'creditsAdmin.newerButton': 'Mais recentes',
-  'creditsAdmin.olderButton': 'Anteriores',
+  'creditsAdmin.olderButton': 'Mais antigas',
   'creditsAdmin.exportButton': 'Exportar CSV',
   'creditsAdmin.csv': { one: 'O extrato em CSV: {count} linha.', other: 'O extrato em CSV: {count} linhas.', many: 'O extrato em CSV: {count} de linhas.' },
   'creditsAdmin.csvCut': {

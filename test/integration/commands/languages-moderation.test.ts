@@ -36,7 +36,7 @@ describe('a German member', () => {
     const answer = await privateAnswer(g.run(g.members.alice, { name: 'credits', locale: 'de' }));
     expect(answer.content).toContain('**Credits dieses Servers**: 100');
     expect(answer.content).toContain('Monatsbudget: keins');
-    expect(answer.content).toMatch(/Verbrauch in \d{4}-\d{2}: 0 Credits für 0 Aufträge \(davon du: 0 für 0\)/);
+    expect(answer.content).toMatch(/Verbrauch im [A-ZÄÖÜ][a-zäöü]+ \d{4}: 0 Credits für 0 Anfragen \(davon du: 0 für 0\)/);
     expect(answer.content).toContain('Heute kannst du noch ausgeben: 100 (kein Tageslimit)');
   });
 

@@ -55,17 +55,17 @@ describe('the member’s language', () => {
     expect(handle.original()?.content).toBe(`Criando uma música para <@${g.members.alice}>…`);
     const ack = await privateAnswer(handle);
     expect(ack.content).toContain('Sua música está a caminho: custa **10 créditos**');
-    expect(ack.content).toContain('Tarefa `');
+    expect(ack.content).toContain('Pedido `');
     expect(buttonLabels(ack)).toEqual(['Cancelar (créditos de volta)']);
 
-    const jobId = ack.content?.match(/Tarefa `([0-9a-f-]{36})`/)?.[1];
+    const jobId = ack.content?.match(/Pedido `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
     const result = await g.delivered(jobId!);
     expect(result.id).toBe(handle.original()?.id);
     const embed = result.embeds?.[0];
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Custo', 'Links']));
     expect(embed?.fields?.find((field) => field.name === 'Custo')?.value).toBe('10 créditos');
-    expect(embed?.footer?.text).toBe(`Tarefa ${jobId}`);
+    expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
     expect(buttonLabels(result)).toEqual(['Ouvir', 'Criar vídeo', 'MP3', 'WAV', 'Remixar']);
   });
 });
@@ -80,7 +80,7 @@ describe('the guild’s language', () => {
     const ack = await privateAnswer(h.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member, name: 'song', options: { prompt: 'ein langsamer Song' }, locale: 'de' }));
     expect(ack.content).toContain('Dein Song ist unterwegs: Er kostet **10 Credits**');
     expect(buttonLabels(ack)).toEqual(['Abbrechen (Credits zurück)']);
-    const jobId = ack.content?.match(/Auftrag `([0-9a-f-]{36})`/)?.[1];
+    const jobId = ack.content?.match(/Anfrage `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
     const row = await eventually(async () => {
       const [found] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
@@ -101,7 +101,7 @@ describe('the guild’s language', () => {
     expect(posted.content).toContain(`<@${member}>`);
     const embed = posted.embeds?.[0];
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Coste', 'Enlaces']));
-    expect(embed?.footer?.text).toBe(`Trabajo ${jobId}`);
+    expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
     expect(buttonLabels(posted)).toEqual(['Escuchar', 'Crear vídeo', 'MP3', 'WAV', 'Remezclar']);
   });
 });

@@ -159,7 +159,7 @@ describe('the guild’s rules', () => {
 
   it('refuses when the guild cannot pay', async () => {
     await h.setBalance(3);
-    await refused(song({}), 'This server has 3 credits and this costs 10. A moderator can add more.');
+    await refused(song({}), 'This server has 3 credits and this costs 10. Only the bot’s owners can add credits.');
   });
 
   it('refuses while the guild is frozen', async () => {

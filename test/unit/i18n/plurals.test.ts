@@ -18,8 +18,8 @@ function everyMessage(locale: (typeof LOCALES)[number], value: number): Array<[s
 /** The noun forms that must never follow the number 1 (or a round million, in Spanish and Portuguese). */
 const WRONG_AFTER_ONE: Readonly<Record<(typeof LOCALES)[number], RegExp>> = {
   en: /\b1 (credits|jobs|requests|songs|rows|seconds)\b/,
-  de: /\b1 (Credits|Aufträge|Anfragen|Songs|Zeilen|Sekunden)\b/,
-  'es-ES': /\b1 (créditos|solicitudes|peticiones|canciones|filas|segundos)\b/,
+  de: /\b1 (Credits|Anfragen|Songs|Zeilen|Sekunden)\b/,
+  'es-ES': /\b1 (créditos|pedidos|peticiones|canciones|filas|segundos)\b/,
   'pt-BR': /\b1 (créditos|pedidos|músicas|linhas|segundos)\b/,
 };
 
@@ -37,7 +37,7 @@ describe.each(LOCALES)('counted nouns in %s', (locale) => {
     const million = new Intl.NumberFormat(locale).format(1_000_000);
     const wrong = everyMessage(locale, 1_000_000)
       .map(([key, text]) => [key, text.replaceAll('*', '')] as const)
-      .filter(([, text]) => text.includes(`${million} créditos`) || text.includes(`${million} pedidos`) || text.includes(`${million} solicitudes`))
+      .filter(([, text]) => text.includes(`${million} créditos`) || text.includes(`${million} pedidos`) || text.includes(`${million} segundos`))
       .map(([key, text]) => `${key}: ${text}`);
     expect(wrong).toEqual([]);
   });
@@ -62,8 +62,8 @@ describe('a counted parameter', () => {
     const en = translator('en');
     expect(en('refusal.insufficientCredits', { balance: 1, cost: 5 })).toContain('This server has 1 credit and this costs 5.');
     expect(en('refusal.insufficientCredits', { balance: 1234, cost: 5 })).toContain('This server has 1,234 credits and this costs 5.');
-    expect(translator('de')('creditsAdmin.usageLine', { user: '1', spent: 1, jobs: 1 })).toBe('• <@1>: 1 Credit für 1 Auftrag');
-    expect(translator('es-ES')('creditsAdmin.usageLine', { user: '1', spent: 1_000_000, jobs: 2 })).toBe('• <@1>: 1.000.000 de créditos en 2 solicitudes');
+    expect(translator('de')('creditsAdmin.usageLine', { user: '1', spent: 1, jobs: 1 })).toBe('• <@1>: 1 Credit für 1 Anfrage');
+    expect(translator('es-ES')('creditsAdmin.usageLine', { user: '1', spent: 1_000_000, jobs: 2 })).toBe('• <@1>: 1.000.000 de créditos en 2 pedidos');
     expect(translator('pt-BR')('creditsAdmin.usageLine', { user: '1', spent: 3, jobs: 1 })).toBe('• <@1>: 3 créditos em 1 pedido');
   });
 });
@@ -83,6 +83,6 @@ describe('a month', () => {
 
   it('reads in words wherever a month is shown', () => {
     const usage = { spent: 3, count: 2, mySpent: 1, myJobs: 1, month: translator('es-ES').month(lateNovember) };
-    expect(translator('es-ES')('credits.used', usage)).toBe('Gastado en noviembre de 2026: 3 créditos en 2 solicitudes (tú: 1 en 1)');
+    expect(translator('es-ES')('credits.used', usage)).toBe('Gastado en noviembre de 2026: 3 créditos en 2 pedidos (tú: 1 en 1)');
   });
 });
