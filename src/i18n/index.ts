@@ -29,8 +29,8 @@ export function localText<K extends MessageKey>(key: K, ...params: ParamsArg<K>)
   return params[0] === undefined ? { key } : { key, params: params[0] };
 }
 
-/** A language's `t`, with its language, a writer for a carried message, and its way of naming a month. */
-type LocaleTranslator = Translate & { readonly locale: AppLocale; text(text: LocalText): string; month(date: Date): string };
+/** A language's `t`, with its language, a writer for a carried message, and its ways of naming a month and a day. */
+type LocaleTranslator = Translate & { readonly locale: AppLocale; text(text: LocalText): string; month(date: Date): string; day(date: Date): string };
 
 const translators = new Map<AppLocale, LocaleTranslator>();
 
@@ -43,6 +43,7 @@ export function translator(locale: AppLocale | string | null | undefined) {
     const numbers = new Intl.NumberFormat(resolved);
     const plurals = new Intl.PluralRules(resolved);
     const months = new Intl.DateTimeFormat(resolved, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const days = new Intl.DateTimeFormat(resolved, { dateStyle: 'medium', timeZone: 'UTC' });
     const counted = (unit: string, count: string | number): string | undefined => {
       const message = (catalogue as Readonly<Record<string, Message | undefined>>)[`unit.${unit}`];
       return message === undefined ? undefined : render(message, { count }, numbers, plurals, counted);
@@ -54,6 +55,8 @@ export function translator(locale: AppLocale | string | null | undefined) {
       text: (text: LocalText) => write(text.key, text.params),
       /** A UTC calendar month as the reader says it: "November 2026", "noviembre de 2026". */
       month: (date: Date) => months.format(date),
+      /** A UTC day as the reader writes it, where Discord's `<t:…:d>` does not render (menus): "Nov 25, 2026". */
+      day: (date: Date) => days.format(date),
     });
     translators.set(resolved, translate);
   }

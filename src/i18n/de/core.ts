@@ -122,8 +122,8 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Es wurden keine Credits zurückgegeben.',
   'failure.unknown': 'Etwas ist schiefgelaufen.',
   'failure.upstreamFailed': 'Der Musikdienst konnte das nicht erstellen.',
-  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen.',
-  'failure.unconfirmedMayArrive': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, statt doppelt zu bezahlen. Falls der Dienst sie doch erstellt hat, erscheint sie trotzdem hier, kostenlos.',
+  'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, um nicht doppelt zu bezahlen.',
+  'failure.unconfirmedMayArrive': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, um nicht doppelt zu bezahlen. Falls der Dienst sie doch erstellt hat, erscheint sie trotzdem hier, kostenlos.',
   'failure.deadline': 'Der Musikdienst ist nicht rechtzeitig fertig geworden.',
   'failure.cancelledQueued': 'Abgebrochen, bevor es an den Musikdienst ging.',
 
@@ -131,7 +131,7 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}>, deine Anfrage ist abgeschlossen. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Credits gutschreiben können nur die Betreiber des Bots.',
   'alert.lowBalanceAllowance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Das Monatsbudget füllt sie <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können nur die Betreiber des Bots Credits gutschreiben.',
-  'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance:credits}** (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, wenn es sich erholt hat.',
+  'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance:credits}** (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, nachdem es wieder darüber lag.',
 
   'alert.accountRefused': 'Der Musikdienst hat eine Anfrage mit 402 abgelehnt ({operation}): Dem Konto fehlen Credits, oder sein Tarif erlaubt diesen Vorgang nicht. Bitte Guthaben und Tarif beim Dienst prüfen. Weitere Ablehnungen in den nächsten {minutes} Minuten werden nicht gemeldet.',
   'failure.accountCannotPay': 'Das Konto des Bots beim Musikdienst kann das gerade nicht bezahlen: Es fehlen Credits, oder sein Tarif umfasst es nicht. Die Betreiber des Bots wissen Bescheid.',

@@ -143,10 +143,10 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.accountExpected': 'Das Kontobuch erwartete **{expected}**: {previous} bei der letzten Prüfung (<t:{at}:R>), abzüglich {spent} seitdem beim Dienst ausgegeben.',
   'creditsAdmin.accountDrift': 'Abweichung: **{drift}**.',
   'creditsAdmin.accountDriftNegative': 'Der Dienst hat mehr abgebucht, als das Kontobuch verzeichnet.',
-  'creditsAdmin.accountDriftPositive': 'Das Konto hat mehr gewonnen, als das Kontobuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
+  'creditsAdmin.accountDriftPositive': 'Auf dem Konto ist mehr hinzugekommen, als das Kontobuch erklärt: eine Aufladung oder eine unerwartete Erstattung.',
   'creditsAdmin.accountUncertain': {
-    one: '{count} Anfrage seit der letzten Prüfung wurde vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgabe erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
-    other: '{count} Anfragen seit der letzten Prüfung wurden vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgaben erfuhr (erstattet, nie erneut gesendet; Credits im Spiel: {credits}): {jobs}.',
+    one: '{count} Anfrage seit der letzten Prüfung wurde vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgabe erfuhr (erstattet, nie erneut gesendet; betroffene Credits: {credits}): {jobs}.',
+    other: '{count} Anfragen seit der letzten Prüfung wurden vielleicht vom Dienst berechnet, ohne dass der Bot ihre Aufgaben erfuhr (erstattet, nie erneut gesendet; betroffene Credits: {credits}): {jobs}.',
   },
   'creditsAdmin.accountBaseline': 'Erste Prüfung: die nächsten vergleichen das Guthaben mit dem, was laut Kontobuch seitdem beim Dienst ausgegeben wurde.',
   'creditsAdmin.alertOff': 'Die Warnung bei niedrigem Guthaben ist aus.',
@@ -188,8 +188,8 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.usageOfMember': '<@{user}> im {month}: {spent:credits} für {jobs:jobs} ({charged} berechnet, {returned} zurückgegeben).',
   'creditsAdmin.usageHeading': '**Verbrauch im {month}**: {spent:credits} für {jobs:jobs} ({returned} zurückgegeben)',
   'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} für {jobs:jobs}',
-  'creditsAdmin.limitRemoved': 'Jedes Mitglied: kein Tageslimit mehr.',
-  'creditsAdmin.limitRemovedRole': 'Mitglieder mit <@&{role}>: kein Tageslimit mehr.',
+  'creditsAdmin.limitRemoved': 'Mitglieder haben kein Tageslimit mehr, außer denen, deren Rolle ein eigenes hat.',
+  'creditsAdmin.limitRemovedRole': 'Mitglieder mit <@&{role}> haben kein eigenes Tageslimit mehr; für sie gilt das Limit für alle Mitglieder, falls eines gesetzt ist.',
   'creditsAdmin.limitSet': {
     one: 'Jedes Mitglied darf jetzt {count} Credit pro Tag (UTC) ausgeben.',
     other: 'Jedes Mitglied darf jetzt {count} Credits pro Tag (UTC) ausgeben.',
@@ -232,7 +232,7 @@ export const moderation: Translation<typeof english> = {
   'welcome.funds':
     '1. **Wer den Server finanziert.** {funds} Die Betreiber des Bots schreiben Credits mit `{/credits-admin grant}` gut oder richten mit `{/credits-admin allowance}` ein Monatsbudget ein; Moderatoren bestimmen mit `{/credits-admin user-limit}`, `{/credits-admin freeze}` und `{/credits-admin alert}`, wie sie ausgegeben werden.',
   'welcome.channels':
-    '2. **Welche Kanäle.** Jeder Kanal darf den Bot nutzen, bis du auswählst: `{/settings channels add:}#song-requests` (seine Threads und Forenbeiträge zählen als der Kanal). `{/settings role}` beschränkt den Bot auf eine Rolle.',
+    '2. **Welche Kanäle.** Der Bot funktioniert in jedem Kanal, bis du Kanäle festlegst: `{/settings channels add:}#song-requests` (seine Threads und Forenbeiträge zählen als der Kanal). `{/settings role}` beschränkt den Bot auf eine Rolle.',
   'welcome.visibility':
-    '3. **Wer die Ergebnisse sieht.** Anfragen und Ergebnisse erscheinen standardmäßig im Kanal; mit `{/settings visibility mode:private}` bleibt jede zwischen dem Mitglied und dem Bot.',
+    '3. **Wer die Ergebnisse sieht.** Anfragen und Ergebnisse erscheinen standardmäßig im Kanal; mit `{/settings visibility mode:private}` sieht jede Anfrage und jedes Ergebnis nur das Mitglied, das gefragt hat.',
 };

@@ -188,8 +188,8 @@ export const moderation = {
   'creditsAdmin.usageOfMember': '<@{user}> in {month}: {spent:credits} on {jobs:jobs} ({charged} charged, {returned} returned).',
   'creditsAdmin.usageHeading': '**Usage in {month}**: {spent:credits} on {jobs:jobs} ({returned} returned)',
   'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} on {jobs:jobs}',
-  'creditsAdmin.limitRemoved': 'Each member: no daily limit any more.',
-  'creditsAdmin.limitRemovedRole': 'Members with <@&{role}>: no daily limit any more.',
+  'creditsAdmin.limitRemoved': 'Members no longer have a daily limit, except those whose role has one of its own.',
+  'creditsAdmin.limitRemovedRole': 'Members with <@&{role}> no longer have a daily limit of their own; the limit for every member applies to them, if there is one.',
   'creditsAdmin.limitSet': {
     one: 'Each member may now spend {count} credit per day (UTC).',
     other: 'Each member may now spend {count} credits per day (UTC).',

@@ -62,9 +62,9 @@ export const core: Translation<typeof english> = {
   'progress.title.download': 'Preparando tu descarga…',
   'progress.title.upload': 'Procesando tu subida…',
   'progress.position': 'Esperando en la cola: posición {position}.',
-  'progress.next': 'Eres el siguiente en la cola.',
+  'progress.next': 'El siguiente en la cola.',
   'progress.working': 'El servicio de música está en ello.',
-  'progress.expected': 'Previsto {when}.',
+  'progress.expected': 'Estará listo {when}, aproximadamente.',
 
   'result.field.requestedBy': 'Pedido por',
   'result.field.model': 'Modelo',
@@ -135,7 +135,7 @@ export const core: Translation<typeof english> = {
   'alert.lowBalanceAllowance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). La asignación mensual los recargará hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, solo los propietarios del bot pueden añadir créditos.',
   'alert.accountLow': 'A la cuenta del servicio de música le quedan pocos créditos: **{balance}** (aviso por debajo de {threshold}). Recárgala en el servicio; el próximo aviso llegará solo cuando se haya recuperado.',
 
-  'alert.accountRefused': 'El servicio de música rechazó una petición con 402 ({operation}): a su cuenta le faltan créditos o su plan no permite esta operación. Revisa el saldo y el plan en el servicio. Los rechazos de los próximos {minutes} minutos no se vuelven a avisar.',
+  'alert.accountRefused': 'El servicio de música rechazó una petición con 402 ({operation}): a su cuenta le faltan créditos o su plan no permite esta operación. Revisa el saldo y el plan en el servicio. No se avisará de más rechazos en los próximos {minutes} minutos.',
   'failure.accountCannotPay': 'La cuenta del bot en el servicio de música no puede pagar esto ahora: le faltan créditos o su plan no lo incluye. Los propietarios del bot ya lo saben.',
 
   'credits.error.unknownGuild': 'Este servidor todavía no tiene cuenta de créditos.',

@@ -198,8 +198,8 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.usageOfMember': '<@{user}> en {month}: {spent:credits} en {jobs:jobs} ({charged} cobrados, {returned} devueltos).',
   'creditsAdmin.usageHeading': '**Uso en {month}**: {spent:credits} en {jobs:jobs} ({returned} devueltos)',
   'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} en {jobs:jobs}',
-  'creditsAdmin.limitRemoved': 'Cada miembro: ya no hay límite diario.',
-  'creditsAdmin.limitRemovedRole': 'Miembros con <@&{role}>: ya no hay límite diario.',
+  'creditsAdmin.limitRemoved': 'Los miembros ya no tienen límite diario, salvo los de un rol con límite propio.',
+  'creditsAdmin.limitRemovedRole': 'Los miembros con <@&{role}> ya no tienen un límite diario propio; se les aplica el de todos los miembros, si hay uno.',
   'creditsAdmin.limitSet': {
     one: 'Cada miembro puede gastar ahora {count} crédito al día (UTC).',
     other: 'Cada miembro puede gastar ahora {count} créditos al día (UTC).',

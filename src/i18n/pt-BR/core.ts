@@ -62,7 +62,7 @@ export const core: Translation<typeof english> = {
   'progress.title.download': 'Preparando seu download…',
   'progress.title.upload': 'Processando seu upload…',
   'progress.position': 'Esperando na fila: posição {position}.',
-  'progress.next': 'Você é o próximo da fila.',
+  'progress.next': 'O próximo da fila.',
   'progress.working': 'O serviço de música está trabalhando nisso.',
   'progress.expected': 'Previsão: {when}.',
 

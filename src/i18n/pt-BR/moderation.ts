@@ -198,8 +198,8 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.usageOfMember': '<@{user}> em {month}: {spent:credits} em {jobs:jobs} ({charged} cobrados, {returned} devolvidos).',
   'creditsAdmin.usageHeading': '**Uso em {month}**: {spent:credits} em {jobs:jobs} ({returned} devolvidos)',
   'creditsAdmin.usageLine': '• <@{user}>: {spent:credits} em {jobs:jobs}',
-  'creditsAdmin.limitRemoved': 'Cada membro: sem limite diário agora.',
-  'creditsAdmin.limitRemovedRole': 'Membros com <@&{role}>: sem limite diário agora.',
+  'creditsAdmin.limitRemoved': 'Os membros não têm mais limite diário, exceto os de um cargo com limite próprio.',
+  'creditsAdmin.limitRemovedRole': 'Membros com <@&{role}> não têm mais um limite diário próprio; vale para eles o limite de todos os membros, se houver.',
   'creditsAdmin.limitSet': {
     one: 'Cada membro agora pode gastar {count} crédito por dia (UTC).',
     other: 'Cada membro agora pode gastar {count} créditos por dia (UTC).',

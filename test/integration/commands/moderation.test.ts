@@ -223,7 +223,7 @@ describe('/credits-admin, by moderators', () => {
     expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toMatch(
       /You can still spend today: 29 \(daily limit 30, 1 used/,
     );
-    expect((await admin(g.members.manager, 'user-limit', { amount: 0 })).content).toBe('Each member: no daily limit any more.');
+    expect((await admin(g.members.manager, 'user-limit', { amount: 0 })).content).toBe('Members no longer have a daily limit, except those whose role has one of its own.');
     expect((await guildRow()).userDailyCap).toBeNull();
   });
 

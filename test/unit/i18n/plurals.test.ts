@@ -81,6 +81,15 @@ describe('a month', () => {
     expect(translator(locale).month(lateNovember)).toBe(expected);
   });
 
+  it.each([
+    ['en', 'Nov 30, 2026'],
+    ['de', '30.11.2026'],
+    ['es-ES', '30 nov 2026'],
+    ['pt-BR', '30 de nov. de 2026'],
+  ] as const)('names its day the %s way where Discord’s timestamps do not render', (locale, expected) => {
+    expect(translator(locale).day(lateNovember)).toBe(expected);
+  });
+
   it('reads in words wherever a month is shown', () => {
     const usage = { spent: 3, count: 2, mySpent: 1, myJobs: 1, month: translator('es-ES').month(lateNovember) };
     expect(translator('es-ES')('credits.used', usage)).toBe('Gastado en noviembre de 2026: 3 créditos en 2 pedidos (tú: 1 en 1)');
