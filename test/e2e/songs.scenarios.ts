@@ -268,7 +268,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.balance()).toBe(5);
       const before = await accounts();
       const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'cannot afford this' } });
-      expect(await ephemeralText(handle)).toBe('This server has 5 credits and this costs 10. A moderator can add more.');
+      expect(await ephemeralText(handle)).toBe('This server has 5 credits and this costs 10. Only the bot’s owners can add credits.');
       expect((await bot.settled(handle)).msg).toBe('interaction refused');
       expect(await accounts()).toEqual(before);
     });
