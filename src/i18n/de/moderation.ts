@@ -6,7 +6,7 @@ export const moderation: Translation<typeof english> = {
   'command.credits.name': 'guthaben',
   'command.credits.description': 'Guthaben, Monatsbudget und Verbrauch dieses Servers, und was du heute noch ausgeben kannst.',
   'credits.balance': '**Credits dieses Servers**: {balance}',
-  'credits.allowance': 'Monatsbudget: {allowance} (das Guthaben wird zu Beginn jedes Monats darauf aufgefüllt, UTC)',
+  'credits.allowance': 'Monatsbudget: {allowance} (das Guthaben wird zu Beginn jedes Monats darauf aufgefüllt, UTC; nächstes Mal <t:{at}:R>)',
   'credits.noAllowance': 'Monatsbudget: keins',
   'credits.used': {
     one: 'Verbrauch im {month}: {spent:credits} für {count} Anfrage (davon du: {mySpent} für {myJobs})',

@@ -6,7 +6,7 @@ export const moderation = {
   'command.credits.name': 'credits',
   'command.credits.description': 'This server’s credits: balance, allowance, this month’s usage, and what you can still spend today.',
   'credits.balance': '**Credits of this server**: {balance}',
-  'credits.allowance': 'Monthly allowance: {allowance} (the balance is topped up to it at the start of each month, UTC)',
+  'credits.allowance': 'Monthly allowance: {allowance} (the balance is topped up to it at the start of each month, UTC; next <t:{at}:R>)',
   'credits.noAllowance': 'Monthly allowance: none',
   'credits.used': {
     one: 'Used in {month}: {spent:credits} on {count} job (you: {mySpent} on {myJobs})',

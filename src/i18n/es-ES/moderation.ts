@@ -6,7 +6,7 @@ export const moderation: Translation<typeof english> = {
   'command.credits.name': 'créditos',
   'command.credits.description': 'Los créditos del servidor: saldo, asignación, uso de este mes y lo que aún puedes gastar hoy.',
   'credits.balance': '**Créditos de este servidor**: {balance}',
-  'credits.allowance': 'Asignación mensual: {allowance} (el saldo se recarga hasta esa cantidad al inicio de cada mes, UTC)',
+  'credits.allowance': 'Asignación mensual: {allowance} (el saldo se recarga hasta esa cantidad al inicio de cada mes, UTC; la próxima vez <t:{at}:R>)',
   'credits.noAllowance': 'Asignación mensual: ninguna',
   'credits.used': {
     one: 'Gastado en {month}: {spent:credits} en {count} pedido (tú: {mySpent} en {myJobs})',

@@ -6,7 +6,7 @@ export const moderation: Translation<typeof english> = {
   'command.credits.name': 'créditos',
   'command.credits.description': 'Os créditos deste servidor: saldo, cota mensal, uso do mês e o que você ainda pode gastar hoje.',
   'credits.balance': '**Créditos deste servidor**: {balance}',
-  'credits.allowance': 'Cota mensal: {allowance} (o saldo é completado até ela no início de cada mês, UTC)',
+  'credits.allowance': 'Cota mensal: {allowance} (o saldo é completado até ela no início de cada mês, UTC; a próxima vez <t:{at}:R>)',
   'credits.noAllowance': 'Cota mensal: nenhuma',
   'credits.used': {
     one: 'Gasto em {month}: {spent:credits} em {count} pedido (você: {mySpent} em {myJobs})',

@@ -120,7 +120,7 @@ describe('/credits-admin, by the bot’s owner', () => {
     expect(buttonsOf(answer)).toEqual([]);
     expect(await guildRow()).toMatchObject({ monthlyAllowance: 80, balance: 100 });
     expect(await lastAudit('credits.monthly_allowance')).toMatchObject({ actorId: g.members.owner, details: { amount: 80 } });
-    expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toContain('Monthly allowance: 80');
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toMatch(/Monthly allowance: 80 \(the balance is topped up to it at the start of each month, UTC; next <t:\d+:R>\)/);
   });
 
   it('asks before an allowance tops the balance up at once, naming the take it would undo', async () => {
