@@ -21,7 +21,7 @@ export const core: Translation<typeof english> = {
     other: 'Bitte warte noch {count} Sekunden bis zu deiner nächsten Anfrage.',
   },
   'refusal.frozen': 'Die Moderatoren haben das Generieren auf diesem Server pausiert.',
-  'refusal.dailyCap': 'Das kostet {cost:credits}, und du kannst heute noch {left} ausgeben (Tageslimit {limit}). Das Limit wird um Mitternacht UTC zurückgesetzt (<t:{reset}:t> bei dir).',
+  'refusal.dailyCap': 'Das kostet {cost:credits}, und du kannst heute noch {left} ausgeben (Tageslimit {limit}). Das Limit wird um Mitternacht UTC zurückgesetzt (um <t:{reset}:t> bei dir).',
   'refusal.insufficientCredits': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Credits gutschreiben können nur die Betreiber des Bots.',
   'refusal.insufficientCreditsAllowance': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Das Monatsbudget füllt das Guthaben <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können nur die Betreiber des Bots Credits gutschreiben.',
   'refusal.remixSourceGone': 'Dieser Song ist nicht mehr in der Bibliothek des Servers und kann deshalb nicht geremixt werden. Mit `{/song}` machst du einen neuen.',
