@@ -1,7 +1,7 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle, escapeMarkdown } from 'discord.js';
-import { exportCsv, history as ledgerHistory, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
+import { exportCsv, history as ledgerHistory, ledgerKeys, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/delivery/custom-ids.js';
@@ -41,11 +41,14 @@ const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
 function purposeOf(entry: HistoryEntry, t: Translator): { label: string; why: string } {
   const kind = t.text({ key: KIND_NAMES[entry.kind] });
   if (entry.jobKind) return { label: `**${kind}** (${t.text({ key: KIND_WORDS[entry.jobKind] })})`, why: '' };
-  const period = /^allowance:.+:(\d{4})-(\d{2})$/.exec(entry.key);
-  if (period) return { label: `**${kind}** (${t.month(new Date(Date.UTC(Number(period[1]), Number(period[2]) - 1, 1)))})`, why: '' };
-  if (entry.key.endsWith(':starting-credits')) return { label: `**${kind}** (${t('creditsAdmin.historyStartingCredits')})`, why: '' };
+  const allowanceKey = ledgerKeys.allowance(entry.guildId, '');
+  const period = entry.key.startsWith(allowanceKey) ? /^(\d{4})-(\d{2})$/.exec(entry.key.slice(allowanceKey.length)) : null;
+  if (period) {
+    return { label: `**${kind}** (${t.month(new Date(Date.UTC(Number(period[1]), Number(period[2]) - 1, 1)))})`, why: '' };
+  }
+  if (entry.key === ledgerKeys.startingCredits(entry.guildId)) return { label: `**${kind}** (${t('creditsAdmin.historyStartingCredits')})`, why: '' };
   // Only an owner's own words are shown: the bot's internal reasons are not for members.
-  const why = entry.key.startsWith('manual:') && entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
+  const why = entry.key.startsWith(ledgerKeys.manual('')) && entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
   return { label: `**${kind}**`, why };
 }
 
