@@ -3,7 +3,6 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { escapeMarkdown } from 'discord.js';
 import { AUDIO_LIMITS, checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -11,7 +10,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { deleteVoice, findVoice, listVoices } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
-import { discordTimestamp } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -75,7 +74,7 @@ export default defineCommand({
         const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });
         const caller = await openCaller(interaction, context);
         if (await findVoice(context.db, caller.guild.id, request.name)) {
-          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: request.name }));
+          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(request.name) }));
         }
         await admit(context, caller, request.kind);
         await submitAndAcknowledge(interaction, context, caller, request);

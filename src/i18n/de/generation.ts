@@ -103,6 +103,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'Die Stimme **{name}** wurde gelöscht.',
 
   'songButtons.notYours': 'Nur wer diesen Song gemacht hat, oder ein Moderator, kann seine Buttons nutzen. Versuch es mit `{command}`.',
+  'songButtons.hasVideo': 'Dieser Song hat sein Musikvideo schon, es wurde nichts berechnet: {url}',
+  'songButtons.hasFile': 'Dieser Song hat seine {format}-Datei schon, es wurde nichts berechnet: {url}',
   'download.refusal.format': 'Das Format ist MP3 oder WAV.',
   'jobLookup.notASong': 'Das ist kein fertiger Song dieses Servers. Wähle einen aus der Liste.',
 
@@ -129,6 +131,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'abgebrochen',
   'jobs.list.empty': 'Du hast auf diesem Server noch keine Anfragen.',
   'jobs.list.heading': '**Deine letzten Anfragen**',
+  'jobs.list.forSong': 'für „{title}“',
   'jobs.refusal.notYours': 'Keine deiner Anfragen auf diesem Server hat diese ID. `{/jobs list}` zeigt sie dir.',
   'jobs.refusal.unknown': 'Keine deiner Anfragen auf diesem Server hat diese ID.',
   'jobs.refusal.gone': 'Diese Anfrage gibt es nicht mehr.',

@@ -73,6 +73,7 @@ export const core = {
   'result.field.model': 'Model',
   'result.field.cost': 'Cost',
   'result.field.remixOf': 'Remix of',
+  'result.remixTitle': '{title} (remix)',
   'result.field.links': 'Links',
   // Counted nouns, for `{name:credits}`, `{name:jobs}` and `{name:seconds}` in any message (see ../README.md).
   'unit.credits': { one: '{count} credit', other: '{count} credits' },
@@ -101,12 +102,13 @@ export const core = {
   'result.download.noLink': 'The service returned no download link.',
   'result.button.listen': 'Listen',
   'result.button.makeVideo': 'Make a video',
-  'result.button.mp3': 'MP3',
-  'result.button.wav': 'WAV',
+  'result.button.mp3': 'MP3 file',
+  'result.button.wav': 'WAV file',
   'result.button.remix': 'Remix',
   'result.button.makeSong': 'Make a song',
   'result.button.watch': 'Watch',
   'result.button.download': 'Download {format}',
+  'result.button.priced': '{action} · {price}',
 
   'failure.cancelled.song': 'Your song was cancelled',
   'failure.cancelled.lyrics': 'Your lyrics were cancelled',

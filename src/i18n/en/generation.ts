@@ -110,6 +110,8 @@ export const generation = {
 
   // ---- /video and /download, from the command or a result's buttons ----
   'songButtons.notYours': 'Only the member who made this song, or a moderator, can use its buttons. Try `{command}`.',
+  'songButtons.hasVideo': 'This song already comes with its music video, so nothing was charged: {url}',
+  'songButtons.hasFile': 'This song already comes with its {format} file, so nothing was charged: {url}',
   'download.refusal.format': 'The format is MP3 or WAV.',
   'jobLookup.notASong': 'That is not a finished song of this server. Pick one from the list.',
 
@@ -138,6 +140,7 @@ export const generation = {
   'jobs.state.cancelled': 'cancelled',
   'jobs.list.empty': 'You have no requests on this server yet.',
   'jobs.list.heading': '**Your recent requests**',
+  'jobs.list.forSong': 'for “{title}”',
   'jobs.refusal.notYours': 'No request of yours on this server has that id. `{/jobs list}` shows them.',
   'jobs.refusal.unknown': 'No request of yours on this server has that id.',
   'jobs.refusal.gone': 'That request no longer exists.',

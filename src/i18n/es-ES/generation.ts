@@ -103,6 +103,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'Voz **{name}** borrada.',
 
   'songButtons.notYours': 'Solo quien hizo esta canción, o un moderador, puede usar sus botones. Prueba con `{command}`.',
+  'songButtons.hasVideo': 'Esta canción ya tiene su vídeo musical, así que no se ha cobrado nada: {url}',
+  'songButtons.hasFile': 'Esta canción ya tiene su archivo {format}, así que no se ha cobrado nada: {url}',
   'download.refusal.format': 'El formato es MP3 o WAV.',
   'jobLookup.notASong': 'Esa no es una canción terminada de este servidor. Elige una de la lista.',
 
@@ -129,6 +131,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'cancelado',
   'jobs.list.empty': 'Aún no tienes pedidos en este servidor.',
   'jobs.list.heading': '**Tus pedidos recientes**',
+  'jobs.list.forSong': 'de «{title}»',
   'jobs.refusal.notYours': 'Ningún pedido tuyo en este servidor tiene ese id. `{/jobs list}` te los muestra.',
   'jobs.refusal.unknown': 'Ningún pedido tuyo en este servidor tiene ese id.',
   'jobs.refusal.gone': 'Ese pedido ya no existe.',

@@ -103,6 +103,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'A voz **{name}** foi excluída.',
 
   'songButtons.notYours': 'Só quem fez esta música, ou um moderador, pode usar os botões dela. Tente `{command}`.',
+  'songButtons.hasVideo': 'Esta música já tem seu videoclipe, então nada foi cobrado: {url}',
+  'songButtons.hasFile': 'Esta música já tem seu arquivo {format}, então nada foi cobrado: {url}',
   'download.refusal.format': 'O formato é MP3 ou WAV.',
   'jobLookup.notASong': 'Essa não é uma música pronta deste servidor. Escolha uma da lista.',
 
@@ -129,6 +131,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'cancelado',
   'jobs.list.empty': 'Você ainda não tem pedidos neste servidor.',
   'jobs.list.heading': '**Seus pedidos recentes**',
+  'jobs.list.forSong': 'de “{title}”',
   'jobs.refusal.notYours': 'Nenhum pedido seu neste servidor tem esse id. `{/jobs list}` mostra todos eles.',
   'jobs.refusal.unknown': 'Nenhum pedido seu neste servidor tem esse id.',
   'jobs.refusal.gone': 'Esse pedido não existe mais.',

@@ -141,7 +141,7 @@ describe('/library', () => {
     const shown = await pick.waitForEdit((message) => (message.embeds?.[0]?.footer?.text ?? '').includes(song));
     expect(shown.ephemeral).toBe(false);
     expect(embedOf(shown).title).toBe('Track 20');
-    expect(buttonsOf(shown)).toEqual([`video:${song}`, `download:${song}:mp3`, `download:${song}:wav`, `remix:${song}`]);
+    expect(buttonsOf(shown)).toEqual([`download:${song}:mp3`, `remix:${song}`]);
   });
 
   it('is the member’s alone in a private server, and says when there is nothing yet', async () => {
@@ -201,7 +201,7 @@ describe('Remix', () => {
     const result = await g.delivered(remix);
     const fields = Object.fromEntries((embedOf(result).fields ?? []).map((field) => [field.name, field.value]));
     expect(fields['Remix of']).toBe(`Salt Wind (\`${source.slice(0, 8)}\`)`);
-    expect(embedOf(result).title).toBe('Salt Wind (low tide)');
+    expect(embedOf(result).title).toBe('Salt Wind (low tide) (remix)');
     expect(buttonsOf(result)).toContain(`remix:${remix}`);
 
     const [row] = await g.db.db.select().from(jobs).where(eq(jobs.id, remix));

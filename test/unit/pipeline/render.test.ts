@@ -78,13 +78,30 @@ describe('renderResult', () => {
     const customIds = (message.components ?? []).flatMap((row) =>
       'components' in row ? row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])) : [],
     );
+    // The clip links its WAV: no WAV for sale.
     expect(customIds.map((id) => decodeCustomId(id))).toEqual([
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
-      { action: 'download', subject: job().id, arg: 'wav' },
       { action: 'remix', subject: job().id },
     ]);
     expect(JSON.stringify(message)).not.toMatch(/never-shown/);
+  });
+
+  it('sells only the files a song does not link, each button with its price', () => {
+    const labels = (message: ReturnType<typeof renderResult>) =>
+      (message.components ?? []).flatMap((row) => ('components' in row ? row.components.flatMap((c) => ('custom_id' in c && 'label' in c ? [c.label] : [])) : []));
+    const bare = { clipId: 'c', audioUrl: 'https://cdn.example/producer/c.m4a' };
+    expect(labels(renderResult(job({ result: { clips: [bare] } })))).toEqual([
+      'Make a video · 5 credits',
+      'MP3 file · 2 credits',
+      'WAV file · 2 credits',
+      'Remix · 10 credits',
+    ]);
+    const full = { ...bare, audioUrl: 'https://cdn.example/producer/c.mp3', wavUrl: 'https://cdn.example/c-wav.wav', videoUrl: 'https://cdn.example/c-video.mp4' };
+    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Remix · 10 credits']);
+    // The price the pipeline charges, here a configured persona song's.
+    const persona = job({ kind: 'persona_song', request: { kind: 'persona_song', prompt: 'x' }, result: { clips: [bare] } });
+    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-1)).toBe('Remix · 1 credit');
   });
 
   it('keeps very long lyrics within the description and 6000-character limits', () => {
@@ -102,6 +119,17 @@ describe('renderResult', () => {
     const fields = Object.fromEntries((remix.embeds?.[0]?.fields ?? []).map((f) => [f.name, f.value]));
     expect(fields['Remix of']).toBe('Rain \\*on\\* tin (`0b5e7a52`)');
     expect(renderResult(job()).embeds?.[0]?.fields?.map((f) => f.name)).not.toContain('Remix of');
+  });
+
+  it('names an upload by the member’s title, not the service’s', () => {
+    const upload = job({ kind: 'upload', request: { kind: 'upload', audioUrl: 'https://x.example/a.wav', title: 'My demo' }, result: { clips: [{ clipId: 'c', title: 'Uploaded audio' }] } });
+    expect(renderResult(upload).embeds?.[0]?.title).toBe('My demo');
+  });
+
+  it('shows a voice’s name as typed: escaped in the title, whole in the hint’s code', () => {
+    const voice = renderResult(job({ kind: 'voice', request: { kind: 'voice', name: '**Big** `Voice`', audioUrl: 'https://x.example/a.mp3' }, result: {} }));
+    expect(voice.embeds?.[0]?.title).toBe('Voice persona "\\*\\*Big\\*\\* \\`Voice\\`" is ready');
+    expect(voice.embeds?.[0]?.description).toBe('Use it with `/song voice:**Big** ˋVoiceˋ`.');
   });
 
   it('never renders a non-http link from the service', () => {
@@ -124,6 +152,11 @@ describe('renderFailure', () => {
     expect(failed.embeds?.[0]?.description).toContain('10 credits were returned');
     const none = renderFailure(job({ state: 'failed', error: { kind: 'x', message: 'm', creditsReturned: 0 } }));
     expect(none.embeds?.[0]?.description).toContain('No credits were returned');
+  });
+
+  it('shows a message of the service, which may echo the member’s text, escaped', () => {
+    const failed = renderFailure(job({ state: 'failed', error: { kind: 'x', message: 'bad prompt: [free](https://evil.example/)', creditsReturned: 0 } }));
+    expect(failed.embeds?.[0]?.description).toContain('bad prompt: \\[free](https://evil.example/)');
   });
 });
 
