@@ -10,6 +10,7 @@ import { describeDiscordError } from '../delivery/discord-delivery.js';
 import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
+import type { SendAcknowledgement } from './pipeline.js';
 import type { ReplyTarget } from './requests.js';
 
 /** The key's value once the job has left the queue; before, the id of the message carrying the button. */
@@ -19,11 +20,6 @@ function keyOf(deps: PipelineDeps, jobId: string): string {
   return `${deps.queues.prefix}:cancel-button:${jobId}`;
 }
 
-/**
- * Posts the acknowledgement of an accepted request, and resolves with the id of its message
- * (`@original` for the interaction's reply); `withCancel`: with the Cancel button.
- */
-export type SendAcknowledgement = (withCancel: boolean) => Promise<string | undefined>;
 
 /** How long the acknowledgement waits to learn whether the job was taken; past it (Redis away), it goes without Cancel. */
 export const TAKEN_CHECK_MS = 500;

@@ -4,7 +4,6 @@
  * never touch queues, the ledger's job movements or the music API directly.
  */
 import type { AccountCheck } from './account.js';
-import type { SendAcknowledgement } from './cancel-button.js';
 import type { JobRow } from './job-rows.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
@@ -18,6 +17,12 @@ export interface CancelResult {
 export interface SubmitHooks {
   announce?(accepted: SubmitResult): Promise<void>;
 }
+
+/**
+ * Posts the acknowledgement of an accepted request, and resolves with the id of its message
+ * (`@original` for the interaction's reply); `withCancel`: with the Cancel button.
+ */
+export type SendAcknowledgement = (withCancel: boolean) => Promise<string | undefined>;
 
 export interface Pipeline {
   /**
