@@ -46,7 +46,10 @@ async function requestDownload(
   const format = downloadRequestSchema.shape.format.safeParse(input.format);
   if (!format.success) throw new Refusal('invalid_input', localText('download.refusal.format'));
   const caller = await openCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS);
+  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS, {
+    action: 'download-pick',
+    subject: format.data,
+  });
   if (input.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/download' }));
   }
@@ -72,6 +75,15 @@ export default defineCommand({
       acknowledge: 'public',
       async execute(interaction, id, context) {
         await requestDownload(interaction, context, { song: id.subject, format: id.arg, requesterOrModerator: true });
+      },
+    },
+  },
+  selects: {
+    /** The song picked when the typed title fitted several; the format is the one the command asked for. */
+    'download-pick': {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        await requestDownload(interaction, context, { song: interaction.values[0] ?? '', format: id.subject, requesterOrModerator: false });
       },
     },
   },

@@ -8,7 +8,8 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { findVoice, listVoices } from '../src/guilds/voices.js';
+import { listVoices } from '../src/guilds/voices.js';
+import { pickVoice } from './voice.js';
 import {
   LIMITS,
   personaSongRequestSchema,
@@ -97,8 +98,7 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   }
   // Check the texts before looking the voice up, so bad input is answered the same way.
   const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
-  const voice = await findVoice(context.db, caller.guild.id, fields.voice);
-  if (!voice) throw new Refusal('not_found', localText('voice.refusal.unknown'));
+  const voice = await pickVoice(context, caller.guild.id, fields.voice);
   return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
 }
 

@@ -39,7 +39,7 @@ async function requestVideo(
   options: { requesterOrModerator: boolean },
 ): Promise<void> {
   const caller = await openCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS);
+  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
   if (options.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/video' }));
   }
@@ -65,6 +65,15 @@ export default defineCommand({
       acknowledge: 'public',
       async execute(interaction, id, context) {
         await requestVideo(interaction, context, id.subject, { requesterOrModerator: true });
+      },
+    },
+  },
+  selects: {
+    /** The song picked when the typed title fitted several: the command goes on as if it had been picked. */
+    'video-pick': {
+      acknowledge: 'public',
+      async execute(interaction, _id, context) {
+        await requestVideo(interaction, context, interaction.values[0] ?? '', { requesterOrModerator: false });
       },
     },
   },

@@ -33,6 +33,16 @@ export const CUSTOM_ID_ACTIONS = [
   'remix',
   /** Submit of that form. subject: the job remixed. */
   'remix-modal',
+  /**
+   * "Which one did you mean?" menus, sent when a typed name fits several songs or voices; the
+   * pick continues the command. subject: `song`, `job` or `voice`, or for `download-pick` the
+   * format. The value is the job or voice id.
+   */
+  'video-pick',
+  'download-pick',
+  'jobs-show-pick',
+  'jobs-cancel-pick',
+  'voice-delete-pick',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];
