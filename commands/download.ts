@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
+import { DOWNLOAD_SOURCE_KINDS, isJobId, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 
@@ -74,6 +74,7 @@ export default defineCommand({
     download: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
+        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
         await requestDownload(interaction, context, { song: id.subject, format: id.arg, requesterOrModerator: true });
       },
     },

@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
+import { isJobId, jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 
@@ -64,6 +64,7 @@ export default defineCommand({
     video: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
+        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
         await requestVideo(interaction, context, id.subject, { requesterOrModerator: true });
       },
     },
