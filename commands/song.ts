@@ -83,11 +83,12 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
     title: blankToUndefined(fields.title, LIMITS.titleMax),
   };
   if (fields.voice === undefined) {
-    if (fields.model !== undefined && !context.config.musicModels.includes(fields.model)) {
+    const picked = fields.model === undefined ? undefined : configuredModel(context.config.musicModels, fields.model);
+    if (fields.model !== undefined && picked === undefined) {
       throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
     }
     const serverDefault = caller.guild.defaultModel ?? undefined;
-    const model = fields.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
+    const model = picked ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
     return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf });
   }
   if (fields.instrumental === true) {
@@ -100,6 +101,12 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
   const voice = await pickVoice(context, caller.guild.id, fields.voice);
   return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
+}
+
+/** A configured model by its name as typed: exactly, or in any case and spacing. */
+export function configuredModel(models: readonly string[], typed: string): string | undefined {
+  const name = (value: string) => value.trim().replace(/\s+/g, ' ').toLowerCase();
+  return models.find((model) => model === typed) ?? models.find((model) => name(model) === name(typed));
 }
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */

@@ -7,7 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandDefinitions } from '../../../commands/index.js';
-import { jobs, voicePersonas } from '../../../src/db/schema.js';
+import { guilds, jobs, voicePersonas } from '../../../src/db/schema.js';
 import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
 import { silentMp3 } from './fixtures.js';
 import { buttonsOf, createdFor, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
@@ -183,6 +183,18 @@ describe('a voice typed by its name', () => {
     const near = await askedPrivately(g, () => g.run(g.members.bob, { name: 'song', options: { prompt: 'x', voice: 'tenor' } }));
     expect(near.content).toContain('Did you mean one of these?');
     expect(near.content).toContain('**Tenor Tom**');
+  });
+});
+
+describe('a model typed by its name', () => {
+  it('/song and /settings default-model take a listed model in any case', async () => {
+    const g = h.inNewGuild();
+    const jobId = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'a reel', model: ' modelb-2.0 PRO' } }));
+    expect(await requestOf(jobId)).toMatchObject({ model: 'ModelB-2.0 Pro' });
+    const saved = await privateAnswer(g.run(g.members.manager, { name: 'settings', subcommand: 'default-model', options: { model: 'modelb-2.0' } }));
+    expect(saved.content).toContain('ModelB-2.0');
+    const [row] = await h.db.db.select().from(guilds).where(eq(guilds.id, g.guild.id));
+    expect(row?.defaultModel).toBe('ModelB-2.0');
   });
 });
 
