@@ -101,7 +101,8 @@ export async function pickGuildJob(
   if (candidates.length === 0) candidates = await findJobsNamed(context.db, guildId, value, 'exact', filter);
   if (candidates.length === 0) {
     exact = false;
-    candidates = await findJobsNamed(context.db, guildId, value, 'contains', filter);
+    // A name copied from a list may end cut short ("A very long title…").
+    candidates = await findJobsNamed(context.db, guildId, value.replace(/…$/, ''), 'contains', filter);
   }
   if (exact && candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) throw new Refusal('not_found', question.notFound);
