@@ -26,9 +26,10 @@ const NAMES = [
   sql`${jobs.request} ->> 'prompt'`,
 ];
 
-/** Lower case, spaces trimmed and collapsed: how a typed name is compared, on both sides. */
-const normalized = (value: SQL) => sql`lower(regexp_replace(btrim(${value}), '\\s+', ' ', 'g'))`;
+/** A stored name as compared: lower case, trimmed (stored texts have their inner spaces as written). */
+const normalized = (value: SQL) => sql`lower(btrim(${value}))`;
 
+/** A typed name as compared: lower case, trimmed, runs of spaces made one. */
 export function normalizeName(typed: string): string {
   return typed.replaceAll('\u0000', '').trim().replace(/\s+/g, ' ').toLowerCase();
 }
