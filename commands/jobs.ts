@@ -3,17 +3,17 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { escapeMarkdown, type RepliableInteraction } from 'discord.js';
+import type { RepliableInteraction } from 'discord.js';
 import { getBalance } from '../src/credits/index.js';
 import { openCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { describeJob, isJobId, jobChoices, kindWord, pickGuildJob, stateWord } from '../src/discord/job-lookup.js';
-import { english, localText } from '../src/i18n/index.js';
+import { english, localText, type Translator } from '../src/i18n/index.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
 import { answerInPlace, deferNow, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
-import { discordTimestamp, truncate } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 const idOption = {
@@ -89,6 +89,36 @@ async function cancelTyped(interaction: RepliableInteraction, context: CommandCo
   await answerInPlace(interaction, { content: await cancelJob(interaction, context, caller, job) });
 }
 
+/** The songs that the videos and downloads among `jobs` were made of, by job id (a song deleted since is missing). */
+async function songsOf(context: CommandContext, guildId: string, jobs: readonly JobRow[]): Promise<Map<string, JobRow>> {
+  const ids = new Set(jobs.flatMap((job) => (typeof job.request.sourceJobId === 'string' ? [job.request.sourceJobId] : [])));
+  const found = await Promise.all([...ids].map((id) => context.pipeline.findJob(guildId, id)));
+  return new Map(found.flatMap((job) => (job ? [[job.id, job] as const] : [])));
+}
+
+/** One request of `/jobs list`: its id, kind (a download's format), state, what it is (a video's or download's song) and when. */
+function listLine(t: Translator, job: JobRow, songs: ReadonlyMap<string, JobRow>): string {
+  const format = job.kind === 'download' && (job.request.format === 'mp3' || job.request.format === 'wav') ? job.request.format : undefined;
+  const song = typeof job.request.sourceJobId === 'string' ? songs.get(job.request.sourceJobId) : undefined;
+  return [
+    `\`${job.id.slice(0, 8)}\` ${kindWord(t, job.kind)}${format ? ` ${t(`command.download.format.choice.${format}`)}` : ''}`,
+    stateWord(t, job.state),
+    song ? t('jobs.list.forSong', { title: escapeMarkdown(describeJob(song, t, 80)) }) : escapeMarkdown(describeJob(job, t, 80)),
+    discordTimestamp(job.createdAt, 'R'),
+  ].join(' · ');
+}
+
+/** As many whole lines as fit in `max` characters. */
+function linesWithin(lines: readonly string[], max: number): string {
+  let text = '';
+  for (const line of lines) {
+    const next = text === '' ? line : `${text}\n${line}`;
+    if (next.length > max) break;
+    text = next;
+  }
+  return text;
+}
+
 /** Has the pipeline edit this interaction's public reply into the job's result, buttons included. */
 async function showJob(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
   const job = await ownJob(context, caller, typed, 'jobs-show-pick');
@@ -115,16 +145,10 @@ export default defineCommand({
     switch (args.subcommand) {
       case 'list': {
         const jobs = await context.pipeline.listJobs(caller.guild.id, { userId: caller.member.userId, limit: 15 });
-        const lines = jobs.map((job) =>
-          [
-            `\`${job.id.slice(0, 8)}\` ${kindWord(context.t, job.kind)}`,
-            stateWord(context.t, job.state),
-            escapeMarkdown(describeJob(job, context.t)),
-            discordTimestamp(job.createdAt, 'R'),
-          ].join(' · '),
-        );
+        const songs = await songsOf(context, caller.guild.id, jobs);
+        const lines = jobs.map((job) => listLine(context.t, job, songs));
         await answerInPlace(interaction, {
-          content: lines.length === 0 ? context.t('jobs.list.empty') : [context.t('jobs.list.heading'), ...lines].join('\n').slice(0, 2000),
+          content: lines.length === 0 ? context.t('jobs.list.empty') : linesWithin([context.t('jobs.list.heading'), ...lines], 2000),
         });
         return;
       }

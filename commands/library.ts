@@ -15,7 +15,6 @@ import {
   ButtonStyle,
   EmbedBuilder,
   StringSelectMenuBuilder,
-  escapeMarkdown,
   type RepliableInteraction,
 } from 'discord.js';
 import { openCaller } from '../src/discord/caller.js';
@@ -29,7 +28,7 @@ import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTar
 import type { JobRow } from '../src/pipeline/job-rows.js';
 import { LIBRARY_KINDS, libraryPage, type LibraryCursor, type LibraryFilter } from '../src/pipeline/library.js';
 import { renderResult } from '../src/pipeline/render.js';
-import { discordTimestamp, truncate } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { remixButtons, remixModals, remixSelects } from './remix.js';
 
 /**
@@ -88,16 +87,20 @@ function pagingOf(id: CustomId, guildId: string): { filter: LibraryFilter; curso
   };
 }
 
+/** Room for a title on a page of ten lines, each with its link, member and date, in 4096 characters once escaped. */
+const ENTRY_TITLE_MAX = 150;
+
 function entry(t: Translator, job: JobRow, position: number): string {
   const audio = job.result?.clips?.[0]?.audioUrl;
-  const title = escapeMarkdown(describeJob(job, t)).replace(/[[\]]/g, '');
+  const title = escapeMarkdown(describeJob(job, t, ENTRY_TITLE_MAX).replace(/[[\]]/g, ''));
   const link = audio && /^https?:\/\//.test(audio) ? `[${title}](${audio})` : `**${title}**`;
   return `**${position}.** ${link} · <@${job.userId}> · ${discordTimestamp(job.createdAt, 'd')}`;
 }
 
 function songOptions(t: Translator, songs: readonly JobRow[], before: number) {
   return songs.map((job, index) => ({
-    label: truncate(`${before + index + 1}. ${describeJob(job, t)}`, 100),
+    // Menu labels are plain text (no markdown), 100 characters at most.
+    label: `${before + index + 1}. ${describeJob(job, t, 100 - `${before + index + 1}. `.length)}`,
     value: job.id,
     description: truncate(
       [job.kind === 'persona_song' ? t('library.withVoice') : '', job.createdAt.toISOString().slice(0, 10)].filter(Boolean).join(' · '),

@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { escapeMarkdown, type RepliableInteraction } from 'discord.js';
+import type { RepliableInteraction } from 'discord.js';
 import { AUDIO_LIMITS, checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -14,7 +14,7 @@ import { listLines, shortDate } from '../src/discord/job-lookup.js';
 import type { CustomId } from '../src/delivery/custom-ids.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice, type VoicePersona } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
-import { discordTimestamp, truncate } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -134,7 +134,7 @@ export default defineCommand({
         const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });
         const caller = await openCaller(interaction, context);
         if (await findVoice(context.db, caller.guild.id, request.name)) {
-          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: request.name }));
+          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(request.name) }));
         }
         await admit(context, caller, request.kind);
         await submitAndAcknowledge(interaction, context, caller, request);

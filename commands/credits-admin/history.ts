@@ -1,6 +1,6 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle, escapeMarkdown } from 'discord.js';
+import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { exportCsv, history as ledgerHistory, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
@@ -9,7 +9,7 @@ import { Refusal } from '../../src/discord/errors.js';
 import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
 import type { LedgerKind } from '../../src/db/schema.js';
 import { answerInPlace, type Answer } from '../../src/discord/respond.js';
-import { discordTimestamp } from '../../src/text.js';
+import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';

@@ -3,16 +3,17 @@
  * returns and results show), its first characters, or its title; and naming them in lists
  * and choices.
  */
-import { escapeMarkdown, type ApplicationCommandOptionChoiceData } from 'discord.js';
+import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
 import { english, localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../delivery/custom-ids.js';
 import { findJobsNamed, type JobNameFilter } from '../pipeline/job-names.js';
 import type { JobRow } from '../pipeline/job-rows.js';
+import { givenTitle, titleForDisplay } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
-import { discordTimestamp, truncate } from '../text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../text.js';
 
 /** Results a music video can be made of: anything with an audio clip. */
 export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
@@ -175,12 +176,13 @@ export async function resolveSong(
   return { job, clipId };
 }
 
-/** A short human name: the title, or the prompt, or the kind (in `t`'s language). */
-export function describeJob(job: JobRow, t: Translate = english): string {
-  const { result, request } = job;
-  const candidates = [result?.clips?.[0]?.title, result?.lyricsTitle, request.title, request.name, request.prompt];
-  const text = candidates.find((value): value is string => typeof value === 'string' && value.trim().length > 0);
-  return truncate((text ?? kindWord(t, job.kind)).replace(/\s+/g, ' ').trim(), 60);
+/**
+ * A job's name in plain text, at most `max` characters (a menu label's 100 by default): its title
+ * (see titles.ts), marked when it is a remix, or its kind (in `t`'s language). Escape it for markdown.
+ */
+export function describeJob(job: JobRow, t: Translate = english, max = 100): string {
+  const title = givenTitle(job);
+  return title === undefined ? kindWord(t, job.kind) : titleForDisplay(job, title, t, max);
 }
 
 /** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed, described in the member's language. */
@@ -202,7 +204,7 @@ export async function jobChoices(
     .slice(0, 25)
     .map((job) => ({
       name: truncate(
-        [describeJob(job, context.t), kindWord(context.t, job.kind), stateWord(context.t, job.state), job.id.slice(0, 8)].join(' · '),
+        [describeJob(job, context.t, 60), kindWord(context.t, job.kind), stateWord(context.t, job.state), job.id.slice(0, 8)].join(' · '),
         100,
       ),
       value: job.id,

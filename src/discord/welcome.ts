@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
 import { loggableError } from './errors.js';
 import { resolveLocale, translator, type Translator } from '../i18n/index.js';
+import { escapeMarkdown } from '../text.js';
 
 export type WelcomeOutcome = 'posted' | 'already_welcomed' | 'no_system_channel' | 'not_allowed_to_post' | 'failed';
 
@@ -20,7 +21,7 @@ const NEEDED = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessage
 export function welcomeText(options: { botName: string; startingCredits: number }, t: Translator): string {
   const funds = options.startingCredits > 0 ? t('welcome.startingCredits', { count: options.startingCredits }) : t('welcome.noCredits');
   return [
-    t('welcome.thanks', { botName: options.botName }),
+    t('welcome.thanks', { botName: escapeMarkdown(options.botName) }),
     '',
     t('welcome.stepsHeading'),
     t('welcome.funds', { funds }),

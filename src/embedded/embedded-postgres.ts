@@ -20,6 +20,7 @@ import { findFreePort } from './free-port.js';
 import { isRoot, postgresUser, reachableClusterDir, runnableInstallation, type PostgresUser } from './postgres-as-root.js';
 import { ServiceStartError } from './service-start-error.js';
 import { stopProcessFromPidFile } from './stale-process.js';
+import { spawnSupervised, stopSupervised } from './supervised.js';
 
 export { relocatedClusterDir, locationNoteFor } from './postgres-as-root.js';
 
@@ -109,7 +110,7 @@ function postgresProblem(lines: readonly string[]): string | undefined {
 }
 
 function spawnAs(user: PostgresUser | undefined, command: string, args: readonly string[]): ChildProcess {
-  // Its own process group, like redis-server's: the bot stops it last, after its own shutdown.
+  // Its own process group, like the server's: a Ctrl+C to the bot's group does not cut it short.
   return spawn(command, args, { ...user, env: ENV, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 }
 
@@ -153,7 +154,8 @@ async function initialise(dataDir: string, initdb: string, user: PostgresUser | 
 
 /** Starts postgres and resolves once it accepts connections, or rejects with what it said. */
 async function startServer(postgres: string, args: readonly string[], user: PostgresUser | undefined, logger: Logger): Promise<ChildProcess> {
-  const child = spawnAs(user, postgres, args);
+  // Fast shutdown: active transactions are rolled back, committed data is on disk.
+  const child = spawnSupervised(postgres, args, { stopSignal: 'SIGINT', env: ENV, ...user });
   await waitUntilReady(child, {
     service: 'postgres',
     readyLine: 'database system is ready to accept connections',
@@ -162,15 +164,6 @@ async function startServer(postgres: string, args: readonly string[], user: Post
     logger,
   });
   return child;
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    // Fast shutdown: active transactions are rolled back, committed data is on disk.
-    child.kill('SIGINT');
-  });
 }
 
 /**
@@ -227,7 +220,7 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
       await admin.end();
     }
   } catch (error) {
-    await stopServer(server);
+    await stopSupervised(server);
     throw error;
   }
   logger.info({ port, dataDir }, 'embedded postgres started');
@@ -235,6 +228,6 @@ async function start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
     adminUrl,
-    stop: () => stopServer(server),
+    stop: () => stopSupervised(server),
   };
 }

@@ -2,7 +2,7 @@
  * A `redis-server` child process for people who run the bot without a REDIS_URL and for the
  * test suite. Append-only persistence under the data directory, bound to loopback.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logger.js';
@@ -11,6 +11,7 @@ import { waitUntilReady } from './child-output.js';
 import { findFreePort } from './free-port.js';
 import { ServiceStartError } from './service-start-error.js';
 import { stopProcessFromPidFile } from './stale-process.js';
+import { spawnSupervised, stopSupervised } from './supervised.js';
 
 export const REDIS_INSTALL_HINT =
   'redis-server was not found on PATH: install it (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis) or set REDIS_URL to a running Redis';
@@ -92,9 +93,8 @@ async function start(options: RedisServerOptions): Promise<RedisServerHandle> {
     '--maxmemory-policy', 'noeviction',
   ];
   await stopProcessFromPidFile(path.join(dataDir, 'redis.pid'), 'SIGTERM');
-  // Its own process group: a Ctrl+C or a supervisor's SIGTERM to the bot's group must not stop
-  // Redis under the bot's feet while it shuts down; the bot stops it last.
-  const child = spawn('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // SIGTERM: redis-server flushes its append-only file and exits.
+  const child = spawnSupervised('redis-server', [...args, '--pidfile', path.join(dataDir, 'redis.pid')], { stopSignal: 'SIGTERM' });
 
   await waitUntilReady(child, { service: 'redis-server', readyLine: 'Ready to accept connections', problem: redisProblem, hint: HINT, logger });
   logger.info({ port, dataDir }, 'redis-server started');
@@ -102,11 +102,6 @@ async function start(options: RedisServerOptions): Promise<RedisServerHandle> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopSupervised(child),
   };
 }

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 /**
- * A server left behind by a killed bot still holds its data directory (and, for Redis, writes
- * to the same append-only file). Stops the process named in `pidFile`, if it still runs, and
- * waits up to ten seconds for it to exit.
+ * A server of an earlier run that still runs holds its data directory (and, for Redis, writes
+ * to the same append-only file): one still shutting down after its bot was killed, or one whose
+ * watchdog was killed too. Stops the process named in `pidFile`, if it still runs, and waits up
+ * to ten seconds for it to exit.
  */
 export async function stopProcessFromPidFile(pidFile: string, signal: NodeJS.Signals): Promise<void> {
   if (!existsSync(pidFile)) return;

@@ -16,7 +16,8 @@ import { english, type MessageKey, type Translator } from '../i18n/index.js';
 import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/errors.js';
 import type { JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../delivery/discord-delivery.js';
-import { discordTimestamp, truncate } from '../text.js';
+import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
+import { givenTitle, titleForDisplay } from './titles.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,
@@ -52,7 +53,8 @@ function errorText(job: JobRow, t: Translator): string {
   const key = ERROR_KEYS[error.kind];
   if (key) return t.text({ key });
   if (Object.hasOwn(MUSIC_API_ERROR_TEXTS, error.kind)) return t.text(MUSIC_API_ERROR_TEXTS[error.kind as MusicApiErrorKind]);
-  return error.message || t('failure.unknown');
+  // An unknown kind's message is the service's own, which may echo the member's text.
+  return error.message ? escapeMarkdown(error.message) : t('failure.unknown');
 }
 
 function requestText(job: JobRow, field: string): string | undefined {
@@ -130,11 +132,6 @@ function remixSourceOf(job: JobRow): { jobId: string; title: string } | undefine
   return typeof jobId === 'string' && typeof title === 'string' ? { jobId, title } : undefined;
 }
 
-/** Markdown in a member's title is shown as typed, not interpreted. */
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\*_`~|>[\]()]/g, (match) => `\\${match}`);
-}
-
 /** A finished job's result (or failure), in the language `t` of whoever reads it. */
 export function renderResult(job: JobRow, t: Translator = english): OutgoingMessage {
   if (job.state !== 'succeeded') return renderFailure(job, t);
@@ -142,7 +139,7 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
   const clip = result.clips?.[0];
   const fields: APIEmbedField[] = [{ name: t('result.field.requestedBy'), value: `<@${job.userId}>`, inline: true }];
   const model = requestText(job, 'model');
-  if (model) fields.push({ name: t('result.field.model'), value: truncate(model, 100), inline: true });
+  if (model) fields.push({ name: t('result.field.model'), value: truncate(escapeMarkdown(model), 100), inline: true });
   // A result that arrived after its job was refunded (see `arrivedLate`) is free.
   const cost = (job.error?.creditsReturned ?? 0) > 0 ? t('result.costReturned') : t('result.credits', { count: job.cost });
   fields.push({ name: t('result.field.cost'), value: cost, inline: true });
@@ -158,7 +155,12 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
     case 'persona_song':
     case 'upload': {
       const clips = (result.clips ?? []).filter((c) => safeUrl(c.audioUrl));
-      embed.title = truncate(clip?.title ?? requestText(job, 'title') ?? t(job.kind === 'upload' ? 'result.upload.title' : 'result.song.title'), DISCORD_LIMITS.embedTitle);
+      // The member's title, else the service's, else the prompt; a remix says so.
+      const title = givenTitle(job);
+      embed.title =
+        title === undefined
+          ? t(job.kind === 'upload' ? 'result.upload.title' : 'result.song.title')
+          : titleForDisplay(job, escapeMarkdown(title), t, DISCORD_LIMITS.embedTitle);
       const links = clips.flatMap((c, i) => {
         const suffix = clips.length > 1 ? ` ${i + 1}` : '';
         return [
@@ -170,7 +172,10 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
       if (links.length > 0) fields.push({ name: t('result.field.links'), value: truncate(links.join(' · '), DISCORD_LIMITS.fieldValue) });
       const prompt = requestText(job, 'prompt');
       const lyrics = clip?.lyrics ?? requestText(job, 'lyrics');
-      embed.description = [prompt && `*${prompt}*`, lyrics && `**${t('result.lyricsHeading')}**\n${lyrics}`].filter(Boolean).join('\n\n') || undefined;
+      // The service echoes the member's lyrics: escaped as theirs.
+      embed.description =
+        [prompt && `*${escapeMarkdown(prompt)}*`, lyrics && `**${t('result.lyricsHeading')}**\n${escapeMarkdown(lyrics)}`].filter(Boolean).join('\n\n') ||
+        undefined;
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };
       const audio = safeUrl(clip?.audioUrl);
@@ -189,20 +194,21 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
     }
     case 'lyrics': {
       const text = result.lyrics ?? clip?.lyrics ?? '';
-      embed.title = truncate(result.lyricsTitle ?? clip?.title ?? t('result.lyrics.title'), DISCORD_LIMITS.embedTitle);
-      embed.description = text || t('result.lyrics.empty');
+      const title = result.lyricsTitle ?? clip?.title;
+      embed.title = title ? truncate(escapeMarkdown(title), DISCORD_LIMITS.embedTitle) : t('result.lyrics.title');
+      embed.description = text ? escapeMarkdown(text) : t('result.lyrics.empty');
       actions = [button(t('result.button.makeSong'), encodeCustomId({ action: 'make-song', subject: job.id }))];
       break;
     }
     case 'voice': {
       const name = requestText(job, 'name') ?? result.personaName ?? t('result.voice.defaultName');
-      embed.title = truncate(t('result.voice.title', { name }), DISCORD_LIMITS.embedTitle);
-      embed.description = t('result.voice.usage', { name });
+      embed.title = truncate(t('result.voice.title', { name: escapeMarkdown(name) }), DISCORD_LIMITS.embedTitle);
+      embed.description = t('result.voice.usage', { name: inCode(name) });
       break;
     }
     case 'video': {
       const video = safeUrl(clip?.videoUrl);
-      embed.title = truncate(clip?.title ? t('result.video.titleOf', { title: clip.title }) : t('result.video.title'), DISCORD_LIMITS.embedTitle);
+      embed.title = truncate(clip?.title ? t('result.video.titleOf', { title: escapeMarkdown(clip.title) }) : t('result.video.title'), DISCORD_LIMITS.embedTitle);
       embed.description = video ? t('result.video.watch', { url: video }) : t('result.video.noLink');
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };

@@ -15,6 +15,7 @@ import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { localText, translator, type AppLocale } from '../i18n/index.js';
 import { zodText } from '../i18n/zod-text.js';
+import { escapeMarkdown } from '../text.js';
 import type { SubmitHooks } from './pipeline.js';
 import { generationRequestSchema, RequestRefusedError, RequestTakenError, type SubmitInput, type SubmitResult } from './requests.js';
 
@@ -42,7 +43,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   }
   const request = parsed.data;
   if (request.kind === 'song' && request.model !== undefined && !deps.musicApi.models.includes(request.model)) {
-    throw new RequestRefusedError('unknown_model', localText('refusal.unknownModel', { model: request.model.slice(0, 40) }));
+    throw new RequestRefusedError('unknown_model', localText('refusal.unknownModel', { model: escapeMarkdown(request.model.slice(0, 40)) }));
   }
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);

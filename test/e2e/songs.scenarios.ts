@@ -115,8 +115,10 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       const lyricsJob = await bot.jobIdOf(handle);
       const message = await bot.result(handle, lyricsJob);
       expect(customIds(message)).toEqual([`make-song:${lyricsJob}`]);
-      const lyrics = message.embeds?.[0]?.description ?? '';
-      expect(lyrics).toMatch(/^\[Verse\]\nSinging about a lighthouse keeper who writes code\n/);
+      // The service's lyrics are escaped as the member's text is: `\[Verse]` reads "[Verse]" in Discord.
+      const shown = message.embeds?.[0]?.description ?? '';
+      expect(shown).toMatch(/^\\\[Verse\]\nSinging about a lighthouse keeper who writes code\n/);
+      const lyrics = shown.replace(/\\(?=[^\w\s])/g, '');
 
       const click = bot.emulator.clickButton({ messageId: message.id, customId: `make-song:${lyricsJob}`, userId: bot.members.alice });
       await click.waitForResponse();
@@ -221,7 +223,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
         (m) => (m.content ?? '').includes(`<@${bot.members.bob}>`) && JSON.stringify(m.embeds ?? []).includes(jobId),
         20_000,
       );
-      expect(message.embeds?.[0]?.description).toMatch(/^\[Verse\]\nSinging about a very long task\n/);
+      expect(message.embeds?.[0]?.description).toMatch(/^\\\[Verse\]\nSinging about a very long task\n/);
       expect(await bot.delivered(jobId)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
     });
   });

@@ -68,6 +68,7 @@ export const core: Translation<typeof english> = {
   'result.field.model': 'Modell',
   'result.field.cost': 'Kosten',
   'result.field.remixOf': 'Remix von',
+  'result.remixTitle': '{title} (Remix)',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} Credit', other: '{count} Credits' },
   'result.costReturned': 'Kostenlos (Credits zurückgegeben)',

@@ -141,6 +141,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'abgebrochen',
   'jobs.list.empty': 'Du hast auf diesem Server noch keine Anfragen.',
   'jobs.list.heading': '**Deine letzten Anfragen**',
+  'jobs.list.forSong': 'für „{title}“',
   'jobs.refusal.notYours': 'Keine deiner Anfragen auf diesem Server hat diese ID. `{/jobs list}` zeigt sie dir.',
   'jobs.refusal.noneNamed': 'Keine deiner Anfragen auf diesem Server heißt „{name}“. Wähle eine aus den Vorschlägen, die beim Tippen erscheinen, oder sieh sie dir mit `{/jobs list}` an.',
   'jobs.refusal.unknown': 'Keine deiner Anfragen auf diesem Server hat diese ID.',

@@ -72,6 +72,7 @@ export const core = {
   'result.field.model': 'Model',
   'result.field.cost': 'Cost',
   'result.field.remixOf': 'Remix of',
+  'result.remixTitle': '{title} (remix)',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} credit', other: '{count} credits' },
   'result.costReturned': 'Free (credits returned)',

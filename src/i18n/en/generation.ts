@@ -150,6 +150,7 @@ export const generation = {
   'jobs.state.cancelled': 'cancelled',
   'jobs.list.empty': 'You have no requests on this server yet.',
   'jobs.list.heading': '**Your recent requests**',
+  'jobs.list.forSong': 'for “{title}”',
   'jobs.refusal.notYours': 'No request of yours on this server has that id. `{/jobs list}` shows them.',
   'jobs.refusal.noneNamed': 'No request of yours on this server is called “{name}”. Pick one from the suggestions that appear as you type, or see them with `{/jobs list}`.',
   'jobs.refusal.unknown': 'No request of yours on this server has that id.',

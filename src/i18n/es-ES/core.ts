@@ -69,6 +69,7 @@ export const core: Translation<typeof english> = {
   'result.field.model': 'Modelo',
   'result.field.cost': 'Coste',
   'result.field.remixOf': 'Remezcla de',
+  'result.remixTitle': '{title} (remezcla)',
   'result.field.links': 'Enlaces',
   'result.credits': { one: '{count} crédito', many: '{count} créditos', other: '{count} créditos' },
   'result.costReturned': 'Gratis (créditos devueltos)',

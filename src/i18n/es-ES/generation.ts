@@ -141,6 +141,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'cancelado',
   'jobs.list.empty': 'Aún no tienes pedidos en este servidor.',
   'jobs.list.heading': '**Tus pedidos recientes**',
+  'jobs.list.forSong': 'de «{title}»',
   'jobs.refusal.notYours': 'Ningún pedido tuyo en este servidor tiene ese id. `{/jobs list}` te los muestra.',
   'jobs.refusal.noneNamed': 'Ningún pedido tuyo en este servidor se llama «{name}». Elige uno entre las sugerencias que aparecen al escribir, o míralos con `{/jobs list}`.',
   'jobs.refusal.unknown': 'Ningún pedido tuyo en este servidor tiene ese id.',

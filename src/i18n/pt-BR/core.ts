@@ -69,6 +69,7 @@ export const core: Translation<typeof english> = {
   'result.field.model': 'Modelo',
   'result.field.cost': 'Custo',
   'result.field.remixOf': 'Remix de',
+  'result.remixTitle': '{title} (remix)',
   'result.field.links': 'Links',
   'result.credits': { one: '{count} crédito', many: '{count} créditos', other: '{count} créditos' },
   'result.costReturned': 'Grátis (créditos devolvidos)',

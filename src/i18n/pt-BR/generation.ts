@@ -141,6 +141,7 @@ export const generation: Translation<typeof english> = {
   'jobs.state.cancelled': 'cancelado',
   'jobs.list.empty': 'Você ainda não tem pedidos neste servidor.',
   'jobs.list.heading': '**Seus pedidos recentes**',
+  'jobs.list.forSong': 'de “{title}”',
   'jobs.refusal.notYours': 'Nenhum pedido seu neste servidor tem esse id. `{/jobs list}` mostra todos eles.',
   'jobs.refusal.noneNamed': 'Nenhum pedido seu neste servidor se chama “{name}”. Escolha um entre as sugestões que aparecem enquanto você digita, ou veja-os com `{/jobs list}`.',
   'jobs.refusal.unknown': 'Nenhum pedido seu neste servidor tem esse id.',

@@ -201,7 +201,7 @@ describe('Remix', () => {
     const result = await g.delivered(remix);
     const fields = Object.fromEntries((embedOf(result).fields ?? []).map((field) => [field.name, field.value]));
     expect(fields['Remix of']).toBe(`Salt Wind (\`${source.slice(0, 8)}\`)`);
-    expect(embedOf(result).title).toBe('Salt Wind (low tide)');
+    expect(embedOf(result).title).toBe('Salt Wind (low tide) (remix)');
     expect(buttonsOf(result)).toContain(`remix:${remix}`);
 
     const [row] = await g.db.db.select().from(jobs).where(eq(jobs.id, remix));

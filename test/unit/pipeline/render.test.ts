@@ -104,6 +104,17 @@ describe('renderResult', () => {
     expect(renderResult(job()).embeds?.[0]?.fields?.map((f) => f.name)).not.toContain('Remix of');
   });
 
+  it('names an upload by the member’s title, not the service’s', () => {
+    const upload = job({ kind: 'upload', request: { kind: 'upload', audioUrl: 'https://x.example/a.wav', title: 'My demo' }, result: { clips: [{ clipId: 'c', title: 'Uploaded audio' }] } });
+    expect(renderResult(upload).embeds?.[0]?.title).toBe('My demo');
+  });
+
+  it('shows a voice’s name as typed: escaped in the title, whole in the hint’s code', () => {
+    const voice = renderResult(job({ kind: 'voice', request: { kind: 'voice', name: '**Big** `Voice`', audioUrl: 'https://x.example/a.mp3' }, result: {} }));
+    expect(voice.embeds?.[0]?.title).toBe('Voice persona "\\*\\*Big\\*\\* \\`Voice\\`" is ready');
+    expect(voice.embeds?.[0]?.description).toBe('Use it with `/song voice:**Big** ˋVoiceˋ`.');
+  });
+
   it('never renders a non-http link from the service', () => {
     const message = renderResult(job({ result: { clips: [{ clipId: 'c', audioUrl: 'javascript:alert(1)' }] } }));
     expect(JSON.stringify(message)).not.toContain('javascript:');
@@ -124,6 +135,11 @@ describe('renderFailure', () => {
     expect(failed.embeds?.[0]?.description).toContain('10 credits were returned');
     const none = renderFailure(job({ state: 'failed', error: { kind: 'x', message: 'm', creditsReturned: 0 } }));
     expect(none.embeds?.[0]?.description).toContain('No credits were returned');
+  });
+
+  it('shows a message of the service, which may echo the member’s text, escaped', () => {
+    const failed = renderFailure(job({ state: 'failed', error: { kind: 'x', message: 'bad prompt: [free](https://evil.example/)', creditsReturned: 0 } }));
+    expect(failed.embeds?.[0]?.description).toContain('bad prompt: \\[free](https://evil.example/)');
   });
 });
 

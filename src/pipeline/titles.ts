@@ -1,0 +1,33 @@
+/**
+ * What a job is called wherever the bot names it (results, `/library`, `/jobs list`, menus and
+ * choices): the member's title, else the service's, else what it was asked for. A remix
+ * (the Remix button) says so, since it often carries its source's title.
+ */
+import type { Translate } from '../i18n/index.js';
+import { truncate } from '../text.js';
+import type { JobRow } from './job-rows.js';
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value.replace(/\s+/g, ' ').trim() : undefined;
+}
+
+/** The job's name as given (the member's title wins over the service's, e.g. an upload's "Uploaded audio"), or undefined. */
+export function givenTitle(job: Pick<JobRow, 'request' | 'result'>): string | undefined {
+  const { request, result } = job;
+  return text(request.title) ?? text(result?.clips?.[0]?.title) ?? text(result?.lyricsTitle) ?? text(request.name) ?? text(request.prompt) ?? text(request.lyrics);
+}
+
+/** Made with the Remix button from another song (even one deleted since). */
+export function isRemix(job: Pick<JobRow, 'request' | 'remixOf'>): boolean {
+  return job.remixOf !== null || (typeof job.request.remixOf === 'object' && job.request.remixOf !== null);
+}
+
+/**
+ * `title` (a job's, as `givenTitle` found it) in at most `max` characters, marked as a remix
+ * when the job is one: the mark is kept whole and the title cut to make room.
+ */
+export function titleForDisplay(job: Pick<JobRow, 'request' | 'remixOf'>, title: string, t: Translate, max: number): string {
+  if (!isRemix(job)) return truncate(title, max);
+  const room = max - t('result.remixTitle', { title: '' }).length;
+  return t('result.remixTitle', { title: truncate(title, Math.max(room, 1)) });
+}
