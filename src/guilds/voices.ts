@@ -47,7 +47,8 @@ export type VoiceMatch =
  * The persona a member means by what they typed in a voice option: its id (what autocomplete
  * sends), its exact name, or its name in any case and spacing when only one is so named.
  * Otherwise the candidates: every persona of that name (`exact`), or those whose names
- * contain what was typed, for the member to pick from.
+ * contain what was typed, for the member to pick from. A backtick and the `ˋ` that stands for
+ * it in the bot's inline code (see `inCode`) count as one.
  */
 export async function resolveVoice(executor: Executor, guildId: string, typed: string): Promise<VoiceMatch> {
   const value = typed.replaceAll('\u0000', '').trim();
@@ -56,14 +57,15 @@ export async function resolveVoice(executor: Executor, guildId: string, typed: s
     const byId = await findVoice(executor, guildId, value);
     if (byId) return { voice: byId };
   }
-  const name = value.replace(/\s+/g, ' ').toLowerCase();
+  const asShown = (text: string) => text.replaceAll('`', 'ˋ');
+  const name = asShown(value).replace(/\s+/g, ' ').toLowerCase();
   const named = await executor
     .select()
     .from(voicePersonas)
-    .where(and(live(guildId), sql`lower(regexp_replace(btrim(${voicePersonas.name}), '\\s+', ' ', 'g')) = ${name}`))
+    .where(and(live(guildId), sql`lower(replace(regexp_replace(btrim(${voicePersonas.name}), '\\s+', ' ', 'g'), ${'`'}, ${'ˋ'})) = ${name}`))
     .orderBy(asc(voicePersonas.name), asc(voicePersonas.createdAt))
     .limit(25);
-  const exactly = named.find((voice) => voice.name === value);
+  const exactly = named.find((voice) => voice.name === value) ?? named.find((voice) => asShown(voice.name) === asShown(value));
   if (exactly) return { voice: exactly };
   if (named.length === 1) return { voice: named[0]! };
   if (named.length > 1) return { candidates: named, exact: true };

@@ -140,6 +140,14 @@ describe('a voice typed by its name', () => {
     expect(await g.balance()).toBe(balance - 2 * h.config.personaSongCost);
   });
 
+  it('the hint of a voice with a backtick in its name, typed as written, sings with that voice', async () => {
+    const g = h.inNewGuild();
+    const { persona, result } = await createVoice(g, 'Back `Tick`', g.members.alice);
+    const hint = result.embeds?.[0]?.description ?? '';
+    const jobId = await accepted(g.run(g.members.bob, asTyped(hint)));
+    expect(await requestOf(jobId)).toMatchObject({ voiceId: persona.id });
+  });
+
   it('asks which voice when two have that name in other cases, spending nothing; the exact name and the menu choose', async () => {
     const g = h.inNewGuild();
     const { persona: upper } = await createVoice(g, 'ALTO', g.members.alice);
