@@ -69,10 +69,16 @@ export const definition = {
  * The persona a member means by what they typed in a voice option (see `resolveVoice`).
  *
  * @throws Refusal `ambiguous` listing the candidates, with a menu that continues the command
- *   when `menu` is given (else the text says how to type one exactly); `not_found` when no
- *   voice is like it. Nothing is spent before the member picks.
+ *   when `ask` is given (`keep` runs first: it keeps what the pick goes on with), else the text
+ *   says how to type one exactly; `not_found` when no voice is like it. Nothing is spent
+ *   before the member picks.
  */
-export async function pickVoice(context: CommandContext, guildId: string, typed: string, menu?: CustomId): Promise<VoicePersona> {
+export async function pickVoice(
+  context: CommandContext,
+  guildId: string,
+  typed: string,
+  ask?: { readonly menu: CustomId; readonly keep?: () => Promise<void> },
+): Promise<VoicePersona> {
   const match = await resolveVoice(context.db, guildId, typed);
   if ('voice' in match) return match.voice;
   const name = escapeMarkdown(truncate(typed.replaceAll('\u0000', '').trim().replace(/\s+/g, ' '), 100));
@@ -80,6 +86,8 @@ export async function pickVoice(context: CommandContext, guildId: string, typed:
   const list = listLines(
     match.candidates.map((voice) => `• **${escapeMarkdown(voice.name)}** · <@${voice.ownerId}> · ${discordTimestamp(voice.createdAt, 'd')} · \`${voice.id}\``),
   );
+  const menu = ask?.menu;
+  await ask?.keep?.();
   const key = match.exact
     ? menu
       ? 'voice.refusal.ambiguousPick'
@@ -105,7 +113,7 @@ export async function pickVoice(context: CommandContext, guildId: string, typed:
 /** `/voice delete` with what the member typed or picked. */
 async function deleteTyped(interaction: RepliableInteraction, context: CommandContext, typed: string): Promise<void> {
   const caller = await openCaller(interaction, context);
-  const voice = await pickVoice(context, caller.guild.id, typed, { action: 'voice-delete-pick', subject: 'voice' });
+  const voice = await pickVoice(context, caller.guild.id, typed, { menu: { action: 'voice-delete-pick', subject: 'voice' } });
   const outcome = await deleteVoice(context.db, {
     guildId: caller.guild.id,
     idOrName: voice.id,

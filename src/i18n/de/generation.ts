@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Dieses Modell bietet der Bot nicht an. Wähle eines aus der Liste.',
   'song.refusal.voiceInstrumental': 'Eine Stimme singt: Lass `{:song instrumental}` weg oder lass `{:song voice}` weg.',
   'song.refusal.voiceModel': 'Ein Song mit einer Stimme nutzt das Modell der Stimme: Lass `{:song model}` weg.',
+  'song.refusal.pickGone': 'Diese Auswahl gilt nicht mehr: Sie wurde schon getroffen oder ist zu alt. Führe `{/song}` noch einmal aus.',
 
   'songForm.title': 'Einen Song machen',
   'songForm.remixTitle': 'Remix: {title}',

@@ -85,6 +85,7 @@ export const generation = {
   'song.refusal.unknownModel': 'That model is not one this bot offers. Pick one from the list.',
   'song.refusal.voiceInstrumental': 'A voice persona sings: leave out `{:song instrumental}`, or leave out `{:song voice}`.',
   'song.refusal.voiceModel': 'A song with a voice persona uses the voice’s own model: leave out `{:song model}`.',
+  'song.refusal.pickGone': 'This choice no longer works: it was made already, or too long ago. Run `{/song}` again.',
 
   // ---- the "Make a song" form (from lyrics, and Remix) ----
   'songForm.title': 'Make a song',

@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Este bot no ofrece ese modelo. Elige uno de la lista.',
   'song.refusal.voiceInstrumental': 'Una voz canta: quita `{:song instrumental}` o quita `{:song voice}`.',
   'song.refusal.voiceModel': 'Una canción con voz usa el modelo de la propia voz: quita `{:song model}`.',
+  'song.refusal.pickGone': 'Esta elección ya no sirve: ya se hizo, o hace demasiado. Vuelve a usar `{/song}`.',
 
   'songForm.title': 'Crear una canción',
   'songForm.remixTitle': 'Remezcla: {title}',

@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Este bot não oferece esse modelo. Escolha um da lista.',
   'song.refusal.voiceInstrumental': 'Uma voz canta: tire `{:song instrumental}` ou tire `{:song voice}`.',
   'song.refusal.voiceModel': 'Uma música com voz usa o modelo da própria voz: tire `{:song model}`.',
+  'song.refusal.pickGone': 'Esta escolha não vale mais: já foi feita, ou faz tempo demais. Use `{/song}` de novo.',
 
   'songForm.title': 'Fazer uma música',
   'songForm.remixTitle': 'Remix: {title}',

@@ -157,10 +157,24 @@ describe('a voice typed by its name', () => {
       .values({ guildId: g.guild.id, ownerId: g.members.bob, name: 'alto', personaId: upper.personaId })
       .returning();
 
-    const asked = await askedPrivately(g, () => g.run(g.members.alice, { name: 'song', options: { prompt: 'a hymn', voice: 'Alto' } }));
-    expect(asked.content).toContain('More than one voice of this server is called “Alto”');
+    const asked = await askedPrivately(g, () =>
+      g.run(g.members.alice, { name: 'song', options: { prompt: 'a hymn', lyrics: 'Holy, holy', voice: 'Alto' } }),
+    );
+    expect(asked.content).toContain('More than one voice of this server is called “Alto”. Pick the one you mean:');
     expect(asked.content).toContain(upper.id);
     expect(asked.content).toContain(lower!.id);
+    const songMenu = menuOf(asked);
+    expect(songMenu.customId).toMatch(/^song-voice-pick:\d+$/);
+    expect(songMenu.options).toEqual({ [upper.id]: 'ALTO', [lower!.id]: 'alto' });
+
+    // The pick makes the song asked for, with the prompt and lyrics as typed, and that voice; once.
+    const balance = await g.balance();
+    const pick = () => h.emulator.selectOption({ messageId: asked.id, customId: songMenu.customId, values: [lower!.id], userId: g.members.alice });
+    const sung = await accepted(pick());
+    expect(await requestOf(sung)).toMatchObject({ voiceId: lower!.id, prompt: 'a hymn', lyrics: 'Holy, holy' });
+    expect(await g.balance()).toBe(balance - h.config.personaSongCost);
+    const again = await askedPrivately(g, pick);
+    expect(again.content).toBe('This choice no longer works: it was made already, or too long ago. Run `/song` again.');
 
     // The name exactly as listed is that voice.
     const exact = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'a hymn', voice: 'alto' } }));
