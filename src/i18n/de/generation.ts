@@ -115,7 +115,7 @@ export const generation: Translation<typeof english> = {
   'download.refusal.format': 'Das Format ist MP3 oder WAV.',
   'jobLookup.notASong': 'Das ist kein fertiger Song dieses Servers. Wähle einen aus der Liste.',
   'jobLookup.noSongNamed': 'Kein fertiger Song dieses Servers heißt „{name}“. Wähle einen aus den Vorschlägen, die beim Tippen erscheinen, oder finde ihn mit `{/library}`.',
-  'jobLookup.ambiguous': 'Mehr als einer heißt „{name}“. Wähle den, den du meinst:\n{list}',
+  'jobLookup.ambiguous': 'Hier heißt mehr als ein Eintrag „{name}“. Wähle den, den du meinst:\n{list}',
   'jobLookup.didYouMean': 'Nichts hier heißt genau „{name}“. Meintest du eines davon?\n{list}',
   'jobLookup.pick': 'Wähle aus',
 

@@ -122,7 +122,7 @@ export const generation = {
   'download.refusal.format': 'The format is MP3 or WAV.',
   'jobLookup.notASong': 'That is not a finished song of this server. Pick one from the list.',
   'jobLookup.noSongNamed': 'No finished song of this server is called “{name}”. Pick one from the suggestions that appear as you type, or find it with `{/library}`.',
-  'jobLookup.ambiguous': 'More than one is called “{name}”. Pick the one you mean:\n{list}',
+  'jobLookup.ambiguous': 'More than one here is called “{name}”. Pick the one you mean:\n{list}',
   'jobLookup.didYouMean': 'Nothing here is called exactly “{name}”. Did you mean one of these?\n{list}',
   'jobLookup.pick': 'Choose one',
 

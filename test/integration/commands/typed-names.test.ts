@@ -247,7 +247,7 @@ describe('a song typed by its title', () => {
     const newer = await song(g, 'Twin Song', 'the second twin');
 
     const asked = await askedPrivately(g, () => g.run(g.members.bob, { name: 'download', options: { song: 'twin song', format: 'wav' } }));
-    expect(asked.content).toContain('More than one is called “twin song”');
+    expect(asked.content).toContain('More than one here is called “twin song”. Pick the one you mean:');
     expect(asked.content).toContain(older);
     expect(asked.content).toContain(newer);
     const menu = menuOf(asked);
