@@ -173,12 +173,15 @@ describe('a voice typed by its name', () => {
     const sung = await accepted(pick());
     expect(await requestOf(sung)).toMatchObject({ voiceId: lower!.id, prompt: 'a hymn', lyrics: 'Holy, holy' });
     expect(await g.balance()).toBe(balance - h.config.personaSongCost);
+    // Done with the service, so that the next check sees no call of its.
+    await g.delivered(sung);
     const again = await askedPrivately(g, pick);
     expect(again.content).toBe('This choice no longer works: it was made already, or too long ago. Run `/song` again.');
 
     // The name exactly as listed is that voice.
     const exact = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'a hymn', voice: 'alto' } }));
     expect(await requestOf(exact)).toMatchObject({ voiceId: lower!.id });
+    await g.delivered(exact);
 
     // /voice delete asks with a menu; the pick deletes that voice and no other.
     const menuAnswer = await askedPrivately(g, () => g.run(g.members.manager, { name: 'voice', subcommand: 'delete', options: { voice: 'Alto' } }));
