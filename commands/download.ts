@@ -9,7 +9,9 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { DOWNLOAD_SOURCE_KINDS, isJobId, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
+import { linkedFile } from '../src/pipeline/render.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
+import { answerPrivately } from '../src/discord/respond.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -50,6 +52,12 @@ async function requestDownload(
     action: 'download-pick',
     subject: format.data,
   });
+  // A file the song already comes with (an old button) is its link, free.
+  const linked = linkedFile(job, format.data);
+  if (linked) {
+    await answerPrivately(interaction, { content: context.t('songButtons.hasFile', { format: format.data.toUpperCase(), url: linked }) });
+    return;
+  }
   if (input.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/download' }));
   }

@@ -181,7 +181,7 @@ const showSelects = {
       const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
       if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('library.notInLibrary'));
       if (caller.guild.visibility === 'private') {
-        const { content, embeds, components } = renderResult(job, context.t);
+        const { content, embeds, components } = renderResult(job, context.t, (kind) => context.pipeline.costOf(kind));
         await answerPrivately(interaction, { content, embeds, components });
         return;
       }

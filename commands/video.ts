@@ -9,7 +9,9 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { isJobId, jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
+import { linkedFile } from '../src/pipeline/render.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
+import { answerPrivately } from '../src/discord/respond.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -30,7 +32,8 @@ export const definition = {
 
 /**
  * A video of one of the guild's songs. From a button on a result, only the song's requester
- * or a moderator may spend on it; from the command, any member may.
+ * or a moderator may spend on it; from the command, any member may. A song that already
+ * comes with its video (an old button) gets its link, free.
  */
 async function requestVideo(
   interaction: RepliableInteraction,
@@ -40,6 +43,11 @@ async function requestVideo(
 ): Promise<void> {
   const caller = await openCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
+  const linked = linkedFile(job, 'video');
+  if (linked) {
+    await answerPrivately(interaction, { content: context.t('songButtons.hasVideo', { url: linked }) });
+    return;
+  }
   if (options.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/video' }));
   }

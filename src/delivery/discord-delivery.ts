@@ -29,6 +29,8 @@ export interface DiscordDelivery {
    * edit is dropped, and the next one (or the result) shows the newer state.
    */
   editProgress(applicationId: string, token: string, message: OutgoingMessage): Promise<boolean>;
+  /** Edits a message of an interaction: its reply (`@original`) or one of its follow-ups, ephemeral ones too. */
+  editInteractionMessage(applicationId: string, token: string, messageId: string, message: OutgoingMessage): Promise<APIMessage>;
   /** A follow-up to an interaction; `ephemeral` shows it to the member who asked only. */
   followUp(applicationId: string, token: string, message: OutgoingMessage, options?: { ephemeral?: boolean }): Promise<APIMessage>;
   postChannelMessage(channelId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
@@ -135,6 +137,7 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
         throw err;
       }
     },
+    editInteractionMessage: (applicationId, token, messageId, message) => interactions.editReply(applicationId, token, message, messageId),
     followUp: (applicationId, token, message, options = {}) =>
       interactions.followUp(applicationId, token, { ...message, ...(options.ephemeral && { flags: MessageFlags.Ephemeral }) }),
     postChannelMessage: (channelId, message, files) => bot.channels.createMessage(channelId, withFiles(message, files)),

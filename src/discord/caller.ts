@@ -162,6 +162,7 @@ export async function submitAndAcknowledge(
   request: GenerationRequest,
 ): Promise<SubmitResult> {
   const isPrivate = caller.guild.visibility === 'private';
+  const reply = replyTargetOf(interaction);
   const result = await context.pipeline.submit(
     {
       requester: {
@@ -175,7 +176,7 @@ export async function submitAndAcknowledge(
       request,
       // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.
       requestKey: interaction.id,
-      reply: replyTargetOf(interaction),
+      reply,
       opened: {
         dailyCapApplies: dailyCapOf(caller) !== null,
         alertConfigured: caller.guild.alertBelow !== null,
@@ -185,7 +186,9 @@ export async function submitAndAcknowledge(
     {
       async announce(accepted) {
         if (isPrivate) {
-          await answerPrivately(interaction, acceptedAnswer(request, accepted, context.t));
+          // Not in the queue yet: the job surely waits, so Cancel is shown without asking.
+          const send = (withCancel: boolean) => answerPrivately(interaction, acceptedAnswer(request, accepted, context.t, withCancel));
+          await context.pipeline.offerCancel(accepted.jobId, reply, send, { waiting: true });
         } else {
           await answerInPlace(interaction, { content: context.t(`job.starting.${kindKey(request.kind)}`, { user: caller.member.userId }) });
         }
@@ -194,23 +197,23 @@ export async function submitAndAcknowledge(
     },
   );
   context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
-  if (!isPrivate) await sendPrivateNote(interaction, acceptedAnswer(request, result, context.t));
+  if (!isPrivate) {
+    const send = (withCancel: boolean) => sendPrivateNote(interaction, acceptedAnswer(request, result, context.t, withCancel), { wait: withCancel });
+    await context.pipeline.offerCancel(result.jobId, reply, send);
+  }
   return result;
 }
 
-/** What the member alone reads once a request is accepted: its cost, the balance, and a way to cancel. */
-function acceptedAnswer(request: GenerationRequest, result: SubmitResult, t: Translator) {
+/** What the member alone reads once a request is accepted: its cost, the balance, and while it waits, a way to cancel. */
+function acceptedAnswer(request: GenerationRequest, result: SubmitResult, t: Translator, withCancel: boolean) {
   const accepted = t(`job.accepted.${kindKey(request.kind)}`, { cost: result.cost, balance: result.balance });
   const position = result.queuePosition > 1 ? ` ${t('job.accepted.position', { position: result.queuePosition })}` : '';
+  const cancel = new ButtonBuilder()
+    .setCustomId(encodeCustomId({ action: 'cancel', subject: result.jobId }))
+    .setLabel(t('job.button.cancel'))
+    .setStyle(ButtonStyle.Secondary);
   return {
     content: `${accepted}${position}\n${t('job.accepted.id', { id: result.jobId })}`,
-    components: [
-      new ActionRowBuilder<ButtonBuilder>().addComponents(
-        new ButtonBuilder()
-          .setCustomId(encodeCustomId({ action: 'cancel', subject: result.jobId }))
-          .setLabel(t('job.button.cancel'))
-          .setStyle(ButtonStyle.Secondary),
-      ),
-    ],
+    components: withCancel ? [new ActionRowBuilder<ButtonBuilder>().addComponents(cancel)] : [],
   };
 }

@@ -31,7 +31,7 @@ import {
   type ModalSubmitInteraction,
   type RepliableInteraction,
 } from 'discord.js';
-import { Routes } from 'discord-api-types/v10';
+import { Routes, type APIMessage } from 'discord-api-types/v10';
 import type { ReplyTarget } from '../pipeline/requests.js';
 
 /**
@@ -173,22 +173,22 @@ export async function answerInPlace(interaction: RepliableInteraction, answer: A
  * Answers the member alone: an ephemeral first answer when nothing was sent yet. After a
  * public deferral still ours, the "thinking…" reply is deleted first, so that nothing public
  * remains; a button that deferred an update gets an ephemeral follow-up and its message stays
- * as it was.
+ * as it was. Resolves with the answer's message id: `@original` for the reply itself.
  */
-export async function answerPrivately(interaction: RepliableInteraction, answer: Answer): Promise<void> {
+export async function answerPrivately(interaction: RepliableInteraction, answer: Answer): Promise<string> {
   const state = states.get(interaction);
   const first = await claimFirstAnswer(interaction);
   if (first === 'open') {
     await interaction.reply({ ...complete(answer), flags: MessageFlags.Ephemeral });
-    return;
+    return '@original';
   }
   const kind = state?.kind ?? (interaction.ephemeral ? 'ephemeral' : 'public');
   if (first === 'deferred' && kind === 'ephemeral') {
     await interaction.editReply(complete(answer));
-    return;
+    return '@original';
   }
   if (first === 'deferred' && kind === 'public' && !state?.publicReplySettled) await dropPublicReply(interaction);
-  await interaction.followUp({ ...complete(answer), flags: MessageFlags.Ephemeral });
+  return (await interaction.followUp({ ...complete(answer), flags: MessageFlags.Ephemeral })).id;
 }
 
 /** Deletes the public deferred reply. */
@@ -208,12 +208,17 @@ function settle(interaction: RepliableInteraction): void {
 }
 
 /**
- * An ephemeral follow-up whose message nobody reads back: one webhook call without `?wait=true`
- * (Discord answers 204), where discord.js's `followUp` waits for the message and builds its
- * object. On the answer's path of every accepted request, so the difference shows under load.
+ * An ephemeral follow-up as one webhook call: without `?wait=true` (Discord answers 204) when
+ * nobody needs its message, where discord.js's `followUp` always waits for the message and
+ * builds its object. On the answer's path of every accepted request, so the difference shows
+ * under load. `wait`: Discord answers with the message, and this resolves with its id.
  */
-export async function sendPrivateNote(interaction: RepliableInteraction, note: { content: string; components?: ReadonlyArray<{ toJSON(): unknown }> }): Promise<void> {
-  await interaction.client.rest.post(Routes.webhook(interaction.applicationId, interaction.token), {
+export async function sendPrivateNote(
+  interaction: RepliableInteraction,
+  note: { content: string; components?: ReadonlyArray<{ toJSON(): unknown }> },
+  options: { wait?: boolean } = {},
+): Promise<string | undefined> {
+  const sent = await interaction.client.rest.post(Routes.webhook(interaction.applicationId, interaction.token), {
     body: {
       content: note.content,
       components: (note.components ?? []).map((component) => component.toJSON()),
@@ -221,7 +226,9 @@ export async function sendPrivateNote(interaction: RepliableInteraction, note: {
       allowed_mentions: NO_PINGS,
     },
     auth: false,
+    ...(options.wait === true && { query: new URLSearchParams({ wait: 'true' }) }),
   });
+  return options.wait === true ? (sent as APIMessage).id : undefined;
 }
 
 /** Where the pipeline answers: the interaction's token, valid 15 minutes from its creation. */

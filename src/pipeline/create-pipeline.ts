@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { jobs } from '../db/schema.js';
 import { checkAccount } from './account.js';
+import { offerCancel, withdrawCancel } from './cancel-button.js';
 import { deliverJob } from './deliver.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
@@ -25,11 +26,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const cancelled = await cancelQueuedJob(deps, jobId);
       if (!cancelled) return { cancelled: false, reason: 'already_submitted', refunded: 0 };
       await deps.queues.submit.remove(entryId.submit(jobId)).catch(() => {});
+      await withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
       // The cancel command answers the user itself; the original reply is not edited again.
       await deps.db.update(jobs).set({ deliveryState: 'delivered', deliveredAt: deps.now() }).where(eq(jobs.id, jobId));
       const refunded = cancelled.error?.creditsReturned ?? 0;
       return { cancelled: true, refunded };
     },
+
+    offerCancel: (jobId, reply, send, options) => offerCancel(deps, jobId, reply, send, options),
 
     async redeliver(jobId, reply) {
       const job = await getJob(deps.db, jobId);

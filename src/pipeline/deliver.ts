@@ -18,6 +18,7 @@ import {
   type OutgoingMessage,
 } from '../delivery/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
+import { costOfKind } from './submit.js';
 import { translator } from '../i18n/index.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
@@ -37,7 +38,8 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   const job = await claimDelivery(deps.db, jobId, now);
   if (!job) return 'skipped';
   // Two renderings: the member's language for their reply, the guild's for the channel.
-  const message = { reply: renderResult(job, translator(job.locale)), channel: renderResult(job, translator(job.guildLocale)) };
+  const priceOf = (kind: JobRow['kind']) => costOfKind(deps, kind);
+  const message = { reply: renderResult(job, translator(job.locale), priceOf), channel: renderResult(job, translator(job.guildLocale), priceOf) };
   const started = performance.now();
   const isPrivate = await guildIsPrivate(deps, job.guildId);
 

@@ -4,6 +4,7 @@
  * never touch queues, the ledger's job movements or the music API directly.
  */
 import type { AccountCheck } from './account.js';
+import type { SendAcknowledgement } from './cancel-button.js';
 import type { JobRow } from './job-rows.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
@@ -32,6 +33,12 @@ export interface Pipeline {
   submit(input: SubmitInput, hooks?: SubmitHooks): Promise<SubmitResult>;
   /** Cancels a job that was not yet sent to the service and returns its credits. */
   cancel(jobId: string, by: { userId: string; isModerator: boolean }): Promise<CancelResult>;
+  /**
+   * Sends a job's private acknowledgement through `send` (on `reply`'s interaction), with a
+   * Cancel button only while the job waits in the queue; the button is removed once a worker
+   * takes the job or it is cancelled. `waiting`: the job is not in the queue yet (inside `announce`).
+   */
+  offerCancel(jobId: string, reply: ReplyTarget, send: SendAcknowledgement, options?: { waiting?: boolean }): Promise<void>;
   /** Posts a finished job's result again (for `/jobs show`), answering through `reply` when given. */
   redeliver(jobId: string, reply?: ReplyTarget): Promise<void>;
   /** One job of a guild, or undefined. */

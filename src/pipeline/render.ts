@@ -13,6 +13,7 @@ import {
 import type { JobKind } from '../db/schema.js';
 import { encodeCustomId } from '../delivery/custom-ids.js';
 import { english, type MessageKey, type Translator } from '../i18n/index.js';
+import { creditCost } from '../music-api/costs.js';
 import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/errors.js';
 import type { JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../delivery/discord-delivery.js';
@@ -110,6 +111,33 @@ function linkButton(label: string, url: string): APIButtonComponent {
   return { type: ComponentType.Button, style: ButtonStyle.Link, label, url };
 }
 
+/** A paid action's button: what it makes, and what it costs. */
+function paidButton(t: Translator, action: string, price: number, customId: string): APIButtonComponent {
+  return button(truncate(t('result.button.priced', { action, price: t('result.credits', { count: price }) }), 80), customId);
+}
+
+/** What a request of `kind` costs: the pipeline's `costOf`, so that a button shows the price it will be charged. */
+export type PriceOf = (kind: JobKind) => number;
+
+/** The spec's prices and the default persona song's, where no pipeline is at hand. */
+const LIST_PRICES: PriceOf = (kind) => creditCost(kind === 'persona_song' ? 'personaSong' : kind);
+
+/** A file of a song result that a paid button would make. */
+export type SongFile = 'video' | 'mp3' | 'wav';
+
+/**
+ * The link a song result already carries to `file`, if any: its `video_url`, its `wav_url`, or
+ * an `audio_url` already in that format (the spec's is m4a, so an MP3 is usually new). A paid
+ * button is offered only where there is none, and a press on an old one answers with the link.
+ */
+export function linkedFile(job: JobRow, file: SongFile): string | undefined {
+  const clip = job.result?.clips?.[0];
+  if (file === 'video') return safeUrl(clip?.videoUrl);
+  const audio = safeUrl(clip?.audioUrl);
+  const audioInFormat = audio !== undefined && new URL(audio).pathname.toLowerCase().endsWith(`.${file}`) ? audio : undefined;
+  return file === 'wav' ? (safeUrl(clip?.wavUrl) ?? audioInFormat) : audioInFormat;
+}
+
 function row(buttons: APIButtonComponent[]): APIActionRowComponent<APIButtonComponent>[] {
   return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons.slice(0, 5) }];
 }
@@ -132,8 +160,11 @@ function remixSourceOf(job: JobRow): { jobId: string; title: string } | undefine
   return typeof jobId === 'string' && typeof title === 'string' ? { jobId, title } : undefined;
 }
 
-/** A finished job's result (or failure), in the language `t` of whoever reads it. */
-export function renderResult(job: JobRow, t: Translator = english): OutgoingMessage {
+/**
+ * A finished job's result (or failure), in the language `t` of whoever reads it; its paid
+ * buttons show `priceOf` their requests.
+ */
+export function renderResult(job: JobRow, t: Translator = english, priceOf: PriceOf = LIST_PRICES): OutgoingMessage {
   if (job.state !== 'succeeded') return renderFailure(job, t);
   const result = job.result ?? {};
   const clip = result.clips?.[0];
@@ -180,16 +211,17 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
       if (image) embed.image = { url: image };
       const audio = safeUrl(clip?.audioUrl);
       if (audio) buttons.push(linkButton(t('result.button.listen'), audio));
-      actions = [
-        button(t('result.button.makeVideo'), encodeCustomId({ action: 'video', subject: job.id })),
-        ...(job.kind === 'upload'
-          ? []
-          : [
-              button(t('result.button.mp3'), encodeCustomId({ action: 'download', subject: job.id, arg: 'mp3' })),
-              button(t('result.button.wav'), encodeCustomId({ action: 'download', subject: job.id, arg: 'wav' })),
-              button(t('result.button.remix'), encodeCustomId({ action: 'remix', subject: job.id })),
-            ]),
-      ];
+      // Only what the result does not link already: a video, an MP3, a WAV; and a remix, always new.
+      if (!linkedFile(job, 'video')) {
+        actions.push(paidButton(t, t('result.button.makeVideo'), priceOf('video'), encodeCustomId({ action: 'video', subject: job.id })));
+      }
+      if (job.kind !== 'upload') {
+        for (const format of ['mp3', 'wav'] as const) {
+          if (linkedFile(job, format)) continue;
+          actions.push(paidButton(t, t(`result.button.${format}`), priceOf('download'), encodeCustomId({ action: 'download', subject: job.id, arg: format })));
+        }
+        actions.push(paidButton(t, t('result.button.remix'), priceOf(job.kind), encodeCustomId({ action: 'remix', subject: job.id })));
+      }
       break;
     }
     case 'lyrics': {
@@ -197,7 +229,7 @@ export function renderResult(job: JobRow, t: Translator = english): OutgoingMess
       const title = result.lyricsTitle ?? clip?.title;
       embed.title = title ? truncate(escapeMarkdown(title), DISCORD_LIMITS.embedTitle) : t('result.lyrics.title');
       embed.description = text ? escapeMarkdown(text) : t('result.lyrics.empty');
-      actions = [button(t('result.button.makeSong'), encodeCustomId({ action: 'make-song', subject: job.id }))];
+      actions = [paidButton(t, t('result.button.makeSong'), priceOf('song'), encodeCustomId({ action: 'make-song', subject: job.id }))];
       break;
     }
     case 'voice': {

@@ -97,7 +97,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the playground in a browser', { timeout: 60_000 }, () => {
-  it('makes a song whose audio plays, and a video from its button', async () => {
+  it('makes a song whose audio plays, and an MP3 from its button', async () => {
     await send('/song prompt:"rainy night lofi" instrumental:true');
 
     const result = lastMessageWith('Rainy night lofi');
@@ -108,10 +108,10 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
     await expect.poll(() => result.locator('[data-testid=thinking]').count()).toBe(0);
     await expect(result.innerText()).resolves.toContain('used /song');
 
-    await result.locator('[data-testid=button]', { hasText: 'Make a video' }).click();
-    const video = messages().filter({ hasText: 'Music video', has: page.locator('video') }).last().locator('video');
-    await video.first().waitFor({ timeout: 20_000 });
-    expect(await mediaDuration(video.first())).toBeGreaterThan(0);
+    // The song links its WAV and its video already: an MP3 is what its button sells.
+    await expect(result.locator('[data-testid=button]', { hasText: 'Make a video' }).count()).resolves.toBe(0);
+    await result.locator('[data-testid=button]', { hasText: 'MP3 file · 2 credits' }).click();
+    await messages().filter({ hasText: 'MP3 download ready' }).last().waitFor({ timeout: 20_000 });
 
     if (SCREENSHOT) {
       await result.evaluate((element: { scrollIntoView(options: { block: string }): void }) => element.scrollIntoView({ block: 'start' }));
@@ -162,8 +162,8 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
 
   it('answers /credits with the balance', async () => {
     await send('/credits');
-    // 500 to start; a song (10), lyrics (1), a video (5) and a song from the lyrics (10) were spent.
-    const answer = lastMessageWith(/474/);
+    // 500 to start; a song (10), lyrics (1), an MP3 (2) and a song from the lyrics (10) were spent.
+    const answer = lastMessageWith(/477/);
     await answer.waitFor({ timeout: 10_000 });
     expect(await answer.getAttribute('data-ephemeral')).toBe('true');
     await expect(answer.innerText()).resolves.toMatch(/credits/i);

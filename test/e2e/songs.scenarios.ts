@@ -73,7 +73,8 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
         expect(response.status, url).toBe(200);
         expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
       }
-      expect(customIds(songMessage)).toEqual([`video:${songJob}`, `download:${songJob}:mp3`, `download:${songJob}:wav`, `remix:${songJob}`]);
+      // It links its WAV and its video already: only an MP3 and a remix are for sale.
+      expect(customIds(songMessage)).toEqual([`download:${songJob}:mp3`, `remix:${songJob}`]);
 
       // Finished by the bot's webhook route, not a poll.
       expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);
@@ -81,7 +82,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.delivered(songJob)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
     });
 
-    it('makes an MP3 download and a video from the result buttons', async () => {
+    it('makes an MP3 download from the result button', async () => {
       const before = await bot.balance();
       const download = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.alice });
       const downloadJob = await bot.jobIdOf(download);
@@ -89,20 +90,12 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(downloadMessage.embeds?.[0]?.title).toMatch(/MP3 download ready/);
       const downloadLink = links(downloadMessage)[0]!;
       expect((await fetch(downloadLink)).status).toBe(200);
-
-      const video = bot.emulator.clickButton({ messageId: songMessage.id, customId: `video:${songJob}`, userId: bot.members.alice });
-      const videoJob = await bot.jobIdOf(video);
-      const videoMessage = await bot.result(video, videoJob);
-      expect(links(videoMessage).some((url) => url.endsWith('-video.mp4'))).toBe(true);
-      const create = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/video-clip').at(-1);
-      const { rows } = await bot.db.pool.query<{ result: { clips: Array<{ clipId: string }> } }>('select result from jobs where id = $1', [songJob]);
-      expect((create?.body as { clip_id?: string }).clip_id).toBe(rows[0]?.result.clips[0]?.clipId);
-      expect(await bot.balance()).toBe(before - 2 - 5);
+      expect(await bot.balance()).toBe(before - 2);
     });
 
     it('refuses the spending buttons to a member who did not ask for the song', async () => {
       const before = await accounts();
-      const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:wav`, userId: bot.members.bob });
+      const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.bob });
       expect(await ephemeralText(click)).toBe('Only the member who made this song, or a moderator, can use its buttons. Try `/download`.');
       expect((await bot.settled(click)).msg).toBe('interaction refused');
       expect(await accounts()).toEqual(before);
@@ -164,10 +157,20 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
 
       const song = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'robot blues', voice: String(choices.find((c) => c.name === 'Robo')?.value) } });
       const songJob = await bot.jobIdOf(song);
-      await bot.result(song, songJob);
+      const songMessage = await bot.result(song, songJob);
       const persona = bot.sim.requests.find((r) => r.path === '/api/v1/sonic/create');
       expect(persona?.body).toMatchObject({ task_type: 'persona_music', persona_id: expect.any(String) });
       expect(await bot.balance()).toBe(before - 4 - 10);
+
+      // A persona song links no video: its button makes one, of its clip.
+      const video = bot.emulator.clickButton({ messageId: songMessage.id, customId: `video:${songJob}`, userId: bot.members.alice });
+      const videoJob = await bot.jobIdOf(video);
+      const videoMessage = await bot.result(video, videoJob);
+      expect(links(videoMessage).some((url) => url.endsWith('-video.mp4'))).toBe(true);
+      const videoCall = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/video-clip').at(-1);
+      const { rows } = await bot.db.pool.query<{ result: { clips: Array<{ clipId: string }> } }>('select result from jobs where id = $1', [songJob]);
+      expect((videoCall?.body as { clip_id?: string }).clip_id).toBe(rows[0]?.result.clips[0]?.clipId);
+      expect(await bot.balance()).toBe(before - 4 - 10 - 5);
     });
   });
 

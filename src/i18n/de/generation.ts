@@ -112,6 +112,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'Die Stimme **{name}** wurde gelöscht.',
 
   'songButtons.notYours': 'Nur wer diesen Song gemacht hat, oder ein Moderator, kann seine Buttons nutzen. Versuch es mit `{command}`.',
+  'songButtons.hasVideo': 'Dieser Song hat sein Musikvideo schon, es wurde nichts berechnet: {url}',
+  'songButtons.hasFile': 'Dieser Song hat seine {format}-Datei schon, es wurde nichts berechnet: {url}',
   'download.refusal.format': 'Das Format ist MP3 oder WAV.',
   'jobLookup.notASong': 'Das ist kein fertiger Song dieses Servers. Wähle einen aus der Liste.',
   'jobLookup.noSongNamed': 'Kein fertiger Song dieses Servers heißt „{name}“. Wähle einen aus den Vorschlägen, die beim Tippen erscheinen, oder finde ihn mit `{/library}`.',

@@ -119,6 +119,8 @@ export const generation = {
 
   // ---- /video and /download, from the command or a result's buttons ----
   'songButtons.notYours': 'Only the member who made this song, or a moderator, can use its buttons. Try `{command}`.',
+  'songButtons.hasVideo': 'This song already comes with its music video, so nothing was charged: {url}',
+  'songButtons.hasFile': 'This song already comes with its {format} file, so nothing was charged: {url}',
   'download.refusal.format': 'The format is MP3 or WAV.',
   'jobLookup.notASong': 'That is not a finished song of this server. Pick one from the list.',
   'jobLookup.noSongNamed': 'No finished song of this server is called “{name}”. Pick one from the suggestions that appear as you type, or find it with `{/library}`.',

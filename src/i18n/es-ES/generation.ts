@@ -112,6 +112,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'Voz **{name}** borrada.',
 
   'songButtons.notYours': 'Solo quien hizo esta canción, o un moderador, puede usar sus botones. Prueba con `{command}`.',
+  'songButtons.hasVideo': 'Esta canción ya tiene su vídeo musical, así que no se ha cobrado nada: {url}',
+  'songButtons.hasFile': 'Esta canción ya tiene su archivo {format}, así que no se ha cobrado nada: {url}',
   'download.refusal.format': 'El formato es MP3 o WAV.',
   'jobLookup.notASong': 'Esa no es una canción terminada de este servidor. Elige una de la lista.',
   'jobLookup.noSongNamed': 'Ninguna canción terminada de este servidor se llama «{name}». Elige una de las sugerencias que aparecen al escribir, o búscala con `{/library}`.',

@@ -112,6 +112,8 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'A voz **{name}** foi excluída.',
 
   'songButtons.notYours': 'Só quem fez esta música, ou um moderador, pode usar os botões dela. Tente `{command}`.',
+  'songButtons.hasVideo': 'Esta música já tem seu videoclipe, então nada foi cobrado: {url}',
+  'songButtons.hasFile': 'Esta música já tem seu arquivo {format}, então nada foi cobrado: {url}',
   'download.refusal.format': 'O formato é MP3 ou WAV.',
   'jobLookup.notASong': 'Essa não é uma música pronta deste servidor. Escolha uma da lista.',
   'jobLookup.noSongNamed': 'Nenhuma música pronta deste servidor se chama “{name}”. Escolha uma das sugestões que aparecem enquanto você digita, ou encontre-a com `{/library}`.',

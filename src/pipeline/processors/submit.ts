@@ -6,6 +6,7 @@
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
 import { submissionFailure } from '../account-refusal.js';
+import { withdrawCancel } from '../cancel-button.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
 import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
@@ -67,6 +68,9 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       await entry.moveToDelayed(Date.now() + backoffWithJitter(1, deps.settings.capWaitMs, deps.settings.capWaitMs * 2), token);
       throw new DelayedError();
     }
+
+    // Taken: no longer cancellable. Its Cancel button goes beside the submission, not before it.
+    void withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
 
     const request = generationRequestSchema.parse(job.request);
     const webhook = deps.settings.publicUrl

@@ -43,14 +43,16 @@ describe('/song', () => {
     expect(ack.ephemeral).toBe(true);
     expect(ack.content).toContain('costs **10** credits');
     expect(ack.content).toContain(`**${before - 10}** left`);
-    expect(buttonsOf(ack)).toEqual([`cancel:${jobIdIn(ack)}`]);
     const jobId = jobIdIn(ack);
 
     const result = await h.delivered(jobId);
     expect(result.ephemeral).toBe(false);
     expect(result.interactionId).toBe(handle.id);
     expect(result.embeds?.[0]?.title).toBe('Rows and Rows');
-    expect(buttonsOf(result)).toEqual([`video:${jobId}`, `download:${jobId}:mp3`, `download:${jobId}:wav`, `remix:${jobId}`]);
+    // The song links its WAV and its video: only what it lacks is for sale.
+    expect(buttonsOf(result)).toEqual([`download:${jobId}:mp3`, `remix:${jobId}`]);
+    // Submitted, it can no longer be cancelled: the acknowledgement keeps no Cancel button.
+    await expect.poll(() => buttonsOf(h.emulator.message(ack.id)!)).toEqual([]);
     expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({
       sound: 'a shanty about indexes',
       title: 'Rows and Rows',
@@ -117,7 +119,19 @@ describe('/video and /download, by command and by button', () => {
   let songMessageId: string;
 
   beforeAll(async () => {
-    songId = await accepted(h.run(h.members.alice, { name: 'song', options: { prompt: 'video source' } }));
+    // A persona song: its clip links neither a WAV nor a video, so both are for sale.
+    const voice = h.run(h.members.alice, {
+      name: 'voice',
+      subcommand: 'create',
+      options: { name: 'Video Voice' },
+      attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } },
+    });
+    await h.delivered(await accepted(voice));
+    const [persona] = await h.db.db
+      .select()
+      .from(voicePersonas)
+      .where(and(eq(voicePersonas.guildId, h.guild.id), eq(voicePersonas.name, 'Video Voice')));
+    songId = await accepted(h.run(h.members.alice, { name: 'song', options: { prompt: 'video source', voice: persona!.id } }));
     songMessageId = (await h.delivered(songId)).id;
   });
 
@@ -268,10 +282,10 @@ describe('/jobs', () => {
     expect(choices.map((choice) => choice.value)).toEqual([songId]);
 
     const show = h.run(h.members.bob, { name: 'jobs', subcommand: 'show', options: { id: songId.slice(0, 8) } });
-    const reposted = await show.waitForEdit((message) => buttonsOf(message).includes(`video:${songId}`), 15_000);
+    const reposted = await show.waitForEdit((message) => buttonsOf(message).includes(`download:${songId}:mp3`), 15_000);
     expect(reposted.ephemeral).toBe(false);
-    const video = await accepted(h.emulator.clickButton({ messageId: reposted.id, customId: `video:${songId}`, userId: h.members.bob }));
-    await h.delivered(video);
+    const mp3 = await accepted(h.emulator.clickButton({ messageId: reposted.id, customId: `download:${songId}:mp3`, userId: h.members.bob }));
+    await h.delivered(mp3);
 
     // A "show again" button does the same as /jobs show.
     const response = await fetch(`${h.emulator.apiUrl}/v10/channels/${h.channelId}/messages`, {
@@ -284,7 +298,7 @@ describe('/jobs', () => {
     });
     const { id: messageId } = (await response.json()) as { id: string };
     const again = h.emulator.clickButton({ messageId, customId: `show:${songId}`, userId: h.members.bob });
-    const shownAgain = await again.waitForEdit((message) => buttonsOf(message).includes(`video:${songId}`), 15_000);
+    const shownAgain = await again.waitForEdit((message) => buttonsOf(message).includes(`download:${songId}:mp3`), 15_000);
     expect(shownAgain.ephemeral).toBe(false);
   });
 
@@ -306,11 +320,22 @@ describe('/jobs', () => {
     expect(await h.balance()).toBe(balance + 10);
     await expect.poll(() => h.emulator.message(placeholder!.id)).toBeUndefined();
 
-    // The first one was already sent: its cancel button says so and changes nothing.
+    // The first one was already sent: its acknowledgement offers no Cancel, and an older
+    // message's Cancel button says it is too late and changes nothing.
     const [ackMessage] = h.emulator
       .channelMessages(h.channelId, { includeEphemeral: true })
       .filter((message) => message.ephemeral && message.content?.includes(first));
-    const click = h.emulator.clickButton({ messageId: ackMessage!.id, customId: `cancel:${first}`, userId: h.members.bob });
+    await expect.poll(() => buttonsOf(h.emulator.message(ackMessage!.id)!)).toEqual([]);
+    const response = await fetch(`${h.emulator.apiUrl}/v10/channels/${h.channelId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${h.emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        content: 'An older acknowledgement',
+        components: [{ type: 1, components: [{ type: 2, style: 2, label: 'Cancel (credits back)', custom_id: `cancel:${first}` }] }],
+      }),
+    });
+    const { id: olderId } = (await response.json()) as { id: string };
+    const click = h.emulator.clickButton({ messageId: olderId, customId: `cancel:${first}`, userId: h.members.bob });
     expect((await click.waitForFollowUp()).content).toContain('Too late to cancel');
     expect(await h.balance()).toBe(balance + 10);
 

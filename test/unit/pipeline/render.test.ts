@@ -78,13 +78,30 @@ describe('renderResult', () => {
     const customIds = (message.components ?? []).flatMap((row) =>
       'components' in row ? row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])) : [],
     );
+    // The clip links its WAV: no WAV for sale.
     expect(customIds.map((id) => decodeCustomId(id))).toEqual([
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
-      { action: 'download', subject: job().id, arg: 'wav' },
       { action: 'remix', subject: job().id },
     ]);
     expect(JSON.stringify(message)).not.toMatch(/never-shown/);
+  });
+
+  it('sells only the files a song does not link, each button with its price', () => {
+    const labels = (message: ReturnType<typeof renderResult>) =>
+      (message.components ?? []).flatMap((row) => ('components' in row ? row.components.flatMap((c) => ('custom_id' in c && 'label' in c ? [c.label] : [])) : []));
+    const bare = { clipId: 'c', audioUrl: 'https://cdn.example/producer/c.m4a' };
+    expect(labels(renderResult(job({ result: { clips: [bare] } })))).toEqual([
+      'Make a video · 5 credits',
+      'MP3 file · 2 credits',
+      'WAV file · 2 credits',
+      'Remix · 10 credits',
+    ]);
+    const full = { ...bare, audioUrl: 'https://cdn.example/producer/c.mp3', wavUrl: 'https://cdn.example/c-wav.wav', videoUrl: 'https://cdn.example/c-video.mp4' };
+    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Remix · 10 credits']);
+    // The price the pipeline charges, here a configured persona song's.
+    const persona = job({ kind: 'persona_song', request: { kind: 'persona_song', prompt: 'x' }, result: { clips: [bare] } });
+    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-1)).toBe('Remix · 1 credit');
   });
 
   it('keeps very long lyrics within the description and 6000-character limits', () => {

@@ -1,0 +1,86 @@
+/**
+ * The Cancel button of a request's private acknowledgement lives while its job waits in the
+ * queue: once a worker takes the job for submission (or it ends) it can no longer be
+ * cancelled, and the button goes. The acknowledgement and the worker race; one Redis key per
+ * job settles it without a database round trip: the front records the message that carries
+ * the button (`SET NX`), the worker marks the job taken (`SET … GET`), and whichever comes
+ * second finds the other's value and removes the button (docs/decisions/cancel-button.md).
+ */
+import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';
+import type { PipelineDeps } from './deps.js';
+import type { JobRow } from './job-rows.js';
+import type { ReplyTarget } from './requests.js';
+
+/** The key's value once the job has left the queue; before, the id of the message carrying the button. */
+const TAKEN = 'taken';
+
+function keyOf(deps: PipelineDeps, jobId: string): string {
+  return `${deps.queues.prefix}:cancel-button:${jobId}`;
+}
+
+/**
+ * Posts the acknowledgement of an accepted request, and resolves with the id of its message
+ * (`@original` for the interaction's reply); `withCancel`: with the Cancel button.
+ */
+export type SendAcknowledgement = (withCancel: boolean) => Promise<string | undefined>;
+
+/** How long the acknowledgement waits to learn whether the job was taken; past it (Redis away), it goes without Cancel. */
+export const TAKEN_CHECK_MS = 500;
+
+/**
+ * Sends a job's acknowledgement through `send`: with Cancel unless a worker has taken the job
+ * already, and the button removed again should one take it while the message is on its way
+ * (that check runs after this returns). `waiting`: the caller knows the job is not in the
+ * queue yet, so nothing is asked first.
+ */
+export async function offerCancel(
+  deps: PipelineDeps,
+  jobId: string,
+  reply: ReplyTarget,
+  send: SendAcknowledgement,
+  options: { waiting?: boolean } = {},
+): Promise<void> {
+  const key = keyOf(deps, jobId);
+  const waiting = options.waiting === true || (await takenWithin(deps, key, TAKEN_CHECK_MS)) === false;
+  const messageId = await send(waiting);
+  if (!waiting || messageId === undefined) return;
+  // Redis's answer is not waited for: the acknowledgement is out, and whichever of this and the
+  // worker's mark comes second removes the button.
+  void deps.redis
+    .set(key, messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX')
+    .then((recorded) => (recorded === 'OK' ? undefined : removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId)))
+    .catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not record the cancel button'));
+}
+
+/** Whether a worker has marked the job taken; undefined when Redis did not say within `ms`. */
+async function takenWithin(deps: PipelineDeps, key: string, ms: number): Promise<boolean | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    const value = await Promise.race([deps.redis.get(key), late]);
+    return value === undefined ? undefined : value === TAKEN;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The job has left the queue (taken for submission, or cancelled): its Cancel button, if shown, goes. */
+export async function withdrawCancel(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'applicationId' | 'interactionToken' | 'interactionAt'>): Promise<void> {
+  // Past the token's life nothing could be shown or removed any more.
+  if (!interactionTokenUsable(job, deps.now())) return;
+  const messageId = await deps.redis.set(keyOf(deps, job.id), TAKEN, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'GET');
+  if (messageId === null || messageId === TAKEN) return;
+  await removeButton(deps, job.id, job.applicationId!, job.interactionToken!, messageId);
+}
+
+/** The message stays as it reads; only its button goes. A message the member dismissed is left alone. */
+async function removeButton(deps: PipelineDeps, jobId: string, applicationId: string, token: string, messageId: string): Promise<void> {
+  try {
+    await deps.discord.editInteractionMessage(applicationId, token, messageId, { components: [] });
+  } catch (err) {
+    deps.logger.debug({ jobId, error: describeDiscordError(err) }, 'could not remove the cancel button');
+  }
+}
