@@ -226,9 +226,10 @@ describe('a model typed by its name', () => {
 describe('a song typed by its title', () => {
   it('/video and /download take a song’s title in any case', async () => {
     const g = h.inNewGuild();
-    const songId = await song(g, 'Rows and Rows');
-    const songClip = (await g.delivered(songId)).embeds?.[0]?.footer?.text;
-    expect(songClip).toContain(songId);
+    // A persona song: the service gives it no video, so one is made (and charged) for it.
+    const { persona } = await createVoice(g, 'Mezzo', g.members.alice);
+    const songId = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'rows of chairs', title: 'Rows and Rows', voice: persona.id } }));
+    await g.delivered(songId);
     const [row] = await h.db.db.select().from(jobs).where(eq(jobs.id, songId));
     const clipId = row!.result!.clips![0]!.clipId;
 
@@ -242,6 +243,12 @@ describe('a song typed by its title', () => {
     await g.delivered(download);
     expect(await requestOf(download)).toMatchObject({ sourceJobId: songId, format: 'mp3' });
     expect(await g.balance()).toBe(balance - 5 - 2);
+
+    // A song that comes with its video: the typed title finds it, and the answer is its link, free.
+    const linked = await song(g, 'Has A Video');
+    const [linkedRow] = await h.db.db.select().from(jobs).where(eq(jobs.id, linked));
+    const answer = await askedPrivately(g, () => g.run(g.members.bob, { name: 'video', options: { song: 'has a video' } }));
+    expect(answer.content).toContain(linkedRow!.result!.clips![0]!.videoUrl!);
   });
 
   it('asks which song when two have that title, spending nothing; the pick goes on with the command', async () => {
@@ -249,12 +256,12 @@ describe('a song typed by its title', () => {
     const older = await song(g, 'Twin Song', 'the first twin');
     const newer = await song(g, 'Twin Song', 'the second twin');
 
-    const asked = await askedPrivately(g, () => g.run(g.members.bob, { name: 'download', options: { song: 'twin song', format: 'wav' } }));
+    const asked = await askedPrivately(g, () => g.run(g.members.bob, { name: 'download', options: { song: 'twin song', format: 'mp3' } }));
     expect(asked.content).toContain('More than one here is called “twin song”. Pick the one you mean:');
     expect(asked.content).toContain(older);
     expect(asked.content).toContain(newer);
     const menu = menuOf(asked);
-    expect(menu.customId).toBe('download-pick:wav');
+    expect(menu.customId).toBe('download-pick:mp3');
     expect(Object.keys(menu.options).sort()).toEqual([older, newer].sort());
 
     const balance = await g.balance();
@@ -262,7 +269,7 @@ describe('a song typed by its title', () => {
       h.emulator.selectOption({ messageId: asked.id, customId: menu.customId, values: [older], userId: g.members.bob }),
     );
     await g.delivered(picked);
-    expect(await requestOf(picked)).toMatchObject({ sourceJobId: older, format: 'wav' });
+    expect(await requestOf(picked)).toMatchObject({ sourceJobId: older, format: 'mp3' });
     expect(await g.balance()).toBe(balance - 2);
 
     // /video asks the same way.
