@@ -1,50 +1,94 @@
 /**
  * The playground as a newcomer meets it: `npm run playground` in a child process, then a real
  * headless Chromium acting as a person on the page. Everything behind the page is real: the
- * bot, embedded Postgres, Redis, the simulator and the emulator.
+ * bot, embedded Postgres, Redis, the simulator and the emulator. The main flow runs twice: in
+ * a desktop window, and at a phone's width through a forwarded port (another address than the
+ * one printed), as a person reaching the playground from elsewhere would.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, sendCommand } from '../support/browser.js';
+import { startPlaygroundProcess, type PlaygroundProcess } from '../support/playground-process.js';
+import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 /** Set UPDATE_SCREENSHOT=1 to refresh the README's picture of the playground. */
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT ? path.join(root, 'docs/playground.png') : undefined;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 420, height: 800 };
 
-let child: ChildProcess;
-let output = '';
-let url: string;
-let dataDir: string;
+let playground: PlaygroundProcess;
 let browser: Browser;
+let forwarded: TcpProxy;
+let url: string;
 let page: Page;
 const consoleErrors: string[] = [];
 
-async function startPlayground(): Promise<string> {
-  child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/sandbox/playground/cli.ts', '--port', '0', '--fresh', '--task-ms', '1500', '--data-dir', dataDir], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /Playground ready: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
-      if (ready) resolve(ready[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the playground exited with ${code}: ${output}`)));
-  });
+interface StateUser {
+  id: string;
+  username: string;
+  role: string;
 }
 
-const send = (command: string): Promise<void> => sendCommand(page, command);
+/** A new page on `address`, its console errors collected. */
+async function openPage(address: string, viewport: { width: number; height: number }): Promise<Page> {
+  const opened = await browser.newPage({ viewport });
+  opened.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  opened.on('pageerror', (error) => consoleErrors.push(error.message));
+  await opened.goto(address);
+  await opened.locator('[data-testid=composer]').waitFor();
+  return opened;
+}
 
+beforeAll(async () => {
+  browser = await launchChromium();
+  playground = await startPlaygroundProcess(['--task-ms', '1500']);
+  url = playground.url;
+  page = await openPage(url, DESKTOP);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await forwarded?.close();
+  await playground?.stop();
+}, 60_000);
+
+const send = (command: string): Promise<void> => sendCommand(page, command);
+const composer = () => page.locator('[data-testid=composer]');
 const messages = () => page.locator('[data-testid=message]');
 const lastMessageWith = (text: string | RegExp): Locator => messages().filter({ hasText: text }).last();
+
+async function messageIds(): Promise<Set<string>> {
+  return new Set((await messages().evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-message-id')))).filter((id): id is string => id !== null));
+}
+
+/** The first message not in `before` that `filter` keeps, once it is there. */
+async function newMessage(before: Set<string>, filter: (candidate: Locator) => Locator = (candidate) => candidate): Promise<Locator> {
+  let id: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const ids = await filter(messages()).evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-message-id')));
+        id = ids.find((candidate): candidate is string => candidate !== null && !before.has(candidate));
+        return id;
+      },
+      { timeout: 20_000 },
+    )
+    .toBeDefined();
+  return page.locator(`[data-message-id="${id}"]`);
+}
+
+async function users(): Promise<StateUser[]> {
+  return ((await (await fetch(`${url}api/state`)).json()) as { users: StateUser[] }).users;
+}
+
+async function actAs(role: string): Promise<void> {
+  const user = (await users()).find((candidate) => candidate.role === role)!;
+  await page.locator('[data-testid=user-switcher]').selectOption(user.id);
+}
 
 /** The part of an HTMLMediaElement the test reads (the test's own types have no DOM). */
 interface MediaElement {
@@ -69,44 +113,54 @@ async function mediaDuration(media: Locator): Promise<number> {
   );
 }
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-playground-'));
-  // Run as root, Postgres runs as the postgres user: let it in, so the cluster stays in here.
-  await chmod(dataDir, 0o755);
-  browser = await launchChromium();
-  url = await startPlayground();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(message.text());
-  });
-  page.on('pageerror', (error) => consoleErrors.push(error.message));
-  await page.goto(url);
-  await page.locator('[data-testid=composer]').waitFor();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.removeAllListeners('exit');
-    child.kill('SIGINT');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+/**
+ * A song typed as a Discord user types it, with spaces in the prompt and no quotes (key by key
+ * with `keys`: Tab picks the command and opens its prompt); returns its result.
+ */
+async function makeSong(prompt: string, title: RegExp, keys = false): Promise<Locator> {
+  const before = await messageIds();
+  if (keys) {
+    await composer().fill('/so');
+    await composer().press('Tab');
+    await expect.poll(() => composer().inputValue()).toBe('/song prompt:');
+    await composer().pressSequentially(`${prompt} instrumental:true`);
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue()).toBe('');
+  } else {
+    await send(`/song prompt:${prompt} instrumental:true`);
   }
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-}, 60_000);
+  const result = await newMessage(before, (all) => all.filter({ hasText: title, has: page.locator('audio') }));
+  const audio = result.locator('audio').first();
+  expect(await audio.getAttribute('src')).toMatch(new RegExp(`^${new URL(page.url()).origin}/music-api/producer/.+\\.(m4a|mp3)$`));
+  expect(await mediaDuration(audio)).toBeGreaterThan(0.5);
+  await expect.poll(() => result.locator('[data-testid=thinking]').count()).toBe(0);
+  await expect(result.innerText()).resolves.toContain('used /song');
+  return result;
+}
+
+/** Lyrics, then a song of them through the bot's modal. */
+async function lyricsThenSong(title: string): Promise<void> {
+  await send('/lyrics prompt:the sea at night');
+  const lyrics = messages().filter({ has: page.locator('[data-testid=button]', { hasText: 'Make a song' }) }).last();
+  await lyrics.waitFor({ timeout: 20_000 });
+
+  const before = await messageIds();
+  await lyrics.locator('[data-testid=button]', { hasText: 'Make a song' }).click();
+  const modal = page.locator('[data-testid=modal]');
+  await modal.waitFor();
+  const lyricsField = modal.locator('textarea').first();
+  await expect(lyricsField.inputValue()).resolves.not.toBe('');
+  await modal.locator('input[type=text], input:not([type])').last().fill(title);
+  await modal.locator('[data-testid=modal-submit]').click();
+  await modal.waitFor({ state: 'hidden' });
+
+  const song = await newMessage(before, (all) => all.filter({ hasText: title, has: page.locator('audio') }));
+  expect(await mediaDuration(song.locator('audio').first())).toBeGreaterThan(0.5);
+}
 
 describe('the playground in a browser', { timeout: 60_000 }, () => {
-  it('makes a song whose audio plays, and an MP3 from its button', async () => {
-    await send('/song prompt:"rainy night lofi" instrumental:true');
-
-    const result = lastMessageWith('Rainy night lofi');
-    const audio = result.locator('audio');
-    await audio.first().waitFor({ timeout: 20_000 });
-    expect(await audio.first().getAttribute('src')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/music-api\/producer\/.+\.(m4a|mp3)$/);
-    expect(await mediaDuration(audio.first())).toBeGreaterThan(0.5);
-    await expect.poll(() => result.locator('[data-testid=thinking]').count()).toBe(0);
-    await expect(result.innerText()).resolves.toContain('used /song');
+  it('makes a song typed with spaces and no quotes, whose audio plays, and an MP3 from its button', async () => {
+    const result = await makeSong('rainy night lofi', /Rainy night lofi/, true);
 
     // The song links its WAV and its video already: an MP3 is what its button sells.
     await expect(result.locator('[data-testid=button]', { hasText: 'Make a video' }).count()).resolves.toBe(0);
@@ -115,48 +169,28 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
 
     if (SCREENSHOT) {
       await result.evaluate((element: { scrollIntoView(options: { block: string }): void }) => element.scrollIntoView({ block: 'start' }));
-      await page.locator('[data-testid=composer]').fill('/lyrics prompt:"');
+      await composer().fill('/lyrics prompt:');
       await page.screenshot({ path: SCREENSHOT });
-      await page.locator('[data-testid=composer]').fill('');
+      await composer().fill('');
     }
   });
 
   it('writes lyrics, then makes a song of them through the modal', async () => {
-    await send('/lyrics prompt:"the sea at night"');
-    const lyrics = messages().filter({ has: page.locator('[data-testid=button]', { hasText: 'Make a song' }) }).last();
-    await lyrics.waitFor({ timeout: 20_000 });
-
-    const songsBefore = await page.locator('[data-testid=message] audio').count();
-    await lyrics.locator('[data-testid=button]', { hasText: 'Make a song' }).click();
-    const modal = page.locator('[data-testid=modal]');
-    await modal.waitFor();
-    const lyricsField = modal.locator('textarea').first();
-    await expect(lyricsField.inputValue()).resolves.not.toBe('');
-    const title = modal.locator('input[type=text], input:not([type])').last();
-    await title.fill('Sea song');
-    await modal.locator('[data-testid=modal-submit]').click();
-    await modal.waitFor({ state: 'hidden' });
-
-    const song = lastMessageWith('Sea song');
-    await song.locator('audio').first().waitFor({ timeout: 20_000 });
-    expect(await page.locator('[data-testid=message] audio').count()).toBeGreaterThan(songsBefore);
-    expect(await mediaDuration(song.locator('audio').first())).toBeGreaterThan(0.5);
+    await lyricsThenSong('Sea song');
   });
 
   it('shows a refusal only to the person refused', async () => {
-    await send('/song prompt:"jazz" model:"Gramophone 1"');
+    await send('/song prompt:jazz model:Gramophone 1');
     const refusal = lastMessageWith('not one this bot offers');
     await refusal.waitFor({ timeout: 10_000 });
     expect(await refusal.getAttribute('data-ephemeral')).toBe('true');
     await expect(refusal.locator('[data-testid=ephemeral-note]').innerText()).resolves.toContain('Only you can see this');
 
     const id = await refusal.getAttribute('data-message-id');
-    const state = (await (await fetch(`${url}api/state`)).json()) as { users: Array<{ id: string; role: string }> };
-    const moderator = state.users.find((user) => user.role === 'moderator')!;
-    await page.locator('[data-testid=user-switcher]').selectOption(moderator.id);
+    await actAs('moderator');
     await expect.poll(() => page.locator(`[data-message-id="${id}"]`).count()).toBe(0);
     await expect.poll(() => lastMessageWith('Rainy night lofi').count()).toBe(1);
-    await page.locator('[data-testid=user-switcher]').selectOption({ index: 0 });
+    await actAs('member');
     await expect.poll(() => page.locator(`[data-message-id="${id}"]`).count()).toBe(1);
   });
 
@@ -168,8 +202,220 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
     expect(await answer.getAttribute('data-ephemeral')).toBe('true');
     await expect(answer.innerText()).resolves.toMatch(/credits/i);
   });
+});
 
-  it('logs no errors in the browser console', () => {
+describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
+  it("shows a picked choice's name in the message box and sends its value", async () => {
+    await composer().fill('/jobs show id:rainy');
+    const choice = page.locator('[data-testid=suggestion]', { hasText: 'Rainy night lofi' }).first();
+    await choice.waitFor({ timeout: 10_000 });
+    const name = await choice.locator('.suggestion-label').innerText();
+    await composer().press('ArrowDown');
+    await composer().press('Enter');
+    const typed = await composer().inputValue();
+    expect(typed).toBe(`/jobs show id:${name} `);
+    expect(typed).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+
+    const before = await messageIds();
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue()).toBe('');
+    const shown = await newMessage(before, (all) => all.filter({ hasText: 'Rainy night lofi', has: page.locator('audio') }));
+    await expect(shown.innerText()).resolves.toContain('used /jobs show');
+  });
+
+  it('sends what is typed when Enter comes before the choices for it', async () => {
+    await composer().fill('/jobs show id:');
+    await page.locator('[data-testid=suggestion]', { hasText: 'Rainy night lofi' }).first().waitFor({ timeout: 10_000 });
+    const before = await messageIds();
+    // Faster than the bot's choices for the new text can come back.
+    await composer().fill('/jobs show id:deadbeef');
+    await composer().press('Enter');
+    await expect.poll(() => composer().inputValue()).toBe('');
+    const answer = await newMessage(before);
+    await expect.poll(() => answer.locator('[data-testid=thinking]').count()).toBe(0);
+    expect(await answer.getAttribute('data-ephemeral')).toBe('true');
+    expect(await answer.locator('audio').count()).toBe(0);
+    await expect(answer.innerText()).resolves.not.toContain('Rainy night lofi');
+  });
+
+  it('lists only the commands the person may use', async () => {
+    const listed = async (): Promise<string[]> => {
+      await composer().fill('/');
+      await page.locator('[data-testid=suggestion]', { hasText: '/song' }).first().waitFor();
+      return page.locator('[data-testid=suggestion] .suggestion-label').allInnerTexts();
+    };
+    const asMember = await listed();
+    expect(asMember).toContain('/credits');
+    expect(asMember).not.toContain('/settings');
+    expect(asMember).not.toContain('/credits-admin');
+    await composer().fill('/settings show');
+    await composer().press('Escape');
+    await composer().press('Enter');
+    await expect(page.locator('[data-testid=composer-error]').innerText()).resolves.toMatch(/Manage Server/);
+
+    await actAs('moderator');
+    expect(await listed()).toEqual(expect.arrayContaining(['/settings', '/credits-admin']));
+    await actAs('member');
+    await composer().fill('');
+  });
+
+  it('shows a "new messages" bar when a reply lands below an older message, which jumps to the present', async () => {
+    await send('/library');
+    const library = messages().filter({ has: page.locator('[data-testid=select]') }).last();
+    await library.waitFor({ timeout: 10_000 });
+    // Enough below the library for it to be an older message once scrolled to.
+    const beforeHelp = await messageIds();
+    await send('/help');
+    await newMessage(beforeHelp);
+    await makeSong('a second rainy night', /second rainy night/i);
+
+    await library.evaluate((element: { scrollIntoView(options: { block: string }): void }) => element.scrollIntoView({ block: 'start' }));
+    const bar = page.locator('#jump-bar');
+    // Well above the present: the bar says so before anything arrives.
+    await expect.poll(() => page.locator('#jump-bar-text').innerText()).toMatch(/older messages/);
+    const before = await messageIds();
+    const select = library.locator('[data-testid=select]').first();
+    const value = await select.locator('option:not([disabled])').first().getAttribute('value');
+    await select.selectOption(value!);
+    // The song shown again, below the fold: the bar says so.
+    const reply = await newMessage(before, (all) => all.filter({ has: page.locator('audio') }));
+    await expect.poll(() => page.locator('#jump-bar-text').innerText()).toMatch(/new message/);
+    const scroller = page.locator('#scroller');
+    const top = await reply.evaluate((node: { getBoundingClientRect(): { top: number } }) => node.getBoundingClientRect().top);
+    const scrollerBottom = await scroller.evaluate((node: { getBoundingClientRect(): { bottom: number } }) => node.getBoundingClientRect().bottom);
+    expect(top).toBeGreaterThan(scrollerBottom);
+
+    await page.locator('[data-testid=jump-to-present]').click();
+    await expect.poll(() => bar.isVisible()).toBe(false);
+    // At the present, the reply in sight.
+    const inSight = () =>
+      reply.evaluate((node: { getBoundingClientRect(): { top: number; bottom: number }; closest(selector: string): { scrollTop: number; scrollHeight: number; clientHeight: number; getBoundingClientRect(): { top: number; bottom: number } } }) => {
+        const scroller = node.closest('#scroller');
+        const box = node.getBoundingClientRect();
+        const view = scroller.getBoundingClientRect();
+        const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 2;
+        return `${atBottom ? 'at the bottom' : 'above'}, ${box.bottom > view.top && box.top < view.bottom ? 'in sight' : `out of sight (${box.top}..${box.bottom} in ${view.top}..${view.bottom})`}`;
+      });
+    await expect.poll(inSight).toBe('at the bottom, in sight');
+  });
+
+  it('forgets private messages at a reload, a dismissed one included', async () => {
+    await send('/credits');
+    const privateAnswers = page.locator('[data-testid=message][data-ephemeral=true]');
+    await expect.poll(() => privateAnswers.count()).toBeGreaterThan(1);
+    await privateAnswers.last().locator('button', { hasText: 'Dismiss message' }).click();
+
+    await page.reload();
+    await composer().waitFor();
+    await lastMessageWith('Rainy night lofi').waitFor();
+    expect(await privateAnswers.count()).toBe(0);
+    // New ones still show.
+    await send('/credits');
+    await expect.poll(() => privateAnswers.count()).toBe(1);
+  });
+
+  it('serves attachments, the CSV export among them, from the address it printed', async () => {
+    await actAs('owner');
+    await send('/credits-admin history');
+    const history = messages().filter({ has: page.locator('[data-testid=button]', { hasText: 'Export CSV' }) }).last();
+    await history.waitFor({ timeout: 10_000 });
+    const before = await messageIds();
+    await history.locator('[data-testid=button]', { hasText: 'Export CSV' }).click();
+    const exported = await newMessage(before, (all) => all.filter({ has: page.locator('a[href*=".csv"]') }));
+    const href = (await exported.locator('a[href*=".csv"]').first().getAttribute('href'))!;
+    expect(href.startsWith(url)).toBe(true);
+    const csv = await fetch(href);
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split('\n')[0]).toMatch(/,/);
+    await actAs('member');
+  });
+
+  it('gives the three personas and the bot avatars of their own', async () => {
+    const avatars = page.locator('#members .avatar');
+    await expect.poll(() => avatars.count()).toBe(4);
+    const looks = await avatars.evaluateAll((nodes) => {
+      const { getComputedStyle } = globalThis as unknown as { getComputedStyle(node: unknown): { backgroundColor: string } };
+      return nodes.map((node) => ({ colour: getComputedStyle(node).backgroundColor, glyph: node.querySelector('svg') ? 'picture' : node.textContent }));
+    });
+    // Neither two colours alike nor two letters: "mod" and "music-bot" would both be an M.
+    expect(new Set(looks.map((look) => look.colour)).size).toBe(4);
+    expect(new Set(looks.map((look) => look.glyph)).size).toBe(4);
+  });
+});
+
+/** Words (of up to 16 letters) of `root`'s text that the layout broke across lines. */
+async function brokenWords(root: Locator): Promise<string[]> {
+  return root.evaluate((element: unknown) => {
+    interface TextNode {
+      textContent: string | null;
+    }
+    interface RangeLike {
+      setStart(node: TextNode, offset: number): void;
+      setEnd(node: TextNode, offset: number): void;
+      getClientRects(): { length: number };
+    }
+    const doc = (element as { ownerDocument: { createTreeWalker(root: unknown, what: number): { nextNode(): TextNode | null }; createRange(): RangeLike } }).ownerDocument;
+    const walker = doc.createTreeWalker(element, 4);
+    const broken: string[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (const match of text.matchAll(/[\p{L}\p{N}]{2,16}/gu)) {
+        const range = doc.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        if (range.getClientRects().length > 1) broken.push(match[0]);
+      }
+    }
+    return broken;
+  });
+}
+
+describe('the playground on a phone, through a forwarded port', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    // Another port in front of the playground, as an SSH or editor port forward gives.
+    forwarded = await tcpProxy(url);
+    page = await openPage(forwarded.url, PHONE);
+  }, 30_000);
+
+  it('keeps the channels behind a menu, and fits the window', async () => {
+    const general = page.locator('[data-testid=channel]', { hasText: 'general' });
+    expect(await general.isVisible()).toBe(false);
+    await page.locator('[data-testid=menu-button]').click();
+    await expect.poll(() => general.isVisible()).toBe(true);
+    await general.click();
+    await expect.poll(() => general.isVisible()).toBe(false);
+    await expect(page.locator('.chat-title').innerText()).resolves.toBe('general');
+    await page.locator('[data-testid=menu-button]').click();
+    await page.locator('[data-testid=channel]', { hasText: 'music' }).click();
+    await expect(page.locator('.chat-title').innerText()).resolves.toBe('music');
+
+    const widths = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number }; querySelector(s: string): { getBoundingClientRect(): { right: number } } } }).document;
+      return { page: doc.documentElement.scrollWidth, composer: doc.querySelector('.composer-box').getBoundingClientRect().right };
+    });
+    expect(widths.page).toBeLessThanOrEqual(PHONE.width);
+    expect(widths.composer).toBeLessThanOrEqual(PHONE.width);
+
+    // A phone's keyboard may have no Enter that sends: the send button does.
+    const before = await messageIds();
+    await composer().fill('/credits');
+    await page.locator('[data-testid=send-button]').click();
+    await expect.poll(() => composer().inputValue()).toBe('');
+    await expect((await newMessage(before)).innerText()).resolves.toMatch(/credits/i);
+  });
+
+  it('makes a song whose media come through the same address, with no word broken in its embed', async () => {
+    const result = await makeSong('rainy night lofi on a phone', /on a phone/i);
+    expect(await brokenWords(result.locator('.embed').first())).toEqual([]);
+  });
+
+  it('writes lyrics, then makes a song of them through the modal', async () => {
+    await lyricsThenSong('Phone song');
+  });
+});
+
+describe('the browser console', () => {
+  it('logged no errors', () => {
     expect(consoleErrors).toEqual([]);
   });
 });

@@ -132,7 +132,7 @@ export class DiscordEmulator {
       bot: true,
     };
     const attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_SIZE_LIMIT;
-    this.#store = new EmulatorStore({ ids, clock: this.clock, botUser: this.botUser, cdnBase: () => this.#origin });
+    this.#store = new EmulatorStore({ ids, clock: this.clock, botUser: this.botUser, cdnBase: () => options.cdnUrl?.replace(/\/$/, '') ?? this.#origin });
     this.#commands = new CommandRegistry(ids, this.applicationId);
     this.#gateway = new Gateway({
       store: this.#store,
@@ -359,6 +359,16 @@ export class DiscordEmulator {
   /** The DM channel between the bot and a user (created on first use). */
   dmChannel(userId: string): EmulatorChannel {
     return channelView(this.#store.dmChannel(userId));
+  }
+
+  /**
+   * A member's permissions in a channel (roles, overwrites, Administrator and ownership
+   * applied), as Discord computes them to decide which commands the member sees.
+   */
+  memberPermissions(channelId: string, userId: string): bigint {
+    const channel = this.#store.channel(channelId);
+    if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
+    return this.#store.channelPermissions(this.#store.guild(channel.guildId), channel, userId);
   }
 
   /** Commands the bot registered: global ones, or a guild's. */

@@ -34,6 +34,11 @@ export interface DiscordEmulatorOptions {
   heartbeatIntervalMs?: number;
   /** Largest upload, in bytes, per attachment. @defaultValue 10 MiB (Discord's default) */
   attachmentSizeLimit?: number;
+  /**
+   * Where attachment URLs point, e.g. a proxy in front of the emulator that serves its
+   * `/attachments/…` routes under this base. @defaultValue the emulator's own address
+   */
+  cdnUrl?: string;
   /** Structured log of requests and findings. @defaultValue silent */
   logger?: Logger;
   /**

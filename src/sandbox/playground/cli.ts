@@ -92,7 +92,7 @@ try {
       '',
       `  Playground ready: ${playground.url}`,
       '',
-      `  Open it in a browser and type /song prompt:"rainy night lofi" in #music.`,
+      `  Open it in a browser and type /song prompt:rainy night lofi in #music.`,
       `  Data: ${dataDir} (kept between runs; --fresh starts over)${elsewhere}.`,
       `  Logs: ${logFile}`,
       '  Stop with Ctrl+C.',

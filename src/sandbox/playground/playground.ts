@@ -51,6 +51,9 @@ export const DEFAULT_TASK_MS = 4_000;
 /** The log's name in the data folder; `--fresh` keeps it. */
 export const LOG_FILE = 'playground.log';
 
+/** Where the page serves the emulator's attachments. */
+const DISCORD_CDN_PREFIX = '/discord-cdn';
+
 /** The emulator's token; it opens nothing outside this machine. */
 const BOT_TOKEN = 'playground.bot-token.for-the-local-discord-emulator-only';
 
@@ -76,8 +79,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     for (const step of stops.reverse()) await step().catch((err: unknown) => logger.error({ err }, 'playground stop step failed'));
   };
   try {
-    // The page binds first: the simulator's media links go through it, so they keep working
-    // across runs on the same port even though the simulator's own port changes.
+    // The page binds first: the simulator's media and the emulator's attachments go through it,
+    // so their links keep working across runs on the same port though the others' ports change.
     const web: WebServer = await startWebServer({ port: options.port, ...(options.host && { host: options.host }), logger });
     stops.push(() => web.close());
 
@@ -99,9 +102,12 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       applicationId,
       botUserId: applicationId,
       botUsername: 'music-bot',
+      // Attachments (the CSV export, uploads) come through the page's address too: one port to forward.
+      cdnUrl: `${web.origin}${DISCORD_CDN_PREFIX}`,
       logger: logger.child({ part: 'discord-emulator' }),
     });
     stops.push(() => emulator.close());
+    web.proxyMedia(DISCORD_CDN_PREFIX, emulator.origin);
     const world = await seedWorld(emulator, worldFile);
     const history = keepHistory(emulator, world.channels.map((channel) => channel.id), path.join(dataDir, 'history.json'), logger);
     stops.push(async () => {

@@ -40,7 +40,7 @@ export const DEFAULT_HOST = '127.0.0.1';
 
 /**
  * The page runs its own scripts and styles only, nothing inline. Images and media may come
- * from any http(s) address (attachments are the emulator's, on a port of its own).
+ * from any http(s) address (an embed may show a picture from anywhere).
  */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
@@ -68,7 +68,7 @@ function addressedByAddress(hostHeader: string | undefined): boolean {
 export interface WebServer {
   /** e.g. `http://127.0.0.1:3000` */
   readonly origin: string;
-  /** Serves `prefix/*` from `target` (GET and HEAD, ranges passed on): the simulator's media. */
+  /** Serves `prefix/*` from `target` (GET and HEAD, ranges passed on): the simulator's media, the emulator's attachments. */
   proxyMedia(prefix: string, target: string): void;
   /** Connects the page to the running world; until then the API answers 503. */
   attach(parts: PageParts): void;
@@ -187,11 +187,17 @@ export async function startWebServer(options: { port: number; host?: string; log
     if (!parts) throw new HttpError(503, 'The playground is still starting.');
     const { emulator, world, taskMs } = parts;
     return {
-      bot: { id: emulator.botUser.id, username: emulator.botUser.username },
+      bot: { id: emulator.botUser.id, username: emulator.botUser.username, bot: true },
       guild: world.guild,
       channels: world.channels,
       roles: world.roles,
-      users: world.users,
+      // Each person's permissions per channel: the page hides the commands they may not use, as Discord does.
+      users: world.users.map((user) => ({
+        ...user,
+        permissions: Object.fromEntries(world.channels.map((channel) => [channel.id, emulator.memberPermissions(channel.id, user.id).toString()])),
+      })),
+      // The address links name; the page swaps it for its own when opened through another (a forwarded port).
+      origin,
       commands: emulator.registeredCommands(world.guild.id),
       messages: world.channels.flatMap((channel) => emulator.channelMessages(channel.id, { includeEphemeral: true }).map(pageMessage)),
       simulator: { taskMs },
@@ -315,7 +321,7 @@ export async function startWebServer(options: { port: number; host?: string; log
       answer.pipe(response);
     });
     upstream.once('error', () => {
-      if (!response.headersSent) sendJson(response, 502, { error: 'The music simulator is not answering.' });
+      if (!response.headersSent) sendJson(response, 502, { error: 'The music simulator or the emulated Discord is not answering.' });
       else response.destroy();
     });
     upstream.end();

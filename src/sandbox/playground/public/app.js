@@ -1,4 +1,4 @@
-/* global document, localStorage, EventSource, ResizeObserver, setInterval, setTimeout */
+/* global document, window, localStorage, EventSource, ResizeObserver, setInterval, setTimeout */
 /**
  * The playground page: a Discord text channel in which the person acts as one of the
  * playground's users. It keeps the server's state (GET /api/state), follows it live
@@ -7,7 +7,7 @@
  */
 import { ApiError, getState, interact } from './api.js';
 import { createComposer } from './composer.js';
-import { avatar, h, icon } from './dom.js';
+import { avatar, avatarColours, h, icon } from './dom.js';
 import { renderMessageList } from './messages.js';
 import { openModal } from './modal.js';
 import { refreshRelativeTimes } from './time.js';
@@ -17,7 +17,22 @@ const ROLE_LABELS = { member: 'member', moderator: 'moderator', owner: 'bot owne
 /** Name colours, as a server's roles would give them. */
 const ROLE_COLOURS = { owner: '#f0b232', moderator: '#3ba55c' };
 const DEFAULT_TOPIC = 'Playground: everything here runs on this machine, no Discord and no paid key';
-const EXAMPLES = ['/song prompt:"rainy night lofi"', '/lyrics prompt:"the sea at night"', '/library', '/help', '/credits', '/jobs list'];
+const EXAMPLES = ['/song prompt:rainy night lofi', '/lyrics prompt:the sea at night', '/library', '/help', '/credits', '/jobs list'];
+/** Each persona's avatar colour, and the bot's: no two alike, whatever their ids. */
+const PERSONA_COLOURS = { member: '#5865f2', moderator: '#3ba55c', owner: '#faa61a', bot: '#eb459e' };
+/** Discord's names of the permissions a command may require, for the sentence that says who may use it. */
+const PERMISSION_NAMES = new Map([
+  [1n << 3n, 'Administrator'],
+  [1n << 5n, 'Manage Server'],
+  [1n << 4n, 'Manage Channels'],
+  [1n << 28n, 'Manage Roles'],
+  [1n << 13n, 'Manage Messages'],
+  [1n << 1n, 'Kick Members'],
+  [1n << 2n, 'Ban Members'],
+]);
+const ADMINISTRATOR = 1n << 3n;
+/** Where the member list no longer fits beside the messages (style.css hides it there). */
+const NARROW = '(max-width: 1100px)';
 const RELATIVE_REFRESH_MS = 5_000;
 const RECONNECT_MS = 2_000;
 const DISCORD_EPOCH = 1_420_070_400_000n;
@@ -36,6 +51,10 @@ const elements = {
   list: document.getElementById('message-list'),
   members: document.getElementById('members'),
   composer: document.getElementById('composer-area'),
+  jumpBar: document.getElementById('jump-bar'),
+  jumpBarText: document.getElementById('jump-bar-text'),
+  jumpBarButton: document.getElementById('jump-bar-button'),
+  backdrop: document.getElementById('nav-backdrop'),
 };
 
 const store = {
@@ -47,6 +66,13 @@ const store = {
   messages: new Map(),
   /** Ephemeral messages the person dismissed (Discord forgets them locally too). */
   dismissed: new Set(),
+  /**
+   * The newest message id when the page loaded: ephemeral messages up to it belong to an
+   * earlier page, and a reload forgets them, as Discord's client does.
+   */
+  ephemeralCutoff: undefined,
+  /** Messages that arrived below while the person read older ones (the "new messages" bar). */
+  unseenBelow: 0,
   /** Channels with messages the person has not looked at. */
   unread: new Set(),
   /** Bumped when anything every message depends on changes (user, names): all are redrawn. */
@@ -60,8 +86,37 @@ const store = {
 // ------------------------------------------------------------------ lookups
 
 function world() {
-  const { commands, users, bot, channels, roles } = store.state;
-  return { commands, users, bot, channels, roles };
+  const { users, bot, channels, roles } = store.state;
+  return { commands: store.state.commands.filter((command) => mayUse(command)), users, bot, channels, roles };
+}
+
+/** A person's permissions in the current channel, as Discord computes them. */
+function permissionsOf(user) {
+  return BigInt(user?.permissions?.[store.channelId] ?? '0');
+}
+
+/**
+ * Whether Discord would list `command` for the person: its `default_member_permissions` are all
+ * theirs ("0": administrators only), or they are an administrator.
+ */
+function mayUse(command, user = currentUser()) {
+  if (command.default_member_permissions === null || command.default_member_permissions === undefined) return true;
+  const have = permissionsOf(user);
+  const need = BigInt(command.default_member_permissions);
+  if ((have & ADMINISTRATOR) !== 0n) return true;
+  return need !== 0n && (have & need) === need;
+}
+
+/** Why the person cannot use /name (Discord would not list it for them), or undefined. */
+function unavailable(name) {
+  const command = store.state.commands.find((candidate) => candidate.name === name);
+  if (!command || mayUse(command)) return undefined;
+  const need = BigInt(command.default_member_permissions);
+  const missing = [...PERMISSION_NAMES].filter(([bit]) => (need & bit) !== 0n && (permissionsOf(currentUser()) & bit) === 0n).map(([, label]) => label);
+  const needs = missing.length > 0 ? `the ${missing.join(' and ')} permission${missing.length > 1 ? 's' : ''}` : 'a permission';
+  const others = store.state.users.filter((user) => user.id !== store.userId && mayUse(command, user)).map((user) => user.username);
+  const hint = others.length > 0 ? ` Act as ${others.join(' or ')} (bottom left) to try it.` : '';
+  return `/${name} needs ${needs}, which @${currentUser().username} does not have, so Discord does not list it for them.${hint}`;
 }
 
 function currentUser() {
@@ -83,7 +138,12 @@ function nameColour(userId) {
 
 function isVisible(message) {
   if (message.channel_id !== store.channelId || store.dismissed.has(message.id)) return false;
-  return !message.ephemeral || message.visibleTo === store.userId;
+  if (!message.ephemeral) return true;
+  return message.visibleTo === store.userId && !fromAnEarlierPage(message);
+}
+
+function fromAnEarlierPage(message) {
+  return store.ephemeralCutoff !== undefined && /^\d+$/.test(message.id) && BigInt(message.id) <= store.ephemeralCutoff;
 }
 
 /** Snowflakes sort by time; local notes get one from the clock so they fall in place. */
@@ -92,7 +152,18 @@ function orderOf(message) {
   return ((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) + BigInt(store.localCount);
 }
 
-function keep(message) {
+/**
+ * Links name the address the playground printed; opened through another (a forwarded port, a
+ * proxy), the page points them at its own, which surely reaches the same server.
+ */
+function reachable(message) {
+  const printed = store.state?.origin;
+  if (!printed || printed === window.location.origin) return message;
+  return JSON.parse(JSON.stringify(message).replaceAll(`${printed}/`, `${window.location.origin}/`));
+}
+
+function keep(raw) {
+  const message = reachable(raw);
   store.messages.set(message.id, { message, json: JSON.stringify(message), order: orderOf(message) });
 }
 
@@ -100,6 +171,12 @@ function keep(message) {
 
 function applyState(state) {
   store.state = state;
+  if (store.ephemeralCutoff === undefined) {
+    store.ephemeralCutoff = state.messages.reduce((newest, message) => (/^\d+$/.test(message.id) && BigInt(message.id) > newest ? BigInt(message.id) : newest), 0n);
+  }
+  avatarColours.clear();
+  for (const user of state.users) avatarColours.set(user.id, PERSONA_COLOURS[user.role]);
+  avatarColours.set(state.bot.id, PERSONA_COLOURS.bot);
   if (!userById(store.userId) || store.userId === state.bot.id) store.userId = state.users[0]?.id;
   if (!currentChannel()) store.channelId = state.channels[0]?.id;
   for (const [id, entry] of store.messages) if (!entry.message.failure) store.messages.delete(id);
@@ -118,7 +195,9 @@ function applyMessageEvent({ change, message }) {
     store.unread.add(message.channel_id);
     renderChannels();
   }
+  if (change === 'create' && !store.stickToBottom && isVisible(store.messages.get(message.id)?.message ?? message)) store.unseenBelow += 1;
   renderMessages();
+  renderJumpBar();
 }
 
 async function loadState() {
@@ -172,7 +251,8 @@ function switchChannel(channelId) {
   store.channelId = channelId;
   store.unread.delete(channelId);
   localStorage.setItem(STORAGE_KEYS.channel, channelId);
-  store.stickToBottom = true;
+  elements.app.classList.remove('nav-open', 'members-open');
+  jumpToPresent();
   renderAll();
   composer.focus();
 }
@@ -203,7 +283,7 @@ function addFailure(error, { user, channelId, command }) {
       detail: error.message,
     },
   });
-  store.stickToBottom = true;
+  jumpToPresent();
   renderMessages();
 }
 
@@ -211,6 +291,8 @@ function addFailure(error, { user, channelId, command }) {
 async function act(kind, body, command) {
   // Who acted where, as of now: the person may switch before the bot answers.
   const place = { user: currentUser(), channelId: store.channelId, command };
+  // Sending a command brings the person to the present, as Discord does; a click keeps their place.
+  if (kind === 'command') jumpToPresent();
   try {
     showAnswer(await interact(kind, { userId: place.user.id, ...body }), place.user.id);
     return true;
@@ -270,6 +352,7 @@ const composer = createComposer(elements.composer, {
   user: currentUser,
   autocomplete: async (body) => (await interact('autocomplete', body)).choices ?? [],
   sendCommand: (request, line) => act('command', { channelId: store.channelId, ...request }, line.slice(1)),
+  unavailable,
 });
 
 // ------------------------------------------------------------------ drawing
@@ -316,6 +399,18 @@ function renderChannels() {
 function renderHeader() {
   const channel = currentChannel();
   elements.header.replaceChildren(
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'header-button menu-button',
+        'data-testid': 'menu-button',
+        title: 'Channels and who you are',
+        'aria-label': 'Channels',
+        onclick: () => elements.app.classList.toggle('nav-open'),
+      },
+      icon('menu', 24),
+    ),
     icon('hash', 24),
     h('h2', { class: 'chat-title', text: channel.name }),
     h('div', { class: 'chat-divider' }),
@@ -327,7 +422,8 @@ function renderHeader() {
         class: 'header-button',
         title: 'Show or hide the member list',
         'aria-label': 'Member list',
-        onclick: () => elements.app.classList.toggle('members-hidden'),
+        // A wide window shows the list beside the channel; a narrow one opens it over the messages.
+        onclick: () => elements.app.classList.toggle(window.matchMedia(NARROW).matches ? 'members-open' : 'members-hidden'),
       },
       icon('people', 24),
     ),
@@ -385,7 +481,7 @@ function renderMembers() {
 /** Discord's start of the channel, with commands to try, so a newcomer knows what to type. */
 function welcome() {
   const channel = currentChannel();
-  const known = new Set(store.state.commands.map((command) => command.name));
+  const known = new Set(world().commands.map((command) => command.name));
   const examples = EXAMPLES.filter((example) => known.has(example.slice(1).split(' ')[0]));
   return {
     sig: `${channel.id}|${[...known].join()}`,
@@ -407,6 +503,24 @@ function welcome() {
         ),
       ),
   };
+}
+
+/** Discord's bar above the message box while the person reads older messages. */
+function renderJumpBar() {
+  const { scrollTop, scrollHeight, clientHeight } = elements.scroller;
+  const away = scrollHeight - scrollTop - clientHeight;
+  const show = !store.stickToBottom && (store.unseenBelow > 0 || away > clientHeight);
+  elements.jumpBar.hidden = !show;
+  if (!show) return;
+  const count = store.unseenBelow;
+  elements.jumpBarText.textContent = count > 0 ? `${count} new message${count === 1 ? '' : 's'} below` : 'You’re viewing older messages';
+}
+
+function jumpToPresent() {
+  store.stickToBottom = true;
+  store.unseenBelow = 0;
+  scrollToBottom();
+  renderJumpBar();
 }
 
 function renderMessages() {
@@ -434,7 +548,11 @@ function scrollToBottom() {
 elements.scroller.addEventListener('scroll', () => {
   const { scrollTop, scrollHeight, clientHeight } = elements.scroller;
   store.stickToBottom = scrollHeight - scrollTop - clientHeight < 48;
+  if (store.stickToBottom) store.unseenBelow = 0;
+  renderJumpBar();
 });
+elements.jumpBarButton.addEventListener('click', () => jumpToPresent());
+elements.backdrop.addEventListener('click', () => elements.app.classList.remove('nav-open', 'members-open'));
 // Images and players change heights after they load, and the composer grows with its hints:
 // stay at the bottom through that.
 const keepAtBottom = new ResizeObserver(() => store.stickToBottom && scrollToBottom());

@@ -1,9 +1,11 @@
 /**
  * Slash commands typed as text, the way Discord's client shows a filled-in command:
- * `/song prompt:"rainy night lofi" instrumental:true`, `/voice create name:Ana`.
- * Tokenizes, resolves sub-commands and options against the registered commands, converts
- * values by option type and checks them as Discord's client does before sending.
- * No DOM here: the composer builds on it.
+ * `/song prompt:rainy night lofi instrumental:true`, `/voice create name:Ana`. As in Discord,
+ * an option's value is all the text up to the next `name:` of an option of that command, spaces
+ * included; quotes are optional (`prompt:"a b"`), for a value that must hold such a `name:`.
+ * Resolves sub-commands and options against the registered commands, converts values by option
+ * type and checks them as Discord's client does before sending. No DOM here: the composer
+ * builds on it.
  */
 
 export const OptionType = {
@@ -81,10 +83,14 @@ export function tokenize(text) {
   return tokens;
 }
 
-/** A value as typed back into the text: bare when it can be, else quoted. */
-export function formatValue(value) {
+/**
+ * A value as typed back into the text: bare, as Discord shows it, unless it would not read back
+ * the same (it holds ` name:` of one of `names`, starts with a quote or has spaces at its ends).
+ */
+export function formatValue(value, names = new Set()) {
   const text = String(value);
-  return text !== '' && /^[^\s"]+$/.test(text) ? text : `"${text.replace(/["\\]/g, '\\$&')}"`;
+  const bare = text !== '' && text === text.trim() && !text.startsWith('"') && [...keysIn(text)].every((key) => !names.has(key.name));
+  return bare ? text : `"${text.replace(/["\\]/g, '\\$&')}"`;
 }
 
 // ---------------------------------------------------------------- commands and their paths
@@ -238,32 +244,118 @@ export function convertValue(option, raw, world) {
   }
 }
 
+// ---------------------------------------------------------------- options as typed
+
+const KEY = /([^\s:"]+):/y;
+
+/** Every `name:` that starts a word in `text` from `from` on: `{ name, start, valueStart }`. */
+function* keysIn(text, from = 0) {
+  for (let i = from; i < text.length; i += 1) {
+    if (i > 0 && !/\s/.test(text[i - 1])) continue;
+    KEY.lastIndex = i;
+    const match = KEY.exec(text);
+    if (match) yield { name: match[1].toLowerCase(), start: i, valueStart: i + match[0].length };
+  }
+}
+
+/** The first `name:` of a known option at or after `from`. */
+function nextKey(text, from, names) {
+  for (const key of keysIn(text, from)) if (names.has(key.name)) return key;
+  return undefined;
+}
+
+/** Where the quote opened at `at` closes (a backslash escapes), or -1. */
+function closingQuote(text, at) {
+  for (let i = at + 1; i < text.length; i += 1) {
+    if (text[i] === '\\') i += 1;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
+
+const unescape = (text) => text.replace(/\\(.)/g, '$1');
+
+/**
+ * Splits `text` from `from` into the options typed, each running to the next `name:` of one of
+ * `names`. Returns `{ leading, segments }`: `leading` the text before the first option, and per
+ * option `{ name, start, valueStart, end, value, quoted, open }` (`end` before the spaces that
+ * follow; `open`: a quote that is not closed, the value then runs to the end).
+ */
+export function optionSegments(text, from, names) {
+  const segments = [];
+  let key = nextKey(text, from, names);
+  const leading = text.slice(from, key ? key.start : text.length);
+  while (key) {
+    const { name, start, valueStart } = key;
+    const close = text[valueStart] === '"' ? closingQuote(text, valueStart) : -1;
+    if (text[valueStart] === '"' && close === -1) {
+      segments.push({ name, start, valueStart, end: text.length, value: unescape(text.slice(valueStart + 1)), quoted: true, open: true });
+      break;
+    }
+    key = nextKey(text, close === -1 ? valueStart : close + 1, names);
+    const raw = text.slice(valueStart, key ? key.start : text.length);
+    const end = valueStart + raw.trimEnd().length;
+    // A closed quote around the whole value is the playground's way to write it; else quotes are text.
+    const quoted = close !== -1 && close + 1 === end;
+    const value = quoted ? unescape(text.slice(valueStart + 1, close)) : raw.trim();
+    segments.push({ name, start, valueStart, end, value, quoted, open: false });
+  }
+  return { leading, segments };
+}
+
+/** Where a leaf's options start: after the command and its path, or at the end. */
+function optionsStart(text, tokens, analysis) {
+  return tokens[1 + analysis.path.length]?.start ?? text.length;
+}
+
+/** The leaf's option names, for {@link optionSegments}. */
+export function optionNames(analysis) {
+  return new Set(leafOptions(analysis).map((option) => option.name));
+}
+
+/**
+ * Reads a whole line: `{ analysis, leading, segments }` (see {@link analyse} and
+ * {@link optionSegments}); no segments until the command and its path are known.
+ */
+export function readLine(text, commands) {
+  const tokens = tokenize(text);
+  const analysis = analyse(tokens, commands);
+  if (!analysis.command || !analysis.leaf) return { analysis, leading: '', segments: [] };
+  return { analysis, ...optionSegments(text, optionsStart(text, tokens, analysis), optionNames(analysis)) };
+}
+
 // ---------------------------------------------------------------- the whole line
 
 function example(options) {
   const first = options.find((option) => option.type !== OptionType.Attachment) ?? options[0];
-  return first ? ` ${first.name}:${first.type === OptionType.String ? '"…"' : '…'}` : '';
-}
-
-/** The token after an empty `key:` when the person typed `key: "value"` with a space. */
-function detachedValue(tokens, index) {
-  const next = tokens[index + 1];
-  return next && next.word !== undefined && !next.word.startsWith('/') ? next : undefined;
+  return first ? ` ${first.name}:…` : '';
 }
 
 /**
- * Parses and checks a whole line. `files` maps attachment option names to the picked File.
- * Returns `{ error }`, or `{ request: { name, subcommandGroup?, subcommand?, options },
- * files: { optionName: File }, line }` ready to send.
+ * The value to send for `raw`: a suggestion's value when `raw` is still the name it showed
+ * (`chosen`: option name → `{ name, value }`, as the composer records what was picked), else
+ * `raw` converted by the option's type. `{ value }` or `{ error }`.
  */
-export function parseCommandLine(text, commands, world, files) {
+function valueFor(option, raw, world, chosen) {
+  const picked = chosen?.get(option.name);
+  if (picked && picked.name === raw) return { value: picked.value };
+  return convertValue(option, raw, world);
+}
+
+/**
+ * Parses and checks a whole line. `files` maps attachment option names to the picked File;
+ * `chosen` the suggestions picked (see {@link valueFor}). Returns `{ error, unknownCommand? }`
+ * (the name typed, when no command has it), or
+ * `{ request: { name, subcommandGroup?, subcommand?, options }, files: { optionName: File }, line }`
+ * ready to send.
+ */
+export function parseCommandLine(text, commands, world, files, chosen) {
   const trimmed = text.trim();
   if (!trimmed.startsWith('/')) {
-    return { error: 'The playground sends slash commands: start with /, for example /song prompt:"rainy night lofi".' };
+    return { error: 'The playground sends slash commands: start with /, for example /song prompt:rainy night lofi.' };
   }
-  const tokens = tokenize(trimmed);
-  const analysis = analyse(tokens, commands);
-  if (!analysis.command) return { error: `Unknown command /${analysis.name ?? ''}. Type / to see the commands.` };
+  const { analysis, leading, segments } = readLine(trimmed, commands);
+  if (!analysis.command) return { error: `Unknown command /${analysis.name ?? ''}. Type / to see the commands.`, unknownCommand: analysis.name };
   const line = commandLine(analysis);
   if (!analysis.leaf) {
     const choices = pathChoices(analysis.node).map((choice) => choice.words.join(' '));
@@ -274,30 +366,25 @@ export function parseCommandLine(text, commands, world, files) {
   }
 
   const definitions = leafOptions(analysis);
+  const stray = leading.trim().split(/\s+/)[0];
+  if (stray) {
+    const key = /^([^\s:"]+):/.exec(stray)?.[1];
+    const known = definitions.map((candidate) => candidate.name).join(', ');
+    if (key) return { error: known ? `${line} has no option "${key}". Its options: ${known}.` : `${line} takes no options.` };
+    return {
+      error: known ? `"${stray}" is not an option. Write options as name:value, e.g. ${line}${example(definitions)}` : `${line} takes no options; "${stray}" is extra.`,
+    };
+  }
   const options = {};
   const seen = new Set();
-  for (let index = 0; index < analysis.rest.length; index += 1) {
-    const token = analysis.rest[index];
-    if (token.key === undefined) {
-      return { error: `"${token.word}" is not an option. Write options as name:value, e.g. ${line}${example(definitions)}` };
-    }
-    const option = definitions.find((candidate) => candidate.name === token.key);
-    if (!option) {
-      const known = definitions.map((candidate) => candidate.name).join(', ');
-      return { error: known ? `${line} has no option "${token.key}". Its options: ${known}.` : `${line} takes no options.` };
-    }
+  for (const segment of segments) {
+    const option = definitions.find((candidate) => candidate.name === segment.name);
     if (seen.has(option.name)) return { error: `The option ${option.name} is given twice.` };
     seen.add(option.name);
-    if (token.open) return { error: `The quote after ${option.name}: is not closed.` };
+    if (segment.open) return { error: `The quote after ${option.name}: is not closed.` };
     if (option.type === OptionType.Attachment) continue;
-    let raw = token.value;
-    if (raw === '' && !token.quoted) {
-      const next = detachedValue(analysis.rest, index);
-      if (!next) return { error: `${option.name} needs a value.` };
-      raw = next.word;
-      index += 1;
-    }
-    const converted = convertValue(option, raw, world);
+    if (segment.value === '' && !segment.quoted) return { error: `${option.name} needs a value.` };
+    const converted = valueFor(option, segment.value, world, chosen);
     if (converted.error) return { error: `${option.name} ${converted.error}.` };
     options[option.name] = converted.value;
   }
@@ -325,12 +412,12 @@ export function parseCommandLine(text, commands, world, files) {
  * The other options' values, best effort, for an autocomplete request (Discord sends what is
  * filled in so far; values that do not convert yet are left out).
  */
-export function typedOptions(analysis, world, except) {
+export function typedOptions(analysis, segments, world, except, chosen) {
   const options = {};
-  for (const token of analysis.rest) {
-    const option = leafOptions(analysis).find((candidate) => candidate.name === token.key);
+  for (const segment of segments) {
+    const option = leafOptions(analysis).find((candidate) => candidate.name === segment.name);
     if (!option || option.name === except || option.type === OptionType.Attachment) continue;
-    const converted = convertValue(option, token.value, world);
+    const converted = valueFor(option, segment.value, world, chosen);
     if (!converted.error) options[option.name] = converted.value;
   }
   return options;
@@ -342,7 +429,8 @@ export function typedOptions(analysis, world, except) {
  * What is being typed at the end of `before` (the text up to the caret):
  * - `{ kind: 'command', partial }` the command name;
  * - `{ kind: 'path', analysis, partial }` a sub-command;
- * - `{ kind: 'option', analysis, partial, used }` an option name;
+ * - `{ kind: 'option', analysis, partial, used, inValue }` an option name (`inValue`: the word
+ *   may as well be more of the previous option's value, so nothing is taken by default);
  * - `{ kind: 'value', analysis, option, partial }` an option's value;
  * - `{ kind: 'none' }`.
  * Each but 'none' has `start`, where the text being typed begins (what a suggestion replaces).
@@ -363,9 +451,25 @@ export function caretContext(before, commands) {
     if (analysis.rest.length > 0 || current?.key !== undefined) return { kind: 'none' };
     return { kind: 'path', analysis, partial: (current?.word ?? '').toLowerCase(), start };
   }
-  const used = new Set(analysis.rest.map((token) => token.key).filter(Boolean));
-  if (!current || current.key === undefined) return { kind: 'option', analysis, partial: (current?.word ?? '').toLowerCase(), used, start };
-  const option = leafOptions(analysis).find((candidate) => candidate.name === current.key);
-  if (!option) return { kind: 'none' };
-  return { kind: 'value', analysis, option, partial: current.value, start };
+  const names = optionNames(analysis);
+  const { segments } = optionSegments(before, optionsStart(before, tokens, analysis), names);
+  const used = new Set(segments.map((segment) => segment.name));
+  const word = /\S*$/.exec(before)[0];
+  const optionContext = (inValue) =>
+    word.includes(':') ? { kind: 'none' } : { kind: 'option', analysis, partial: word.toLowerCase(), used, inValue, start: before.length - word.length };
+  const segment = segments.at(-1);
+  if (!segment) return optionContext(false);
+  const option = leafOptions(analysis).find((candidate) => candidate.name === segment.name);
+  const value = { kind: 'value', analysis, option, start: segment.start };
+  if (segment.open) return { ...value, partial: segment.value };
+  // After a closed quote, the next option.
+  if (segment.quoted) return optionContext(false);
+  const typed = before.slice(segment.valueStart);
+  // A word after the value that begins an option's name may be that option, or more of the value;
+  // from three letters on, so that the value's own short words do not keep opening a list.
+  const more =
+    /\S\s+(\S+)$/.test(typed) && word.length >= 3 && !word.includes(':') && [...names].some((name) => !used.has(name) && name.startsWith(word.toLowerCase()));
+  if (more) return optionContext(true);
+  used.delete(segment.name);
+  return { ...value, used, partial: typed.trimStart() };
 }

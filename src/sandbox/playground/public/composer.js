@@ -8,14 +8,15 @@ import { append, avatar, h, icon } from './dom.js';
 import {
   OptionType,
   TYPE_LABELS,
-  analyse,
   caretContext,
   commandLine,
   formatValue,
   leafOptions,
+  needsPath,
+  optionNames,
   parseCommandLine,
   pathChoices,
-  tokenize,
+  readLine,
   typedOptions,
 } from './commands.js';
 
@@ -27,7 +28,8 @@ const CONTENT_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4', o
  * What the composer needs from the page:
  * `{ world() → { commands, users, bot, channels, roles }, channel() → { id, name },
  *    user() → { id, username }, autocomplete(body) → Promise<choices>,
- *    sendCommand(request, line) → Promise<boolean> }`.
+ *    sendCommand(request, line) → Promise<boolean>,
+ *    unavailable(name) → why the person may not use /name, or undefined }`.
  * @typedef {object} ComposerContext
  */
 
@@ -35,20 +37,28 @@ const CONTENT_TYPES = { mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4', o
 export function createComposer(root, ctx) {
   const textarea = h('textarea', { class: 'composer-input', 'data-testid': 'composer', rows: 1, spellcheck: 'false', 'aria-label': 'Message' });
   const slashButton = h('button', { type: 'button', class: 'composer-slash', title: 'Slash commands', 'aria-label': 'Slash commands' }, icon('plus', 24));
+  // A phone's keyboard may have no Enter that sends: Discord's app has a send button there.
+  const sendButton = h('button', { type: 'button', class: 'composer-send', 'data-testid': 'send-button', title: 'Send', 'aria-label': 'Send' }, icon('send', 20));
   const suggestions = h('div', { class: 'suggestions', 'data-testid': 'suggestions', role: 'listbox', hidden: true });
   const hints = h('div', { class: 'option-hints', 'data-testid': 'option-hints', hidden: true });
   const chips = h('div', { class: 'attachment-chips', hidden: true });
   const error = h('div', { class: 'composer-error', 'data-testid': 'composer-error', role: 'alert', hidden: true });
   const status = h('div', { class: 'composer-status', 'aria-live': 'polite' });
   root.append(
-    h('div', { class: 'composer' }, suggestions, h('div', { class: 'composer-box' }, hints, chips, h('div', { class: 'composer-row' }, slashButton, textarea))),
+    h('div', { class: 'composer' }, suggestions, h('div', { class: 'composer-box' }, hints, chips, h('div', { class: 'composer-row' }, slashButton, textarea, sendButton))),
     h('div', { class: 'composer-footer' }, error, status),
   );
 
   /** Picked files by attachment option name, for the command in `filesFor`. */
   const files = new Map();
   let filesFor = '';
-  const popup = { title: '', items: [], active: -1, context: undefined, dismissed: false };
+  /** Suggestions picked, by option name: the text shows `name`, `value` is sent (see parseCommandLine). */
+  const chosen = new Map();
+  /**
+   * `explicit`: the person moved to an item (arrows, mouse) since the text last changed, the only
+   * way Enter takes a value; `stale`: the items are the bot's answer to an earlier text.
+   */
+  const popup = { title: '', items: [], active: -1, context: undefined, dismissed: false, explicit: false, stale: false };
   const autocomplete = { timer: undefined, seq: 0, key: '', choices: undefined };
   let pending = 0;
 
@@ -62,16 +72,16 @@ export function createComposer(root, ctx) {
     return ctx.world();
   }
 
-  /** The command resolved from the whole text, or undefined. */
-  function wholeAnalysis() {
-    const analysis = analyse(tokenize(textarea.value.trim()), world().commands);
-    return analysis.command ? analysis : undefined;
+  /** The whole text read: `{ analysis, segments }`, with no analysis until a command is known. */
+  function wholeLine() {
+    const read = readLine(textarea.value, world().commands);
+    return read.analysis.command ? read : { analysis: undefined, segments: [] };
   }
 
   function update() {
     const context = caretContext(textarea.value.slice(0, caret()), world().commands);
-    const analysis = wholeAnalysis();
-    renderHints(analysis, context);
+    const { analysis, segments } = wholeLine();
+    renderHints(analysis, segments, context);
     renderChips(analysis);
     updateSuggestions(context);
   }
@@ -80,6 +90,7 @@ export function createComposer(root, ctx) {
     textarea.value = text;
     textarea.setSelectionRange(text.length, text.length);
     popup.dismissed = false;
+    popup.explicit = false;
     fitHeight();
     hideError();
     update();
@@ -101,7 +112,7 @@ export function createComposer(root, ctx) {
     return `${option.name} (${facts.join(', ')}): ${option.description}`;
   }
 
-  function renderHints(analysis, context) {
+  function renderHints(analysis, segments, context) {
     hints.replaceChildren();
     hints.hidden = !analysis;
     if (!analysis) return;
@@ -112,14 +123,17 @@ export function createComposer(root, ctx) {
       return;
     }
     const options = leafOptions(analysis);
-    const given = new Set(analysis.rest.map((token) => token.key).filter(Boolean));
+    const given = new Set(segments.map((segment) => segment.name));
     for (const name of files.keys()) given.add(name);
     const focused = context.kind === 'value' ? context.option : undefined;
     const chipsRow = options.map((option) => {
       const classes = ['hint-chip', given.has(option.name) && 'filled', focused === option && 'current', option.required && 'required'];
       return h('span', { class: classes.filter(Boolean).join(' '), title: option.description, text: option.name });
     });
-    const about = focused ? describeOption(focused) : analysis.node.description;
+    // As Discord's pill: the name of the suggestion picked stands for the value sent.
+    const picked = focused && chosen.get(focused.name);
+    const pickedNow = picked && segments.some((segment) => segment.name === focused.name && segment.value === picked.name);
+    const about = pickedNow ? `${focused.name}: ${picked.name} (picked from the list)` : focused ? describeOption(focused) : analysis.node.description;
     hints.append(h('div', { class: 'hint-chips' }, line, chipsRow), h('div', { class: 'hint-text', text: about }));
   }
 
@@ -133,8 +147,9 @@ export function createComposer(root, ctx) {
     const key = commandLine(analysis);
     const options = leafOptions(analysis).filter((option) => option.type === OptionType.Attachment);
     if (key !== filesFor) {
-      // Another command: its files do not belong to this one.
+      // Another command: its files and picks do not belong to this one.
       files.clear();
+      chosen.clear();
       filesFor = key;
     }
     chips.hidden = options.length === 0;
@@ -184,22 +199,28 @@ export function createComposer(root, ctx) {
     popup.context = context;
     cancelAutocomplete();
     if (popup.dismissed || context.kind === 'none' || document.activeElement !== textarea) return hideSuggestions();
+    // A value picked from the list is settled, as Discord's pill is, until it is edited.
+    if (context.kind === 'value' && chosen.get(context.option.name)?.name === context.partial.trim()) return hideSuggestions();
     if (context.kind === 'value' && context.option.autocomplete) return startAutocomplete(context);
     const { title, items } = itemsFor(context);
     showSuggestions(title, items, defaultActive(context, items));
   }
 
-  /** Which item Enter takes at first: none while options are only being offered. */
+  /**
+   * Which item Enter takes at first: the command, sub-command or option name being typed; never a
+   * value (Enter sends a value as typed unless the person moves to a suggestion).
+   */
   function defaultActive(context, items) {
-    if (items.length === 0) return -1;
-    if (context.kind === 'option') return context.partial ? 0 : -1;
-    if (context.kind === 'value') {
-      const typed = context.partial.toLowerCase();
-      const exact = items.findIndex((item) => String(item.value).toLowerCase() === typed || item.label.toLowerCase() === typed);
-      if (exact >= 0) return exact;
-      return typed === '' || items[0].label.toLowerCase().startsWith(typed) ? 0 : -1;
-    }
+    if (items.length === 0 || context.kind === 'value') return -1;
+    if (context.kind === 'option') return context.partial && !context.inValue ? 0 : -1;
     return 0;
+  }
+
+  /** `name:` of the first option a picked command needs, which Discord opens at once; else nothing. */
+  function firstRequired(node) {
+    if (needsPath(node)) return '';
+    const option = (node.options ?? []).find((candidate) => candidate.required && candidate.type !== OptionType.Attachment);
+    return option ? `${option.name}:` : '';
   }
 
   /** Prefix matches first, then the rest that contain what was typed. */
@@ -221,7 +242,7 @@ export function createComposer(root, ctx) {
             detail: command.description,
             source: bot.username,
             avatar: bot,
-            insert: `/${command.name} `,
+            insert: `/${command.name} ${firstRequired(command)}`,
           })),
         };
       case 'path':
@@ -230,7 +251,7 @@ export function createComposer(root, ctx) {
           items: filterByName(pathChoices(context.analysis.node), context.partial, (choice) => choice.words.join(' ')).map((choice) => ({
             label: `${commandLine(context.analysis)} ${choice.words.join(' ')}`,
             detail: choice.option.description,
-            insert: `${choice.words.join(' ')} `,
+            insert: `${choice.words.join(' ')} ${firstRequired(choice.option)}`,
           })),
         };
       case 'option': {
@@ -255,13 +276,15 @@ export function createComposer(root, ctx) {
   }
 
   /** Values offered for an option: its choices, true/false, members, channels or roles. */
-  function valueItems({ option, partial }) {
+  function valueItems(context) {
+    const { option, partial } = context;
     const { users, bot, channels, roles } = world();
     const typed = partial.replace(/^[@#]/, '');
-    const asItem = (label, value, detail) => ({ label, value, detail, insert: `${option.name}:${formatValue(value)} ` });
+    const names = optionNames(context.analysis);
+    const asItem = (label, value, detail) => ({ label, value, detail, insert: `${option.name}:${formatValue(value, names)} ` });
     const members = () => filterByName([...users, bot], typed, (user) => user.username).map((user) => asItem(`@${user.username}`, `@${user.username}`, user.description ?? 'the bot'));
     const roleItems = () => filterByName(roles, typed, (role) => role.name).map((role) => asItem(`@${role.name}`, `@${role.name}`, 'role'));
-    if (option.choices?.length) return filterByName(option.choices, partial, (choice) => choice.name).map((choice) => asItem(choice.name, choice.value));
+    if (option.choices?.length) return filterByName(option.choices, partial, (choice) => choice.name).map((choice) => asItem(choice.name, choice.name));
     switch (option.type) {
       case OptionType.Boolean:
         return filterByName(['true', 'false'], partial, (word) => word).map((word) => asItem(word, word));
@@ -295,15 +318,17 @@ export function createComposer(root, ctx) {
       name: analysis.command.name,
       ...(group ? { subcommandGroup: group.name } : {}),
       ...(sub ? { subcommand: sub.name } : {}),
-      options: typedOptions(analysis, world(), option.name),
+      options: typedOptions(analysis, wholeLine().segments, world(), option.name, chosen),
       focused: { name: option.name, value: partial },
     };
     const title = `${option.name}: choices from ${world().bot.username}`;
     // Moving the caret inside the same value asks again for nothing.
     const key = JSON.stringify(body);
     if (key === autocomplete.key && autocomplete.choices) return showChoices(context, title, autocomplete.choices);
-    // The previous choices stay while the next ones load: no flicker at each key.
+    // The previous choices stay while the next ones load (no flicker at each key), dimmed, and
+    // neither Enter nor the arrows take one: they answer an earlier text.
     if (suggestions.hidden || popup.title !== title) showSuggestions(title, [], -1, 'Loading…');
+    else markStale();
     const seq = autocomplete.seq;
     autocomplete.timer = setTimeout(async () => {
       try {
@@ -317,12 +342,14 @@ export function createComposer(root, ctx) {
     }, AUTOCOMPLETE_DELAY_MS);
   }
 
+  /** The bot's choices: the text shows a choice's name, as Discord does, and its value is sent. */
   function showChoices(context, title, choices) {
+    const names = optionNames(context.analysis);
     const items = choices.map((choice) => ({
       label: choice.name,
       value: choice.value,
-      detail: String(choice.value) === choice.name ? undefined : String(choice.value),
-      insert: `${context.option.name}:${formatValue(choice.value)} `,
+      insert: `${context.option.name}:${formatValue(choice.name, names)} `,
+      choose: { option: context.option.name, name: choice.name, value: choice.value },
     }));
     showSuggestions(title, items, defaultActive(context, items), items.length ? undefined : 'No choices match what you typed; it is sent as typed.');
   }
@@ -333,6 +360,8 @@ export function createComposer(root, ctx) {
     popup.title = title;
     popup.items = items;
     popup.active = active;
+    popup.stale = false;
+    suggestions.classList.remove('stale');
     if (items.length === 0 && !note) return hideSuggestions();
     suggestions.replaceChildren();
     append(suggestions, [
@@ -359,8 +388,9 @@ export function createComposer(root, ctx) {
     node.addEventListener('mousedown', (event) => event.preventDefault());
     node.addEventListener('click', () => accept(item));
     node.addEventListener('mousemove', () => {
-      if (popup.active !== index) {
+      if (popup.active !== index && !popup.stale) {
         popup.active = index;
+        popup.explicit = true;
         highlight();
       }
     });
@@ -381,29 +411,45 @@ export function createComposer(root, ctx) {
     popup.active = -1;
   }
 
+  function markStale() {
+    popup.stale = true;
+    popup.active = -1;
+    suggestions.classList.add('stale');
+    highlight();
+  }
+
   function suggestionsOpen() {
     return !suggestions.hidden && popup.items.length > 0;
   }
 
-  /** Replaces what is being typed (from the context's start to the end of the word) with the item. */
+  /**
+   * Replaces what is being typed with the item: from the context's start to the end of the word,
+   * or of the whole value for a value.
+   */
   function accept(item) {
     const at = caret();
     const text = textarea.value;
-    const start = popup.context?.start ?? at;
-    // The rest of the word at the caret goes; an option name keeps its space before the next.
-    const tail = text.slice(at).replace(/^\S*/, '');
+    const context = popup.context;
+    const start = context?.start ?? at;
+    const segment = context?.kind === 'value' ? wholeLine().segments.find((candidate) => candidate.start === start) : undefined;
+    // The rest of the word (or value) at the caret goes; an option name keeps its space before the next.
+    const tail = segment ? text.slice(Math.max(at, segment.end)) : text.slice(at).replace(/^\S*/, '');
     const rest = item.insert.endsWith(' ') ? tail.replace(/^\s+/, '') : tail;
+    if (item.choose) chosen.set(item.choose.option, { name: item.choose.name, value: item.choose.value });
     const before = text.slice(0, start) + item.insert;
     textarea.value = before + rest;
     textarea.setSelectionRange(before.length, before.length);
     textarea.focus();
     popup.dismissed = false;
+    popup.explicit = false;
     fitHeight();
     hideError();
     update();
   }
 
   function move(step) {
+    if (popup.stale) return;
+    popup.explicit = true;
     const count = popup.items.length;
     popup.active = popup.active < 0 ? (step > 0 ? 0 : count - 1) : (popup.active + step + count) % count;
     highlight();
@@ -432,16 +478,17 @@ export function createComposer(root, ctx) {
     const text = textarea.value;
     if (text.trim() === '') return;
     const { commands } = world();
-    const parsed = parseCommandLine(text, commands, world(), files);
-    if (parsed.error) return showError(parsed.error);
+    const parsed = parseCommandLine(text, commands, world(), files, chosen);
+    if (parsed.error) return showError((parsed.unknownCommand && ctx.unavailable(parsed.unknownCommand)) || parsed.error);
     let attachments;
     try {
       attachments = await encodeFiles(parsed.files);
     } catch {
       return showError('The file could not be read; pick it again.');
     }
-    const kept = { files: new Map(files), filesFor };
+    const kept = { files: new Map(files), chosen: new Map(chosen), filesFor };
     files.clear();
+    chosen.clear();
     setText('');
     setPending(1, parsed.line);
     const sent = await ctx.sendCommand({ ...parsed.request, ...(attachments ? { attachments } : {}) }, parsed.line);
@@ -449,6 +496,7 @@ export function createComposer(root, ctx) {
     // Discord keeps nothing of a failed command; giving the text back lets the person fix it.
     if (!sent && textarea.value === '') {
       for (const [name, file] of kept.files) files.set(name, file);
+      for (const [name, pick] of kept.chosen) chosen.set(name, pick);
       filesFor = kept.filesFor;
       setText(text);
       // The popup would cover the failure note just posted.
@@ -461,6 +509,7 @@ export function createComposer(root, ctx) {
 
   textarea.addEventListener('input', () => {
     popup.dismissed = false;
+    popup.explicit = false;
     hideError();
     fitHeight();
     update();
@@ -479,16 +528,25 @@ export function createComposer(root, ctx) {
       move(event.key === 'ArrowDown' ? 1 : -1);
     } else if (open && event.key === 'Tab') {
       event.preventDefault();
-      accept(popup.items[Math.max(popup.active, 0)]);
+      if (!popup.stale) accept(popup.items[Math.max(popup.active, 0)]);
     } else if (event.key === 'Escape' && !suggestions.hidden) {
       event.preventDefault();
       popup.dismissed = true;
       hideSuggestions();
     } else if (event.key === 'Enter' && !event.shiftKey) {
       event.preventDefault();
-      if (open && popup.active >= 0) accept(popup.items[popup.active]);
+      // A value is taken only when the person moved to it; else what is typed is sent, even if
+      // the bot's choices for it have not arrived yet.
+      const takes = open && popup.active >= 0 && !popup.stale && (popup.explicit || popup.context?.kind !== 'value');
+      if (takes) accept(popup.items[popup.active]);
       else send();
     }
+  });
+  // mousedown would take the focus (and the phone's keyboard) from the textarea.
+  sendButton.addEventListener('mousedown', (event) => event.preventDefault());
+  sendButton.addEventListener('click', () => {
+    hideSuggestions();
+    send();
   });
   slashButton.addEventListener('click', () => {
     if (!textarea.value.trimStart().startsWith('/')) setText('/');

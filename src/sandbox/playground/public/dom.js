@@ -47,6 +47,9 @@ const ICONS = {
   note: 'M21 3a1 1 0 0 0-1.24-.97l-11 2.75A1 1 0 0 0 8 5.75v9.8A3.5 3.5 0 1 0 10 18.5V9.53l9-2.25v6.27A3.5 3.5 0 1 0 21 16.5V3Z',
   video: 'M4 5a3 3 0 0 0-3 3v8a3 3 0 0 0 3 3h10a3 3 0 0 0 3-3v-1.4l3.45 2.3A1 1 0 0 0 22 16V8a1 1 0 0 0-1.55-.83L17 9.4V8a3 3 0 0 0-3-3H4Z',
   warning: 'M10.27 2.5a2 2 0 0 1 3.46 0l8.66 15a2 2 0 0 1-1.73 3H3.34a2 2 0 0 1-1.73-3l8.66-15ZM12 8a1 1 0 0 0-1 1v4a1 1 0 1 0 2 0V9a1 1 0 0 0-1-1Zm0 10a1.25 1.25 0 1 0 0-2.5 1.25 1.25 0 0 0 0 2.5Z',
+  menu: 'M3 5a1 1 0 0 1 1-1h16a1 1 0 1 1 0 2H4a1 1 0 0 1-1-1Zm0 7a1 1 0 0 1 1-1h16a1 1 0 1 1 0 2H4a1 1 0 0 1-1-1Zm1 6a1 1 0 1 0 0 2h16a1 1 0 1 0 0-2H4Z',
+  bot: 'M12 2a1 1 0 0 1 1 1v2h4a3 3 0 0 1 3 3v9a3 3 0 0 1-3 3H7a3 3 0 0 1-3-3V8a3 3 0 0 1 3-3h4V3a1 1 0 0 1 1-1ZM9 10.5a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3Zm6 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3ZM9 16a1 1 0 1 0 0 2h6a1 1 0 1 0 0-2H9ZM1 11a1 1 0 0 1 2 0v3a1 1 0 1 1-2 0v-3Zm21-1a1 1 0 0 0-1 1v3a1 1 0 1 0 2 0v-3a1 1 0 0 0-1-1Z',
+  send: 'M3.4 2.2a1 1 0 0 0-1.33 1.24L4.6 11H13a1 1 0 1 1 0 2H4.6l-2.53 7.56a1 1 0 0 0 1.33 1.24l18-9a1 1 0 0 0 0-1.6l-18-9Z',
   close: 'M17.3 18.7a1 1 0 0 0 1.4-1.4L13.42 12l5.3-5.3a1 1 0 0 0-1.42-1.4L12 10.58l-5.3-5.3a1 1 0 0 0-1.4 1.42L10.58 12l-5.3 5.3a1 1 0 1 0 1.42 1.4L12 13.42l5.3 5.3Z',
 };
 
@@ -69,7 +72,10 @@ export function icon(name, size = 16) {
 /** Discord's default avatar colours; which one a user gets depends on the id, as on Discord. */
 const AVATAR_COLOURS = ['#5865f2', '#757e8a', '#3ba55c', '#faa61a', '#ed4245', '#eb459e'];
 
-/** A coloured circle with the name's initial, standing in for a profile picture. */
+/** Colours the page gives by user id (its personas and the bot), ahead of the id's own. */
+export const avatarColours = new Map();
+
+/** A coloured circle with the name's initial (a robot for a bot), standing in for a profile picture. */
 export function avatar(user, size = 40) {
   let index = 0;
   try {
@@ -77,8 +83,11 @@ export function avatar(user, size = 40) {
   } catch {
     // Not a snowflake (a local message): the first colour.
   }
-  const node = h('div', { class: 'avatar', 'aria-hidden': 'true', text: (user.username || '?').slice(0, 1).toUpperCase() });
-  node.style.setProperty('--avatar-colour', AVATAR_COLOURS[index]);
+  const node = user.bot
+    ? h('div', { class: 'avatar', 'aria-hidden': 'true' }, icon('bot', Math.round(size * 0.6)))
+    : h('div', { class: 'avatar', 'aria-hidden': 'true', text: (user.username || '?').slice(0, 1).toUpperCase() });
+  node.dataset.userId = user.id;
+  node.style.setProperty('--avatar-colour', avatarColours.get(user.id) ?? AVATAR_COLOURS[index]);
   node.style.setProperty('--avatar-size', `${size}px`);
   return node;
 }
