@@ -1,5 +1,5 @@
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import { getGuildCredits, spentToday, usage, utcMonth, utcMonthStart } from '../src/credits/index.js';
+import { getGuildCredits, nextAllowanceTopUp, spentToday, usage, utcMonthStart } from '../src/credits/index.js';
 import { openCaller } from '../src/discord/caller.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { effectiveDailyCap } from '../src/guilds/limits.js';
@@ -34,8 +34,10 @@ export default defineCommand({
     const { t } = context;
     const lines = [
       t('credits.balance', { balance }),
-      credits && credits.monthlyAllowance > 0 ? t('credits.allowance', { allowance: credits.monthlyAllowance }) : t('credits.noAllowance'),
-      t('credits.used', { month: utcMonth(now), spent: month.spent, count: month.jobs, mySpent: mine.spent, myJobs: mine.jobs }),
+      credits && credits.monthlyAllowance > 0
+        ? t('credits.allowance', { allowance: credits.monthlyAllowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
+        : t('credits.noAllowance'),
+      t('credits.used', { month: t.month(now), spent: month.spent, count: month.jobs, mySpent: mine.spent, myJobs: mine.jobs }),
       cap === null ? t('credits.canSpend', { canSpend }) : t('credits.canSpendCapped', { canSpend, cap, today }),
     ];
     if (credits?.frozen) lines.push(t('credits.paused'));

@@ -103,7 +103,7 @@ function songOptions(t: Translator, songs: readonly JobRow[], before: number) {
     label: `${before + index + 1}. ${describeJob(job, t, 100 - `${before + index + 1}. `.length)}`,
     value: job.id,
     description: truncate(
-      [job.kind === 'persona_song' ? t('library.withVoice') : '', job.createdAt.toISOString().slice(0, 10)].filter(Boolean).join(' · '),
+      [job.kind === 'persona_song' ? t('library.withVoice') : '', t.day(job.createdAt)].filter(Boolean).join(' · '),
       100,
     ),
   }));

@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { getGuildCredits } from '../../src/credits/index.js';
+import { KIND_WORDS } from '../../src/discord/job-lookup.js';
 import { english } from '../../src/i18n/index.js';
 import { defineSubcommand } from './subcommand.js';
 
@@ -38,7 +39,7 @@ export const account = defineSubcommand({
       else lines.push(drift);
       const { uncertain } = account;
       if (uncertain.count > 0) {
-        const named = uncertain.jobs.map((job) => `\`${job.id.slice(0, 8)}\` (${job.kind}, ${job.cost})`).join(', ');
+        const named = uncertain.jobs.map((job) => `\`${job.id.slice(0, 8)}\` (${job.kind in KIND_WORDS ? t.text({ key: KIND_WORDS[job.kind as keyof typeof KIND_WORDS] }) : job.kind}, ${job.cost})`).join(', ');
         lines.push(t('creditsAdmin.accountUncertain', { count: uncertain.count, credits: uncertain.credits, jobs: named }));
       }
     }

@@ -1,7 +1,7 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { exportCsv, history as ledgerHistory, type LedgerEntry } from '../../src/credits/index.js';
+import { exportCsv, history as ledgerHistory, ledgerKeys, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/delivery/custom-ids.js';
@@ -10,6 +10,7 @@ import { english, localText, type MessageKey, type Translator } from '../../src/
 import type { LedgerKind } from '../../src/db/schema.js';
 import { answerInPlace, type Answer } from '../../src/discord/respond.js';
 import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
+import { KIND_WORDS } from '../../src/discord/job-lookup.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -25,6 +26,7 @@ function signed(amount: number): string {
   return amount > 0 ? `+${amount}` : String(amount);
 }
 
+/** The member-facing word for each ledger movement: what happened to the credits, not how the ledger books it. */
 const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
   grant: 'creditsAdmin.ledgerKind.grant',
   take: 'creditsAdmin.ledgerKind.take',
@@ -35,37 +37,60 @@ const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
   refund: 'creditsAdmin.ledgerKind.refund',
 };
 
-function describeEntry(entry: LedgerEntry, t: Translator): string {
+/** What the movement was for: the job's kind, the allowance's month, or the words a person gave. */
+function purposeOf(entry: HistoryEntry, t: Translator): { label: string; why: string } {
+  const kind = t.text({ key: KIND_NAMES[entry.kind] });
+  if (entry.jobKind) return { label: `**${kind}** (${t.text({ key: KIND_WORDS[entry.jobKind] })})`, why: '' };
+  const allowanceKey = ledgerKeys.allowance(entry.guildId, '');
+  const period = entry.key.startsWith(allowanceKey) ? /^(\d{4})-(\d{2})$/.exec(entry.key.slice(allowanceKey.length)) : null;
+  if (period) {
+    return { label: `**${kind}** (${t.month(new Date(Date.UTC(Number(period[1]), Number(period[2]) - 1, 1)))})`, why: '' };
+  }
+  if (entry.key === ledgerKeys.startingCredits(entry.guildId)) return { label: `**${kind}** (${t('creditsAdmin.historyStartingCredits')})`, why: '' };
+  // Only an owner's own words are shown: the bot's internal reasons are not for members.
+  const why = entry.key.startsWith(ledgerKeys.manual('')) && entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
+  return { label: `**${kind}**`, why };
+}
+
+function describeEntry(entry: HistoryEntry, t: Translator): string {
   const who = [entry.userId && t('creditsAdmin.historyFor', { user: entry.userId }), entry.actorId && t('creditsAdmin.historyBy', { user: entry.actorId })]
     .filter(Boolean)
     .join(' ');
-  const why = entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';
+  const { label, why } = purposeOf(entry, t);
   const job = entry.jobId ? ` · ${t('creditsAdmin.historyJob', { job: entry.jobId.slice(0, 8) })}` : '';
   // Amounts and balances stay ungrouped, as in the CSV export: a ledger is read digit by digit.
-  return `\`#${entry.id}\` ${discordTimestamp(entry.createdAt)} **${t.text({ key: KIND_NAMES[entry.kind] })}** ${signed(entry.amount)} → ${entry.balanceAfter}${who ? ` · ${who}` : ''}${job}${why}`;
+  return `\`#${entry.id}\` ${discordTimestamp(entry.createdAt)} ${label} ${signed(entry.amount)} → ${entry.balanceAfter}${who ? ` · ${who}` : ''}${job}${why}`;
 }
 
-async function historyAnswer(context: CommandContext, guildId: string, scope: Scope, beforeId?: number): Promise<Answer> {
-  const page = await ledgerHistory(context.db, { guildId, userId: scope === 'all' ? undefined : scope, limit: PAGE_SIZE, beforeId });
+/** Where a history page starts: the newest page, the page below an id (older) or the page just above one (newer). */
+type PageStart = { readonly beforeId: number } | { readonly afterId: number } | undefined;
+
+function pageButton(scope: Scope, direction: 'n' | 'o', id: number | null, label: string): ButtonBuilder {
+  return new ButtonBuilder()
+    .setCustomId(encodeCustomId({ action: 'history-page', subject: scope, arg: `${direction}${id ?? ''}` }))
+    .setLabel(label)
+    .setStyle(ButtonStyle.Primary)
+    .setDisabled(id === null);
+}
+
+async function historyAnswer(context: CommandContext, guildId: string, scope: Scope, start?: PageStart): Promise<Answer> {
+  const userId = scope === 'all' ? undefined : scope;
+  let page = await ledgerHistory(context.db, { guildId, userId, limit: PAGE_SIZE, ...start });
+  // Nothing newer after all (an old message's button): the newest page is what the moderator wants.
+  if (page.entries.length === 0 && start !== undefined) page = await ledgerHistory(context.db, { guildId, userId, limit: PAGE_SIZE });
   const { t } = context;
   const heading = scope === 'all' ? t('creditsAdmin.historyHeading') : t('creditsAdmin.historyHeadingOf', { user: scope });
   const body = page.entries.length === 0 ? t('creditsAdmin.historyEmpty') : page.entries.map((entry) => describeEntry(entry, t)).join('\n');
   const buttons = [
+    pageButton(scope, 'n', page.newerAfterId, t('creditsAdmin.newerButton')),
+    pageButton(scope, 'o', page.nextBeforeId, t('creditsAdmin.olderButton')),
     new ButtonBuilder()
       .setCustomId(encodeCustomId({ action: 'history-csv', subject: scope }))
       .setLabel(t('creditsAdmin.exportButton'))
       .setStyle(ButtonStyle.Secondary),
   ];
-  if (page.nextBeforeId !== null) {
-    buttons.unshift(
-      new ButtonBuilder()
-        .setCustomId(encodeCustomId({ action: 'history-page', subject: scope, arg: String(page.nextBeforeId) }))
-        .setLabel(t('creditsAdmin.olderButton'))
-        .setStyle(ButtonStyle.Primary),
-    );
-  }
   return {
-    content: `${heading}${beforeId === undefined ? '' : ` ${t('creditsAdmin.historyOlder')}`}\n${body}`.slice(0, 2000),
+    content: `${heading}${page.newerAfterId === null ? '' : ` ${t('creditsAdmin.historyOlder')}`}\n${body}`.slice(0, 2000),
     components: [new ActionRowBuilder<ButtonBuilder>().addComponents(buttons)],
   };
 }
@@ -83,13 +108,21 @@ async function csvAnswer(context: CommandContext, guildId: string, scope: Scope)
     name: `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}.csv`,
   });
   const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined;
-  const content = cut ? context.t('creditsAdmin.csvCut', { rows: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
+  const content = cut ? context.t('creditsAdmin.csvCut', { count: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
   return { content, files: [file] };
 }
 
 function scopeOf(id: CustomId): Scope {
   if (id.subject === 'all' || /^\d{17,20}$/.test(id.subject)) return id.subject;
   throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
+}
+
+/** `o<id>`: older than the id; `n<id>`: newer; a bare id (buttons posted before Newer existed): older. */
+function pageStartOf(arg: string | undefined): PageStart {
+  const match = /^([no]?)(\d{1,15})$/.exec(arg ?? '');
+  const id = Number(match?.[2]);
+  if (!match || !Number.isSafeInteger(id) || id < 1) throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
+  return match[1] === 'n' ? { afterId: id } : { beforeId: id };
 }
 
 /** The history buttons are moderators' too: Discord's command permissions do not cover them. */
@@ -117,10 +150,9 @@ export const historyButtons = {
     acknowledge: 'update',
     async execute(interaction, id, context) {
       const scope = scopeOf(id);
-      const beforeId = Number(id.arg);
-      if (!Number.isSafeInteger(beforeId) || beforeId < 1) throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
+      const start = pageStartOf(id.arg);
       const guildId = await moderatorGuildId(interaction, context);
-      await interaction.editReply({ ...(await historyAnswer(context, guildId, scope, beforeId)), allowedMentions: { parse: [] } });
+      await interaction.editReply({ ...(await historyAnswer(context, guildId, scope, start)), allowedMentions: { parse: [] } });
     },
   },
   'history-csv': {

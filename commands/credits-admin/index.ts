@@ -15,7 +15,7 @@ import { defineCommand } from '../../src/discord/command.js';
 import { english } from '../../src/i18n/index.js';
 import { account } from './account.js';
 import { alert } from './alert.js';
-import { allowance } from './allowance.js';
+import { allowance, allowanceButtons } from './allowance.js';
 import { freeze, unfreeze } from './freeze.js';
 import { grant, take } from './grant.js';
 import { history, historyButtons } from './history.js';
@@ -53,5 +53,5 @@ export default defineCommand({
       reply: (content) => answerInPlace(interaction, { content }),
     });
   },
-  buttons: historyButtons,
+  buttons: { ...historyButtons, ...allowanceButtons },
 });

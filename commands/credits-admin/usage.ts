@@ -1,5 +1,5 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { usage as usageReport, utcMonth, utcMonthStart } from '../../src/credits/index.js';
+import { usage as usageReport, utcMonthStart } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -16,8 +16,8 @@ export const usage = defineSubcommand({
     const now = new Date();
     const userId = options.user?.id;
     const report = await usageReport(context.db, { guildId: caller.guild.id, userId, since: utcMonthStart(now) });
-    const month = utcMonth(now);
     const { t } = context;
+    const month = t.month(now);
     if (userId !== undefined) {
       return reply(
         t('creditsAdmin.usageOfMember', { user: userId, month, spent: report.spent, jobs: report.jobs, charged: report.charged, returned: report.returned }),

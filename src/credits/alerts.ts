@@ -9,6 +9,8 @@ export interface LowBalanceAlert {
   readonly channelId: string;
   readonly balance: number;
   readonly below: number;
+  /** The guild's monthly allowance (0: none), so the alert can say whether it will top the balance up. */
+  readonly monthlyAllowance: number;
 }
 
 /**
@@ -30,9 +32,9 @@ export async function takeLowBalanceAlert(executor: Executor, guildId: string): 
         isNull(guilds.alertSentAt),
       ),
     )
-    .returning({ channelId: guilds.alertChannelId, balance: guilds.balance, below: guilds.alertBelow });
+    .returning({ channelId: guilds.alertChannelId, balance: guilds.balance, below: guilds.alertBelow, monthlyAllowance: guilds.monthlyAllowance });
   if (taken && taken.channelId !== null && taken.below !== null) {
-    return { channelId: taken.channelId, balance: taken.balance, below: taken.below };
+    return { channelId: taken.channelId, balance: taken.balance, below: taken.below, monthlyAllowance: taken.monthlyAllowance };
   }
   await executor
     .update(guilds)

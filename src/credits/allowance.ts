@@ -14,12 +14,19 @@ export interface SetMonthlyAllowanceInput {
   readonly actorId: string;
   /** Idempotency key (the interaction id): a replay changes nothing, even after a later change. */
   readonly key: string;
+  /**
+   * Count this month as done, so that an allowance not yet applied this month first tops the
+   * balance up next month instead of at the guild's next use.
+   */
+  readonly fromNextMonth?: boolean;
+  readonly now?: Date;
 }
 
 /**
  * Sets the monthly allowance and records who did it. The new amount counts from the next
- * period not yet applied: a guild that never had one gets it at its next use; a guild whose
- * allowance for this month was already applied gets the new amount next month.
+ * period not yet applied: a guild that never had one gets it at its next use (unless
+ * `fromNextMonth`); a guild whose allowance for this month was already applied gets the new
+ * amount next month.
  */
 export async function setMonthlyAllowance(
   executor: Executor,
@@ -33,15 +40,17 @@ export async function setMonthlyAllowance(
     if (await auditKeyUsed(tx, input.guildId, AUDIT_ACTIONS.monthlyAllowance, input.key)) {
       return { monthlyAllowance: guild.monthlyAllowance, previous: guild.monthlyAllowance, replayed: true };
     }
+    const month = utcMonth(input.now ?? new Date());
+    const skipThisMonth = input.fromNextMonth === true && (guild.allowancePeriod === null || guild.allowancePeriod < month);
     await tx
       .update(guilds)
-      .set({ monthlyAllowance: input.amount, updatedAt: sql`now()` })
+      .set({ monthlyAllowance: input.amount, ...(skipThisMonth && { allowancePeriod: month }), updatedAt: sql`now()` })
       .where(eq(guilds.id, input.guildId));
     await writeAudit(tx, {
       guildId: input.guildId,
       actorId: input.actorId,
       action: AUDIT_ACTIONS.monthlyAllowance,
-      details: { amount: input.amount, previous: guild.monthlyAllowance },
+      details: { amount: input.amount, previous: guild.monthlyAllowance, ...(skipThisMonth && { fromNextMonth: true }) },
       key: input.key,
     });
     return { monthlyAllowance: input.amount, previous: guild.monthlyAllowance, replayed: false };

@@ -46,11 +46,13 @@ export {
   type ModeratorMovementInput,
   type ModeratorMovementResult,
 } from './moderator-movements.js';
-export { utcDay, utcMonth, utcMonthStart } from './periods.js';
+export { nextAllowanceTopUp, utcDay, utcMonth, utcMonthStart } from './periods.js';
 export {
   history,
+  latestTake,
   spentToday,
   usage,
+  type HistoryEntry,
   type HistoryPage,
   type HistoryQuery,
   type MemberUsage,

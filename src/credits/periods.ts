@@ -15,3 +15,11 @@ export function utcDay(now: Date): { start: Date; end: Date } {
 export function utcMonthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
+
+/**
+ * When a monthly allowance next tops a balance up: the start of the next UTC month (this
+ * month's was applied at the guild's first use in it, or by the hourly sweep).
+ */
+export function nextAllowanceTopUp(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}

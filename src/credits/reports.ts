@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
-import { creditLedger } from '../db/schema.js';
+import { creditLedger, jobs, type JobKind } from '../db/schema.js';
 import type { LedgerEntry } from './ledger.js';
 import { utcDay } from './periods.js';
 
@@ -95,33 +95,74 @@ export interface HistoryQuery {
    * @defaultValue 20
    */
   readonly limit?: number;
-  /** Continue below this ledger id: pass the previous page's `nextBeforeId`. */
+  /** The page below this ledger id (older): pass the previous page's `nextBeforeId`. */
   readonly beforeId?: number;
+  /** The page just above this ledger id (newer): pass the previous page's `newerAfterId`. Ignored with `beforeId`. */
+  readonly afterId?: number;
 }
+
+/** A ledger entry, with the kind of the job it paid or returned, if any. */
+export type HistoryEntry = LedgerEntry & { readonly jobKind: JobKind | null };
 
 export interface HistoryPage {
   /** Newest first. */
-  readonly entries: LedgerEntry[];
-  /** The `beforeId` of the next (older) page, or null on the last page. */
+  readonly entries: HistoryEntry[];
+  /** The `beforeId` of the next (older) page, or null on the oldest page. */
   readonly nextBeforeId: number | null;
+  /** The `afterId` of the newer page, or null on the newest page (as of this read). */
+  readonly newerAfterId: number | null;
 }
 
-/** The guild's ledger, newest first, a page at a time (keyset paging on the ledger id). */
+/**
+ * The guild's ledger, newest first, a page at a time, both ways: keyset paging on the ledger
+ * id, so a page stays the same page however many movements are written above it meanwhile.
+ */
 export async function history(executor: Executor, query: HistoryQuery): Promise<HistoryPage> {
   const limit = Math.min(500, Math.max(1, Math.trunc(query.limit ?? 20)));
+  const newer = query.beforeId === undefined && query.afterId !== undefined;
+  const scope = and(eq(creditLedger.guildId, query.guildId), query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined);
   const rows = await executor
-    .select()
+    .select({ entry: creditLedger, jobKind: jobs.kind })
     .from(creditLedger)
+    .leftJoin(jobs, eq(jobs.id, creditLedger.jobId))
     .where(
       and(
-        eq(creditLedger.guildId, query.guildId),
-        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+        scope,
         query.beforeId !== undefined ? lt(creditLedger.id, query.beforeId) : undefined,
+        newer ? gt(creditLedger.id, query.afterId!) : undefined,
       ),
     )
-    .orderBy(desc(creditLedger.id))
+    .orderBy(newer ? asc(creditLedger.id) : desc(creditLedger.id))
     .limit(limit + 1);
-  const entries = rows.slice(0, limit);
-  const last = entries.at(-1);
-  return { entries, nextBeforeId: rows.length > limit && last ? last.id : null };
+  const page = rows.slice(0, limit).map(({ entry, jobKind }) => ({ ...entry, jobKind }));
+  if (newer) page.reverse();
+  const more = rows.length > limit;
+  const newest = page[0]?.id;
+  const oldest = page.at(-1)?.id;
+  // The side the page was read from is known from the extra row; the other side takes one look.
+  const olderExists = newer ? oldest !== undefined && (await anyEntry(executor, and(scope, lt(creditLedger.id, oldest)))) : more;
+  const newerExists = newer
+    ? more
+    : query.beforeId !== undefined && newest !== undefined && (await anyEntry(executor, and(scope, gt(creditLedger.id, newest))));
+  return {
+    entries: page,
+    nextBeforeId: olderExists && oldest !== undefined ? oldest : null,
+    newerAfterId: newerExists && newest !== undefined ? newest : null,
+  };
+}
+
+async function anyEntry(executor: Executor, where: SQL | undefined): Promise<boolean> {
+  const [row] = await executor.select({ id: creditLedger.id }).from(creditLedger).where(where).limit(1);
+  return row !== undefined;
+}
+
+/** The guild's latest `take` at or after `since`, or null: what a top-up would silently give back. */
+export async function latestTake(executor: Executor, guildId: string, since: Date): Promise<{ amount: number; createdAt: Date } | null> {
+  const [row] = await executor
+    .select({ amount: creditLedger.amount, createdAt: creditLedger.createdAt })
+    .from(creditLedger)
+    .where(and(eq(creditLedger.guildId, guildId), eq(creditLedger.kind, 'take'), gte(creditLedger.createdAt, since)))
+    .orderBy(desc(creditLedger.id))
+    .limit(1);
+  return row ? { amount: -row.amount, createdAt: row.createdAt } : null;
 }

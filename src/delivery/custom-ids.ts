@@ -16,10 +16,15 @@ export const CUSTOM_ID_ACTIONS = [
   'show',
   /** Cancel a job that was not yet submitted. */
   'cancel',
-  /** Paging of `/credits-admin history`. subject: `<userId|all>`; arg: the ledger id to continue below. */
+  /**
+   * Paging of `/credits-admin history`. subject: `<userId|all>`; arg: `o` (older) or `n` (newer)
+   * and the ledger id the page starts beyond (none on a disabled button); a bare id is `o`.
+   */
   'history-page',
   /** The "Export CSV" button of `/credits-admin history`. subject: `<userId|all>`. */
   'history-csv',
+  /** The owner's choice when a new monthly allowance would top the balance up at once. subject: the amount; arg: `now` | `next`. */
+  'allowance-set',
   /**
    * Paging of `/library`. subject: `<userId|all>`; arg: `o` (older) or `n` (newer), the job id
    * the page starts beyond in base64url, `:`, and the search as typed (possibly empty).

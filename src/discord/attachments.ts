@@ -40,8 +40,9 @@ function declaredFormat(attachment: Pick<Attachment, 'name' | 'contentType'>): A
 }
 
 /** One decimal, as the member reads it ("21.0"); the unit is in the message. */
-function megabytes(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1);
+/** To one decimal, as a number: the catalogue writes it the reader's way ("20.5", "20,5"). */
+function megabytes(bytes: number): number {
+  return Math.round((bytes / (1024 * 1024)) * 10) / 10;
 }
 
 /**
@@ -62,7 +63,7 @@ export async function checkAudioAttachment(
   if (!info) throw new Refusal('invalid_input', localText('attachment.unreadable'));
   const minSeconds = options.minSeconds ?? 0;
   if (minSeconds > 0 && info.durationSeconds <= minSeconds) {
-    throw new Refusal('invalid_input', localText('attachment.tooShort', { seconds: info.durationSeconds.toFixed(1), min: minSeconds }));
+    throw new Refusal('invalid_input', localText('attachment.tooShort', { seconds: Math.round(info.durationSeconds * 10) / 10, min: minSeconds }));
   }
   return { url: attachment.url, format: info.format, durationSeconds: info.durationSeconds };
 }

@@ -139,11 +139,11 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   if (limit !== null) {
     const spent = await spentToday(context.db, { guildId: guild.id, userId: member.userId, now });
     if (spent + cost > limit) {
-      throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, Math.max(0, limit - spent), limit));
+      throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, Math.max(0, limit - spent), limit, now));
     }
   }
   if (guild.balance < cost) {
-    throw new Refusal('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(guild.balance, cost));
+    throw new Refusal('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(guild.balance, cost, guild.monthlyAllowance, now));
   }
   return cost;
 }

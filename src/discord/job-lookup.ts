@@ -25,7 +25,7 @@ const PREFIX = /^[0-9a-f-]{6,35}$/i;
 /** How far back a typed prefix is looked for. */
 const PREFIX_SEARCH_LIMIT = 200;
 
-const KIND_WORDS = {
+export const KIND_WORDS = {
   song: 'jobs.kind.song',
   persona_song: 'jobs.kind.personaSong',
   lyrics: 'jobs.kind.lyrics',

@@ -13,9 +13,12 @@ export type MessageKey = keyof typeof en;
 /** Every language's catalogue has every key; translations only relax the literal types. */
 export type Catalogue = { readonly [K in MessageKey]: Message };
 
-/** `{name}` is a parameter; `{/jobs show}` and `{:song voice}` are command references, written by the translator. */
+/**
+ * `{name}` is a parameter, `{name:unit}` a counted one; `{/jobs show}` and `{:song voice}` are
+ * command references, written by the translator.
+ */
 type PlaceholdersIn<S> = S extends `${string}{${infer Name}}${infer Rest}`
-  ? (Name extends `/${string}` | `:${string}` ? never : Name) | PlaceholdersIn<Rest>
+  ? (Name extends `/${string}` | `:${string}` ? never : Name extends `${infer Param}:${string}` ? Param : Name) | PlaceholdersIn<Rest>
   : never;
 type PlaceholdersOfMessage<M> = M extends string ? PlaceholdersIn<M> : M extends Plural ? PlaceholdersIn<M[keyof M] & string> | 'count' : never;
 

@@ -29,7 +29,10 @@ export function localText<K extends MessageKey>(key: K, ...params: ParamsArg<K>)
   return params[0] === undefined ? { key } : { key, params: params[0] };
 }
 
-const translators = new Map<AppLocale, Translate & { readonly locale: AppLocale; text(text: LocalText): string }>();
+/** A language's `t`, with its language, a writer for a carried message, and its ways of naming a month and a day. */
+type LocaleTranslator = Translate & { readonly locale: AppLocale; text(text: LocalText): string; month(date: Date): string; day(date: Date): string };
+
+const translators = new Map<AppLocale, LocaleTranslator>();
 
 /** The `t` of a language (cached; one per language). */
 export function translator(locale: AppLocale | string | null | undefined) {
@@ -39,11 +42,21 @@ export function translator(locale: AppLocale | string | null | undefined) {
     const catalogue = CATALOGUES[resolved];
     const numbers = new Intl.NumberFormat(resolved);
     const plurals = new Intl.PluralRules(resolved);
+    const months = new Intl.DateTimeFormat(resolved, { month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const days = new Intl.DateTimeFormat(resolved, { dateStyle: 'medium', timeZone: 'UTC' });
+    const counted = (unit: string, count: string | number): string | undefined => {
+      const message = (catalogue as Readonly<Record<string, Message | undefined>>)[`unit.${unit}`];
+      return message === undefined ? undefined : render(message, { count }, numbers, plurals, counted);
+    };
     const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string =>
-      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals);
+      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals, counted);
     translate = Object.assign(<K extends MessageKey>(key: K, ...params: ParamsArg<K>) => write(key, params[0]), {
       locale: resolved,
       text: (text: LocalText) => write(text.key, text.params),
+      /** A UTC calendar month as the reader says it: "November 2026", "noviembre de 2026". */
+      month: (date: Date) => months.format(date),
+      /** A UTC day as the reader writes it, where Discord's `<t:…:d>` does not render (menus): "Nov 25, 2026". */
+      day: (date: Date) => days.format(date),
     });
     translators.set(resolved, translate);
   }
@@ -96,11 +109,19 @@ function commandReference(reference: string, catalogue: Catalogue): string {
   return `/${words.join(' ')}`;
 }
 
+/**
+ * `{name}` writes a parameter (a number formatted for the language, but bare in `<t:{at}:R>`);
+ * `{name:unit}` writes a number with its noun in the right plural form, from the catalogue's
+ * `unit.<unit>` (`{cost:credits}`: "1 credit", "5 credits").
+ */
+const PARAMETER = /\{(\w+)(?::(\w+))?\}/g;
+
 function render(
   message: Message,
   params: Readonly<Record<string, string | number>> | undefined,
   numbers: Intl.NumberFormat,
   plurals: Intl.PluralRules,
+  counted: (unit: string, count: string | number) => string | undefined,
 ): string {
   let form: string;
   if (isPlural(message)) {
@@ -110,9 +131,13 @@ function render(
     form = message;
   }
   if (!params) return form;
-  return form.replace(/\{(\w+)\}/g, (whole, name: string) => {
+  return form.replace(PARAMETER, (whole, name: string, unit: string | undefined, offset: number) => {
     const value = params[name];
     if (value === undefined) return whole;
+    // Discord's timestamp markup (`<t:{at}:R>`) takes the bare Unix seconds.
+    if (form.startsWith('<t:', offset - 3)) return String(value);
+    // A number given as text (digits kept ungrouped on purpose) is counted as written.
+    if (unit !== undefined) return counted(unit, value) ?? (typeof value === 'number' ? numbers.format(value) : value);
     return typeof value === 'number' ? numbers.format(value) : value;
   });
 }

@@ -25,11 +25,11 @@ export function isPlural(message: Message): message is Plural {
   return typeof message === 'object';
 }
 
-/** The placeholders a message uses, e.g. `{balance}` → `balance`; `count` for every plural. */
+/** The placeholders a message uses, e.g. `{balance}` or `{balance:credits}` → `balance`; `count` for every plural. */
 export function placeholdersOf(message: Message): Set<string> {
   const found = new Set<string>();
   const forms = isPlural(message) ? Object.values(message) : [message];
-  for (const form of forms) for (const match of (form as string).matchAll(/\{(\w+)\}/g)) found.add(match[1]!);
+  for (const form of forms) for (const match of (form as string).matchAll(/\{(\w+)(?::\w+)?\}/g)) found.add(match[1]!);
   if (isPlural(message)) found.add('count');
   return found;
 }

@@ -3,7 +3,17 @@
  * once. No discord.js types here; the pipeline runs without a gateway.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { applyMonthlyAllowance, checkSpendingLimits, ensureGuild, isJobCharged, reserveForJob, takeLowBalanceAlert } from '../credits/index.js';
+import {
+  applyMonthlyAllowance,
+  checkSpendingLimits,
+  ensureGuild,
+  getGuildCredits,
+  isJobCharged,
+  nextAllowanceTopUp,
+  reserveForJob,
+  takeLowBalanceAlert,
+  type LowBalanceAlert,
+} from '../credits/index.js';
 import { describeDiscordError } from '../delivery/discord-delivery.js';
 import type { Executor } from '../db/client.js';
 import type { RowFor } from '../db/insert-from.js';
@@ -13,7 +23,7 @@ import type { PipelineDeps } from './deps.js';
 import { getJob, queuedAhead } from './job-rows.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
-import { localText, translator, type AppLocale } from '../i18n/index.js';
+import { localText, translator, type AppLocale, type Translator } from '../i18n/index.js';
 import { zodText } from '../i18n/zod-text.js';
 import { escapeMarkdown } from '../text.js';
 import type { SubmitHooks } from './pipeline.js';
@@ -83,12 +93,13 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: cost, alongside: row });
     if (!reservation.ok) {
       // Nothing was written: a refused request leaves no trace.
-      throw reservation.reason === 'frozen'
-        ? new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost })
-        : new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost), {
-            balance: reservation.balance ?? 0,
-            cost,
-          });
+      if (reservation.reason === 'frozen') throw new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost });
+      // The refusal names the allowance when one will add credits: read only on this rare path.
+      const allowance = (await getGuildCredits(deps.db, guildId))?.monthlyAllowance ?? 0;
+      throw new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost, allowance, now), {
+        balance: reservation.balance ?? 0,
+        cost,
+      });
     }
     // The charge was already there: this request was accepted by another submission of it.
     if (reservation.replayed) throw new RequestTakenError(jobId);
@@ -106,7 +117,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
             // Over the cap because another submission of this very request was just charged: not a refusal.
             if (input.requestKey !== undefined && (await isJobCharged(tx, jobId))) throw new RequestTakenError(jobId);
             const left = Math.max(0, limits.limit - limits.spent);
-            throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit), { cost, limit: limits.limit, spent: limits.spent });
+            throw new RequestRefusedError('user_cap', REFUSAL_TEXTS.dailyCap(cost, left, limits.limit, now), { cost, limit: limits.limit, spent: limits.spent });
           }
           return reserve(tx);
         })
@@ -173,10 +184,18 @@ async function alertIfLow(deps: PipelineDeps, guildId: string, guildLocale: AppL
     const alert = await takeLowBalanceAlert(deps.db, guildId);
     if (!alert) return;
     await deps.discord.postChannelMessage(alert.channelId, {
-      content: translator(guildLocale)('alert.lowBalance', { balance: alert.balance, below: alert.below }),
+      content: lowBalanceText(translator(guildLocale), alert, deps.now()),
       allowed_mentions: { parse: [] },
     });
   } catch (err) {
     deps.logger.warn({ guildId, error: describeDiscordError(err) }, 'could not send the low-balance alert');
   }
+}
+
+/** The alert names who can add credits: the monthly allowance (and when) if it will, and the bot's owners. */
+function lowBalanceText(t: Translator, alert: LowBalanceAlert, now: Date): string {
+  const { balance, below, monthlyAllowance } = alert;
+  return monthlyAllowance > balance
+    ? t('alert.lowBalanceAllowance', { balance, below, allowance: monthlyAllowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
+    : t('alert.lowBalance', { balance, below });
 }

@@ -98,7 +98,7 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
 
       const second = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'one too many' } });
       const refusal = await answer(second, /limit|cap|today/i);
-      expect(refusal.content).toBe('That costs 10 credits, and you can spend 0 more today (daily limit 10). The limit resets at midnight UTC.');
+      expect(refusal.content).toMatch(/^That costs 10 credits, and you can spend 0 more today \(daily limit 10\)\. The limit resets at midnight UTC \(<t:\d+:t> your time\)\.$/);
       expect(await bot.balance()).toBe(balance);
       expect(await bot.ledgerCount()).toBe(rows);
 

@@ -250,7 +250,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       [
         'a recording too short for a voice',
         { name: 'voice', subcommand: 'create', options: { name: 'Short' }, attachments: { audio: { filename: 'short.wav', data: sineWav({ seconds: 3 }), contentType: 'audio/wav' } } },
-        'That recording is 3.0 seconds long; a voice needs more than 10 seconds of clear solo singing.',
+        'That recording is 3 seconds long; a voice needs more than 10 seconds of clear solo singing.',
       ],
       ['an unknown song for a video', { name: 'video', options: { song: '00000000-0000-4000-8000-000000000000' } }, 'That is not a finished song of this server. Pick one from the list.'],
     ];
@@ -277,7 +277,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.balance()).toBe(5);
       const before = await accounts();
       const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'cannot afford this' } });
-      expect(await ephemeralText(handle)).toBe('This server has 5 credits and this costs 10. A moderator can add more.');
+      expect(await ephemeralText(handle)).toBe('This server has 5 credits and this costs 10. Only the bot’s owners can add credits.');
       expect((await bot.settled(handle)).msg).toBe('interaction refused');
       expect(await accounts()).toEqual(before);
     });

@@ -84,7 +84,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceModel': 'Ein Song mit einer Stimme nutzt das Modell der Stimme: Lass `{:song model}` weg.',
   'song.refusal.pickGone': 'Diese Auswahl gilt nicht mehr: Sie wurde schon getroffen oder ist zu alt. Führe `{/song}` noch einmal aus.',
 
-  'songForm.title': 'Einen Song machen',
+  'songForm.title': 'Song erstellen',
   'songForm.remixTitle': 'Remix: {title}',
   'songForm.lyrics': 'Songtext',
   'songForm.style': 'Stil',
@@ -125,7 +125,7 @@ export const generation: Translation<typeof english> = {
   'attachment.tooLarge': 'Diese Datei hat {size} MB; das Limit liegt bei {limit} MB.',
   'attachment.larger': 'Diese Datei ist größer als {limit} MB.',
   'attachment.unreadable': 'Diese Datei ist keine lesbare MP3- oder WAV-Aufnahme.',
-  'attachment.tooShort': 'Diese Aufnahme ist {seconds} Sekunden lang; eine Stimme braucht mehr als {min} Sekunden klaren Sologesang.',
+  'attachment.tooShort': 'Diese Aufnahme ist {seconds:seconds} lang; eine Stimme braucht mehr als {min:seconds} klaren Sologesang.',
   'attachment.downloadFailed': 'Der Bot konnte diesen Anhang nicht lesen. Lade ihn bitte noch einmal hoch.',
 
   'jobs.kind.song': 'Song',

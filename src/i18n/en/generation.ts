@@ -133,7 +133,7 @@ export const generation = {
   'attachment.tooLarge': 'That file is {size} MB; the limit is {limit} MB.',
   'attachment.larger': 'That file is larger than {limit} MB.',
   'attachment.unreadable': 'That file is not a readable MP3 or WAV recording.',
-  'attachment.tooShort': 'That recording is {seconds} seconds long; a voice needs more than {min} seconds of clear solo singing.',
+  'attachment.tooShort': 'That recording is {seconds:seconds} long; a voice needs more than {min:seconds} of clear solo singing.',
   'attachment.downloadFailed': 'The bot could not read that attachment. Please upload it again.',
 
   // ---- /jobs ----

@@ -84,7 +84,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceModel': 'Una canción con voz usa el modelo de la propia voz: quita `{:song model}`.',
   'song.refusal.pickGone': 'Esta elección ya no sirve: ya se hizo, o hace demasiado. Vuelve a usar `{/song}`.',
 
-  'songForm.title': 'Crear una canción',
+  'songForm.title': 'Crear canción',
   'songForm.remixTitle': 'Remezcla: {title}',
   'songForm.lyrics': 'Letra',
   'songForm.style': 'Estilo',
@@ -112,7 +112,7 @@ export const generation: Translation<typeof english> = {
   'voice.deleted': 'Voz **{name}** borrada.',
 
   'songButtons.notYours': 'Solo quien hizo esta canción, o un moderador, puede usar sus botones. Prueba con `{command}`.',
-  'songButtons.hasVideo': 'Esta canción ya tiene su vídeo musical, así que no se ha cobrado nada: {url}',
+  'songButtons.hasVideo': 'Esta canción ya tiene su videoclip, así que no se ha cobrado nada: {url}',
   'songButtons.hasFile': 'Esta canción ya tiene su archivo {format}, así que no se ha cobrado nada: {url}',
   'download.refusal.format': 'El formato es MP3 o WAV.',
   'jobLookup.notASong': 'Esa no es una canción terminada de este servidor. Elige una de la lista.',
@@ -125,7 +125,7 @@ export const generation: Translation<typeof english> = {
   'attachment.tooLarge': 'Ese archivo ocupa {size} MB; el límite es {limit} MB.',
   'attachment.larger': 'Ese archivo ocupa más de {limit} MB.',
   'attachment.unreadable': 'Ese archivo no es una grabación MP3 o WAV legible.',
-  'attachment.tooShort': 'Esa grabación dura {seconds} segundos; una voz necesita más de {min} segundos de canto solista claro.',
+  'attachment.tooShort': 'Esa grabación dura {seconds:seconds}; una voz necesita más de {min:seconds} de canto solista claro.',
   'attachment.downloadFailed': 'El bot no ha podido leer ese adjunto. Vuelve a subirlo.',
 
   'jobs.kind.song': 'canción',
@@ -157,12 +157,12 @@ export const generation: Translation<typeof english> = {
   'jobs.refusal.notDoneQueued': 'Ese pedido está {state} (puesto {position} en la cola); su resultado se publicará cuando esté listo.',
   'jobs.cancelled': {
     one: 'Pedido cancelado ({kind}): se devuelve {count} crédito.',
-    many: 'Pedido cancelado ({kind}): se devuelven {count} créditos.',
+    many: 'Pedido cancelado ({kind}): se devuelven {count} de créditos.',
     other: 'Pedido cancelado ({kind}): se devuelven {count} créditos.',
   },
   'jobs.cancelledWithBalance': {
     one: 'Pedido cancelado ({kind}): se devuelve {count} crédito y el servidor tiene ahora {balance}.',
-    many: 'Pedido cancelado ({kind}): se devuelven {count} créditos y el servidor tiene ahora {balance}.',
+    many: 'Pedido cancelado ({kind}): se devuelven {count} de créditos y el servidor tiene ahora {balance}.',
     other: 'Pedido cancelado ({kind}): se devuelven {count} créditos y el servidor tiene ahora {balance}.',
   },
 

@@ -84,7 +84,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.voiceModel': 'Uma música com voz usa o modelo da própria voz: tire `{:song model}`.',
   'song.refusal.pickGone': 'Esta escolha não vale mais: já foi feita, ou faz tempo demais. Use `{/song}` de novo.',
 
-  'songForm.title': 'Fazer uma música',
+  'songForm.title': 'Criar música',
   'songForm.remixTitle': 'Remix: {title}',
   'songForm.lyrics': 'Letra',
   'songForm.style': 'Estilo',
@@ -125,7 +125,7 @@ export const generation: Translation<typeof english> = {
   'attachment.tooLarge': 'Esse arquivo tem {size} MB; o limite é {limit} MB.',
   'attachment.larger': 'Esse arquivo tem mais de {limit} MB.',
   'attachment.unreadable': 'Esse arquivo não é uma gravação MP3 ou WAV legível.',
-  'attachment.tooShort': 'Essa gravação tem {seconds} segundos; uma voz precisa de mais de {min} segundos de canto solo limpo.',
+  'attachment.tooShort': 'Essa gravação tem {seconds:seconds}; uma voz precisa de mais de {min:seconds} de canto solo limpo.',
   'attachment.downloadFailed': 'O bot não conseguiu ler esse anexo. Envie de novo, por favor.',
 
   'jobs.kind.song': 'música',
@@ -157,12 +157,12 @@ export const generation: Translation<typeof english> = {
   'jobs.refusal.notDoneQueued': 'Esse pedido está {state} (posição {position} na fila); o resultado será publicado quando ficar pronto.',
   'jobs.cancelled': {
     one: 'Pedido cancelado ({kind}): {count} crédito devolvido.',
-    many: 'Pedido cancelado ({kind}): {count} créditos devolvidos.',
+    many: 'Pedido cancelado ({kind}): {count} de créditos devolvidos.',
     other: 'Pedido cancelado ({kind}): {count} créditos devolvidos.',
   },
   'jobs.cancelledWithBalance': {
     one: 'Pedido cancelado ({kind}): {count} crédito devolvido, e o servidor agora tem {balance}.',
-    many: 'Pedido cancelado ({kind}): {count} créditos devolvidos, e o servidor agora tem {balance}.',
+    many: 'Pedido cancelado ({kind}): {count} de créditos devolvidos, e o servidor agora tem {balance}.',
     other: 'Pedido cancelado ({kind}): {count} créditos devolvidos, e o servidor agora tem {balance}.',
   },
 

@@ -29,7 +29,7 @@ describe('/credits-admin account', () => {
     h.sim.setCredits(last.balance - 25);
 
     const answer = await account();
-    expect(answer).toContain(`The music service account has **${last.balance - 25}** credits.`);
+    expect(answer).toContain(`The music service account has **${last.balance - 25} credits**.`);
     expect(answer).toContain(`The ledger expected **${last.balance}**: ${last.balance} at the last check (<t:${Math.floor(last.checkedAt.getTime() / 1000)}:R>), less 0 spent upstream since.`);
     expect(answer).toContain('Drift: **-25**. The service charged more than the ledger recorded.');
     expect(await newest()).toMatchObject({ source: 'command', balance: last.balance - 25, drift: -25 });

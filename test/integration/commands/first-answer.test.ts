@@ -43,7 +43,7 @@ describe('an accepted request', () => {
     expect(response).toMatchObject({ type: InteractionResponseType.ChannelMessageWithSource, ephemeral: false });
     expect(handle.original()?.content).toBe(`Starting a song for <@${h.members.alice}>…`);
     const ack = await privateAnswer(handle);
-    expect(ack.content).toContain('costs **10** credits');
+    expect(ack.content).toContain('costs **10 credits**');
     const result = await h.delivered(jobIdIn(ack));
     stop();
     expect(result.id).toBe(handle.original()?.id);
@@ -90,7 +90,7 @@ describe('a slow database', () => {
     const started = await handle.waitForEdit((message) => message.content === `Starting a song for <@${g.members.alice}>…`);
     expect(started.ephemeral).toBe(false);
     const ack = await privateAnswer(handle);
-    expect(ack.content).toContain('costs **10** credits');
+    expect(ack.content).toContain('costs **10 credits**');
     await g.delivered(jobIdIn(ack));
     expect(await g.balance()).toBe(before - 10);
     const deferred = g.logs.find((line) => line.msg === 'no decision within the answer budget; deferred' && line.interactionId === handle.id);
@@ -121,7 +121,7 @@ describe('a slow database', () => {
 
     const answer = await privateAnswer(handle);
     stop();
-    expect(answer.content).toBe('This server has 3 credits and this costs 10. A moderator can add more.');
+    expect(answer.content).toBe('This server has 3 credits and this costs 10. Only the bot’s owners can add credits.');
     // The "thinking…" reply was the only public message, and it is gone.
     const publicOnes = created().filter((message) => !message.ephemeral);
     expect(publicOnes).toHaveLength(1);

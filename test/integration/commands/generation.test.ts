@@ -41,7 +41,7 @@ describe('/song', () => {
     });
     const ack = await privateAnswer(handle);
     expect(ack.ephemeral).toBe(true);
-    expect(ack.content).toContain('costs **10** credits');
+    expect(ack.content).toContain('costs **10 credits**');
     expect(ack.content).toContain(`**${before - 10}** left`);
     const jobId = jobIdIn(ack);
 

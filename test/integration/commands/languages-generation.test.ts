@@ -111,7 +111,7 @@ describe('the song forms for a Spanish member', () => {
     const click = h.emulator.clickButton({ messageId: result.id, customId: `make-song:${lyricsId}`, userId: g.members.alice, locale: 'es-ES' });
     expect((await click.waitForResponse()).type).toBe(InteractionResponseType.Modal);
     const modal = click.modal()!;
-    expect(modal.title).toBe('Crear una canción');
+    expect(modal.title).toBe('Crear canción');
     expect(fieldLabels(modal)).toEqual(['Letra', 'Estilo', 'Título']);
     expect(JSON.stringify(modal)).toContain('p. ej. synth-pop alegre con voz femenina');
   });

@@ -36,7 +36,7 @@ describe('a German member', () => {
     const answer = await privateAnswer(g.run(g.members.alice, { name: 'credits', locale: 'de' }));
     expect(answer.content).toContain('**Credits dieses Servers**: 100');
     expect(answer.content).toContain('Monatsbudget: keins');
-    expect(answer.content).toMatch(/Verbrauch in \d{4}-\d{2}: 0 Credits für 0 Aufträge \(davon du: 0 für 0\)/);
+    expect(answer.content).toMatch(/Verbrauch im [A-ZÄÖÜ][a-zäöü]+ \d{4}: 0 Credits für 0 Anfragen \(davon du: 0 für 0\)/);
     expect(answer.content).toContain('Heute kannst du noch ausgeben: 100 (kein Tageslimit)');
   });
 
@@ -66,7 +66,7 @@ describe('a German member', () => {
     expect(page.content).toContain('**Credit-Verlauf**');
     expect(page.content).toContain('**Gutschrift** +1');
     expect(page.content).toContain(`von <@${g.members.owner}>`);
-    expect(labelsOf(page)).toEqual(['Ältere', 'Als CSV exportieren']);
+    expect(labelsOf(page)).toEqual(['Neuere', 'Ältere', 'Als CSV exportieren']);
   });
 });
 

@@ -54,19 +54,19 @@ describe('the member’s language', () => {
     await handle.waitForResponse();
     expect(handle.original()?.content).toBe(`Criando uma música para <@${g.members.alice}>…`);
     const ack = await privateAnswer(handle);
-    expect(ack.content).toContain('Sua música está a caminho: custa **10** créditos');
-    expect(ack.content).toContain('Tarefa `');
+    expect(ack.content).toContain('Sua música está a caminho: custa **10 créditos**');
+    expect(ack.content).toContain('Pedido `');
     // Cancel only while the song waits; a free queue may have taken it before the acknowledgement left.
     expect([[], ['Cancelar (créditos de volta)']]).toContainEqual(buttonLabels(ack));
 
-    const jobId = ack.content?.match(/Tarefa `([0-9a-f-]{36})`/)?.[1];
+    const jobId = ack.content?.match(/Pedido `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
     const result = await g.delivered(jobId!);
     expect(result.id).toBe(handle.original()?.id);
     const embed = result.embeds?.[0];
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Custo', 'Links']));
     expect(embed?.fields?.find((field) => field.name === 'Custo')?.value).toBe('10 créditos');
-    expect(embed?.footer?.text).toBe(`Tarefa ${jobId}`);
+    expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
     expect(buttonLabels(result)).toEqual(['Ouvir', 'Arquivo MP3 · 2 créditos', 'Remixar · 10 créditos']);
   });
 });
@@ -79,9 +79,9 @@ describe('the guild’s language', () => {
     const member = h.emulator.addMember(guild.id, { userId: h.members.alice, username: 'alice' }).id;
 
     const ack = await privateAnswer(h.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member, name: 'song', options: { prompt: 'ein langsamer Song' }, locale: 'de' }));
-    expect(ack.content).toContain('Dein Song ist unterwegs: Er kostet **10** Credits');
+    expect(ack.content).toContain('Dein Song ist unterwegs: Er kostet **10 Credits**');
     expect([[], ['Abbrechen (Credits zurück)']]).toContainEqual(buttonLabels(ack));
-    const jobId = ack.content?.match(/Auftrag `([0-9a-f-]{36})`/)?.[1];
+    const jobId = ack.content?.match(/Anfrage `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
     const row = await eventually(async () => {
       const [found] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
@@ -102,7 +102,7 @@ describe('the guild’s language', () => {
     expect(posted.content).toContain(`<@${member}>`);
     const embed = posted.embeds?.[0];
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Coste', 'Enlaces']));
-    expect(embed?.footer?.text).toBe(`Trabajo ${jobId}`);
+    expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
     expect(buttonLabels(posted)).toEqual(['Escuchar', 'Archivo MP3 · 2 créditos', 'Remezclar · 10 créditos']);
   });
 });

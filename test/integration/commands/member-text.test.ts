@@ -143,7 +143,7 @@ describe('a member’s text reaches Discord escaped', () => {
         attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } },
       });
     const result = await g.delivered(await accepted(create()));
-    expect(embedOf(result).title).toBe(`Voice persona "${escaped(list)}" is ready`);
+    expect(embedOf(result).title).toBe(`Voice persona “${escaped(list)}” is ready`);
     // In code, markdown shows as typed already: the hint is what to type.
     expect(embedOf(result).description).toBe(`Use it with \`/song prompt:a lullaby voice:${name}\`, or any prompt of yours.`);
 

@@ -53,7 +53,7 @@ describe('/credits', () => {
     await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'one credit' } }))));
     const after = await privateAnswer(g.run(g.members.alice, { name: 'credits' }));
     expect(after.content).toContain('**Credits of this server**: 99');
-    expect(after.content).toMatch(/Used in \d{4}-\d{2}: 1 credits on 1 job \(you: 1 on 1\)/);
+    expect(after.content).toMatch(/Used in [A-Z][a-z]+ \d{4}: 1 credit on 1 job \(you: 1 on 1\)/);
   });
 });
 
@@ -114,20 +114,97 @@ describe('/credits-admin, by the bot’s owner', () => {
     expect(await g.balance()).toBe(100);
   });
 
-  it('sets the monthly allowance', async () => {
-    const answer = await admin(g.members.owner, 'allowance', { amount: 300 });
-    expect(answer.content).toContain('The monthly allowance is 300 credits (was 0)');
-    expect((await guildRow()).monthlyAllowance).toBe(300);
-    expect(await lastAudit('credits.monthly_allowance')).toMatchObject({ actorId: g.members.owner, details: { amount: 300 } });
-    expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toContain('Monthly allowance: 300');
+  it('sets the monthly allowance that needs no top-up at once, and says when the next one comes', async () => {
+    const answer = await admin(g.members.owner, 'allowance', { amount: 80 });
+    expect(answer.content).toMatch(/^The monthly allowance is 80 credits \(was 0\)\. On <t:\d+:D> \(<t:\d+:R>\) the balance, now 100, is topped up to 80 credits if it is lower\.$/);
+    expect(buttonsOf(answer)).toEqual([]);
+    expect(await guildRow()).toMatchObject({ monthlyAllowance: 80, balance: 100 });
+    expect(await lastAudit('credits.monthly_allowance')).toMatchObject({ actorId: g.members.owner, details: { amount: 80 } });
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toMatch(/Monthly allowance: 80 \(the balance is topped up to it at the start of each month, UTC; next <t:\d+:R>\)/);
+  });
+
+  it('asks before an allowance tops the balance up at once, naming the take it would undo', async () => {
+    await admin(g.members.owner, 'take', { amount: 60, reason: 'abuse' });
+    const handle = g.run(g.members.owner, { name: 'credits-admin', subcommand: 'allowance', options: { amount: 100 } });
+    const asked = await privateAnswer(handle);
+    expect(asked.content).toContain('tops this server’s balance up from 40 to 100 **right away**');
+    expect(asked.content).toMatch(/That undoes the take of 60 credits made <t:\d+:R>\./);
+    const [now, next] = buttonsOf(asked);
+    expect([now, next]).toEqual(['allowance-set:100:now', 'allowance-set:100:next']);
+    // Nothing is set until the owner chooses, whatever the members do meanwhile.
+    await privateAnswer(g.run(g.members.alice, { name: 'credits' }));
+    expect(await guildRow()).toMatchObject({ monthlyAllowance: 0, balance: 40 });
+
+    // A moderator who is not an owner cannot choose for them.
+    const forged = await privateAnswer(g.emulator.clickButton({ messageId: asked.id, customId: next!, userId: g.members.manager }));
+    expect(forged.content).toContain('Only the bot’s owners can do that');
+
+    await g.emulator.clickButton({ messageId: asked.id, customId: next!, userId: g.members.owner }).waitForResponse();
+    const chosen = await handle.waitForEdit((message) => message.content?.includes('The monthly allowance is 100 credits') ?? false);
+    expect(chosen.content).toContain('the balance, now 40, is topped up to 100 credits');
+    expect(buttonsOf(chosen)).toEqual([]);
+    await privateAnswer(g.run(g.members.alice, { name: 'credits' }));
+    expect(await guildRow()).toMatchObject({ monthlyAllowance: 100, balance: 40 });
+  });
+
+  it('tops up at once when the owner says so, and says by how much', async () => {
+    await admin(g.members.owner, 'take', { amount: 60, reason: 'abuse' });
+    const handle = g.run(g.members.owner, { name: 'credits-admin', subcommand: 'allowance', options: { amount: 100 } });
+    const asked = await privateAnswer(handle);
+    await g.emulator.clickButton({ messageId: asked.id, customId: buttonsOf(asked)[0]!, userId: g.members.owner }).waitForResponse();
+    const chosen = await handle.waitForEdit((message) => message.content?.includes('The monthly allowance is 100 credits') ?? false);
+    expect(chosen.content).toContain('The balance was topped up from 40 to 100 now.');
+    expect(await guildRow()).toMatchObject({ monthlyAllowance: 100, balance: 100 });
+  });
+
+  it('warns that a take under a monthly allowance is given back at the next top-up', async () => {
+    await admin(g.members.owner, 'allowance', { amount: 100 });
+    const taken = await admin(g.members.owner, 'take', { amount: 30, reason: 'correction' });
+    expect(taken.content).toMatch(
+      /^Removed 30 credits\. The balance is now 70\. This server has a monthly allowance of 100 credits: on <t:\d+:D> \(<t:\d+:R>\) the balance is topped up to it again/,
+    );
   });
 
   it('shows the service account’s balance, and a friendly line when the service fails', async () => {
     g.setSimForThisTest({ credits: 4321 });
-    expect((await admin(g.members.owner, 'account')).content).toContain('The music service account has **4321** credits');
+    expect((await admin(g.members.owner, 'account')).content).toContain('The music service account has **4321 credits**.');
     g.setSimForThisTest({ faults: [{ kind: 'status', status: 500, path: '/api/v1/get-credits' }] });
     const failed = await admin(g.members.owner, 'account');
     expect(failed.content).toBe('The music service had an internal error. Please try again later.');
+  });
+});
+
+describe('who can add credits, as the bot tells it', () => {
+  const firstOfNextMonth = () => {
+    const now = new Date();
+    return Math.floor(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000);
+  };
+
+  it('names the bot’s owners when a request costs more than the balance, and the allowance when one will top it up', async () => {
+    await admin(g.members.owner, 'take', { amount: 95, reason: 'test' });
+    const refused = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'too dear' } }));
+    expect(refused.content).toBe('This server has 5 credits and this costs 10. Only the bot’s owners can add credits.');
+
+    const handle = g.run(g.members.owner, { name: 'credits-admin', subcommand: 'allowance', options: { amount: 50 } });
+    const asked = await privateAnswer(handle);
+    await g.emulator.clickButton({ messageId: asked.id, customId: 'allowance-set:50:next', userId: g.members.owner }).waitForResponse();
+    await handle.waitForEdit((message) => message.content?.includes('The monthly allowance is 50 credits') ?? false);
+
+    const at = firstOfNextMonth();
+    const again = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'still too dear' } }));
+    expect(again.content).toBe(
+      `This server has 5 credits and this costs 10. Its monthly allowance tops it up to 50 <t:${at}:R> (<t:${at}:D>); before then, only the bot’s owners can add credits.`,
+    );
+    expect(await g.balance()).toBe(5);
+
+    // The low-balance alert tells the moderators the same.
+    const alerts = g.emulator.createChannel(g.guild.id, { name: 'mod-alerts' });
+    await admin(g.members.manager, 'alert', { channel: alerts.id, below: 20 });
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'one credit' } }))));
+    const alert = await g.emulator.waitForMessage(alerts.id);
+    expect(alert.content).toBe(
+      `This server’s music credits are low: 4 left (alert below 20). The monthly allowance tops them up to 50 <t:${at}:R> (<t:${at}:D>); before then, only the bot’s owners can add credits.`,
+    );
   });
 });
 
@@ -146,7 +223,7 @@ describe('/credits-admin, by moderators', () => {
     expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toMatch(
       /You can still spend today: 29 \(daily limit 30, 1 used/,
     );
-    expect((await admin(g.members.manager, 'user-limit', { amount: 0 })).content).toBe('Each member: no daily limit any more.');
+    expect((await admin(g.members.manager, 'user-limit', { amount: 0 })).content).toBe('Members no longer have a daily limit, except those whose role has one of its own.');
     expect((await guildRow()).userDailyCap).toBeNull();
   });
 
@@ -172,7 +249,7 @@ describe('/credits-admin, by moderators', () => {
     const first = jobIdIn(await privateAnswer(g.run(g.members.bob, { name: 'song', options: { prompt: 'below the line' } })));
     await g.delivered(first);
     const alert = await g.emulator.waitForMessage(alerts.id);
-    expect(alert.content).toContain(`alert below ${below}`);
+    expect(alert.content).toContain(`alert below ${below}). Only the bot’s owners can add credits.`);
     const second = jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'still below' } })));
     await g.delivered(second);
     expect(g.emulator.channelMessages(alerts.id)).toHaveLength(1);
@@ -189,13 +266,13 @@ describe('/credits-admin, by moderators', () => {
     ]);
     for (const ack of jobs) await g.delivered(jobIdIn(ack));
     const all = await admin(g.members.manager, 'usage');
-    expect(all.content).toContain(`<@${g.members.bob}>: 10 credits on 1 jobs`);
+    expect(all.content).toContain(`<@${g.members.bob}>: 10 credits on 1 job\n`);
     expect(all.content).toContain(`<@${g.members.alice}>: 2 credits on 2 jobs`);
     const one = await admin(g.members.manager, 'usage', { user: g.members.alice });
-    expect(one.content).toMatch(new RegExp(`^<@${g.members.alice}> in \\d{4}-\\d{2}: 2 credits on 2 jobs`));
+    expect(one.content).toMatch(new RegExp(`^<@${g.members.alice}> in [A-Z][a-z]+ \\d{4}: 2 credits on 2 jobs`));
   });
 
-  it('pages through the history and exports it as CSV, to moderators only', async () => {
+  it('pages through the history both ways, stable under new movements, and exports it as CSV, to moderators only', async () => {
     await g.balance();
     for (let i = 0; i < 12; i += 1) {
       await grant(g.db.db, { guildId: g.guild.id, amount: 1, actorId: g.members.owner, key: `paging-${i}`, reason: `gift ${i}` });
@@ -205,15 +282,33 @@ describe('/credits-admin, by moderators', () => {
     expect(page.content).toContain('**Credit history**');
     expect(page.content).toContain('gift 11');
     expect(page.content).not.toContain('gift 0');
-    const [older, csv] = buttonsOf(page);
-    expect(older).toMatch(/^history-page:all:\d+$/);
+    expect(page.content).not.toContain('(older)');
+    // The newest page: nothing newer yet.
+    expect(pagingOf(page)).toMatchObject({ newer: { disabled: true }, older: { disabled: false } });
+    const csv = buttonsOf(page).at(-1);
     expect(csv).toBe('history-csv:all');
 
-    const next = g.emulator.clickButton({ messageId: page.id, customId: older!, userId: g.members.manager });
-    await next.waitForResponse();
-    const second = await handle.waitForEdit((message) => message.content?.includes('(older)') ?? false);
-    expect(second.content).toContain('gift 0');
+    const click = async (customId: string, shows: string) => {
+      await g.emulator.clickButton({ messageId: page.id, customId, userId: g.members.manager }).waitForResponse();
+      return handle.waitForEdit((message) => message.content?.includes(shows) ?? false);
+    };
+    const second = await click(pagingOf(page).older.customId, 'gift 0');
+    expect(second.content).toContain('(older)');
+    expect(second.content).toContain('**grant** (starting credits) +100 → 100');
     expect(second.content).not.toContain('gift 11');
+    expect(pagingOf(second)).toMatchObject({ newer: { disabled: false }, older: { disabled: true } });
+
+    // A movement written meanwhile does not shift the pages: Newer shows the same first page, then the new one.
+    await grant(g.db.db, { guildId: g.guild.id, amount: 1, actorId: g.members.owner, key: 'paging-late', reason: 'late gift' });
+    const back = await click(pagingOf(second).newer.customId, 'gift 11');
+    expect(back.content).toContain('gift 2');
+    expect(back.content).not.toContain('gift 1 ');
+    expect(back.content).not.toContain('late gift');
+    expect(back.content).toContain('(older)');
+    expect(pagingOf(back)).toMatchObject({ newer: { disabled: false }, older: { disabled: false } });
+    const newest = await click(pagingOf(back).newer.customId, 'late gift');
+    expect(newest.content).not.toContain('(older)');
+    expect(pagingOf(newest)).toMatchObject({ newer: { disabled: true }, older: { disabled: false } });
 
     const exported = await privateAnswer(g.emulator.clickButton({ messageId: page.id, customId: csv!, userId: g.members.manager }));
     const file = exported.attachments[0];
@@ -227,7 +322,34 @@ describe('/credits-admin, by moderators', () => {
     expect(forged.content).toContain('Only moderators');
     expect(forged.attachments).toEqual([]);
   });
+
+  it('names each movement as members know it: what a job was, its refund, the allowance’s month', async () => {
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'spent on a song' } }))));
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.bob, { name: 'lyrics', options: { prompt: 'this one fails [sim:fail]' } }))));
+    const asked = g.run(g.members.owner, { name: 'credits-admin', subcommand: 'allowance', options: { amount: 500 } });
+    await g.emulator.clickButton({ messageId: (await privateAnswer(asked)).id, customId: 'allowance-set:500:now', userId: g.members.owner }).waitForResponse();
+    await asked.waitForEdit((message) => message.content?.includes('topped up') ?? false);
+
+    const page = await admin(g.members.manager, 'history');
+    expect(page.content).toContain(`**spent** (song) -10 → 90 · for <@${g.members.alice}>`);
+    expect(page.content).toContain(`**spent** (lyrics) -1 → 89 · for <@${g.members.bob}>`);
+    expect(page.content).toContain(`**refund** (lyrics) +1 → 90 · for <@${g.members.bob}>`);
+    const month = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date());
+    expect(page.content).toContain(`**monthly allowance** (${month}) +`);
+    expect(page.content).not.toContain('reserve');
+    expect(page.content).not.toMatch(/\d{4}-\d{2}(?!-)/);
+  });
 });
+
+/** The Newer and Older buttons of a history page. */
+function pagingOf(message: { components?: unknown }) {
+  const buttons = ((message.components ?? []) as Array<{ components?: Array<{ custom_id?: string; disabled?: boolean }> }>)
+    .flatMap((row) => row.components ?? [])
+    .filter((button) => button.custom_id?.startsWith('history-page:'));
+  const [newer, older] = buttons.map((button) => ({ customId: button.custom_id!, disabled: button.disabled === true }));
+  if (!newer || !older) throw new Error('no Newer and Older buttons');
+  return { newer, older };
+}
 
 describe('/settings', () => {
   it('shows the settings', async () => {

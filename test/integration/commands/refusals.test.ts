@@ -105,9 +105,9 @@ describe('bad input', () => {
         options: { name: 'Short' },
         attachments: { audio: { filename, contentType: filename.endsWith('.wav') ? 'audio/wav' : 'audio/mpeg', data } },
       });
-    await refused(voice('short.wav', sineWav({ seconds: 5 })), 'That recording is 5.0 seconds long; a voice needs more than 10 seconds');
+    await refused(voice('short.wav', sineWav({ seconds: 5 })), 'That recording is 5 seconds long; a voice needs more than 10 seconds');
     await refused(voice('exactly-ten.mp3', silentMp3(9.9)), /a voice needs more than 10 seconds/);
-    await refused(voice('huge.wav', Buffer.alloc(21 * 1024 * 1024)), 'That file is 21.0 MB; the limit is 20.0 MB.');
+    await refused(voice('huge.wav', Buffer.alloc(21 * 1024 * 1024)), 'That file is 21 MB; the limit is 20 MB.');
   });
 });
 
@@ -159,7 +159,7 @@ describe('the guild’s rules', () => {
 
   it('refuses when the guild cannot pay', async () => {
     await h.setBalance(3);
-    await refused(song({}), 'This server has 3 credits and this costs 10. A moderator can add more.');
+    await refused(song({}), 'This server has 3 credits and this costs 10. Only the bot’s owners can add credits.');
   });
 
   it('refuses while the guild is frozen', async () => {

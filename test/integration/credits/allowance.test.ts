@@ -20,6 +20,16 @@ const lateJune = new Date('2031-06-30T23:59:59Z');
 const july = new Date('2031-07-01T00:00:00Z');
 
 describe('monthly allowance', () => {
+  it('set to start next month, leaves this month’s balance alone and tops up on the first of the next', async () => {
+    const guildId = await guildWith(db.db, 40);
+    await setMonthlyAllowance(db.db, { guildId, amount: 100, actorId: 'owner', key: 'i-next', fromNextMonth: true, now: june });
+    expect(await applyMonthlyAllowance(db.db, guildId, lateJune)).toMatchObject({ applied: false, balance: 40 });
+    expect(await applyMonthlyAllowance(db.db, guildId, july)).toMatchObject({ period: '2031-07', applied: true, amount: 60, balance: 100 });
+    const [audit] = await db.db.select().from(auditLog).where(eq(auditLog.guildId, guildId));
+    expect(audit?.details).toMatchObject({ amount: 100, previous: 0, fromNextMonth: true });
+    await expectConsistent(db.db, guildId);
+  });
+
   it('tops the balance up to the allowance once per UTC month', async () => {
     const guildId = await guildWith(db.db, 0);
     await setMonthlyAllowance(db.db, { guildId, amount: 100, actorId: 'owner', key: 'i-a' });

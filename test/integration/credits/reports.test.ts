@@ -39,6 +39,33 @@ describe('history', () => {
     expect(exact.nextBeforeId).toBeNull();
   });
 
+  it('pages back to newer entries from any page, the same pages however many entries come meanwhile', async () => {
+    const guildId = await guildWith(db.db, 500);
+    for (let i = 0; i < 11; i += 1) await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'u', amount: 1 });
+    const ids = (await ledgerOf(db.db, guildId)).map((entry) => entry.id).reverse();
+
+    const first = await history(db.db, { guildId, limit: 5 });
+    expect(first.newerAfterId).toBeNull();
+    const second = await history(db.db, { guildId, limit: 5, beforeId: first.nextBeforeId! });
+    const third = await history(db.db, { guildId, limit: 5, beforeId: second.nextBeforeId! });
+    expect(third.entries.map((entry) => entry.id)).toEqual(ids.slice(10));
+    expect(third.nextBeforeId).toBeNull();
+    expect(third.newerAfterId).toBe(ids[10]);
+
+    await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'u', amount: 1 });
+    const backToSecond = await history(db.db, { guildId, limit: 5, afterId: third.newerAfterId! });
+    expect(backToSecond.entries.map((entry) => entry.id)).toEqual(ids.slice(5, 10));
+    expect(backToSecond).toMatchObject({ nextBeforeId: ids[9], newerAfterId: ids[5] });
+    const backToFirst = await history(db.db, { guildId, limit: 5, afterId: backToSecond.newerAfterId! });
+    expect(backToFirst.entries.map((entry) => entry.id)).toEqual(ids.slice(0, 5));
+    // The entry written meanwhile is one page newer still, and that page is the newest.
+    const newest = await history(db.db, { guildId, limit: 5, afterId: backToFirst.newerAfterId! });
+    expect(newest.entries).toHaveLength(1);
+    expect(newest.entries[0]).toMatchObject({ kind: 'reserve', jobKind: null });
+    expect(newest.newerAfterId).toBeNull();
+    expect(newest.nextBeforeId).toBe(newest.entries[0]!.id);
+  });
+
   it('exports what history returns as CSV', async () => {
     const guildId = await guildWith(db.db, 0);
     await grant(db.db, { guildId, amount: 10, actorId: 'mod', reason: '=HYPERLINK("x"), thanks', key: 'i-csv' });

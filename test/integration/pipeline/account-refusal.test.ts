@@ -83,14 +83,14 @@ describe('a 402 at submission', () => {
     expect(dmsTo(owner).slice(dmsBefore).map((dm) => dm.content)).toEqual([expect.stringContaining('(POST /api/v1/producer/lyrics-create)')]);
   });
 
-  it('with nobody to tell, says so to nobody: the member is asked to tell an administrator', async () => {
+  it('with nobody to tell, says so to nobody: the member is asked to tell the bot’s owners', async () => {
     const { deps } = h.app;
     await deps.redis.del(alertKey());
     const unreachable = { ...deps, settings: { ...deps.settings, account: { ...deps.settings.account, ownerIds: [], alertChannelId: undefined } } };
     const refusal = new MusicApiError({ kind: 'insufficient_credits', operation: 'createSong', method: 'POST', path: '/api/v1/producer/create', status: 402 });
     const job = { id: '00000000-0000-4000-8000-0000000000aa', kind: 'song' as const, guildId: h.guildId };
     const error = await submissionFailure(unreachable, job, refusal);
-    expect(error).toEqual({ kind: 'insufficient_credits', message: expect.stringContaining('Please tell an administrator') });
+    expect(error).toEqual({ kind: 'insufficient_credits', message: expect.stringContaining('Only the bot’s owners can fix this: please let them know.') });
     expect(await deps.redis.exists(alertKey())).toBe(0);
     expect(logLines.filter((line) => line.level === 50 && line.jobId === job.id)).toHaveLength(1);
   });

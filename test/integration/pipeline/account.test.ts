@@ -118,7 +118,7 @@ describe('the low-account alert', () => {
     const dms = dmsTo(owner);
     expect(dms).toHaveLength(sent + 1);
     const [alert] = dms.slice(sent);
-    expect(alert!.content).toContain('**900** credits left (alert below 1,000)');
+    expect(alert!.content).toContain('**900 credits** left (alert below 1,000)');
     expect(alert!.allowed_mentions).toEqual({ parse: [] });
 
     // Still low, and a refund lifting it just over the threshold: the same shortage, no new message.
@@ -136,7 +136,7 @@ describe('the low-account alert', () => {
     h.sim.setCredits(600);
     expect(await check(alerts)).toMatchObject({ lowAlertSent: true, lowAlertArmed: false });
     expect(dmsTo(owner)).toHaveLength(sent + 2);
-    expect(dmsTo(owner).at(-1)!.content).toContain('**600** credits left');
+    expect(dmsTo(owner).at(-1)!.content).toContain('**600 credits** left');
   });
 
   it('is sent once when two checks see the fall at the same moment', async () => {
@@ -169,7 +169,7 @@ describe('the low-account alert', () => {
     expect(await check({ ...alerts, alertChannelId: ops.id })).toMatchObject({ lowAlertSent: true, lowAlertArmed: false });
     const posted = h.emulator.channelMessages(ops.id);
     expect(posted).toHaveLength(1);
-    expect(posted[0]!.content).toContain('**400** credits left (alert below 1,000)');
+    expect(posted[0]!.content).toContain('**400 credits** left (alert below 1,000)');
     expect(posted[0]!.allowed_mentions).toEqual({ parse: [] });
     expect(dmsTo(owner)).toHaveLength(dmsBefore);
 
