@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { DOWNLOAD_SOURCE_KINDS, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
+import { DOWNLOAD_SOURCE_KINDS, isJobId, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
 import { linkedFile } from '../src/pipeline/render.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
@@ -48,7 +48,10 @@ async function requestDownload(
   const format = downloadRequestSchema.shape.format.safeParse(input.format);
   if (!format.success) throw new Refusal('invalid_input', localText('download.refusal.format'));
   const caller = await openCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS);
+  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS, {
+    action: 'download-pick',
+    subject: format.data,
+  });
   // A file the song already comes with (an old button) is its link, free.
   const linked = linkedFile(job, format.data);
   if (linked) {
@@ -79,7 +82,17 @@ export default defineCommand({
     download: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
+        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
         await requestDownload(interaction, context, { song: id.subject, format: id.arg, requesterOrModerator: true });
+      },
+    },
+  },
+  selects: {
+    /** The song picked when the typed title fitted several; the format is the one the command asked for. */
+    'download-pick': {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        await requestDownload(interaction, context, { song: interaction.values[0] ?? '', format: id.subject, requesterOrModerator: false });
       },
     },
   },

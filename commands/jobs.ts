@@ -8,12 +8,12 @@ import { getBalance } from '../src/credits/index.js';
 import { openCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
-import { describeJob, findGuildJob, isJobId, jobChoices, kindWord, stateWord } from '../src/discord/job-lookup.js';
+import { describeJob, isJobId, jobChoices, kindWord, pickGuildJob, stateWord } from '../src/discord/job-lookup.js';
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
 import { answerInPlace, deferNow, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
-import { discordTimestamp, escapeMarkdown } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 const idOption = {
@@ -46,11 +46,18 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-/** A job of this guild the caller may act on: their own, or any if they moderate. */
-async function ownJob(context: CommandContext, caller: Caller, typed: string): Promise<JobRow> {
-  const job = await findGuildJob(context, caller.guild.id, typed, caller.isModerator ? {} : { userId: caller.member.userId });
-  if (!job) throw new Refusal('not_found', localText('jobs.refusal.notYours'));
-  return job;
+/**
+ * A job of this guild the caller may act on (their own, or any if they moderate), by id, id
+ * start or title; `pick` is the menu that continues the subcommand if they are asked which.
+ */
+async function ownJob(context: CommandContext, caller: Caller, typed: string, pick: 'jobs-show-pick' | 'jobs-cancel-pick'): Promise<JobRow> {
+  const named = !isJobId(typed.trim().toLowerCase());
+  return pickGuildJob(context, caller.guild.id, typed, caller.isModerator ? {} : { userId: caller.member.userId }, {
+    menu: { action: pick, subject: 'job' },
+    notFound: named
+      ? localText('jobs.refusal.noneNamed', { name: escapeMarkdown(truncate(typed.trim(), 100)) })
+      : localText('jobs.refusal.notYours'),
+  });
 }
 
 /** Cancels before submission; returns the sentence that tells the member how it went, in their language. */
@@ -74,6 +81,12 @@ async function cancelJob(interaction: RepliableInteraction, context: CommandCont
   return balance === null
     ? context.t('jobs.cancelled', { kind, count: outcome.refunded })
     : context.t('jobs.cancelledWithBalance', { kind, count: outcome.refunded, balance });
+}
+
+/** `/jobs cancel` with what the member typed or picked. */
+async function cancelTyped(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
+  const job = await ownJob(context, caller, typed, 'jobs-cancel-pick');
+  await answerInPlace(interaction, { content: await cancelJob(interaction, context, caller, job) });
 }
 
 /** The songs that the videos and downloads among `jobs` were made of, by job id (a song deleted since is missing). */
@@ -108,7 +121,7 @@ function linesWithin(lines: readonly string[], max: number): string {
 
 /** Has the pipeline edit this interaction's public reply into the job's result, buttons included. */
 async function showJob(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
-  const job = await ownJob(context, caller, typed);
+  const job = await ownJob(context, caller, typed, 'jobs-show-pick');
   if (job.state === 'cancelled') throw new Refusal('not_found', localText('jobs.refusal.cancelledNoResult'));
   if (!['succeeded', 'failed', 'timed_out'].includes(job.state)) {
     const position = job.state === 'queued' ? await context.pipeline.queuePosition(job.id) : undefined;
@@ -142,11 +155,9 @@ export default defineCommand({
       case 'show':
         await showJob(interaction, context, caller, args.options.id);
         return;
-      case 'cancel': {
-        const job = await ownJob(context, caller, args.options.id);
-        await answerInPlace(interaction, { content: await cancelJob(interaction, context, caller, job) });
+      case 'cancel':
+        await cancelTyped(interaction, context, caller, args.options.id);
         return;
-      }
     }
   },
   async autocomplete(interaction, context) {
@@ -167,9 +178,24 @@ export default defineCommand({
       async execute(interaction, id, context) {
         if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobs.refusal.gone'));
         const caller = await openCaller(interaction, context);
-        const job = await ownJob(context, caller, id.subject);
+        const job = await ownJob(context, caller, id.subject, 'jobs-cancel-pick');
         const text = await cancelJob(interaction, context, caller, job);
         await interaction.editReply({ content: text, components: [], allowedMentions: { parse: [] } });
+      },
+    },
+  },
+  selects: {
+    /** The request picked when the typed title fitted several: `/jobs show` and `/jobs cancel` go on with it. */
+    'jobs-show-pick': {
+      acknowledge: 'public',
+      async execute(interaction, _id, context) {
+        await showJob(interaction, context, await openCaller(interaction, context), interaction.values[0] ?? '');
+      },
+    },
+    'jobs-cancel-pick': {
+      acknowledge: 'ephemeral',
+      async execute(interaction, _id, context) {
+        await cancelTyped(interaction, context, await openCaller(interaction, context), interaction.values[0] ?? '');
       },
     },
   },

@@ -11,6 +11,7 @@ import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { changeSettings, MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
 import { defineCommand } from '../src/discord/command.js';
+import { configuredModel } from './song.js';
 
 export const definition = {
   name: 'settings',
@@ -130,7 +131,11 @@ export default defineCommand({
         change = { setting: 'moderatorRole', roleId: args.options.role?.id ?? null };
         break;
       case 'default-model':
-        change = { setting: 'defaultModel', model: args.options.model ?? null };
+        // A model typed rather than picked counts in any case.
+        change = {
+          setting: 'defaultModel',
+          model: args.options.model === undefined ? null : (configuredModel(context.config.musicModels, args.options.model) ?? args.options.model),
+        };
         break;
       case 'cooldown':
         change = { setting: 'cooldown', seconds: args.options.seconds };

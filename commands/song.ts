@@ -8,7 +8,8 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { findVoice, listVoices } from '../src/guilds/voices.js';
+import { listVoices } from '../src/guilds/voices.js';
+import { pickVoice } from './voice.js';
 import {
   LIMITS,
   personaSongRequestSchema,
@@ -16,6 +17,7 @@ import {
   type GenerationRequest,
 } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
+import { z } from 'zod';
 
 export const definition = {
   name: 'song',
@@ -74,19 +76,24 @@ export interface SongFields {
   readonly remixOf?: { readonly jobId: string; readonly title: string } | undefined;
 }
 
-/** Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona. */
-export async function buildSongRequest(context: CommandContext, caller: Caller, fields: SongFields): Promise<GenerationRequest> {
+/**
+ * Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona.
+ * `askingId` (the interaction's id) lets a voice that fits several be asked about with a menu
+ * that goes on with these fields (kept meanwhile, see pending-choices.ts).
+ */
+export async function buildSongRequest(context: CommandContext, caller: Caller, fields: SongFields, askingId?: string): Promise<GenerationRequest> {
   const texts = {
     prompt: blankToUndefined(fields.prompt, LIMITS.promptMax),
     lyrics: blankToUndefined(fields.lyrics, LIMITS.lyricsMax),
     title: blankToUndefined(fields.title, LIMITS.titleMax),
   };
   if (fields.voice === undefined) {
-    if (fields.model !== undefined && !context.config.musicModels.includes(fields.model)) {
+    const picked = fields.model === undefined ? undefined : configuredModel(context.config.musicModels, fields.model);
+    if (fields.model !== undefined && picked === undefined) {
       throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
     }
     const serverDefault = caller.guild.defaultModel ?? undefined;
-    const model = fields.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
+    const model = picked ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
     return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf });
   }
   if (fields.instrumental === true) {
@@ -97,15 +104,28 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   }
   // Check the texts before looking the voice up, so bad input is answered the same way.
   const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
-  const voice = await findVoice(context.db, caller.guild.id, fields.voice);
-  if (!voice) throw new Refusal('not_found', localText('voice.refusal.unknown'));
+  const { pendingChoices } = context;
+  const ask =
+    askingId === undefined || pendingChoices === undefined
+      ? undefined
+      : {
+          menu: { action: 'song-voice-pick', subject: askingId } as const,
+          keep: () => pendingChoices.keep(askingId, { userId: caller.member.userId, prompt: fields.prompt, lyrics: fields.lyrics, title: fields.title }),
+        };
+  const voice = await pickVoice(context, caller.guild.id, fields.voice, ask);
   return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
+}
+
+/** A configured model by its name as typed: exactly, or in any case and spacing. */
+export function configuredModel(models: readonly string[], typed: string): string | undefined {
+  const name = (value: string) => value.trim().replace(/\s+/g, ' ').toLowerCase();
+  return models.find((model) => model === typed) ?? models.find((model) => name(model) === name(typed));
 }
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */
 export async function requestSong(interaction: RepliableInteraction, context: CommandContext, fields: SongFields): Promise<void> {
   const caller = await openCaller(interaction, context, { queuedFor: 'song' });
-  const request = await buildSongRequest(context, caller, fields);
+  const request = await buildSongRequest(context, caller, fields, interaction.id);
   await admit(context, caller, request.kind);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
@@ -114,6 +134,14 @@ export async function requestSong(interaction: RepliableInteraction, context: Co
 function blankToUndefined(value: string | undefined, max: number): string | undefined {
   return value === undefined || (value.length <= max && value.trim() === '') ? undefined : value;
 }
+
+/** What `/song` keeps while it asks which voice was meant. */
+const keptSong = z.object({
+  userId: z.string(),
+  prompt: z.string().optional(),
+  lyrics: z.string().optional(),
+  title: z.string().optional(),
+});
 
 export default defineCommand({
   definition,
@@ -136,5 +164,19 @@ export default defineCommand({
       return voices.map((voice) => ({ name: voice.name, value: voice.id }));
     }
     return [];
+  },
+  selects: {
+    /** The voice picked when the typed name fitted several: the song is asked for with the options kept. subject: the asking interaction's id. */
+    'song-voice-pick': {
+      acknowledge: 'public',
+      async execute(interaction, id, context) {
+        const kept = keptSong.safeParse(await context.pendingChoices?.take(id.subject));
+        if (!kept.success || kept.data.userId !== interaction.user.id) {
+          throw new Refusal('not_found', localText('song.refusal.pickGone'));
+        }
+        const { userId: _userId, ...fields } = kept.data;
+        await requestSong(interaction, context, { ...fields, voice: interaction.values[0] ?? '' });
+      },
+    },
   },
 });

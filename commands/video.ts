@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
+import { isJobId, jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { linkedFile } from '../src/pipeline/render.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
@@ -42,7 +42,7 @@ async function requestVideo(
   options: { requesterOrModerator: boolean },
 ): Promise<void> {
   const caller = await openCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS);
+  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
   const linked = linkedFile(job, 'video');
   if (linked) {
     await answerPrivately(interaction, { content: context.t('songButtons.hasVideo', { url: linked }) });
@@ -72,7 +72,17 @@ export default defineCommand({
     video: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
+        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
         await requestVideo(interaction, context, id.subject, { requesterOrModerator: true });
+      },
+    },
+  },
+  selects: {
+    /** The song picked when the typed title fitted several: the command goes on as if it had been picked. */
+    'video-pick': {
+      acknowledge: 'public',
+      async execute(interaction, _id, context) {
+        await requestVideo(interaction, context, interaction.values[0] ?? '', { requesterOrModerator: false });
       },
     },
   },

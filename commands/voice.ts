@@ -3,14 +3,18 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
+import type { RepliableInteraction } from 'discord.js';
 import { AUDIO_LIMITS, checkAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
-import { deleteVoice, findVoice, listVoices } from '../src/guilds/voices.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { listLines, shortDate } from '../src/discord/job-lookup.js';
+import type { CustomId } from '../src/delivery/custom-ids.js';
+import { deleteVoice, findVoice, listVoices, resolveVoice, type VoicePersona } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
-import { discordTimestamp, escapeMarkdown } from '../src/text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -61,6 +65,70 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
+/**
+ * The persona a member means by what they typed in a voice option (see `resolveVoice`).
+ *
+ * @throws Refusal `ambiguous` listing the candidates, with a menu that continues the command
+ *   when `ask` is given (`keep` runs first: it keeps what the pick goes on with), else the text
+ *   says how to type one exactly; `not_found` when no voice is like it. Nothing is spent
+ *   before the member picks.
+ */
+export async function pickVoice(
+  context: CommandContext,
+  guildId: string,
+  typed: string,
+  ask?: { readonly menu: CustomId; readonly keep?: () => Promise<void> },
+): Promise<VoicePersona> {
+  const match = await resolveVoice(context.db, guildId, typed);
+  if ('voice' in match) return match.voice;
+  const name = escapeMarkdown(truncate(typed.replaceAll('\u0000', '').trim().replace(/\s+/g, ' '), 100));
+  if (match.candidates.length === 0) throw new Refusal('not_found', localText('voice.refusal.noneNamed', { name }));
+  const list = listLines(
+    match.candidates.map((voice) => `• **${escapeMarkdown(voice.name)}** · <@${voice.ownerId}> · ${discordTimestamp(voice.createdAt, 'd')} · \`${voice.id}\``),
+  );
+  const menu = ask?.menu;
+  await ask?.keep?.();
+  const key = match.exact
+    ? menu
+      ? 'voice.refusal.ambiguousPick'
+      : 'voice.refusal.ambiguous'
+    : menu
+      ? 'voice.refusal.didYouMeanPick'
+      : 'voice.refusal.didYouMean';
+  throw new Refusal(
+    'ambiguous',
+    localText(key, { name, list }),
+    menu && {
+      customId: menu,
+      placeholder: localText('voice.pick'),
+      options: match.candidates.map((voice) => ({
+        label: voice.name,
+        description: `${shortDate(context.t.locale, voice.createdAt)} · ${voice.id.slice(0, 8)}`,
+        value: voice.id,
+      })),
+    },
+  );
+}
+
+/** `/voice delete` with what the member typed or picked. */
+async function deleteTyped(interaction: RepliableInteraction, context: CommandContext, typed: string): Promise<void> {
+  const caller = await openCaller(interaction, context);
+  const voice = await pickVoice(context, caller.guild.id, typed, { menu: { action: 'voice-delete-pick', subject: 'voice' } });
+  const outcome = await deleteVoice(context.db, {
+    guildId: caller.guild.id,
+    idOrName: voice.id,
+    actorId: caller.member.userId,
+    isModerator: caller.isModerator,
+  });
+  if (!outcome.deleted && outcome.reason === 'not_found') {
+    throw new Refusal('not_found', localText('voice.refusal.unknown'));
+  }
+  if (!outcome.deleted) {
+    throw new Refusal('not_allowed', localText('voice.refusal.notYours'));
+  }
+  await answerInPlace(interaction, { content: context.t('voice.deleted', { name: escapeMarkdown(outcome.voice.name) }) });
+}
+
 export default defineCommand({
   definition,
   acknowledge: (args) => (args.subcommand === 'create' ? 'public' : 'ephemeral'),
@@ -93,24 +161,17 @@ export default defineCommand({
         });
         return;
       }
-      case 'delete': {
-        const caller = await openCaller(interaction, context);
-        const outcome = await deleteVoice(context.db, {
-          guildId: caller.guild.id,
-          idOrName: args.options.voice,
-          actorId: caller.member.userId,
-          isModerator: caller.isModerator,
-        });
-        if (!outcome.deleted && outcome.reason === 'not_found') {
-          throw new Refusal('not_found', localText('voice.refusal.unknown'));
-        }
-        if (!outcome.deleted) {
-          throw new Refusal('not_allowed', localText('voice.refusal.notYours'));
-        }
-        await answerInPlace(interaction, { content: context.t('voice.deleted', { name: escapeMarkdown(outcome.voice.name) }) });
+      case 'delete':
+        await deleteTyped(interaction, context, args.options.voice);
         return;
-      }
     }
+  },
+  selects: {
+    /** The voice picked when the typed name fitted several: deleted as if it had been picked from the list. */
+    'voice-delete-pick': {
+      acknowledge: 'ephemeral',
+      execute: (interaction, _id, context) => deleteTyped(interaction, context, interaction.values[0] ?? ''),
+    },
   },
   async autocomplete(interaction, context) {
     const typed = interaction.options.getFocused();

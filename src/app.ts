@@ -16,6 +16,7 @@ import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pi
 import type { Pipeline } from './pipeline/pipeline.js';
 import { reconcile } from './pipeline/reconcile.js';
 import { connectRedis } from './queue/connection.js';
+import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
@@ -126,6 +127,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
     const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
     const pipeline = createPipeline(deps);
+    // The options a command keeps while it asks which voice was meant (see pending-choices.ts).
+    const pendingChoices = createPendingChoices(redis, queues.prefix);
     // What the public server and the ops server share: health, readiness and metrics.
     const opsDeps = {
       db: deps.db,
@@ -146,7 +149,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -203,7 +206,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const { commands } = await import('../commands/index.js');
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst },
+        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());

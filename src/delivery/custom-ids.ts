@@ -38,6 +38,18 @@ export const CUSTOM_ID_ACTIONS = [
   'remix',
   /** Submit of that form. subject: the job remixed. */
   'remix-modal',
+  /**
+   * "Which one did you mean?" menus, sent when a typed name fits several songs or voices; the
+   * pick continues the command. subject: `song`, `job` or `voice`, for `download-pick` the
+   * format, for `song-voice-pick` the asking interaction's id (its options are kept under it,
+   * see src/discord/pending-choices.ts). The value is the job or voice id.
+   */
+  'video-pick',
+  'download-pick',
+  'jobs-show-pick',
+  'jobs-cancel-pick',
+  'voice-delete-pick',
+  'song-voice-pick',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

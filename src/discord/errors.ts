@@ -3,7 +3,9 @@
  * Every text shown here is written in this codebase; no upstream body, stack, key or token
  * ever reaches a Discord message.
  */
-import { DiscordAPIError } from 'discord.js';
+import { ActionRowBuilder, DiscordAPIError, StringSelectMenuBuilder } from 'discord.js';
+import { encodeCustomId, type CustomId } from '../delivery/custom-ids.js';
+import { truncate } from '../text.js';
 import { isGoneInteraction } from '../delivery/discord-delivery.js';
 import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
@@ -25,7 +27,19 @@ export type RefusalKind =
   | 'frozen'
   | 'insufficient_credits'
   | 'not_found'
-  | 'not_allowed';
+  | 'not_allowed'
+  | 'ambiguous';
+
+/**
+ * A select menu sent with a refusal, for the member to pick what they meant (two songs of the
+ * same title): its custom id continues the command with the picked value.
+ */
+export interface PickMenu {
+  readonly customId: CustomId;
+  readonly placeholder: LocalText;
+  /** At most 25; labels and descriptions at most 100 characters (cut here if longer). */
+  readonly options: ReadonlyArray<{ readonly label: string; readonly description?: string; readonly value: string }>;
+}
 
 /**
  * A request the bot turns down before anything is reserved. `text` is written for the member
@@ -37,6 +51,8 @@ export class Refusal extends Error {
     readonly kind: RefusalKind,
     /** A catalogue message, written in the member's language when shown. */
     readonly text: LocalText,
+    /** Sent with the text: what the member may pick instead. */
+    readonly menu?: PickMenu,
   ) {
     super(english.text(text));
   }
@@ -53,6 +69,23 @@ export function userMessageFor(error: unknown, t: Translator = english): string 
   if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);
   if (error instanceof ZodError) return zodMessage(error, t);
   return t('error.generic');
+}
+
+/** The components sent with the text for `error`: a refusal's pick menu, if it has one. */
+export function userComponentsFor(error: unknown, t: Translator = english): ActionRowBuilder<StringSelectMenuBuilder>[] {
+  if (!(error instanceof Refusal) || error.menu === undefined || error.menu.options.length === 0) return [];
+  const { menu } = error;
+  const select = new StringSelectMenuBuilder()
+    .setCustomId(encodeCustomId(menu.customId))
+    .setPlaceholder(truncate(t.text(menu.placeholder), 150))
+    .addOptions(
+      menu.options.slice(0, 25).map((option) => ({
+        label: truncate(option.label, 100),
+        value: option.value,
+        ...(option.description === undefined ? {} : { description: truncate(option.description, 100) }),
+      })),
+    );
+  return [new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(select)];
 }
 
 /**

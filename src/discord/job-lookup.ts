@@ -1,16 +1,19 @@
 /**
  * Finding a guild's jobs from what a member typed or picked: a full job id (what autocomplete
- * returns and results show) or its first characters, and naming them in lists and choices.
+ * returns and results show), its first characters, or its title; and naming them in lists
+ * and choices.
  */
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
-import { english, localText, type MessageKey, type Translate } from '../i18n/index.js';
+import { english, localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
+import type { CustomId } from '../delivery/custom-ids.js';
+import { findJobsNamed, type JobNameFilter } from '../pipeline/job-names.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import { givenTitle, titleForDisplay } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
-import { truncate } from '../text.js';
+import { discordTimestamp, escapeMarkdown, truncate } from '../text.js';
 
 /** Results a music video can be made of: anything with an audio clip. */
 export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
@@ -56,22 +59,90 @@ export function isJobId(value: string): boolean {
   return uuid.safeParse(value).success;
 }
 
-/** A job of this guild by id or id prefix, or undefined. */
-export async function findGuildJob(
+/** How a lookup by a typed name asks which job was meant: the menu's custom id, and the words. */
+export interface JobQuestion {
+  /** The select menu's custom id: its handler continues the command with the picked job id. */
+  readonly menu: CustomId;
+  /** The refusal when nothing matches, naming what was looked for and how to pick. */
+  readonly notFound: LocalText;
+}
+
+/**
+ * The one job of this guild a member means by what they typed in an autocomplete option: its
+ * id (what a picked choice sends) or the start of it, or its name as lists show it (title or
+ * prompt, in any case). A full id is taken as it is, whatever its kind; the rest is looked
+ * for among the jobs `filter` allows.
+ *
+ * @throws Refusal `ambiguous`, with a menu of the candidates, when several jobs have that
+ *   name or id start, or none has it but some have names containing it; `not_found` when
+ *   nothing is like it. Nothing is spent before the member picks.
+ */
+export async function pickGuildJob(
   context: CommandContext,
   guildId: string,
   typed: string,
-  filter: { userId?: string } = {},
-): Promise<JobRow | undefined> {
-  const value = typed.trim().toLowerCase();
-  if (isJobId(value)) {
-    const job = await context.pipeline.findJob(guildId, value);
-    return job && (filter.userId === undefined || job.userId === filter.userId) ? job : undefined;
+  filter: JobNameFilter,
+  question: JobQuestion,
+): Promise<JobRow> {
+  const value = typed.replaceAll('\u0000', '').trim();
+  const id = value.toLowerCase();
+  if (isJobId(id)) {
+    const job = await context.pipeline.findJob(guildId, id);
+    if (job && (filter.userId === undefined || job.userId === filter.userId)) return job;
+    throw new Refusal('not_found', question.notFound);
   }
-  if (!PREFIX.test(value)) return undefined;
-  const recent = await context.pipeline.listJobs(guildId, { ...filter, limit: PREFIX_SEARCH_LIMIT });
-  const matches = recent.filter((job) => job.id.startsWith(value));
-  return matches.length === 1 ? matches[0] : undefined;
+  const fits = (job: JobRow) =>
+    (filter.kinds === undefined || filter.kinds.includes(job.kind)) && (!filter.succeededOnly || job.state === 'succeeded');
+  let candidates: JobRow[] = [];
+  let exact = true;
+  if (PREFIX.test(id)) {
+    const recent = await context.pipeline.listJobs(guildId, { userId: filter.userId, limit: PREFIX_SEARCH_LIMIT });
+    candidates = recent.filter((job) => job.id.startsWith(id) && fits(job));
+  }
+  if (candidates.length === 0) candidates = await findJobsNamed(context.db, guildId, value, 'exact', filter);
+  if (candidates.length === 0) {
+    exact = false;
+    // A name copied from a list may end cut short ("A very long title…").
+    candidates = await findJobsNamed(context.db, guildId, value.replace(/…$/, ''), 'contains', filter);
+  }
+  if (exact && candidates.length === 1) return candidates[0]!;
+  if (candidates.length === 0) throw new Refusal('not_found', question.notFound);
+  const t = context.t;
+  const name = truncate(value.replace(/\s+/g, ' '), 100);
+  const list = listLines(candidates.map((job) => `• **${escapeMarkdown(describeJob(job, t))}** · ${kindWord(t, job.kind)} · <@${job.userId}> · ${discordTimestamp(job.createdAt, 'f')} · \`${job.id}\``));
+  throw new Refusal(
+    'ambiguous',
+    localText(exact ? 'jobLookup.ambiguous' : 'jobLookup.didYouMean', { name: escapeMarkdown(name), list }),
+    {
+      customId: question.menu,
+      placeholder: localText('jobLookup.pick'),
+      options: candidates.map((job) => ({
+        label: describeJob(job, t),
+        description: [kindWord(t, job.kind), stateWord(t, job.state), shortDate(t.locale, job.createdAt), job.id.slice(0, 8)].join(' · '),
+        value: job.id,
+      })),
+    },
+  );
+}
+
+/** Candidate lines, as many as fit a message with room for the sentence around them. */
+export function listLines(lines: readonly string[], room = 1500): string {
+  const kept: string[] = [];
+  let length = 0;
+  for (const line of lines) {
+    if (length + line.length + 1 > room) {
+      kept.push('…');
+      break;
+    }
+    kept.push(line);
+    length += line.length + 1;
+  }
+  return kept.join('\n');
+}
+
+/** A date for a select menu's description, where Discord's `<t:…>` is not rendered: the day and UTC time. */
+export function shortDate(locale: string, date: Date): string {
+  return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
 }
 
 /** The service's clip id of a finished song or upload. */
@@ -81,21 +152,27 @@ export function clipIdOf(job: JobRow): string | undefined {
 }
 
 /**
- * A finished song of this guild to make a video or a download of.
+ * A finished song of this guild to make a video or a download of, by id or by title (see
+ * {@link pickGuildJob}); `menu` is the custom id of the select menu that continues the command
+ * when the member is asked which song.
  *
- * @throws Refusal `not_found` with a sentence for the member.
+ * @throws Refusal `not_found` with a sentence for the member, `ambiguous` with a menu.
  */
 export async function resolveSong(
   context: CommandContext,
   guildId: string,
   typed: string,
   kinds: readonly JobKind[],
+  menu: CustomId,
 ): Promise<{ job: JobRow; clipId: string }> {
-  const job = await findGuildJob(context, guildId, typed);
-  const clipId = job && kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
-  if (!job || !clipId) {
-    throw new Refusal('not_found', localText('jobLookup.notASong'));
-  }
+  const job = await pickGuildJob(context, guildId, typed, { kinds, succeededOnly: true }, {
+    menu,
+    notFound: isJobId(typed.trim().toLowerCase())
+      ? localText('jobLookup.notASong')
+      : localText('jobLookup.noSongNamed', { name: escapeMarkdown(truncate(typed.trim(), 100)) }),
+  });
+  const clipId = kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
+  if (!clipId) throw new Refusal('not_found', localText('jobLookup.notASong'));
   return { job, clipId };
 }
 

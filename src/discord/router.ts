@@ -8,7 +8,7 @@ import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
-import { Refusal, isExpected, isGoneInteraction, loggableError, userMessageFor } from './errors.js';
+import { Refusal, isExpected, isGoneInteraction, loggableError, userComponentsFor, userMessageFor } from './errors.js';
 import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
@@ -148,7 +148,7 @@ async function answerFailure(
     ? interaction.responded
       ? Promise.resolve()
       : interaction.respond([])
-    : answerPrivately(interaction as RepliableInteraction, { content: message });
+    : answerPrivately(interaction as RepliableInteraction, { content: message, components: userComponentsFor(error, t) });
   await answered.catch((secondError: unknown) => {
     logger.warn({ err: loggableError(secondError, [interaction.token ?? '']) }, 'could not tell the member about a failure');
   });

@@ -38,6 +38,40 @@ export async function findVoice(executor: Executor, guildId: string, idOrName: s
   return voice;
 }
 
+/** What a typed voice names: one persona, or the candidates to ask about (none: nothing like it). */
+export type VoiceMatch =
+  | { readonly voice: VoicePersona }
+  | { readonly candidates: readonly VoicePersona[]; readonly exact: boolean };
+
+/**
+ * The persona a member means by what they typed in a voice option: its id (what autocomplete
+ * sends), its exact name, or its name in any case and spacing when only one is so named.
+ * Otherwise the candidates: every persona of that name (`exact`), or those whose names
+ * contain what was typed, for the member to pick from. A backtick and the `ˋ` that stands for
+ * it in the bot's inline code (see `inCode`) count as one.
+ */
+export async function resolveVoice(executor: Executor, guildId: string, typed: string): Promise<VoiceMatch> {
+  const value = typed.replaceAll('\u0000', '').trim();
+  if (value === '') return { candidates: [], exact: false };
+  if (UUID.test(value)) {
+    const byId = await findVoice(executor, guildId, value);
+    if (byId) return { voice: byId };
+  }
+  const asShown = (text: string) => text.replaceAll('`', 'ˋ');
+  const name = asShown(value).replace(/\s+/g, ' ').toLowerCase();
+  const named = await executor
+    .select()
+    .from(voicePersonas)
+    .where(and(live(guildId), sql`lower(replace(regexp_replace(btrim(${voicePersonas.name}), '\\s+', ' ', 'g'), ${'`'}, ${'ˋ'})) = ${name}`))
+    .orderBy(asc(voicePersonas.name), asc(voicePersonas.createdAt))
+    .limit(25);
+  const exactly = named.find((voice) => voice.name === value) ?? named.find((voice) => asShown(voice.name) === asShown(value));
+  if (exactly) return { voice: exactly };
+  if (named.length === 1) return { voice: named[0]! };
+  if (named.length > 1) return { candidates: named, exact: true };
+  return { candidates: await listVoices(executor, guildId, { search: value, limit: 25 }), exact: false };
+}
+
 export type DeleteVoiceResult =
   | { readonly deleted: true; readonly voice: VoicePersona }
   | { readonly deleted: false; readonly reason: 'not_found' | 'not_allowed' };

@@ -237,7 +237,11 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       ['a prompt over the limit', { name: 'song', options: { prompt: 'x'.repeat(1001) } }, 'The prompt is too long: at most 1,000 characters.'],
       ['a title over the limit', { name: 'song', options: { prompt: 'ok', title: 't'.repeat(81) } }, 'The title is too long: at most 80 characters.'],
       ['a model outside the list', { name: 'song', options: { prompt: 'ok', model: 'ModelB-9000' } }, 'That model is not one this bot offers. Pick one from the list.'],
-      ['an unknown voice', { name: 'song', options: { prompt: 'ok', voice: 'nobody' } }, 'That is not one of this server’s voice personas. Pick one from the list.'],
+      [
+        'an unknown voice',
+        { name: 'song', options: { prompt: 'ok', voice: 'nobody' } },
+        'No voice of this server is called “nobody”. Pick one from the suggestions that appear as you type, or see them all with `/voice list`.',
+      ],
       [
         'a text file as a voice',
         { name: 'voice', subcommand: 'create', options: { name: 'Txt' }, attachments: { audio: { filename: 'notes.txt', data: 'hello', contentType: 'text/plain' } } },

@@ -86,7 +86,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'Der Dienst hat keinen Text geliefert.',
   'result.voice.defaultName': 'deine Stimme',
   'result.voice.title': 'Die Stimme „{name}“ ist bereit',
-  'result.voice.usage': 'Nutze sie mit `{/song voice:}{name}`.',
+  'result.voice.usage': 'Nutze sie mit `{/song prompt:}ein Schlaflied {:song voice}:{name}` oder mit einer eigenen Beschreibung.',
   'result.video.titleOf': 'Musikvideo: {title}',
   'result.video.title': 'Dein Musikvideo',
   'result.video.watch': '[Video ansehen]({url})',

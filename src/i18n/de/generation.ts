@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Dieses Modell bietet der Bot nicht an. Wähle eines aus der Liste.',
   'song.refusal.voiceInstrumental': 'Eine Stimme singt: Lass `{:song instrumental}` weg oder lass `{:song voice}` weg.',
   'song.refusal.voiceModel': 'Ein Song mit einer Stimme nutzt das Modell der Stimme: Lass `{:song model}` weg.',
+  'song.refusal.pickGone': 'Diese Auswahl gilt nicht mehr: Sie wurde schon getroffen oder ist zu alt. Führe `{/song}` noch einmal aus.',
 
   'songForm.title': 'Song erstellen',
   'songForm.remixTitle': 'Remix: {title}',
@@ -97,6 +98,14 @@ export const generation: Translation<typeof english> = {
   'voice.refusal.unknown': 'Das ist keine der Stimmen dieses Servers. Wähle eine aus der Liste.',
   'voice.refusal.nameTaken': 'Dieser Server hat schon eine Stimme namens „{name}“. Wähle einen anderen Namen.',
   'voice.refusal.notYours': 'Nur wer diese Stimme erstellt hat, oder ein Moderator, kann sie löschen.',
+  'voice.refusal.noneNamed': 'Keine Stimme dieses Servers heißt „{name}“. Wähle eine aus den Vorschlägen, die beim Tippen erscheinen, oder sieh dir alle mit `{/voice list}` an.',
+  'voice.refusal.ambiguous':
+    'Mehr als eine Stimme dieses Servers heißt „{name}“:\n{list}\nFühre `{/song}` noch einmal aus, mit `{:song voice}:` genau so geschrieben wie hier oder mit der ID.',
+  'voice.refusal.ambiguousPick': 'Mehr als eine Stimme dieses Servers heißt „{name}“. Wähle die, die du meinst:\n{list}',
+  'voice.refusal.didYouMean':
+    'Keine Stimme dieses Servers heißt „{name}“. Meintest du eine von diesen?\n{list}\nFühre `{/song}` noch einmal aus, mit `{:song voice}:` so geschrieben wie hier oder mit der ID.',
+  'voice.refusal.didYouMeanPick': 'Keine Stimme dieses Servers heißt „{name}“. Meintest du eine von diesen?\n{list}',
+  'voice.pick': 'Wähle die Stimme',
   'voice.list.empty': 'Dieser Server hat noch keine Stimmen. Erstelle eine mit `{/voice create}`.',
   'voice.list.heading': '**Stimmen dieses Servers** ({count})',
   'voice.list.line': '• **{name}**, von <@{user}>, {date}',
@@ -107,6 +116,10 @@ export const generation: Translation<typeof english> = {
   'songButtons.hasFile': 'Dieser Song hat seine {format}-Datei schon, es wurde nichts berechnet: {url}',
   'download.refusal.format': 'Das Format ist MP3 oder WAV.',
   'jobLookup.notASong': 'Das ist kein fertiger Song dieses Servers. Wähle einen aus der Liste.',
+  'jobLookup.noSongNamed': 'Kein fertiger Song dieses Servers heißt „{name}“. Wähle einen aus den Vorschlägen, die beim Tippen erscheinen, oder finde ihn mit `{/library}`.',
+  'jobLookup.ambiguous': 'Hier heißt mehr als ein Eintrag „{name}“. Wähle den, den du meinst:\n{list}',
+  'jobLookup.didYouMean': 'Nichts hier heißt genau „{name}“. Meintest du eines davon?\n{list}',
+  'jobLookup.pick': 'Wähle aus',
 
   'attachment.notAudio': 'Hänge eine MP3- oder WAV-Datei an.',
   'attachment.tooLarge': 'Diese Datei hat {size} MB; das Limit liegt bei {limit} MB.',
@@ -133,6 +146,7 @@ export const generation: Translation<typeof english> = {
   'jobs.list.heading': '**Deine letzten Anfragen**',
   'jobs.list.forSong': 'für „{title}“',
   'jobs.refusal.notYours': 'Keine deiner Anfragen auf diesem Server hat diese ID. `{/jobs list}` zeigt sie dir.',
+  'jobs.refusal.noneNamed': 'Keine deiner Anfragen auf diesem Server heißt „{name}“. Wähle eine aus den Vorschlägen, die beim Tippen erscheinen, oder sieh sie dir mit `{/jobs list}` an.',
   'jobs.refusal.unknown': 'Keine deiner Anfragen auf diesem Server hat diese ID.',
   'jobs.refusal.gone': 'Diese Anfrage gibt es nicht mehr.',
   'jobs.refusal.cancelNotAllowed': 'Nur wer die Anfrage gestellt hat, oder ein Moderator, kann sie abbrechen.',

@@ -91,7 +91,7 @@ export const core = {
   'result.lyrics.empty': 'The service returned no text.',
   'result.voice.defaultName': 'your voice',
   'result.voice.title': 'Voice persona “{name}” is ready',
-  'result.voice.usage': 'Use it with `{/song voice:}{name}`.',
+  'result.voice.usage': 'Use it with `{/song prompt:}a lullaby {:song voice}:{name}`, or any prompt of yours.',
   'result.video.titleOf': 'Music video: {title}',
   'result.video.title': 'Your music video',
   'result.video.watch': '[Watch the video]({url})',

@@ -85,6 +85,7 @@ export const generation = {
   'song.refusal.unknownModel': 'That model is not one this bot offers. Pick one from the list.',
   'song.refusal.voiceInstrumental': 'A voice persona sings: leave out `{:song instrumental}`, or leave out `{:song voice}`.',
   'song.refusal.voiceModel': 'A song with a voice persona uses the voice’s own model: leave out `{:song model}`.',
+  'song.refusal.pickGone': 'This choice no longer works: it was made already, or too long ago. Run `{/song}` again.',
 
   // ---- the "Make a song" form (from lyrics, and Remix) ----
   'songForm.title': 'Make a song',
@@ -103,6 +104,14 @@ export const generation = {
   'voice.refusal.unknown': 'That is not one of this server’s voice personas. Pick one from the list.',
   'voice.refusal.nameTaken': 'This server already has a voice named “{name}”. Pick another name.',
   'voice.refusal.notYours': 'Only the member who made this voice, or a moderator, can delete it.',
+  'voice.refusal.noneNamed': 'No voice of this server is called “{name}”. Pick one from the suggestions that appear as you type, or see them all with `{/voice list}`.',
+  'voice.refusal.ambiguous':
+    'More than one voice of this server is called “{name}”:\n{list}\nRun `{/song}` again with `{:song voice}:` set to the name exactly as written here, or to the id.',
+  'voice.refusal.ambiguousPick': 'More than one voice of this server is called “{name}”. Pick the one you mean:\n{list}',
+  'voice.refusal.didYouMean':
+    'No voice of this server is called “{name}”. Did you mean one of these?\n{list}\nRun `{/song}` again with `{:song voice}:` set to its name as written here, or to its id.',
+  'voice.refusal.didYouMeanPick': 'No voice of this server is called “{name}”. Did you mean one of these?\n{list}',
+  'voice.pick': 'Choose the voice',
   'voice.list.empty': 'This server has no voice personas yet. Make one with `{/voice create}`.',
   'voice.list.heading': '**Voice personas of this server** ({count})',
   'voice.list.line': '• **{name}**, by <@{user}>, {date}',
@@ -114,6 +123,10 @@ export const generation = {
   'songButtons.hasFile': 'This song already comes with its {format} file, so nothing was charged: {url}',
   'download.refusal.format': 'The format is MP3 or WAV.',
   'jobLookup.notASong': 'That is not a finished song of this server. Pick one from the list.',
+  'jobLookup.noSongNamed': 'No finished song of this server is called “{name}”. Pick one from the suggestions that appear as you type, or find it with `{/library}`.',
+  'jobLookup.ambiguous': 'More than one here is called “{name}”. Pick the one you mean:\n{list}',
+  'jobLookup.didYouMean': 'Nothing here is called exactly “{name}”. Did you mean one of these?\n{list}',
+  'jobLookup.pick': 'Choose one',
 
   // ---- audio attachments (/voice create, /upload) ----
   'attachment.notAudio': 'Attach an MP3 or WAV file.',
@@ -142,6 +155,7 @@ export const generation = {
   'jobs.list.heading': '**Your recent requests**',
   'jobs.list.forSong': 'for “{title}”',
   'jobs.refusal.notYours': 'No request of yours on this server has that id. `{/jobs list}` shows them.',
+  'jobs.refusal.noneNamed': 'No request of yours on this server is called “{name}”. Pick one from the suggestions that appear as you type, or see them with `{/jobs list}`.',
   'jobs.refusal.unknown': 'No request of yours on this server has that id.',
   'jobs.refusal.gone': 'That request no longer exists.',
   'jobs.refusal.cancelNotAllowed': 'Only the member who asked, or a moderator, can cancel this request.',

@@ -87,7 +87,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'El servicio no devolvió ningún texto.',
   'result.voice.defaultName': 'tu voz',
   'result.voice.title': 'La voz «{name}» está lista',
-  'result.voice.usage': 'Úsala con `{/song voice:}{name}`.',
+  'result.voice.usage': 'Úsala con `{/song prompt:}una nana {:song voice}:{name}`, o con tu propia idea.',
   'result.video.titleOf': 'Videoclip: {title}',
   'result.video.title': 'Tu videoclip',
   'result.video.watch': '[Ver el vídeo]({url})',

@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Este bot no ofrece ese modelo. Elige uno de la lista.',
   'song.refusal.voiceInstrumental': 'Una voz canta: quita `{:song instrumental}` o quita `{:song voice}`.',
   'song.refusal.voiceModel': 'Una canción con voz usa el modelo de la propia voz: quita `{:song model}`.',
+  'song.refusal.pickGone': 'Esta elección ya no sirve: ya se hizo, o hace demasiado. Vuelve a usar `{/song}`.',
 
   'songForm.title': 'Crear canción',
   'songForm.remixTitle': 'Remezcla: {title}',
@@ -97,6 +98,14 @@ export const generation: Translation<typeof english> = {
   'voice.refusal.unknown': 'Esa no es una de las voces de este servidor. Elige una de la lista.',
   'voice.refusal.nameTaken': 'Este servidor ya tiene una voz llamada «{name}». Elige otro nombre.',
   'voice.refusal.notYours': 'Solo quien creó esta voz, o un moderador, puede borrarla.',
+  'voice.refusal.noneNamed': 'Ninguna voz de este servidor se llama «{name}». Elige una de las sugerencias que aparecen al escribir, o míralas todas con `{/voice list}`.',
+  'voice.refusal.ambiguous':
+    'Más de una voz de este servidor se llama «{name}»:\n{list}\nVuelve a usar `{/song}` con `{:song voice}:` escrito exactamente como aquí, o con el id.',
+  'voice.refusal.ambiguousPick': 'Más de una voz de este servidor se llama «{name}». Elige la que quieres:\n{list}',
+  'voice.refusal.didYouMean':
+    'Ninguna voz de este servidor se llama «{name}». ¿Quizá una de estas?\n{list}\nVuelve a usar `{/song}` con `{:song voice}:` escrito como aquí, o con el id.',
+  'voice.refusal.didYouMeanPick': 'Ninguna voz de este servidor se llama «{name}». ¿Quizá una de estas?\n{list}',
+  'voice.pick': 'Elige la voz',
   'voice.list.empty': 'Este servidor aún no tiene voces. Crea una con `{/voice create}`.',
   'voice.list.heading': '**Voces de este servidor** ({count})',
   'voice.list.line': '• **{name}**, de <@{user}>, {date}',
@@ -107,6 +116,10 @@ export const generation: Translation<typeof english> = {
   'songButtons.hasFile': 'Esta canción ya tiene su archivo {format}, así que no se ha cobrado nada: {url}',
   'download.refusal.format': 'El formato es MP3 o WAV.',
   'jobLookup.notASong': 'Esa no es una canción terminada de este servidor. Elige una de la lista.',
+  'jobLookup.noSongNamed': 'Ninguna canción terminada de este servidor se llama «{name}». Elige una de las sugerencias que aparecen al escribir, o búscala con `{/library}`.',
+  'jobLookup.ambiguous': 'Hay más de uno llamado «{name}». Elige el que quieres:\n{list}',
+  'jobLookup.didYouMean': 'Nada aquí se llama exactamente «{name}». ¿Quizá uno de estos?\n{list}',
+  'jobLookup.pick': 'Elige uno',
 
   'attachment.notAudio': 'Adjunta un archivo MP3 o WAV.',
   'attachment.tooLarge': 'Ese archivo ocupa {size} MB; el límite es {limit} MB.',
@@ -133,6 +146,7 @@ export const generation: Translation<typeof english> = {
   'jobs.list.heading': '**Tus pedidos recientes**',
   'jobs.list.forSong': 'de «{title}»',
   'jobs.refusal.notYours': 'Ningún pedido tuyo en este servidor tiene ese id. `{/jobs list}` te los muestra.',
+  'jobs.refusal.noneNamed': 'Ningún pedido tuyo en este servidor se llama «{name}». Elige uno entre las sugerencias que aparecen al escribir, o míralos con `{/jobs list}`.',
   'jobs.refusal.unknown': 'Ningún pedido tuyo en este servidor tiene ese id.',
   'jobs.refusal.gone': 'Ese pedido ya no existe.',
   'jobs.refusal.cancelNotAllowed': 'Solo quien lo pidió, o un moderador, puede cancelar este pedido.',

@@ -87,7 +87,7 @@ export const core: Translation<typeof english> = {
   'result.lyrics.empty': 'O serviço não devolveu nenhum texto.',
   'result.voice.defaultName': 'sua voz',
   'result.voice.title': 'A voz “{name}” está pronta',
-  'result.voice.usage': 'Use com `{/song voice:}{name}`.',
+  'result.voice.usage': 'Use com `{/song prompt:}uma canção de ninar {:song voice}:{name}`, ou com a sua própria ideia.',
   'result.video.titleOf': 'Videoclipe: {title}',
   'result.video.title': 'Seu videoclipe',
   'result.video.watch': '[Assistir ao vídeo]({url})',

@@ -82,6 +82,7 @@ export const generation: Translation<typeof english> = {
   'song.refusal.unknownModel': 'Este bot não oferece esse modelo. Escolha um da lista.',
   'song.refusal.voiceInstrumental': 'Uma voz canta: tire `{:song instrumental}` ou tire `{:song voice}`.',
   'song.refusal.voiceModel': 'Uma música com voz usa o modelo da própria voz: tire `{:song model}`.',
+  'song.refusal.pickGone': 'Esta escolha não vale mais: já foi feita, ou faz tempo demais. Use `{/song}` de novo.',
 
   'songForm.title': 'Criar música',
   'songForm.remixTitle': 'Remix: {title}',
@@ -97,6 +98,14 @@ export const generation: Translation<typeof english> = {
   'voice.refusal.unknown': 'Essa não é uma das vozes deste servidor. Escolha uma da lista.',
   'voice.refusal.nameTaken': 'Este servidor já tem uma voz chamada “{name}”. Escolha outro nome.',
   'voice.refusal.notYours': 'Só quem criou esta voz, ou um moderador, pode excluí-la.',
+  'voice.refusal.noneNamed': 'Nenhuma voz deste servidor se chama “{name}”. Escolha uma das sugestões que aparecem enquanto você digita, ou veja todas com `{/voice list}`.',
+  'voice.refusal.ambiguous':
+    'Mais de uma voz deste servidor se chama “{name}”:\n{list}\nUse `{/song}` de novo com `{:song voice}:` escrito exatamente como aqui, ou com o id.',
+  'voice.refusal.ambiguousPick': 'Mais de uma voz deste servidor se chama “{name}”. Escolha a que você quer:\n{list}',
+  'voice.refusal.didYouMean':
+    'Nenhuma voz deste servidor se chama “{name}”. Você quis dizer uma destas?\n{list}\nUse `{/song}` de novo com `{:song voice}:` escrito como aqui, ou com o id.',
+  'voice.refusal.didYouMeanPick': 'Nenhuma voz deste servidor se chama “{name}”. Você quis dizer uma destas?\n{list}',
+  'voice.pick': 'Escolha a voz',
   'voice.list.empty': 'Este servidor ainda não tem vozes. Crie uma com `{/voice create}`.',
   'voice.list.heading': '**Vozes deste servidor** ({count})',
   'voice.list.line': '• **{name}**, de <@{user}>, {date}',
@@ -107,6 +116,10 @@ export const generation: Translation<typeof english> = {
   'songButtons.hasFile': 'Esta música já tem seu arquivo {format}, então nada foi cobrado: {url}',
   'download.refusal.format': 'O formato é MP3 ou WAV.',
   'jobLookup.notASong': 'Essa não é uma música pronta deste servidor. Escolha uma da lista.',
+  'jobLookup.noSongNamed': 'Nenhuma música pronta deste servidor se chama “{name}”. Escolha uma das sugestões que aparecem enquanto você digita, ou encontre-a com `{/library}`.',
+  'jobLookup.ambiguous': 'Mais de um se chama “{name}”. Escolha o que você quer:\n{list}',
+  'jobLookup.didYouMean': 'Nada aqui se chama exatamente “{name}”. Você quis dizer um destes?\n{list}',
+  'jobLookup.pick': 'Escolha um',
 
   'attachment.notAudio': 'Anexe um arquivo MP3 ou WAV.',
   'attachment.tooLarge': 'Esse arquivo tem {size} MB; o limite é {limit} MB.',
@@ -133,6 +146,7 @@ export const generation: Translation<typeof english> = {
   'jobs.list.heading': '**Seus pedidos recentes**',
   'jobs.list.forSong': 'de “{title}”',
   'jobs.refusal.notYours': 'Nenhum pedido seu neste servidor tem esse id. `{/jobs list}` mostra todos eles.',
+  'jobs.refusal.noneNamed': 'Nenhum pedido seu neste servidor se chama “{name}”. Escolha um entre as sugestões que aparecem enquanto você digita, ou veja-os com `{/jobs list}`.',
   'jobs.refusal.unknown': 'Nenhum pedido seu neste servidor tem esse id.',
   'jobs.refusal.gone': 'Esse pedido não existe mais.',
   'jobs.refusal.cancelNotAllowed': 'Só quem fez o pedido, ou um moderador, pode cancelá-lo.',

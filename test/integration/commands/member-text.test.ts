@@ -143,9 +143,9 @@ describe('a member’s text reaches Discord escaped', () => {
         attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } },
       });
     const result = await g.delivered(await accepted(create()));
-    expect(embedOf(result).title).toBe(`Voice persona "${escaped(list)}" is ready`);
+    expect(embedOf(result).title).toBe(`Voice persona “${escaped(list)}” is ready`);
     // In code, markdown shows as typed already: the hint is what to type.
-    expect(embedOf(result).description).toBe(`Use it with \`/song voice:${name}\`.`);
+    expect(embedOf(result).description).toBe(`Use it with \`/song prompt:a lullaby voice:${name}\`, or any prompt of yours.`);
 
     const voices = await privateAnswer(g.run(g.members.bob, { name: 'voice', subcommand: 'list' }));
     expectEscaped(voices.content, list, '/voice list');

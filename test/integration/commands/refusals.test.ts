@@ -78,12 +78,12 @@ describe('bad input', () => {
   });
 
   it('refuses an unknown voice, and a voice with instrumental', async () => {
-    await refused(song({ voice: 'Nobody' }), 'not one of this server’s voice personas');
+    await refused(song({ voice: 'Nobody' }), 'No voice of this server is called “Nobody”');
     await refused(song({ voice: 'Nobody', instrumental: true }), 'A voice persona sings');
   });
 
   it('refuses an unknown song for a video or a download', async () => {
-    await refused(() => h.run(h.members.alice, { name: 'video', options: { song: 'no-such-song' } }), 'not a finished song of this server');
+    await refused(() => h.run(h.members.alice, { name: 'video', options: { song: 'no-such-song' } }), 'No finished song of this server is called “no-such-song”');
     await refused(
       () => h.run(h.members.alice, { name: 'download', options: { song: '00000000-0000-4000-8000-000000000000', format: 'mp3' } }),
       'not a finished song of this server',

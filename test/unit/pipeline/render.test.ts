@@ -128,8 +128,8 @@ describe('renderResult', () => {
 
   it('shows a voice’s name as typed: escaped in the title, whole in the hint’s code', () => {
     const voice = renderResult(job({ kind: 'voice', request: { kind: 'voice', name: '**Big** `Voice`', audioUrl: 'https://x.example/a.mp3' }, result: {} }));
-    expect(voice.embeds?.[0]?.title).toBe('Voice persona "\\*\\*Big\\*\\* \\`Voice\\`" is ready');
-    expect(voice.embeds?.[0]?.description).toBe('Use it with `/song voice:**Big** ˋVoiceˋ`.');
+    expect(voice.embeds?.[0]?.title).toBe('Voice persona “\\*\\*Big\\*\\* \\`Voice\\`” is ready');
+    expect(voice.embeds?.[0]?.description).toBe('Use it with `/song prompt:a lullaby voice:**Big** ˋVoiceˋ`, or any prompt of yours.');
   });
 
   it('never renders a non-http link from the service', () => {

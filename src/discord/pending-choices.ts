@@ -1,0 +1,32 @@
+/**
+ * What a command keeps while it asks the member which one they meant (two voices of that
+ * name): the options too long for a select menu's custom id (a prompt, lyrics), under the
+ * asking interaction's id, for the pick to go on with. Kept in Redis, so a pick works after a
+ * restart and on another process, for as long as the menu's interaction can still answer.
+ */
+import type { Redis } from 'ioredis';
+
+export interface PendingChoices {
+  /** Keeps `value` (JSON) under `id` for {@link PENDING_CHOICE_SECONDS}. */
+  keep(id: string, value: unknown): Promise<void>;
+  /** What was kept under `id`, once: a second pick of the same menu finds nothing. */
+  take(id: string): Promise<unknown>;
+}
+
+/** Discord's interaction tokens last 15 minutes; the menu answers no longer. */
+export const PENDING_CHOICE_SECONDS = 15 * 60;
+
+export function createPendingChoices(redis: Redis, prefix: string): PendingChoices {
+  const key = (id: string) => `${prefix}:pending-choice:${id}`;
+  return {
+    async keep(id, value) {
+      await redis.set(key(id), JSON.stringify(value), 'EX', PENDING_CHOICE_SECONDS);
+    },
+    async take(id) {
+      // GET and DEL in one transaction (GETDEL needs Redis 6.2).
+      const results = await redis.multi().get(key(id)).del(key(id)).exec();
+      const raw = results?.[0]?.[1];
+      return typeof raw === 'string' ? (JSON.parse(raw) as unknown) : undefined;
+    },
+  };
+}

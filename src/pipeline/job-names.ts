@@ -1,0 +1,70 @@
+/**
+ * Finding a guild's jobs by the name a member sees in lists and choices: the service's title,
+ * the requested title or name, or the prompt. For an autocomplete option typed instead of
+ * picked (`/video song:Rainy Night`).
+ */
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { jobs, type JobKind } from '../db/schema.js';
+import type { JobRow } from './job-rows.js';
+
+export interface JobNameFilter {
+  readonly kinds?: readonly JobKind[] | undefined;
+  readonly succeededOnly?: boolean | undefined;
+  readonly userId?: string | undefined;
+}
+
+/** At most this many jobs are returned: what a select menu can offer. */
+export const MAX_NAMED_JOBS = 25;
+
+/** The texts a job is shown by (see `describeJob`), in the order it prefers them. */
+const NAMES = [
+  sql`${jobs.result} -> 'clips' -> 0 ->> 'title'`,
+  sql`${jobs.result} ->> 'lyricsTitle'`,
+  sql`${jobs.request} ->> 'title'`,
+  sql`${jobs.request} ->> 'name'`,
+  sql`${jobs.request} ->> 'prompt'`,
+];
+
+/** A stored name as compared: lower case, trimmed (stored texts have their inner spaces as written). */
+const normalized = (value: SQL) => sql`lower(btrim(${value}))`;
+
+/** A typed name as compared: lower case, trimmed, runs of spaces made one. */
+export function normalizeName(typed: string): string {
+  return typed.replaceAll('\u0000', '').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/**
+ * The guild's jobs one of whose names is `typed` (`exact`, in any case and spacing) or contains
+ * it (`contains`), newest first, at most {@link MAX_NAMED_JOBS}.
+ */
+export async function findJobsNamed(
+  db: Executor,
+  guildId: string,
+  typed: string,
+  how: 'exact' | 'contains',
+  filter: JobNameFilter = {},
+): Promise<JobRow[]> {
+  const name = normalizeName(typed);
+  if (name === '') return [];
+  const test = (value: SQL) =>
+    how === 'exact' ? sql`${normalized(value)} = ${name}` : sql`${normalized(value)} like ${`%${escapeLike(name)}%`}`;
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.guildId, guildId),
+        filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
+        filter.kinds === undefined ? undefined : inArray(jobs.kind, [...filter.kinds]),
+        filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
+        or(...NAMES.map(test)),
+      ),
+    )
+    .orderBy(desc(jobs.createdAt))
+    .limit(MAX_NAMED_JOBS);
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
