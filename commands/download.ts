@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { DOWNLOAD_SOURCE_KINDS, isJobId, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
+import { DOWNLOAD_SOURCE_KINDS, isJobId, oncePerMenu, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
 import { linkedFile } from '../src/pipeline/render.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
@@ -92,7 +92,9 @@ export default defineCommand({
     'download-pick': {
       acknowledge: 'public',
       async execute(interaction, id, context) {
-        await requestDownload(interaction, context, { song: interaction.values[0] ?? '', format: id.subject, requesterOrModerator: false });
+        await oncePerMenu(context, interaction.message.id, () =>
+          requestDownload(interaction, context, { song: interaction.values[0] ?? '', format: id.subject, requesterOrModerator: false }),
+        );
       },
     },
   },

@@ -8,7 +8,7 @@ import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.j
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { isJobId, jobChoices, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
+import { isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { linkedFile } from '../src/pipeline/render.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
@@ -82,7 +82,9 @@ export default defineCommand({
     'video-pick': {
       acknowledge: 'public',
       async execute(interaction, _id, context) {
-        await requestVideo(interaction, context, interaction.values[0] ?? '', { requesterOrModerator: false });
+        await oncePerMenu(context, interaction.message.id, () =>
+          requestVideo(interaction, context, interaction.values[0] ?? '', { requesterOrModerator: false }),
+        );
       },
     },
   },

@@ -125,7 +125,23 @@ export async function pickGuildJob(
   );
 }
 
-/** Candidate lines, as many as fit a message with room for the sentence around them. */
+/**
+ * Runs a paid pick from a "which one?" menu once: a second pick from the same message (the menu
+ * stays on the member's private answer) is refused, and nothing is charged for it. A pick that
+ * is itself refused frees the menu again.
+ */
+export async function oncePerMenu(context: CommandContext, messageId: string, pick: () => Promise<void>): Promise<void> {
+  const choices = context.pendingChoices;
+  if (!choices) return pick();
+  if (!(await choices.claim(messageId))) throw new Refusal('not_allowed', localText('jobLookup.pickMade'));
+  try {
+    await pick();
+  } catch (error) {
+    await choices.release(messageId).catch(() => {});
+    throw error;
+  }
+}
+
 export function listLines(lines: readonly string[], room = 1500): string {
   const kept: string[] = [];
   let length = 0;

@@ -11,6 +11,10 @@ export interface PendingChoices {
   keep(id: string, value: unknown): Promise<void>;
   /** What was kept under `id`, once: a second pick of the same menu finds nothing. */
   take(id: string): Promise<unknown>;
+  /** True for the first pick from the menu `id` (its message id), false for any later one. */
+  claim(id: string): Promise<boolean>;
+  /** Frees the menu `id` again: its pick was refused, and nothing was spent. */
+  release(id: string): Promise<void>;
 }
 
 /** Discord's interaction tokens last 15 minutes; the menu answers no longer. */
@@ -27,6 +31,12 @@ export function createPendingChoices(redis: Redis, prefix: string): PendingChoic
       const results = await redis.multi().get(key(id)).del(key(id)).exec();
       const raw = results?.[0]?.[1];
       return typeof raw === 'string' ? (JSON.parse(raw) as unknown) : undefined;
+    },
+    async claim(id) {
+      return (await redis.set(key(`picked:${id}`), '1', 'EX', PENDING_CHOICE_SECONDS, 'NX')) === 'OK';
+    },
+    async release(id) {
+      await redis.del(key(`picked:${id}`));
     },
   };
 }

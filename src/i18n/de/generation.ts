@@ -120,6 +120,7 @@ export const generation: Translation<typeof english> = {
   'jobLookup.ambiguous': 'Hier heißt mehr als ein Eintrag „{name}“. Wähle den, den du meinst:\n{list}',
   'jobLookup.didYouMean': 'Nichts hier heißt genau „{name}“. Meintest du eines davon?\n{list}',
   'jobLookup.pick': 'Wähle aus',
+  'jobLookup.pickMade': 'Aus dieser Liste hast du schon gewählt, und die Anfrage läuft. Für eine weitere führe den Befehl noch einmal aus.',
 
   'attachment.notAudio': 'Hänge eine MP3- oder WAV-Datei an.',
   'attachment.tooLarge': 'Diese Datei hat {size} MB; das Limit liegt bei {limit} MB.',

@@ -127,6 +127,7 @@ export const generation = {
   'jobLookup.ambiguous': 'More than one here is called “{name}”. Pick the one you mean:\n{list}',
   'jobLookup.didYouMean': 'Nothing here is called exactly “{name}”. Did you mean one of these?\n{list}',
   'jobLookup.pick': 'Choose one',
+  'jobLookup.pickMade': 'You already chose from this list, and that request is under way. To ask for another, run the command again.',
 
   // ---- audio attachments (/voice create, /upload) ----
   'attachment.notAudio': 'Attach an MP3 or WAV file.',

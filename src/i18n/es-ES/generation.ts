@@ -120,6 +120,7 @@ export const generation: Translation<typeof english> = {
   'jobLookup.ambiguous': 'Hay más de uno llamado «{name}». Elige el que quieres:\n{list}',
   'jobLookup.didYouMean': 'Nada aquí se llama exactamente «{name}». ¿Quizá uno de estos?\n{list}',
   'jobLookup.pick': 'Elige uno',
+  'jobLookup.pickMade': 'Ya elegiste de esta lista y ese pedido está en marcha. Para pedir otro, vuelve a usar el comando.',
 
   'attachment.notAudio': 'Adjunta un archivo MP3 o WAV.',
   'attachment.tooLarge': 'Ese archivo ocupa {size} MB; el límite es {limit} MB.',

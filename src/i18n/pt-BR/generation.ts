@@ -120,6 +120,7 @@ export const generation: Translation<typeof english> = {
   'jobLookup.ambiguous': 'Mais de um se chama “{name}”. Escolha o que você quer:\n{list}',
   'jobLookup.didYouMean': 'Nada aqui se chama exatamente “{name}”. Você quis dizer um destes?\n{list}',
   'jobLookup.pick': 'Escolha um',
+  'jobLookup.pickMade': 'Você já escolheu desta lista, e esse pedido está em andamento. Para pedir outro, use o comando de novo.',
 
   'attachment.notAudio': 'Anexe um arquivo MP3 ou WAV.',
   'attachment.tooLarge': 'Esse arquivo tem {size} MB; o limite é {limit} MB.',

@@ -194,7 +194,18 @@ describe('song names', () => {
 
   it('/jobs list names the song of a video and of a download, and the download’s format', async () => {
     const g = h.inNewGuild();
-    const song = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'harbor at dusk', title: 'Harbor Lights' } }));
+    // A persona song: the service gives it neither a WAV nor a video, so both are made for it.
+    await g.delivered(
+      await accepted(
+        g.run(g.members.alice, {
+          name: 'voice',
+          subcommand: 'create',
+          options: { name: 'Harbor Voice' },
+          attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } },
+        }),
+      ),
+    );
+    const song = await accepted(g.run(g.members.alice, { name: 'song', options: { prompt: 'harbor at dusk', title: 'Harbor Lights', voice: 'Harbor Voice' } }));
     await g.delivered(song);
     const download = await accepted(g.run(g.members.alice, { name: 'download', options: { song, format: 'wav' } }));
     const video = await accepted(g.run(g.members.alice, { name: 'video', options: { song } }));
@@ -205,6 +216,6 @@ describe('song names', () => {
     const line = (jobId: string) => lines.find((text) => text.startsWith(`\`${jobId.slice(0, 8)}\``));
     expect(line(download)).toContain(' download WAV · done · for “Harbor Lights” · ');
     expect(line(video)).toContain(' video · done · for “Harbor Lights” · ');
-    expect(line(song)).toContain(' song · done · Harbor Lights · ');
+    expect(line(song)).toMatch(/ song\b.* · done · Harbor Lights · /);
   });
 });

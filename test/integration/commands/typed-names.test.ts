@@ -271,6 +271,12 @@ describe('a song typed by its title', () => {
     await g.delivered(picked);
     expect(await requestOf(picked)).toMatchObject({ sourceJobId: older, format: 'mp3' });
     expect(await g.balance()).toBe(balance - 2);
+    // The menu stays on the private answer: a second pick from it, even of the other song, is refused and spends nothing.
+    const again = await askedPrivately(g, () =>
+      h.emulator.selectOption({ messageId: asked.id, customId: menu.customId, values: [newer], userId: g.members.bob }),
+    );
+    expect(again.content).toBe('You already chose from this list, and that request is under way. To ask for another, run the command again.');
+    expect(await g.balance()).toBe(balance - 2);
 
     // /video asks the same way.
     const video = await askedPrivately(g, () => g.run(g.members.bob, { name: 'video', options: { song: 'Twin Song' } }));
