@@ -316,7 +316,7 @@ function renderChaos(result: ResultFile): Rendered {
       `${met(data['passed'])}${data['passed'] === true ? '' : ` (${scenarios.filter((s) => s['passed'] !== true).map((s) => str(s['name'])).join(', ')})`}`,
     ],
     body: [
-      `The chaos suite (\`npm run chaos\`; docs/operations.md describes each fault): ${fmt(num(data['seconds']) / 60)} minutes. Target: ${str(data['target'])}.`,
+      `The chaos suite (\`npm run chaos\`; [operations.md](operations.md#reliability) says what each fault puts to the test): ${fmt(num(data['seconds']) / 60)} minutes. Target: ${str(data['target'])}.`,
       table(['Scenario', 'Jobs', 'What it did', 'Took', 'What it measured', 'Figures that must be 0', 'Details'], rows),
       `\`${str(data['line'])}\``,
     ].join('\n\n'),
