@@ -325,7 +325,8 @@ function renderChaos(result: ResultFile): Rendered {
 
 /** A results file no renderer knows: its top-level numbers, so that a new benchmark still shows. */
 function renderOther(result: ResultFile): Rendered {
-  const scalars = Object.entries(result.data).filter(([key, value]) => typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && key !== 'date' && key !== 'commit'));
+  const header = ['benchmark', 'date', 'commit', 'commitDirty'];
+  const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
   return {
     summary: [str(result.data['target']) || '–', scalars.map(([key, value]) => `${key} ${typeof value === 'number' ? fmt(value) : String(value)}`).join('; '), '–', str(result.data['target']) || '–', met(result.data['met'])],
     body: table(['Field', 'Value'], scalars.map(([key, value]) => [key, typeof value === 'number' ? fmt(value) : String(value)])),

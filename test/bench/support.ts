@@ -2,7 +2,8 @@
  * What every benchmark shares: the world it runs in (an embedded Postgres, a redis-server,
  * the music-API simulator and the Discord emulator, each real), the bot started the way
  * operators start it, statistics, and the result file `bench/results/<name>.json` with the
- * machine it was measured on. Benchmarks print figures and ratios; they assert nothing.
+ * machine and the commit it was measured on (`npm run bench:docs` renders docs/performance.md
+ * from those files). Benchmarks print figures and ratios; they assert nothing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
