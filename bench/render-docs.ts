@@ -112,7 +112,7 @@ function renderAck(result: ResultFile): Rendered {
       `${met(data['met'])} (${fmt(obj(ratios['steady'])['p99ToFloor'], 2)}×; at once ${fmt(obj(ratios['burst'])['p99ToFloor'], 2)}×)`,
     ],
     body: [
-      `${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      `${cap(what)}. Floor: ${str(data['floor'])}${workload['interactions'] === 'http' ? ' (the floors stay on the gateway; the bot gets each interaction POSTed, signed, to `/interactions` and answers in the response)' : ''}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
       table(['Load', 'Contender', 'p50', 'p99 (median)', 'p99 spread over rounds', 'CPU ms/command', 'Postgres CPU ms/command'], rows),
       table(['Load', 'p99 ÷ floor', 'p50 ÷ floor', 'p99 ÷ defer-only', 'CPU ÷ floor'], ratioRows),
     ].join('\n\n'),
