@@ -20,7 +20,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore } from './store.js';
-import type { StoredChannel, StoredMessage } from './store.js';
+import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
   AutocompleteInput,

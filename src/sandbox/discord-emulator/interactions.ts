@@ -26,8 +26,8 @@ import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
 import { DiscordErrors, FormErrors } from './errors.js';
 import { checkAutocompleteChoices, checkMessagePayload, checkModal } from './limits.js';
-import type { MessageWrite, StoredChannel, StoredGuild, StoredMessage, Upload } from './store.js';
 import type { EmulatorStore } from './store.js';
+import type { MessageWrite, StoredChannel, StoredGuild, StoredMessage, Upload } from './store/records.js';
 import type {
   AttachmentInput,
   AutocompleteInput,
