@@ -57,7 +57,7 @@ afterAll(async () => {
 describe('two gateway processes, one shard each', () => {
   it("answer every guild's commands exactly once, each on its own shard", async () => {
     // Guilds made a millisecond apart: (id >> 22) is the time, so they alternate between the shards.
-    const places = [];
+    const places: Array<{ guildId: string; channelId: string; userId: string }> = [];
     const since = BigInt(Date.now()) - 1_420_070_400_000n - 60_000n;
     for (let i = 0; i < GUILDS; i += 1) {
       const id = String((since + BigInt(i)) << 22n);

@@ -11,7 +11,7 @@ import { checkAccount, refreshAccountGauges, type AccountCheck } from '../../../
 import type { AccountSettings } from '../../../src/pipeline/deps.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { parseSamples } from '../../support/metrics.js';
@@ -42,10 +42,10 @@ function check(account: Partial<AccountSettings> = {}): Promise<AccountCheck> {
 async function finished(request: Parameters<Harness['request']>[0]) {
   const { result } = await h.request(request);
   const { jobId } = result as SubmitResult;
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const job = await jobRow(h.db.db, jobId);
-    return job && ['succeeded', 'failed', 'timed_out'].includes(job.state) ? job : undefined;
-  }, 20_000, `job ${jobId} finished`);
+    return found(job && ['succeeded', 'failed', 'timed_out'].includes(job.state) ? job : undefined, `job ${jobId} finished`);
+  }, 20_000);
 }
 
 /** The bot's /metrics, as `name{labels}` → value. */

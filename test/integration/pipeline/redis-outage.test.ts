@@ -4,11 +4,11 @@
  * it wait for the whole outage, on an enqueue that waits for Redis instead of failing. And the
  * job is not lost: it is queued, and made, once Redis is back.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/logger.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
@@ -44,10 +44,10 @@ describe('a request while Redis is down', () => {
       expect((await jobRow(stack.db.db, accepted.jobId))?.state).toBe('queued');
       redis.restore();
 
-      const row = await eventually(async () => {
+      const row = await vi.waitFor(async () => {
         const current = await jobRow(stack.db.db, accepted.jobId);
-        return current?.deliveryState === 'delivered' ? current : undefined;
-      }, 30_000, 'the job made and delivered after Redis came back');
+        return found(current?.deliveryState === 'delivered' ? current : undefined, 'the job made and delivered after Redis came back');
+      }, 30_000);
       expect(row.state).toBe('succeeded');
       expect(stack.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
       expect(await ledgerOfJob(stack.db.db, accepted.jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${accepted.jobId}:debit` }]);
