@@ -112,7 +112,7 @@ module.exports = {
       comment: 'The stand-ins (emulator, simulator, playground) never ship in the bot.',
       severity: 'error',
       from: { path: '^(src|commands)/', pathNot: '^src/sandbox/' },
-      to: { path: '^src/sandbox/' },
+      to: { path: '^src/sandbox/|^packages/' },
     },
     {
       name: 'discord-layer-imports-commands',
