@@ -2,7 +2,8 @@
  * The bot's layers, from the bottom up. A module may import its own layer and the layers
  * below it, never one above: so the pipeline never learns about Discord interactions, and an
  * adapter never calls back into the services that use it. `npm run lint` checks it.
- * The README's architecture section draws the same picture.
+ * Every file under src/, commands/ and packages/ must sit in a layer or a named stand-in:
+ * a file in a new folder fails lint until it is placed here.
  */
 const LAYERS = [
   {
@@ -13,7 +14,8 @@ const LAYERS = [
   {
     name: 'adapters',
     what: 'the outside world: Postgres, Redis queues, the music API, Discord REST, the embedded servers',
-    path: '^src/(db|music-api|queue|delivery|embedded)/',
+    // The Discord REST adapter is src/delivery (or src/discord-rest, its name to be).
+    path: '^src/(db|music-api|queue|delivery|discord-rest|embedded)/',
   },
   {
     name: 'services',
@@ -32,6 +34,20 @@ const LAYERS = [
   },
 ];
 
+/** The stand-ins for the outside world (Discord, the music service) and their tools: never part of the bot. */
+const STAND_INS = [
+  { name: 'sandbox', path: '^src/sandbox/(music-api-sim|discord-emulator|playground)/' },
+  { name: 'packages', path: '^packages/(discord-emulator|music-api-sim|playground|test-world)/' },
+];
+
+const PLACED = [...LAYERS, ...STAND_INS].map((place) => `(${place.path})`).join('|');
+const CHECKED = '^(src|commands|packages)/';
+
+/** The Discord client (discord.js and @discordjs/*) lives at the Discord edge and in the REST adapter only. */
+const DISCORD_EDGE = '^src/discord/|^src/http/interactions\\.ts$|^src/(delivery|discord-rest)/|^commands/';
+const DISCORD_CLIENT = '(^|/)node_modules/(discord\\.js|@discordjs/[^/]+)/';
+const DISCORD_FORMATTERS = '(^|/)node_modules/@discordjs/formatters/';
+
 const upward = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `${layer.name}-imports-upward`,
   comment: `${layer.name} (${layer.what}) must not import a layer above it: ${LAYERS.slice(index + 1)
@@ -44,13 +60,59 @@ const upward = LAYERS.slice(0, -1).map((layer, index) => ({
 
 module.exports = {
   forbidden: [
+    {
+      name: 'not-placed',
+      comment: `Every file belongs to a layer or a stand-in; add its folder to LAYERS or STAND_INS in .dependency-cruiser.cjs.`,
+      severity: 'error',
+      from: { path: CHECKED, pathNot: PLACED },
+      to: {},
+    },
+    {
+      name: 'not-placed-orphan',
+      comment: 'Every file belongs to a layer or a stand-in, one that imports nothing and is imported by nothing too.',
+      severity: 'error',
+      from: { orphan: true, path: CHECKED, pathNot: PLACED },
+      to: {},
+    },
+    {
+      name: 'imports-not-placed',
+      comment: 'Every file belongs to a layer or a stand-in, one that imports nothing too.',
+      severity: 'error',
+      from: {},
+      to: { path: CHECKED, pathNot: PLACED },
+    },
     ...upward,
+    {
+      name: 'discord-client-outside-discord-edge',
+      comment:
+        'discord.js and @discordjs/* belong to the Discord edge (src/discord, src/http/interactions.ts), the Discord REST adapter ' +
+        'and commands/; credits, db, queue, music-api, guilds and the pipeline hand plain data to them.',
+      severity: 'error',
+      from: { path: CHECKED, pathNot: DISCORD_EDGE },
+      to: { path: DISCORD_CLIENT, pathNot: DISCORD_FORMATTERS },
+    },
+    {
+      name: 'discord-formatters-outside-text-helpers',
+      comment: '@discordjs/formatters (pure string functions, no client) may serve the shared text helpers, src/text.ts, besides the Discord edge.',
+      severity: 'error',
+      from: { path: CHECKED, pathNot: `${DISCORD_EDGE}|^src/text\\.ts$` },
+      to: { path: DISCORD_FORMATTERS },
+    },
+    {
+      name: 'discord-wire-types-in-a-plain-layer',
+      comment:
+        'discord-api-types is Discord\'s wire vocabulary (types and enums, no client): the edge, the REST adapter, the pipeline\'s ' +
+        'rendering of the channel\'s messages and the stand-ins speak it; credits, db, queue, music-api, guilds and the rest do not.',
+      severity: 'error',
+      from: { path: CHECKED, pathNot: `${DISCORD_EDGE}|^src/pipeline/|${STAND_INS.map((place) => place.path).join('|')}` },
+      to: { path: '(^|/)node_modules/discord-api-types/' },
+    },
     {
       name: 'runtime-imports-sandbox',
       comment: 'The stand-ins (emulator, simulator, playground) never ship in the bot.',
       severity: 'error',
       from: { path: '^(src|commands)/', pathNot: '^src/sandbox/' },
-      to: { path: '^src/sandbox/' },
+      to: { path: '^src/sandbox/|^packages/' },
     },
     {
       name: 'discord-layer-imports-commands',
@@ -69,9 +131,14 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|test|migrations)/' },
+    // node_modules is not followed, but stays visible: the Discord rules look at which packages a file imports.
+    exclude: { path: '^(test|migrations)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'types', 'default'],
+    },
   },
 };

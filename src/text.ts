@@ -1,5 +1,5 @@
 /** Text helpers every layer shares: cutting text to a limit, showing a member's text as typed, and Discord's timestamp markup. */
-import { escapeMarkdown as escapeDiscordMarkdown } from 'discord.js';
+import { escapeMarkdown as escapeDiscordMarkdown } from '@discordjs/formatters';
 
 /** `text` cut to at most `max` characters, ending with an ellipsis when it was cut. */
 export function truncate(text: string, max: number): string {

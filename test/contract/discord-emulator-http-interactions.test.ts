@@ -7,9 +7,9 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startDiscordEmulator, type DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
-import { eventually } from '../support/eventually.js';
+import { found } from '../support/found.js';
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 
@@ -89,10 +89,10 @@ describe('the interactions endpoint URL', () => {
     });
     await emulator.setInteractionsEndpoint(url);
     emulator.runCommand({ ...place, name: 'one' });
-    await eventually(() => (emulator.httpDeliveryStats.failed === 1 || undefined), 5_000, 'the first failure');
+    await vi.waitFor(() => found((emulator.httpDeliveryStats.failed === 1 || undefined), 'the first failure'), 5_000);
     next = { status: 200, body: JSON.stringify({ type: 4, data: {} }) };
     emulator.runCommand({ ...place, name: 'two' });
-    await eventually(() => (emulator.httpDeliveryStats.failed === 2 || undefined), 5_000, 'the second failure');
+    await vi.waitFor(() => found((emulator.httpDeliveryStats.failed === 2 || undefined), 'the second failure'), 5_000);
     expect(emulator.findings.map((finding) => finding.kind)).toEqual(['interaction-response', 'interaction-response']);
     expect(emulator.findings[0]?.message).toContain('answered 500');
     expect(emulator.findings[1]?.details.join(' ')).toContain('Cannot send an empty message');

@@ -4,8 +4,8 @@
  * messages through REST, THREAD_CREATE over the gateway (to a raw socket and to discord.js),
  * interactions run inside them, and permissions that come from the parent channel.
  */
-import { EventEmitter, once } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { Client, Events, GatewayIntentBits, type AnyThreadChannel } from 'discord.js';
 import { ChannelType, GatewayDispatchEvents, GatewayOpcodes, InteractionResponseType, PermissionFlagsBits, Routes } from 'discord-api-types/v10';
@@ -41,34 +41,19 @@ let bob: EmulatorMember;
 async function rawSession(): Promise<RawSession> {
   const socket = new WebSocket(`${emu.gatewayUrl}?v=10&encoding=json`);
   const frames: Frame[] = [];
-  const events = new EventEmitter();
   socket.on('message', (raw) => {
     const frame = JSON.parse(raw.toString()) as Frame;
     if (frame.op === GatewayOpcodes.Hello) {
       socket.send(JSON.stringify({ op: GatewayOpcodes.Identify, d: { token: emu.botToken, intents: GatewayIntentBits.Guilds, properties: {} } }));
     }
-    if (frame.op === GatewayOpcodes.Dispatch) {
-      frames.push(frame);
-      events.emit('frame');
-    }
+    if (frame.op === GatewayOpcodes.Dispatch) frames.push(frame);
   });
   const waitFor = (predicate: (frame: Frame) => boolean): Promise<Frame> =>
-    new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = frames.find(predicate);
-        if (found) {
-          events.off('frame', check);
-          clearTimeout(timer);
-          resolve(found);
-        }
-        return found !== undefined;
-      };
-      const timer = setTimeout(() => {
-        events.off('frame', check);
-        reject(new Error('timed out waiting for a gateway dispatch'));
-      }, 5_000);
-      if (!check()) events.on('frame', check);
-    });
+    vi.waitFor(() => {
+      const frame = frames.find(predicate);
+      if (!frame) throw new Error('no such gateway dispatch yet');
+      return frame;
+    }, 5_000);
   await waitFor((frame) => frame.t === GatewayDispatchEvents.GuildCreate);
   return { frames, waitFor, close: () => socket.close() };
 }

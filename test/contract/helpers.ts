@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { onTestFinished } from 'vitest';
+import { onTestFinished, vi } from 'vitest';
 import { MusicApiClient, type MusicApiClientOptions } from '../../src/music-api/client.js';
 import type { TaskState, TaskStatus } from '../../src/music-api/task-status.js';
 import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/server.js';
@@ -36,19 +36,20 @@ export function capturingLogger(lines: string[]): Logger {
   return pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
 }
 
-/** Polls until the task reaches one of `states`. */
-export async function waitForState(
+/** The task's status once it reaches one of `states`. */
+export function waitForState(
   poll: () => Promise<TaskStatus>,
   states: readonly TaskState[] = ['succeeded', 'failed'],
   timeoutMs = 5000,
 ): Promise<TaskStatus> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await poll();
-    if (states.includes(status.state)) return status;
-    if (Date.now() > deadline) throw new Error(`task still ${status.state} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return vi.waitFor(
+    async () => {
+      const status = await poll();
+      if (!states.includes(status.state)) throw new Error(`task still ${status.state}`);
+      return status;
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 export interface ReceivedWebhook {
@@ -84,13 +85,14 @@ export async function startWebhookReceiver(answers: number[] = []): Promise<Webh
   const { port } = server.address() as AddressInfo;
   return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}/hooks/music`,
-    async waitFor(count: number, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} webhooks, got ${received.length}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      return received;
+    waitFor(count: number, timeoutMs = 5000) {
+      return vi.waitFor(
+        () => {
+          if (received.length < count) throw new Error(`expected ${count} webhooks, got ${received.length}`);
+          return received;
+        },
+        { timeout: timeoutMs, interval: 10 },
+      );
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
 let child: ChildProcess | undefined;
@@ -66,20 +66,22 @@ describe('npm run music-api-sim', () => {
     const created = (await createResponse.json()) as { message: string; task_id: string };
     expect(created).toEqual({ message: 'success', task_id: expect.any(String) });
 
-    let envelope: { code: number; message: string; status: string; data: Array<Record<string, string>> } | undefined;
     const statuses = new Set<string>();
-    const deadline = Date.now() + 5000;
-    do {
-      const pollResponse = await fetch(`${baseUrl}/api/v1/producer/task/${created.task_id}`, { headers: { Authorization: 'Bearer k' } });
-      expect(pollResponse.status).toBe(200);
-      envelope = (await pollResponse.json()) as typeof envelope;
-      statuses.add(envelope!.status);
-      if (envelope!.status === 'PENDING' || envelope!.status === 'RUNNING') await new Promise((r) => setTimeout(r, 25));
-    } while ((envelope!.status === 'PENDING' || envelope!.status === 'RUNNING') && Date.now() < deadline);
+    const envelope = await vi.waitFor(
+      async () => {
+        const pollResponse = await fetch(`${baseUrl}/api/v1/producer/task/${created.task_id}`, { headers: { Authorization: 'Bearer k' } });
+        expect(pollResponse.status).toBe(200);
+        const polled = (await pollResponse.json()) as { code: number; message: string; status: string; data: Array<Record<string, string>> };
+        statuses.add(polled.status);
+        expect(polled.status).not.toMatch(/^(PENDING|RUNNING)$/);
+        return polled;
+      },
+      { timeout: 5000, interval: 25 },
+    );
 
     expect(envelope).toMatchObject({ code: 200, message: 'success', status: 'SUCCESS' });
     expect(statuses.has('PENDING') || statuses.has('RUNNING')).toBe(true);
-    const [clip] = envelope!.data;
+    const [clip] = envelope.data;
     expect(clip!['audio_url']).toBe(`${baseUrl}/producer/${clip!['clip_id']}.m4a`);
     const audio = await fetch(clip!['audio_url']!);
     expect(audio.status).toBe(200);

@@ -3,7 +3,7 @@
  * calls fail, drawn from a weighted mix by a seeded generator) and the out-of-order webhook,
  * seen through the control API and the real client.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isMusicApiError } from '../../src/music-api/errors.js';
 import { normaliseWebhookPayload } from '../../src/music-api/task-status.js';
 import { verifyWebhookSignature } from '../../src/music-api/webhook-signature.js';
@@ -180,13 +180,14 @@ describe('the random-fault mode', () => {
       expect(drawn.hangAccepted).toBe(drawn.hang);
       expect(h.sim.listTasks()).toHaveLength(outcomes.filter((outcome) => outcome === 'accepted').length + drawn.hang);
 
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      const attempts = h.sim.webhookAttempts;
-      expect(attempts.some((attempt) => attempt.badSignature)).toBe(true);
-      expect(attempts.some((attempt) => attempt.copy === 2)).toBe(true);
-      expect(attempts.some((attempt) => attempt.event === 'song.streaming')).toBe(true);
-      expect(attempts.some((attempt) => attempt.event === 'song.failed')).toBe(true);
-      expect(h.sim.listTasks().filter((task) => task.state === 'FAILED')).toHaveLength(drawn['fail-task']);
+      await vi.waitFor(() => {
+        const attempts = h.sim.webhookAttempts;
+        expect(attempts.some((attempt) => attempt.badSignature)).toBe(true);
+        expect(attempts.some((attempt) => attempt.copy === 2)).toBe(true);
+        expect(attempts.some((attempt) => attempt.event === 'song.streaming')).toBe(true);
+        expect(attempts.some((attempt) => attempt.event === 'song.failed')).toBe(true);
+        expect(h.sim.listTasks().filter((task) => task.state === 'FAILED')).toHaveLength(drawn['fail-task']);
+      }, 10_000);
     } finally {
       await receiver.close();
     }

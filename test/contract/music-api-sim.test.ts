@@ -2,7 +2,7 @@
  * The simulator's own promises, seen over plain HTTP: validation, lifecycle, media, the
  * control API and the request record.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startMusicApiSim, type MusicApiSim } from '../../src/sandbox/music-api-sim/server.js';
 
 const apiKey = 'sim-key';
@@ -118,17 +118,19 @@ describe('task lifecycle', () => {
       ids.push(created.json!['task_id'] as string);
     }
     const seen = ids.map(() => new Set<string>());
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && seen.some((states) => !states.has('SUCCESS'))) {
-      for (const [index, id] of ids.entries()) {
-        const { status, json } = await call(s, 'GET', `/api/v1/producer/task/${id}`);
-        expect(status).toBe(200);
-        expect(Object.keys(json!).sort()).toEqual(['code', 'data', 'message', 'status']);
-        expect(json).toMatchObject({ code: 200, message: 'success', data: expect.any(Array) });
-        seen[index]!.add(json!['status'] as string);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 40));
-    }
+    await vi.waitFor(
+      async () => {
+        for (const [index, id] of ids.entries()) {
+          const { status, json } = await call(s, 'GET', `/api/v1/producer/task/${id}`);
+          expect(status).toBe(200);
+          expect(Object.keys(json!).sort()).toEqual(['code', 'data', 'message', 'status']);
+          expect(json).toMatchObject({ code: 200, message: 'success', data: expect.any(Array) });
+          seen[index]!.add(json!['status'] as string);
+        }
+        expect(seen.every((states) => states.has('SUCCESS'))).toBe(true);
+      },
+      { timeout: 5000, interval: 40 },
+    );
     for (const states of seen) expect([...states]).toEqual(['PENDING', 'RUNNING', 'SUCCESS'].filter((state) => states.has(state)));
     expect(seen.every((states) => states.has('PENDING') && states.has('RUNNING') && states.has('SUCCESS'))).toBe(true);
     expect(s.getCredits()).toBe(100 - 10 - 1 - 5 - 2 - 2);
@@ -199,7 +201,7 @@ describe('control API over HTTP', () => {
 
     expect((await call(s, 'POST', '/_sim/task-ms', { taskMs: 50 }, {})).json).toEqual({ taskMs: 50 });
     const quick = await call(s, 'POST', '/api/v1/producer/create', body);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await expect.poll(() => s.getTask(quick.json!['task_id'] as string)?.state).toBe('SUCCESS');
     const polled = await call(s, 'GET', `/api/v1/producer/task/${quick.json!['task_id'] as string}`);
     expect(polled.json?.['status']).toBe('SUCCESS');
 
@@ -242,7 +244,7 @@ describe('control API over HTTP', () => {
       () => 'answered',
       () => 'cut off',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => s.requests.map((request) => request.path)).toEqual(['/api/v1/get-credits']);
     await s.close();
     sim = undefined;
     expect(await pending).toBe('cut off');

@@ -99,17 +99,20 @@ describe('webhook delivery', () => {
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(115);
     // Every retry is signed afresh and verifies.
     for (const hook of r.received) expect(verifyWebhookSignature({ rawBody: hook.rawBody, secret, headers: hook.headers }).ok).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(3);
+    // A fourth try would come 240 ms after the third; another task's event, sent 400 ms after it ends, comes first.
+    const later = await h.client.createSong({ sound: 'later [sim:webhook-late=400]', webhook: { url: r.url, secret } });
+    await h.sim.waitForWebhookAttempts(1, { taskId: later.taskId });
+    expect(h.sim.webhookAttempts.filter((a) => a.taskId === task.taskId)).toHaveLength(3);
   });
 
   it('stops after the configured attempts', async () => {
     const { h, r } = await setup({ webhookRetry: { attempts: 3, baseMs: 20 } }, [500, 500, 500, 500, 500]);
     const task = await h.client.createSong({ sound: 'harp', webhook: { url: r.url, secret } });
     await h.sim.waitForWebhookAttempts(3, { taskId: task.taskId });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(r.received).toHaveLength(3);
-    expect(h.sim.webhookAttempts.map((a) => a.status)).toEqual([500, 500, 500]);
+    // A fourth try would come 80 ms after the third; another task's event, sent 300 ms after it ends, comes first.
+    const later = await h.client.createSong({ sound: 'later [sim:webhook-late=300]', webhook: { url: r.url, secret } });
+    await h.sim.waitForWebhookAttempts(1, { taskId: later.taskId });
+    expect(h.sim.webhookAttempts.filter((a) => a.taskId === task.taskId).map((a) => a.status)).toEqual([500, 500, 500]);
   });
 
   it('records an unreachable receiver as an attempt with an error', async () => {
@@ -149,9 +152,11 @@ describe('webhook faults', () => {
     const task = await h.client.createSong({ sound: 'harp [sim:no-webhook]', webhook: { url: r.url, secret } });
     const status = await waitForState(() => h.client.getProducerTask(task.taskId));
     expect(status.state).toBe('succeeded');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(r.received).toHaveLength(0);
-    expect(h.sim.webhookAttempts).toHaveLength(0);
+    // Its webhook would have gone when it ended: before the webhook of a task that starts now.
+    const later = await h.client.createSong({ sound: 'later', webhook: { url: r.url, secret } });
+    await h.sim.waitForWebhookAttempts(1, { taskId: later.taskId });
+    expect(r.received).toHaveLength(1);
+    expect(h.sim.webhookAttempts.map((a) => a.taskId)).toEqual([later.taskId]);
   });
 
   it('the same faults through the control object apply to the next task only', async () => {

@@ -120,7 +120,7 @@ describe('producer operations', () => {
     const lyrics = await waitForState(() => h.client.getProducerTask(lyricsTask.taskId));
     expect(lyrics.state).toBe('succeeded');
     expect(lyrics.lyrics).toMatch(/cats/);
-    expect(lyrics.lyricsTitle).toBeDefined();
+    expect(lyrics.lyricsTitle).toEqual(expect.any(String));
 
     const video = await h.client.createVideoClip({ clipId: 'clip-42' });
     expect(lastBody(h)).toEqual({ clip_id: 'clip-42' });
@@ -228,7 +228,7 @@ describe('errors', () => {
     const error = await failure(h.client.createSong({ sound: 'x' }));
     expect(error).toMatchObject({ kind: 'insufficient_credits', status: 402, type: 'insufficient_credits', retryable: false });
     expect(h.sim.getCredits()).toBe(9);
-    await expect(h.client.createLyrics({ prompt: 'cheap' })).resolves.toBeDefined();
+    await expect(h.client.createLyrics({ prompt: 'cheap' })).resolves.toMatchObject({ taskId: expect.any(String) });
     expect(h.sim.getCredits()).toBe(8);
   });
 
@@ -263,9 +263,9 @@ describe('errors', () => {
     const error = await failure(h.client.createSong({ sound: 'three' }));
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, type: 'rate_limited', retryable: true, maybeAccepted: false });
     // Another task type has its own limit; a finished task frees a place.
-    await expect(h.client.createLyrics({ prompt: 'words' })).resolves.toBeDefined();
+    await expect(h.client.createLyrics({ prompt: 'words' })).resolves.toMatchObject({ taskId: expect.any(String) });
     h.sim.completeTask(first.taskId);
-    await expect(h.client.createSong({ sound: 'three' })).resolves.toBeDefined();
+    await expect(h.client.createSong({ sound: 'three' })).resolves.toMatchObject({ taskId: expect.any(String) });
     expect(h.sim.getCredits()).toBe(100 - 30 - 1);
   });
 
@@ -316,7 +316,7 @@ describe('errors', () => {
     const h = await setup();
     await failure(h.client.createSong({ sound: 'bass [sim:429x2]' }));
     await failure(h.client.createSong({ sound: 'bass [sim:429x2]' }));
-    await expect(h.client.createSong({ sound: 'bass [sim:429x2]' })).resolves.toBeDefined();
+    await expect(h.client.createSong({ sound: 'bass [sim:429x2]' })).resolves.toMatchObject({ taskId: expect.any(String) });
   });
 
   it('500 and 502 injected through the control object on polling', async () => {
@@ -341,9 +341,8 @@ describe('errors', () => {
 
   it('timeout on a hung create: maybe accepted, so not retryable', async () => {
     const h = await setup({}, { timeoutMs: 200 });
-    const started = Date.now();
+    // The hung request never gets an answer: only the client's own timeout ends it.
     const error = await failure(h.client.createSong({ sound: 'slow [sim:hang]' }));
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(error).toMatchObject({ kind: 'timeout', status: undefined, retryable: false, maybeAccepted: true });
     expect(english.text(error.userText)).toMatch(/may still be processed/);
     expect(h.sim.listTasks()).toHaveLength(0);

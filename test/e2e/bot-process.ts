@@ -6,12 +6,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '../../src/sandbox/discord-emulator/types.js';
 import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
 import { findFreePort } from '../../src/embedded/free-port.js';
-import { eventually } from '../support/eventually.js';
+import { found } from '../support/found.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -146,7 +146,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     webhooks: options.webhooks,
     output: () => output,
     waitForLog(match, what, timeoutMs = 10_000) {
-      return eventually(() => logLines.find(match), timeoutMs, `the bot to log ${what}`);
+      return vi.waitFor(() => found(logLines.find(match), `the bot to log ${what}`), timeoutMs);
     },
     settled(handle, timeoutMs) {
       const ends = ['interaction handled', 'interaction refused', 'interaction failed'];
@@ -171,14 +171,10 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
       return row;
     },
     async delivered(jobId, timeoutMs = 20_000) {
-      return eventually(
-        async () => {
-          const row = await e2e.jobState(jobId);
-          return row && row.deliveryState !== 'pending' ? row : undefined;
-        },
-        timeoutMs,
-        `job ${jobId} delivered`,
-      );
+      return vi.waitFor(async () => {
+        const row = await e2e.jobState(jobId);
+        return found(row && row.deliveryState !== 'pending' ? row : undefined, `job ${jobId} delivered`);
+      }, timeoutMs);
     },
     async kill() {
       const current = child;

@@ -57,7 +57,7 @@ afterAll(async () => {
 describe('two gateway processes, one shard each', () => {
   it("answer every guild's commands exactly once, each on its own shard", async () => {
     // Guilds made a millisecond apart: (id >> 22) is the time, so they alternate between the shards.
-    const places = [];
+    const places: Array<{ guildId: string; channelId: string; userId: string }> = [];
     const since = BigInt(Date.now()) - 1_420_070_400_000n - 60_000n;
     for (let i = 0; i < GUILDS; i += 1) {
       const id = String((since + BigInt(i)) << 22n);
@@ -72,6 +72,10 @@ describe('two gateway processes, one shard each', () => {
     const handles = places.map((place) => stack.emulator.runCommand({ ...place, name: 'credits' }));
     const answers = await Promise.all(handles.map((handle) => handle.waitForResponse(30_000)));
     expect(answers.every((answer) => typeof answer.type === 'number')).toBe(true);
+    // A later command on each shard, answered and logged by its process: each process has read every interaction before it.
+    const later = [0, 1].map((shard) => stack.emulator.runCommand({ ...places.find((place) => shardOf(place.guildId) === shard)!, name: 'credits' }));
+    await Promise.all(later.map((handle) => handle.waitForResponse(30_000)));
+    for (const [shard, handle] of later.entries()) await vi.waitFor(() => expect(gateways[shard]!.output()).toContain(handle.id), { timeout: 10_000 });
 
     // One answer each: one callback sent per interaction, from either process.
     const callbacks = stack.emulator.requests.filter((request) => /^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path));

@@ -4,10 +4,10 @@
  * the ledger holds afterwards.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
 import { sineWav } from '../../src/sandbox/music-api-sim/index.js';
-import { eventually } from '../support/eventually.js';
+import { found } from '../support/found.js';
 import { ledgerOfJob } from '../support/ledger.js';
 import { SIM_KEY } from '../support/stack.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
@@ -199,7 +199,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'slow and forged [sim:task-ms=60000]' } });
       const jobId = await bot.jobIdOf(handle);
       // At the service, and waiting for its webhook: what a forger would aim at.
-      await eventually(async () => (await bot.jobState(jobId))?.state === 'submitted', 15_000, `job ${jobId} submitted`);
+      await vi.waitFor(async () => found((await bot.jobState(jobId))?.state === 'submitted', `job ${jobId} submitted`), 15_000);
       const balance = await bot.balance();
       const body = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', data: [{ text: 'forged lyrics' }] });
       const answer = await fetch(`${bot.httpUrl}/webhooks/music/${jobId}`, {
@@ -218,7 +218,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
     it('delivers a job that outlives the 15-minute token as a channel message', async () => {
       const handle = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'a very long task [sim:task-ms=60000]' } });
       const jobId = await bot.jobIdOf(handle);
-      const task = await eventually(() => bot.sim.listTasks().find((t) => JSON.stringify(t.body).includes('a very long task')), 15_000, 'the long task at the service');
+      const task = await vi.waitFor(() => found(bot.sim.listTasks().find((t) => JSON.stringify(t.body).includes('a very long task')), 'the long task at the service'), 15_000);
       bot.emulator.clock.advance(16 * 60_000);
       bot.sim.completeTask(task.taskId);
       const message = await bot.emulator.waitForMessage(

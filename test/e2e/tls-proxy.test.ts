@@ -9,10 +9,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, fetch } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import type { SubmitResult } from '../../src/pipeline/requests.js';
-import { eventually } from '../support/eventually.js';
+import { found } from '../support/found.js';
 import { jobRow } from '../support/ledger.js';
 import { startHarness, type Harness } from '../support/pipeline-harness.js';
 
@@ -42,11 +42,7 @@ beforeAll(async () => {
   });
   caddy.stdout!.on('data', (chunk: Buffer) => (caddyLog += chunk.toString()));
   caddy.stderr!.on('data', (chunk: Buffer) => (caddyLog += chunk.toString()));
-  await eventually(
-    async () => ((await fetch(`${proxy}/`, { dispatcher: insecure }).catch(() => undefined))?.status === 404 ? true : undefined),
-    20_000,
-    'Caddy serving HTTPS',
-  ).catch((error: unknown) => {
+  await vi.waitFor(async () => found(((await fetch(`${proxy}/`, { dispatcher: insecure }).catch(() => undefined))?.status === 404 ? true : undefined), 'Caddy serving HTTPS'), 20_000).catch((error: unknown) => {
     throw new Error(`${String(error)}\n${caddyLog.slice(-2000)}`);
   });
 });
@@ -61,10 +57,10 @@ describe('the TLS proxy of docs/operations.md', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'through the proxy' });
     const { jobId } = result as SubmitResult;
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.upstreamTaskId ? row : undefined;
-    }, 10_000, 'the song submitted');
+      return found(row?.upstreamTaskId ? row : undefined, 'the song submitted');
+    }, 10_000);
 
     const body = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', data: [{ clip_id: 'c1', audio_url: 'https://cdn.example/c1.m4a', title: 'Proxied' }] });
     const answer = await fetch(`${proxy}/webhooks/music/${jobId}`, {
@@ -74,7 +70,7 @@ describe('the TLS proxy of docs/operations.md', () => {
       dispatcher: insecure,
     });
     expect(answer.status).toBe(200);
-    await eventually(async () => ((await jobRow(h.db.db, jobId))?.state === 'succeeded' ? true : undefined), 10_000, 'the job finished by the proxied webhook');
+    await vi.waitFor(async () => found(((await jobRow(h.db.db, jobId))?.state === 'succeeded' ? true : undefined), 'the job finished by the proxied webhook'), 10_000);
   });
 
   it('answers /metrics and the health routes with 404, though the bot serves them on the port behind it', async () => {

@@ -4,9 +4,9 @@
  * from the last check, and the drift.
  */
 import { asc, desc } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accountChecks } from '../../../src/db/schema.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -14,7 +14,7 @@ let h: BotHarness;
 beforeAll(async () => {
   h = await startBot({ startingCredits: 100 });
   // The worker's first hourly pass runs at start; the owner's checks compare with it.
-  await eventually(async () => (await h.db.db.select().from(accountChecks).limit(1)).length > 0, 15_000, 'the first account check');
+  await vi.waitFor(async () => found((await h.db.db.select().from(accountChecks).limit(1)).length > 0, 'the first account check'), 15_000);
 });
 afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));

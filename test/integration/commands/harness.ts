@@ -16,8 +16,8 @@ import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';
 import { InteractionResponseType } from 'discord-api-types/v10';
-import { expect } from 'vitest';
-import { eventually } from '../../support/eventually.js';
+import { expect, vi } from 'vitest';
+import { found } from '../../support/found.js';
 import { startStack, type Stack, type StackGuild } from '../../support/stack.js';
 
 export { SIM_KEY } from '../../support/stack.js';
@@ -106,14 +106,10 @@ export async function startBot(options: { startingCredits?: number; settings?: P
     },
     async delivered(jobId, timeoutMs = 20_000) {
       let row: typeof jobs.$inferSelect | undefined;
-      return eventually(
-        async () => {
-          [row] = await stack.db.db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.guildId, world.guild.id)));
-          return row?.deliveryState === 'delivered' && row.messageId ? stack.emulator.message(row.messageId) : undefined;
-        },
-        timeoutMs,
-        () => `job ${jobId} delivered (state ${row?.state}, delivery ${row?.deliveryState})`,
-      );
+      return vi.waitFor(async () => {
+        [row] = await stack.db.db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.guildId, world.guild.id)));
+        return found(row?.deliveryState === 'delivered' && row.messageId ? stack.emulator.message(row.messageId) : undefined, () => `job ${jobId} delivered (state ${row?.state}, delivery ${row?.deliveryState})`);
+      }, timeoutMs);
     },
     inNewGuild() {
       return inGuild(stack.newGuild());

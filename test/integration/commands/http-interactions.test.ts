@@ -8,7 +8,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApplicationCommandType, InteractionResponseType } from 'discord-api-types/v10';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { defineCommand, type Command } from '../../../src/discord/command.js';
 import type { BaseCommandContext } from '../../../src/discord/context.js';
@@ -18,7 +18,7 @@ import { registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
 import { RequestTakenError } from '../../../src/pipeline/requests.js';
 import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 
 const ANSWER_BUDGET_MS = 100;
 
@@ -30,7 +30,7 @@ const commands: Command[] = [
     await answerInPlace(interaction, { content: 'your export', files: [{ attachment: Buffer.from('a,b\n1,2\n'), name: 'export.csv' }] });
   }),
   fixture('slow', 'public', async (interaction) => {
-    await eventually(() => firstAnswerOf(interaction)?.first === 'deferred' || undefined, 5_000, 'the budget to run out');
+    await vi.waitFor(() => found(firstAnswerOf(interaction)?.first === 'deferred' || undefined, 'the budget to run out'), 5_000);
     await answerInPlace(interaction, { content: 'decided late' });
   }),
   fixture('chatty', 'public', async (interaction) => {
@@ -173,7 +173,7 @@ describe('interactions over HTTP', () => {
   it('answers 500 when the handler says nothing, which Discord shows as a failed interaction', async () => {
     const before = emulator.httpDeliveryStats.failed;
     emulator.runCommand({ ...place, name: 'taken' });
-    await eventually(() => (emulator.httpDeliveryStats.failed > before ? true : undefined), 5_000, 'the failed delivery');
+    await vi.waitFor(() => found((emulator.httpDeliveryStats.failed > before ? true : undefined), 'the failed delivery'), 5_000);
     expect(emulator.findings.map((finding) => finding.kind)).toEqual(['interaction-response']);
     expect(emulator.findings[0]?.message).toContain('answered 500');
     emulator.findings.length = 0;

@@ -4,10 +4,10 @@
  * (`preferred_locale`), and English for the members whose language has no translation.
  */
 import { Locale } from 'discord-api-types/v10';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { grant } from '../../../src/credits/index.js';
 import { CATALOGUES } from '../../../src/i18n/index.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -120,7 +120,7 @@ describe('a member whose language has no translation', () => {
 describe('the welcome', () => {
   it('is written in the guild’s language', async () => {
     const guild = h.emulator.createGuild({ name: 'Coral', locale: Locale.PortugueseBR, systemChannel: 'geral' });
-    const welcome = await eventually(() => h.emulator.channelMessages(guild.systemChannelId!)[0], 10_000, () => 'the welcome');
+    const welcome = await vi.waitFor(() => found(h.emulator.channelMessages(guild.systemChannelId!)[0], () => 'the welcome'), 10_000);
     expect(welcome.content).toContain('**Três primeiros passos para moderadores** (membros com Gerenciar servidor):');
     expect(welcome.content).toContain('Este servidor começa com **100** créditos.');
     expect(welcome.content).toContain('`/configurações canais adicionar:#song-requests`');

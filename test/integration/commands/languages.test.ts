@@ -6,11 +6,11 @@
  */
 import { Locale } from 'discord-api-types/v10';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import { changeSettings } from '../../../src/guilds/settings.js';
 import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -83,19 +83,19 @@ describe('the guild’s language', () => {
     expect([[], ['Abbrechen (Credits zurück)']]).toContainEqual(buttonLabels(ack));
     const jobId = ack.content?.match(/Anfrage `([0-9a-f-]{36})`/)?.[1];
     expect(jobId).toBeDefined();
-    const row = await eventually(async () => {
-      const [found] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
-      return found?.upstreamTaskId ? found : undefined;
-    });
+    const row = await vi.waitFor(async () => {
+      const [job] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
+      return found(job?.upstreamTaskId ? job : undefined);
+    }, 15_000);
     expect(row).toMatchObject({ locale: 'de', guildLocale: 'es-ES' });
 
     // Only Discord's clock moves: the edit is refused as expired, and the bot posts to the channel.
     h.emulator.clock.advance(16 * 60_000);
     h.sim.completeTask(row.upstreamTaskId!);
 
-    const posted = await eventually(async () => {
-      const [found] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
-      return found?.deliveryState === 'delivered' && found.messageId ? h.emulator.message(found.messageId) : undefined;
+    const posted = await vi.waitFor(async () => {
+      const [job] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId!));
+      return found(job?.deliveryState === 'delivered' && job.messageId ? h.emulator.message(job.messageId) : undefined);
     }, 20_000);
     expect(posted.channel_id).toBe(channel.id);
     expect(posted.interactionId).toBeUndefined();

@@ -7,11 +7,11 @@
  */
 import { ChannelType } from 'discord-api-types/v10';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import { changeSettings } from '../../../src/guilds/settings.js';
 import type { EmulatorChannel } from '../../../src/sandbox/discord-emulator/index.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -73,10 +73,10 @@ describe.each<Kind>(['public thread', 'private thread', 'forum post'])('in a %s'
     h.setSimForThisTest({ taskMs: 60_000 });
     const thread = newThread(kind, `${kind} late`);
     const jobId = jobIdIn(await privateAnswer(song(thread.id, `a slow ${kind} song`)));
-    const row = await eventually(async () => {
-      const [found] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId));
-      return found?.upstreamTaskId ? found : undefined;
-    });
+    const row = await vi.waitFor(async () => {
+      const [job] = await h.db.db.select().from(jobs).where(eq(jobs.id, jobId));
+      return found(job?.upstreamTaskId ? job : undefined);
+    }, 15_000);
 
     // Only Discord's clock moves: the edit is refused with 50027, and the bot falls back to the channel.
     h.emulator.clock.advance(16 * 60_000);

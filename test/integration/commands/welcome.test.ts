@@ -4,9 +4,9 @@
  */
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { guildWelcomes } from '../../../src/db/schema.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -18,18 +18,14 @@ afterAll(async () => h?.close());
 
 /** Resolves with the bot's log line `msg` about `guildId`, once it was written. */
 function logged(msg: string, guildId: string, after = 0) {
-  return eventually(
-    () => h.logs.slice(after).find((line) => line.msg === msg && line.guildId === guildId),
-    10_000,
-    () => `log "${msg}" for guild ${guildId}`,
-  );
+  return vi.waitFor(() => found(h.logs.slice(after).find((line) => line.msg === msg && line.guildId === guildId), () => `log "${msg}" for guild ${guildId}`), 10_000);
 }
 
 describe('joining a guild', () => {
   it('posts one welcome in the system channel with the three first steps, and none on a rejoin', async () => {
     const guild = h.emulator.createGuild({ name: 'Choir', systemChannel: 'general' });
     const channelId = guild.systemChannelId!;
-    const welcome = await eventually(() => h.emulator.channelMessages(channelId)[0], 10_000, () => 'the welcome');
+    const welcome = await vi.waitFor(() => found(h.emulator.channelMessages(channelId)[0], () => 'the welcome'), 10_000);
     expect(welcome.author.id).toBe(h.emulator.botUser.id);
     expect(welcome.content).toContain('Three first steps for moderators');
     expect(welcome.content).toContain('This server starts with **100** credits.');
@@ -69,14 +65,14 @@ describe('joining a guild', () => {
 
   it('does not greet the guilds it was already in when it starts', async () => {
     const guild = h.emulator.createGuild({ name: 'Old friends', systemChannel: 'general' });
-    await eventually(() => h.emulator.channelMessages(guild.systemChannelId!)[0], 10_000, () => 'the first welcome');
+    await vi.waitFor(() => found(h.emulator.channelMessages(guild.systemChannelId!)[0], () => 'the first welcome'), 10_000);
     await h.db.db.delete(guildWelcomes).where(eq(guildWelcomes.guildId, guild.id));
     const before = h.logs.length;
     await h.restart();
-    await eventually(() => h.logs.slice(before).find((line) => line.msg === 'gateway ready'), 10_000, () => 'gateway ready');
+    await vi.waitFor(() => found(h.logs.slice(before).find((line) => line.msg === 'gateway ready'), () => 'gateway ready'), 10_000);
     // A guild joined afterwards is greeted: the restarted bot listens.
     const later = h.emulator.createGuild({ name: 'Newcomers', systemChannel: 'general' });
-    await eventually(() => h.emulator.channelMessages(later.systemChannelId!)[0], 10_000, () => 'the newcomer welcome');
+    await vi.waitFor(() => found(h.emulator.channelMessages(later.systemChannelId!)[0], () => 'the newcomer welcome'), 10_000);
     expect(h.emulator.channelMessages(guild.systemChannelId!)).toHaveLength(1);
   });
 });

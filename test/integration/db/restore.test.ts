@@ -11,14 +11,14 @@ import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { verifyLedger } from '../../../src/credits/index.js';
 import type { Database } from '../../../src/db/client.js';
 import { silentLogger } from '../../../src/logger.js';
 import { committedMigrationTags, createTestDatabase, type TestDatabase } from '../../support/database.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { findPgTools, runPgTool, serverFor, type PgTools } from '../../support/pg-tools.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
@@ -72,16 +72,12 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
       prompts.set(jobId, prompt);
     }
     // In flight: as many at the service as it takes, the others waiting for their turn.
-    await eventually(
-      async () => {
-        const rows = await rowsOf(source.db);
-        const submitted = rows.filter((row) => row.state === 'submitted').length;
-        const queued = rows.filter((row) => row.state === 'queued').length;
-        return submitted === IN_FLIGHT && queued === JOBS - IN_FLIGHT ? true : undefined;
-      },
-      20_000,
-      `${IN_FLIGHT} jobs at the service and the others waiting`,
-    );
+    await vi.waitFor(async () => {
+      const rows = await rowsOf(source.db);
+      const submitted = rows.filter((row) => row.state === 'submitted').length;
+      const queued = rows.filter((row) => row.state === 'queued').length;
+      return found(submitted === IN_FLIGHT && queued === JOBS - IN_FLIGHT ? true : undefined, `${IN_FLIGHT} jobs at the service and the others waiting`);
+    }, 20_000);
 
     // The documented nightly backup (deploy/backup.sh), with an old dump for it to prune.
     const stale = path.join(dumpDir, 'musicbot-2000-01-01T000000Z.dump');
@@ -120,15 +116,11 @@ describe.skipIf('missing' in tools)(`a restore of a dump taken with jobs in flig
   });
 
   it('finishes every job on the restored database: recorded tasks polled, none sent twice, each charged and posted once', async () => {
-    await eventually(
-      async () => {
-        if (!(await rowsOf(restored.db)).every((row) => row.deliveryState === 'delivered')) return undefined;
-        const entries = await Promise.all(jobIds.map((id) => stack.queueEntriesOf(id)));
-        return entries.every((entry) => Object.keys(entry).length === 0) || undefined;
-      },
-      40_000,
-      'every job delivered, and its queue entries run out',
-    );
+    await vi.waitFor(async () => {
+      if (!(await rowsOf(restored.db)).every((row) => row.deliveryState === 'delivered')) throw new Error('still waiting for every job delivered');
+      const entries = await Promise.all(jobIds.map((id) => stack.queueEntriesOf(id)));
+      return found(entries.every((entry) => Object.keys(entry).length === 0) || undefined, 'every job delivered, and its queue entries run out');
+    }, 40_000);
 
     for (const row of await rowsOf(restored.db)) {
       const before = atDump.get(row.id)!;

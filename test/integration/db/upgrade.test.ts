@@ -13,14 +13,14 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { verifyLedger } from '../../../src/credits/index.js';
 import { silentLogger } from '../../../src/logger.js';
 import { MusicApiClient } from '../../../src/music-api/index.js';
 import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
 import { SIM_KEY, startStack, type Stack } from '../../support/stack.js';
@@ -214,16 +214,12 @@ describe('the current bot started on the previous release’s database and queue
   it('ends every job once: each sent to the service once, charged once, posted once', async () => {
     const ids = LEFT.map((left) => seeded[left].id);
     // The positive signal: every job posted, and no queue entry left that could act on one.
-    await eventually(
-      async () => {
-        const rows = await Promise.all(ids.map((id) => jobRow(stack.db.db, id)));
-        if (!rows.every((row) => row?.deliveryState === 'delivered')) return undefined;
-        const entries = await Promise.all(ids.map((id) => stack.queueEntriesOf(id)));
-        return entries.every((entry) => Object.keys(entry).length === 0) || undefined;
-      },
-      30_000,
-      'every job delivered, and its queue entries run out',
-    );
+    await vi.waitFor(async () => {
+      const rows = await Promise.all(ids.map((id) => jobRow(stack.db.db, id)));
+      if (!rows.every((row) => row?.deliveryState === 'delivered')) throw new Error('still waiting for every job delivered');
+      const entries = await Promise.all(ids.map((id) => stack.queueEntriesOf(id)));
+      return found(entries.every((entry) => Object.keys(entry).length === 0) || undefined, 'every job delivered, and its queue entries run out');
+    }, 30_000);
 
     const states = Object.fromEntries(await Promise.all(LEFT.map(async (left) => [left, (await jobRow(stack.db.db, seeded[left].id))?.state])));
     expect(states).toEqual({ queued: 'succeeded', submitted: 'succeeded', webhookTaken: 'succeeded', succeeded: 'succeeded', failed: 'failed', delivered: 'succeeded' });

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { connectDatabase } from '../../../src/db/client.js';
 import { publishShardHealth } from '../../../src/discord/health.js';
 import { ShardWatch } from '../../../src/discord/shard-watch.js';
@@ -21,7 +21,7 @@ import { connectRedis } from '../../../src/queue/connection.js';
 import { removeShardHeartbeats, writeShardHeartbeats } from '../../../src/queue/health.js';
 import { createQueues } from '../../../src/queue/queues.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
@@ -53,10 +53,10 @@ async function healthz(url = h.app.httpUrl): Promise<{ code: number; body: Healt
 }
 
 async function finished(jobId: string) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const job = await jobRow(h.db.db, jobId);
-    return job && job.deliveryState !== 'pending' ? job : undefined;
-  }, 20_000, `job ${jobId} delivered`);
+    return found(job && job.deliveryState !== 'pending' ? job : undefined, `job ${jobId} delivered`);
+  }, 20_000);
 }
 
 /** A second HTTP server of the bot's, on its own connections (through `overrides`), answering by inject. */
@@ -69,26 +69,28 @@ function serverWith(overrides: Partial<HttpServerDeps>): FastifyInstance {
 
 describe('/healthz', () => {
   it('reports Postgres, Redis, no gateway, and when the music service last answered', async () => {
+    const started = Date.now();
     const { result } = await h.request({ kind: 'song', prompt: 'health check' });
     expect((await finished((result as SubmitResult).jobId)).state).toBe('succeeded');
 
-    const { code, body } = await eventually(async () => {
+    const { code, body } = await vi.waitFor(async () => {
       const health = await healthz();
-      return health.body.musicApi.status === 'ok' ? health : undefined;
-    }, 10_000, 'the service answer recorded');
+      return found(health.body.musicApi.status === 'ok' ? health : undefined, 'the service answer recorded');
+    }, 10_000);
     expect(code).toBe(200);
     expect(body).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok', gateway: { status: 'absent', shards: [] } });
-    expect(body.musicApi.lastAnswerSecondsAgo).toBeGreaterThanOrEqual(0);
+    // The service's last answer was to this test's song.
+    expect(body.musicApi.lastAnswerSecondsAgo).toBeLessThanOrEqual(Math.round((Date.now() - started) / 1000));
     expect(body.musicApi).not.toHaveProperty('failingForSeconds');
   });
 
   it('reports the service failing, and since when, yet stays 200: the bot still queues', async () => {
     h.setSimForThisTest({ faults: [{ kind: 'status', status: 500, path: '/api/v1/producer/create', times: 50 }] });
     await h.request({ kind: 'song', prompt: 'meets a failing service' });
-    const { code, body } = await eventually(async () => {
+    const { code, body } = await vi.waitFor(async () => {
       const health = await healthz();
-      return health.body.musicApi.failingForSeconds !== undefined ? health : undefined;
-    }, 10_000, 'the failure recorded');
+      return found(health.body.musicApi.failingForSeconds !== undefined ? health : undefined, 'the failure recorded');
+    }, 10_000);
     expect(code).toBe(200);
     expect(body.musicApi.lastError).toMatch(/\(500\)$/);
     // Failing for less than five minutes is not yet `failing` (serviceHealth's unit test covers the threshold).
@@ -103,10 +105,10 @@ describe('/healthz', () => {
     await ready;
     const heartbeat = publishShardHealth({ client, redis, prefix: h.prefix, logger: silentLogger });
 
-    const { code, body } = await eventually(async () => {
+    const { code, body } = await vi.waitFor(async () => {
       const health = await healthz();
-      return health.body.gateway.status === 'ok' ? health : undefined;
-    }, 10_000, 'the heartbeat');
+      return found(health.body.gateway.status === 'ok' ? health : undefined, 'the heartbeat');
+    }, 10_000);
     expect(code).toBe(200);
     expect(body.gateway.shards).toEqual([{ id: 0, status: 'ready', pingMs: expect.any(Number), seenSecondsAgo: expect.any(Number) }]);
 
@@ -155,7 +157,7 @@ describe('/healthz', () => {
     expect(await get('/readyz')).toMatchObject({ code: 503, body: { status: 'not_ready', redis: 'down' } });
 
     proxy.restore();
-    await eventually(async () => (await get('/healthz')).code === 200, 15_000, 'Redis back');
+    await vi.waitFor(async () => found((await get('/healthz')).code === 200, 'Redis back'), 15_000);
     expect(await get('/readyz')).toMatchObject({ code: 200, body: { status: 'ready' } });
   });
 
@@ -217,27 +219,27 @@ describe('/readyz', () => {
 
     expect(await readyz()).toEqual({ code: 200, body: { status: 'ready', postgres: 'ok', redis: 'ok', gateway: { ready: true, shardsDown: [] } } });
     h.emulator.requestHeartbeat();
-    const up = await eventually(async () => {
+    const up = await vi.waitFor(async () => {
       const samples = await gauges();
-      return samples.has('musicbot_gateway_ping_seconds{shard="0"}') ? samples : undefined;
-    }, 10_000, 'a ping');
+      return found(samples.has('musicbot_gateway_ping_seconds{shard="0"}') ? samples : undefined, 'a ping');
+    }, 10_000);
     expect(up.get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
     expect(up.get('musicbot_gateway_ping_seconds{shard="0"}')).toBeGreaterThanOrEqual(0);
 
     h.emulator.setGatewayAvailable(false);
     onTestFinished(() => h.emulator.setGatewayAvailable(true));
     // Down, but within its grace: still ready.
-    const within = await eventually(async () => {
+    const within = await vi.waitFor(async () => {
       const answer = await readyz();
-      return answer.body.gateway.shardsDown.length > 0 ? answer : undefined;
-    }, 5_000, 'the shard seen down');
+      return found(answer.body.gateway.shardsDown.length > 0 ? answer : undefined, 'the shard seen down');
+    }, 5_000);
     expect(within).toMatchObject({ code: 200, body: { status: 'ready', gateway: { ready: true, shardsDown: [{ id: 0, overGrace: false }] } } });
     expect((await gauges()).get('musicbot_gateway_shard_up{shard="0"}')).toBe(0);
 
-    const beyond = await eventually(async () => {
+    const beyond = await vi.waitFor(async () => {
       const answer = await readyz();
-      return answer.code === 503 ? answer : undefined;
-    }, 10_000, 'the grace period over');
+      return found(answer.code === 503 ? answer : undefined, 'the grace period over');
+    }, 10_000);
     expect(beyond.body).toMatchObject({ status: 'not_ready', gateway: { ready: false, shardsDown: [{ id: 0, overGrace: true }] } });
     // /healthz tells how long, here and in any other process (the heartbeat in Redis); 200 all the same.
     const health = await healthz();
@@ -245,7 +247,7 @@ describe('/readyz', () => {
     expect(health.body.gateway.shards).toEqual([expect.objectContaining({ id: 0, status: expect.not.stringMatching(/^ready$/), downForSeconds: expect.any(Number) })]);
 
     h.emulator.setGatewayAvailable(true);
-    await eventually(async () => (await readyz()).code === 200, 60_000, 'the shard back');
+    await vi.waitFor(async () => found((await readyz()).code === 200, 'the shard back'), 60_000);
     expect((await gauges()).get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
   }, 90_000);
 });

@@ -3,11 +3,11 @@
  * where only the webhooks (and `/interactions`) remain, and are served on the ops port with the
  * deployment's gauges. DATABASE_POOL_SIZE bounds each pool.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 
 let h: Harness;
@@ -37,9 +37,9 @@ describe('the ops port', () => {
   it('leaves the webhooks on the public port, and songs are still made through them', async () => {
     const { result } = await h.request({ kind: 'song', prompt: 'off the public port' });
     const { jobId } = result as SubmitResult;
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.deliveryState === 'delivered' ? row : undefined;
+      return found(row?.deliveryState === 'delivered' ? row : undefined);
     }, 20_000);
     expect(job.state).toBe('succeeded');
     expect(h.sim.webhookAttempts.some((attempt) => attempt.url.includes(jobId) && attempt.status === 200)).toBe(true);

@@ -3,8 +3,8 @@
  * still finish what they hold, it answers 503 so that a load balancer drains the process.
  * A submission the music service never answers holds the stop open long enough to look.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../support/eventually.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
 let h: Harness;
@@ -23,7 +23,7 @@ describe('/readyz while the app stops', () => {
     h.setSimForThisTest({ faults: [{ kind: 'hang', path: '/api/v1/producer/create' }] });
     await h.request({ kind: 'song', prompt: 'holds the worker' });
     // The worker is inside the hung request: closing the workers waits for it.
-    await eventually(() => h.sim.requests.some((request) => request.path === '/api/v1/producer/create'), 10_000, 'the submission sent');
+    await vi.waitFor(() => found(h.sim.requests.some((request) => request.path === '/api/v1/producer/create'), 'the submission sent'), 10_000);
 
     const stopping = h.app.stop();
     const response = await fetch(url);

@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
 import { desc, eq } from 'drizzle-orm';
 import { InteractionResponseType, InteractionType } from 'discord-api-types/v10';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { commandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
@@ -23,7 +23,7 @@ import { buildHttpServer, buildOpsServer, DEFAULT_BODY_LIMIT, WEBHOOK_BODY_LIMIT
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
 import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';
 import { FAST_SETTINGS } from '../../support/pipeline-harness.js';
@@ -115,7 +115,7 @@ describe('POST /interactions', () => {
   beforeAll(async () => {
     genuine = song(PROMPT);
     await genuine.waitForResponse();
-    await eventually(async () => (await latestJob())?.state === 'succeeded', 20_000, 'the genuine song to finish');
+    await vi.waitFor(async () => found((await latestJob())?.state === 'succeeded', 'the genuine song to finish'), 20_000);
   });
 
   it('answers a stranger 401 (unsigned or forged) and 404 to GET', async () => {
@@ -170,10 +170,10 @@ describe('POST /webhooks/music/:jobId', () => {
     stack.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const handle = song('a song that waits for its webhook');
     await handle.waitForResponse();
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await latestJob();
-      return row?.upstreamTaskId && row.request.prompt === 'a song that waits for its webhook' ? row : undefined;
-    }, 10_000, 'the song submitted');
+      return found(row?.upstreamTaskId && row.request.prompt === 'a song that waits for its webhook' ? row : undefined, 'the song submitted');
+    }, 10_000);
     const tooLargeBefore = parseSamples(await scrape()).get('musicbot_webhooks_total{outcome="too_large"}') ?? 0;
 
     const envelope = { code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c1', audio_url: 'https://cdn.example/c1.m4a', title: TITLE }] };
@@ -191,7 +191,7 @@ describe('POST /webhooks/music/:jobId', () => {
     const under = JSON.stringify({ ...envelope, padding: 'x'.repeat(WEBHOOK_BODY_LIMIT - Buffer.byteLength(bare)) });
     expect(Buffer.byteLength(under)).toBe(WEBHOOK_BODY_LIMIT);
     expect((await post(job.id, under, signed(job.webhookSecret!, under))).status).toBe(200);
-    await eventually(async () => (await jobRow(stack.db.db, job.id))?.state === 'succeeded', 10_000, 'the job completed by the webhook');
+    await vi.waitFor(async () => found((await jobRow(stack.db.db, job.id))?.state === 'succeeded', 'the job completed by the webhook'), 10_000);
   });
 
   it('answers a stranger 404 for a job it does not know, 401 for a forged signature, and 404 to GET', async () => {

@@ -5,12 +5,12 @@
  * jobs the shortage refuses.
  */
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
 import { MusicApiError } from '../../../src/music-api/index.js';
 import { ACCOUNT_REFUSAL_ALERT_WINDOW_MS, submissionFailure } from '../../../src/pipeline/account-refusal.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
@@ -32,10 +32,10 @@ const dmsTo = (userId: string) => h.emulator.channelMessages(h.emulator.dmChanne
 const alertKey = () => `${h.prefix}:alert:account-refused`;
 
 async function settled(jobId: string) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const row = await jobRow(h.db.db, jobId);
-    return row && row.deliveryState !== 'pending' ? row : undefined;
-  }, 20_000, `job ${jobId} settled`);
+    return found(row && row.deliveryState !== 'pending' ? row : undefined, `job ${jobId} settled`);
+  }, 20_000);
 }
 
 describe('a 402 at submission', () => {

@@ -4,22 +4,30 @@
  * builds it (worker and http); the simulator is the service, the emulator is Discord.
  */
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { accountChecks } from '../../../src/db/schema.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { checkAccount, refreshAccountGauges, type AccountCheck } from '../../../src/pipeline/account.js';
 import type { AccountSettings } from '../../../src/pipeline/deps.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { parseSamples } from '../../support/metrics.js';
 
 let h: Harness;
+/** The worker's first pass, at start: read before any test runs a check of its own. */
+let firstCheck: typeof accountChecks.$inferSelect;
 
 beforeAll(async () => {
   h = await startHarness({ webhooks: false, startingCredits: 1_000 });
+  // A new schedule runs its first pass at once: the worker checks the account at start.
+  firstCheck = await vi.waitFor(async () => {
+    const [row] = await h.db.db.select().from(accountChecks).orderBy(asc(accountChecks.id)).limit(1);
+    if (!row) throw new Error('no account check yet');
+    return row;
+  }, 15_000);
 });
 afterAll(async () => h?.close());
 // Every REST call (the DMs included) fits Discord's published API description.
@@ -34,10 +42,10 @@ function check(account: Partial<AccountSettings> = {}): Promise<AccountCheck> {
 async function finished(request: Parameters<Harness['request']>[0]) {
   const { result } = await h.request(request);
   const { jobId } = result as SubmitResult;
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const job = await jobRow(h.db.db, jobId);
-    return job && ['succeeded', 'failed', 'timed_out'].includes(job.state) ? job : undefined;
-  }, 20_000, `job ${jobId} finished`);
+    return found(job && ['succeeded', 'failed', 'timed_out'].includes(job.state) ? job : undefined, `job ${jobId} finished`);
+  }, 20_000);
 }
 
 /** The bot's /metrics, as `name{labels}` → value. */
@@ -51,12 +59,7 @@ describe('the hourly check', () => {
   it('is scheduled on the maintenance queue, and its first pass records the baseline', async () => {
     const scheduler = await h.app.deps.queues.maintenance.getJobScheduler('account');
     expect(Number(scheduler?.every)).toBe(60 * 60_000);
-    // A new schedule runs its first pass at once: the worker has checked the account at start.
-    const [first] = await eventually(async () => {
-      const rows = await h.db.db.select().from(accountChecks).orderBy(asc(accountChecks.id));
-      return rows.length > 0 ? rows : undefined;
-    }, 15_000, 'the first account check');
-    expect(first).toMatchObject({ source: 'hourly', balance: 100_000, credits: 100_000, extraCredits: 0, upstreamSpentTotal: 0, expected: null, drift: null });
+    expect(firstCheck).toMatchObject({ source: 'hourly', balance: 100_000, credits: 100_000, extraCredits: 0, upstreamSpentTotal: 0, expected: null, drift: null });
   });
 });
 

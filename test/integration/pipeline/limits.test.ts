@@ -2,9 +2,9 @@
  * The bot's own brakes on the music service: a cap on tasks in flight per task type (the bot
  * queues instead of hammering the service into 429s) and a global cap on polls per second.
  */
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow } from '../../support/ledger.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 async function delivered(jobId: string) {
-  return eventually(async () => ((await jobRow(h.db.db, jobId))?.deliveryState === 'delivered' ? true : undefined), 30_000, `job ${jobId} delivered`);
+  return vi.waitFor(async () => found(((await jobRow(h.db.db, jobId))?.deliveryState === 'delivered' ? true : undefined), `job ${jobId} delivered`), 30_000);
 }
 
 describe('the in-flight cap', () => {
@@ -64,7 +64,7 @@ describe('the global poll rate', () => {
     onTestFinished(async () => {
       // Leave nothing in flight to hold up the other test's songs.
       for (const jobId of jobIds) {
-        const taskId = await eventually(async () => (await jobRow(h.db.db, jobId))?.upstreamTaskId ?? undefined, 15_000, `job ${jobId} submitted`);
+        const taskId = await vi.waitFor(async () => found((await jobRow(h.db.db, jobId))?.upstreamTaskId ?? undefined, `job ${jobId} submitted`), 15_000);
         h.sim.completeTask(taskId);
       }
       for (const jobId of jobIds) await delivered(jobId);

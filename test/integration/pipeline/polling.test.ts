@@ -2,11 +2,11 @@
  * Webhooks off: songs found done by polling, and every way a submission or a task can go
  * wrong. Each test asserts what Discord was sent and what the ledger holds afterwards.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { RequestRefusedError } from '../../../src/pipeline/requests.js';
 import { ensureGuild, grant } from '../../../src/credits/index.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
 
@@ -20,10 +20,10 @@ afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));
 
 async function delivered(jobId: string) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const job = await jobRow(h.db.db, jobId);
-    return job && job.deliveryState !== 'pending' ? job : undefined;
-  }, 20_000, `job ${jobId} delivered`);
+    return found(job && job.deliveryState !== 'pending' ? job : undefined, `job ${jobId} delivered`);
+  }, 20_000);
 }
 
 function finalEdits(jobId: string) {
@@ -139,10 +139,10 @@ describe('an interaction token that has expired', () => {
     h.setSimForThisTest({ taskMs: 60_000 });
     const { result } = await h.request({ kind: 'lyrics', prompt });
     const { jobId } = result as SubmitResult;
-    return eventually(async () => {
+    return vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.upstreamTaskId ? row : undefined;
-    });
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
   }
 
   async function expectChannelFallback(jobId: string, token: string) {

@@ -11,12 +11,12 @@
  */
 import http from 'node:http';
 import type net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { GenerationRequest } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
@@ -104,10 +104,10 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     cutOn = (method, path) => method === 'POST' && path.startsWith('/api/v1/');
     const { jobId } = await submit(prompt);
 
-    const row = await eventually(async () => {
+    const row = await vi.waitFor(async () => {
       const current = await jobRow(stack.db.db, jobId);
-      return current?.deliveryState === 'delivered' ? current : undefined;
-    }, 30_000, 'the job delivered');
+      return found(current?.deliveryState === 'delivered' ? current : undefined, 'the job delivered');
+    }, 30_000);
     expect(cutOn).toBeUndefined();
     expect(row.state).toBe('succeeded');
     expect(stack.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
@@ -120,7 +120,7 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     const { jobId } = await submit(prompt);
 
     // Within the delivery claim's hold (60 s): a retry of the post would come only after it.
-    await eventually(async () => (await jobRow(stack.db.db, jobId))?.deliveryState === 'delivered' || undefined, 20_000, 'the job delivered');
+    await vi.waitFor(async () => found((await jobRow(stack.db.db, jobId))?.deliveryState === 'delivered' || undefined, 'the job delivered'), 20_000);
     expect(cutOn).toBeUndefined();
     const posted = stack.emulator
       .channelMessages(stack.channelId)

@@ -5,11 +5,11 @@
  * turn and arrives.
  */
 import { inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import type { EmulatorMessage, RecordedRequest } from '../../../src/sandbox/discord-emulator/index.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
@@ -22,24 +22,20 @@ const isResultOf = (body: unknown, jobId: string): boolean =>
   firstEmbed(body)?.color === RESULT_COLOUR && firstEmbed(body)?.footer?.text === `Job ${jobId}`;
 
 async function settled(h: Harness, jobId: string): Promise<void> {
-  await eventually(async () => ((await jobRow(h.db.db, jobId))?.deliveryState === 'delivered' ? true : undefined), 90_000, `job ${jobId} delivered`);
-  await eventually(async () => (Object.keys(await h.queueEntriesOf(jobId)).length === 0 ? true : undefined), 30_000, `job ${jobId}'s queue entries done`);
+  await vi.waitFor(async () => found(((await jobRow(h.db.db, jobId))?.deliveryState === 'delivered' ? true : undefined), `job ${jobId} delivered`), 90_000);
+  await vi.waitFor(async () => found((Object.keys(await h.queueEntriesOf(jobId)).length === 0 ? true : undefined), `job ${jobId}'s queue entries done`), 30_000);
 }
 
 async function submittedTaskIds(h: Harness, jobIds: readonly string[]): Promise<string[]> {
   let states = '';
-  return eventually(
-    async () => {
-      const rows = await h.db.db
-        .select({ id: jobs.id, state: jobs.state, taskId: jobs.upstreamTaskId })
-        .from(jobs)
-        .where(inArray(jobs.id, [...jobIds]));
-      states = rows.map((row) => row.state).join(', ');
-      return rows.length === jobIds.length && rows.every((row) => row.taskId) ? rows.map((row) => row.taskId!) : undefined;
-    },
-    30_000,
-    () => `every job submitted to the service (states: ${states})`,
-  );
+  return vi.waitFor(async () => {
+    const rows = await h.db.db
+      .select({ id: jobs.id, state: jobs.state, taskId: jobs.upstreamTaskId })
+      .from(jobs)
+      .where(inArray(jobs.id, [...jobIds]));
+    states = rows.map((row) => row.state).join(', ');
+    return found(rows.length === jobIds.length && rows.every((row) => row.taskId) ? rows.map((row) => row.taskId!) : undefined, () => `every job submitted to the service (states: ${states})`);
+  }, 30_000);
 }
 
 describe('30 results finishing together in one channel', () => {
@@ -111,7 +107,7 @@ describe('an interaction whose edit bucket is empty', () => {
     const onToken = (r: RecordedRequest) => r.method === 'PATCH' && r.path.startsWith(`/webhooks/${h.emulator.applicationId}/${handle.token}/`);
 
     // The bucket ran dry, and the bot dropped a progress edit instead of queueing it.
-    await eventually(async () => ((await progressEdits('dropped')) > 0 ? true : undefined), 30_000, 'a progress edit dropped');
+    await vi.waitFor(async () => found(((await progressEdits('dropped')) > 0 ? true : undefined), 'a progress edit dropped'), 30_000);
     expect(h.sim.completeTask(taskId!)).toBe(true);
     await settled(h, jobId);
 

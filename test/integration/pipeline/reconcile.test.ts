@@ -3,11 +3,11 @@
  * delayed or active is left alone, one whose entry is gone is enqueued again, and a second
  * pass finds nothing to do.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reconcile } from '../../../src/pipeline/reconcile.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { entryId } from '../../../src/queue/queues.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
@@ -27,14 +27,14 @@ describe('the reconciler', () => {
       const { result } = await h.request({ kind: 'song', prompt: `reconciled ${i}` });
       jobIds.push((result as SubmitResult).jobId);
     }
-    const [submitted, waiting] = await eventually(async () => {
+    const [submitted, waiting] = await vi.waitFor(async () => {
       const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
       const first = rows.find((row) => row?.state === 'submitted');
       const queued = rows.find((row) => row?.state === 'queued');
-      return first && queued ? [first.id, queued.id] : undefined;
-    });
+      return found(first && queued ? [first.id, queued.id] : undefined);
+    }, 15_000);
     const { queues } = h.app.deps;
-    await eventually(async () => ((await queues.poll.getJob(entryId.poll(submitted))) ? true : undefined));
+    await vi.waitFor(async () => found(((await queues.poll.getJob(entryId.poll(submitted))) ? true : undefined)), 15_000);
 
     // Every job has its entry: nothing to do.
     expect(await reconcile(h.app.deps)).toEqual({ submit: 0, poll: 0, deliver: 0 });
@@ -42,8 +42,8 @@ describe('the reconciler', () => {
     // A waiting job and a submitted one lose their entries, as when Redis loses keys.
     // An entry a worker holds at that moment cannot be removed: again until it is (the waiting
     // job's entry goes active every capWaitMs to find the cap still reached).
-    await eventually(async () => ((await queues.submit.remove(entryId.submit(waiting))) === 1 ? true : undefined));
-    await eventually(async () => ((await queues.poll.remove(entryId.poll(submitted))) === 1 ? true : undefined));
+    await vi.waitFor(async () => found(((await queues.submit.remove(entryId.submit(waiting))) === 1 ? true : undefined)), 15_000);
+    await vi.waitFor(async () => found(((await queues.poll.remove(entryId.poll(submitted))) === 1 ? true : undefined)), 15_000);
     expect(await queues.submit.getJob(entryId.submit(waiting))).toBeUndefined();
 
     expect(await reconcile(h.app.deps)).toEqual({ submit: 1, poll: 1, deliver: 0 });

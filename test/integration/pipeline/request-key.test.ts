@@ -6,12 +6,12 @@
  * and writes nothing.
  */
 import { count, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setUserDailyCap } from '../../../src/credits/index.js';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
 import { RequestTakenError, type SubmitInput, type SubmitResult } from '../../../src/pipeline/requests.js';
 import { jobIdFor } from '../../../src/pipeline/submit.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { balanceOf, ledgerOfJob } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 
@@ -56,7 +56,7 @@ describe('a request submitted twice at once', () => {
     expect((await ledgerOfJob(h.db.db, jobId)).map((entry) => entry.kind)).toEqual(['reserve']);
     expect(await balanceOf(h.db.db, h.guildId)).toBe(before - accepted[0]!.value.cost);
     // And the one job reaches the service, once.
-    await eventually(() => (h.sim.listTasks().some((task) => task.body['sound'] === 'twice at once') ? true : undefined));
+    await vi.waitFor(() => found((h.sim.listTasks().some((task) => task.body['sound'] === 'twice at once') ? true : undefined)), 15_000);
     expect(h.sim.listTasks().filter((task) => task.body['sound'] === 'twice at once')).toHaveLength(1);
   });
 

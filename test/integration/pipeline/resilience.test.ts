@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob, ledgerSum, balanceOf } from '../../support/ledger.js';
 
@@ -36,10 +36,10 @@ function finalEditCount(h: Harness, jobId: string): number {
 }
 
 async function allDelivered(h: Harness, jobIds: string[], timeoutMs: number) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
-    return rows.every((row) => row?.deliveryState === 'delivered') ? rows : undefined;
-  }, timeoutMs, 'every job delivered');
+    return found(rows.every((row) => row?.deliveryState === 'delivered') ? rows : undefined, 'every job delivered');
+  }, timeoutMs);
 }
 
 /** A worker as `npm start` runs it with ROLE=worker, in its own process. */
@@ -86,11 +86,11 @@ describe('a worker in its own process', () => {
     // Killed once every create has been answered and tasks are still running upstream. (A
     // worker killed during a create leaves that job uncertain: by the submission rule it is
     // never sent again and waits for its webhook until the deadline; uncertain.test.ts.)
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
       const sent = rows.every((row) => row !== undefined && row.state !== 'queued' && row.state !== 'submitting');
-      return sent && rows.some((row) => row?.state === 'submitted');
-    }, 20_000, 'every job sent, some still running');
+      return found(sent && rows.some((row) => row?.state === 'submitted'), 'every job sent, some still running');
+    }, 20_000);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
 
@@ -130,10 +130,10 @@ describe('Redis emptied while jobs are in flight', () => {
       const { result } = await h.request({ kind: 'song', prompt: `forgotten ${i}` });
       jobIds.push((result as SubmitResult).jobId);
     }
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
-      return rows.filter((row) => row?.state === 'submitted').length >= 2;
-    });
+      return found(rows.filter((row) => row?.state === 'submitted').length >= 2);
+    }, 15_000);
 
     // Forget everything this bot had in Redis (other test files share the server).
     const redis = new Redis(h.redisUrl);

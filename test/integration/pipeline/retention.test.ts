@@ -5,11 +5,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webhookEvents } from '../../../src/db/schema.js';
 import { applyRetention } from '../../../src/pipeline/retention.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow } from '../../support/ledger.js';
 
@@ -26,13 +26,13 @@ describe('retention', () => {
   it('clears tokens, then secrets, then webhook records, each once it cannot be used', async () => {
     const { result } = await h.request({ kind: 'song', prompt: 'kept only as long as useful' });
     const { jobId } = result as SubmitResult;
-    const done = await eventually(async () => {
+    const done = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.deliveryState === 'delivered' ? row : undefined;
+      return found(row?.deliveryState === 'delivered' ? row : undefined);
     }, 20_000);
     // Open while the finished one is cleared: its task takes a minute.
     const open = ((await h.request({ kind: 'song', prompt: 'still running [sim:task-ms=60000]' })).result as SubmitResult).jobId;
-    await eventually(async () => (await jobRow(h.db.db, open))?.state === 'submitted', 10_000, 'the open job submitted');
+    await vi.waitFor(async () => found((await jobRow(h.db.db, open))?.state === 'submitted', 'the open job submitted'), 10_000);
     expect(done).toMatchObject({ interactionToken: expect.any(String), webhookSecret: expect.any(String) });
     expect(await h.db.db.select().from(webhookEvents).where(eq(webhookEvents.jobId, jobId))).toHaveLength(1);
 

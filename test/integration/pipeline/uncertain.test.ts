@@ -3,10 +3,10 @@
  * but 502) is never sent again. The member gets the credits back at once; with webhooks on, a
  * task the service made after all still reaches the member, free.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkAccount } from '../../../src/pipeline/account.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';
@@ -34,9 +34,9 @@ function tasksOf(h: Harness, prompt: string) {
 }
 
 async function settled(h: Harness, jobId: string, state?: string) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const row = await jobRow(h.db.db, jobId);
-    return row && row.deliveryState !== 'pending' && (state === undefined || row.state === state) ? row : undefined;
+    return found(row && row.deliveryState !== 'pending' && (state === undefined || row.state === state) ? row : undefined);
   }, 20_000);
 }
 

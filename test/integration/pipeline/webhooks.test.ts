@@ -4,10 +4,10 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { voicePersonas, webhookEvents } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { eventually } from '../../support/eventually.js';
+import { found } from '../../support/found.js';
 import { SIM_KEY, startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';
@@ -37,10 +37,10 @@ async function metrics(): Promise<Map<string, number>> {
 }
 
 async function finished(jobId: string) {
-  return eventually(async () => {
+  return vi.waitFor(async () => {
     const job = await jobRow(h.db.db, jobId);
-    return job && job.deliveryState !== 'pending' ? job : undefined;
-  }, 20_000, `job ${jobId} delivered`);
+    return found(job && job.deliveryState !== 'pending' ? job : undefined, `job ${jobId} delivered`);
+  }, 20_000);
 }
 
 describe('a song finishing by webhook', () => {
@@ -83,10 +83,10 @@ describe('webhooks that must change nothing', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'forgery test' });
     const { jobId } = result as SubmitResult;
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.upstreamTaskId ? row : undefined;
-    });
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
     const balance = await balanceOf(h.db.db, h.guildId);
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'forged', audio_url: 'https://evil.example/x.m4a' }] });
 
@@ -136,10 +136,10 @@ describe('a voice persona finishing by webhook', () => {
     const { result } = await h.request({ kind: 'voice', name: 'Alto Ada', audioUrl: 'https://files.example.com/alto.mp3' });
     const { jobId, cost } = result as SubmitResult;
     expect(cost).toBe(4);
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.upstreamTaskId ? row : undefined;
-    });
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
     // The polling body exactly (no task_id added), with what a real result may carry beside the persona.
     const body = JSON.stringify({
       code: 200,
@@ -194,10 +194,10 @@ describe('a captured webhook sent again', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'replay test' });
     const { jobId } = result as SubmitResult;
-    const job = await eventually(async () => {
+    const job = await vi.waitFor(async () => {
       const row = await jobRow(h.db.db, jobId);
-      return row?.upstreamTaskId ? row : undefined;
-    });
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c-1', audio_url: 'https://cdn.example/c-1.mp3' }] });
     const now = Math.floor(Date.now() / 1000);
     const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
