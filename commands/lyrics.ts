@@ -78,7 +78,7 @@ export default defineCommand({
   async execute(interaction, args, context) {
     const request = lyricsRequestSchema.parse({ kind: 'lyrics', prompt: args.prompt });
     const caller = await openCaller(interaction, context, { queuedFor: 'lyrics' });
-    await admit(context, caller, request.kind);
+    await admit(context, caller);
     await submitAndAcknowledge(interaction, context, caller, request);
   },
   buttons: {

@@ -144,7 +144,7 @@ export default defineCommand({
         if (await findVoice(context.db, caller.guild.id, request.name)) {
           throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(request.name) }));
         }
-        await admit(context, caller, request.kind);
+        await admit(context, caller);
         await submitAndAcknowledge(interaction, context, caller, request);
         return;
       }
