@@ -149,7 +149,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -206,7 +206,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const { commands } = await import('../commands/index.js');
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices },
+        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());
