@@ -152,6 +152,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
 /**
  * The job id of a request key, the same in every process: a name-based UUID (RFC 9562
  * version 8, from SHA-256), so that two submissions of one request meet on one ledger key.
+ * Not `uuid`'s v5 (SHA-1): it gives other ids, and an old and a new process sharing a shard
+ * during an upgrade would then charge one interaction twice.
  */
 export function jobIdFor(requestKey: string): string {
   const bytes = createHash('sha256').update(`request:${requestKey}`).digest().subarray(0, 16);
