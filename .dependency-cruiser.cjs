@@ -13,7 +13,7 @@ const LAYERS = [
   {
     name: 'adapters',
     what: 'the outside world: Postgres, Redis queues, the music API, Discord REST, the embedded servers',
-    path: '^src/(db|music-api|queue|delivery|embedded)/',
+    path: '^src/(db|music-api|queue|discord-rest|embedded)/',
   },
   {
     name: 'services',

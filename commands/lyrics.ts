@@ -6,7 +6,7 @@ import {
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';

@@ -11,7 +11,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { listLines, shortDate } from '../src/discord/job-lookup.js';
-import type { CustomId } from '../src/delivery/custom-ids.js';
+import type { CustomId } from '../src/discord-rest/custom-ids.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice, type VoicePersona } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';

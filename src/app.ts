@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { modelListNotice, type Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
+import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/discord-delivery.js';
 import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';

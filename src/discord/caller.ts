@@ -20,7 +20,7 @@ import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place }
 import { openGuild, type OpenedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
-import { encodeCustomId } from '../delivery/custom-ids.js';
+import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';

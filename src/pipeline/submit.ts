@@ -14,7 +14,7 @@ import {
   takeLowBalanceAlert,
   type LowBalanceAlert,
 } from '../credits/index.js';
-import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import type { Executor } from '../db/client.js';
 import type { RowFor } from '../db/insert-from.js';
 import { jobs, type JobKind } from '../db/schema.js';

@@ -1,5 +1,5 @@
 import { deliverJob } from '../deliver.js';
-import { describeDiscordError } from '../../delivery/discord-delivery.js';
+import { describeDiscordError } from '../../discord-rest/discord-delivery.js';
 import type { PipelineDeps } from '../deps.js';
 
 /**
