@@ -2,9 +2,10 @@
  * What every benchmark shares: the world it runs in (an embedded Postgres, a redis-server,
  * the music-API simulator and the Discord emulator, each real), the bot started the way
  * operators start it, statistics, and the result file `bench/results/<name>.json` with the
- * machine it was measured on. Benchmarks print figures and ratios; they assert nothing.
+ * machine and the commit it was measured on (`npm run bench:docs` renders docs/performance.md
+ * from those files). Benchmarks print figures and ratios; they assert nothing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,12 +82,28 @@ export function printTable(title: string, rows: ReadonlyArray<Record<string, str
   for (const row of cells) console.log(line(row));
 }
 
-/** Writes `bench/results/<name>.json`: the figures, the targets and how they fared, the machine and the date. */
+/**
+ * The commit being measured, and whether the checkout differs from it outside bench/results;
+ * nothing when git or the repository is missing.
+ */
+export function measuredCommit(): { commit: string; commitDirty: boolean } | Record<string, never> {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const commit = git('rev-parse', 'HEAD');
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results');
+    return { commit, commitDirty: changed !== '' };
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `bench/results/<name>.json`: the figures, the targets and how they fared, the machine, the date and the commit. */
 export async function writeResult(name: string, result: Record<string, unknown>): Promise<string> {
   const folder = path.join(ROOT, 'bench/results');
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, `${name}.json`);
-  await writeFile(file, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine: machine(), ...result }, null, 2)}\n`);
+  const header = { benchmark: name, date: new Date().toISOString(), ...measuredCommit(), machine: machine() };
+  await writeFile(file, `${JSON.stringify({ ...header, ...result }, null, 2)}\n`);
   console.log(`\nwritten: ${path.relative(ROOT, file)}`);
   return file;
 }

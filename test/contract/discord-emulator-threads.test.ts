@@ -11,7 +11,7 @@ import { Client, Events, GatewayIntentBits, type AnyThreadChannel } from 'discor
 import { ChannelType, GatewayDispatchEvents, GatewayOpcodes, InteractionResponseType, PermissionFlagsBits, Routes } from 'discord-api-types/v10';
 import type { APIInteraction, APIMessage, APIThreadChannel, GatewayGuildCreateDispatchData } from 'discord-api-types/v10';
 import WebSocket from 'ws';
-import { DEFAULT_BOT_PERMISSIONS } from '../../src/sandbox/discord-emulator/store.js';
+import { DEFAULT_BOT_PERMISSIONS } from '../../src/sandbox/discord-emulator/store/permissions.js';
 import { startDiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '../../src/sandbox/discord-emulator/index.js';
 

@@ -11,7 +11,8 @@ import { EmulatorClock } from './clock.js';
 import { CommandRegistry } from './commands.js';
 import { Gateway, RESUMABLE_CLOSE_CODE } from './gateway.js';
 import type { GatewayStats } from './gateway.js';
-import { DEFAULT_ATTACHMENT_SIZE_LIMIT, InteractionRegistry, waitUntil } from './interactions.js';
+import { InteractionRegistry } from './interactions.js';
+import { DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions/payload.js';
 import { HttpInteractionDelivery, type HttpDeliveryStats } from './http-delivery.js';
 import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
 import { RateLimiter } from './rate-limits.js';
@@ -20,7 +21,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore } from './store.js';
-import type { StoredChannel, StoredMessage } from './store.js';
+import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
   AutocompleteInput,
@@ -36,6 +37,7 @@ import type {
   SubmitModalInput,
   UncheckedInteractionInput,
 } from './types.js';
+import { waitUntil } from './wait.js';
 
 const API_PREFIX = '/api';
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;

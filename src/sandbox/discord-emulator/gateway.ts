@@ -12,7 +12,8 @@ import {
 } from 'discord-api-types/v10';
 import type { APIInteraction, ApplicationFlags, GatewayReadyDispatchData } from 'discord-api-types/v10';
 import type { Logger } from '../../logger.js';
-import type { EmulatorStore, StoreDispatch } from './store.js';
+import type { EmulatorStore } from './store.js';
+import type { StoreDispatch } from './store/records.js';
 
 const HISTORY_LIMIT = 1_000;
 

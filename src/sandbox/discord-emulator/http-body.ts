@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Upload } from './store.js';
+import type { Upload } from './store/records.js';
 
 /** A request body as the REST layer sees it. */
 export interface ParsedBody {

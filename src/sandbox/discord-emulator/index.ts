@@ -3,7 +3,9 @@ export type { CreateForumPostInput, CreateThreadInput, EmulatorChannel, Emulator
 export { EmulatorClock } from './clock.js';
 export { DiscordLimits } from './limits.js';
 export { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
-export { INITIAL_RESPONSE_WINDOW_MS, INTERACTION_TOKEN_LIFETIME_MS, DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions.js';
+export { INITIAL_RESPONSE_WINDOW_MS } from './interactions/callback.js';
+export { DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions/payload.js';
+export { INTERACTION_TOKEN_LIFETIME_MS } from './interactions/webhooks.js';
 export { RESUMABLE_CLOSE_CODE } from './gateway.js';
 export type { GatewayStats } from './gateway.js';
 export type { RateLimitOptions, RouteMatcher } from './rest-api.js';

@@ -11,7 +11,8 @@ import { checkCommand, checkCommandList, checkMessagePayload } from './limits.js
 import type { CheckedBody, OpenApiSpec } from './openapi.js';
 import type { RateLimitDecision, RateLimitHit, RateLimiter } from './rate-limits.js';
 import { RouteTable } from './routes.js';
-import type { EmulatorStore, MessageWrite, StoredChannel, StoredMessage, Upload } from './store.js';
+import type { EmulatorStore } from './store.js';
+import type { MessageWrite, StoredChannel, StoredMessage, Upload } from './store/records.js';
 import type { Finding, RecordedRequest } from './types.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,0 +1,391 @@
+/**
+ * `npm run bench:docs`: writes docs/performance.md from the results files in bench/results/,
+ * so that no figure in it is typed by hand. `renderPerformance` is pure (files in, markdown out);
+ * test/unit/docs.test.ts checks that the committed page equals what it renders.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** One results file as `writeResult` (test/bench/support.ts) writes it: a few common fields, the rest per benchmark. */
+export interface ResultFile {
+  readonly file: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+type Json = Record<string, unknown>;
+type Stats = { n?: number; p50: number; p95?: number; p99: number; max: number; mean?: number };
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+export const RESULTS_DIR = path.join(ROOT, 'bench/results');
+export const PERFORMANCE_DOC = path.join(ROOT, 'docs/performance.md');
+
+/** Reads every `bench/results/*.json`, in name order. */
+export function readResults(folder = RESULTS_DIR): ResultFile[] {
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => ({ file: name, data: JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as Json }));
+}
+
+// ---- formatting ----
+
+const obj = (value: unknown): Json => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
+const num = (value: unknown): number => (typeof value === 'number' ? value : Number.NaN);
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A number as people read it: thousands separated, at most `digits` decimals, no trailing zeros. */
+export function fmt(value: unknown, digits = 1): string {
+  const n = num(value);
+  if (!Number.isFinite(n)) return 'n/a';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, useGrouping: Math.abs(n) >= 1000 });
+}
+
+const ms = (value: unknown) => `${fmt(value)} ms`;
+const spread = (values: readonly number[], unit = ' ms') =>
+  values.length === 0 ? '–' : `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}${unit}`;
+const met = (value: unknown) => (value === true ? 'yes' : value === false ? 'no' : 'n/a');
+const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+/** CPU time per command; a negative reading is an artefact of sampling another process's counters, shown as n/a. */
+const cpu = (value: unknown) => (num(value) < 0 ? 'n/a' : fmt(value, 2));
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** Where and when a file was measured: the date, the commit (older files lack it), the machine. */
+function provenance(result: ResultFile): string {
+  const { data } = result;
+  const machine = obj(data['machine']);
+  const commit = str(data['commit']);
+  const commitText = commit ? `commit \`${commit.slice(0, 12)}\`${data['commitDirty'] === true ? ' with uncommitted changes' : ''}` : 'commit not recorded';
+  const when = str(data['date']).slice(0, 16).replace('T', ' ');
+  return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.`;
+}
+
+// ---- one section per kind of results file ----
+
+interface Rendered {
+  /** A row of the summary table: benchmark, what, measured, floor, target, met. */
+  readonly summary: readonly string[];
+  /** The section's body under its heading. */
+  readonly body: string;
+}
+
+function renderAck(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const ratios = obj(data['ratios']);
+  const rounds = fmt(workload['rounds'], 0);
+  const phases = ['steady', 'burst'] as const;
+  const load = (phase: string) => (phase === 'steady' ? `${fmt(workload['commands'], 0)} at ${fmt(workload['rate'], 0)}/s` : `${fmt(workload['commands'], 0)} at once`);
+  const contenders: Array<[string, string]> = [
+    ['bot', `the bot (\`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'})`],
+    ['floor', 'floor: bare discord.js bot, one guarded `UPDATE`, then reply'],
+    ['deferOnly', 'bare discord.js bot that only defers'],
+  ];
+  const rows = phases.flatMap((phase) =>
+    contenders.map(([key, name]) => {
+      const figures = obj(obj(results[key])[phase]);
+      const roundP99 = (figures['rounds'] as Stats[] | undefined)?.map((round) => round.p99) ?? [];
+      return [load(phase), name, ms(figures['p50']), ms(figures['p99']), spread(roundP99), cpu(figures['cpuMsPerCommand']), cpu(figures['postgresCpuMsPerCommand'])];
+    }),
+  );
+  const ratioRows = phases.map((phase) => {
+    const r = obj(ratios[phase]);
+    return [load(phase), `${fmt(r['p99ToFloor'], 2)}×`, `${fmt(r['p50ToFloor'], 2)}×`, `${fmt(r['p99ToDeferOnly'], 2)}×`, `${fmt(r['cpuToFloor'], 2)}×`];
+  });
+  const bot = obj(obj(results['bot'])['steady']);
+  const floor = obj(obj(results['floor'])['steady']);
+  const burst = obj(obj(results['bot'])['burst']);
+  const floorBurst = obj(obj(results['floor'])['burst']);
+  const what = `first answer to ${fmt(workload['commands'], 0)} \`${str(workload['command'])}\`, ${fmt(workload['members'], 0)} members in ${fmt(workload['guilds'], 0)} guilds, at ${fmt(workload['rate'], 0)}/s and at once; \`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'}; median of ${rounds} round${rounds === '1' ? '' : 's'}, ${fmt(workload['warmUp'], 0)} commands of warm-up`;
+  return {
+    summary: [
+      what,
+      `p99 ${ms(bot['p99'])} (p50 ${fmt(bot['p50'])}), rounds ${spread(((bot['rounds'] as Stats[] | undefined) ?? []).map((round) => round.p99))}; at once p99 ${ms(burst['p99'])}`,
+      `p99 ${ms(floor['p99'])} (p50 ${fmt(floor['p50'])}); at once p99 ${ms(floorBurst['p99'])}`,
+      str(data['target']),
+      `${met(data['met'])} (${fmt(obj(ratios['steady'])['p99ToFloor'], 2)}×; at once ${fmt(obj(ratios['burst'])['p99ToFloor'], 2)}×)`,
+    ],
+    body: [
+      `${cap(what)}. Floor: ${str(data['floor'])}${workload['interactions'] === 'http' ? ' (the floors stay on the gateway; the bot gets each interaction POSTed, signed, to `/interactions` and answers in the response)' : ''}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      table(['Load', 'Contender', 'p50', 'p99 (median)', 'p99 spread over rounds', 'CPU ms/command', 'Postgres CPU ms/command'], rows),
+      table(['Load', 'p99 ÷ floor', 'p50 ÷ floor', 'p99 ÷ defer-only', 'CPU ÷ floor'], ratioRows),
+    ].join('\n\n'),
+  };
+}
+
+function renderAccept(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const stages = obj(data['stagesMs']);
+  const names: Record<string, string> = {
+    ack: 'dispatch to first answer',
+    decide: 'checks and reservation',
+    toUpstream: 'first answer to submitted upstream',
+    upstream: 'the create call',
+    progressEdit: 'progress edits',
+  };
+  const rows = Object.entries(stages).map(([key, value]) => {
+    const s = obj(value);
+    return [names[key] ?? key, fmt(s['n'], 0), ms(s['p50']), ms(s['p99']), ms(s['max'])];
+  });
+  const what = `${fmt(workload['commands'], 0)} commands at ${fmt(workload['rate'], 0)}/s, from the command to the job submitted upstream, \`ROLE=${str(workload['roles'])}\`, cold`;
+  return {
+    summary: [what, `${fmt(data['jobsPerSecond'])} jobs/s (the last submitted ${fmt(data['secondsToLastSubmission'], 2)} s after the first dispatch)`, '–', str(data['target']), `${met(data['met'])} (${fmt(data['ratioToTarget'], 2)}× the target)`],
+    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows)].join('\n\n'),
+  };
+}
+
+function renderLedger(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const audits = obj(data['audits']);
+  const ratios = obj(data['ratios']);
+  const names: Record<string, string> = {
+    floor: 'floor: bare `UPDATE … RETURNING`',
+    floorSynchronousCommitOff: 'floor, `synchronous_commit = off`',
+    reserveForJob: '`reserveForJob` alone',
+    request: "the request's reservation with its job row",
+    requestWithDailyCap: 'the same with a daily cap',
+  };
+  const rows = Object.entries(results).map(([key, value]) => {
+    const r = obj(value);
+    const latency = obj(r['latency']);
+    const overspend = obj(audits[key])['overspend'];
+    return [names[key] ?? key, `${fmt(r['perSecond'], 0)}/s`, ms(latency['p50']), ms(latency['p99']), ms(latency['max']), fmt(r['lockWaiters']), overspend === undefined ? '–' : fmt(overspend, 0)];
+  });
+  const what = `${fmt(workload['clients'], 0)} clients reserving ${fmt(workload['cost'], 0)} credits at a time on ${fmt(workload['guilds'], 0)} guild`;
+  const request = obj(results['request']);
+  const floor = obj(results['floor']);
+  return {
+    summary: [what, `${fmt(request['perSecond'], 0)}/s on the request's path; overspend ${fmt(obj(audits['request'])['overspend'], 0)}`, `${fmt(floor['perSecond'], 0)}/s`, str(data['target']), `${met(data['met'])} (${fmt(ratios['requestToFloor'], 2)}× the floor)`],
+    body: [`${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Path', 'Reservations', 'p50', 'p99', 'max', 'Waiting on locks (mean)', 'Overspend'], rows)].join('\n\n'),
+  };
+}
+
+function renderWebhook(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const bot = obj(results['bot']);
+  const floor = obj(results['floor']);
+  const windows = ((results['byWindow'] as Stats[] | undefined) ?? []).map((window) => window.p99);
+  const rss = obj(results['workerRssMb']);
+  const what = `${fmt(workload['completions'], 0)} completions at ${fmt(workload['rate'], 0)}/s, webhook to the Discord call that posts the result (${((workload['roles'] as string[] | undefined) ?? []).join(', ')} as separate processes)`;
+  return {
+    summary: [what, `p99 ${ms(bot['p99'])} (p50 ${fmt(bot['p50'])}); 10 s windows' p99 ${spread(windows)}; ${fmt(results['discordRateLimited'], 0)} 429s from Discord`, `p99 ${ms(floor['p99'])}`, str(data['target']), met(data['met'])],
+    body: [
+      `${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      table(
+        ['', 'n', 'p50', 'p95', 'p99', 'max'],
+        [
+          ['the bot', fmt(bot['n'], 0), ms(bot['p50']), ms(bot['p95']), ms(bot['p99']), ms(bot['max'])],
+          ['floor', fmt(floor['n'], 0), ms(floor['p50']), ms(floor['p95']), ms(floor['p99']), ms(floor['max'])],
+        ],
+      ),
+      `Delivered ${fmt(results['delivered'], 0)}, webhooks refused ${fmt(results['refusedWebhooks'], 0)}; the worker's memory ${fmt(rss['idle'])} MB idle, ${fmt(rss['withJobsInFlight'])} MB with the jobs in flight. p99 by 10 s window: ${windows.map((value) => fmt(value)).join(', ')} ms.`,
+    ].join('\n\n'),
+  };
+}
+
+function renderPoll(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const targets = obj(data['targets']);
+  const scaling = obj(data['scaling']);
+  const metFlags = obj(data['met']);
+  const delay = obj(results['delaySharePercent']);
+  const alone = obj(results['scheduleAlonePercent'] ?? results['scheduleAloneSharePercent']);
+  const range = (workload['taskSeconds'] as number[] | undefined) ?? [];
+  const what = `${fmt(workload['tasks'], 0)} tasks of ${range.join('–')} s, webhooks off (time ×${fmt(scaling['factor'], 0)})`;
+  const byLength = ((results['byTaskLength'] as Json[] | undefined) ?? []).map((row) => [
+    str(row['task length s']),
+    fmt(row['tasks'], 0),
+    fmt(row['polls/task'], 2),
+    `${fmt(row['delay % p50'])} %`,
+    `${fmt(row['delay % p99'])} %`,
+    `${fmt(row['delay % max'])} %`,
+    `${fmt(row['schedule alone % max'])} %`,
+  ]);
+  return {
+    summary: [
+      what,
+      `${fmt(results['pollsPer10sOfTask'], 2)} polls per 10 s of task; delay p50 ${fmt(delay['p50'])} % / p99 ${fmt(delay['p99'])} % / max ${fmt(delay['max'])} % of task time (the schedule alone: ${fmt(alone['p50'])} / ${fmt(alone['p99'])} / ${fmt(alone['max'])} %); peak ${fmt(results['peakPollsPerRealSecond'], 0)}/s`,
+      str(data['floor']),
+      `delay ${str(targets['delayShareMax'])}; polls per 10 s ${str(targets['pollsPer10sPerTask'])}; peak ${str(targets['peakPerSecond'])}`,
+      Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+    ],
+    body: [
+      `${cap(what)}. ${cap(str(scaling['how']))}`,
+      table(['Task length (s)', 'Tasks', 'Polls per task', 'Delay p50', 'Delay p99', 'Delay max', 'Schedule alone, max'], byLength),
+      `Polls per task ${fmt(results['pollsPerTask'], 2)} (the schedule alone ${fmt(results['scheduleAlonePollsPerTask'], 2)}); peak ${fmt(results['peakPollsPerRealSecond'], 0)} polls in a real second, ${fmt(results['peakPollsInAnySlidingSecond'], 0)} in any sliding second, against a cap of ${fmt(results['pollCap'], 0)}; undetected tasks ${fmt(results['undetected'], 0)}.`,
+    ].join('\n\n'),
+  };
+}
+
+function renderScale(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const rss = obj(results['workerRssMb']);
+  const redis = obj(results['redis']);
+  const postgres = obj(results['postgres']);
+  const throughput = obj(results['throughput']);
+  const extrapolated = obj(data['extrapolated']);
+  const targets = obj(data['targets']);
+  const metFlags = obj(data['met']);
+  const what = `jobs in flight across ${fmt(workload['guilds'], 0)} guilds: ${fmt(workload['jobsOpen'], 0)} of ${fmt(workload['jobsAsked'], 0)} accepted, ${fmt(workload['inFlightUpstream'], 0)} sent upstream`;
+  const tables = ((postgres['byTable'] as Json[] | undefined) ?? []).map((row) => [`\`${str(row['name'])}\``, `${fmt(row['tableBytesPerJob'], 0)} B`, `${fmt(row['indexBytesPerJob'], 0)} B`]);
+  return {
+    summary: [
+      what,
+      `worker RSS ${fmt(rss['open'])} MB open (peak ${fmt(rss['peak'])}); Redis ${fmt(redis['bytesPerJob'], 0)} B/job; Postgres ${fmt(postgres['bytesPerJob'], 0)} B/job; drain ${fmt(throughput['drainFinalPerSecond'])} jobs/s`,
+      '–',
+      `worker RSS ${str(targets['workerRssMb'])} MB, Redis ${str(targets['redisBytesPerJob'])} B/job`,
+      Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+    ],
+    body: [
+      `${cap(what)}. ${cap(str(workload['how']))}.`,
+      table(
+        ['Figure', 'Measured'],
+        [
+          ['worker RSS (idle, open, peak)', `${fmt(rss['idle'])}, ${fmt(rss['open'])}, ${fmt(rss['peak'])} MB`],
+          ['Redis per job', `${fmt(redis['bytesPerJob'], 0)} B`],
+          ['Postgres per job', `${fmt(postgres['bytesPerJob'], 0)} B`],
+          ['accepted', `${fmt(throughput['acceptedPerSecond'])}/s`],
+          ['sent upstream', `${fmt(throughput['sentUpstreamPerSecond'])}/s`],
+          ['drain (final, delivered)', `${fmt(throughput['drainFinalPerSecond'])}, ${fmt(throughput['drainDeliveredPerSecond'])} jobs/s; ${fmt(throughput['discordRateLimitHits'], 0)} 429s from Discord`],
+        ],
+      ),
+      table(['Table', 'Rows per job', 'Indexes per job'], tables),
+      `Extrapolated to ${fmt(extrapolated['jobs'], 0)} jobs (not measured): worker ${fmt(extrapolated['workerRssMb'], 0)} MB (peak ${fmt(extrapolated['workerPeakRssMb'], 0)}), Redis ${fmt(extrapolated['redisMb'])} MB, Postgres ${fmt(extrapolated['postgresMb'], 0)} MB.`,
+    ].join('\n\n'),
+  };
+}
+
+function renderScrape(result: ResultFile): Rendered {
+  const { data } = result;
+  const row = (name: string, key: string) => {
+    const s = obj(data[key]);
+    return [name, fmt(s['n'], 0), ms(s['p50']), ms(s['p99']), ms(s['max'])];
+  };
+  const fresh = obj(data['freshMs']);
+  const cached = obj(data['cachedMs']);
+  const what = `\`/metrics\` scraped with ${fmt(data['jobs'], 0)} jobs in Postgres (gauges read at most every ${fmt(num(data['maxAgeMs']) / 1000, 0)} s)`;
+  return {
+    summary: [what, `fresh p50 ${ms(fresh['p50'])}, cached p50 ${ms(cached['p50'])}`, '–', '–', '–'],
+    body: [
+      `${cap(what)}.`,
+      table(['', 'n', 'p50', 'p99', 'max'], [row('a scrape that reads Postgres and Redis', 'freshMs'), row('a scrape within the cache age', 'cachedMs'), row('counting every job', 'allJobsCountMs'), row('counting the open jobs', 'openJobsCountMs')]),
+    ].join('\n\n'),
+  };
+}
+
+function renderChaos(result: ResultFile): Rendered {
+  const { data } = result;
+  const scenarios = (data['scenarios'] as Json[] | undefined) ?? [];
+  const rows = scenarios.map((scenario) => {
+    const info = obj(scenario['info']);
+    const nonZero = Object.entries(obj(scenario['zero'])).filter(([, value]) => value !== 0);
+    return [
+      `\`${str(scenario['name'])}\``,
+      info['jobs'] === undefined ? '–' : fmt(info['jobs'], 0),
+      str(scenario['title']),
+      `${fmt(scenario['seconds'])} s`,
+      Object.entries(info)
+        .filter(([key]) => !['jobs', 'seed', 'moments', 'kinds', 'statuses'].includes(key))
+        .map(([key, value]) => `${key} ${typeof value === 'number' ? fmt(value) : String(value)}`)
+        .join(', '),
+      nonZero.length === 0 ? 'all 0' : nonZero.map(([key, value]) => `${key} ${fmt(value)}`).join(', '),
+      ((scenario['details'] as string[] | undefined) ?? []).join('; '),
+    ];
+  });
+  return {
+    summary: [
+      `${scenarios.length} fault scenarios on the bot as ${str(obj(data['workload'])['processes'])}`,
+      str(data['line']),
+      '–',
+      str(data['target']),
+      `${met(data['passed'])}${data['passed'] === true ? '' : ` (${scenarios.filter((s) => s['passed'] !== true).map((s) => str(s['name'])).join(', ')})`}`,
+    ],
+    body: [
+      `The chaos suite (\`npm run chaos\`; [operations.md](operations.md#reliability) says what each fault puts to the test): ${fmt(num(data['seconds']) / 60)} minutes. Target: ${str(data['target'])}.`,
+      table(['Scenario', 'Jobs', 'What it did', 'Took', 'What it measured', 'Figures that must be 0', 'Details'], rows),
+      `\`${str(data['line'])}\``,
+    ].join('\n\n'),
+  };
+}
+
+/** A results file no renderer knows: its top-level numbers, so that a new benchmark still shows. */
+function renderOther(result: ResultFile): Rendered {
+  const header = ['benchmark', 'date', 'commit', 'commitDirty'];
+  const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
+  return {
+    summary: [str(result.data['target']) || '–', scalars.map(([key, value]) => `${key} ${typeof value === 'number' ? fmt(value) : String(value)}`).join('; '), '–', str(result.data['target']) || '–', met(result.data['met'])],
+    body: table(['Field', 'Value'], scalars.map(([key, value]) => [key, typeof value === 'number' ? fmt(value) : String(value)])),
+  };
+}
+
+function renderOne(result: ResultFile): Rendered {
+  const name = str(result.data['benchmark']) || result.file.replace(/\.json$/, '');
+  if (name === 'ack' || name.startsWith('ack-')) return renderAck(result);
+  const renderers: Record<string, (result: ResultFile) => Rendered> = {
+    accept: renderAccept,
+    ledger: renderLedger,
+    webhook: renderWebhook,
+    poll: renderPoll,
+    scale: renderScale,
+    scrape: renderScrape,
+    chaos: renderChaos,
+  };
+  return (renderers[name] ?? renderOther)(result);
+}
+
+const INTRO = `# Performance
+
+<!-- Written by \`npm run bench:docs\` from bench/results/*.json: edit the script (bench/render-docs.ts), not this page. -->
+
+\`npm run bench\` runs the benchmarks one after another, each against the real parts (the bot
+as \`npm start\` runs it, the Discord emulator, the music-API simulator, an embedded Postgres and
+a \`redis-server\`), each with its floor measured in the same run; \`npm run bench -- <name>\`
+runs one (flags after the name, e.g. \`npm run bench -- accept --roles split\`), and
+\`npm run bench:webhook\` is \`npm run bench -- webhook\`. \`npm run chaos\` runs the chaos suite.
+Each writes \`bench/results/<name>.json\` with its figures, the machine, the date and the commit it
+measured; then \`npm run bench:docs\` renders this page from those files. Benchmarks assert
+nothing: \`npm test\` holds no timed assertion. Why the figures are what they are:
+[decisions/first-answer-path.md](decisions/first-answer-path.md).`;
+
+/** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'chaos'];
+const rank = (name: string) => {
+  const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
+  return index < 0 ? ORDER.length : index;
+};
+
+/** The whole of docs/performance.md, from the results files. */
+export function renderPerformance(files: readonly ResultFile[]): string {
+  const nameOf = (result: ResultFile) => str(result.data['benchmark']) || result.file.replace(/\.json$/, '');
+  const results = [...files].sort((a, b) => rank(nameOf(a)) - rank(nameOf(b)) || (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  const rendered = results.map((result) => ({ result, name: str(result.data['benchmark']) || result.file.replace(/\.json$/, ''), ...renderOne(result) }));
+  const summary = table(
+    ['Benchmark', 'What', 'Measured', 'Floor (same run)', 'Target', 'Met'],
+    rendered.map(({ name, result, summary: row }) => [`[\`${name}\`](#${anchor(name)})`, ...row.slice(0, 4), `${row[4]}; ${str(result.data['date']).slice(0, 10)}`]),
+  );
+  const sections = rendered.map(({ name, result, body }) => `## ${name}\n\n${provenance(result)}\n\n${body}`);
+  return `${[INTRO, '## Summary', summary, ...sections].join('\n\n')}\n`;
+}
+
+/** GitHub's anchor for a heading made of a benchmark's name. */
+const anchor = (name: string) => name.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replaceAll(' ', '-');
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeFileSync(PERFORMANCE_DOC, renderPerformance(readResults()));
+  console.log(`written: ${path.relative(ROOT, PERFORMANCE_DOC)}`);
+}
