@@ -146,7 +146,7 @@ export interface SubmitInput {
    * Absent: submit does it all itself.
    */
   readonly opened?: {
-    /** A daily cap applies to this member (theirs or one of their roles'): checked again under lock. */
+    /** A daily cap applies to this member (the guild's or one of their roles'): checked under a lock per member. */
     readonly dailyCapApplies: boolean;
     /** The guild has a low-balance alert configured. */
     readonly alertConfigured: boolean;
