@@ -14,8 +14,7 @@ const LAYERS = [
   {
     name: 'adapters',
     what: 'the outside world: Postgres, Redis queues, the music API, Discord REST, the embedded servers',
-    // The Discord REST adapter is src/delivery (or src/discord-rest, its name to be).
-    path: '^src/(db|music-api|queue|delivery|discord-rest|embedded)/',
+    path: '^src/(db|music-api|queue|discord-rest|embedded)/',
   },
   {
     name: 'services',
@@ -44,7 +43,7 @@ const PLACED = [...LAYERS, ...STAND_INS].map((place) => `(${place.path})`).join(
 const CHECKED = '^(src|commands|packages)/';
 
 /** The Discord client (discord.js and @discordjs/*) lives at the Discord edge and in the REST adapter only. */
-const DISCORD_EDGE = '^src/discord/|^src/http/interactions\\.ts$|^src/(delivery|discord-rest)/|^commands/';
+const DISCORD_EDGE = '^src/discord/|^src/http/interactions\\.ts$|^src/discord-rest/|^commands/';
 const DISCORD_CLIENT = '(^|/)node_modules/(discord\\.js|@discordjs/[^/]+)/';
 const DISCORD_FORMATTERS = '(^|/)node_modules/@discordjs/formatters/';
 

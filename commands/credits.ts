@@ -2,7 +2,6 @@ import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } f
 import { getGuildCredits, nextAllowanceTopUp, spentToday, usage, utcMonthStart } from '../src/credits/index.js';
 import { openCaller } from '../src/discord/caller.js';
 import { answerInPlace } from '../src/discord/respond.js';
-import { effectiveDailyCap } from '../src/guilds/limits.js';
 import { defineCommand } from '../src/discord/command.js';
 import { english } from '../src/i18n/index.js';
 
@@ -28,7 +27,7 @@ export default defineCommand({
       spentToday(context.db, { guildId, userId, now }),
     ]);
     const balance = credits?.balance ?? caller.guild.balance;
-    const cap = credits ? effectiveDailyCap(credits, caller.member.roleIds) : null;
+    const cap = caller.guild.dailyCap;
     const canSpend = credits?.frozen ? 0 : Math.max(0, Math.min(balance, cap === null ? balance : cap - today));
 
     const { t } = context;

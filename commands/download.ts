@@ -62,7 +62,7 @@ async function requestDownload(
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/download' }));
   }
   const request = downloadRequestSchema.parse({ kind: 'download', clipId, format: format.data, sourceJobId: job.id });
-  await admit(context, caller, request.kind);
+  await admit(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 

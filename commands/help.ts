@@ -8,7 +8,6 @@ import type { JobKind } from '../src/db/schema.js';
 import { costOf, openCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
-import { effectiveDailyCap } from '../src/guilds/limits.js';
 import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
 import { definition as creditsCommand } from './credits.js';
 import { definition as creditsAdmin } from './credits-admin/index.js';
@@ -73,7 +72,7 @@ export default defineCommand({
       spentToday(context.db, { guildId: guild.id, userId: member.userId, now: new Date() }),
     ]);
     const balance = account?.balance ?? guild.balance;
-    const cap = account ? effectiveDailyCap(account, member.roleIds) : null;
+    const cap = guild.dailyCap;
 
     const role = caller.isOwner
       ? t(caller.isModerator ? 'help.roleOwnerModerator' : 'help.roleOwner')

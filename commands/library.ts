@@ -20,7 +20,7 @@ import {
 import { openCaller } from '../src/discord/caller.js';
 import { defineCommand, type ButtonHandler, type SelectHandler } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { describeJob, isJobId } from '../src/discord/job-lookup.js';

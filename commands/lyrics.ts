@@ -6,7 +6,7 @@ import {
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../src/delivery/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
@@ -78,7 +78,7 @@ export default defineCommand({
   async execute(interaction, args, context) {
     const request = lyricsRequestSchema.parse({ kind: 'lyrics', prompt: args.prompt });
     const caller = await openCaller(interaction, context, { queuedFor: 'lyrics' });
-    await admit(context, caller, request.kind);
+    await admit(context, caller);
     await submitAndAcknowledge(interaction, context, caller, request);
   },
   buttons: {

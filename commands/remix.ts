@@ -9,7 +9,7 @@
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import type { ButtonHandler, GuildButton, GuildModalSubmit, GuildStringSelect, ModalHandler, SelectHandler } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { encodeCustomId } from '../src/delivery/custom-ids.js';
+import { encodeCustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
 import { localText, type Translator } from '../src/i18n/index.js';
 import { describeJob, isJobId } from '../src/discord/job-lookup.js';

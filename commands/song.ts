@@ -15,6 +15,8 @@ import {
   personaSongRequestSchema,
   songRequestSchema,
   type GenerationRequest,
+  type PersonaSongRequest,
+  type SongRequest,
 } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
 import { z } from 'zod';
@@ -76,25 +78,31 @@ export interface SongFields {
   readonly remixOf?: { readonly jobId: string; readonly title: string } | undefined;
 }
 
+/** A song's fields checked with zod (before any database call), the model named resolved; the voice is looked up later. */
+export type CheckedSong =
+  | { readonly voice: undefined; readonly request: SongRequest }
+  | { readonly voice: string; readonly request: Omit<PersonaSongRequest, 'voiceId' | 'personaId'> };
+
 /**
- * Checks the fields with zod (nothing reserved yet) and resolves the model or the voice persona.
- * `askingId` (the interaction's id) lets a voice that fits several be asked about with a menu
- * that goes on with these fields (kept meanwhile, see pending-choices.ts).
+ * Checks the fields with zod, once, before anything is read or reserved, and resolves the
+ * model among the configured ones. The request then goes on as the typed value it is.
+ * `typed`: the texts were typed as command options, where a blank one is refused as empty;
+ * otherwise they come from a form, where a field left blank is a field not given.
  */
-export async function buildSongRequest(context: CommandContext, caller: Caller, fields: SongFields, askingId?: string): Promise<GenerationRequest> {
-  const texts = {
-    prompt: blankToUndefined(fields.prompt, LIMITS.promptMax),
-    lyrics: blankToUndefined(fields.lyrics, LIMITS.lyricsMax),
-    title: blankToUndefined(fields.title, LIMITS.titleMax),
-  };
+export function checkSongFields(models: readonly string[], fields: SongFields, options: { typed?: boolean } = {}): CheckedSong {
+  const texts = options.typed
+    ? { prompt: fields.prompt, lyrics: fields.lyrics, title: fields.title }
+    : {
+        prompt: blankToUndefined(fields.prompt, LIMITS.promptMax),
+        lyrics: blankToUndefined(fields.lyrics, LIMITS.lyricsMax),
+        title: blankToUndefined(fields.title, LIMITS.titleMax),
+      };
   if (fields.voice === undefined) {
-    const picked = fields.model === undefined ? undefined : configuredModel(context.config.musicModels, fields.model);
-    if (fields.model !== undefined && picked === undefined) {
+    const model = fields.model === undefined ? undefined : configuredModel(models, fields.model);
+    if (fields.model !== undefined && model === undefined) {
       throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
     }
-    const serverDefault = caller.guild.defaultModel ?? undefined;
-    const model = picked ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
-    return songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf });
+    return { voice: undefined, request: songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf }) };
   }
   if (fields.instrumental === true) {
     throw new Refusal('invalid_input', localText('song.refusal.voiceInstrumental'));
@@ -102,8 +110,28 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
   if (fields.model !== undefined) {
     throw new Refusal('invalid_input', localText('song.refusal.voiceModel'));
   }
-  // Check the texts before looking the voice up, so bad input is answered the same way.
-  const checked = personaSongRequestSchema.omit({ voiceId: true, personaId: true }).parse({ kind: 'persona_song', ...texts });
+  const persona = personaSongRequestSchema.omit({ voiceId: true, personaId: true });
+  return { voice: fields.voice, request: persona.parse({ kind: 'persona_song', ...texts, remixOf: fields.remixOf }) };
+}
+
+/**
+ * Completes a checked song for the caller's guild: the guild's default model when none was
+ * named, or the voice persona named. `askingId` (the interaction's id) lets a voice that fits
+ * several be asked about with a menu that goes on with these fields (kept meanwhile, see
+ * pending-choices.ts).
+ */
+async function completeSongRequest(
+  context: CommandContext,
+  caller: Caller,
+  checked: CheckedSong,
+  fields: SongFields,
+  askingId?: string,
+): Promise<GenerationRequest> {
+  if (checked.voice === undefined) {
+    const serverDefault = caller.guild.defaultModel ?? undefined;
+    const model = checked.request.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
+    return model === undefined ? checked.request : { ...checked.request, model };
+  }
   const { pendingChoices } = context;
   const ask =
     askingId === undefined || pendingChoices === undefined
@@ -112,8 +140,8 @@ export async function buildSongRequest(context: CommandContext, caller: Caller, 
           menu: { action: 'song-voice-pick', subject: askingId } as const,
           keep: () => pendingChoices.keep(askingId, { userId: caller.member.userId, prompt: fields.prompt, lyrics: fields.lyrics, title: fields.title }),
         };
-  const voice = await pickVoice(context, caller.guild.id, fields.voice, ask);
-  return personaSongRequestSchema.parse({ ...checked, voiceId: voice.id, personaId: voice.personaId, remixOf: fields.remixOf });
+  const voice = await pickVoice(context, caller.guild.id, checked.voice, ask);
+  return { ...checked.request, voiceId: voice.id, personaId: voice.personaId };
 }
 
 /** A configured model by its name as typed: exactly, or in any case and spacing. */
@@ -123,10 +151,16 @@ export function configuredModel(models: readonly string[], typed: string): strin
 }
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */
-export async function requestSong(interaction: RepliableInteraction, context: CommandContext, fields: SongFields): Promise<void> {
+export async function requestSong(
+  interaction: RepliableInteraction,
+  context: CommandContext,
+  fields: SongFields,
+  options: { typed?: boolean } = {},
+): Promise<void> {
+  const checked = checkSongFields(context.config.musicModels, fields, options);
   const caller = await openCaller(interaction, context, { queuedFor: 'song' });
-  const request = await buildSongRequest(context, caller, fields, interaction.id);
-  await admit(context, caller, request.kind);
+  const request = await completeSongRequest(context, caller, checked, fields, interaction.id);
+  await admit(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 
@@ -147,9 +181,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
-    // zod first: a too-long or empty text is answered before any database call.
-    songRequestSchema.parse({ kind: 'song', prompt: args.prompt, lyrics: args.lyrics, title: args.title });
-    await requestSong(interaction, context, args);
+    await requestSong(interaction, context, args, { typed: true });
   },
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);

@@ -38,7 +38,7 @@ export default defineCommand({
     const checked = await checkAudioAttachment(args.audio);
     const request = uploadRequestSchema.parse({ kind: 'upload', audioUrl: checked.url, title: args.title });
     const caller = await openCaller(interaction, context);
-    await admit(context, caller, request.kind);
+    await admit(context, caller);
     await submitAndAcknowledge(interaction, context, caller, request);
   },
 });

@@ -52,7 +52,7 @@ async function requestVideo(
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/video' }));
   }
   const request = videoRequestSchema.parse({ kind: 'video', clipId, sourceJobId: job.id });
-  await admit(context, caller, request.kind);
+  await admit(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 

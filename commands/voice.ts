@@ -11,7 +11,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { listLines, shortDate } from '../src/discord/job-lookup.js';
-import type { CustomId } from '../src/delivery/custom-ids.js';
+import type { CustomId } from '../src/discord-rest/custom-ids.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice, type VoicePersona } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
@@ -144,7 +144,7 @@ export default defineCommand({
         if (await findVoice(context.db, caller.guild.id, request.name)) {
           throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(request.name) }));
         }
-        await admit(context, caller, request.kind);
+        await admit(context, caller);
         await submitAndAcknowledge(interaction, context, caller, request);
         return;
       }

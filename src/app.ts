@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { modelListNotice, type Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { createDiscordDelivery, type DiscordDelivery } from './delivery/discord-delivery.js';
+import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/discord-delivery.js';
 import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -149,7 +149,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -206,7 +206,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const { commands } = await import('../commands/index.js');
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, musicApi: deps.musicApi, metrics, frontFirst, pendingChoices },
+        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());

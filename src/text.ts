@@ -33,7 +33,11 @@ export function inCode(text: string): string {
   return text.replaceAll('`', 'ˋ');
 }
 
-/** Discord's `<t:…>` markup, which every reader sees in their own time zone (`R`: "in 2 minutes"). */
+/**
+ * Discord's `<t:…>` markup, which every reader sees in their own time zone (`R`: "in 2 minutes").
+ * Not `@discordjs/formatters`' `time()`: the pipeline writes these too, and only the Discord
+ * layers may import `@discordjs/*`.
+ */
 export function discordTimestamp(date: Date, style: 't' | 'T' | 'd' | 'D' | 'f' | 'F' | 'R' = 'f'): string {
   return `<t:${Math.floor(date.getTime() / 1000)}:${style}>`;
 }

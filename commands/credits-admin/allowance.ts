@@ -12,7 +12,7 @@ import type { ButtonHandler } from '../../src/discord/command.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { Refusal } from '../../src/discord/errors.js';
 import { answerInPlace } from '../../src/discord/respond.js';
-import { encodeCustomId } from '../../src/delivery/custom-ids.js';
+import { encodeCustomId } from '../../src/discord-rest/custom-ids.js';
 import { english, localText, type Translator } from '../../src/i18n/index.js';
 import { amountOption, MAX_AMOUNT } from './options.js';
 import { defineSubcommand } from './subcommand.js';

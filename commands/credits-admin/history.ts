@@ -4,7 +4,7 @@ import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle } from 
 import { exportCsv, history as ledgerHistory, ledgerKeys, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
-import { encodeCustomId, type CustomId } from '../../src/delivery/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
 import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
 import type { LedgerKind } from '../../src/db/schema.js';

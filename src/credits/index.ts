@@ -33,6 +33,7 @@ export { ledgerKeys } from './keys.js';
 export type { LedgerEntry, RefusalReason } from './ledger.js';
 export {
   checkSpendingLimits,
+  effectiveDailyCap,
   setFrozen,
   setUserDailyCap,
   type SetUserDailyCapInput,

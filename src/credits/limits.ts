@@ -1,4 +1,4 @@
-import { and, eq, inArray, is, max, sql } from 'drizzle-orm';
+import { and, eq, inArray, is, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
 import { guildRoleLimits, guilds } from '../db/schema.js';
@@ -24,12 +24,18 @@ export type SpendingCheck =
   | { readonly ok: false; readonly reason: 'user_cap'; readonly limit: number; readonly spent: number };
 
 /**
- * The checks the commands layer makes before reserving: the guild is not frozen, and the
- * member stays within their daily cap.
- *
- * The cap: if any of the member's roles has an override, the most generous of those
- * overrides applies — even if it is lower than the guild's cap, so a role can also be held
- * to less (e.g. new members). Otherwise `guilds.userDailyCap`; null means no cap.
+ * The daily cap that holds for a member: if any of their roles has an override (`roleCaps`,
+ * the overrides of the member's roles only), the most generous of them, even one lower than
+ * the guild's cap, so that a role can also be held to less (e.g. new members); otherwise the
+ * guild's cap. Null: no cap. The one statement of this rule; every reader of a cap calls it.
+ */
+export function effectiveDailyCap(guildCap: number | null, roleCaps: readonly number[]): number | null {
+  return roleCaps.length > 0 ? Math.max(...roleCaps) : guildCap;
+}
+
+/**
+ * The checks made before reserving: the guild is not frozen, and the member stays within
+ * their daily cap (`effectiveDailyCap`).
  *
  * The balance is not checked here: `reserveForJob` is the atomic check. Inside a
  * transaction this takes a lock per member until commit, so a member's parallel requests
@@ -51,19 +57,19 @@ export async function checkSpendingLimits(executor: Executor, input: SpendingChe
   if (!guild) throw new CreditsError('unknown_guild', 'no credit account for guild', { guildId: input.guildId });
   if (guild.frozen) return { ok: false, reason: 'frozen' };
 
-  const limit = (await roleOverride(executor, input.guildId, input.roleIds)) ?? guild.userDailyCap;
+  const limit = effectiveDailyCap(guild.userDailyCap, await roleCaps(executor, input.guildId, input.roleIds));
   if (limit === null) return { ok: true };
   const spent = await spentToday(executor, { guildId: input.guildId, userId: input.userId, now: input.now ?? new Date() });
   return spent + input.amount <= limit ? { ok: true } : { ok: false, reason: 'user_cap', limit, spent };
 }
 
-async function roleOverride(executor: Executor, guildId: string, roleIds: readonly string[]): Promise<number | null> {
-  if (roleIds.length === 0) return null;
-  const [row] = await executor
-    .select({ cap: max(guildRoleLimits.dailyCap) })
+async function roleCaps(executor: Executor, guildId: string, roleIds: readonly string[]): Promise<number[]> {
+  if (roleIds.length === 0) return [];
+  const rows = await executor
+    .select({ cap: guildRoleLimits.dailyCap })
     .from(guildRoleLimits)
     .where(and(eq(guildRoleLimits.guildId, guildId), inArray(guildRoleLimits.roleId, [...roleIds])));
-  return row?.cap ?? null;
+  return rows.map((row) => row.cap);
 }
 
 export interface SetUserDailyCapInput {

@@ -15,14 +15,12 @@ import {
   type ModalSubmitInteraction,
   type RepliableInteraction,
 } from 'discord.js';
-import { spentToday } from '../credits/index.js';
 import type { JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
 import { openGuild, type OpenedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
-import { encodeCustomId } from '../delivery/custom-ids.js';
-import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
+import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
@@ -104,19 +102,14 @@ export function costOf(context: CommandContext, kind: JobKind): number {
   return context.pipeline.costOf(kind);
 }
 
-/** The member's daily cap: the most generous of their roles' own caps, else the server's; null for none. */
-export function dailyCapOf(caller: Caller): number | null {
-  return caller.guild.roleDailyCap ?? caller.guild.userDailyCap;
-}
-
 /**
- * Every rule a spending request must pass before the pipeline reserves its cost: the
- * channel, the role, the cooldown, the freeze, the member's daily cap, and the balance (the
- * pipeline checks the balance again, atomically, when it reserves).
+ * The rules a spending request must pass here, where the member is known: the channel, the
+ * role and the cooldown. What it may spend (the freeze, the daily cap, the balance) is the
+ * pipeline's to decide, once, when it reserves (`submitAndAcknowledge`).
  *
  * @throws Refusal with a sentence for the member.
  */
-export async function admit(context: CommandContext, caller: Caller, kind: JobKind): Promise<number> {
+export async function admit(context: CommandContext, caller: Caller): Promise<void> {
   const { guild, member } = caller;
   const access = checkPlaceAndRole(guild, caller.place, member);
   if (access?.reason === 'channel_not_allowed') {
@@ -126,26 +119,10 @@ export async function admit(context: CommandContext, caller: Caller, kind: JobKi
   if (access?.reason === 'missing_role') {
     throw new Refusal('missing_role', localText('refusal.missingRole', { role: access.roleId }));
   }
-  const now = new Date();
-  const wait = await cooldownLeft(context.db, guild, member, now);
+  const wait = await cooldownLeft(context.db, guild, member, new Date());
   if (wait > 0) {
     throw new Refusal('cooldown', localText('refusal.cooldown', { count: wait }));
   }
-
-  const cost = costOf(context, kind);
-  if (guild.frozen) throw new Refusal('frozen', REFUSAL_TEXTS.frozen());
-  // The guild's row, read once by openCaller, carries the caps: a query only when one applies.
-  const limit = dailyCapOf(caller);
-  if (limit !== null) {
-    const spent = await spentToday(context.db, { guildId: guild.id, userId: member.userId, now });
-    if (spent + cost > limit) {
-      throw new Refusal('daily_cap', REFUSAL_TEXTS.dailyCap(cost, Math.max(0, limit - spent), limit, now));
-    }
-  }
-  if (guild.balance < cost) {
-    throw new Refusal('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(guild.balance, cost, guild.monthlyAllowance, now));
-  }
-  return cost;
 }
 
 /**
@@ -178,7 +155,7 @@ export async function submitAndAcknowledge(
       requestKey: interaction.id,
       reply,
       opened: {
-        dailyCapApplies: dailyCapOf(caller) !== null,
+        dailyCapApplies: caller.guild.dailyCap !== null,
         alertConfigured: caller.guild.alertBelow !== null,
         ...(caller.guild.queued?.kinds.includes(request.kind) && { queuedAhead: caller.guild.queued.count }),
       },

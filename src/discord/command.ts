@@ -13,7 +13,7 @@ import type {
   StringSelectMenuInteraction,
 } from 'discord.js';
 import type { CommandContext } from './context.js';
-import type { CustomId, CustomIdAction } from '../delivery/custom-ids.js';
+import type { CustomId, CustomIdAction } from '../discord-rest/custom-ids.js';
 import type { CommandArgs } from './options.js';
 import type { AcknowledgementKind } from './respond.js';
 

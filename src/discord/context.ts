@@ -1,7 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
-import type { MusicApiClient } from '../music-api/index.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { Translator } from '../i18n/index.js';
 import type { Metrics } from '../metrics.js';
@@ -18,8 +17,6 @@ export interface CommandContext {
   readonly db: Database;
   readonly logger: Logger;
   readonly pipeline: Pipeline;
-  /** For `/credits-admin account` (get-credits); generation goes through the pipeline. */
-  readonly musicApi: MusicApiClient;
   /** The process's metrics, when it exports them (the router times its first answers). */
   readonly metrics?: Metrics;
   /** Where a command keeps its options while it asks the member which one they meant (absent: it lists the ids to type). */

@@ -4,9 +4,9 @@
  * ever reaches a Discord message.
  */
 import { ActionRowBuilder, DiscordAPIError, StringSelectMenuBuilder } from 'discord.js';
-import { encodeCustomId, type CustomId } from '../delivery/custom-ids.js';
+import { encodeCustomId, type CustomId } from '../discord-rest/custom-ids.js';
 import { truncate } from '../text.js';
-import { isGoneInteraction } from '../delivery/discord-delivery.js';
+import { isGoneInteraction } from '../discord-rest/discord-delivery.js';
 import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';

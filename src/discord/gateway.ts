@@ -9,7 +9,7 @@ import { Client, Events, GatewayIntentBits, Options, Partials, type GuildMember,
 import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
-import { INTERACTION_REST } from '../delivery/discord-delivery.js';
+import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
 import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';

@@ -26,7 +26,7 @@ import {
 import type { RequestData, RouteLike } from '@discordjs/rest';
 import type { Command } from './command.js';
 import type { BaseCommandContext } from './context.js';
-import { INTERACTION_REST } from '../delivery/discord-delivery.js';
+import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
 import { loggableError } from './errors.js';
 import { CACHE_LIMITS } from './gateway.js';
 import { createInteractionRouter } from './router.js';

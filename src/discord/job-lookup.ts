@@ -7,7 +7,7 @@ import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
 import { english, localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
-import type { CustomId } from '../delivery/custom-ids.js';
+import type { CustomId } from '../discord-rest/custom-ids.js';
 import { findJobsNamed, type JobNameFilter } from '../pipeline/job-names.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import { givenTitle, titleForDisplay } from '../pipeline/titles.js';

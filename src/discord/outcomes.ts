@@ -7,7 +7,7 @@ import type { Interaction } from 'discord.js';
 import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
-import { decodeCustomId } from '../delivery/custom-ids.js';
+import { decodeCustomId } from '../discord-rest/custom-ids.js';
 import type { Metrics } from '../metrics.js';
 import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';

@@ -7,7 +7,7 @@
 import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
-import { decodeCustomId, type CustomIdAction } from '../delivery/custom-ids.js';
+import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, userComponentsFor, userMessageFor } from './errors.js';
 import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';

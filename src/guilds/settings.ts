@@ -4,7 +4,7 @@
  * live in the credits module; these are the rest.
  */
 import { eq, sql } from 'drizzle-orm';
-import { allowanceDue, applyMonthlyAllowance, ensureGuild } from '../credits/index.js';
+import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
@@ -52,11 +52,11 @@ export async function openGuild(
 }
 
 /**
- * The guild's row, the most generous daily cap among `roleIds`' own caps (null: none), and
- * when asked, how many jobs of the given kinds were waiting in the queue (null: not asked).
+ * The guild's row, the daily cap that holds for a member with `roleIds` (`effectiveDailyCap`;
+ * null: none), and when asked, how many jobs of the given kinds were waiting in the queue (null: not asked).
  */
 export type OpenedGuild = GuildRow & {
-  readonly roleDailyCap: number | null;
+  readonly dailyCap: number | null;
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number } | null;
 };
 
@@ -65,7 +65,7 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
   return (
     row && {
       ...row.guild,
-      roleDailyCap: row.roleDailyCap === null ? null : Number(row.roleDailyCap),
+      dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
       queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued) },
     }
   );
@@ -77,12 +77,12 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
  * Postgres plans it once per connection, and this process builds it once.
  */
 function prepareGuildRead(db: Database) {
-  const roleCap = sql<number | null>`(select max(${guildRoleLimits.dailyCap}) from ${guildRoleLimits}
+  const roleCaps = sql<number[]>`array(select ${guildRoleLimits.dailyCap} from ${guildRoleLimits}
     where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
   const queued = sql<number>`(select count(*)::integer from ${jobs}
     where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
   return db
-    .select({ guild: guilds, roleDailyCap: roleCap, queued })
+    .select({ guild: guilds, roleCaps, queued })
     .from(guilds)
     .where(eq(guilds.id, sql.placeholder('guildId')))
     .prepare('open_guild');

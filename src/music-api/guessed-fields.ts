@@ -1,7 +1,7 @@
 /**
  * Every field name the spec does not show. Each one is a guess, labelled with where it came
- * from, so that when the real service proves one wrong the fix is a one-line change here; the
- * client and the simulator both read these names.
+ * from, so that when the real service proves one wrong the fix is a one-line change here. The
+ * client reads these names; the simulator keeps its own reading of the spec.
  *
  * Sources:
  * - "notes": the real service's public documentation.

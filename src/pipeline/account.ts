@@ -29,7 +29,7 @@ import { desc, sql } from 'drizzle-orm';
 import { upstreamSpentTotal } from '../credits/index.js';
 import type { Executor } from '../db/client.js';
 import { accountChecks } from '../db/schema.js';
-import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import { english } from '../i18n/index.js';
 import type { Metrics } from '../metrics.js';
 import type { PipelineDeps } from './deps.js';

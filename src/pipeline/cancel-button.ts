@@ -6,7 +6,7 @@
  * the button (`SET NX`), the worker marks the job taken (`SET … GET`), and whichever comes
  * second finds the other's value and removes the button (docs/decisions/cancel-button.md).
  */
-import { describeDiscordError } from '../delivery/discord-delivery.js';
+import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';

@@ -16,7 +16,7 @@ import {
   isMissingAccess,
   type OutgoingFile,
   type OutgoingMessage,
-} from '../delivery/discord-delivery.js';
+} from '../discord-rest/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
 import { costOfKind } from './submit.js';
 import { translator } from '../i18n/index.js';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.js';
 import type { JobKind } from '../db/schema.js';
-import type { DiscordDelivery } from '../delivery/discord-delivery.js';
+import type { DiscordDelivery } from '../discord-rest/discord-delivery.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { MusicApiClient } from '../music-api/index.js';

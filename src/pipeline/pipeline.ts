@@ -26,8 +26,10 @@ export type SendAcknowledgement = (withCancel: boolean) => Promise<string | unde
 
 export interface Pipeline {
   /**
-   * Checks the balance, reserves the cost, records the job, enqueues it and returns at once.
-   * Throws `RequestRefusedError` (nothing reserved) when the request cannot be accepted.
+   * Checks what the guild and member may spend (the freeze, the daily cap, the balance),
+   * reserves the cost, records the job, enqueues it and returns at once. Throws
+   * `RequestRefusedError` (nothing reserved) when the request cannot be accepted.
+   * `input.request` is the value the edge parsed with the request schemas; it is not parsed again.
    *
    * `announce`, when given, runs once the reservation is committed and before the job is
    * queued: the Discord layer sends its first answer there, so no progress edit of the

@@ -11,12 +11,12 @@ import {
   type APIEmbedField,
 } from 'discord-api-types/v10';
 import type { JobKind } from '../db/schema.js';
-import { encodeCustomId } from '../delivery/custom-ids.js';
+import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { english, type MessageKey, type Translator } from '../i18n/index.js';
 import { creditCost } from '../music-api/costs.js';
 import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/errors.js';
 import type { JobRow } from './job-rows.js';
-import type { OutgoingMessage } from '../delivery/discord-delivery.js';
+import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
 import { givenTitle, titleForDisplay } from './titles.js';
 

@@ -102,6 +102,8 @@ export const generationRequestSchema = z.union([
 ]);
 
 export type GenerationRequest = z.infer<typeof generationRequestSchema>;
+export type SongRequest = z.infer<typeof songRequestSchema>;
+export type PersonaSongRequest = z.infer<typeof personaSongRequestSchema>;
 
 /** Who asks, where, and how to answer them. No discord.js types: the pipeline runs without a gateway. */
 export interface Requester {
@@ -144,7 +146,7 @@ export interface SubmitInput {
    * Absent: submit does it all itself.
    */
   readonly opened?: {
-    /** A daily cap applies to this member (theirs or one of their roles'): checked again under lock. */
+    /** A daily cap applies to this member (the guild's or one of their roles'): checked under a lock per member. */
     readonly dailyCapApplies: boolean;
     /** The guild has a low-balance alert configured. */
     readonly alertConfigured: boolean;
@@ -174,7 +176,7 @@ export class RequestTakenError extends Error {
   }
 }
 
-export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'unknown_model' | 'user_cap';
+export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap';
 
 /** The request was not accepted; nothing was reserved. `text` is for the member, `message` (English) for logs. */
 export class RequestRefusedError extends Error {

@@ -79,7 +79,7 @@ export interface QueueOptions {
   readonly submitAttempts?: number;
 }
 
-/** Name of the custom backoff the workers implement (exponential with full jitter). */
+/** Name of the custom backoff the submit worker implements (exponential with equal jitter, capped, after Retry-After). */
 export const JITTER_BACKOFF = 'jitter';
 
 export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot', submitAttempts = 6 }: QueueOptions = {}): Queues {

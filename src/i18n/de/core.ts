@@ -25,7 +25,6 @@ export const core: Translation<typeof english> = {
   'refusal.insufficientCredits': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Credits gutschreiben können nur die Betreiber des Bots.',
   'refusal.insufficientCreditsAllowance': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Das Monatsbudget füllt das Guthaben <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können nur die Betreiber des Bots Credits gutschreiben.',
   'refusal.remixSourceGone': 'Dieser Song ist nicht mehr in der Bibliothek des Servers und kann deshalb nicht geremixt werden. Mit `{/song}` machst du einen neuen.',
-  'refusal.unknownModel': 'Unbekanntes Modell „{model}“. Wähle eins aus der Liste.',
 
   'request.promptOrLyrics': 'Gib eine Beschreibung oder einen Songtext an.',
   'request.prompt.empty': 'Die Beschreibung ist leer.',

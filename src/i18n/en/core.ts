@@ -29,7 +29,6 @@ export const core = {
   'refusal.insufficientCredits': 'This server has {balance:credits} and this costs {cost}. Only the bot’s owners can add credits.',
   'refusal.insufficientCreditsAllowance': 'This server has {balance:credits} and this costs {cost}. Its monthly allowance tops it up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, only the bot’s owners can add credits.',
   'refusal.remixSourceGone': 'That song is no longer in this server’s library, so it can’t be remixed. `{/song}` makes a new one.',
-  'refusal.unknownModel': 'Unknown model “{model}”. Pick one from the list.',
 
   'request.promptOrLyrics': 'Give a prompt or lyrics.',
   'request.prompt.empty': 'The prompt is empty.',

@@ -26,7 +26,6 @@ export const core: Translation<typeof english> = {
   'refusal.insufficientCredits': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Solo los propietarios del bot pueden añadir créditos.',
   'refusal.insufficientCreditsAllowance': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Su asignación mensual recargará el saldo hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, solo los propietarios del bot pueden añadir créditos.',
   'refusal.remixSourceGone': 'Esa canción ya no está en la biblioteca del servidor, así que no se puede remezclar. Con `{/song}` puedes crear una nueva.',
-  'refusal.unknownModel': 'Modelo desconocido: «{model}». Elige uno de la lista.',
 
   'request.promptOrLyrics': 'Escribe una descripción o una letra.',
   'request.prompt.empty': 'La descripción está vacía.',

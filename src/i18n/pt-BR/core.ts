@@ -26,7 +26,6 @@ export const core: Translation<typeof english> = {
   'refusal.insufficientCredits': 'Este servidor tem {balance:credits} e isso custa {cost}. Só os donos do bot podem adicionar créditos.',
   'refusal.insufficientCreditsAllowance': 'Este servidor tem {balance:credits} e isso custa {cost}. A cota mensal vai recarregar o saldo até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, só os donos do bot podem adicionar créditos.',
   'refusal.remixSourceGone': 'Essa música não está mais na biblioteca do servidor, então não dá para fazer um remix. Use `{/song}` para criar uma nova.',
-  'refusal.unknownModel': 'Modelo desconhecido: “{model}”. Escolha um da lista.',
 
   'request.promptOrLyrics': 'Escreva uma descrição ou uma letra.',
   'request.prompt.empty': 'A descrição está vazia.',

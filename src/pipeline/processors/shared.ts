@@ -1,5 +1,5 @@
 import { deliverJob } from '../deliver.js';
-import { describeDiscordError } from '../../delivery/discord-delivery.js';
+import { describeDiscordError } from '../../discord-rest/discord-delivery.js';
 import type { PipelineDeps } from '../deps.js';
 
 /**
@@ -15,7 +15,12 @@ export async function deliverNowOrLater(deps: PipelineDeps, jobId: string): Prom
   }
 }
 
-/** Full jitter: a random wait up to an exponentially growing bound, so retries spread out. */
+/**
+ * Equal jitter: half of an exponentially growing bound (capped at `capMs`) plus a random part
+ * of the other half, so retries spread out but never come sooner than half the bound. Kept
+ * beside BullMQ's own `exponential` backoff because the submit queue's waits are capped and
+ * take the service's Retry-After into account, and the capacity wait is a requeue, not a retry.
+ */
 export function backoffWithJitter(attempt: number, baseMs: number, capMs: number, random = Math.random): number {
   const bound = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(bound / 2 + random() * (bound / 2));

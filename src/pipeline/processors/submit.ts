@@ -72,6 +72,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     // Taken: no longer cancellable. Its Cancel button goes beside the submission, not before it.
     void withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
 
+    // Read back from the job's row, which an earlier version of the bot may have written.
     const request = generationRequestSchema.parse(job.request);
     const webhook = deps.settings.publicUrl
       ? { url: webhookUrlFor(deps.settings.publicUrl, jobId), secret: job.webhookSecret ?? undefined }

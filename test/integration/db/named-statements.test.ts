@@ -23,14 +23,14 @@ describe('named statements', () => {
     try {
       const guildId = `g-${randomUUID()}`;
       const first = await openGuild(single.db, guildId, { startingCredits: 100 });
-      expect(first).toMatchObject({ id: guildId, balance: 100, roleDailyCap: null, queued: null });
+      expect(first).toMatchObject({ id: guildId, balance: 100, dailyCap: null, queued: null });
       await single.db.execute(sql`insert into guild_role_limits (guild_id, role_id, daily_cap) values (${guildId}, 'role-a', 7)`);
       const withRoles = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-a', 'role-b'], queuedKinds: ['song', 'persona_song'] });
-      expect(withRoles).toMatchObject({ roleDailyCap: 7, queued: { kinds: ['song', 'persona_song'], count: 0 } });
+      expect(withRoles).toMatchObject({ dailyCap: 7, queued: { kinds: ['song', 'persona_song'], count: 0 } });
 
       await reserveForJob(single.db, { guildId, jobId: randomUUID(), userId: 'u', amount: 8 });
       const reopened = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-b'], queuedKinds: ['lyrics'] });
-      expect(reopened).toMatchObject({ balance: 92, roleDailyCap: null, queued: { kinds: ['lyrics'], count: 0 } });
+      expect(reopened).toMatchObject({ balance: 92, dailyCap: null, queued: { kinds: ['lyrics'], count: 0 } });
 
       const { rows } = await single.pool.query<{ name: string; statement: string }>('select name, statement from pg_prepared_statements order by name');
       expect(rows.filter((row) => row.name === 'open_guild')).toHaveLength(1);

@@ -5,18 +5,14 @@
  * separators in the lyrics read as "no lyrics", and the song was made and charged.)
  */
 import { describe, expect, it } from 'vitest';
-import { buildSongRequest } from '../../../commands/song.js';
-import type { Caller } from '../../../src/discord/caller.js';
-import type { CommandContext } from '../../../src/discord/context.js';
+import { checkSongFields, type SongFields } from '../../../commands/song.js';
 import { LIMITS } from '../../../src/pipeline/requests.js';
 
-// buildSongRequest reads only the configured models and the guild's default model without a voice.
-const context = { config: { musicModels: ['ModelB-2.0'] } } as unknown as CommandContext;
-const caller = { guild: { defaultModel: null } } as unknown as Caller;
+const check = async (fields: SongFields) => checkSongFields(['ModelB-2.0'], fields).request;
 
-describe('buildSongRequest', () => {
+describe('checkSongFields', () => {
   it('takes a blank field within its limit as not given', async () => {
-    const request = await buildSongRequest(context, caller, { prompt: 'rain', lyrics: '\u2028'.repeat(LIMITS.lyricsMax), title: '   ' });
+    const request = await check({ prompt: 'rain', lyrics: '\u2028'.repeat(LIMITS.lyricsMax), title: '   ' });
     expect(request).toMatchObject({ kind: 'song', prompt: 'rain' });
     const { lyrics, title } = request as { lyrics?: string; title?: string };
     expect(lyrics).toBeUndefined();
@@ -24,7 +20,7 @@ describe('buildSongRequest', () => {
   });
 
   it('refuses a field longer than its limit as too long, blank or not', async () => {
-    await expect(buildSongRequest(context, caller, { prompt: 'rain', lyrics: '\u2028'.repeat(6_000) })).rejects.toThrow('request.lyrics.tooLong');
-    await expect(buildSongRequest(context, caller, { prompt: ' '.repeat(LIMITS.promptMax + 1) })).rejects.toThrow('request.prompt.tooLong');
+    await expect(check({ prompt: 'rain', lyrics: '\u2028'.repeat(6_000) })).rejects.toThrow('request.lyrics.tooLong');
+    await expect(check({ prompt: ' '.repeat(LIMITS.promptMax + 1) })).rejects.toThrow('request.prompt.tooLong');
   });
 });

@@ -47,6 +47,9 @@ describe('exportCsv', () => {
     expect(cells('\t=1')).toBe("'\t=1");
     expect(cells('=HYPERLINK("http://x", "y")')).toBe(`"'=HYPERLINK(""http://x"", ""y"")"`);
     expect(cells('a=1')).toBe('a=1');
+    // The full-width signs some spreadsheets read as their ASCII twins.
+    expect(cells('\uFF1D1+1')).toBe("'\uFF1D1+1");
+    expect(cells('\uFF20cmd')).toBe("'\uFF20cmd");
     const [, row] = exportCsv([{ ...base, userId: '=cmd|x', actorId: '@evil', jobId: '+1' }]).split('\r\n');
     expect(row).toBe("7,2031-01-02T03:04:05.678Z,grant,25,125,'=cmd|x,'@evil,'+1,");
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interactionTokenUsable, nonceFor } from '../../../src/pipeline/deliver.js';
-import { redactRoute } from '../../../src/delivery/discord-delivery.js';
+import { redactRoute } from '../../../src/discord-rest/discord-delivery.js';
 
 describe('interactionTokenUsable', () => {
   const at = new Date('2026-11-22T10:00:00Z');

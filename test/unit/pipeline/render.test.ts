@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCustomId } from '../../../src/delivery/custom-ids.js';
+import { decodeCustomId } from '../../../src/discord-rest/custom-ids.js';
 import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/pipeline/render.js';
 import type { JobRow } from '../../../src/pipeline/job-rows.js';
 

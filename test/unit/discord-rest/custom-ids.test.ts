@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CUSTOM_ID_ACTIONS, decodeCustomId, encodeCustomId, type CustomId } from '../../../src/delivery/custom-ids.js';
+import { CUSTOM_ID_ACTIONS, decodeCustomId, encodeCustomId, type CustomId } from '../../../src/discord-rest/custom-ids.js';
 
 const jobId = '6f1c0c84-1f55-4f8a-9a0e-3f4b8a1d2c3e';
 
