@@ -14,7 +14,7 @@ import { defineCommand, type Command } from '../../../src/discord/command.js';
 import type { BaseCommandContext } from '../../../src/discord/context.js';
 import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
 import { answerInPlace, firstAnswerOf } from '../../../src/discord/respond.js';
-import { registerInteractionsRoute } from '../../../src/http/interactions.js';
+import { INTERACTIONS_BODY_LIMIT, registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
 import { RequestTakenError } from '../../../src/pipeline/requests.js';
 import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
@@ -152,20 +152,22 @@ describe('interactions over HTTP', () => {
       { body: genuine.replace('hello', 'file'), headers: signed },
       { body: genuine, headers: { ...signed, 'x-signature-timestamp': String(Number(signed['x-signature-timestamp']) + 1) } },
       { body: genuine, headers: emulator.signInteraction(genuine, Math.floor(Date.now() / 1000) - 3_600) },
-      { body: 'x'.repeat(2 * 1024 * 1024), headers: signed },
     ];
-    const flood = Array.from({ length: 500 }, (_, i) => forgeries[i % forgeries.length]!).map(({ body, headers }) =>
-      fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
-        (response) => response.status,
-        () => 'closed',
-      ),
+    // The test's own process sends the flood and runs the emulator: a few bodies just over the
+    // limit test the limit without making the sender the bottleneck.
+    const oversized = { body: 'x'.repeat(INTERACTIONS_BODY_LIMIT + 1024), headers: signed };
+    const flood = [...Array.from({ length: 490 }, (_, i) => forgeries[i % forgeries.length]!), ...Array.from({ length: 10 }, () => oversized)].map(
+      ({ body, headers }) =>
+        fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
+          (response) => response.status,
+          () => 'closed',
+        ),
     );
     const handle = emulator.runCommand({ ...place, name: 'hello' });
     const statuses = await Promise.all(flood);
     // The oversized ones: 413, or the connection closed while the body was still on its way.
     expect(statuses.filter((status) => status !== 401 && status !== 413 && status !== 'closed')).toEqual([]);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(400);
-    // A loaded machine takes its time over 500 requests: the genuine one must be answered, not fast.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(490);
     expect((await handle.waitForResponse(20_000)).data).toMatchObject({ content: 'hello alice' });
     expect(emulator.findings).toEqual([]);
   });
