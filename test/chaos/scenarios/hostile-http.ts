@@ -98,7 +98,7 @@ export const hostileHttp: Scenario = {
     const concurrency = quick ? 8 : 16;
     // Quick: the trickles are sent, not held to the server's limit (which would double the run).
     const slowHoldMs = quick ? 2_000 : REQUEST_TIMEOUT_MS + 5_000;
-    const seed = Math.floor(Math.random() * 2 ** 31);
+    const seed = process.env.CHAOS_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.CHAOS_SEED);
     const random = mulberry32(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const httpPid = world.processes.http.pid!;
@@ -220,7 +220,13 @@ export const hostileHttp: Scenario = {
       const now = after.rows.get(id);
       if (now !== row) accepted.push(`changed: ${id.slice(0, 60)}: ${row.slice(0, 160)} → ${(now ?? 'gone').slice(0, 160)}`);
     }
-    for (const [id, row] of after.rows) if (!before.rows.has(id)) accepted.push(`new row: ${id.slice(0, 60)}: ${row.slice(0, 160)}`);
+    let lateGenuine = 0;
+    for (const [id, row] of after.rows) {
+      if (before.rows.has(id)) continue;
+      // An earlier job's final webhook that the simulator itself sent late (a poll finished the job first) is genuine news.
+      if (sentBySimulator(world, id, row)) lateGenuine += 1;
+      else accepted.push(`new row: ${id.slice(0, 60)}: ${row.slice(0, 160)}`);
+    }
     const live = await liveFindings(world);
     accepted.push(...live);
     const victimIds = targets.filter((target) => !target.live).map((target) => target.id);
@@ -294,6 +300,7 @@ export const hostileHttp: Scenario = {
         rssBeforeMB: rss.before,
         rssPeakMB: rss.peak,
         rssAfterMB: rssAfter,
+        lateGenuineWebhooks: lateGenuine,
         seed,
       },
       details: [...figures.details, ...details],
@@ -731,6 +738,17 @@ async function snapshot(world: ChaosWorld): Promise<{ rows: Map<string, string> 
     [LIVE],
   );
   return { rows: new Map(rows.map((row) => [row.key, row.row])) };
+}
+
+/** A new webhook-event row that the simulator's own delivery of that task's webhook made (the bot answered it 2xx). */
+function sentBySimulator(world: ChaosWorld, key: string, row: string): boolean {
+  if (!key.startsWith('webhook event ')) return false;
+  const { job_id: jobId, event_key: eventKey } = JSON.parse(row) as { job_id?: string; event_key?: string };
+  const taskId = /^task:([^:]+):/.exec(eventKey ?? '')?.[1];
+  if (!jobId || !taskId) return false;
+  return world.sim.webhookAttempts.some(
+    (attempt) => attempt.url.endsWith(jobId) && attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300 && attempt.body.includes(taskId),
+  );
 }
 
 /** The live songs: each succeeded with the simulator's media, and took its completion once. */
