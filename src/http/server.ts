@@ -31,10 +31,8 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
 /**
- * How long a whole request, headers and body, may take to arrive. A webhook is a few kilobytes;
- * without a limit (Fastify's default) a sender that trickles one byte a second holds its
- * connection and buffered body open for as long as it likes, and a few thousand such senders
- * hold the server.
+ * How long a whole request, headers and body, may take to arrive, so that a sender trickling
+ * bytes cannot hold a connection open. Why: docs/decisions/http-surface.md
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
