@@ -96,11 +96,9 @@ function withFiles(message: OutgoingMessage, files: readonly OutgoingFile[] | un
 export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
 
 /**
- * For a REST client that answers interactions: their callbacks and webhooks (follow-ups, edits)
- * are not bound by Discord's global limit of 50 requests a second, which @discordjs/rest would
- * otherwise apply to every request but the callback. A burst of commands would then queue each
- * one's private acknowledgement behind the others' for seconds. Discord's own 429s, per route
- * or global, are still obeyed.
+ * For a REST client that answers interactions: their callbacks and webhooks are not bound by
+ * Discord's global limit of 50 requests a second, so the client does not apply it to them.
+ * Discord's own 429s, per route or global, are still obeyed.
  */
 export const INTERACTION_REST = { ...REST_SWEEPS, globalRequestsPerSecond: 1_000_000 } as const;
 
