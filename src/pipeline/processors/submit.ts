@@ -1,7 +1,7 @@
 /**
  * Sends a queued job to the music service. Retryable errors go back to the queue with
  * backoff; permanent ones fail the job and release its credits. A create that may have
- * reached the service is never sent again (see README, "Submission rule").
+ * reached the service is never sent again (docs/architecture.md, "The submission rule").
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
