@@ -32,8 +32,7 @@ export function rowShape(row: RowFor): string {
 /**
  * One insert for rows of one shape (see {@link rowShape}), each written only if `source` yields
  * a row whose `key` is the row's: `insert … select … from (values …) join <source> on key …
- * returning id`. One statement for any number of rows, where one CTE per row made Postgres
- * spend longer planning a group's reservation than running it.
+ * returning id`: one statement for any number of rows. Why: docs/decisions/first-answer-path.md
  */
 export function insertFrom(rows: ReadonlyArray<{ readonly key: string; readonly row: RowFor }>, source: string): SQL {
   const [first] = rows;

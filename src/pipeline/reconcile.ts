@@ -16,9 +16,7 @@ import { listOpenJobs, listUndelivered } from './job-rows.js';
  * active or prioritised), asked of Redis in one round trip for the whole page: an entry's
  * hash exists until it completes (entries are removed on completion), and a finished one that
  * was kept sits in the completed or failed set; those are removed, so that the job can be
- * enqueued again under the same id. (Asking BullMQ entry by entry, as this did, made a pass
- * over 6,000 open jobs 24,000 round trips and a CPU burst every minute, which the webhook and
- * ack benchmarks saw as their worst latencies.)
+ * enqueued again under the same id. Why one round trip: docs/decisions/first-answer-path.md
  */
 async function liveEntries(redis: Redis, queue: Queue, ids: readonly string[]): Promise<Set<string>> {
   const live = new Set<string>();
