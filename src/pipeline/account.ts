@@ -1,9 +1,8 @@
 /**
- * The operator's view of the music service account: each check reads get-credits, compares it
- * with the ledger's upstream spend since the previous check (`drift = balance − expected`),
- * records the result, and tells the bot's owners once when the balance falls below
- * ACCOUNT_LOW_CREDITS. Checks take turns under an advisory lock; the alert is sent inside the
- * check's transaction. Why: docs/decisions/account-checks.md
+ * The operator's view of the music service account: each check compares get-credits with the
+ * ledger's upstream spend since the previous check (`drift = balance − expected`), records it,
+ * and tells the owners once, inside the check's transaction, when the balance falls below
+ * ACCOUNT_LOW_CREDITS. Why: docs/decisions/account-checks.md
  */
 import { desc, sql } from 'drizzle-orm';
 import { upstreamSpentTotal } from '../credits/index.js';

@@ -1,9 +1,7 @@
 /**
- * Postgres is the truth, Redis only carries work. Every job that Postgres says is open, or
- * finished but not yet posted, and that has no live queue entry, is enqueued again: a Redis
- * that lost its data (or a process that died) loses no work. Runs at a worker's start and as
- * the `reconcile` maintenance pass (src/queue/maintenance.ts); entry ids derived from job ids
- * make a second pass a no-op.
+ * Postgres is the truth, Redis only carries work: every open (or finished, unposted) job with
+ * no live queue entry is enqueued again, at a worker's start and as the `reconcile` maintenance
+ * pass. Entry ids derived from job ids make a second pass a no-op.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

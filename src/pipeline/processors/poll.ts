@@ -1,9 +1,7 @@
 /**
- * Polling, always on as the fallback to webhooks: the first poll at a share of the kind's
- * expected duration, then polls spaced at a fixed share of the time since submission, until the
- * task ends or its deadline passes. Looser with webhooks on (`PUBLIC_URL` set), where polls only
- * catch a lost webhook. The worker's limiter caps poll requests per second across every worker
- * sharing Redis (`pollLimiter` in ../workers.ts). Why these shares: docs/decisions/poll-schedule.md
+ * Polling, always on as the fallback to webhooks: first at a share of the kind's expected
+ * duration, then at a fixed share of the time since submission, until the task ends or its
+ * deadline passes; looser with webhooks on. Why: docs/decisions/poll-schedule.md
  */
 import { DelayedError, type Job } from 'bullmq';
 import { showProgress } from '../deliver.js';

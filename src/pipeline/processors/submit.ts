@@ -105,8 +105,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     }
     deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
     // The service has the task now: its id is recorded however long Postgres takes to answer.
-    // Failing here instead (as a Postgres outage made it) left the job 'submitting' without its
-    // task id, or, had the requeue above run, sent it a second time.
+    // Failing here would leave the job 'submitting' without its task id, or send it twice.
     if (await recordOutsideEffect(deps, { jobId, effect: 'submission' }, () => markSubmitted(deps, jobId, accepted.taskId))) {
       deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
       await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
