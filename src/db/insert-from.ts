@@ -1,8 +1,7 @@
 /**
- * Rows written by the same statement as the CTE they depend on, and only for the rows that CTE
- * yields: the job a reservation pays for (see credits/ledger.ts). Values go through each
- * column's own mapping and are cast to the column's type, since a SELECT list or a VALUES list
- * gives a parameter no type of its own.
+ * Rows written by the same statement as the CTE they depend on, only for the rows it yields (the
+ * job a reservation pays for). Values go through each column's mapping and are cast to its type,
+ * since a SELECT or VALUES list gives a parameter no type of its own.
  */
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';

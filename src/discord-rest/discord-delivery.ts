@@ -1,8 +1,7 @@
 /**
  * Talking to Discord without a gateway: workers edit interaction replies and post channel
- * messages over REST, against DISCORD_API_URL, through @discordjs/core's typed API (its
- * REST-only entry, so no gateway code comes along). Interaction tokens travel in URL paths
- * only; they never reach a log line (the REST client's errors carry the route, redacted below).
+ * messages over REST (DISCORD_API_URL) through @discordjs/core's REST-only API. Interaction tokens
+ * travel in URL paths only and never reach a log line (error routes are redacted below).
  */
 import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, RateLimitError, type RawFile } from '@discordjs/rest';

@@ -1,8 +1,7 @@
 /**
- * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` (health.ts) and `/metrics`.
- * A webhook is checked (job, signature, body) before anything changes, answered fast, and
- * handed to the queue; a repeated one is a 2xx no-op. docs/operations.md lists every route
- * with its body limit and what it answers a stranger.
+ * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` and `/metrics`. A
+ * webhook is checked (job, signature, body) before anything changes, then queued; a repeat is a
+ * 2xx no-op. docs/operations.md lists every route, its body limit and its answer to a stranger.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
