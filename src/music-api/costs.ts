@@ -1,7 +1,7 @@
 /**
  * Credits each operation costs upstream, charged at submission and refunded by the service when
- * the task fails upstream. The table lives in src/music-api-spec.ts; the client and the ledger
- * read it through here. The simulator keeps its own reading of the spec.
+ * the task fails upstream. The table lives in src/music-api-spec.ts (the catalogue quotes the
+ * prices too); the client and the ledger read it here, the simulator has its own reading.
  */
 import { OPERATION_COSTS } from '../music-api-spec.js';
 
