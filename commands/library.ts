@@ -1,8 +1,7 @@
 /**
- * `/library`: the server's finished songs, newest first, ten a page, optionally one member's
- * and matching a search. Public or private as the server's visibility says. The page pages
- * with **Newer** and **Older**, shows a song again (the same as `/jobs show`) and opens the
- * remix form from its menus.
+ * `/library`: the server's finished songs, newest first, ten a page, optionally one member's and
+ * matching a search, public or private as the server's visibility says. Pages with **Newer** and
+ * **Older**; its menus show a song again (as `/jobs show`) or open the remix form.
  */
 import {
   ApplicationCommandOptionType,

@@ -1,10 +1,7 @@
 /**
- * Remix: the Remix button on every song result, and the "Remix a song" menu of `/library`,
- * open the song form filled with that song's prompt, lyrics and title. Submitting it makes a
- * new song through `requestSong`, like `/song` (every check, the same price), with the same
- * model, instrumental setting or voice, and linked to its source ("Remix of …").
- *
- * Any member may remix any song of the server: the remix spends like their own `/song`.
+ * Remix: the Remix button on a song result, and `/library`'s "Remix a song" menu, open the song
+ * form filled from that song; submitting it makes a new song like `/song` (every check, the same
+ * price, the same model or voice), linked to its source. Any member may remix any server song.
  */
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import type { ButtonHandler, GuildButton, GuildModalSubmit, GuildStringSelect, ModalHandler, SelectHandler } from '../src/discord/command.js';

@@ -38,9 +38,8 @@ export interface MetricsOptions {
   readonly defaultMetrics?: boolean;
   /**
    * Export the gauges read from Postgres and Redis at scrape time (queues, jobs, the service
-   * account). They are the deployment's, not the process's: only the process that refreshes
-   * them (the http role) exports them, so that no other exports a never-set 0, which alert rules
-   * and panels would read as an account last checked in 1970. @defaultValue true
+   * account). Only the process that refreshes them (the http role) may export them, or it
+   * exports never-set zeros. Why: docs/decisions/gateway-health.md @defaultValue true
    */
   readonly deploymentGauges?: boolean;
 }

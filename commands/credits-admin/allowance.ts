@@ -1,8 +1,7 @@
 /**
- * `/credits-admin allowance`: the bot owners set the monthly allowance. An allowance that would
- * top the balance up at once (none applied yet this month) is not set blind: the owner sees
- * what it would add, and any take it would give back, and chooses now or next month.
- * The reasons are in docs/decisions/allowance-top-up-confirm.md.
+ * `/credits-admin allowance`: the bot owners set the monthly allowance. One that would top the
+ * balance up at once is confirmed first: the owner sees what it would add and chooses now or
+ * next month. Why: docs/decisions/allowance-top-up-confirm.md
  */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';

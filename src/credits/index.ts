@@ -1,10 +1,8 @@
 /**
- * Credits move only through this module: in transactions, each movement under a unique
- * ledger key so a retry cannot move it twice. Functions take an `Executor` first; given the
- * database they open their own transaction, given a transaction they work inside it, so callers
- * can compose them with their own writes: a movement is one statement that moves all or nothing
- * (a key already taken is a replay, not an error), and steps of several statements run in a
- * savepoint.
+ * Credits move only through this module, each movement under a unique ledger key so a retry
+ * cannot move it twice. Functions take an `Executor` first: given the database they open their
+ * own transaction, given a transaction they work inside it (steps of several statements in a
+ * savepoint); a key already taken is a replay, not an error.
  */
 export { ensureGuild, getBalance, getGuildCredits, type EnsureGuildOptions, type GuildCredits } from './accounts.js';
 export {

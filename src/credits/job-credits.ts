@@ -36,8 +36,8 @@ export type ReserveResult =
  *
  * Given the database (not a caller's transaction), the charges on one guild go in groups: one
  * goes at once, and those that arrive while its statement holds the guild's row wait for it,
- * then go together in one statement (see {@link spendTogether}). A busy guild's requests then
- * take the row's lock once per group rather than once each (50 members at once).
+ * then go together in one statement (see {@link spendTogether}).
+ * Why: docs/decisions/first-answer-path.md
  *
  * @throws CreditsError `key_conflict` when the job was charged before in another guild or for another amount.
  */

@@ -57,17 +57,11 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
 /**
  * Moves credits once per key, in one statement: lock the guild's row if the movement is
  * allowed (the balance covers a spend, the guild is not frozen when so asked), append the
- * ledger entry under its key, and change the balance by the same amount. The row lock makes
- * concurrent movements on one guild take turns, so none can overdraw it; the entry's
- * `balance_after` and the new balance are computed from the same locked row.
- *
- * One statement, because the guild's row stays locked until the transaction ends: every round
- * trip after the lock is time the guild's other requests wait (a movement once held it over
- * three, and a savepoint). Given the database, the statement is its own
- * transaction; given a caller's, it runs inside it and needs no savepoint, since it cannot
- * fail half-done. Two racing movements with the same key: the second's insert waits for the
- * first, then finds the key taken (`on conflict do nothing`), so it changes nothing, raises no
- * error (the caller's transaction goes on) and reports the first's entry as replayed.
+ * ledger entry under its key, and change the balance by the same amount. Concurrent movements
+ * on one guild take turns on the row lock, so none can overdraw it. Given the database, the
+ * statement is its own transaction; given a caller's, it runs inside it (no savepoint needed).
+ * A key already taken, even by a racing movement, changes nothing, raises no error and
+ * reports the first entry as replayed. Why one statement: docs/decisions/first-answer-path.md
  */
 export async function moveCredits(executor: Executor, movement: Movement): Promise<MovementOutcome> {
   const spend = movement.amount < 0 ? sql`and balance >= ${-movement.amount}::integer` : sql``;

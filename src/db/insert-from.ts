@@ -1,8 +1,7 @@
 /**
- * Rows written by the same statement as the CTE they depend on, and only for the rows that CTE
- * yields: the job a reservation pays for (see credits/ledger.ts). Values go through each
- * column's own mapping and are cast to the column's type, since a SELECT list or a VALUES list
- * gives a parameter no type of its own.
+ * Rows written by the same statement as the CTE they depend on, only for the rows it yields (the
+ * job a reservation pays for). Values go through each column's mapping and are cast to its type,
+ * since a SELECT or VALUES list gives a parameter no type of its own.
  */
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
@@ -32,8 +31,7 @@ export function rowShape(row: RowFor): string {
 /**
  * One insert for rows of one shape (see {@link rowShape}), each written only if `source` yields
  * a row whose `key` is the row's: `insert … select … from (values …) join <source> on key …
- * returning id`. One statement for any number of rows, where one CTE per row made Postgres
- * spend longer planning a group's reservation than running it.
+ * returning id`: one statement for any number of rows. Why: docs/decisions/first-answer-path.md
  */
 export function insertFrom(rows: ReadonlyArray<{ readonly key: string; readonly row: RowFor }>, source: string): SQL {
   const [first] = rows;

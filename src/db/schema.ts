@@ -1,7 +1,6 @@
 /**
  * What the bot remembers. Postgres is the source of truth for credits and job state;
- * Redis only carries work. Enumerations are text columns typed in TypeScript so that
- * adding a value needs no migration dance.
+ * Redis only carries work. Enumerations are text columns typed in TypeScript.
  */
 import { sql } from 'drizzle-orm';
 import {
@@ -223,13 +222,8 @@ export const jobs = pgTable(
       .on(t.completedAt)
       .where(sql`${t.deliveryState} = 'pending' and ${t.state} in ('succeeded', 'failed', 'timed_out')`),
     check('jobs_cost_non_negative', sql`${t.cost} >= 0`),
-    // `/library query:` searches with ILIKE on every word. Trigrams rather than full-text search:
-    // members type fragments ("lofi", half a title, a name) in any language, and the lyrics mix
-    // languages, where a tsvector's stemming and stop words (one language per config) would
-    // miss matches or need a config per guild; ILIKE '%word%' on a trigram index finds
-    // substrings in any script. The guild leads the index (btree_gin), so one index answers
-    // "this guild's songs with these words" however many songs other guilds have; only
-    // finished songs are indexed, the rows the library lists.
+    // `/library query:`: ILIKE on every word, over a trigram index led by the guild, finished songs only.
+    // Why: docs/decisions/library-search.md
     index('jobs_library_search_idx')
       .using('gin', t.guildId, sql`(${librarySearchText(t)}) gin_trgm_ops`)
       .where(libraryRows(t)),

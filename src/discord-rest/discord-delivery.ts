@@ -1,8 +1,7 @@
 /**
  * Talking to Discord without a gateway: workers edit interaction replies and post channel
- * messages over REST, against DISCORD_API_URL, through @discordjs/core's typed API (its
- * REST-only entry, so no gateway code comes along). Interaction tokens travel in URL paths
- * only; they never reach a log line (the REST client's errors carry the route, redacted below).
+ * messages over REST (DISCORD_API_URL) through @discordjs/core's REST-only API. Interaction tokens
+ * travel in URL paths only and never reach a log line (error routes are redacted below).
  */
 import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, RateLimitError, type RawFile } from '@discordjs/rest';
@@ -96,11 +95,9 @@ function withFiles(message: OutgoingMessage, files: readonly OutgoingFile[] | un
 export const REST_SWEEPS = { handlerSweepInterval: 60_000, hashSweepInterval: 60_000, hashLifetime: 20 * 60_000 } as const;
 
 /**
- * For a REST client that answers interactions: their callbacks and webhooks (follow-ups, edits)
- * are not bound by Discord's global limit of 50 requests a second, which @discordjs/rest would
- * otherwise apply to every request but the callback. A burst of commands would then queue each
- * one's private acknowledgement behind the others' for seconds. Discord's own 429s, per route
- * or global, are still obeyed.
+ * For a REST client that answers interactions: their callbacks and webhooks are not bound by
+ * Discord's global limit of 50 requests a second, so the client does not apply it to them.
+ * Discord's own 429s, per route or global, are still obeyed.
  */
 export const INTERACTION_REST = { ...REST_SWEEPS, globalRequestsPerSecond: 1_000_000 } as const;
 

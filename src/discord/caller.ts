@@ -1,8 +1,7 @@
 /**
- * Who is asking, in which guild, and whether they may: the checks every spending request
- * passes before the pipeline reserves anything, and the acknowledgement it gets once
- * accepted. Handlers call these; the rules themselves are plain functions in src/guilds and
- * src/credits.
+ * Who is asking, in which guild, and whether they may: the checks every spending request passes
+ * before the pipeline reserves anything, and its acknowledgement once accepted. The rules
+ * themselves are plain functions in src/guilds and src/credits.
  */
 import {
   ActionRowBuilder,

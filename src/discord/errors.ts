@@ -90,8 +90,8 @@ export function userComponentsFor(error: unknown, t: Translator = english): Acti
 
 /**
  * Our zod schemas carry catalogue keys as their messages (see src/i18n/zod-text.ts), written
- * here in the member's language; zod's own defaults get a plain prefix. A message already
- * written as an English sentence is shown as it is, while schemas move to keys.
+ * here in the member's language; zod's own defaults get a plain prefix. A message written as
+ * a sentence (capital first, full stop last) is shown as it is.
  */
 export function zodMessage(error: ZodError, t: Translator = english): string {
   const message = error.issues[0]?.message;

@@ -53,11 +53,9 @@ export async function shardPlan(config: Pick<Config, 'shardCount' | 'shardIds' |
 export const CACHED_PEOPLE_LIMIT = 10_000;
 
 /**
- * What discord.js keeps: every interaction adds its member and user to the caches, which
- * discord.js never empties by default, so a bot in thousands of servers would grow by every
- * member who ever ran a command. The handlers read the member from the interaction itself, so
- * a bounded cache (the bot's own user and member always kept) loses nothing. Messages (the
- * bot's follow-ups come back as messages) are not needed at all.
+ * What discord.js keeps: users and members bounded (the bot's own always kept), since
+ * discord.js never empties those caches and every interaction adds to them; no messages.
+ * Handlers read the member from the interaction itself, so nothing is lost.
  */
 export const CACHE_LIMITS = {
   makeCache: Options.cacheWithLimits({

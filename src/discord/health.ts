@@ -1,8 +1,7 @@
 /**
- * The gateway's heartbeat for `/healthz`: each shard this process runs, its status and its
- * ping, written to Redis (src/queue/health.ts) every few seconds and whenever a shard connects
- * or drops, so that the http process, which has no gateway, can report the shards. The same
- * readings feed this process's {@link ShardWatch} (its `/readyz` and shard gauges).
+ * The gateway's heartbeat for `/healthz`: each shard's status and ping, written to Redis
+ * (src/queue/health.ts) every few seconds and on connect or drop, so the http process can report
+ * shards it does not run. The same readings feed this process's {@link ShardWatch}.
  */
 import { Events, Status, type Client } from 'discord.js';
 import type { Redis } from 'ioredis';

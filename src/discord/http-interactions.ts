@@ -1,19 +1,11 @@
 /**
- * Interactions that Discord POSTs to the bot (`INTERACTIONS=http`), routed by the same router
- * and handlers as those from the gateway: a handler cannot tell which way its interaction came.
- *
- * A gateway interaction is answered with `POST /interactions/{id}/{token}/callback`; one that
- * came by HTTP is answered in the response to Discord's request. discord.js builds the
- * interaction from the payload exactly as it does for the gateway's INTERACTION_CREATE, on a
- * client that never logs in, and its first answer (the callback) is taken on its way out and
- * becomes the HTTP response. Everything after it (edits, follow-ups, the pipeline's progress
- * and result) goes to Discord's webhook routes as usual.
- *
- * Two details of Discord's HTTP answer:
- * - it carries no files: a first answer with files is sent as a deferral (type 5, or 6 for an
- *   update) and the message with its files then replaces the original;
- * - Discord reads it when it arrives, so the callback resolves (and the handler goes on to
- *   its follow-up) only once the response has been written out.
+ * Interactions that Discord POSTs to the bot (`INTERACTIONS=http`), built by discord.js on a
+ * client that never logs in and routed by the same router and handlers as the gateway's. The
+ * first answer (the callback) is taken on its way out and becomes the HTTP response; the rest
+ * goes to Discord's webhook routes as usual.
+ * - The HTTP answer carries no files: a first answer with files is sent as a deferral (type 5,
+ *   or 6 for an update) and the message with its files then replaces the original.
+ * - The callback resolves only once the response has been written out.
  */
 import { Client, Events, MessageFlags, Partials, type Channel, type Interaction } from 'discord.js';
 import {

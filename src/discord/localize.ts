@@ -1,9 +1,8 @@
 /**
- * Command names and descriptions in every language of the catalogue: `name_localizations` and
- * `description_localizations` for each command, subcommand, option and choice, from the keys
- * `command.<path>.name`, `command.<path>.description` and `command.<path>.choice.<value>`,
- * where `<path>` is the command's name, then its subcommand group, subcommand and option
- * names, joined by dots (e.g. `command.settings.channels.add.description`).
+ * Command names and descriptions in every language of the catalogue (`name_localizations`,
+ * `description_localizations`), from the keys `command.<path>.name|description` and
+ * `command.<path>.choice.<value>`, `<path>` being the names joined by dots
+ * (e.g. `command.settings.channels.add.description`).
  */
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { CATALOGUES, DISCORD_LOCALES_OF, type AppLocale, type MessageKey } from '../i18n/index.js';

@@ -1,8 +1,7 @@
 /**
- * What a command keeps while it asks the member which one they meant (two voices of that
- * name): the options too long for a select menu's custom id (a prompt, lyrics), under the
- * asking interaction's id, for the pick to go on with. Kept in Redis, so a pick works after a
- * restart and on another process, for as long as the menu's interaction can still answer.
+ * What a command keeps while it asks the member which one they meant: the options too long for
+ * a select menu's custom id (a prompt, lyrics), in Redis under the asking interaction's id, so a
+ * pick works after a restart and on another process while the menu can still answer.
  */
 import type { Redis } from 'ioredis';
 

@@ -1,27 +1,7 @@
 /**
- * How the bot answers an interaction: once, with the decision, inside Discord's 3 seconds.
- *
- * The router opens an answer for every command, button and form (see {@link openAnswer}) and
- * the handler decides first: input, channel, role, cooldown, limits, balance, and for a
- * spending request the reservation itself. Then it answers once:
- * - refused: an ephemeral message (callback type 4, flag 64) that only the member sees;
- *   nothing public ever appears, not even a "thinking…" line;
- * - a request accepted in a guild whose visibility is `public`: the public "Starting…" message
- *   (type 4), which the pipeline then edits (progress, then the result), and a private
- *   follow-up with the cost and the balance;
- * - accepted in a guild whose visibility is `private`: the private acknowledgement is the
- *   answer (type 4, ephemeral).
- *
- * A slow decision (a busy database) must never cost the interaction, so the router keeps a
- * budget (`ANSWER_BUDGET_MS`, 1.5 s from receipt): when it runs out before the handler has
- * answered, the answer is deferred (type 5, public or ephemeral as the command said) and
- * everything falls back to editing that deferred reply. A refusal after a public deferral
- * deletes the "thinking…" reply and tells the member in an ephemeral follow-up; an accepted
- * request in a private guild does the same with its acknowledgement.
- *
- * Discord turns the first follow-up after a deferral into the deferred reply itself (and
- * ignores its ephemeral flag), which is why a public deferral is always edited or deleted
- * before anything is sent privately.
+ * How the bot answers an interaction: once, with the decision, inside Discord's 3 seconds,
+ * deferring only when the decision outlasts `ANSWER_BUDGET_MS`. A refusal is only ever private.
+ * Why: docs/decisions/answer-once.md
  */
 import {
   MessageFlags,
@@ -208,10 +188,9 @@ function settle(interaction: RepliableInteraction): void {
 }
 
 /**
- * An ephemeral follow-up as one webhook call: without `?wait=true` (Discord answers 204) when
- * nobody needs its message, where discord.js's `followUp` always waits for the message and
- * builds its object. On the answer's path of every accepted request, so the difference shows
- * under load. `wait`: Discord answers with the message, and this resolves with its id.
+ * An ephemeral follow-up as one webhook call, without `?wait=true` (Discord answers 204) unless
+ * `wait` asks for the message, whose id this then resolves with. Why not discord.js's
+ * `followUp`: docs/decisions/answer-once.md
  */
 export async function sendPrivateNote(
   interaction: RepliableInteraction,

@@ -1,8 +1,7 @@
 /**
- * The one `interactionCreate` handler: it opens the interaction's answer with a budget (see
- * respond.ts: the handler decides, then answers once; past the budget the answer is deferred,
- * well inside Discord's 3 seconds), hands the interaction to its command, button or modal,
- * and turns every failure into a friendly ephemeral answer in one place.
+ * The one `interactionCreate` handler: opens the interaction's answer with a budget (respond.ts),
+ * hands the interaction to its command, button or modal, and turns every failure into a
+ * friendly ephemeral answer in one place.
  */
 import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';

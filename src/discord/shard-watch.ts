@@ -1,8 +1,7 @@
 /**
- * This process's own gateway shards, as its `/readyz` and `/metrics` see them: each shard's
- * status and ping, read live from the client, and since when a shard has not been `ready`.
- * A shard not ready for longer than the grace period makes `/readyz` fail; a reconnect or a
- * resume within it does not. No discord.js here: the http server only holds the watch.
+ * This process's own gateway shards, as its `/readyz` and `/metrics` see them: status, ping and
+ * since when a shard has not been `ready`; past the grace period `/readyz` fails. No discord.js
+ * here: the http server only holds the watch.
  */
 import type { Metrics } from '../metrics.js';
 

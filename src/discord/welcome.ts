@@ -1,8 +1,7 @@
 /**
- * One message when the bot joins a guild, in the guild's system channel, for its moderators:
- * who funds the server, which channels to allow, and the visibility setting. Posted only
- * when the bot may post there, and only once per guild (src/guilds/welcome.ts keeps the
- * record), however often the bot leaves and comes back.
+ * One message for the moderators when the bot joins a guild, in its system channel: who funds
+ * the server, which channels to allow, the visibility setting. Posted once per guild, however
+ * often the bot comes back (src/guilds/welcome.ts keeps the record), and only where it may post.
  */
 import { PermissionFlagsBits, type Guild } from 'discord.js';
 import type { Config } from '../config.js';

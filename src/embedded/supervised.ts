@@ -1,9 +1,7 @@
 /**
- * An embedded server (postgres, redis-server) that stops when the bot dies, however it dies.
- * A SIGKILL or an OOM kill runs no exit handler, so the server is started by a small `sh`
- * watchdog whose stdin is a pipe from the bot: the kernel closes that pipe when the bot dies,
- * and the watchdog then asks the server to stop with its own shutdown signal and waits for it.
- * The bot stops it the same way, by closing the pipe.
+ * An embedded server (postgres, redis-server) that stops when the bot dies, however it dies:
+ * a small `sh` watchdog reads a pipe from the bot and stops the server when the pipe closes.
+ * The bot stops it the same way, by closing the pipe. Why: docs/decisions/embedded-services-watchdog.md
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 

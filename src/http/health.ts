@@ -1,18 +1,8 @@
 /**
- * `/healthz` and `/readyz`, for load balancers and people.
- *
- * - `/healthz`: the process is alive, and how each dependency is. 503 (`down`) only when this
- *   process cannot work: Postgres or Redis unreachable. A gateway shard that is down or
- *   reconnecting, or a music service failing for {@link SERVICE_FAILING_AFTER_MS}, is
- *   `degraded` with a 200: the bot still answers and queues, and restarting this process
- *   would mend neither.
- * - `/readyz`: ready for traffic: Postgres and Redis reachable, start-up finished and not
- *   stopping. From the moment `stop()` begins it answers 503, so a load balancer drains it.
- *   In a process that runs gateway shards, also 503 while one of them has been other than
- *   `ready` for longer than GATEWAY_READY_GRACE_MS (src/discord/shard-watch.ts).
- *
- * Every check has its own time limit and they run side by side: an answer comes within about
- * {@link CHECK_TIMEOUT_MS} whatever hangs.
+ * `/healthz` (alive; 503 only when Postgres or Redis is unreachable, `degraded` otherwise) and
+ * `/readyz` (ready for traffic; 503 from the moment `stop()` begins). Checks run side by side,
+ * each with its own limit, so an answer comes within about {@link CHECK_TIMEOUT_MS}.
+ * docs/operations.md says what each answers.
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';

@@ -1,12 +1,8 @@
 /**
- * `POST /interactions`: Discord's Interactions Endpoint URL (`INTERACTIONS=http`).
- *
- * Every request is signed by Discord with the application's Ed25519 key: `X-Signature-Ed25519`
- * is the signature, in hex, of `X-Signature-Timestamp` followed by the raw body. A request
- * without a valid signature, or signed more than five minutes from now (a replay), gets 401
- * and nothing else: Discord itself checks, when the URL is saved, that a bad signature is
- * refused. PING gets PONG; every other interaction goes to the router, and its first answer is
- * the response.
+ * `POST /interactions`: Discord's Interactions Endpoint URL (`INTERACTIONS=http`). A request
+ * without a valid Ed25519 signature (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw
+ * body), or signed more than five minutes from now, gets 401 and nothing else. PING gets PONG;
+ * every other interaction goes to the router, and its first answer is the response.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

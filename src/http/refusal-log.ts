@@ -1,8 +1,7 @@
 /**
- * Logging for requests refused on the public port, where anyone can send them: each refusal at
- * debug, and at info at most one line a minute, with how many were refused since, by reason.
- * A scan or a flood then costs the log a line a minute, not a line a request; the counters
- * (`musicbot_webhooks_total`, ...) keep the exact figures.
+ * Logging for requests refused on the public port: each at debug, and at info at most one line
+ * a minute with the counts by reason since, so a scan or a flood costs the log a line a minute.
+ * The counters (`musicbot_webhooks_total`, ...) keep the exact figures.
  */
 import type { Logger } from '../logger.js';
 

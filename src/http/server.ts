@@ -1,8 +1,7 @@
 /**
- * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` (health.ts) and `/metrics`.
- * A webhook is checked (job, signature, body) before anything changes, answered fast, and
- * handed to the queue; a repeated one is a 2xx no-op. docs/operations.md lists every route
- * with its body limit and what it answers a stranger.
+ * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` and `/metrics`. A
+ * webhook is checked (job, signature, body) before anything changes, then queued; a repeat is a
+ * 2xx no-op. docs/operations.md lists every route, its body limit and its answer to a stranger.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
@@ -31,10 +30,8 @@ export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
  */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
 /**
- * How long a whole request, headers and body, may take to arrive. A webhook is a few kilobytes;
- * without a limit (Fastify's default) a sender that trickles one byte a second holds its
- * connection and buffered body open for as long as it likes, and a few thousand such senders
- * hold the server.
+ * How long a whole request, headers and body, may take to arrive, so that a sender trickling
+ * bytes cannot hold a connection open. Why: docs/decisions/http-surface.md
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
 

@@ -1,10 +1,7 @@
 /**
- * The message catalogue: one typed table per language, English the source. A typed catalogue
- * instead of a library (i18next and the like): every key and every placeholder is checked by
- * the compiler where a message is used, translations are plain TypeScript objects that need
- * no loader, no async start and no JSON files, and plurals come from the platform's
- * `Intl.PluralRules`. A test checks what the compiler cannot: that each translation uses the
- * same placeholders and plural forms as the English message.
+ * The message catalogue: one typed table per language, English the source; the compiler checks
+ * every key and placeholder where a message is used. Our own rather than i18next and the like:
+ * docs/decisions/message-catalogue.md
  */
 import { en } from './en/index.js';
 import type { Message, Plural } from './messages.js';

@@ -1,8 +1,7 @@
 /**
- * The shape of a catalogue entry. A message is a string with `{name}` placeholders, or, when
- * it depends on a number, its plural forms by Unicode CLDR category (`Intl.PluralRules`),
- * chosen by the `count` parameter. `other` is always there; a language adds the categories it
- * needs (`one` for English, Spanish, Portuguese and German).
+ * The shape of a catalogue entry: a string with `{name}` placeholders, or, when it depends on
+ * the `count` parameter, its plural forms by CLDR category (`Intl.PluralRules`). `other` is
+ * always there; a language adds what it needs (`one` for English, Spanish, Portuguese, German).
  */
 export interface Plural {
   readonly zero?: string;

@@ -1,8 +1,7 @@
 /**
- * Schema errors in the reader's language. Our zod schemas carry catalogue keys as their
- * messages (`.min(1, messageKey('request.prompt.empty'))`); a key's `{max}` or `{min}` comes
- * from the issue's limit. zod's own messages (a type mismatch, a bad UUID) are wrapped in a
- * plain "That request is not valid (…)".
+ * Schema errors in the reader's language. Our schemas carry catalogue keys as their messages
+ * (`.min(1, messageKey('request.prompt.empty'))`), filled with the limit's `{max}` or `{min}`;
+ * zod's own messages are wrapped in a plain "That request is not valid (…)".
  */
 import type { ZodError } from 'zod';
 import { en, type MessageKey } from './catalogue.js';

@@ -1,8 +1,7 @@
 /**
- * Credits each operation costs upstream, charged when the request is submitted and refunded
- * by the service when the task fails upstream. The spec's table lives with its other facts in
- * src/music-api-spec.ts (the message catalogue quotes the prices too); the client and the
- * bot's own ledger read it through here. The simulator keeps its own reading of the spec.
+ * Credits each operation costs upstream, charged at submission and refunded by the service when
+ * the task fails upstream. The table lives in src/music-api-spec.ts (the catalogue quotes the
+ * prices too); the client and the ledger read it here, the simulator has its own reading.
  */
 import { OPERATION_COSTS } from '../music-api-spec.js';
 

@@ -1,13 +1,8 @@
 /**
- * Every field name the spec does not show. Each one is a guess, labelled with where it came
- * from, so that when the real service proves one wrong the fix is a one-line change here. The
- * client reads these names; the simulator keeps its own reading of the spec.
- *
- * Sources:
- * - "notes": the real service's public documentation.
- * - "client code": field names the notes report from public client code, not confirmed by
- *   the service's documentation.
- * - "ours": nothing published; chosen by this project.
+ * Every field name the spec does not show, each a guess labelled with its source, so that when
+ * the real service proves one wrong the fix is one line here. Sources: "notes" (the service's
+ * public documentation), "client code" (names the notes report from public client code,
+ * unconfirmed), "ours" (nothing published; chosen by this project).
  */
 export const GUESSED_FIELDS = {
   producerCreate: {

@@ -1,8 +1,7 @@
 /**
- * How the client sends its requests. The part of `fetch` it uses, so `globalThis.fetch` (or a
- * test's fake) fits; by default undici's `request`, the same HTTP/1.1 client fetch is built on
- * without the web streams and objects around it: a third of the CPU per call, which the
- * accept benchmark counts once per job.
+ * How the client sends its requests: the part of `fetch` it uses, so `globalThis.fetch` (or a
+ * test's fake) fits. By default undici's `request`, the HTTP/1.1 client fetch is built on,
+ * without its web streams. Why: docs/decisions/first-answer-path.md
  */
 import { request, type Dispatcher } from 'undici';
 

@@ -1,10 +1,7 @@
 /**
- * Webhook signatures, both schemes the service is known to use:
- * - "spec": `X-Webhook-Signature` is the HMAC-SHA256 of the raw body, keyed with the task's
- *   `webhook_secret`. The spec does not say how the 32 bytes are written: hex, base64 and
- *   base64url are all accepted.
- * - "timestamped" (the real service today): `X-Webhook-Signature: sha256=<hex>` over
- *   `"<X-Webhook-Timestamp>.<raw body>"`, the timestamp in Unix seconds.
+ * Webhook signatures, both schemes the service is known to use: "spec", the HMAC-SHA256 of the
+ * raw body keyed with the task's `webhook_secret` (hex, base64 or base64url); and "timestamped"
+ * (the real service today), `sha256=<hex>` over `"<X-Webhook-Timestamp>.<raw body>"`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

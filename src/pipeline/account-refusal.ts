@@ -1,10 +1,7 @@
 /**
- * A submission the music service refused because its account cannot pay: 402
- * `insufficient_credits` (or the older 403), which the spec gives two causes, too few credits or
- * a plan that does not allow the operation. Every refusal is logged at error level; the bot's
- * owners are told once per `ACCOUNT_REFUSAL_ALERT_WINDOW_MS`, not once per job, so that a
- * shortage that refuses fifty songs sends one message. The member is told the owners know only
- * when they do (or were told within the window).
+ * A submission refused because the music service account cannot pay (402 `insufficient_credits`,
+ * or the older 403). Logged at error every time; the owners are told once per
+ * `ACCOUNT_REFUSAL_ALERT_WINDOW_MS`, and the member hears the owners know only when they do.
  */
 import type { JobError } from '../db/schema.js';
 import { english } from '../i18n/index.js';

@@ -1,29 +1,8 @@
 /**
- * The operator's view of the music service account: each check reads get-credits,
- * compares it with what the ledger says was spent upstream since the previous check, records
- * the result, and tells the bot's owners once when the balance falls below ACCOUNT_LOW_CREDITS.
- *
- * Drift. `expected = previous balance − upstream spend recorded since` and
- * `drift = balance − expected`, where the upstream spend is the difference of the ledger's
- * cumulative reading (`upstreamSpentTotal`: charges of jobs the service took, less the refunds
- * of tasks it failed). In a quiet, correct system the drift is 0. Negative: the service charged
- * what the ledger does not know (a submission that timed out yet ran, a price that differs
- * from the cost table, another user of the key). Positive: the account gained what the ledger
- * does not explain: a top-up by the operator (get-credits cannot tell one apart), or a refund
- * of a task the bot had already given up on. A job whose submission is answered at the very
- * moment of a check can show in one check's drift and, reversed, in the next one's: the sum of
- * the drifts over checks is exact. The first check records the baseline (drift null).
- *
- * Checks take turns under a transaction-scoped advisory lock, so two workers (the hourly pass
- * and an owner's command, or two passes) never read the same previous check: the second waits,
- * then compares with the first. The low-account alert is sent inside that transaction, and the
- * row that records it is written by the same transaction: with two checks at once exactly one
- * sends; a send that fails leaves the alert armed for the next check; a crash before commit
- * leaves it armed too (so it is sent again rather than lost).
- *
- * Re-arm. Once sent, the alert is armed again when a check sees the balance back at or above
- * the threshold plus a tenth (1,100 for 1,000): a refund that lifts the balance a few credits
- * over the threshold must not cost the owners a second message for the same shortage.
+ * The operator's view of the music service account: each check compares get-credits with the
+ * ledger's upstream spend since the previous check (`drift = balance − expected`), records it,
+ * and tells the owners once, inside the check's transaction, when the balance falls below
+ * ACCOUNT_LOW_CREDITS. Why: docs/decisions/account-checks.md
  */
 import { desc, sql } from 'drizzle-orm';
 import { upstreamSpentTotal } from '../credits/index.js';
@@ -155,11 +134,9 @@ export async function latestCheck(executor: Executor): Promise<AccountCheckRow |
 }
 
 /**
- * The account gauges, from the newest check in Postgres: the process that serves /metrics is
- * not the one that runs the checks. Unknown values read NaN (before the first check; the drift
- * of the baseline): a comparison with NaN is false, so an alert rule such as
- * `musicbot_account_credits < musicbot_account_low_credits_threshold` stays quiet, where 0
- * would read as an empty account.
+ * The account gauges, from the newest check in Postgres. Unknown values (before the first
+ * check; the baseline's drift) read NaN, so alert rules stay quiet rather than see an empty
+ * account. Why: docs/decisions/account-checks.md
  */
 export async function refreshAccountGauges(executor: Executor, metrics: Metrics): Promise<void> {
   const row = await latestCheck(executor);

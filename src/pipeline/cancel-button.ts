@@ -1,10 +1,7 @@
 /**
  * The Cancel button of a request's private acknowledgement lives while its job waits in the
- * queue: once a worker takes the job for submission (or it ends) it can no longer be
- * cancelled, and the button goes. The acknowledgement and the worker race; one Redis key per
- * job settles it without a database round trip: the front records the message that carries
- * the button (`SET NX`), the worker marks the job taken (`SET … GET`), and whichever comes
- * second finds the other's value and removes the button (docs/decisions/cancel-button.md).
+ * queue. The front and the worker race through one Redis key per job, and whichever comes second
+ * removes the button. Why: docs/decisions/cancel-button.md
  */
 import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';

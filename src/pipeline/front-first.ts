@@ -1,14 +1,8 @@
 /**
- * Members first. Where one process runs a front (the gateway, or interactions over
- * HTTP) and the workers, both share one event loop: fifty submissions in progress put their
- * callbacks in the queue ahead of a member's command, and the first answer waits behind them.
- *
- * While commands are arriving, background entries go `busyConcurrency` at a time; once the
- * front has had nothing in hand for `quietMs`, every waiting entry goes. Background work never
- * stops: some entries always proceed, so a server that never sleeps still sees its songs
- * submitted, only fewer at once while its members are typing. (Submissions, completions,
- * deliveries and progress edits wait here; polls do not, since their limiter spaces them as
- * they are taken, and polls let go together would exceed POLL_MAX_PER_SECOND.)
+ * Members first, where one process runs a front and the workers on one event loop: while
+ * commands are arriving, background entries go `busyConcurrency` at a time (never none); once
+ * the front has been quiet for `quietMs`, every waiting entry goes. Polls do not wait here: their
+ * limiter spaces them. Why: docs/decisions/first-answer-path.md
  */
 export interface FrontFirst {
   /** The front took an interaction; the returned function says it is done with it (call it once). */

@@ -68,9 +68,8 @@ export async function claimSubmission(
 
 /**
  * Claims made through one pool at once. They take turns under the task type's lock inside
- * Postgres anyway; fifty submissions waiting there held fifty connections (the worker's whole
- * pool), and completions and deliveries waited for one (with 23,000 tasks in flight a claim
- * waited 204 ms for the lock on average: see the README's `scale` figures).
+ * Postgres anyway, so more at once would only hold connections that completions and
+ * deliveries need. Why: docs/decisions/first-answer-path.md
  */
 export const CLAIMS_AT_ONCE = 4;
 const claimTurns = new WeakMap<object, { active: number; readonly waiting: Array<() => void> }>();

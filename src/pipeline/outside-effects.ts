@@ -1,9 +1,7 @@
 /**
- * Writing down what already happened outside: a task the music service accepted, a message
- * Discord posted. Once the effect exists, a failed write must not end the attempt, because the
- * queue's retry would repeat the effect (a second task, charged twice upstream; a second
- * message). So the write is retried, with backoff, while Postgres is away (a restart, an
- * outage of half a minute), and only then does the error go up.
+ * Writing down what already happened outside (a task the service accepted, a message Discord
+ * posted). The write is retried with backoff while Postgres is away, since failing the attempt
+ * would make the queue repeat the effect (a second task charged, a second message).
  */
 import type { PipelineDeps } from './deps.js';
 

@@ -1,9 +1,7 @@
 /**
- * Postgres is the truth, Redis only carries work. Every job that Postgres says is open, or
- * finished but not yet posted, and that has no live queue entry, is enqueued again: a Redis
- * that lost its data (or a process that died) loses no work. Runs at a worker's start and as
- * the `reconcile` maintenance pass (src/queue/maintenance.ts); entry ids derived from job ids
- * make a second pass a no-op.
+ * Postgres is the truth, Redis only carries work: every open (or finished, unposted) job with
+ * no live queue entry is enqueued again, at a worker's start and as the `reconcile` maintenance
+ * pass. Entry ids derived from job ids make a second pass a no-op.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -16,9 +14,7 @@ import { listOpenJobs, listUndelivered } from './job-rows.js';
  * active or prioritised), asked of Redis in one round trip for the whole page: an entry's
  * hash exists until it completes (entries are removed on completion), and a finished one that
  * was kept sits in the completed or failed set; those are removed, so that the job can be
- * enqueued again under the same id. (Asking BullMQ entry by entry, as this did, made a pass
- * over 6,000 open jobs 24,000 round trips and a CPU burst every minute, which the webhook and
- * ack benchmarks saw as their worst latencies.)
+ * enqueued again under the same id. Why one round trip: docs/decisions/first-answer-path.md
  */
 async function liveEntries(redis: Redis, queue: Queue, ids: readonly string[]): Promise<Set<string>> {
   const live = new Set<string>();

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { english, type AppLocale, type LocalText } from '../i18n/index.js';
 import { messageKey } from '../i18n/zod-text.js';
 
-/** Limits of the service where it states them, and ours where it does not (see README). */
+/** Limits of the service where it states them, and ours where it does not (docs/members.md lists them). */
 export const LIMITS = {
   promptMax: 1000,
   lyricsMax: 3000,

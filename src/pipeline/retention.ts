@@ -1,12 +1,8 @@
 /**
  * What the bot stops keeping once it cannot be used (the `retention` maintenance pass):
- * - interaction tokens, 15 minutes after their interaction (Discord's lifetime for them);
- * - webhook secrets of finished jobs, once the poll deadline has passed since they ended: a late
- *   webhook (a refunded job whose task arrived after all) has had that long to come;
- * - de-duplication records of webhooks older than WEBHOOK_EVENTS_RETENTION_DAYS.
- * Results, the library, the ledger and the audit log stay: they are the server's music and books.
- * Each statement touches at most `batch` rows, so a first pass over a long history never holds
- * many row locks at once; the rest waits for the next pass.
+ * interaction tokens after 15 minutes, webhook secrets of finished jobs after the poll deadline,
+ * webhook records after WEBHOOK_EVENTS_RETENTION_DAYS. Results, library, ledger and audit stay.
+ * Each statement touches at most `batch` rows; the rest waits for the next pass.
  */
 import { sql } from 'drizzle-orm';
 import type { PipelineDeps } from './deps.js';

@@ -23,27 +23,16 @@ export interface WorkerOptions {
 /**
  * How much the time from a poll entry's start to its request leaving (reading the job row,
  * the hop to the processor) may vary without any second of requests going over the cap (see
- * `pollLimiter`). It costs about 5% of the cap's throughput when the cap is what holds polls back.
+ * `pollLimiter`).
  */
 export const POLL_START_SLACK_MS = 50;
 
 /**
  * The poll worker's BullMQ limiter for at most `maxPerSecond` poll requests in any second,
- * not only in the limiter's own windows.
- *
- * BullMQ's limiter is a fixed window shared by every worker on the queue (the key
- * `<prefix>:poll:limiter` in Redis; each worker passes its own `{ max, duration }`, so all
- * must run with the same `POLL_MAX_PER_SECOND`): the first start after the key expired sets
- * it with a time to live of `duration`, each start counts, and starts stop at `max` until it
- * expires. With `{ max: cap, duration: 1000 }` a window's `cap` starts may come at its end and
- * the next window's `cap` right after, nearly 2× cap in one second (the poll benchmark saw
- * 188 against 100). With `max: 1` each start opens a window of its own, so two starts are at
- * least `duration` apart in Redis's clock, across all workers; at `duration` ≥ (1000 +
- * `POLL_START_SLACK_MS`) / cap, no window of 1000 + slack ms holds more than `cap` starts, so
- * no second of requests holds more than `cap` while their lateness varies by less than the
- * slack. Polls are also spread evenly instead of in bursts, which is what the service sees.
- * The spacing is whole milliseconds, so at caps in the hundreds the rate held is lower than
- * the cap (500 per second for caps of 525 to 1,049) and never above 1,000 per second.
+ * not only in the limiter's own windows: one start per window, windows of
+ * (1000 + `POLL_START_SLACK_MS`) / cap ms, whole milliseconds (so never above 1,000 a second).
+ * Every worker on the queue shares the limiter, so all must run with the same
+ * `POLL_MAX_PER_SECOND`. Why: docs/decisions/poll-schedule.md
  */
 export function pollLimiter(maxPerSecond: number): { max: number; duration: number } {
   return { max: 1, duration: Math.max(1, Math.ceil((1_000 + POLL_START_SLACK_MS) / Math.max(1, maxPerSecond))) };

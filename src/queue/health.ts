@@ -1,13 +1,8 @@
 /**
- * Health records in Redis. The process that knows writes them, the one that serves `/healthz`
- * reads them: with ROLE split, the http process sees neither the gateway's shards nor the
- * worker's calls to the music service, so each leaves a record here.
- *
- * - `<prefix>:health:gateway`: a hash, one field per shard (`shard:<id>`), written by the
- *   gateway process that runs it every {@link HEARTBEAT_EVERY_MS} and removed when it stops
- *   cleanly. A field older than {@link SHARD_STALE_MS} is a gateway that died uncleanly.
- * - `<prefix>:health:music-api`: a hash with the time of the service's last answer, its last
- *   success, its last failure and since when it has been failing.
+ * Health records in Redis, written by the process that knows and read by the one serving
+ * `/healthz`: `<prefix>:health:gateway` (a hash, one `shard:<id>` field per shard, refreshed every
+ * {@link HEARTBEAT_EVERY_MS}; older than {@link SHARD_STALE_MS} means a gateway died uncleanly)
+ * and `<prefix>:health:music-api` (the service's last answer, success, failure, failing since).
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

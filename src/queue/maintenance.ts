@@ -1,8 +1,7 @@
 /**
- * Keeps the deployment's periodic passes scheduled. The schedules live in Redis, so one worker
- * runs each pass however many processes there are; but a Redis that lost its data has lost
- * them too. Every worker process therefore checks them now and then (one Redis read each) and
- * puts back a missing one, whose first pass then runs at once.
+ * Keeps the deployment's periodic passes scheduled. The schedules live in Redis (one worker runs
+ * each pass), so a Redis that lost its data lost them too: every worker checks them now and
+ * then (one read) and puts back a missing one, whose first pass runs at once.
  */
 import type { Logger } from '../logger.js';
 import { MAINTENANCE_TASKS, type MaintenanceTask, type Queues } from './queues.js';

@@ -1,9 +1,7 @@
 /**
- * `npm run lockfile:complete`: a registry mirror that serves only this machine's platform
- * leaves the other platforms' optional binaries (rollup, esbuild, …) out of
- * package-lock.json, and `npm ci` then refuses the lock as "out of sync". This adds each
- * missing optional package as an optional entry, which `npm ci` skips where it cannot be had,
- * exactly as it skips a binary built for another platform. Run it after `npm install`.
+ * `npm run lockfile:complete`, run after `npm install`: adds to package-lock.json the other
+ * platforms' optional binaries a single-platform registry mirror left out, so that `npm ci`
+ * does not refuse the lock as out of sync (it skips them where they cannot be had).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 

@@ -1,8 +1,7 @@
 /**
  * The deployment's periodic passes, one entry per scheduled run (see `scheduleMaintenance`):
- * the reconciler, which puts every open job without a live queue entry back on its queue, the
- * monthly allowances of guilds that stay quiet (busy guilds get theirs at first use), and the
- * hourly check of the music service account against the ledger (src/pipeline/account.ts).
+ * the reconciler, the monthly allowances of quiet guilds, and the hourly check of the music
+ * service account against the ledger (src/pipeline/account.ts).
  */
 import type { Job } from 'bullmq';
 import { applyDueAllowances } from '../../credits/index.js';

@@ -1,11 +1,7 @@
 /**
- * Polling, always on as the fallback to webhooks: the first poll at a share of the kind's
- * expected duration, then polls spaced at a fixed share of the time since submission, until
- * the task ends or its deadline passes. With webhooks off the polls are what finds a task's
- * end (first at 0.55× the expected duration, then every 12% of the elapsed time); with
- * webhooks on (`PUBLIC_URL` set) they only catch a lost webhook, and are spaced more loosely
- * (first at 1×, then every 40%). The worker's limiter caps poll requests per second across
- * every worker sharing Redis (see `pollLimiter` in ../workers.ts).
+ * Polling, always on as the fallback to webhooks: first at a share of the kind's expected
+ * duration, then at a fixed share of the time since submission, until the task ends or its
+ * deadline passes; looser with webhooks on. Why: docs/decisions/poll-schedule.md
  */
 import { DelayedError, type Job } from 'bullmq';
 import { showProgress } from '../deliver.js';
@@ -36,16 +32,6 @@ export function webhooksOn(settings: Pick<PipelineSettings, 'publicUrl'>, kind: 
  * When to poll a task first, in ms after submission: at `FIRST_POLL_SHARE` of the kind's
  * expected duration (`BACKUP_FIRST_POLL_SHARE` with webhooks on), no sooner than
  * `interval.min`, never past the deadline.
- *
- * Why, webhooks off: the bot knows only the kind's expected duration, and real tasks run from
- * about half to three times it. Nothing ends much before half of it, so polling earlier only
- * costs; at 0.55 a task of exactly half the expected time is found within 10% of its length
- * (33 s for a 30 s task at 60 s expected). Polling from 0.8 of it, as before, left every
- * shorter task waiting up to 60% of its length for the first poll.
- *
- * Webhooks on: the webhook tells the bot of the end within moments, and a poll only matters
- * when the webhook was lost, so the first waits for the whole expected duration: a task that
- * ends sooner costs no poll at all while its webhook arrives.
  */
 export function initialPollDelayMs(
   expectedSeconds: number,
@@ -61,27 +47,6 @@ export function initialPollDelayMs(
  * How long to wait after a poll that found the task still running, given the time since
  * submission: `POLL_SPACING_SHARE` of it (`BACKUP_POLL_SPACING_SHARE` with webhooks on),
  * within [`interval.min`, `interval.max`], never past the deadline.
- *
- * Why: a task that ends just after a poll at elapsed time t is found at the next poll, so
- * its delay is at most the gap, and its length is at least t: a gap of a fixed share f of the
- * elapsed time bounds the delay at f of the task's length whatever that length (geometric
- * spacing, the fewest polls for that bound), and the number of polls grows only with the
- * logarithm of the length. For tasks spread evenly over 0.5–3× the expected duration (30–180 s
- * at 60 s expected, `POLL_INTERVAL_MIN_MS` 5 s), f = 0.12 gives 1.0 poll per 10 s of task and
- * a delay share of p50 6%, p99 12%, max 15% (test/unit/pipeline/processors/poll-schedule.test.ts
- * works the figures out). A lower f buys little: f = 0.10 costs 1.11 polls per 10 s and still
- * gives p99 11.8%, max 15%, because below about 0.12 the p99 and max come from the
- * `interval.min` floor (after the first poll at 33 s, a 5 s gap is 15% of a 33 s task, and
- * above 10% of the elapsed time until 50 s). Delay p99 under 10% needs both f ≤ 0.1 and a floor of 3 s at most, and
- * then 1.2 polls per 10 s or more: knowing only the expected duration, the two targets of the
- * `poll` benchmark (delay < 10%, ≤ 1 poll per 10 s) cannot both hold; this keeps the poll budget.
- *
- * Webhooks on, the polls are only the backup: f = 0.4 after a first poll at 1× polls the same
- * tasks about 3 times each (60, 84, 118, 165 s, ... at 60 s expected; 2.96 on average over
- * 30–180 s, against 10.5 with webhooks off), and about 2 of those come before the task ends,
- * which is all a task whose webhook arrives costs. A task whose webhook is lost is still found
- * within 40% of its length if it ran at least the expected time, within 100% if it ran at least
- * half of it.
  */
 export function nextPollDelayMs(
   elapsedMs: number,

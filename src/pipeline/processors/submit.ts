@@ -1,7 +1,7 @@
 /**
  * Sends a queued job to the music service. Retryable errors go back to the queue with
  * backoff; permanent ones fail the job and release its credits. A create that may have
- * reached the service is never sent again (see README, "Submission rule").
+ * reached the service is never sent again (docs/architecture.md, "The submission rule").
  */
 import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
@@ -105,8 +105,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     }
     deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
     // The service has the task now: its id is recorded however long Postgres takes to answer.
-    // Failing here instead (as a Postgres outage made it) left the job 'submitting' without its
-    // task id, or, had the requeue above run, sent it a second time.
+    // Failing here would leave the job 'submitting' without its task id, or send it twice.
     if (await recordOutsideEffect(deps, { jobId, effect: 'submission' }, () => markSubmitted(deps, jobId, accepted.taskId))) {
       deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
       await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
