@@ -1,3 +1,4 @@
+/** The Discord emulator: the `DiscordEmulator` class that tests and the playground script, and `startDiscordEmulator`. */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
