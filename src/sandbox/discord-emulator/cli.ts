@@ -1,15 +1,7 @@
 /**
- * Runs the Discord emulator standalone so a person can point the bot at it:
- *
- *   npm run discord-emulator -- --port 8090
- *
- * It prints the DISCORD_API_URL, token and application id to give the bot, and the ids of
- * a seeded guild, channel and user. On a terminal it also reads commands:
- *   /song create prompt:"rainy city"   run a slash command as the seeded user
- *   click <messageId> <customId>       click a button
- *   messages                           list the channel's messages
- *   findings                           list what the bot sent that Discord would not take
- *   quit
+ * `npm run discord-emulator -- --port 8090`: runs the emulator standalone, prints what to give
+ * the bot and the ids of a seeded guild, channel and user, and on a terminal reads commands as
+ * that user (`repl.ts`; README.md, "Running it").
  */
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../logger.js';

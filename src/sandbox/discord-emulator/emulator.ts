@@ -1,3 +1,4 @@
+/** The Discord emulator: the `DiscordEmulator` class that tests and the playground script, and `startDiscordEmulator`. */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
@@ -459,12 +460,10 @@ export class DiscordEmulator {
   }
 
   /**
-   * Deliberately unchecked: dispatches an interaction with `data` exactly as given, for fuzzing
-   * the bot with what Discord itself would never send (an option of the wrong type, an unknown
-   * or missing option, a custom id on no component of the message, a modal's fields changed).
-   * Everything else the emulator does stays as strict as Discord; use {@link runCommand},
-   * {@link clickButton}, {@link selectOption} and {@link submitModal} for what a member can do.
-   * Omitted ids default as in `runCommand`.
+   * Dispatches an interaction with `data` exactly as given, unchecked, for fuzzing the bot with
+   * what Discord would never send (wrong option types, unknown custom ids, changed modal fields).
+   * For what a member can do, use {@link runCommand}, {@link clickButton}, {@link selectOption}
+   * and {@link submitModal}. Omitted ids default as in `runCommand`.
    */
   dispatchUnchecked(input: UncheckedInteractionInput): InteractionHandle {
     return this.#interactions.dispatchUnchecked({ ...input, ...this.#place(input) });

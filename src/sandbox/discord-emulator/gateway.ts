@@ -92,8 +92,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Discord's gateway for one shard: JSON encoding, no compression. HELLO, IDENTIFY → READY
- * and GUILD_CREATE, heartbeats with ACKs, RESUME with replay, and dispatches.
+ * Discord's gateway: JSON encoding, no compression. HELLO, IDENTIFY → READY and GUILD_CREATE,
+ * heartbeats with ACKs, RESUME with replay, and dispatches routed to each session's shard.
  */
 export class Gateway {
   readonly #wss = new WebSocketServer({ noServer: true });

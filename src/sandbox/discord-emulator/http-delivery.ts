@@ -1,11 +1,7 @@
 /**
- * Interactions delivered by HTTP, as Discord does once an app has an Interactions Endpoint URL:
- * each interaction is POSTed to the URL, signed with the application's Ed25519 key
- * (`X-Signature-Ed25519` over `X-Signature-Timestamp` + body), and the response to that POST is
- * the interaction's first answer, held to the same rules as a callback (one answer, within 3 s).
- *
- * Saving the URL is checked as Discord checks it: a signed PING must get `{"type": 1}`, and a
- * badly signed request must get 401. No gateway session receives the interactions any more.
+ * Interactions delivered by HTTP once an app has an Interactions Endpoint URL, as Discord does:
+ * POSTed signed with Ed25519 (`X-Signature-Ed25519` over `X-Signature-Timestamp` + body); the
+ * response is the first answer, held to a callback's rules (one answer, within 3 s).
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { APIInteraction } from 'discord-api-types/v10';
@@ -66,8 +62,9 @@ export class HttpInteractionDelivery {
   }
 
   /**
-   * Saves the Interactions Endpoint URL after Discord's checks (`null` goes back to the gateway).
-   * Throws, with Discord's reason, when the endpoint fails them.
+   * Saves the Interactions Endpoint URL after Discord's checks: a signed PING must get
+   * `{"type": 1}` and a badly signed request 401. Throws, with Discord's reason, when the
+   * endpoint fails them. `null` goes back to the gateway.
    */
   async setEndpoint(url: string | null): Promise<void> {
     if (url === null) {
@@ -98,13 +95,9 @@ export class HttpInteractionDelivery {
   }
 
   /**
-   * Resolves once the interaction's HTTP response, when it has begun to arrive, has been
-   * applied: the webhook routes wait for that much, since Discord reads a response it has
-   * received before a request that came after it. A request that comes while the response is
-   * still on its way waits up to `OVERTAKE_GRACE_MS` for it: on one machine the bot's next
-   * request can reach this server before this process has read a response already written to
-   * its socket. A follow-up sent well before the answer is not waited for: Discord does not
-   * know the answer yet, and treats the request as it treats one for an unanswered interaction.
+   * Resolves once the interaction's HTTP response, if it has begun to arrive (or arrives within
+   * `OVERTAKE_GRACE_MS`), has been applied; the webhook routes wait on it. Otherwise resolves at
+   * once and the interaction counts as unanswered. See docs/decisions/emulator-http-interactions.md.
    */
   async settled(token: string): Promise<void> {
     const pending = this.#pending.get(token);

@@ -1,3 +1,4 @@
+/** The Discord emulator's public API, for tests, the playground and the CLI. */
 export { DiscordEmulator, startDiscordEmulator } from './emulator.js';
 export type { CreateForumPostInput, CreateThreadInput, EmulatorChannel, EmulatorGuild, EmulatorMember } from './emulator.js';
 export { EmulatorClock } from './clock.js';

@@ -56,17 +56,10 @@ interface PathEntry {
 }
 
 /**
- * Discord's published REST description, used to check what the bot sends.
- *
- * The description is loose in known ways (see its README), and this class absorbs them
- * so that only real mistakes become findings:
- * - integers are also accepted as int-parseable strings (Discord sends and takes
- *   snowflakes and permission bitfields as strings while the description types some as ints),
- *   and snowflakes are also accepted as non-negative integers;
- * - `oneOf` is validated as `anyOf`: the description uses both for unions whose branches
- *   overlap, and Discord accepts any matching shape;
- * - query strings are typeless: `true`/`false` and numbers are coerced before validation,
- *   and an empty value counts as absent, since a nullable optional query argument cannot be sent as null.
+ * Discord's published REST description, used to check what the bot sends. Its known looseness
+ * is absorbed so that only real mistakes become findings: integers also as digit strings,
+ * snowflakes also as integers, `oneOf` as `anyOf`, query values coerced and empty ones absent
+ * (README.md, "OpenAPI checks and findings").
  */
 export class OpenApiSpec {
   readonly #doc: OpenApiDocument;

@@ -1,3 +1,4 @@
+/** The Discord emulator's public types: its options, what it records, and the inputs of a user's actions. */
 import type {
   APIAllowedMentions,
   APIAttachment,

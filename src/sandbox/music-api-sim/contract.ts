@@ -1,18 +1,9 @@
 /**
- * The simulator's own reading of the music API contract, written from the service's
- * specification (`music-api-spec.md`, which wins) and from what the real service's public
- * documentation adds (`music-api-notes.md`). Neither file is read at run time.
- *
- * It deliberately imports nothing from `src/music-api/`: the client keeps its own reading
- * there, and the contract tests (test/contract/music-api-readings.test.ts) run the client
- * against this one. If the two ever disagree (a field name, a price, a model), those tests
- * fail instead of both sides sharing the same mistake.
- *
- * Sources, in the comment of each entry:
- * - "spec <section>": stated by the specification.
- * - "notes <section>": the real service's documentation (or, where the notes say so, public
- *   client code they quote).
- * - "sim": neither says; the simulator's own choice, with the reason.
+ * The simulator's own reading of the music API contract: routes, fields, prices, models and
+ * webhook signing. It imports nothing from the bot's client; see
+ * docs/decisions/music-api-sim-own-contract.md. Each entry cites its source: "spec <section>"
+ * (the specification), "notes <section>" (the real service's documentation), or "sim" (the
+ * simulator's own choice where neither says).
  */
 import { createHmac } from 'node:crypto';
 
@@ -80,10 +71,8 @@ export const RETIRED_FAMILIES = ['music', 'vocal', 'bgm', 'vocal-music', 'backgr
 const WEBHOOK_FIELDS = { webhookUrl: 'webhook_url', webhookSecret: 'webhook_secret' } as const;
 
 /**
- * Every body field each create operation takes, by role. The simulator refuses any other
- * field (sim: the spec is silent on unlisted fields; a real service that ignored a misspelt
- * `lyrics` would make a song without lyrics and say nothing, so here a misspelling fails).
- * The notes report no alternative spellings for any request field, so each role has one name.
+ * Every body field each create operation takes, by role, one name per role. Any other field
+ * is refused (sim: the spec is silent on unlisted fields), so a misspelling fails loudly.
  */
 export const REQUEST_FIELDS = {
   song: {
@@ -153,11 +142,7 @@ export const RESPONSE_FIELDS = {
   clipLyrics: 'lyrics',
   clipTags: 'tags',
   clipDuration: 'duration',
-  /**
-   * sim: where a make_lyrics task's text sits (spec and notes: "not shown"). Any choice would
-   * do; it has to be one the client reads, or no test could get lyrics, so it necessarily
-   * matches one of the client's "ours" guesses.
-   */
+  /** sim: where a make_lyrics task's text sits (spec and notes: "not shown"); a name the client reads. */
   lyricsText: 'text',
   /** sim: a download task's link (spec: "not shown"); like lyricsText, one the client reads. */
   downloadUrl: 'download_url',
@@ -190,8 +175,7 @@ export const COSTS = {
 
 /**
  * sim: the spec gives no price for a persona song and the notes say "make it configuration"
- * (option `personaSongCost`). Ten, the price of a producer song; it has to match the client's
- * own guess, or a bot and a simulator both left at their defaults would disagree on balances.
+ * (option `personaSongCost`). The default must equal the client's, or balances disagree.
  */
 export const DEFAULT_PERSONA_SONG_COST = 10;
 

@@ -219,9 +219,8 @@ export type RandomFaultKind = (typeof RANDOM_FAULT_KINDS)[number];
 const CALL_KINDS: ReadonlySet<RandomFaultKind> = new Set(['429', '500', '502', 'hang']);
 
 /**
- * Every kind at the same weight, but `no-webhook`: a lost webhook of a create that hung after
- * the service took it leaves the client nothing to find the task by, which is a test of the
- * client's deadline, not of its handling of an unreliable service. Give it a weight to have it.
+ * Every kind at the same weight, but `no-webhook` (0): after a hung create it leaves the client
+ * nothing to find the task by, which tests only its deadline. Give it a weight to have it.
  */
 export const DEFAULT_RANDOM_MIX: Readonly<Record<RandomFaultKind, number>> = Object.freeze({
   '429': 1,

@@ -1,3 +1,4 @@
+/** The music-API simulator's public API, for tests, the playground and the CLI. */
 export * from './faults.js';
 export { mediaFor, sineWav } from './media.js';
 export * from './server.js';

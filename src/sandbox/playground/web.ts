@@ -1,13 +1,7 @@
 /**
- * The playground's web page and the small API behind it. The page acts as a person in the
- * emulated Discord: every command, click and modal goes through the emulator's scripting API,
- * exactly as a test's would, and every message the bot writes reaches the page live over
- * server-sent events.
- *
- * Nothing here asks who you are, so the server keeps other web pages out: it answers only
- * requests addressed to an IP address or localhost (a site that rebinds its name to 127.0.0.1
- * is refused), refuses a POST another origin sends, and tells the browser to run no script
- * but its own files (Content-Security-Policy).
+ * The playground's web page and its small API: the page acts as a person in the emulated
+ * Discord through the emulator's scripting API and hears the bot's messages over server-sent
+ * events. Having no login, it answers only loopback or IP hosts, refuses cross-origin POSTs, sets a CSP.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';

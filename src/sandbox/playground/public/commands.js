@@ -1,11 +1,7 @@
 /**
- * Slash commands typed as text, the way Discord's client shows a filled-in command:
- * `/song prompt:rainy night lofi instrumental:true`, `/voice create name:Ana`. As in Discord,
- * an option's value is all the text up to the next `name:` of an option of that command, spaces
- * included; quotes are optional (`prompt:"a b"`), for a value that must hold such a `name:`.
- * Resolves sub-commands and options against the registered commands, converts values by option
- * type and checks them as Discord's client does before sending. No DOM here: the composer
- * builds on it.
+ * Slash commands typed as text, as Discord's client shows a filled-in command
+ * (`/song prompt:rainy night lofi instrumental:true`): parsed, resolved against the registered
+ * commands and checked before sending. No DOM here. See docs/decisions/playground-as-discord.md.
  */
 
 export const OptionType = {
