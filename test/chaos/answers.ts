@@ -2,7 +2,7 @@
  * What a member saw when they sent a command during an outage, and how soon: the first answer
  * that says something (a "thinking…" deferral does not; the edit or follow-up after it does),
  * read as accepted (the public "Starting…" line, or a private acknowledgement naming the job)
- * or refused (a private sentence). Shared by the outage scenarios (issue 13: 2 and 3).
+ * or refused (a private sentence). Shared by the outage scenarios.
  */
 import { InteractionResponseType } from 'discord-api-types/v10';
 import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';

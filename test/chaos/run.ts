@@ -1,5 +1,5 @@
 /**
- * `npm run chaos [-- <scenario>…] [--quick] [--jobs N]`: the chaos suite (issue 13). Prints a
+ * `npm run chaos [-- <scenario>…] [--quick] [--jobs N]`: the chaos suite. Prints a
  * table and the totals line, writes `bench/results/chaos.json` (not for `--quick` or a subset),
  * and exits 1 when any figure that must be 0 is not.
  */

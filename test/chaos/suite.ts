@@ -1,7 +1,7 @@
 /**
  * Runs chaos scenarios in one world, one after another, and checks each against the records:
  * the ledger, the simulator's charges and refunds, and every message Discord received. Then
- * scans every log line and every request the bot sent to Discord for the secrets (issue 13).
+ * scans every log line and every request the bot sent to Discord for the secrets.
  */
 import { printTable, round } from '../bench/support.js';
 import type { Scenario, ScenarioResult, ScenarioSize } from './scenario.js';

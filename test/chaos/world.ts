@@ -1,5 +1,5 @@
 /**
- * The world a chaos scenario runs in (issue 13): the real bot as four processes (`ROLE=gateway`,
+ * The world a chaos scenario runs in: the real bot as four processes (`ROLE=gateway`,
  * two `ROLE=worker`, `ROLE=http`) on one embedded Postgres and one redis-server, with the
  * Discord emulator and the music-API simulator around them. Every part can be taken away and
  * given back: a process killed or stopped and started again, Redis flushed or stopped, Postgres

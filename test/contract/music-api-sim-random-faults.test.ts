@@ -1,5 +1,5 @@
 /**
- * The simulator as an unreliable service (issue 13): the random-fault mode (a share of the
+ * The simulator as an unreliable service: the random-fault mode (a share of the
  * calls fail, drawn from a weighted mix by a seeded generator) and the out-of-order webhook,
  * seen through the control API and the real client.
  */

@@ -1,5 +1,5 @@
 /**
- * The short chaos suite (issue 13): every scenario of `npm run chaos`, with a few jobs each, so
+ * The short chaos suite: every scenario of `npm run chaos`, with a few jobs each, so
  * that a regression shows in CI. Then the audit itself is put to the test: a charge made twice,
  * a result posted twice, a result gone from Discord while the bot thinks it delivered, and a
  * second upstream task for one job must each show in its figures, or the suite's zeros would

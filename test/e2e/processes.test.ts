@@ -1,5 +1,5 @@
 /**
- * One bot in four processes (issue 14): `npm start` as ROLE=gateway, two ROLE=worker and
+ * One bot in four processes: `npm start` as ROLE=gateway, two ROLE=worker and
  * ROLE=http, on one Postgres and one Redis (the chaos world, test/chaos/world.ts). Jobs are
  * spread across both workers and each is delivered once; a worker stopped with SIGTERM finishes
  * the entries in hand and exits 0. (A worker killed mid-run is the chaos suite's

@@ -1,5 +1,5 @@
 /**
- * Gateway sharding (issue 14): two gateway processes (`npm start` with ROLE=gateway), one shard
+ * Gateway sharding: two gateway processes (`npm start` with ROLE=gateway), one shard
  * each of two, against the emulator, which sends each guild to shard `(guild_id >> 22) % 2`.
  * Twenty guilds spread across them: every guild's commands are answered, exactly once, by the
  * process that runs the guild's shard.

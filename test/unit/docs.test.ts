@@ -100,6 +100,19 @@ describe('pages say what is, not when it came', () => {
     const found = pages.filter((page) => /issue [0-9]+|this session's|closing note/i.test(read(page)));
     expect(found).toEqual([]);
   });
+
+  it('and neither does the code: src, commands, packages, test and bench', () => {
+    const code = ['src', 'commands', 'packages', 'test', 'bench']
+      .filter((top) => existsSync(path.join(root, top)))
+      .flatMap((top) =>
+        readdirSync(path.join(root, top), { recursive: true, encoding: 'utf8' })
+          .map((name) => path.join(top, name))
+          .filter((name) => /\.(ts|js|md|sql)$/.test(name) && !name.includes('node_modules'))
+          .filter((name) => name !== path.join('test', 'unit', 'docs.test.ts')),
+      );
+    const found = code.filter((file) => /issue [0-9]+|this session's|closing note/i.test(read(file)));
+    expect(found).toEqual([]);
+  });
 });
 
 describe('docs/performance.md', () => {

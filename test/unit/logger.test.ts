@@ -1,6 +1,6 @@
 /**
  * A failed query's error holds the statement's values (drizzle puts them in its message and
- * stack): logged, none of them may show, such as a job's webhook secret (issue 13, secrets).
+ * stack): logged, none of them may show, such as a job's webhook secret.
  */
 import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm/errors';

@@ -1,4 +1,4 @@
-/** The chaos scenarios, in the order `npm run chaos` runs them (issue 13). */
+/** The chaos scenarios, in the order `npm run chaos` runs them. */
 import type { Scenario } from '../scenario.js';
 import { fuzzedInteractions } from './fuzzed-interactions.js';
 import { hostileHttp } from './hostile-http.js';

@@ -1,5 +1,5 @@
 /**
- * Charges on one guild made at once go in groups (issue 12): one statement takes the guild's
+ * Charges on one guild made at once go in groups: one statement takes the guild's
  * row for many of them. Seen from outside, nothing else changes: the balance covers exactly
  * as many as it can, each charge gets the balance it left, a replayed job moves nothing, a
  * frozen guild refuses them all, and each charged job has its row. Entries written by one

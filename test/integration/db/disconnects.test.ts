@@ -1,6 +1,6 @@
 /**
  * Postgres ends every connection when it stops or restarts, also those checked out of the
- * pool in the middle of a transaction. The chaos suite's Postgres outage (issue 13) saw both
+ * pool in the middle of a transaction. The chaos suite's Postgres outage saw both
  * workers crash there, on an unhandled 'error' event of such a client. The transaction must
  * fail, the process go on, and the pool's next statement run on a new connection.
  */

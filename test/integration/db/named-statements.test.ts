@@ -1,6 +1,6 @@
 /**
  * Every command starts with the guild's read: one named statement, whatever the member's roles
- * and the kinds counted, so Postgres parses and plans it once per connection (issue 12).
+ * and the kinds counted, so Postgres parses and plans it once per connection.
  * Checked on the server: its list of the connection's prepared statements, after reads with
  * different roles and kinds, holds it once. (The reservation is not named: measured under 50
  * clients on one guild, its generic plan took the guild's row for longer, 3,000 against 7,500

@@ -1,5 +1,5 @@
 /**
- * The music service account against the ledger (issue 14): the hourly check, its drift, the
+ * The music service account against the ledger: the hourly check, its drift, the
  * low-account alert to the owners, and the gauges on /metrics. The bot runs as `npm start`
  * builds it (worker and http); the simulator is the service, the emulator is Discord.
  */

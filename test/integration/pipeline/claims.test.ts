@@ -1,5 +1,5 @@
 /**
- * Claiming a queued job for submission under the in-flight cap (issue 12). Claims take turns
+ * Claiming a queued job for submission under the in-flight cap. Claims take turns
  * under the task type's lock inside Postgres; a process sends them a few at a time
  * (`CLAIMS_AT_ONCE`), so that a crowd of submissions waiting for that lock never holds the
  * whole pool. Seen from outside: exactly `cap` of many racing claims win, and a claim that fails

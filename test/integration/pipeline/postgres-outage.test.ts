@@ -1,6 +1,6 @@
 /**
  * Postgres going away at the worst moment for a worker: just after the music service accepted
- * a task, and just after Discord took a result. The chaos suite's Postgres outage (issue 13)
+ * a task, and just after Discord took a result. The chaos suite's Postgres outage
  * found both: a job left 'submitting' without its task id (never finished, or refunded while
  * the service kept the credits), and a result posted twice. The effect that already happened
  * must be recorded once Postgres is back, and never repeated.

@@ -1,5 +1,5 @@
 /**
- * Redis gone while members ask for songs (issue 13). The job is reserved and recorded in
+ * Redis gone while members ask for songs. The job is reserved and recorded in
  * Postgres, so the member is answered at once, acknowledgement included: the chaos suite saw
  * it wait for the whole outage, on an enqueue that waits for Redis instead of failing. And the
  * job is not lost: it is queued, and made, once Redis is back.

@@ -1,5 +1,5 @@
 /**
- * One request, submitted twice at once (issue 13, chaos "twin gateways": Discord sends every
+ * One request, submitted twice at once (the chaos scenario "twin gateways": Discord sends every
  * interaction to every gateway session of its shard, so a second process, such as an old
  * instance still running during a deploy, submits each command again). The interaction's id is
  * the request key: one submission makes the job and its charge, the other finds them taken

@@ -1,5 +1,5 @@
 /**
- * The poll schedule (processors/poll.ts) worked out for the workload of issue 12's poll
+ * The poll schedule (processors/poll.ts) worked out for the workload of the poll
  * benchmark: tasks spread evenly over 30–180 s (0.5–3× the song's expected 60 s), with the
  * default bounds of 5 s and 60 s between polls. A tiny deterministic simulation of the
  * schedule alone (no queueing, no poll cost): the figures the benchmark calls "schedule alone".
