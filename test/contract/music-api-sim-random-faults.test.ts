@@ -128,7 +128,7 @@ describe('the random-fault mode', () => {
 
     const other = await harnessForTest({ randomFaults: { ...settings, seed: 8 } });
     expect(await creditStatuses(other.sim.url, other.apiKey, 300)).not.toEqual(first);
-  });
+  }, 30_000);
 
   it("applies a task kind drawn by a create to that create's task", async () => {
     const h = await harnessForTest({ randomFaults: { rate: 1, mix: only({ 'fail-task': 1 }) } });
