@@ -20,18 +20,7 @@ export const DEFAULT_BOT_PERMISSIONS =
   PermissionFlagsBits.UseApplicationCommands;
 
 /** What @everyone may do in a new guild. */
-export const DEFAULT_EVERYONE_PERMISSIONS =
-  PermissionFlagsBits.ViewChannel |
-  PermissionFlagsBits.SendMessages |
-  PermissionFlagsBits.SendMessagesInThreads |
-  PermissionFlagsBits.EmbedLinks |
-  PermissionFlagsBits.AttachFiles |
-  PermissionFlagsBits.ReadMessageHistory |
-  PermissionFlagsBits.AddReactions |
-  PermissionFlagsBits.UseExternalEmojis |
-  PermissionFlagsBits.UseApplicationCommands |
-  PermissionFlagsBits.Connect |
-  PermissionFlagsBits.Speak;
+export const DEFAULT_EVERYONE_PERMISSIONS = DEFAULT_BOT_PERMISSIONS | PermissionFlagsBits.Connect | PermissionFlagsBits.Speak;
 
 export function basePermissions(guild: StoredGuild, userId: string): bigint {
   if (userId === guild.ownerId) return ALL_PERMISSIONS;
