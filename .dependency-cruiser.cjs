@@ -35,9 +35,14 @@ const LAYERS = [
 
 /** The stand-ins for the outside world (Discord, the music service) and their tools: never part of the bot. */
 const STAND_INS = [
-  { name: 'sandbox', path: '^src/sandbox/(music-api-sim|discord-emulator|playground)/' },
-  { name: 'packages', path: '^packages/(discord-emulator|music-api-sim|playground|test-world)/' },
+  { name: 'discord-emulator', path: '^packages/discord-emulator/' },
+  { name: 'music-api-sim', path: '^packages/music-api-sim/' },
+  { name: 'playground', path: '^packages/playground/' },
+  { name: 'test-world', path: '^packages/test-world/' },
 ];
+
+/** What the test world and the playground may import from the bot: its composition root, configuration and embedded servers. */
+const BOT_ENTRY_POINTS = '^src/(app|config|logger|cli-support)\\.ts$|^src/embedded/|^src/discord/deploy\\.ts$|^src/db/|^commands/index\\.ts$';
 
 const PLACED = [...LAYERS, ...STAND_INS].map((place) => `(${place.path})`).join('|');
 const CHECKED = '^(src|commands|packages)/';
@@ -107,11 +112,25 @@ module.exports = {
       to: { path: '(^|/)node_modules/discord-api-types/' },
     },
     {
-      name: 'runtime-imports-sandbox',
-      comment: 'The stand-ins (emulator, simulator, playground) never ship in the bot.',
+      name: 'bot-imports-stand-in',
+      comment: 'The stand-in packages (emulator, simulator, playground, test world) never ship in the bot.',
       severity: 'error',
-      from: { path: '^(src|commands)/', pathNot: '^src/sandbox/' },
-      to: { path: '^src/sandbox/|^packages/' },
+      from: { path: '^(src|commands)/' },
+      to: { path: '^packages/' },
+    },
+    {
+      name: 'stand-in-imports-bot',
+      comment: 'The emulator and the simulator stand alone, built from Discord\'s documents and the spec, not from the bot.',
+      severity: 'error',
+      from: { path: '^packages/(discord-emulator|music-api-sim)/' },
+      to: { path: '^(src|commands)/' },
+    },
+    {
+      name: 'world-reaches-into-bot',
+      comment: 'The test world and the playground start the bot through its entry points, as a process or a host would.',
+      severity: 'error',
+      from: { path: '^packages/(test-world|playground)/' },
+      to: { path: '^(src|commands)/', pathNot: BOT_ENTRY_POINTS },
     },
     {
       name: 'discord-layer-imports-commands',
@@ -124,14 +143,14 @@ module.exports = {
       name: 'no-circular',
       comment: 'Modules that import each other cannot be understood, tested or moved apart.',
       severity: 'error',
-      from: { path: '^(src|commands)/' },
+      from: { path: '^(src|commands|packages)/' },
       to: { circular: true, dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     // node_modules is not followed, but stays visible: the Discord rules look at which packages a file imports.
-    exclude: { path: '^(test|migrations)/' },
+    exclude: { path: '^(test|migrations)/|^packages/[^/]+/test/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

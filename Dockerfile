@@ -1,6 +1,6 @@
 # The bot, compiled, on a current Node LTS. The build stage compiles TypeScript; the runtime
 # stage holds the compiled bot, its production dependencies and the migrations, and nothing of
-# the sandbox (emulator, simulator, playground), tsx, esbuild or embedded-postgres.
+# the stand-in packages (emulator, simulator, playground, test world), tsx, esbuild or embedded-postgres.
 ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build

@@ -15,10 +15,11 @@ export default defineConfig({
         },
       },
       {
-        // The stand-ins and the music API client against them, over real sockets: servers, no database.
+        // The stand-in packages' own tests, and the music API client against the simulator, over
+        // real sockets: servers, no database.
         test: {
           name: 'contract',
-          include: ['test/contract/**/*.test.ts'],
+          include: ['test/contract/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -31,7 +31,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startDiscordEmulator, type DiscordEmulator } from '../../src/sandbox/discord-emulator/index.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import {
   atRate,
   BOT_TOKEN,

@@ -49,7 +49,7 @@
 import { parseArgs } from 'node:util';
 import { initialPollDelayMs, nextPollDelayMs } from '../../src/pipeline/processors/poll.js';
 import { pollLimiter } from '../../src/pipeline/workers.js';
-import { READ_ROUTES } from '../../src/sandbox/music-api-sim/contract.js';
+import { READ_ROUTES } from '@music-bot/music-api-sim/contract.js';
 import { atRate, populateGuilds, printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
 
 const { values: flags } = parseArgs({ options: { cap: { type: 'string' } }, strict: false });

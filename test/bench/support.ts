@@ -13,8 +13,8 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import { startRedisServer } from '../../src/embedded/redis-server.js';
-import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '../../src/sandbox/discord-emulator/index.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
+import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '@music-bot/discord-emulator';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '@music-bot/music-api-sim';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SIM_KEY = 'bench-sim-key';

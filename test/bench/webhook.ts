@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { signWebhookBody } from '../../src/sandbox/music-api-sim/contract.js';
+import { signWebhookBody } from '@music-bot/music-api-sim/contract.js';
 import { atRate, printTable, ratio, round, rssMegabytes, settlePostgres, sleep, startBenchWorld, summarize, waitUntil, writeResult, type Summary } from './support.js';
 
 const { values } = parseArgs({

@@ -5,7 +5,7 @@
  * or refused (a private sentence). Shared by the outage scenarios.
  */
 import { InteractionResponseType } from 'discord-api-types/v10';
-import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { atRate, percentile, summarize } from '../bench/support.js';
 import type { ChaosWorld } from './world.js';
 

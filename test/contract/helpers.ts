@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { onTestFinished, vi } from 'vitest';
 import { MusicApiClient, type MusicApiClientOptions } from '../../src/music-api/client.js';
 import type { TaskState, TaskStatus } from '../../src/music-api/task-status.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '../../src/sandbox/music-api-sim/server.js';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '@music-bot/music-api-sim/server.js';
 
 export interface Harness {
   sim: MusicApiSim;

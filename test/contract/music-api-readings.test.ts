@@ -1,6 +1,6 @@
 /**
  * Two readings of one contract: the client's (src/music-api-spec.ts, and in src/music-api:
- * guessed-fields.ts, costs.ts, webhook-signature.ts) and the simulator's own (src/sandbox/music-api-sim/contract.ts),
+ * guessed-fields.ts, costs.ts, webhook-signature.ts) and the simulator's own (packages/music-api-sim/src/contract.ts),
  * each written from the spec and the notes. The real client runs against the real simulator;
  * wherever the two read the spec differently (a field name, a price, a model, a signature),
  * a test here fails and names the difference.
@@ -12,7 +12,7 @@ import type { CostedOperation } from '../../src/music-api/costs.js';
 import { DOWNLOAD_FORMATS, MAX_WEBHOOK_URL_LENGTH, OPERATION_COSTS, RETIRED_TASK_TYPES, SPEC_DEFAULT_MODEL } from '../../src/music-api-spec.js';
 import { normaliseWebhookPayload, type TaskStatus } from '../../src/music-api/task-status.js';
 import { signWebhook, verifyWebhookSignature, type SignatureScheme } from '../../src/music-api/webhook-signature.js';
-import * as sim from '../../src/sandbox/music-api-sim/contract.js';
+import * as sim from '@music-bot/music-api-sim/contract.js';
 import { harnessForTest, receiverForTest, type Harness } from './helpers.js';
 
 const secret = 'whsec-readings';

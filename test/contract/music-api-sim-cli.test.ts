@@ -23,7 +23,7 @@ function stopChild(): void {
 }
 
 beforeAll(async () => {
-  child = spawn('npx', ['tsx', 'src/sandbox/music-api-sim/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
+  child = spawn('npx', ['tsx', 'packages/music-api-sim/src/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { isMusicApiError } from '../../src/music-api/errors.js';
 import { normaliseWebhookPayload } from '../../src/music-api/task-status.js';
 import { verifyWebhookSignature } from '../../src/music-api/webhook-signature.js';
-import { RANDOM_FAULT_KINDS, type RandomFaultKind } from '../../src/sandbox/music-api-sim/faults.js';
+import { RANDOM_FAULT_KINDS, type RandomFaultKind } from '@music-bot/music-api-sim/faults.js';
 import { harnessForTest, startWebhookReceiver, waitForState } from './helpers.js';
 
 const secret = 'whsec-random';

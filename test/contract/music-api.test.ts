@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { MusicApiClient } from '../../src/music-api/client.js';
 import { MusicApiError } from '../../src/music-api/errors.js';
 import { RETIRED_TASK_TYPES, SPEC_MODELS } from '../../src/music-api-spec.js';
-import { RETIRED_FAMILIES } from '../../src/sandbox/music-api-sim/server.js';
+import { RETIRED_FAMILIES } from '@music-bot/music-api-sim/server.js';
 import { closedPort, harnessForTest, waitForState, type Harness } from './helpers.js';
 import { english } from '../../src/i18n/index.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { grant, setFrozen, setUserDailyCap } from '../../src/credits/index.js';
-import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 /** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions. */

@@ -188,7 +188,7 @@ describe('the playground server', () => {
 /** Runs the playground's command line until it exits. */
 function runCli(args: readonly string[], dataDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['src/sandbox/playground/cli.ts', '--data-dir', dataDir, ...args], {
+    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['packages/playground/src/cli.ts', '--data-dir', dataDir, ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -20,7 +20,7 @@ beforeAll(async () => {
   await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
   // The build holds the bot alone: nothing of the stand-ins is compiled into it.
   expect(existsSync(path.join(root, 'build/src/main.js'))).toBe(true);
-  expect(existsSync(path.join(root, 'build/src/sandbox'))).toBe(false);
+  expect(existsSync(path.join(root, 'build/packages'))).toBe(false);
   bot = await startE2E({ webhooks: false, entry: 'build', startingCredits: 200, sim: { taskMs: 3_000 } });
 }, 240_000);
 afterAll(async () => bot?.close());

@@ -5,8 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { EmulatorMessage, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
-import { sineWav } from '../../src/sandbox/music-api-sim/index.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
+import { sineWav } from '@music-bot/music-api-sim';
 import { found } from '../support/found.js';
 import { ledgerOfJob } from '../support/ledger.js';
 import { SIM_KEY } from '../support/stack.js';

@@ -11,8 +11,8 @@ import { loadConfig } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import type { PipelineSettings } from '../../src/pipeline/deps.js';
 import type { GenerationRequest, SubmitResult } from '../../src/pipeline/requests.js';
-import type { MusicApiSimOptions } from '../../src/sandbox/music-api-sim/index.js';
-import type { DiscordEmulatorOptions, InteractionHandle } from '../../src/sandbox/discord-emulator/types.js';
+import type { MusicApiSimOptions } from '@music-bot/music-api-sim';
+import type { DiscordEmulatorOptions, InteractionHandle } from '@music-bot/discord-emulator';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import { startStack, type Stack } from './stack.js';
 

@@ -23,7 +23,7 @@ export async function startPlaygroundProcess(args: readonly string[] = []): Prom
   await chmod(dataDir, 0o755);
   const child: ChildProcess = spawn(
     path.join(root, 'node_modules/.bin/tsx'),
-    ['src/sandbox/playground/cli.ts', '--port', '0', '--fresh', '--data-dir', dataDir, ...args],
+    ['packages/playground/src/cli.ts', '--port', '0', '--fresh', '--data-dir', dataDir, ...args],
     { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

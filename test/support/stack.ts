@@ -13,9 +13,9 @@ import { onTestFinished } from 'vitest';
 import { ensureGuild, grant, take } from '../../src/credits/index.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
 import { createQueues, entryId, type Queues } from '../../src/queue/queues.js';
-import { startDiscordEmulator, type EmulatorGuild } from '../../src/sandbox/discord-emulator/index.js';
-import type { DiscordEmulatorOptions } from '../../src/sandbox/discord-emulator/types.js';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions, type SimFault } from '../../src/sandbox/music-api-sim/index.js';
+import { startDiscordEmulator, type EmulatorGuild } from '@music-bot/discord-emulator';
+import type { DiscordEmulatorOptions } from '@music-bot/discord-emulator';
+import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions, type SimFault } from '@music-bot/music-api-sim';
 import { createTestDatabase, testRedis, type TestDatabase } from './database.js';
 
 /** Distinctive, so that tests can look for them where they must never appear. */

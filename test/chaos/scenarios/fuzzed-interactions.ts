@@ -26,7 +26,7 @@ import {
   type APIApplicationCommand,
   type APIApplicationCommandOption,
 } from 'discord-api-types/v10';
-import type { EmulatorMessage, InteractionHandle, RecordedRequest } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle, RecordedRequest } from '@music-bot/discord-emulator';
 import { sleep, waitUntil, type Place } from '../../bench/support.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 import type { ChaosWorld } from '../world.js';

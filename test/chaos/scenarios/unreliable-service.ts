@@ -7,7 +7,7 @@
  * upstream tasks.
  */
 import { atRate } from '../../bench/support.js';
-import { DEFAULT_RANDOM_MIX, RANDOM_FAULT_KINDS } from '../../../src/sandbox/music-api-sim/faults.js';
+import { DEFAULT_RANDOM_MIX, RANDOM_FAULT_KINDS } from '@music-bot/music-api-sim/faults.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
 /** The share of calls that fail. */

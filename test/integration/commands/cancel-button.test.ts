@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
-import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;

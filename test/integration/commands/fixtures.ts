@@ -1,5 +1,5 @@
 /** Audio files a member might attach. */
-export { sineWav } from '../../../src/sandbox/music-api-sim/index.js';
+export { sineWav } from '@music-bot/music-api-sim';
 
 /** MPEG-1 layer III frames at 128 kbit/s, 44.1 kHz: 417 bytes and 1152 samples each (silence). */
 export function silentMp3(seconds: number, options: { id3?: boolean } = {}): Buffer {

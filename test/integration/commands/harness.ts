@@ -11,7 +11,7 @@ import { commandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { jobs } from '../../../src/db/schema.js';
-import type { AutocompleteChoice, AutocompleteInput, EmulatorMessage, InteractionHandle, RunCommandInput } from '../../../src/sandbox/discord-emulator/types.js';
+import type { AutocompleteChoice, AutocompleteInput, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';

@@ -17,7 +17,7 @@ import { answerInPlace, firstAnswerOf } from '../../../src/discord/respond.js';
 import { INTERACTIONS_BODY_LIMIT, registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
 import { RequestTakenError } from '../../../src/pipeline/requests.js';
-import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { found } from '../../support/found.js';
 
 const ANSWER_BUDGET_MS = 100;

@@ -6,7 +6,7 @@
  */
 import { InteractionResponseType, type APIEmbed } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;

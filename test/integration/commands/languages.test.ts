@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import { changeSettings } from '../../../src/guilds/settings.js';
-import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { found } from '../../support/found.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 

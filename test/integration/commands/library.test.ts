@@ -7,7 +7,7 @@ import { InteractionResponseType, type APIEmbed } from 'discord-api-types/v10';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;

@@ -6,7 +6,7 @@
  */
 import type { APIEmbed, APISelectMenuOption } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { silentMp3, sineWav } from './fixtures.js';
 import { jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 

@@ -6,7 +6,7 @@
 import { ChannelType, InteractionResponseType } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setFrozen, setUserDailyCap } from '../../../src/credits/index.js';
-import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { InteractionHandle } from '@music-bot/discord-emulator';
 import { changeSettings, type SettingsChange } from '../../../src/guilds/settings.js';
 import { silentMp3, sineWav } from './fixtures.js';
 import { createdFor, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';

@@ -11,7 +11,7 @@ import { ButtonStyle, ComponentType, InteractionType, type APIChatInputApplicati
 import { ChatInputCommandInteraction, Client } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandDefinitions, commands } from '../../../commands/index.js';
-import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { InteractionHandle } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { createInteractionRouter } from '../../../src/discord/router.js';
 import { pino } from 'pino';

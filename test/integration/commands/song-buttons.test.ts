@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobs, voicePersonas } from '../../../src/db/schema.js';
-import type { EmulatorMessage } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { silentMp3 } from './fixtures.js';
 import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 

@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import { changeSettings } from '../../../src/guilds/settings.js';
-import type { EmulatorChannel } from '../../../src/sandbox/discord-emulator/index.js';
+import type { EmulatorChannel } from '@music-bot/discord-emulator';
 import { found } from '../../support/found.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 

@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandDefinitions } from '../../../commands/index.js';
 import { guilds, jobs, voicePersonas } from '../../../src/db/schema.js';
-import type { EmulatorMessage, InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { silentMp3 } from './fixtures.js';
 import { buttonsOf, createdFor, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 

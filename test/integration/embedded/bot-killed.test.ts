@@ -11,8 +11,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { startRedisServer } from '../../../src/embedded/redis-server.js';
-import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
-import { startMusicApiSim, type MusicApiSim } from '../../../src/sandbox/music-api-sim/index.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
+import { startMusicApiSim, type MusicApiSim } from '@music-bot/music-api-sim';
 import { root } from './cli.js';
 
 const SIM_KEY = 'sim-key-of-the-killed-bot';

@@ -22,7 +22,7 @@ import { INTERACTIONS_BODY_LIMIT } from '../../../src/http/interactions.js';
 import { buildHttpServer, buildOpsServer, DEFAULT_BODY_LIMIT, WEBHOOK_BODY_LIMIT } from '../../../src/http/server.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
-import type { InteractionHandle } from '../../../src/sandbox/discord-emulator/types.js';
+import type { InteractionHandle } from '@music-bot/discord-emulator';
 import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';

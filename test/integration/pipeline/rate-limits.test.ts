@@ -8,7 +8,7 @@ import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import type { EmulatorMessage, RecordedRequest } from '../../../src/sandbox/discord-emulator/index.js';
+import type { EmulatorMessage, RecordedRequest } from '@music-bot/discord-emulator';
 import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';

@@ -110,16 +110,16 @@ describe('probeAudio', () => {
   });
 
   it('agrees with sox on the music service simulator’s MP3', async () => {
-    // soxi -D src/sandbox/music-api-sim/assets/tone.mp3: 45489 samples at 22050 Hz.
-    const info = await probeAudio(readFileSync(new URL('../../../src/sandbox/music-api-sim/assets/tone.mp3', import.meta.url)));
+    // soxi -D packages/music-api-sim/src/assets/tone.mp3: 45489 samples at 22050 Hz.
+    const info = await probeAudio(readFileSync(new URL('../../../packages/music-api-sim/src/assets/tone.mp3', import.meta.url)));
     expect(info?.format).toBe('mp3');
     expect(info?.durationSeconds).toBeCloseTo(45_489 / 22_050, 1);
   });
 
   it('refuses what is neither', async () => {
     expect(await probeAudio(Buffer.from('just some text that is not audio at all'))).toBeUndefined();
-    expect(await probeAudio(readFileSync(new URL('../../../src/sandbox/music-api-sim/assets/cover.jpg', import.meta.url)))).toBeUndefined();
-    expect(await probeAudio(readFileSync(new URL('../../../src/sandbox/music-api-sim/assets/tone.m4a', import.meta.url)))).toBeUndefined();
+    expect(await probeAudio(readFileSync(new URL('../../../packages/music-api-sim/src/assets/cover.jpg', import.meta.url)))).toBeUndefined();
+    expect(await probeAudio(readFileSync(new URL('../../../packages/music-api-sim/src/assets/tone.m4a', import.meta.url)))).toBeUndefined();
     expect(await probeAudio(Buffer.alloc(0))).toBeUndefined();
     expect(await probeAudio(JUNK)).toBeUndefined();
   });

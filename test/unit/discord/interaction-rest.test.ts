@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RateLimitData } from '@discordjs/rest';
 import { loadConfig } from '../../../src/config.js';
 import { createDiscordClient } from '../../../src/discord/gateway.js';
-import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 
 let emulator: DiscordEmulator;
 beforeAll(async () => {

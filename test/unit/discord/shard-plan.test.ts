@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardPlan } from '../../../src/discord/gateway.js';
-import { startDiscordEmulator, type DiscordEmulator } from '../../../src/sandbox/discord-emulator/index.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 
 let emulator: DiscordEmulator;
 beforeAll(async () => {

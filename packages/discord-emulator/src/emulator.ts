@@ -1,0 +1,551 @@
+/** The Discord emulator: the `DiscordEmulator` class that tests and the playground script, and `startDiscordEmulator`. */
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ChannelType } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
+import { pino, type Logger } from 'pino';
+import { EmulatorClock } from './clock.js';
+import { CommandRegistry } from './commands.js';
+import { Gateway, RESUMABLE_CLOSE_CODE } from './gateway.js';
+import type { GatewayStats } from './gateway.js';
+import { InteractionRegistry } from './interactions.js';
+import { DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions/payload.js';
+import { HttpInteractionDelivery, type HttpDeliveryStats } from './http-delivery.js';
+import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
+import { RateLimiter } from './rate-limits.js';
+import type { RateLimitHit } from './rate-limits.js';
+import { RestApi } from './rest-api.js';
+import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
+import { SnowflakeGenerator } from './snowflake.js';
+import { EmulatorStore } from './store.js';
+import type { StoredChannel, StoredMessage } from './store/records.js';
+import type {
+  AutocompleteChoice,
+  AutocompleteInput,
+  ClickButtonInput,
+  DiscordEmulatorOptions,
+  EmulatorMessage,
+  Finding,
+  InteractionHandle,
+  InteractionPlace,
+  RecordedRequest,
+  RunCommandInput,
+  SelectOptionInput,
+  SubmitModalInput,
+  UncheckedInteractionInput,
+} from './types.js';
+import { waitUntil } from './wait.js';
+
+const API_PREFIX = '/api';
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
+const DEFAULT_WAIT_MS = 5_000;
+
+export interface EmulatorGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  /** The @everyone role, whose id is the guild's. */
+  everyoneRoleId: string;
+  /** The bot's managed role. */
+  botRoleId: string;
+  /** Where Discord posts join messages; null unless asked for with `systemChannel`. */
+  systemChannelId: string | null;
+}
+
+export interface EmulatorChannel {
+  id: string;
+  guildId: string | null;
+  name: string | null;
+  type: ChannelType;
+  /** A thread's channel (a forum post's forum), a channel's category. */
+  parentId: string | null;
+}
+
+export interface CreateThreadInput {
+  name: string;
+  /** 11 (public, the default) or 12 (private); `private: true` says the same. */
+  type?: ChannelType.PublicThread | ChannelType.PrivateThread;
+  private?: boolean;
+  /** Who starts it. @defaultValue the guild's first added member (else its owner) */
+  ownerId?: string;
+  /** Members added besides the owner; only they see a private thread. Add the bot's id for it to be told (THREAD_CREATE). */
+  members?: string[];
+}
+
+export interface CreateForumPostInput {
+  name: string;
+  /** The post's first message: its text, or a message body. */
+  message: string | { content?: string; embeds?: unknown[] };
+  /** @defaultValue the guild's first added member (else its owner) */
+  authorId?: string;
+}
+
+export interface EmulatorMember {
+  /** The user's id. */
+  id: string;
+  guildId: string;
+  user: APIUser;
+  roles: string[];
+}
+
+/**
+ * An emulated Discord for one bot: REST v10 under {@link DiscordEmulator.apiUrl}, a gateway,
+ * a CDN for attachments, and a scripting API for tests. Start it with {@link startDiscordEmulator}.
+ */
+export class DiscordEmulator {
+  /** All deadline checks use this clock; `clock.advance(ms)` jumps ahead. */
+  readonly clock = new EmulatorClock();
+  readonly applicationId: string;
+  readonly botToken: string;
+  readonly botUser: APIUser;
+  /** Every REST request the bot made, in order. */
+  readonly requests: RecordedRequest[] = [];
+  /** Everything the bot sent that Discord's API description or gateway protocol does not accept. */
+  readonly findings: Finding[] = [];
+  /** Every 429 the emulator answered, in order: Discord's buckets and global limit, and `rateLimitNext`. */
+  readonly rateLimited: RateLimitHit[] = [];
+
+  readonly #server: Server;
+  readonly #store: EmulatorStore;
+  readonly #commands: CommandRegistry;
+  readonly #interactions: InteractionRegistry;
+  readonly #gateway: Gateway;
+  readonly #http: HttpInteractionDelivery;
+  readonly #rest: RestApi;
+  readonly #logger: Logger;
+  #origin = '';
+
+  /** Use {@link startDiscordEmulator}; the constructor does not listen. */
+  constructor(options: DiscordEmulatorOptions = {}) {
+    const ids = new SnowflakeGenerator(this.clock);
+    this.#logger = options.logger ?? pino({ level: 'silent' });
+    const botUserId = options.botUserId ?? ids.next();
+    this.applicationId = options.applicationId ?? botUserId;
+    this.botToken = options.botToken ?? 'emulator-bot-token';
+    this.botUser = {
+      id: botUserId,
+      username: options.botUsername ?? 'Emulated Bot',
+      discriminator: '0',
+      global_name: null,
+      avatar: null,
+      bot: true,
+    };
+    const attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_SIZE_LIMIT;
+    this.#store = new EmulatorStore({ ids, clock: this.clock, botUser: this.botUser, cdnBase: () => options.cdnUrl?.replace(/\/$/, '') ?? this.#origin });
+    this.#commands = new CommandRegistry(ids, this.applicationId);
+    this.#gateway = new Gateway({
+      store: this.#store,
+      botToken: this.botToken,
+      applicationId: this.applicationId,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+      logger: this.#logger,
+      resumeUrl: () => `${this.#wsOrigin()}/gateway/resume`,
+      maxConcurrency: options.shards?.maxConcurrency ?? 1,
+      identifyWindowMs: options.shards?.identifyWindowMs ?? 5_000,
+      onFinding: (message, details) => {
+        const finding: Finding = { kind: 'gateway-protocol', method: 'WS', path: '/gateway', route: null, operationId: null, message, details };
+        this.findings.push(finding);
+        this.#logger.warn({ finding }, 'discord emulator finding');
+      },
+    });
+    this.#interactions = new InteractionRegistry({
+      store: this.#store,
+      commands: this.#commands,
+      clock: this.clock,
+      applicationId: this.applicationId,
+      attachmentSizeLimit,
+      dispatch: (payload) => (this.#http.endpoint ? this.#http.deliver(payload) : this.#gateway.dispatchInteraction(payload)),
+    });
+    this.#http = new HttpInteractionDelivery({
+      applicationId: this.applicationId,
+      respond: (id, token, body) => void this.#interactions.respond(id, token, body, [], false),
+      onFailure: (interaction, message, details) => {
+        const finding: Finding = { kind: 'interaction-response', method: 'POST', path: this.#http.endpoint ?? '', route: null, operationId: null, message, details };
+        this.findings.push(finding);
+        this.#logger.warn({ finding, interactionId: interaction.id }, 'discord emulator finding');
+      },
+    });
+    const validate = options.validateRequests ?? true;
+    const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
+    if (validate && !existsSync(specLocation instanceof URL ? fileURLToPath(specLocation) : specLocation)) {
+      throw new Error(`Discord's OpenAPI description is not at ${specLocation.toString()}; pass openApiPath or validateRequests: false`);
+    }
+    this.#rest = new RestApi({
+      store: this.#store,
+      interactions: this.#interactions,
+      commands: this.#commands,
+      clock: this.clock,
+      logger: this.#logger,
+      applicationId: this.applicationId,
+      botToken: this.botToken,
+      attachmentSizeLimit,
+      apiPrefix: API_PREFIX,
+      gatewayUrl: () => `${this.#wsOrigin()}/gateway`,
+      shards: { recommended: options.shards?.recommended ?? 1, maxConcurrency: options.shards?.maxConcurrency ?? 1 },
+      spec: () => (validate ? OpenApiSpec.load(specLocation) : null),
+      requests: this.requests,
+      findings: this.findings,
+      rateLimiter:
+        options.rateLimits === false ? null : new RateLimiter(this.clock, options.rateLimits === true ? {} : options.rateLimits),
+      rateLimited: this.rateLimited,
+      verifyKey: this.#http.publicKey,
+      deliverySettled: (token) => this.#http.settled(token),
+    });
+    this.#server = createServer((request, response) => {
+      this.#rest.handle(request, response).catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'discord emulator request failed');
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
+    this.#server.on('upgrade', (request, socket, head) => {
+      if (!this.#gateway.handleUpgrade(request, socket, head)) socket.destroy();
+    });
+  }
+
+  /** Starts listening; resolves once the port is bound. */
+  async listen(port = 0, host = '127.0.0.1'): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.#server.address() as AddressInfo;
+    const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.#origin = `http://${hostname}:${address.port}`;
+    return this;
+  }
+
+  #wsOrigin(): string {
+    return this.#origin.replace(/^http/, 'ws');
+  }
+
+  /** The HTTP origin, e.g. `http://127.0.0.1:PORT` (the CDN lives here). */
+  get origin(): string {
+    return this.#origin;
+  }
+
+  /** The value for DISCORD_API_URL (discord.js appends `/v10`). */
+  get apiUrl(): string {
+    return `${this.#origin}${API_PREFIX}`;
+  }
+
+  /** The gateway address `GET /gateway/bot` hands out. */
+  get gatewayUrl(): string {
+    return `${this.#wsOrigin()}/gateway`;
+  }
+
+  get gatewayStats(): Readonly<GatewayStats> {
+    return this.#gateway.stats;
+  }
+
+  /** The application's public key (hex): the bot's DISCORD_PUBLIC_KEY when interactions come by HTTP. */
+  get publicKey(): string {
+    return this.#http.publicKey;
+  }
+
+  /** Interactions POSTed to the endpoint, and how their responses went. */
+  get httpDeliveryStats(): Readonly<HttpDeliveryStats> {
+    return this.#http.stats;
+  }
+
+  /**
+   * Sets the app's Interactions Endpoint URL, as the developer portal does: after a signed PING
+   * answered with PONG and a forged request answered 401 (else it throws, saving nothing).
+   * From then on interactions are POSTed there, signed with {@link publicKey}, and no gateway
+   * session receives them. `null` goes back to the gateway.
+   */
+  async setInteractionsEndpoint(url: string | null): Promise<void> {
+    await this.#http.setEndpoint(url);
+  }
+
+  /** Signature headers for `body`, as Discord signs an interaction (for tests of the bot's endpoint). */
+  signInteraction(body: string, timestampSeconds?: number): Record<string, string> {
+    return this.#http.signatureHeaders(body, timestampSeconds);
+  }
+
+  // ---- world building ----
+
+  /**
+   * `id` keeps a guild's id across runs (the playground's data outlives the emulator).
+   * `botPermissions` are the bot role's, `everyonePermissions` the @everyone role's (the bot has both).
+   */
+  createGuild(input: {
+    id?: string;
+    name: string;
+    ownerId?: string;
+    botPermissions?: bigint | string;
+    everyonePermissions?: bigint | string;
+    locale?: Locale;
+    /** Makes a text channel of this name with the guild, as its system channel (Discord's #general). */
+    systemChannel?: string;
+  }): EmulatorGuild {
+    const guild = this.#store.createGuild({
+      id: input.id,
+      name: input.name,
+      ownerId: input.ownerId,
+      botPermissions: input.botPermissions === undefined ? undefined : BigInt(input.botPermissions),
+      everyonePermissions: input.everyonePermissions === undefined ? undefined : BigInt(input.everyonePermissions),
+      locale: input.locale,
+      systemChannel: input.systemChannel,
+    });
+    return {
+      id: guild.id,
+      name: guild.name,
+      ownerId: guild.ownerId,
+      everyoneRoleId: guild.id,
+      botRoleId: guild.botRoleId,
+      systemChannelId: guild.systemChannelId,
+    };
+  }
+
+  /** The guild removes the bot: GUILD_DELETE, and the guild is left out of later READYs. */
+  removeBot(guildId: string): void {
+    this.#store.removeBot(guildId);
+  }
+
+  /** The guild invites the bot (back): GUILD_CREATE with the guild as it is now. */
+  addBot(guildId: string): void {
+    this.#store.addBot(guildId);
+  }
+
+  createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
+    return channelView(this.#store.createChannel(guildId, input));
+  }
+
+  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
+    return this.#store.createRole(guildId, input);
+  }
+
+  addMember(
+    guildId: string,
+    input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
+  ): EmulatorMember {
+    const member = this.#store.addMember(guildId, input);
+    const user = this.#store.users.get(member.userId) as APIUser;
+    return { id: user.id, guildId, user, roles: [...member.roles] };
+  }
+
+  /**
+   * A member starts a thread in a text channel. The bot hears of it by THREAD_CREATE when it can
+   * see it: a public thread of a channel it can view, a private one only when it is a member.
+   * Permissions come from the parent channel.
+   */
+  createThread(channelId: string, input: CreateThreadInput): EmulatorChannel {
+    const parent = this.#store.channel(channelId);
+    const type = input.private === true ? ChannelType.PrivateThread : (input.type ?? ChannelType.PublicThread);
+    if (input.private === false && type === ChannelType.PrivateThread) throw new Error('private: false contradicts type 12');
+    const ownerId = input.ownerId ?? this.#place({ guildId: parent.guildId ?? undefined, channelId }).userId;
+    return channelView(this.#store.createThread(channelId, { name: input.name, type, ownerId, memberIds: input.members }));
+  }
+
+  /** A member posts in a forum (type 15): a public thread under the forum, opened by the member's message. */
+  createForumPost(forumId: string, input: CreateForumPostInput): { thread: EmulatorChannel; message: EmulatorMessage } {
+    const forum = this.#store.channel(forumId);
+    const authorId = input.authorId ?? this.#place({ guildId: forum.guildId ?? undefined, channelId: forumId }).userId;
+    const message = typeof input.message === 'string' ? { content: input.message } : input.message;
+    const { thread, starter } = this.#store.createForumPost(forumId, { name: input.name, authorId, message });
+    return { thread: channelView(thread), message: this.#store.publicMessage(starter) };
+  }
+
+  /** Makes the bot lose access to a channel: its REST routes answer 403 50001 Missing Access. */
+  denyChannel(channelId: string): void {
+    this.#store.denyChannel(channelId);
+  }
+
+  /** The DM channel between the bot and a user (created on first use). */
+  dmChannel(userId: string): EmulatorChannel {
+    return channelView(this.#store.dmChannel(userId));
+  }
+
+  /**
+   * A member's permissions in a channel (roles, overwrites, Administrator and ownership
+   * applied), as Discord computes them to decide which commands the member sees.
+   */
+  memberPermissions(channelId: string, userId: string): bigint {
+    const channel = this.#store.channel(channelId);
+    if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
+    return this.#store.channelPermissions(this.#store.guild(channel.guildId), channel, userId);
+  }
+
+  /** Commands the bot registered: global ones, or a guild's. */
+  registeredCommands(guildId?: string): APIApplicationCommand[] {
+    return structuredClone(this.#commands.list(guildId ?? null));
+  }
+
+  // ---- the gateway ----
+
+  /** Resolves once a bot has identified and been sent its guilds. */
+  waitForBotReady(timeoutMs = 10_000): Promise<void> {
+    return waitUntil(this.#gateway.events, 'ready', () => (this.#gateway.readySessions > 0 ? true : undefined), timeoutMs, 'the bot to identify').then(
+      () => undefined,
+    );
+  }
+
+  /** Closes the bot's gateway connections with a resumable close code (4000); it should resume. */
+  dropGatewayConnections(code: number = RESUMABLE_CLOSE_CODE): number {
+    return this.#gateway.dropConnections(code);
+  }
+
+  /**
+   * Takes the gateway down (false) or brings it back (true). While down, the bot's connections
+   * are closed with 4000 and its reconnects refused, as in an outage at Discord or on the way
+   * to it; sessions stay resumable.
+   */
+  setGatewayAvailable(available: boolean): void {
+    this.#gateway.setAvailable(available);
+  }
+
+  /** Resolves on the next successful RESUME. */
+  waitForResume(timeoutMs = 10_000): Promise<void> {
+    const before = this.#gateway.stats.resumes;
+    return waitUntil(this.#gateway.events, 'resumed', () => (this.#gateway.stats.resumes > before ? true : undefined), timeoutMs, 'a gateway RESUME').then(
+      () => undefined,
+    );
+  }
+
+  /** Sends opcode 1 so connected clients heartbeat at once. */
+  requestHeartbeat(): void {
+    this.#gateway.requestHeartbeat();
+  }
+
+  /** Resolves once the gateway has acknowledged `count` heartbeats in total. */
+  waitForHeartbeats(count: number, timeoutMs = 10_000): Promise<void> {
+    return waitUntil(this.#gateway.events, 'heartbeat', () => (this.#gateway.stats.heartbeatAcks >= count ? true : undefined), timeoutMs, `${count} heartbeats`).then(
+      () => undefined,
+    );
+  }
+
+  // ---- users acting ----
+
+  /** A user runs a chat-input command; typed by the registered definition when there is one. */
+  runCommand(input: RunCommandInput): InteractionHandle {
+    return this.#interactions.runCommand({ ...input, ...this.#place(input) });
+  }
+
+  /** A user types into an autocompleted option; resolves with the choices the bot answered. */
+  async autocomplete(input: AutocompleteInput): Promise<AutocompleteChoice[]> {
+    return (await this.#interactions.autocomplete({ ...input, ...this.#place(input) })) as AutocompleteChoice[];
+  }
+
+  /** Fills omitted ids: the first guild, its first channel, its first added member (else its owner). */
+  #place(input: InteractionPlace): { guildId: string; channelId: string; userId: string } {
+    const guild = input.guildId ? this.#store.guild(input.guildId) : this.#store.guilds.values().next().value;
+    if (!guild) throw new Error('the emulator has no guild yet; createGuild first');
+    const channelId = input.channelId ?? guild.channelIds[0];
+    if (!channelId) throw new Error(`guild ${guild.id} has no channel yet; createChannel first`);
+    const userId =
+      input.userId ??
+      [...guild.members.keys()].find((id) => id !== guild.ownerId && id !== this.botUser.id) ??
+      guild.ownerId;
+    return { guildId: guild.id, channelId, userId };
+  }
+
+  clickButton(input: ClickButtonInput): InteractionHandle {
+    return this.#interactions.clickButton(input);
+  }
+
+  selectOption(input: SelectOptionInput): InteractionHandle {
+    return this.#interactions.selectOption(input);
+  }
+
+  submitModal(input: SubmitModalInput): InteractionHandle {
+    return this.#interactions.submitModal(input);
+  }
+
+  /**
+   * Dispatches an interaction with `data` exactly as given, unchecked, for fuzzing the bot with
+   * what Discord would never send (wrong option types, unknown custom ids, changed modal fields).
+   * For what a member can do, use {@link runCommand}, {@link clickButton}, {@link selectOption}
+   * and {@link submitModal}. Omitted ids default as in `runCommand`.
+   */
+  dispatchUnchecked(input: UncheckedInteractionInput): InteractionHandle {
+    return this.#interactions.dispatchUnchecked({ ...input, ...this.#place(input) });
+  }
+
+  // ---- looking at messages ----
+
+  /** Messages in a channel, oldest first (ephemeral ones only when asked). */
+  channelMessages(channelId: string, options: { includeEphemeral?: boolean } = {}): EmulatorMessage[] {
+    return this.#store.channelMessages(channelId, options.includeEphemeral ?? false).map((stored) => this.#store.publicMessage(stored));
+  }
+
+  /** Calls `listener` for every message the bot creates, edits or deletes; returns an unsubscribe function. */
+  onMessage(listener: (message: EmulatorMessage, change: 'create' | 'update' | 'delete') => void): () => void {
+    const onChange = (stored: StoredMessage, change: 'create' | 'update'): void => listener(this.#store.publicMessage(stored), change);
+    const onDelete = (stored: StoredMessage): void => listener(this.#store.publicMessage(stored), 'delete');
+    this.#store.events.on('message', onChange);
+    this.#store.events.on('message-delete', onDelete);
+    return () => {
+      this.#store.events.off('message', onChange);
+      this.#store.events.off('message-delete', onDelete);
+    };
+  }
+
+  message(messageId: string): EmulatorMessage | undefined {
+    const stored = this.#store.messages.get(messageId);
+    return stored ? this.#store.publicMessage(stored) : undefined;
+  }
+
+  /** Puts back a (non-ephemeral) message kept from an earlier run; see the playground's history. */
+  restoreMessage(message: EmulatorMessage): void {
+    this.#store.restoreMessage(message);
+  }
+
+  /** Resolves with the first message in the channel (existing or new, edits included) that matches. */
+  waitForMessage(
+    channelId: string,
+    predicate: (message: EmulatorMessage) => boolean = () => true,
+    timeoutMs = DEFAULT_WAIT_MS,
+  ): Promise<EmulatorMessage> {
+    return waitUntil(
+      this.#store.events,
+      'message',
+      () => this.channelMessages(channelId, { includeEphemeral: true }).find(predicate),
+      timeoutMs,
+      `a message in channel ${channelId}`,
+    );
+  }
+
+  // ---- misbehaving like Discord ----
+
+  /**
+   * Answers the next `count` requests that match with 429 and rate-limit headers. A string
+   * matches a path (`/channels/1/messages`), a template (`/channels/{channel_id}/messages`),
+   * either prefixed by a method (`POST /channels/{channel_id}/messages`); a RegExp is tested
+   * against `METHOD /path`.
+   */
+  rateLimitNext(matcher: RouteMatcher, count = 1, options: RateLimitOptions = {}): void {
+    this.#rest.rateLimitNext(matcher, count, options);
+  }
+
+  /** Forgets recorded requests, findings and 429s (state, rate-limit windows included, stays). */
+  clearRecords(): void {
+    this.requests.length = 0;
+    this.findings.length = 0;
+    this.rateLimited.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.#gateway.close();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+function channelView(channel: StoredChannel): EmulatorChannel {
+  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type, parentId: channel.parentId };
+}
+
+/**
+ * Starts an emulated Discord on 127.0.0.1 (a free port unless `port` is given).
+ * Point the bot at it with `DISCORD_API_URL = emulator.apiUrl` and `emulator.botToken`.
+ */
+export async function startDiscordEmulator(options: DiscordEmulatorOptions = {}): Promise<DiscordEmulator> {
+  return new DiscordEmulator(options).listen(options.port ?? 0, options.host ?? '127.0.0.1');
+}

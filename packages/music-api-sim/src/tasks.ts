@@ -1,0 +1,135 @@
+/** The simulator's tasks and credit balance: a create charges, a task walks to its end on a timer, a failure refunds. */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { costOf, CREATE_OPERATIONS, REQUEST_FIELDS, type CreateOperationName } from './contract.js';
+import type { TaskBehaviour } from './faults.js';
+import type { SimTaskView } from './types.js';
+
+export type TaskOutcome = 'success' | 'failure';
+
+export interface SimTask {
+  view: SimTaskView;
+  operation: CreateOperationName;
+  behaviour: TaskBehaviour;
+  clipIds: string[];
+  timers: NodeJS.Timeout[];
+  webhookSecret: string | undefined;
+}
+
+export interface TaskStore {
+  getCredits(): number;
+  setCredits(credits: number): void;
+  getTaskMs(): number;
+  /** Duration of tasks created from now on. */
+  setTaskMs(ms: number): void;
+  /** Credits a create of `operation` costs. */
+  costOf(operation: CreateOperationName): number;
+  /** Tasks of `taskType` not yet ended. */
+  inFlight(taskType: string): number;
+  /** Charges and starts a task; the caller has checked the balance. */
+  create(operation: CreateOperationName, body: Record<string, unknown>, behaviour: TaskBehaviour): SimTask;
+  /** Ends a task now. False when it had already ended. */
+  finish(task: SimTask, outcome: TaskOutcome): boolean;
+  get(taskId: string): SimTask | undefined;
+  all(): SimTask[];
+  /** Stops every task's timers. */
+  stop(): void;
+}
+
+export interface TaskStoreOptions {
+  credits: number;
+  taskMs: number;
+  personaSongCost: number;
+  log: Logger;
+  /** Called once when a task ends, after its state and refund are settled. */
+  onEnded(task: SimTask, outcome: TaskOutcome): void;
+}
+
+export function createTaskStore(options: TaskStoreOptions): TaskStore {
+  const { log, personaSongCost } = options;
+  const tasks = new Map<string, SimTask>();
+  let credits = options.credits;
+  let taskMs = options.taskMs;
+
+  const store: TaskStore = {
+    getCredits: () => credits,
+    setCredits(value) {
+      credits = value;
+    },
+    getTaskMs: () => taskMs,
+    setTaskMs(ms) {
+      taskMs = ms;
+    },
+    costOf: (operation) => costOf(operation, personaSongCost),
+    inFlight(taskType) {
+      let count = 0;
+      for (const task of tasks.values()) {
+        if (task.view.taskType === taskType && (task.view.state === 'PENDING' || task.view.state === 'RUNNING')) count += 1;
+      }
+      return count;
+    },
+    create(operation, body, behaviour) {
+      const route = CREATE_OPERATIONS[operation];
+      const fields = REQUEST_FIELDS[operation];
+      const cost = costOf(operation, personaSongCost);
+      credits -= cost;
+      const taskId = randomUUID();
+      const clipCount = operation === 'personaSong' ? 2 : operation === 'voice' ? 0 : 1;
+      const clipIds: string[] = Array.from({ length: clipCount }, () => randomUUID());
+      // Video and download tasks work on an existing clip and keep its id.
+      const existingClip = 'clipId' in fields ? body[fields.clipId] : undefined;
+      if (typeof existingClip === 'string') clipIds[0] = existingClip;
+      const webhookUrl = 'webhookUrl' in fields ? body[fields.webhookUrl] : undefined;
+      const webhookSecret = 'webhookSecret' in fields ? body[fields.webhookSecret] : undefined;
+      const task: SimTask = {
+        view: {
+          taskId,
+          platform: route.platform,
+          taskType: route.taskType,
+          state: 'PENDING',
+          cost,
+          refunded: false,
+          createdAt: Date.now(),
+          endedAt: undefined,
+          body,
+          webhookUrl: typeof webhookUrl === 'string' ? webhookUrl : undefined,
+        },
+        operation,
+        behaviour,
+        clipIds,
+        timers: [],
+        webhookSecret: typeof webhookSecret === 'string' ? webhookSecret : undefined,
+      };
+      tasks.set(taskId, task);
+      const duration = behaviour.taskMs ?? taskMs;
+      task.timers.push(
+        setTimeout(() => {
+          if (task.view.state === 'PENDING') task.view.state = 'RUNNING';
+        }, Math.floor(duration / 4)),
+        setTimeout(() => store.finish(task, behaviour.fail ? 'failure' : 'success'), duration),
+      );
+      log.debug({ taskId, taskType: route.taskType, cost, credits }, 'sim task created');
+      return task;
+    },
+    finish(task, outcome) {
+      if (task.view.state === 'SUCCESS' || task.view.state === 'FAILED') return false;
+      for (const timer of task.timers) clearTimeout(timer);
+      task.view.state = outcome === 'success' ? 'SUCCESS' : 'FAILED';
+      task.view.endedAt = Date.now();
+      if (outcome === 'failure') {
+        // The spec: a task that fails upstream refunds its credits automatically.
+        credits += task.view.cost;
+        task.view.refunded = true;
+      }
+      log.debug({ taskId: task.view.taskId, state: task.view.state, credits }, 'sim task ended');
+      options.onEnded(task, outcome);
+      return true;
+    },
+    get: (taskId) => tasks.get(taskId),
+    all: () => [...tasks.values()],
+    stop() {
+      for (const task of tasks.values()) for (const timer of task.timers) clearTimeout(timer);
+    },
+  };
+  return store;
+}

@@ -1,0 +1,151 @@
+/**
+ * `npm run playground`: the whole bot on one machine, with no configuration and no secrets.
+ * Embedded Postgres and a local Redis under the playground's data folder, the music-API
+ * simulator, the Discord emulator, and the bot itself through the same `startApp` and
+ * discord.js client that `npm start` runs, behind a web page that looks like a channel.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { commandDefinitions } from '../../../commands/index.js';
+import { startApp, type App } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { deployCommands } from '../../../src/discord/deploy.js';
+import type { Logger } from '../../../src/logger.js';
+import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
+import { findFreePort } from '../../../src/embedded/free-port.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
+import { startMusicApiSim, type MusicApiSim } from '@music-bot/music-api-sim';
+import { keepHistory } from './history.js';
+import { startWebServer, type WebServer } from './web.js';
+import { playgroundApplicationId, seedWorld } from './world.js';
+
+export interface PlaygroundOptions {
+  /** Where Postgres, Redis and the world's ids live between runs. */
+  readonly dataDir: string;
+  /** The web page's port; 0 picks a free one. */
+  readonly port: number;
+  /** Where the page listens. @defaultValue '127.0.0.1' (this machine only) */
+  readonly host?: string;
+  /** Start from empty data. @defaultValue false */
+  readonly fresh?: boolean;
+  /** How long the simulated music service takes per task. @defaultValue 4000 */
+  readonly taskMs?: number;
+  /** Credits a new server starts with. @defaultValue 500 */
+  readonly startingCredits?: number;
+  /** The bot's and the stand-ins' logs; the page is the playground's real output. */
+  readonly logger: Logger;
+}
+
+export interface Playground {
+  /** The page, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string;
+  readonly emulator: DiscordEmulator;
+  readonly sim: MusicApiSim;
+  readonly app: App;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_TASK_MS = 4_000;
+/** The log's name in the data folder; `--fresh` keeps it. */
+export const LOG_FILE = 'playground.log';
+
+/** Where the page serves the emulator's attachments. */
+const DISCORD_CDN_PREFIX = '/discord-cdn';
+
+/** The emulator's token; it opens nothing outside this machine. */
+const BOT_TOKEN = 'playground.bot-token.for-the-local-discord-emulator-only';
+
+/** Everything but the log, which the caller may be writing to; also a cluster kept elsewhere (run as root). */
+async function emptyDataDir(dataDir: string): Promise<void> {
+  const cluster = path.join(dataDir, 'postgres');
+  if (existsSync(locationNoteFor(cluster))) await rm(relocatedClusterDir(cluster), { recursive: true, force: true });
+  for (const entry of await readdir(dataDir)) {
+    if (entry !== LOG_FILE) await rm(path.join(dataDir, entry), { recursive: true, force: true });
+  }
+}
+
+export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  const { logger } = options;
+  const taskMs = options.taskMs ?? DEFAULT_TASK_MS;
+  const dataDir = path.resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  if (options.fresh) await emptyDataDir(dataDir);
+  const worldFile = path.join(dataDir, 'world.json');
+
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch((err: unknown) => logger.error({ err }, 'playground stop step failed'));
+  };
+  try {
+    // The page binds first: the simulator's media and the emulator's attachments go through it,
+    // so their links keep working across runs on the same port though the others' ports change.
+    const web: WebServer = await startWebServer({ port: options.port, ...(options.host && { host: options.host }), logger });
+    stops.push(() => web.close());
+
+    const simKey = randomBytes(18).toString('base64url');
+    const sim = await startMusicApiSim({
+      apiKey: simKey,
+      credits: 1_000_000,
+      taskMs,
+      allowHttpWebhooks: true,
+      publicUrl: `${web.origin}/music-api`,
+      logger: logger.child({ part: 'music-api-sim' }),
+    });
+    stops.push(() => sim.close());
+    web.proxyMedia('/music-api', sim.url);
+
+    const applicationId = await playgroundApplicationId(worldFile);
+    const emulator = await startDiscordEmulator({
+      botToken: BOT_TOKEN,
+      applicationId,
+      botUserId: applicationId,
+      botUsername: 'music-bot',
+      // Attachments (the CSV export, uploads) come through the page's address too: one port to forward.
+      cdnUrl: `${web.origin}${DISCORD_CDN_PREFIX}`,
+      logger: logger.child({ part: 'discord-emulator' }),
+    });
+    stops.push(() => emulator.close());
+    web.proxyMedia(DISCORD_CDN_PREFIX, emulator.origin);
+    const world = await seedWorld(emulator, worldFile);
+    const history = keepHistory(emulator, world.channels.map((channel) => channel.id), path.join(dataDir, 'history.json'), logger);
+    stops.push(async () => {
+      await history.flush();
+      history.stop();
+    });
+
+    const httpPort = await findFreePort();
+    const seconds = String(Math.max(1, Math.round(taskMs / 1000)));
+    const config = loadConfig({
+      // The playground's own environment: a real .env or DISCORD_TOKEN must never be picked up here.
+      env: {
+        DISCORD_TOKEN: BOT_TOKEN,
+        DISCORD_APPLICATION_ID: applicationId,
+        DISCORD_API_URL: emulator.apiUrl,
+        DISCORD_DEV_GUILD_ID: world.guild.id,
+        BOT_OWNER_IDS: world.users.filter((user) => user.role === 'owner').map((user) => user.id).join(','),
+        MUSIC_API_URL: sim.url,
+        MUSIC_API_KEY: simKey,
+        DATA_DIR: dataDir,
+        PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
+        HTTP_PORT: String(httpPort),
+        STARTING_CREDITS: String(options.startingCredits ?? 500),
+        EXPECTED_SECONDS: ['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song'].map((kind) => `${kind}=${seconds}`).join(','),
+        POLL_INTERVAL_MIN_MS: '1000',
+        POLL_INTERVAL_MAX_MS: '5000',
+      },
+    });
+
+    await deployCommands(config, commandDefinitions);
+    const app = await startApp(config, logger.child({ part: 'bot' }));
+    stops.push(() => app.stop());
+    await emulator.waitForBotReady(30_000);
+
+    web.attach({ emulator, world, taskMs, origins: history.origins });
+    return { url: `${web.origin}/`, emulator, sim, app, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

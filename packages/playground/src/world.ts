@@ -1,0 +1,87 @@
+/**
+ * The playground's Discord: one server with two channels and three people to act as. Its ids
+ * are kept in the data folder, because the bot's data (credits, settings, jobs) is kept there
+ * too and names guilds, channels, roles and users by id.
+ */
+import { randomInt } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+import type { DiscordEmulator } from '@music-bot/discord-emulator';
+
+export type PlaygroundRole = 'member' | 'moderator' | 'owner';
+
+export interface PlaygroundUser {
+  readonly id: string;
+  readonly username: string;
+  readonly role: PlaygroundRole;
+  readonly description: string;
+}
+
+export interface PlaygroundWorld {
+  readonly applicationId: string;
+  readonly guild: { readonly id: string; readonly name: string };
+  readonly channels: ReadonlyArray<{ readonly id: string; readonly name: string; readonly topic: string }>;
+  readonly roles: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+  readonly users: readonly PlaygroundUser[];
+}
+
+interface WorldIds {
+  applicationId: string;
+  guildId: string;
+  channelIds: [string, string];
+  roleIds: [string, string];
+  userIds: [string, string, string];
+}
+
+/** A snowflake of a plausible age; uniqueness is all that matters here. */
+function snowflake(): string {
+  const ms = BigInt(Date.now() - 1_420_070_400_000 - randomInt(1_000_000));
+  return ((ms << 22n) | BigInt(randomInt(4_194_304))).toString();
+}
+
+async function loadIds(file: string): Promise<WorldIds> {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
+  const ids: WorldIds = {
+    applicationId: snowflake(),
+    guildId: snowflake(),
+    channelIds: [snowflake(), snowflake()],
+    roleIds: [snowflake(), snowflake()],
+    userIds: [snowflake(), snowflake(), snowflake()],
+  };
+  await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
+  return ids;
+}
+
+/** The bot's application id, kept with the world's other ids in `file`. */
+export async function playgroundApplicationId(file: string): Promise<string> {
+  return (await loadIds(file)).applicationId;
+}
+
+/** Builds the playground's server in the emulator, with the ids kept in `file`. */
+export async function seedWorld(emulator: DiscordEmulator, file: string): Promise<PlaygroundWorld> {
+  const ids = await loadIds(file);
+  const users: PlaygroundUser[] = [
+    { id: ids.userIds[0], username: 'you', role: 'member', description: 'a member of the server' },
+    { id: ids.userIds[1], username: 'mod', role: 'moderator', description: 'a moderator (Manage Server)' },
+    { id: ids.userIds[2], username: 'owner', role: 'owner', description: "the bot's owner (BOT_OWNER_IDS)" },
+  ];
+  const guild = emulator.createGuild({ id: ids.guildId, name: 'Music Makers' });
+  const channels = [
+    { id: ids.channelIds[0], name: 'music', topic: 'Playground: everything here runs on this machine, no Discord and no paid key' },
+    { id: ids.channelIds[1], name: 'general', topic: 'Another channel, to try /settings channels' },
+  ];
+  for (const channel of channels) emulator.createChannel(guild.id, channel);
+  const roles = [
+    { id: ids.roleIds[0], name: 'DJ' },
+    { id: ids.roleIds[1], name: 'Listener' },
+  ];
+  for (const role of roles) emulator.createRole(guild.id, role);
+
+  // A member has @everyone's permissions; the moderator and the bot's owner also manage the server.
+  const manager = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.ManageGuild;
+  emulator.addMember(guild.id, { userId: users[0]!.id, username: users[0]!.username, roles: [roles[0]!.id] });
+  emulator.addMember(guild.id, { userId: users[1]!.id, username: users[1]!.username, permissions: manager });
+  emulator.addMember(guild.id, { userId: users[2]!.id, username: users[2]!.username, permissions: manager });
+  return { applicationId: ids.applicationId, guild: { id: guild.id, name: guild.name }, channels, roles, users };
+}
