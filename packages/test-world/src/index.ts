@@ -1,0 +1,9 @@
+/** The test world's public API: the tests, the chaos suite, the benchmarks and the playground build their world with it. */
+export { BotProcess, ROOT, runBotScript } from './bot-process.js';
+export type { BotProcessOptions, Crash, LogLine, ProcessExit } from './bot-process.js';
+export { populateGuilds, seedCast } from './cast.js';
+export type { CastGuild, Members, Place } from './cast.js';
+export { BOT_TOKEN, SIM_KEY } from './secrets.js';
+export { sleep, waitFor } from './wait.js';
+export { startWorld } from './world.js';
+export type { EmbeddedServer, World, WorldOptions } from './world.js';
