@@ -1,8 +1,8 @@
 /**
  * `npm run playground`: the whole bot on one machine, with no configuration and no secrets.
- * Embedded Postgres and a local Redis under the playground's data folder, the music-API
- * simulator, the Discord emulator, and the bot itself through the same `startApp` and
- * discord.js client that `npm start` runs, behind a web page that looks like a channel.
+ * The bot runs in its zero-setup mode (embedded Postgres and Redis under the data folder) on
+ * the test world's stand-ins, through the same `startApp` and discord.js client that `npm start`
+ * runs, behind a web page that looks like a channel.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,8 +15,9 @@ import { deployCommands } from '../../../src/discord/deploy.js';
 import type { Logger } from '../../../src/logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
-import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
-import { startMusicApiSim, type MusicApiSim } from '@music-bot/music-api-sim';
+import type { DiscordEmulator } from '@music-bot/discord-emulator';
+import type { MusicApiSim } from '@music-bot/music-api-sim';
+import { startStandIns } from '@music-bot/test-world';
 import { keepHistory } from './history.js';
 import { startWebServer, type WebServer } from './web.js';
 import { playgroundApplicationId, seedWorld } from './world.js';
@@ -84,29 +85,28 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     const web: WebServer = await startWebServer({ port: options.port, ...(options.host && { host: options.host }), logger });
     stops.push(() => web.close());
 
-    const simKey = randomBytes(18).toString('base64url');
-    const sim = await startMusicApiSim({
-      apiKey: simKey,
-      credits: 1_000_000,
-      taskMs,
-      allowHttpWebhooks: true,
-      publicUrl: `${web.origin}/music-api`,
-      logger: logger.child({ part: 'music-api-sim' }),
-    });
-    stops.push(() => sim.close());
-    web.proxyMedia('/music-api', sim.url);
-
     const applicationId = await playgroundApplicationId(worldFile);
-    const emulator = await startDiscordEmulator({
-      botToken: BOT_TOKEN,
-      applicationId,
-      botUserId: applicationId,
-      botUsername: 'music-bot',
-      // Attachments (the CSV export, uploads) come through the page's address too: one port to forward.
-      cdnUrl: `${web.origin}${DISCORD_CDN_PREFIX}`,
-      logger: logger.child({ part: 'discord-emulator' }),
+    const standIns = await startStandIns({
+      sim: {
+        apiKey: randomBytes(18).toString('base64url'),
+        credits: 1_000_000,
+        taskMs,
+        publicUrl: `${web.origin}/music-api`,
+        logger: logger.child({ part: 'music-api-sim' }),
+      },
+      emulator: {
+        botToken: BOT_TOKEN,
+        applicationId,
+        botUserId: applicationId,
+        botUsername: 'music-bot',
+        // Attachments (the CSV export, uploads) come through the page's address too: one port to forward.
+        cdnUrl: `${web.origin}${DISCORD_CDN_PREFIX}`,
+        logger: logger.child({ part: 'discord-emulator' }),
+      },
     });
-    stops.push(() => emulator.close());
+    stops.push(() => standIns.close());
+    const { sim, emulator } = standIns;
+    web.proxyMedia('/music-api', sim.url);
     web.proxyMedia(DISCORD_CDN_PREFIX, emulator.origin);
     const world = await seedWorld(emulator, worldFile);
     const history = keepHistory(emulator, world.channels.map((channel) => channel.id), path.join(dataDir, 'history.json'), logger);
@@ -120,13 +120,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     const config = loadConfig({
       // The playground's own environment: a real .env or DISCORD_TOKEN must never be picked up here.
       env: {
-        DISCORD_TOKEN: BOT_TOKEN,
-        DISCORD_APPLICATION_ID: applicationId,
-        DISCORD_API_URL: emulator.apiUrl,
+        ...standIns.env,
         DISCORD_DEV_GUILD_ID: world.guild.id,
         BOT_OWNER_IDS: world.users.filter((user) => user.role === 'owner').map((user) => user.id).join(','),
-        MUSIC_API_URL: sim.url,
-        MUSIC_API_KEY: simKey,
         DATA_DIR: dataDir,
         PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
         HTTP_PORT: String(httpPort),

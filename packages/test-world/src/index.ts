@@ -5,5 +5,7 @@ export { populateGuilds, seedCast } from './cast.js';
 export type { CastGuild, Members, Place } from './cast.js';
 export { BOT_TOKEN, SIM_KEY } from './secrets.js';
 export { sleep, waitFor } from './wait.js';
+export { startStandIns } from './stand-ins.js';
+export type { StandIns } from './stand-ins.js';
 export { startWorld } from './world.js';
 export type { EmbeddedServer, World, WorldOptions } from './world.js';
