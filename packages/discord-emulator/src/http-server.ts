@@ -136,16 +136,16 @@ function putRateLimitHeaders(request: FastifyRequest, reply: FastifyReply, paylo
 }
 
 /**
- * A path fastify's router cannot decode (a malformed %-escape) is routed to the REST API, which
- * reads the URL as sent (`originalUrl`) and answers it as before.
+ * The path fastify routes on: the request's own when plain, else the path as the REST API reads
+ * it (WHATWG URL: dots resolved, absolute form); one the router cannot decode goes to the API.
  */
 function routableUrl(request: IncomingMessage, apiBase: string): string {
   const url = request.url ?? '/';
-  if (!url.includes('%')) return url;
-  const end = url.search(/[?#]/);
+  if (url.startsWith('/') && !url.includes('%') && !url.includes('/.')) return url;
+  const { pathname } = new URL(url, URL_BASE);
   try {
-    decodeURI(end === -1 ? url : url.slice(0, end));
-    return url;
+    decodeURI(pathname);
+    return pathname;
   } catch {
     return apiBase;
   }
