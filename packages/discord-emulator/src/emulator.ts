@@ -1,11 +1,10 @@
 /** The Discord emulator: the `DiscordEmulator` class that tests and the playground script, and `startDiscordEmulator`. */
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ChannelType } from 'discord-api-types/v10';
 import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
+import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { EmulatorClock } from './clock.js';
 import { CommandRegistry } from './commands.js';
@@ -14,6 +13,7 @@ import type { GatewayStats } from './gateway.js';
 import { InteractionRegistry } from './interactions.js';
 import { DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions/payload.js';
 import { HttpInteractionDelivery, type HttpDeliveryStats } from './http-delivery.js';
+import { createEmulatorHttp } from './http-server.js';
 import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
 import { RateLimiter } from './rate-limits.js';
 import type { RateLimitHit } from './rate-limits.js';
@@ -108,7 +108,7 @@ export class DiscordEmulator {
   /** Every 429 the emulator answered, in order: Discord's buckets and global limit, and `rateLimitNext`. */
   readonly rateLimited: RateLimitHit[] = [];
 
-  readonly #server: Server;
+  readonly #app: FastifyInstance;
   readonly #store: EmulatorStore;
   readonly #commands: CommandRegistry;
   readonly #interactions: InteractionRegistry;
@@ -194,28 +194,24 @@ export class DiscordEmulator {
       verifyKey: this.#http.publicKey,
       deliverySettled: (token) => this.#http.settled(token),
     });
-    this.#server = createServer((request, response) => {
-      this.#rest.handle(request, response).catch((error: unknown) => {
-        this.#logger.error({ err: error }, 'discord emulator request failed');
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
-      });
+    this.#app = createEmulatorHttp({
+      rest: this.#rest,
+      attachment: (path) => this.#store.cdn.get(path),
+      clock: this.clock,
+      apiBase: `${API_PREFIX}/v10`,
+      // Room for a message's attachments at the limit each, and its JSON.
+      bodyLimit: attachmentSizeLimit * 10 + 8 * 1024 * 1024,
+      logger: this.#logger,
     });
-    this.#server.on('upgrade', (request, socket, head) => {
+    this.#app.server.on('upgrade', (request, socket, head) => {
       if (!this.#gateway.handleUpgrade(request, socket, head)) socket.destroy();
     });
   }
 
   /** Starts listening; resolves once the port is bound. */
   async listen(port = 0, host = '127.0.0.1'): Promise<this> {
-    await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(port, host, () => {
-        this.#server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = this.#server.address() as AddressInfo;
+    await this.#app.listen({ port, host });
+    const address = this.#app.server.address() as AddressInfo;
     const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.#origin = `http://${hostname}:${address.port}`;
     return this;
@@ -533,8 +529,8 @@ export class DiscordEmulator {
 
   async close(): Promise<void> {
     this.#gateway.close();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#app.server.closeAllConnections();
+    await this.#app.close();
   }
 }
 

@@ -18,6 +18,13 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** A multipart body that cannot be read as one. */
+export class MalformedBodyError extends Error {
+  constructor(cause: unknown) {
+    super('malformed multipart body', { cause });
+  }
+}
+
 /** Reads the whole body, refusing more than `maxBytes`. */
 export async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -50,7 +57,11 @@ export async function parseBody(raw: Buffer, contentTypeHeader: string | undefin
       method: 'POST',
       headers: { 'content-type': contentTypeHeader ?? contentType },
       body: raw,
-    }).formData();
+    })
+      .formData()
+      .catch((error: unknown) => {
+        throw new MalformedBodyError(error);
+      });
     const fields: Record<string, unknown> = {};
     const uploads: Upload[] = [];
     let payload: unknown;

@@ -1,10 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+/** Discord's REST API v10 behind the HTTP layer (./http-server.ts): its routes, checks and records. */
 import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
 import { DiscordErrors, DiscordHttpError, FormErrors } from './errors.js';
-import { BodyTooLargeError, parseBody, readBody } from './http-body.js';
 import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
 import { checkCommand, checkCommandList, checkMessagePayload } from './limits.js';
@@ -50,6 +49,24 @@ interface RateLimitRule {
   remaining: number;
   retryAfterSeconds: number;
   global: boolean;
+}
+
+/** One request under `/api/v10`, as the HTTP layer hands it over. */
+export interface RestCall {
+  method: string;
+  url: URL;
+  authorization: string | undefined;
+  body: ParsedBody;
+  /** Emulator clock time of arrival. */
+  arrivedAt: number;
+}
+
+/** What to answer; `rateLimitHeaders` go on the answer whatever it is (the route's bucket). */
+export interface RestAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  rateLimitHeaders?: Record<string, string>;
 }
 
 export interface RestApiOptions {
@@ -116,48 +133,37 @@ export class RestApi {
     methods[method] = { auth, handler };
   }
 
-  // ---- HTTP plumbing ----
+  // ---- answering ----
 
-  /** Serves one HTTP request (API, CDN, or 404). */
-  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://emulator.invalid');
-    const method = (request.method ?? 'GET').toUpperCase();
-    if (url.pathname.startsWith('/attachments/') && (method === 'GET' || method === 'HEAD')) {
-      this.#serveAttachment(url.pathname, method, response);
-      return;
-    }
+  /** The 404 for a path outside `/api/v10` (with a finding when it is under `/api/`); undefined for an API path. */
+  outsideApi(method: string, pathname: string): RestAnswer | undefined {
     const versioned = `${this.#options.apiPrefix}/v10`;
-    if (url.pathname !== versioned && !url.pathname.startsWith(`${versioned}/`)) {
-      const error = DiscordErrors.notFound();
-      if (url.pathname.startsWith(`${this.#options.apiPrefix}/`)) {
-        this.#finding({
-          kind: 'unknown-route',
-          method,
-          path: url.pathname,
-          route: null,
-          operationId: null,
-          message: `request outside ${versioned}: the emulator serves API v10 only`,
-          details: [],
-        });
-      }
-      send(response, error.status, error.toBody());
-      return;
+    if (pathname === versioned || pathname.startsWith(`${versioned}/`)) return undefined;
+    if (pathname.startsWith(`${this.#options.apiPrefix}/`)) {
+      this.#finding({
+        kind: 'unknown-route',
+        method,
+        path: pathname,
+        route: null,
+        operationId: null,
+        message: `request outside ${versioned}: the emulator serves API v10 only`,
+        details: [],
+      });
     }
-    const path = url.pathname.slice(versioned.length) || '/';
-    const arrivedAt = this.#options.clock.now();
-    const authorization = request.headers.authorization;
-    const authorized = authorization === undefined ? null : authorization === `Bot ${this.#options.botToken}`;
+    return errorAnswer(DiscordErrors.notFound());
+  }
 
-    let parsed: ParsedBody;
+  /**
+   * Answers one request under `/api/v10`, its body already read, in Discord's order: rate limits,
+   * unknown route, bot token, invalid JSON, upload size, then the route itself. Records the
+   * request and any findings.
+   */
+  async answer(call: RestCall): Promise<RestAnswer> {
+    const { method, url, body: parsed } = call;
+    const path = url.pathname.slice(`${this.#options.apiPrefix}/v10`.length) || '/';
+    const authorization = call.authorization;
+    const authorized = authorization === undefined ? null : authorization === `Bot ${this.#options.botToken}`;
     let result: { status: number; body?: unknown; headers?: Record<string, string> };
-    try {
-      const raw = await readBody(request, this.#options.attachmentSizeLimit * 10 + 8 * 1024 * 1024);
-      parsed = await parseBody(raw, request.headers['content-type']);
-    } catch (error) {
-      const failure = error instanceof BodyTooLargeError ? DiscordErrors.entityTooLarge() : DiscordErrors.invalidJson();
-      send(response, failure.status, failure.toBody());
-      return;
-    }
 
     const match = this.#routes.match(path);
     const definition = match?.value[method as Method];
@@ -176,29 +182,24 @@ export class RestApi {
       } else if (limits?.limited) {
         result = { status: 429, body: limits.body, headers: limits.headers };
       } else if (!match || !definition) {
-        const error = DiscordErrors.notFound();
-        result = { status: error.status, body: error.toBody() };
+        result = errorAnswer(DiscordErrors.notFound());
       } else if (definition.auth && authorized !== true) {
-        const error = DiscordErrors.unauthorized();
-        result = { status: error.status, body: error.toBody() };
+        result = errorAnswer(DiscordErrors.unauthorized());
       } else if (parsed.invalidJson) {
-        const error = DiscordErrors.invalidJson();
-        result = { status: error.status, body: error.toBody() };
+        result = errorAnswer(DiscordErrors.invalidJson());
       } else if (parsed.uploads.some((upload) => upload.data.length > this.#options.attachmentSizeLimit)) {
-        const error = DiscordErrors.entityTooLarge();
-        result = { status: error.status, body: error.toBody() };
+        result = errorAnswer(DiscordErrors.entityTooLarge());
       } else {
         result = await definition.handler({ params: match.params, query: url.searchParams, body: parsed.json, uploads: parsed.uploads });
       }
     } catch (error) {
       if (error instanceof DiscordHttpError) {
-        result = { status: error.status, body: error.toBody(), headers: error.headers };
+        result = errorAnswer(error);
       } else {
         this.#options.logger.error({ err: error, method, path }, 'discord emulator handler failed');
         result = { status: 500, body: { code: 0, message: '500: Internal Server Error' } };
       }
     }
-    send(response, result.status, result.body, { ...limits?.headers, ...result.headers });
 
     const seq = ++this.#seq;
     if (result.status === 429) this.#recordRateLimit(seq, method, path, match?.template ?? null, rateLimit, limits);
@@ -219,7 +220,7 @@ export class RestApi {
     }
     this.#options.requests.push({
       seq,
-      at: arrivedAt,
+      at: call.arrivedAt,
       method,
       path,
       query: Object.fromEntries(url.searchParams),
@@ -237,6 +238,7 @@ export class RestApi {
       response: result.body,
     });
     this.#options.logger.debug({ method, path, status: result.status }, 'discord emulator request');
+    return { ...result, rateLimitHeaders: limits?.headers };
   }
 
   #checkAgainstSpec(
@@ -300,16 +302,6 @@ export class RestApi {
     const rule = this.#rateLimits.find((candidate) => candidate.remaining > 0 && matches(candidate.matcher, method, path, route));
     if (rule) rule.remaining -= 1;
     return rule;
-  }
-
-  #serveAttachment(path: string, method: string, response: ServerResponse): void {
-    const file = this.#options.store.cdn.get(path);
-    if (!file) {
-      send(response, 404, { code: 0, message: '404: Not Found' });
-      return;
-    }
-    response.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.data.length) });
-    response.end(method === 'HEAD' ? undefined : file.data);
   }
 
   // ---- access helpers ----
@@ -552,6 +544,10 @@ function matches(matcher: RouteMatcher, method: string, path: string, route: str
   return candidates.includes(matcher);
 }
 
+function errorAnswer(error: DiscordHttpError): RestAnswer {
+  return { status: error.status, body: error.toBody(), headers: error.headers };
+}
+
 function rateLimitResponse(rule: RateLimitRule, now: number, bucket: string): { status: number; body: unknown; headers: Record<string, string> } {
   const retryAfter = rule.retryAfterSeconds;
   return {
@@ -589,15 +585,4 @@ function listMessages(messages: StoredMessage[], query: URLSearchParams): Stored
     return newestFirst.slice(start, start + limit);
   }
   return newestFirst.slice(0, limit);
-}
-
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (status === 204 || body === undefined) {
-    response.writeHead(status, headers);
-    response.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  response.end(text);
 }
