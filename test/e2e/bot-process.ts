@@ -1,23 +1,18 @@
 /**
  * The bot as a user runs it: `npm run deploy-commands`, then `npm start`, each in a child
- * process, on the test stack (../support/stack.ts). Tests act only as Discord members (and,
- * for forged webhooks, as the internet).
+ * process (the test world's BotProcess), on the test stack (../support/stack.ts). Tests act
+ * only as Discord members (and, for forged webhooks, as the internet).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, vi } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import type { MusicApiSimOptions } from '@music-bot/music-api-sim';
-import { findFreePort } from '../../src/embedded/free-port.js';
+import type { LogLine } from '@music-bot/test-world';
 import { found } from '../support/found.js';
 import { startStack, type Stack } from '../support/stack.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
-
-export type LogLine = Record<string, unknown>;
+export type { LogLine } from '@music-bot/test-world';
 
 export interface E2E extends Stack {
   readonly httpUrl: string;
@@ -62,16 +57,6 @@ export interface E2EOptions {
   readonly entry?: 'source' | 'build';
 }
 
-function runToEnd(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${args.join(' ')} exited ${code}: ${output}`))));
-  });
-}
-
 /**
  * Call at the top of an end-to-end file: when a test fails, the bot's warnings and errors are
  * printed, since the bot runs in another process and its logs are otherwise out of sight.
@@ -86,15 +71,13 @@ export function printBotLogsOnFailure(bot: () => E2E | undefined): void {
 
 export async function startE2E(options: E2EOptions): Promise<E2E> {
   const stack = await startStack({ startingCredits: options.startingCredits ?? 200, sim: { taskMs: 400, ...options.sim } });
-  const httpPort = await findFreePort();
-  const httpUrl = `http://127.0.0.1:${httpPort}`;
+  const { world } = stack;
+  const httpUrl = world.httpUrl;
 
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
+  // On top of the world's own (its HTTP_PORT among them).
+  const env: Record<string, string> = {
     ...stack.env,
     DISCORD_DEV_GUILD_ID: stack.guild.id,
-    HTTP_PORT: String(httpPort),
     ...(options.webhooks && { PUBLIC_URL: httpUrl }),
     LOG_LEVEL: 'debug',
     EXPECTED_SECONDS: 'song=0.5,lyrics=0.5,video=0.5,upload=0.5,download=0.5,voice=0.5,persona_song=0.5',
@@ -103,40 +86,10 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
   };
 
-  const built = options.entry === 'build';
-  await runToEnd(
-    built ? process.execPath : tsx,
-    [path.join(root, built ? 'build/src/scripts/deploy-commands.js' : 'src/scripts/deploy-commands.ts')],
-    env,
-  );
-  // Node itself, with tsx as a loader for the sources: through the tsx binary, kill() would kill
-  // only tsx's wrapper and leave the real bot running, and the restart test would prove nothing.
-  const entryArgs = built ? [path.join(root, 'build/src/main.js')] : ['--import', 'tsx', path.join(root, 'src/main.ts')];
-
-  let child: ChildProcess | undefined;
-  let output = '';
-  const logLines: LogLine[] = [];
-  async function start(): Promise<void> {
-    const process_ = spawn(process.execPath, entryArgs, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = process_;
-    let partial = '';
-    await new Promise<void>((resolve, reject) => {
-      process_.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const lines = (partial + chunk.toString()).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) {
-          const parsed = parseLogLine(line);
-          if (!parsed) continue;
-          logLines.push(parsed);
-          if (parsed.msg === 'bot started') resolve();
-        }
-      });
-      process_.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      process_.once('exit', (code) => reject(new Error(`bot exited with ${code}: ${output.slice(-3000)}`)));
-    });
-  }
-  await start();
+  const entry = options.entry ?? 'source';
+  await world.deployCommands({ entry, env });
+  const bot = world.bot({ env, entry });
+  await bot.start();
   if (options.interactions === 'http') await stack.emulator.setInteractionsEndpoint(`${httpUrl}/interactions`);
 
   const ephemeralJobId = /Job `([0-9a-f-]{36})`/;
@@ -144,9 +97,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...stack,
     httpUrl,
     webhooks: options.webhooks,
-    output: () => output,
+    output: () => bot.output(),
     waitForLog(match, what, timeoutMs = 10_000) {
-      return vi.waitFor(() => found(logLines.find(match), `the bot to log ${what}`), timeoutMs);
+      return vi.waitFor(() => found(bot.logLines().find(match), `the bot to log ${what}`), timeoutMs);
     },
     settled(handle, timeoutMs) {
       const ends = ['interaction handled', 'interaction refused', 'interaction failed'];
@@ -176,49 +129,18 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
         return found(row && row.deliveryState !== 'pending' ? row : undefined, `job ${jobId} delivered`);
       }, timeoutMs);
     },
-    async kill() {
-      const current = child;
-      if (!current || current.exitCode !== null) return;
-      current.removeAllListeners('exit');
-      const exited = new Promise((resolve) => current.once('exit', resolve));
-      current.kill('SIGKILL');
-      await exited;
-    },
+    kill: () => bot.kill(),
     get pid() {
-      return child?.exitCode === null ? child.pid : undefined;
+      return bot.pid;
     },
     async stop() {
-      const current = child;
-      if (!current) throw new Error('the bot is not running');
-      if (current.exitCode !== null || current.signalCode !== null) return { code: current.exitCode, signal: current.signalCode };
-      current.removeAllListeners('exit');
-      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-        current.once('exit', (code, signal) => resolve({ code, signal })),
-      );
-      current.kill('SIGTERM');
-      return exited;
+      const exit = await bot.stop();
+      if (!exit) throw new Error('the bot is not running');
+      return exit;
     },
-    start,
-    async close() {
-      const current = child;
-      if (current && current.exitCode === null) {
-        current.removeAllListeners('exit');
-        const exited = new Promise((resolve) => current.once('exit', resolve));
-        current.kill('SIGTERM');
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-        if (current.exitCode === null) current.kill('SIGKILL');
-      }
-      await stack.close();
-    },
+    start: () => bot.start(),
+    // The world stops the bot (SIGTERM, then SIGKILL) before the stand-ins.
+    close: () => stack.close(),
   };
   return e2e;
-}
-
-function parseLogLine(line: string): LogLine | undefined {
-  if (!line.startsWith('{')) return undefined;
-  try {
-    return JSON.parse(line) as LogLine;
-  } catch {
-    return undefined;
-  }
 }

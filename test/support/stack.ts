@@ -1,42 +1,27 @@
 /**
- * What every harness that runs the bot starts from: a database and a Redis key prefix of the
- * test file's own, the music-API simulator, and the Discord emulator with one guild, its
- * channels, two roles and a cast of members. The harnesses put the bot on top of it: in this
- * process (./pipeline-harness.ts, ../integration/commands/harness.ts) or as `npm start` in a
- * child process (../e2e/bot-process.ts).
+ * What every harness that runs the bot starts from: the test world (@music-bot/test-world) on
+ * a database and a Redis key prefix of the test file's own, with the music-API simulator and
+ * the Discord emulator, and one guild of the cast: its channels, two roles and members. The
+ * harnesses put the bot on top of it: in this process (./pipeline-harness.ts,
+ * ../integration/commands/harness.ts) or as `npm start` in a child process (../e2e/bot-process.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { PermissionFlagsBits, type APIRole } from 'discord-api-types/v10';
 import { eq, sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { onTestFinished } from 'vitest';
 import { ensureGuild, grant, take } from '../../src/credits/index.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
 import { createQueues, entryId, type Queues } from '../../src/queue/queues.js';
-import { startDiscordEmulator, type EmulatorGuild } from '@music-bot/discord-emulator';
-import type { DiscordEmulatorOptions } from '@music-bot/discord-emulator';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions, type SimFault } from '@music-bot/music-api-sim';
+import type { DiscordEmulator, DiscordEmulatorOptions } from '@music-bot/discord-emulator';
+import type { MusicApiSim, MusicApiSimOptions, SimFault } from '@music-bot/music-api-sim';
+import { seedCast, startWorld, type CastGuild, type World } from '@music-bot/test-world';
 import { createTestDatabase, testRedis, type TestDatabase } from './database.js';
 
-/** Distinctive, so that tests can look for them where they must never appear. */
-export const SIM_KEY = 'sim-secret-key-of-the-tests';
-const BOT_TOKEN = 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.test-bot-token-secret';
+/** Distinctive, so that tests can look for it where it must never appear. */
+export { SIM_KEY } from '@music-bot/test-world';
+export type { Members } from '@music-bot/test-world';
 
-export type Emulator = Awaited<ReturnType<typeof startDiscordEmulator>>;
-
-/** User ids of the guild's members. */
-export interface Members {
-  /** A member with no special rights. */
-  readonly alice: string;
-  /** Holds the DJ role. */
-  readonly bob: string;
-  /** Holds Manage Server. */
-  readonly manager: string;
-  /** Holds the "Music mods" role: a moderator once `/settings moderator-role` names it. */
-  readonly roleModerator: string;
-  /** In BOT_OWNER_IDS, without Manage Server. */
-  readonly owner: string;
-}
+export type Emulator = DiscordEmulator;
 
 export interface StackOptions {
   /** What a guild's account opens with (STARTING_CREDITS). */
@@ -57,15 +42,8 @@ export interface SimChange {
 /** Where a job's queue entries are; absent once they ran their course. */
 export type QueueEntries = Partial<Record<'submit' | 'poll' | 'complete' | 'deliver', string>>;
 
-/** A guild of the stack, with its channels, roles and members, and what its account holds. */
-export interface StackGuild {
-  readonly guild: EmulatorGuild;
-  /** The music channel, where tests run their commands. */
-  readonly channelId: string;
-  readonly otherChannelId: string;
-  readonly moderatorRole: APIRole;
-  readonly djRole: APIRole;
-  readonly members: Members;
+/** A guild of the stack (see `seedCast`), and what its account holds. */
+export interface StackGuild extends CastGuild {
   /** The guild's balance. Opens its account first, with the starting credits, as the bot does on first use. */
   balance(): Promise<number>;
   /** Sets the stage: grants or takes the difference, so the balance stays the ledger's sum. */
@@ -80,6 +58,8 @@ export interface Stack extends StackGuild {
   readonly prefix: string;
   readonly sim: MusicApiSim;
   readonly emulator: Emulator;
+  /** The world the stack is: a bot process in it (`world.bot`) gets `env` and an HTTP port of its own. */
+  readonly world: World;
   /** The bot's configuration for this stack: Discord, the music service, Postgres, Redis, owners, credits. */
   readonly env: Readonly<Record<string, string>>;
   /**
@@ -102,24 +82,21 @@ export interface Stack extends StackGuild {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const db = options.database ?? (await createTestDatabase());
   const { url: redisUrl, prefix } = testRedis();
-  const simOptions = { apiKey: SIM_KEY, credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim } satisfies MusicApiSimOptions;
-  const sim = await startMusicApiSim(simOptions);
-  const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, ...options.emulator });
+  const simOptions = { credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim } satisfies Partial<MusicApiSimOptions>;
+  const world = await startWorld({
+    postgres: { url: db.url },
+    redis: { url: redisUrl, prefix },
+    sim: simOptions,
+    ...(options.emulator && { emulator: options.emulator }),
+  });
+  const { sim, emulator } = world;
 
-  const first = seedGuild(emulator, db, options.startingCredits);
+  const first = withAccount(seedCast(emulator), db, options.startingCredits);
   const { members } = first;
-  const env = {
-    DISCORD_TOKEN: emulator.botToken,
-    DISCORD_APPLICATION_ID: emulator.applicationId,
-    DISCORD_API_URL: emulator.apiUrl,
-    BOT_OWNER_IDS: members.owner,
-    MUSIC_API_URL: sim.url,
-    MUSIC_API_KEY: SIM_KEY,
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: prefix,
-    STARTING_CREDITS: String(options.startingCredits),
-  };
+  // What the bot needs here, without the world's HTTP_PORT and DATA_DIR: a bot in this process
+  // that serves HTTP names its own port, as before.
+  const { HTTP_PORT: _port, DATA_DIR: _data, ...worldEnv } = world.env();
+  const env = { ...worldEnv, BOT_OWNER_IDS: members.owner, STARTING_CREDITS: String(options.startingCredits) };
 
   let queues: { redis: Redis; queues: Queues } | undefined;
   let guilds = 1;
@@ -130,10 +107,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     prefix,
     sim,
     emulator,
+    world,
     env,
     newGuild() {
       guilds += 1;
-      return seedGuild(emulator, db, options.startingCredits, { name: `Music makers ${guilds}`, members });
+      return withAccount(seedCast(emulator, { name: `Music makers ${guilds}`, members }), db, options.startingCredits);
     },
     setSimForThisTest(change) {
       onTestFinished(() => {
@@ -169,42 +147,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         await queues.queues.close();
         await queues.redis.quit();
       }
-      await emulator.close();
-      await sim.close();
+      await world.close();
     },
   };
   return stack;
 }
 
-/** A guild with a music and a general channel, the moderators' and the DJ role, and the cast of members. */
-function seedGuild(emulator: Emulator, db: TestDatabase, startingCredits: number, again?: { name: string; members: Members }): StackGuild {
-  const guild = emulator.createGuild({ name: again?.name ?? 'Music makers' });
-  const channel = emulator.createChannel(guild.id, { name: 'music' });
-  const other = emulator.createChannel(guild.id, { name: 'general' });
-  const moderatorRole = emulator.createRole(guild.id, { name: 'Music mods' });
-  const djRole = emulator.createRole(guild.id, { name: 'DJ' });
-  const join = (name: keyof Members, input: { roles?: string[]; permissions?: bigint }) =>
-    emulator.addMember(guild.id, { userId: again?.members[name], username: name.toLowerCase(), ...input }).id;
-  const members: Members = {
-    alice: join('alice', {}),
-    bob: join('bob', { roles: [djRole.id] }),
-    manager: join('manager', { permissions: PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages }),
-    roleModerator: join('roleModerator', { roles: [moderatorRole.id] }),
-    owner: join('owner', {}),
-  };
-
-  const world: StackGuild = {
-    guild,
-    channelId: channel.id,
-    otherChannelId: other.id,
-    moderatorRole,
-    djRole,
-    members,
+/** A cast guild with its account in the bot's database, read and moved through the credits module. */
+function withAccount(cast: CastGuild, db: TestDatabase, startingCredits: number): StackGuild {
+  const { guild, members } = cast;
+  const account: StackGuild = {
+    ...cast,
     async balance() {
       return (await ensureGuild(db.db, guild.id, { startingCredits })).balance;
     },
     async setBalance(credits) {
-      const current = await world.balance();
+      const current = await account.balance();
       const movement = { guildId: guild.id, actorId: members.owner, key: `test-${randomUUID()}`, reason: 'test' };
       if (credits > current) await grant(db.db, { ...movement, amount: credits - current });
       if (credits < current) await take(db.db, { ...movement, amount: current - credits });
@@ -218,5 +176,5 @@ function seedGuild(emulator: Emulator, db: TestDatabase, startingCredits: number
       return row?.n ?? 0;
     },
   };
-  return world;
+  return account;
 }

@@ -2,9 +2,11 @@
  * The bot as a process, the way operators run it: `node --import tsx src/main.ts` (what
  * `npm start` runs) or the compiled `build/src/main.js` (what the image runs), with a role.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { sleep } from './wait.js';
+import { NodeProcess, type ProcessExit } from './node-process.js';
+
+export type { ProcessExit } from './node-process.js';
 
 /** The repository's root: the bot's sources and build are run from there. */
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -39,17 +41,13 @@ export interface BotProcessOptions {
   readonly stopTimeoutMs?: number;
 }
 
-export interface ProcessExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
 export class BotProcess {
   readonly name: string;
   #options: BotProcessOptions;
-  #child: ChildProcess | undefined;
+  #process: NodeProcess | undefined;
   #expectingExit = false;
-  #output = '';
+  /** What the earlier runs wrote, before the current one. */
+  #earlierOutput = '';
   #logLines: LogLine[] = [];
 
   constructor(options: BotProcessOptions) {
@@ -59,22 +57,21 @@ export class BotProcess {
 
   /** The process's id while it runs. */
   get pid(): number | undefined {
-    return this.running ? this.#child!.pid : undefined;
+    return this.#process?.pid;
   }
 
   get running(): boolean {
-    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+    return this.#process?.running ?? false;
   }
 
   /** How it last ended; undefined while it runs or before it started. */
   get exit(): ProcessExit | undefined {
-    const child = this.#child;
-    return child && !this.running ? { code: child.exitCode, signal: child.signalCode } : undefined;
+    return this.#process?.exit;
   }
 
   /** Everything it wrote, stdout and stderr, across restarts (with `output: 'keep'`). */
   output(): string {
-    return this.#output;
+    return this.#earlierOutput + (this.#process?.output() ?? '');
   }
 
   /** Its JSON log lines, parsed, across restarts (with `output: 'keep'`). */
@@ -86,51 +83,31 @@ export class BotProcess {
   spawn(): ChildProcess {
     const { entry = 'source', nodeArgs = [], output = 'keep' } = this.#options;
     const main = entry === 'build' ? [path.join(ROOT, 'build/src/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+    this.#earlierOutput = this.output();
     // node itself, not the tsx binary: a signal reaches the bot, not a wrapper around it.
-    const child = spawn(process.execPath, [...nodeArgs, ...main], {
+    const started = new NodeProcess([...nodeArgs, ...main], {
+      name: this.name,
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.#options.env },
-      stdio: ['ignore', output === 'ignore' ? 'ignore' : output === 'inherit' ? 'inherit' : 'pipe', output === 'keep' ? 'pipe' : 'inherit'],
-    });
-    this.#child = child;
-    this.#expectingExit = false;
-    let tail = '';
-    let partial = '';
-    const take = (chunk: Buffer) => {
-      const text = chunk.toString();
-      this.#output += text;
-      tail = (tail + text).slice(-4000);
-      const lines = (partial + text).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line.trim() === '') continue;
+      env: this.#options.env,
+      output,
+      onLine: (line) => {
         this.#options.onLine?.(line);
         const parsed = parseLogLine(line);
         if (parsed) this.#logLines.push(parsed);
-      }
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    child.once('exit', (code, signal) => {
-      if (!this.#expectingExit) this.#options.onCrash?.({ name: this.name, code, signal, tail });
+      },
     });
-    return child;
+    this.#process = started;
+    this.#expectingExit = false;
+    void started.exited.then(({ code, signal }) => {
+      if (!this.#expectingExit) this.#options.onCrash?.({ name: this.name, code, signal, tail: started.output().slice(-4000) });
+    });
+    return started.child;
   }
 
   /** Starts it and resolves once it logged "bot started" (LOG_LEVEL info or lower); rejects if it exits first. */
-  start(): Promise<void> {
-    const child = this.spawn();
-    return new Promise<void>((resolve, reject) => {
-      const seen = this.#logLines.length;
-      const onData = () => {
-        if (this.#logLines.slice(seen).some((line) => line.msg === 'bot started')) {
-          child.stdout?.off('data', onData);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.once('exit', (code, signal) => reject(new Error(`${this.name} exited (${code ?? signal}) before it started: ${this.#output.slice(-3000)}`)));
-    });
+  async start(): Promise<void> {
+    this.spawn();
+    await this.#process!.waitForLine((line) => parseLogLine(line)?.msg === 'bot started', 'it started');
   }
 
   /** SIGTERM, as `docker stop` sends it; SIGKILL if it is still running after `stopTimeoutMs`. Resolves with how it ended. */
@@ -144,37 +121,20 @@ export class BotProcess {
   }
 
   async #end(signal: NodeJS.Signals): Promise<ProcessExit | undefined> {
-    const child = this.#child;
-    if (!child) return undefined;
-    if (this.running) {
-      this.#expectingExit = true;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill(signal);
-      await Promise.race([exited, sleep(this.#options.stopTimeoutMs ?? 35_000)]);
-      if (this.running) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    }
-    return this.exit;
+    const current = this.#process;
+    if (!current) return undefined;
+    if (current.running) this.#expectingExit = true;
+    return current.stop(signal, this.#options.stopTimeoutMs ?? 35_000);
   }
 }
 
 /** Runs one of the bot's scripts (`deploy-commands`, `db-migrate`) to its end; rejects with its output if it fails. */
-export function runBotScript(script: string, env: NodeJS.ProcessEnv, entry: 'source' | 'build' = 'source'): Promise<string> {
+export async function runBotScript(script: string, env: NodeJS.ProcessEnv, entry: 'source' | 'build' = 'source'): Promise<string> {
   const file = entry === 'build' ? path.join(ROOT, `build/src/scripts/${script}.js`) : path.join(ROOT, `src/scripts/${script}.ts`);
-  const args = entry === 'build' ? [file] : ['--import', 'tsx', file];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${script} exited ${code}: ${output}`))));
-  });
+  const run = new NodeProcess(entry === 'build' ? [file] : ['--import', 'tsx', file], { name: script, cwd: ROOT, env });
+  const { code } = await run.exited;
+  if (code !== 0) throw new Error(`${script} exited ${code}: ${run.output()}`);
+  return run.output();
 }
 
 function parseLogLine(line: string): LogLine | undefined {

@@ -3,6 +3,8 @@ export { BotProcess, ROOT, runBotScript } from './bot-process.js';
 export type { BotProcessOptions, Crash, LogLine, ProcessExit } from './bot-process.js';
 export { populateGuilds, seedCast } from './cast.js';
 export type { CastGuild, Members, Place } from './cast.js';
+export { NodeProcess } from './node-process.js';
+export type { NodeProcessOptions } from './node-process.js';
 export { BOT_TOKEN, SIM_KEY } from './secrets.js';
 export { sleep, waitFor } from './wait.js';
 export { startStandIns } from './stand-ins.js';
