@@ -1,6 +1,6 @@
 /** A node script in a child process: its lines, a wait for one of them, and a stop with a signal. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeProcess } from '@music-bot/test-world';
+import { NodeProcess } from '../src/index.js';
 
 const started: NodeProcess[] = [];
 afterEach(async () => {
