@@ -4,55 +4,26 @@
  * Twenty guilds spread across them: every guild's commands are answered, exactly once, by the
  * process that runs the guild's shard.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { BotProcess } from '@music-bot/test-world';
 import { startStack, type Stack } from '../support/stack.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const GUILDS = 20;
 
 let stack: Stack;
-const gateways: Array<{ child: ChildProcess; output: () => string }> = [];
-
-function startGateway(shardId: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...stack.env, ROLE: 'gateway', SHARD_COUNT: '2', SHARD_IDS: String(shardId), LOG_LEVEL: 'debug' };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const take = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"msg":"bot started"')) resolve({ child, output: () => output });
-    };
-    child.stdout!.on('data', take);
-    child.stderr!.on('data', take);
-    child.once('exit', (code) => reject(new Error(`gateway ${shardId} exited ${code}: ${output.slice(-2000)}`)));
-  });
-}
+const gateways: BotProcess[] = [];
 
 beforeAll(async () => {
   // Discord recommends two shards, and lets both identify at once (max_concurrency 2).
   stack = await startStack({ startingCredits: 50, emulator: { shards: { recommended: 2, maxConcurrency: 2 } } });
-  await new Promise<void>((resolve, reject) => {
-    const deploy = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/scripts/deploy-commands.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...stack.env },
-      stdio: 'ignore',
-    });
-    deploy.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`deploy-commands exited ${code}`))));
-  });
-  gateways.push(...(await Promise.all([startGateway(0), startGateway(1)])));
+  await stack.world.deployCommands({ env: stack.env });
+  for (const shardId of [0, 1]) {
+    gateways.push(stack.world.bot({ name: `gateway ${shardId}`, env: { ...stack.env, ROLE: 'gateway', SHARD_COUNT: '2', SHARD_IDS: String(shardId), LOG_LEVEL: 'debug' } }));
+  }
+  await Promise.all(gateways.map((gateway) => gateway.start()));
 }, 120_000);
 
-afterAll(async () => {
-  for (const { child } of gateways) {
-    if (child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  await stack?.close();
-}, 60_000);
+afterAll(async () => stack?.close(), 60_000);
 
 describe('two gateway processes, one shard each', () => {
   it("answer every guild's commands exactly once, each on its own shard", async () => {
