@@ -15,7 +15,8 @@
  * Target: ≥ 150 jobs/s end to end on 2 cores.
  */
 import { parseArgs } from 'node:util';
-import { atRate, populateGuilds, printTable, ratio, round, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+import { populateGuilds, waitFor } from '@music-bot/test-world';
+import { atRate, printTable, ratio, round, startBenchWorld, summarize, writeResult } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -38,12 +39,7 @@ try {
   const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD);
   await world.deployCommands();
   const env = { STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' };
-  if (SPLIT) {
-    world.spawnBot('gateway', env);
-    world.spawnBot('worker', env);
-  } else {
-    world.spawnBot('all', env);
-  }
+  for (const role of SPLIT ? ['gateway', 'worker'] : ['all']) world.bot({ env: { ...env, ROLE: role } }).spawn();
   await world.emulator.waitForBotReady(60_000);
 
   // Warm up (JIT, connections), then forget what the warm-up left in the records.
@@ -51,7 +47,7 @@ try {
     world.emulator.runCommand({ ...places[i % places.length]!, name: 'song', options: { prompt: `warm ${i}` } }).waitForResponse(30_000),
   );
   await Promise.all(warm);
-  await waitUntil('the warm-up submitted', async () => world.sim.requests.filter((r) => r.path === '/api/v1/producer/create').length >= 30, 60_000);
+  await waitFor('the warm-up submitted', () => world.sim.requests.filter((r) => r.path === '/api/v1/producer/create').length >= 30, { timeoutMs: 60_000 });
   const createsBefore = world.sim.requests.length;
   const editsBefore = world.emulator.requests.length;
 
@@ -67,7 +63,7 @@ try {
   });
   await Promise.all(handles);
   const creates = () => world.sim.requests.slice(createsBefore).filter((r) => r.path === '/api/v1/producer/create');
-  await waitUntil('every job submitted upstream', () => creates().length >= COMMANDS, 300_000, 50);
+  await waitFor('every job submitted upstream', () => creates().length >= COMMANDS, { timeoutMs: 300_000, everyMs: 50 });
   const last = Math.max(...creates().map((r) => r.at));
   const seconds = (last - first) / 1000;
 

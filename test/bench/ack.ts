@@ -32,24 +32,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
-import {
-  atRate,
-  BOT_TOKEN,
-  cpuMs,
-  cpuMsOfCommand,
-  printTable,
-  ratio,
-  round,
-  ROOT,
-  startBenchWorld,
-  summarize,
-  waitUntil,
-  writeResult,
-  type Summary,
-  populateGuilds,
-  settlePostgres,
-  type Place,
-} from './support.js';
+import { BOT_TOKEN, populateGuilds, ROOT, waitFor, type Place } from '@music-bot/test-world';
+import { atRate, cpuMs, cpuMsOfCommand, printTable, ratio, round, settlePostgres, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -186,10 +170,10 @@ try {
   if (INTERACTIONS === 'http') Object.assign(botEnv, { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: world.emulator.publicKey });
   const botRoles = ROLE === 'split' ? (['gateway', 'worker'] as const) : ([ROLE] as const);
   // Over HTTP the process that takes the interactions is the http role: `gateway` and `split` run it beside their gateway part.
-  const bots = botRoles.map((role) => world.spawnBot(INTERACTIONS === 'http' && role === 'gateway' ? 'http' : role, botEnv));
+  const bots = botRoles.map((role) => world.bot({ env: { ...botEnv, ROLE: INTERACTIONS === 'http' && role === 'gateway' ? 'http' : role } }).spawn());
   if (INTERACTIONS === 'http') {
-    const endpoint = `http://127.0.0.1:${world.env().HTTP_PORT}/interactions`;
-    await waitUntil('the bot to take interactions by HTTP', () => world.emulator.setInteractionsEndpoint(endpoint).then(() => true, () => false), 60_000, 250);
+    const endpoint = `${world.httpUrl}/interactions`;
+    await waitFor('the bot to take interactions by HTTP', () => world.emulator.setInteractionsEndpoint(endpoint).then(() => true, () => false), { timeoutMs: 60_000, everyMs: 250 });
   } else {
     await world.emulator.waitForBotReady(60_000);
   }
@@ -200,7 +184,9 @@ try {
     places,
     pids: () => bots.map((bot) => bot.pid!),
     // Every command answered so far has reached the service (not with the gateway alone, whose jobs only queue).
-    idle: () => (ROLE === 'gateway' ? Promise.resolve() : waitUntil('the bot to submit every job', () => world.sim.listTasks().length >= sent, 120_000, 50)),
+    idle: async () => {
+      if (ROLE !== 'gateway') await waitFor('the bot to submit every job', () => world.sim.listTasks().length >= sent, { timeoutMs: 120_000, everyMs: 50 });
+    },
     stop: async () => {},
   });
   const bot = contenders.at(-1)!;

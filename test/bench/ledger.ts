@@ -21,9 +21,6 @@
  * Target: ≥ 2,000 reservations/s on the request's path.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { and, count, desc, eq } from 'drizzle-orm';
 import pg from 'pg';
 import { checkSpendingLimits, ensureGuild, getBalance, reserveForJob, verifyLedger } from '../../src/credits/index.js';
@@ -31,8 +28,8 @@ import { connectDatabase, type Database, type Executor } from '../../src/db/clie
 import type { RowFor } from '../../src/db/insert-from.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
-import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
-import { printTable, ratio, round, sleep, summarize, writeResult, type Summary } from './support.js';
+import { sleep } from '@music-bot/test-world';
+import { printTable, ratio, round, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
 
 const CLIENTS = 50;
 const COST = 10;
@@ -186,12 +183,11 @@ async function audit(db: Database, guildId: string, startingBalance: number, res
 const consistent = (a: Audit, orphans = 0) =>
   !a.negativeBalance && !a.ledgerMismatch && a.unrecorded === 0 && a.brokenChain === 0 && orphans === 0 ? 'yes' : 'NO';
 
-const temp = await mkdtemp(path.join(os.tmpdir(), 'bench-ledger-'));
-await chmod(temp, 0o755);
-const postgres = await startEmbeddedPostgres({ dataDir: path.join(temp, 'pg') });
+// Only its Postgres is used: the ledger is measured in this process, without the bot.
+const world = await startBenchWorld();
 const counted: Counted = { statements: 0 };
-const database = connectDatabase(postgres.url, { max: CLIENTS });
-const floorPool = new pg.Pool({ connectionString: postgres.url, max: CLIENTS });
+const database = connectDatabase(world.postgresUrl, { max: CLIENTS });
+const floorPool = new pg.Pool({ connectionString: world.postgresUrl, max: CLIENTS });
 for (const pool of [database.pool, floorPool]) {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -201,11 +197,11 @@ for (const pool of [database.pool, floorPool]) {
     };
   });
 }
-const sampler = new pg.Pool({ connectionString: postgres.url, max: 1 });
+const sampler = new pg.Pool({ connectionString: world.postgresUrl, max: 1 });
 const { db } = database;
 
 try {
-  await runMigrations(postgres.url);
+  await runMigrations(world.postgresUrl);
 
   /**
    * Runs `path` for `PROBE_MS` on an account with credits to spare (the warm-up, and its
@@ -391,7 +387,6 @@ try {
   await sampler.end().catch(() => {});
   await floorPool.end().catch(() => {});
   await database.close().catch(() => {});
-  await postgres.stop().catch(() => {});
-  await rm(temp, { recursive: true, force: true }).catch(() => {});
+  await world.close();
 }
 

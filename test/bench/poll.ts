@@ -50,7 +50,8 @@ import { parseArgs } from 'node:util';
 import { initialPollDelayMs, nextPollDelayMs } from '../../src/pipeline/processors/poll.js';
 import { pollLimiter } from '../../src/pipeline/workers.js';
 import { READ_ROUTES } from '@music-bot/music-api-sim/contract.js';
-import { atRate, populateGuilds, printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+import { populateGuilds, sleep, waitFor } from '@music-bot/test-world';
+import { atRate, printTable, round, startBenchWorld, summarize, writeResult } from './support.js';
 
 const { values: flags } = parseArgs({ options: { cap: { type: 'string' } }, strict: false });
 
@@ -120,7 +121,7 @@ try {
   const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD, 'Poll');
   await world.deployCommands();
   // No PUBLIC_URL: webhooks off, polling only.
-  world.spawnBot('all', { PUBLIC_URL: '', STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', ...scaled });
+  world.bot({ env: { ROLE: 'all', PUBLIC_URL: '', STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', ...scaled } }).spawn();
   await world.emulator.waitForBotReady(60_000);
   world.sim.clearRecords();
 
@@ -134,7 +135,7 @@ try {
   const countFinal = async () =>
     Number((await world.db.query(`select count(*)::int as n from jobs where state in ('succeeded', 'failed', 'timed_out')`)).rows[0].n);
   // A job the bot never finishes is reported (undetected), not waited for forever.
-  await waitUntil('every job final', async () => (await countFinal()) >= TASKS, ((MAX_TASK_S * 3) / SCALE) * 1000 + 120_000, 1000).catch(
+  await waitFor('every job final', async () => (await countFinal()) >= TASKS, { timeoutMs: ((MAX_TASK_S * 3) / SCALE) * 1000 + 120_000, everyMs: 1000 }).catch(
     async () => console.log(`only ${await countFinal()} of ${TASKS} jobs final in time`),
   );
   await sleep(1000);

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from './support.js';
+import { ROOT } from '@music-bot/test-world';
 
 export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape'] as const;
 

@@ -24,7 +24,8 @@ import { parseArgs } from 'node:util';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { printTable, round, rssMegabytes, sleep, startBenchWorld, writeResult } from './support.js';
+import { sleep } from '@music-bot/test-world';
+import { printTable, round, rssMegabytes, startBenchWorld, writeResult } from './support.js';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '50000' } }, allowPositionals: true });
 const JOBS = Number(values.jobs);
@@ -67,8 +68,9 @@ try {
   };
   const countJobs = async (where: string) => Number((await world.db.query(`select count(*)::int as n from jobs where ${where}`)).rows[0].n);
 
-  const worker = world.spawnBot('worker', botEnv);
-  world.spawnBot('http', botEnv);
+  const worker = world.bot({ env: { ...botEnv, ROLE: 'worker' } });
+  worker.spawn();
+  world.bot({ env: { ...botEnv, ROLE: 'http' } }).spawn();
   const rssSamples: Array<{ at: number; mb: number }> = [];
   const sampler = setInterval(() => {
     if (worker.pid) void rssMegabytes(worker.pid).then((mb) => rssSamples.push({ at: performance.now(), mb }), () => {});

@@ -9,7 +9,8 @@
  * Postgres time per refresh is the figure that grows with history.
  */
 import { parseArgs } from 'node:util';
-import { printTable, round, sleep, startBenchWorld, summarize, waitUntil, writeResult } from './support.js';
+import { sleep, waitFor } from '@music-bot/test-world';
+import { printTable, round, startBenchWorld, summarize, writeResult } from './support.js';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '50000' }, scrapes: { type: 'string', default: '15' }, 'max-age-ms': { type: 'string', default: '10000' } } });
 const jobCount = Number(values.jobs);
@@ -19,9 +20,10 @@ const maxAgeMs = Number(values['max-age-ms']);
 
 const world = await startBenchWorld();
 try {
-  const bot = world.spawnBot('http');
-  const base = `http://127.0.0.1:${new URL(world.env().PUBLIC_URL!).port}`;
-  await waitUntil('the bot ready', async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200, 120_000);
+  const bot = world.bot({ env: { ROLE: 'http' } });
+  bot.spawn();
+  const base = world.httpUrl;
+  await waitFor('the bot ready', async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200, { timeoutMs: 120_000 });
 
   await world.db.query(`insert into guilds (id) values ('bench-guild') on conflict do nothing`);
   // A finished song's row: its request, its two clips and its lyrics (about 1.5 kB), as the table holds them.
@@ -80,7 +82,7 @@ try {
   console.log(`plan of the open jobs count:\n${plan}`);
   const file = await writeResult('scrape', { jobs: rows, scrapes, maxAgeMs, freshMs, cachedMs, allJobsCountMs: allMs, openJobsCountMs: openMs, openJobsCountPlan: plan });
   console.log(`written to ${file}`);
-  bot.kill('SIGTERM');
+  await bot.stop();
 } finally {
   await world.close();
 }

@@ -1,24 +1,15 @@
 /**
- * What every benchmark shares: the world it runs in (an embedded Postgres, a redis-server,
- * the music-API simulator and the Discord emulator, each real), the bot started the way
- * operators start it, statistics, and the result file `bench/results/<name>.json` with the
- * machine and the commit it was measured on (`npm run bench:docs` renders docs/performance.md
- * from those files). Benchmarks print figures and ratios; they assert nothing.
+ * What every benchmark shares: its world (packages/test-world, with the benchmarks' settings),
+ * statistics, and the result file `bench/results/<name>.json` with the machine and the commit it
+ * was measured on (`npm run bench:docs` renders docs/performance.md from those files).
+ * Benchmarks print figures and ratios; they assert nothing.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
-import { findFreePort } from '../../src/embedded/free-port.js';
-import { startRedisServer } from '../../src/embedded/redis-server.js';
-import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '@music-bot/discord-emulator';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '@music-bot/music-api-sim';
-
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const SIM_KEY = 'bench-sim-key';
-export const BOT_TOKEN = 'MTA5ODc2NTQzMjEwOTg3NjU0.emulator.bench-bot-token';
+import { ROOT, sleep, startWorld, waitFor, type BotProcess, type BotProcessOptions, type World, type WorldOptions } from '@music-bot/test-world';
 
 // ---- statistics ----
 
@@ -110,16 +101,6 @@ export async function writeResult(name: string, result: Record<string, unknown>)
 
 // ---- timing ----
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 /** Runs `start(i)` for i in 0..count-1 at `perSecond` (Infinity: all at once); resolves with their promises. */
 export async function atRate<T>(count: number, perSecond: number, start: (i: number) => T): Promise<T[]> {
   const out: T[] = [];
@@ -136,7 +117,8 @@ export async function atRate<T>(count: number, perSecond: number, start: (i: num
 
 // ---- the world ----
 
-async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> {
+/** Postgres's busiest statements (pg_stat_statements: calls, total and mean time), written to `file`. */
+export async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> {
   const { rows } = await db.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; query: string }>(
     `select calls, round(total_exec_time::numeric, 1)::float as total_ms, round(mean_exec_time::numeric, 3)::float as mean_ms, rows, query
        from pg_stat_statements order by total_exec_time desc limit 40`,
@@ -145,131 +127,68 @@ async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> 
   await writeFile(file, text);
 }
 
-/** What `npm start` needs to run on a world of stand-ins: its services' addresses and keys, and a data folder in `temp`. */
-export function botEnvironment(world: {
-  emulator: DiscordEmulator;
-  sim: MusicApiSim;
-  postgresUrl: string;
-  redisUrl: string;
-  httpPort: number;
-  temp: string;
-}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? world.temp,
-    DISCORD_TOKEN: BOT_TOKEN,
-    DISCORD_APPLICATION_ID: world.emulator.applicationId,
-    DISCORD_API_URL: world.emulator.apiUrl,
-    MUSIC_API_URL: world.sim.url,
-    MUSIC_API_KEY: SIM_KEY,
-    DATABASE_URL: world.postgresUrl,
-    REDIS_URL: world.redisUrl,
-    HTTP_PORT: String(world.httpPort),
-    ATTACH_AUDIO: 'false',
-    DATA_DIR: path.join(world.temp, 'data'),
-  };
+/** What every benchmark's bot gets on top of the world's environment: webhooks on, few log lines, no audio attached to results. */
+function benchBotEnv(world: World): Record<string, string> {
+  return { PUBLIC_URL: world.httpUrl, LOG_LEVEL: 'warn', ATTACH_AUDIO: 'false' };
 }
 
-export interface BenchWorld {
-  readonly temp: string;
-  readonly postgresUrl: string;
-  readonly redisUrl: string;
-  readonly sim: MusicApiSim;
-  readonly emulator: DiscordEmulator;
+/**
+ * How a benchmark's bot process runs, from the environment: BENCH_BOT_PROFILE=<dir> writes a V8
+ * CPU profile of each bot process there (open it in Chrome's DevTools); BENCH_BOT_NODE_ARGS adds
+ * node flags (for example `--require ./count-queries.cjs`); BENCH_BOT_LOGS=1 shows the bot's own
+ * log lines (at LOG_LEVEL, warn by default), which are dropped otherwise.
+ */
+function benchBotOptions(): Pick<BotProcessOptions, 'nodeArgs' | 'output'> {
+  const profile = process.env.BENCH_BOT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_BOT_PROFILE)] : [];
+  const extraArgs = (process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return { nodeArgs: [...profile, ...extraArgs], output: process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore' };
+}
+
+/**
+ * The test world (packages/test-world) with the benchmarks' settings: credits and concurrency
+ * that never bind, tasks that run for an hour unless finished, the emulator's request checks
+ * off; `env()` and `bot()` add the bench's bot settings and BENCH_* switches.
+ */
+export interface BenchWorld extends World {
   /** A pool on the bot's database, for the benchmark's own reads and floors. */
   readonly db: pg.Pool;
-  /** The environment `npm start` would get for this world. */
-  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
-  /** `npm start` as a child process with a role; stopped (SIGTERM) with the world. */
-  spawnBot(role: 'all' | 'gateway' | 'worker' | 'http', extra?: Record<string, string>): ChildProcess;
-  /** Registers the commands (`npm run deploy-commands`). */
-  deployCommands(): Promise<void>;
-  close(): Promise<void>;
 }
 
-export async function startBenchWorld(
-  options: { sim?: Partial<MusicApiSimOptions>; emulator?: Partial<DiscordEmulatorOptions>; httpPort?: number } = {},
-): Promise<BenchWorld> {
-  const temp = await mkdtemp(path.join(os.tmpdir(), 'bench-'));
-  await chmod(temp, 0o755);
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(temp, { recursive: true, force: true })];
-  // BENCH_PG_STATEMENTS=<file> writes Postgres's busiest statements there when the world closes
-  // (pg_stat_statements: calls, total and mean time), to see what a benchmark's database time went to.
+export async function startBenchWorld(options: Pick<WorldOptions, 'sim' | 'emulator' | 'httpPort'> = {}): Promise<BenchWorld> {
+  // BENCH_PG_STATEMENTS=<file> writes Postgres's busiest statements there when the world closes,
+  // to see what a benchmark's database time went to.
   const statementsFile = process.env.BENCH_PG_STATEMENTS;
-  const postgres = await startEmbeddedPostgres({
-    dataDir: path.join(temp, 'pg'),
-    settings: statementsFile ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {},
+  const world = await startWorld({
+    postgres: { settings: statementsFile ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {} },
+    sim: { credits: 100_000_000, taskMs: 3_600_000, concurrencyLimit: 1_000_000, ...options.sim },
+    emulator: { validateRequests: false, ...options.emulator },
+    ...(options.httpPort !== undefined && { httpPort: options.httpPort }),
   });
-  cleanups.unshift(() => postgres.stop());
-  const redis = await startRedisServer({ dataDir: path.join(temp, 'redis'), persistent: false });
-  cleanups.unshift(() => redis.stop());
-  const sim = await startMusicApiSim({
-    apiKey: SIM_KEY,
-    credits: 100_000_000,
-    taskMs: 3_600_000,
-    allowHttpWebhooks: true,
-    concurrencyLimit: 1_000_000,
-    ...options.sim,
-  });
-  cleanups.unshift(() => sim.close());
-  const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false, ...options.emulator });
-  cleanups.unshift(() => emulator.close());
-  const db = new pg.Pool({ connectionString: postgres.url, max: 8 });
-  cleanups.unshift(() => db.end());
-  if (statementsFile) {
-    await db.query('create extension if not exists pg_stat_statements');
-    cleanups.unshift(() => writeBusiestStatements(db, path.resolve(statementsFile)));
+  const db = new pg.Pool({ connectionString: world.postgresUrl, max: 8 });
+  try {
+    if (statementsFile) await db.query('create extension if not exists pg_stat_statements');
+  } catch (error) {
+    await db.end().catch(() => {});
+    await world.close();
+    throw error;
   }
-  const httpPort = options.httpPort ?? (await findFreePort());
-
-  const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-    ...botEnvironment({ emulator, sim, postgresUrl: postgres.url, redisUrl: redis.url, httpPort, temp }),
-    PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
-    LOG_LEVEL: 'warn',
-    ...extra,
-  });
-
-  const children: ChildProcess[] = [];
+  const bots: BotProcess[] = [];
   return {
-    temp,
-    postgresUrl: postgres.url,
-    redisUrl: redis.url,
-    sim,
-    emulator,
+    ...world,
     db,
-    env,
-    spawnBot(role, extra = {}) {
-      // node --import tsx, not the tsx binary: the bot is then this process's child, and its pid is the bot's.
-      // BENCH_BOT_PROFILE=<dir> writes a V8 CPU profile of each bot process there (open it in Chrome's DevTools).
-      const profile = process.env.BENCH_BOT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_BOT_PROFILE)] : [];
-      // BENCH_BOT_NODE_ARGS adds node flags (for example `--require ./count-queries.cjs`).
-      const extraArgs = (process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-      const child = spawn(process.execPath, [...profile, ...extraArgs, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
-        cwd: ROOT,
-        env: env({ ...extra, ROLE: role }),
-        // BENCH_BOT_LOGS=1 shows the bot's own log lines (at LOG_LEVEL, warn by default).
-        stdio: ['ignore', process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore', 'inherit'],
-      });
-      children.push(child);
-      return child;
+    env: (extra = {}) => world.env({ ...benchBotEnv(world), ...extra }),
+    bot(botOptions = {}) {
+      const bot = world.bot({ ...benchBotOptions(), ...botOptions, env: { ...benchBotEnv(world), ...botOptions.env } });
+      bots.push(bot);
+      return bot;
     },
-    async deployCommands() {
-      await new Promise<void>((resolve, reject) => {
-        const deploy = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/scripts/deploy-commands.ts')], {
-          cwd: ROOT,
-          env: env(),
-          stdio: ['ignore', 'ignore', 'inherit'],
-        });
-        deploy.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`deploy-commands exited ${code}`))));
-      });
-    },
+    deployCommands: ({ entry, env } = {}) => world.deployCommands({ ...(entry && { entry }), env: { ...benchBotEnv(world), ...env } }),
     async close() {
-      for (const child of children) {
-        if (child.exitCode !== null || child.signalCode !== null) continue;
-        child.kill('SIGTERM');
-        await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(35_000)]);
-      }
-      for (const cleanup of cleanups) await cleanup().catch(() => {});
+      // The bots first, so that the statements they ran to the end are counted.
+      await Promise.all(bots.map((bot) => bot.stop()));
+      if (statementsFile) await writeBusiestStatements(db, path.resolve(statementsFile)).catch(() => {});
+      await db.end().catch(() => {});
+      await world.close();
     },
   };
 }
@@ -281,32 +200,11 @@ export async function startBenchWorld(
  */
 export async function settlePostgres(db: pg.Pool): Promise<void> {
   await db.query('checkpoint');
-  await waitUntil(
+  await waitFor(
     'autovacuum to finish',
     async () => (await db.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where backend_type = 'autovacuum worker'")).rows[0]!.n === 0,
-    120_000,
-    100,
+    { timeoutMs: 120_000, everyMs: 100 },
   );
-}
-
-/** Where a member runs a command: their guild, its channel, and them. */
-export interface Place {
-  readonly guildId: string;
-  readonly channelId: string;
-  readonly userId: string;
-}
-
-/** `guilds` guilds named `<name> <n>`, each with a channel and `members` members: every member's place. */
-export function populateGuilds(emulator: DiscordEmulator, guilds: number, members: number, name = 'Bench'): Place[] {
-  const places: Place[] = [];
-  for (let g = 0; g < guilds; g += 1) {
-    const guild = emulator.createGuild({ name: `${name} ${g}` });
-    const channel = emulator.createChannel(guild.id, { name: 'songs' });
-    for (let m = 0; m < members; m += 1) {
-      places.push({ guildId: guild.id, channelId: channel.id, userId: emulator.addMember(guild.id, { username: `member-${g}-${m}` }).id });
-    }
-  }
-  return places;
 }
 
 /** Resident memory of a process, in MB (from /proc). */

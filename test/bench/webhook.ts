@@ -21,7 +21,8 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signWebhookBody } from '@music-bot/music-api-sim/contract.js';
-import { atRate, printTable, ratio, round, rssMegabytes, settlePostgres, sleep, startBenchWorld, summarize, waitUntil, writeResult, type Summary } from './support.js';
+import { sleep, waitFor } from '@music-bot/test-world';
+import { atRate, printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -90,12 +91,11 @@ try {
     // Tasks run for an hour and end by the benchmark's webhook: no poll weighs on the measurement.
     EXPECTED_SECONDS: 'song=3600',
   };
-  const worker = world.spawnBot('worker', botEnv);
-  world.spawnBot('http', botEnv);
-  world.spawnBot('gateway', botEnv);
+  const worker = world.bot({ env: { ...botEnv, ROLE: 'worker' } });
+  for (const bot of [worker, world.bot({ env: { ...botEnv, ROLE: 'http' } }), world.bot({ env: { ...botEnv, ROLE: 'gateway' } })]) bot.spawn();
   await world.emulator.waitForBotReady(60_000);
-  const httpUrl = world.env().PUBLIC_URL!;
-  await waitUntil('http server up', async () => (await fetch(`${httpUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000, 250);
+  const httpUrl = world.httpUrl;
+  await waitFor('http server up', async () => (await fetch(`${httpUrl}/healthz`).catch(() => undefined))?.ok === true, { timeoutMs: 60_000, everyMs: 250 });
   await sleep(2_000);
   const idleRss = await rssMegabytes(worker.pid!);
 
@@ -109,7 +109,7 @@ try {
   }
   const submitted = async () =>
     (await world.db.query<{ n: number }>("select count(*)::int as n from jobs where state = 'submitted'")).rows[0]!.n;
-  await waitUntil('every job submitted upstream', async () => (await submitted()) >= jobCount, 900_000, 500);
+  await waitFor('every job submitted upstream', async () => (await submitted()) >= jobCount, { timeoutMs: 900_000, everyMs: 500 });
   const submitSeconds = round((performance.now() - submitStarted) / 1000, 1);
   const loadedRss = await rssMegabytes(worker.pid!);
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { sleep } from '../bench/support.js';
+import { waitFor } from '@music-bot/test-world';
 
 /** The first line of a pid file (postmaster.pid's first line; all of redis.pid), if it names a pid. */
 export async function pidFromFile(file: string): Promise<number | undefined> {
@@ -44,14 +44,13 @@ async function gone(pid: number): Promise<boolean> {
   return status === undefined || status.state === 'Z' || status.state === 'X';
 }
 
+/** Resolves once every pid is gone; throws after `timeoutMs`. */
 export async function waitGone(pids: readonly number[], timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = (await Promise.all(pids.map(async (pid) => ((await gone(pid)) ? undefined : pid)))).filter((pid) => pid !== undefined);
-    if (left.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`processes ${left.join(', ')} still run ${timeoutMs} ms after SIGKILL`);
-    await sleep(20);
-  }
+  await waitFor(
+    `processes ${pids.join(', ')} to be gone after SIGKILL`,
+    async () => (await Promise.all(pids.map((pid) => gone(pid)))).every(Boolean),
+    { timeoutMs, everyMs: 20 },
+  );
 }
 
 /** Sends `signal` to each pid, now, in this order; a pid already gone is skipped. */

@@ -1,54 +1,29 @@
 /**
- * The world a chaos scenario runs in: the real bot as four processes (`ROLE=gateway`,
- * two `ROLE=worker`, `ROLE=http`) on one embedded Postgres and one redis-server, with the
- * Discord emulator and the music-API simulator around them. Every part can be taken away and
- * given back: a process killed or stopped and started again, Redis flushed or stopped, Postgres
- * stopped. Every line the processes log is kept, and every exit the world did not ask for is
- * counted as a crash.
+ * The world a chaos scenario runs in: the test world (packages/test-world) with the real bot as
+ * four processes (`ROLE=gateway`, two `ROLE=worker`, `ROLE=http`) on one embedded Postgres and
+ * one persistent redis-server, with the Discord emulator and the music-API simulator around
+ * them. Every part can be taken away and given back: a process killed or stopped and started
+ * again, Redis flushed or stopped, Postgres stopped. Every line the processes log is kept, and
+ * every exit the world did not ask for is counted as a crash.
  *
  * `audit()` says what became of every command, from three records that do not share code: the
  * bot's Postgres (jobs and ledger), the simulator's tasks (charges and refunds) and the
  * messages the emulator received.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/embedded/embedded-postgres.js';
+import type { DiscordEmulator, DiscordEmulatorOptions, EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
+import type { MusicApiSim, MusicApiSimOptions } from '@music-bot/music-api-sim';
+import { populateGuilds, startWorld, waitFor, type BotProcess, type Crash, type Place } from '@music-bot/test-world';
 import { findFreePort } from '../../src/embedded/free-port.js';
-import { startRedisServer, type RedisServerHandle } from '../../src/embedded/redis-server.js';
-import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '@music-bot/discord-emulator';
-import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '@music-bot/music-api-sim';
-import { BOT_TOKEN, botEnvironment, populateGuilds, ROOT, SIM_KEY, sleep, waitUntil, type Place } from '../bench/support.js';
 import { answerOf, type Answer } from './answers.js';
 import { appendOnlyMark, childrenOf, cutAppendOnlyFile, pidFromFile, signalAll, waitGone, type AppendOnlyMark } from './power.js';
+
+export type { BotProcess, Crash } from '@music-bot/test-world';
 
 export const PROCESS_NAMES = ['gateway', 'worker-1', 'worker-2', 'http'] as const;
 export type ProcessName = (typeof PROCESS_NAMES)[number] | `extra-${number}`;
 const ROLE_OF: Record<(typeof PROCESS_NAMES)[number], 'gateway' | 'worker' | 'http'> = { gateway: 'gateway', 'worker-1': 'worker', 'worker-2': 'worker', http: 'http' };
-
-export interface BotProcess {
-  readonly name: ProcessName;
-  readonly pid: number | undefined;
-  readonly running: boolean;
-  /** How the process last ended: its exit code, or the signal that ended it; undefined while it runs. */
-  readonly exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined;
-  /** Starts the process and resolves once it logged "bot started". */
-  start(): Promise<void>;
-  /** SIGTERM, and waits for the exit (SIGKILL after 35 s). */
-  stop(): Promise<void>;
-  /** SIGKILL, as a crash or an OOM kill would. */
-  kill(): Promise<void>;
-}
-
-export interface Crash {
-  readonly name: ProcessName;
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly tail: string;
-}
 
 export interface ChaosWorldOptions {
   readonly guilds?: number;
@@ -149,39 +124,33 @@ export interface PowerCut {
 const SETTLED_STATES = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']);
 
 export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
-  const temp = await mkdtemp(path.join(os.tmpdir(), 'chaos-'));
-  await chmod(temp, 0o755);
-  const cleanups: Array<() => Promise<unknown>> = [() => rm(temp, { recursive: true, force: true })];
+  const base = await startWorld({
+    // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
+    redis: { persistent: true },
+    sim: { taskMs: 1_500, concurrencyLimit: 1_000_000, ...options.sim },
+    ...(options.emulator && { emulator: options.emulator }),
+  });
+  const cleanups: Array<() => Promise<unknown>> = [() => base.close()];
   const close = async () => {
     for (const cleanup of cleanups) await cleanup().catch(() => {});
   };
   try {
-    const pgPort = await findFreePort();
-    const pgDir = path.join(temp, 'pg');
-    let postgres: EmbeddedPostgresHandle | undefined = await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
-    cleanups.unshift(async () => postgres?.stop());
-    const redisPort = await findFreePort();
-    const redisDir = path.join(temp, 'redis');
-    // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
-    let redis: RedisServerHandle | undefined = await startRedisServer({ dataDir: redisDir, port: redisPort, persistent: true });
-    cleanups.unshift(async () => redis?.stop());
-
-    const sim = await startMusicApiSim({ apiKey: SIM_KEY, credits: 100_000_000, taskMs: 1_500, allowHttpWebhooks: true, concurrencyLimit: 1_000_000, ...options.sim });
-    cleanups.unshift(() => sim.close());
-    const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, ...options.emulator });
-    cleanups.unshift(() => emulator.close());
+    const { sim, emulator, httpUrl } = base;
+    // Embedded, as asked: the world started them.
+    const postgres = base.postgres!;
+    const redis = base.redis!;
     const places = populateGuilds(emulator, options.guilds ?? 4, options.membersPerGuild ?? 5, 'Chaos');
 
-    const db = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    const db = new pg.Pool({ connectionString: base.postgresUrl, max: 4 });
     db.on('error', () => {});
     cleanups.unshift(() => db.end());
-    // Where postmaster.pid is (run as root, the cluster may be kept elsewhere than pgDir).
+    // Where postmaster.pid is (run as root, the cluster may be kept elsewhere than postgres.dataDir).
     const pgDataDir = (await db.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
     // How far Redis's append-only file had grown, every 100 ms over the last 5 s: a power cut
     // keeps the file as it was up to a second before (appendfsync everysec).
     const appendOnlyMarks: AppendOnlyMark[] = [];
     const sampler = setInterval(() => {
-      void appendOnlyMark(redisDir).then((mark) => {
+      void appendOnlyMark(redis.dataDir).then((mark) => {
         if (!mark) return;
         appendOnlyMarks.push(mark);
         appendOnlyMarks.splice(0, Math.max(0, appendOnlyMarks.length - 50));
@@ -190,10 +159,9 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     sampler.unref();
     cleanups.unshift(async () => clearInterval(sampler));
 
-    const httpPort = await findFreePort();
-    const httpUrl = `http://127.0.0.1:${httpPort}`;
-    const env: NodeJS.ProcessEnv = {
-      ...botEnvironment({ emulator, sim, postgresUrl: postgres.url, redisUrl: redis.url, httpPort, temp }),
+    // On top of the world's environment (Discord, the music service, Postgres, Redis, HTTP_PORT, DATA_DIR).
+    const env: Record<string, string> = {
+      ATTACH_AUDIO: 'false',
       ...(options.webhooks !== false && { PUBLIC_URL: httpUrl }),
       LOG_LEVEL: 'info',
       STARTING_CREDITS: String(options.startingCredits ?? 1_000_000),
@@ -205,24 +173,26 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       MUSIC_API_TIMEOUT_MS: '5000',
       ...options.env,
     };
-    await runToEnd(['src/scripts/deploy-commands.ts'], env);
+    await base.deployCommands({ env });
 
     const lines: string[] = [];
     const crashes: Crash[] = [];
+    const botProcess = (name: ProcessName, role: 'gateway' | 'worker' | 'http', metricsPort?: number) =>
+      base.bot({
+        name,
+        env: { ...env, ROLE: role, ...(metricsPort && { METRICS_PORT: String(metricsPort) }) },
+        onLine: (line) => lines.push(`${name}: ${line}`),
+        onCrash: (crash) => crashes.push(crash),
+      });
     // The gateway and the workers serve their own /metrics, /healthz and /readyz (METRICS_PORT).
     const metricsPorts = Object.fromEntries(
       await Promise.all(PROCESS_NAMES.filter((name) => ROLE_OF[name] !== 'http').map(async (name) => [name, await findFreePort()] as const)),
     ) as Partial<Record<ProcessName, number>>;
-    const processes = Object.fromEntries(
-      PROCESS_NAMES.map((name) => {
-        const port = metricsPorts[name];
-        return [name, botProcess(name, { ...env, ROLE: ROLE_OF[name], ...(port && { METRICS_PORT: String(port) }) }, lines, crashes)];
-      }),
-    ) as Record<(typeof PROCESS_NAMES)[number], BotProcess>;
+    const processes = Object.fromEntries(PROCESS_NAMES.map((name) => [name, botProcess(name, ROLE_OF[name], metricsPorts[name])])) as Record<
+      (typeof PROCESS_NAMES)[number],
+      BotProcess
+    >;
     const extras: BotProcess[] = [];
-    cleanups.unshift(async () => {
-      await Promise.all([...PROCESS_NAMES.map((name) => processes[name].stop()), ...extras.map((extra) => extra.stop())]);
-    });
     // The http role first: the gateway's first jobs may finish by webhook before a worker is up.
     await processes.http.start();
     await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
@@ -245,35 +215,17 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       places,
       httpUrl,
       metricsUrls: Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `http://127.0.0.1:${port}`])),
-      secrets: [BOT_TOKEN, SIM_KEY],
+      // As the bot got them.
+      secrets: [emulator.botToken, base.env().MUSIC_API_KEY!],
       processes,
       async spawnExtra(role) {
-        const extra = botProcess(`extra-${extras.length + 1}`, { ...env, ROLE: role }, lines, crashes);
+        const extra = botProcess(`extra-${extras.length + 1}`, role);
         extras.push(extra);
         await extra.start();
         return extra;
       },
-      redis: {
-        async stop() {
-          await redis?.stop();
-          redis = undefined;
-        },
-        async start() {
-          redis ??= await startRedisServer({ dataDir: redisDir, port: redisPort, persistent: true });
-        },
-        async flushAll() {
-          await redisCommand(redisPort, 'FLUSHALL');
-        },
-      },
-      postgres: {
-        async stop() {
-          await postgres?.stop();
-          postgres = undefined;
-        },
-        async start() {
-          postgres ??= await startEmbeddedPostgres({ dataDir: pgDir, port: pgPort });
-        },
-      },
+      redis,
+      postgres,
       logLines: () => lines,
       crashes: () => crashes,
       song(place, prompt) {
@@ -290,7 +242,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
         return handle;
       },
       async settleAndAudit({ timeoutMs = 120_000, prefix = '' } = {}) {
-        await waitUntil(
+        await waitFor(
           'every job to settle',
           async () => {
             const { rows } = await db.query<{ open: number }>(
@@ -299,15 +251,14 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
             );
             return rows[0]!.open === 0;
           },
-          timeoutMs,
-          250,
+          { timeoutMs, everyMs: 250 },
         ).catch(() => {});
         return audit({ db, sim, emulator, messages, accepted: acceptedJobIds, sent, prefix });
       },
       async powerCut({ redisLostMs = 0 } = {}) {
         const cutAt = Date.now();
         const postmaster = await pidFromFile(path.join(pgDataDir, 'postmaster.pid'));
-        const redisPid = await pidFromFile(path.join(redisDir, 'redis.pid'));
+        const redisPid = await pidFromFile(path.join(redis.dataDir, 'redis.pid'));
         const bots = [...PROCESS_NAMES.map((name) => processes[name]), ...extras].filter((bot) => bot.running);
         const servers = [postmaster, redisPid].filter((pid): pid is number => pid !== undefined);
         // The instant of the cut: nothing runs on, and the postmaster forks no more, while its children are found.
@@ -317,15 +268,15 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
         signalAll([...servers, ...children], 'SIGKILL');
         await Promise.all(bots.map((bot) => bot.kill()));
         await waitGone([...servers, ...children]);
-        postgres = undefined;
-        redis = undefined;
+        // Both are gone already: this only lets their handles go, so that `start` starts them again.
+        await Promise.all([postgres.stop(), redis.stop()]);
         // What the disk had: the file as it was `redisLostMs` before the cut.
         const mark = appendOnlyMarks.findLast((sample) => sample.at <= cutAt - redisLostMs);
-        const redisLostBytes = mark ? await cutAppendOnlyFile(redisDir, mark) : undefined;
+        const redisLostBytes = mark ? await cutAppendOnlyFile(redis.dataDir, mark) : undefined;
         return { postgresProcesses: postmaster === undefined ? 0 : 1 + backends.length, redisLostBytes };
       },
       async startAll() {
-        await Promise.all([world.postgres.start(), world.redis.start()]);
+        await Promise.all([postgres.start(), redis.start()]);
         await processes.http.start();
         await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
         await processes.gateway.start();
@@ -342,89 +293,6 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
 
 const JOB_ID = /Job `([0-9a-f-]{36})`/;
 const JOB_ID_ANYWHERE = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
-
-function botProcess(name: ProcessName, env: NodeJS.ProcessEnv, lines: string[], crashes: Crash[]): BotProcess {
-  let child: ChildProcess | undefined;
-  let expectingExit = false;
-  const exited = (current: ChildProcess) =>
-    current.exitCode !== null || current.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => current.once('exit', () => resolve()));
-  const ended = async (signal: NodeJS.Signals) => {
-    const current = child;
-    if (!current || current.exitCode !== null || current.signalCode !== null) return;
-    expectingExit = true;
-    current.kill(signal);
-    await Promise.race([exited(current), sleep(35_000)]);
-    if (current.exitCode === null && current.signalCode === null) {
-      current.kill('SIGKILL');
-      await exited(current);
-    }
-  };
-  return {
-    name,
-    get pid() {
-      return child?.pid;
-    },
-    get exit() {
-      return child && (child.exitCode !== null || child.signalCode !== null) ? { code: child.exitCode, signal: child.signalCode } : undefined;
-    },
-    get running() {
-      return child !== undefined && child.exitCode === null && child.signalCode === null;
-    },
-    start() {
-      expectingExit = false;
-      // node --import tsx, not the tsx binary: a kill reaches the bot itself.
-      const current = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      child = current;
-      let tail = '';
-      return new Promise<void>((resolve, reject) => {
-        const take = (chunk: Buffer) => {
-          const text = chunk.toString();
-          tail = (tail + text).slice(-4000);
-          for (const line of text.split('\n')) {
-            if (line.trim() === '') continue;
-            lines.push(`${name}: ${line}`);
-            if (line.includes('"msg":"bot started"')) resolve();
-          }
-        };
-        current.stdout!.on('data', take);
-        current.stderr!.on('data', take);
-        current.once('exit', (code, signal) => {
-          if (!expectingExit) crashes.push({ name, code, signal, tail });
-          reject(new Error(`${name} exited (${code ?? signal}) before it started: ${tail.slice(-1500)}`));
-        });
-      });
-    },
-    stop: () => ended('SIGTERM'),
-    kill: () => ended('SIGKILL'),
-  };
-}
-
-function runToEnd(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${errors}`))));
-  });
-}
-
-/** One command to redis-server in its own protocol, on a connection of its own (no client library state). */
-async function redisCommand(port: number, ...words: string[]): Promise<string> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let answer = '';
-    socket.once('error', reject);
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-      if (answer.endsWith('\r\n')) {
-        socket.end();
-        resolve(answer.trim());
-      }
-    });
-    socket.write(`*${words.length}\r\n${words.map((word) => `$${Buffer.byteLength(word)}\r\n${word}\r\n`).join('')}`);
-  });
-}
 
 /** A /song the world sent, and its first answer as Discord recorded it (undefined until there was one). */
 interface SentSong {

@@ -6,7 +6,7 @@
  * prove nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN, SIM_KEY } from '../bench/support.js';
+import { BOT_TOKEN, SIM_KEY } from '@music-bot/test-world';
 import { runChaos } from '../chaos/suite.js';
 import { SCENARIOS } from '../chaos/scenarios/index.js';
 import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';

@@ -27,7 +27,7 @@ import {
   type APIApplicationCommandOption,
 } from 'discord-api-types/v10';
 import type { EmulatorMessage, InteractionHandle, RecordedRequest } from '@music-bot/discord-emulator';
-import { sleep, waitUntil, type Place } from '../../bench/support.js';
+import { sleep, waitFor, type Place } from '@music-bot/test-world';
 import { auditFigures, type Scenario } from '../scenario.js';
 import type { ChaosWorld } from '../world.js';
 
@@ -549,7 +549,7 @@ export const fuzzedInteractions: Scenario = {
       { place: places[1]!, name: 'lyrics', prompt: `${PREFIX} seed lyrics ${g} <@&${places[0]!.guildId}>` },
     ]);
     for (const { place, name, prompt } of seeds) world.emulator.runCommand({ ...place, name, options: { prompt } });
-    await waitUntil(
+    await waitFor(
       'the seed jobs to be delivered',
       async () => {
         const { rows } = await world.db.query<{ done: number }>(
@@ -558,8 +558,7 @@ export const fuzzedInteractions: Scenario = {
         );
         return rows[0]!.done >= seeds.length;
       },
-      60_000,
-      250,
+      { timeoutMs: 60_000, everyMs: 250 },
     ).catch(() => {});
     const { rows: seedJobs } = await world.db.query<{ id: string; guild_id: string; user_id: string; kind: string; state: string }>(
       `select id, guild_id, user_id, kind, state from jobs where starts_with(request->>'prompt', $1)`,

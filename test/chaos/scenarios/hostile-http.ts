@@ -16,7 +16,8 @@ import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Agent, request, type Dispatcher } from 'undici';
 import { REQUEST_TIMEOUT_MS } from '../../../src/http/server.js';
-import { atRate, ROOT, rssMegabytes, sleep, waitUntil, SIM_KEY } from '../../bench/support.js';
+import { ROOT, sleep, SIM_KEY, waitFor } from '@music-bot/test-world';
+import { atRate, rssMegabytes } from '../../bench/support.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 import type { ChaosWorld } from '../world.js';
 
@@ -121,7 +122,7 @@ export const hostileHttp: Scenario = {
     // Victims: songs that finished before the attack; their genuine webhooks are what is replayed.
     const victimCount = quick ? 2 : 6;
     for (let i = 0; i < victimCount; i += 1) world.song(world.places[i % world.places.length]!, `${VICTIM} ${i}`);
-    await waitUntil('the victims to be delivered', async () => (await settledCount(world, VICTIM)) === victimCount, 60_000, 250);
+    await waitFor('the victims to be delivered', async () => (await settledCount(world, VICTIM)) === victimCount, { timeoutMs: 60_000, everyMs: 250 });
     const targets: Target[] = await targetsOf(world, VICTIM, false);
     const captured: Captured[] = [];
     const capture = () => {
@@ -133,10 +134,10 @@ export const hostileHttp: Scenario = {
         known.add(`${attempt.url} ${attempt.body}`);
       }
     };
-    await waitUntil('the victims\' webhooks to be recorded', () => (capture(), captured.length >= victimCount), 20_000, 100);
+    await waitFor('the victims\' webhooks to be recorded', () => (capture(), captured.length >= victimCount), { timeoutMs: 20_000, everyMs: 100 });
     // A victim that a poll finished first still gets its final webhook, later: under load it can
     // land after the snapshot, and its genuine row would read as a forgery. Wait for every one.
-    await waitUntil(
+    await waitFor(
       "the victims' final webhooks to be taken",
       async () => {
         const { rows } = await world.db.query<{ n: number }>(
@@ -145,8 +146,7 @@ export const hostileHttp: Scenario = {
         );
         return rows[0]!.n === victimCount;
       },
-      30_000,
-      100,
+      { timeoutMs: 30_000, everyMs: 100 },
     );
     const before = await snapshot(world);
     const emulatorSeqBefore = world.emulator.requests.length;

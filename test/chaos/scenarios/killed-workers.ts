@@ -3,7 +3,8 @@
  * again. Every job is delivered exactly once, and charged once or refunded once; the guilds'
  * spend equals the simulator's charges, net of refunds.
  */
-import { atRate, sleep } from '../../bench/support.js';
+import { sleep } from '@music-bot/test-world';
+import { atRate } from '../../bench/support.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
 export const killedWorkers: Scenario = {

@@ -4,7 +4,7 @@
  * within 3 s and nothing is charged; the webhooks that arrive during the outage are not lost
  * (the service retries them, or a poll finds the task); everything resumes by itself.
  */
-import { sleep } from '../../bench/support.js';
+import { sleep } from '@music-bot/test-world';
 import { answerFigures, answerOf, outageCommands } from '../answers.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 

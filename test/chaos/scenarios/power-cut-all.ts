@@ -11,7 +11,7 @@
  * `CHAOS_SEED=<seed> npm run chaos -- power-cut-all` draws the same moments again.
  */
 import { randomInt } from 'node:crypto';
-import { sleep } from '../../bench/support.js';
+import { sleep } from '@music-bot/test-world';
 import { auditFigures, type Scenario } from '../scenario.js';
 import { prng } from './fuzzed-interactions.js';
 

@@ -4,7 +4,8 @@
  * all started again. Every job that was accepted is delivered exactly once, charged once or
  * refunded once; commands sent after the restart are answered.
  */
-import { atRate, sleep } from '../../bench/support.js';
+import { sleep } from '@music-bot/test-world';
+import { atRate } from '../../bench/support.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 import { PROCESS_NAMES } from '../world.js';
 

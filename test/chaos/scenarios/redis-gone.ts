@@ -5,7 +5,7 @@
  * Postgres, for the reconciler to queue once Redis is back) or refused with nothing charged;
  * no process crashes.
  */
-import { sleep } from '../../bench/support.js';
+import { sleep } from '@music-bot/test-world';
 import { answerFigures, answerOf, outageCommands } from '../answers.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
