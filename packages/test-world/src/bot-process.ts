@@ -29,6 +29,8 @@ export interface BotProcessOptions {
   readonly env: NodeJS.ProcessEnv;
   /** The sources through tsx, or the compiled build (`npm run build` first). @defaultValue 'source' */
   readonly entry?: 'source' | 'build';
+  /** Where it runs; a `.env` there is read. @defaultValue the repository's root */
+  readonly cwd?: string;
   /** Flags for node before the entry (a CPU profile, a preloaded script). */
   readonly nodeArgs?: readonly string[];
   /** Keep what it writes (readable with `output()` and `logLines()`), pass it to this process's, or drop it. @defaultValue 'keep' */
@@ -87,7 +89,7 @@ export class BotProcess {
     // node itself, not the tsx binary: a signal reaches the bot, not a wrapper around it.
     const started = new NodeProcess([...nodeArgs, ...main], {
       name: this.name,
-      cwd: ROOT,
+      cwd: this.#options.cwd ?? ROOT,
       env: this.#options.env,
       output,
       onLine: (line) => {

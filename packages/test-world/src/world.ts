@@ -7,13 +7,13 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions } from '@music-bot/discord-emulator';
-import { startMusicApiSim, type MusicApiSim, type MusicApiSimOptions } from '@music-bot/music-api-sim';
+import type { DiscordEmulator, DiscordEmulatorOptions } from '@music-bot/discord-emulator';
+import type { MusicApiSim, MusicApiSimOptions } from '@music-bot/music-api-sim';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { startRedisServer, type RedisServerHandle } from '../../../src/embedded/redis-server.js';
 import { BotProcess, runBotScript, type BotProcessOptions } from './bot-process.js';
-import { BOT_TOKEN, SIM_KEY } from './secrets.js';
+import { startStandIns } from './stand-ins.js';
 
 export interface WorldOptions {
   /** A running Postgres database to use, or settings for an embedded one (the default). */
@@ -83,18 +83,13 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     const redisUrl = redis?.url ?? (options.redis as { url: string }).url;
     const queuePrefix = options.redis && 'url' in options.redis ? options.redis.prefix : undefined;
 
-    const sim = await startMusicApiSim({ apiKey: SIM_KEY, credits: 100_000_000, taskMs: 1_000, allowHttpWebhooks: true, ...options.sim });
-    cleanups.unshift(() => sim.close());
-    const emulator = await startDiscordEmulator({ botToken: BOT_TOKEN, ...options.emulator });
-    cleanups.unshift(() => emulator.close());
+    const standIns = await startStandIns({ ...(options.sim && { sim: options.sim }), ...(options.emulator && { emulator: options.emulator }) });
+    cleanups.unshift(() => standIns.close());
+    const { sim, emulator } = standIns;
     const httpPort = options.httpPort ?? (await findFreePort());
 
     const env = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => ({
-      DISCORD_TOKEN: emulator.botToken,
-      DISCORD_APPLICATION_ID: emulator.applicationId,
-      DISCORD_API_URL: emulator.apiUrl,
-      MUSIC_API_URL: sim.url,
-      MUSIC_API_KEY: options.sim?.apiKey ?? SIM_KEY,
+      ...standIns.env,
       DATABASE_URL: postgresUrl,
       REDIS_URL: redisUrl,
       ...(queuePrefix !== undefined && { QUEUE_PREFIX: queuePrefix }),

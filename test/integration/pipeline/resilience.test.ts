@@ -2,21 +2,20 @@
  * The pipeline when processes die and Redis forgets: every job finishes, exactly once, and
  * the ledger ends right.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { BotProcess, ROOT } from '@music-bot/test-world';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob, ledgerSum, balanceOf } from '../../support/ledger.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const harnesses: Harness[] = [];
-const children: ChildProcess[] = [];
+const workers: BotProcess[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.kill();
 });
 afterAll(async () => {
   for (const h of harnesses) await h.close();
@@ -42,31 +41,16 @@ async function allDelivered(h: Harness, jobIds: string[], timeoutMs: number) {
   }, timeoutMs);
 }
 
-/** A worker as `npm start` runs it with ROLE=worker, in its own process. */
-function spawnWorker(h: Harness): Promise<ChildProcess> {
-  // Node itself, with tsx as a loader: through the tsx binary, SIGKILL would kill only tsx's
-  // wrapper process and leave the real worker running.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
-    cwd: path.join(root, 'test'),
-    env: {
-      PATH: process.env.PATH ?? '',
-      ROLE: 'worker',
-      ...h.env,
-      ...(h.publicUrl && { PUBLIC_URL: h.publicUrl }),
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** A worker as `npm start` runs it with ROLE=worker, in its own process, from the test folder so that no .env is read. */
+async function startWorker(h: Harness): Promise<BotProcess> {
+  const worker = new BotProcess({
+    name: 'worker',
+    cwd: path.join(ROOT, 'test'),
+    env: { ROLE: 'worker', ...h.env, ...(h.publicUrl && { PUBLIC_URL: h.publicUrl }), LOG_LEVEL: 'info' },
   });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"bot started"')) resolve(child);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2000)}`)));
-  });
+  workers.push(worker);
+  await worker.start();
+  return worker;
 }
 
 describe('a worker in its own process', () => {
@@ -77,7 +61,7 @@ describe('a worker in its own process', () => {
   });
 
   it('killed in the middle, is replaced by a new one that finishes every job exactly once', async () => {
-    const first = await spawnWorker(h);
+    const first = await startWorker(h);
     const jobIds: string[] = [];
     for (let i = 0; i < 6; i += 1) {
       const { result } = await h.request({ kind: 'song', prompt: `survivor ${i}` });
@@ -91,10 +75,9 @@ describe('a worker in its own process', () => {
       const sent = rows.every((row) => row !== undefined && row.state !== 'queued' && row.state !== 'submitting');
       return found(sent && rows.some((row) => row?.state === 'submitted'), 'every job sent, some still running');
     }, 20_000);
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
+    await first.kill();
 
-    await spawnWorker(h);
+    await startWorker(h);
     const rows = await allDelivered(h, jobIds, 70_000);
     expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
     for (const jobId of jobIds) {
@@ -108,10 +91,8 @@ describe('a worker in its own process', () => {
   }, 120_000);
 
   it('stops cleanly on SIGTERM, with exit code 0', async () => {
-    const worker = await spawnWorker(h);
-    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
-    worker.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    const worker = await startWorker(h);
+    expect(await worker.stop()).toEqual({ code: 0, signal: null });
   }, 30_000);
 });
 
