@@ -5,12 +5,29 @@
  */
 import { parseArgs } from 'node:util';
 import { writeResult } from '../bench/support.js';
+import { SCENARIOS } from './scenarios/index.js';
 import { runChaos, scenariosNamed } from './suite.js';
 
-const { values: flags, positionals } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, jobs: { type: 'string' } },
-  allowPositionals: true,
-});
+const USAGE = `Usage: npm run chaos [-- <scenario>…] [--quick] [--jobs N]
+  --quick    a short run (6 jobs a scenario unless --jobs says otherwise); writes no results file
+  --jobs N   commands per scenario (default 200)
+Scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`;
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, jobs: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    allowPositionals: true,
+  });
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+const { values: flags, positionals } = parsed;
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const quick = flags.quick === true;
 const jobs = Number(flags.jobs ?? (quick ? 6 : 200));
 let scenarios;
