@@ -50,7 +50,9 @@ export class BotProcess {
   #expectingExit = false;
   /** What the earlier runs wrote, before the current one. */
   #earlierOutput = '';
+  /** The log lines parsed so far, and how much of the output they cover. */
   #logLines: LogLine[] = [];
+  #parsedLength = 0;
 
   constructor(options: BotProcessOptions) {
     this.name = options.name ?? 'bot';
@@ -78,6 +80,15 @@ export class BotProcess {
 
   /** Its JSON log lines, parsed, across restarts (with `output: 'keep'`). */
   logLines(): readonly LogLine[] {
+    const output = this.output();
+    const end = output.lastIndexOf('\n') + 1;
+    if (end > this.#parsedLength) {
+      for (const line of output.slice(this.#parsedLength, end).split('\n')) {
+        const parsed = parseLogLine(line);
+        if (parsed) this.#logLines.push(parsed);
+      }
+      this.#parsedLength = end;
+    }
     return this.#logLines;
   }
 
@@ -85,18 +96,15 @@ export class BotProcess {
   spawn(): ChildProcess {
     const { entry = 'source', nodeArgs = [], output = 'keep' } = this.#options;
     const main = entry === 'build' ? [path.join(ROOT, 'build/src/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
-    this.#earlierOutput = this.output();
+    const earlier = this.output();
+    this.#earlierOutput = earlier === '' || earlier.endsWith('\n') ? earlier : `${earlier}\n`;
     // node itself, not the tsx binary: a signal reaches the bot, not a wrapper around it.
     const started = new NodeProcess([...nodeArgs, ...main], {
       name: this.name,
       cwd: this.#options.cwd ?? ROOT,
       env: this.#options.env,
       output,
-      onLine: (line) => {
-        this.#options.onLine?.(line);
-        const parsed = parseLogLine(line);
-        if (parsed) this.#logLines.push(parsed);
-      },
+      ...(this.#options.onLine && { onLine: this.#options.onLine }),
     });
     this.#process = started;
     this.#expectingExit = false;
@@ -109,7 +117,7 @@ export class BotProcess {
   /** Starts it and resolves once it logged "bot started" (LOG_LEVEL info or lower); rejects if it exits first. */
   async start(): Promise<void> {
     this.spawn();
-    await this.#process!.waitForLine((line) => parseLogLine(line)?.msg === 'bot started', 'it started');
+    await this.#process!.waitForLine((line) => line.includes('"bot started"') && parseLogLine(line)?.msg === 'bot started', 'it started');
   }
 
   /** SIGTERM, as `docker stop` sends it; SIGKILL if it is still running after `stopTimeoutMs`. Resolves with how it ended. */

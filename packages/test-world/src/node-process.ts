@@ -4,7 +4,6 @@
  * playground's command line are run with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { sleep } from './wait.js';
 
 export interface ProcessExit {
   readonly code: number | null;
@@ -103,7 +102,9 @@ export class NodeProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 35_000): Promise<ProcessExit> {
     if (this.running) {
       this.child.kill(signal);
-      await Promise.race([this.exited, sleep(timeoutMs)]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
       if (this.running) this.child.kill('SIGKILL');
     }
     return this.exited;
