@@ -1,37 +1,28 @@
-/** Discord's REST API v10 behind the HTTP layer (./http-server.ts): its routes, checks and records. */
-import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
+/** Discord's REST API v10 behind the HTTP layer (./http-server.ts): the pipeline every request goes through, and the access checks routes share. */
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
-import { DiscordErrors, DiscordHttpError, FormErrors } from './errors.js';
+import { registerChannelRoutes } from './endpoints/channels.js';
+import { registerCommandRoutes } from './endpoints/commands.js';
+import type { Method, RouteContext, RouteHandler } from './endpoints/context.js';
+import { registerGatewayAndUserRoutes } from './endpoints/gateway-users.js';
+import { registerGuildRoutes } from './endpoints/guilds.js';
+import { registerInteractionRoutes } from './endpoints/interactions.js';
+import { DiscordErrors, DiscordHttpError } from './errors.js';
 import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
-import { checkCommand, checkCommandList, checkMessagePayload } from './limits.js';
 import type { CheckedBody, OpenApiSpec } from './openapi.js';
 import type { RateLimitDecision, RateLimitHit, RateLimiter } from './rate-limits.js';
 import { RouteTable } from './routes.js';
 import type { EmulatorStore } from './store.js';
-import type { MessageWrite, StoredChannel, StoredMessage, Upload } from './store/records.js';
+import type { StoredChannel, StoredGuild, StoredMessage } from './store/records.js';
 import type { Finding, RecordedRequest } from './types.js';
-
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-interface HandlerContext {
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: unknown;
-  uploads: Upload[];
-}
-
-interface HandlerResult {
-  status: number;
-  body?: unknown;
-}
 
 interface RouteDefinition {
   /** Whether the route needs the bot token (interaction and webhook-token routes do not). */
   auth: boolean;
-  handler: (context: HandlerContext) => HandlerResult | Promise<HandlerResult>;
+  handler: RouteHandler;
 }
 
 /** Which requests `rateLimitNext` answers with 429. */
@@ -97,10 +88,6 @@ export interface RestApiOptions {
   deliverySettled: (token: string) => Promise<void>;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Discord's REST API v10, as far as a bot uses it, with Discord's errors and limits. */
 export class RestApi {
   readonly #routes = new RouteTable<Partial<Record<Method, RouteDefinition>>>();
@@ -111,7 +98,12 @@ export class RestApi {
 
   constructor(options: RestApiOptions) {
     this.#options = options;
-    this.#register();
+    const context = this.#routeContext();
+    registerGatewayAndUserRoutes(context);
+    registerCommandRoutes(context);
+    registerInteractionRoutes(context);
+    registerChannelRoutes(context);
+    registerGuildRoutes(context);
   }
 
   rateLimitNext(matcher: RouteMatcher, count: number, options: RateLimitOptions = {}): void {
@@ -123,7 +115,7 @@ export class RestApi {
     });
   }
 
-  #route(method: Method, template: string, auth: boolean, handler: RouteDefinition['handler']): void {
+  #route(method: Method, template: string, auth: boolean, handler: RouteHandler): void {
     let methods = this.#byTemplate.get(template);
     if (!methods) {
       methods = {};
@@ -304,7 +296,29 @@ export class RestApi {
     return rule;
   }
 
-  // ---- access helpers ----
+  // ---- what route modules are handed ----
+
+  #routeContext(): RouteContext {
+    const { store, interactions, commands, applicationId, verifyKey, gatewayUrl, shards, deliverySettled } = this.#options;
+    return {
+      route: (method, template, auth, handler) => this.#route(method, template, auth, handler),
+      store,
+      interactions,
+      commands,
+      applicationId,
+      verifyKey,
+      gatewayUrl,
+      shards,
+      deliverySettled,
+      readableChannel: (channelId) => this.#readableChannel(channelId),
+      requirePermission: (channel, permission) => this.#requirePermission(channel, permission),
+      channelMessage: (channel, messageId) => this.#channelMessage(channel, messageId),
+      application: (id) => this.#application(id),
+      guild: (guildId) => this.#guild(guildId),
+    };
+  }
+
+  // ---- access checks ----
 
   #readableChannel(channelId: string): StoredChannel {
     const store = this.#options.store;
@@ -336,203 +350,10 @@ export class RestApi {
     if (applicationId !== this.#options.applicationId) throw DiscordErrors.missingAccess();
   }
 
-  #guild(guildId: string): ReturnType<EmulatorStore['guild']> {
+  #guild(guildId: string): StoredGuild {
     const guild = this.#options.store.guilds.get(guildId);
     if (!guild) throw DiscordErrors.unknownGuild();
     return guild;
-  }
-
-  // ---- routes ----
-
-  #register(): void {
-    const { store, interactions, commands } = this.#options;
-    const wire = (stored: StoredMessage): unknown => structuredClone(stored.api);
-    const ok = (body: unknown): HandlerResult => ({ status: 200, body });
-    const noContent: HandlerResult = { status: 204 };
-
-    this.#route('GET', '/gateway', false, () => ok({ url: this.#options.gatewayUrl() }));
-    this.#route('GET', '/gateway/bot', true, () =>
-      ok({
-        url: this.#options.gatewayUrl(),
-        shards: this.#options.shards.recommended,
-        session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: this.#options.shards.maxConcurrency },
-      }),
-    );
-    this.#route('GET', '/users/@me', true, () => ok(store.botUser));
-    this.#route('GET', '/users/{user_id}', true, ({ params }) => {
-      const user = store.users.get(params.user_id ?? '');
-      if (!user) throw DiscordErrors.unknownUser();
-      return ok(user);
-    });
-    this.#route('POST', '/users/@me/channels', true, ({ body }) => {
-      const recipient = isRecord(body) ? String(body.recipient_id ?? '') : '';
-      if (!store.users.has(recipient)) throw DiscordErrors.unknownUser();
-      return ok(store.apiChannel(store.dmChannel(recipient)));
-    });
-    this.#route('GET', '/applications/@me', true, () =>
-      ok({
-        id: this.#options.applicationId,
-        name: store.botUser.username,
-        icon: null,
-        description: 'Discord emulator application',
-        bot_public: true,
-        bot_require_code_grant: false,
-        verify_key: this.#options.verifyKey,
-        flags: 0,
-        team: null,
-        bot: store.botUser,
-        summary: '',
-        approximate_guild_count: store.guilds.size,
-        integration_types_config: { 0: {} },
-      }),
-    );
-
-    // Application commands, global and per guild.
-    for (const scoped of [false, true]) {
-      const base = scoped ? '/applications/{application_id}/guilds/{guild_id}/commands' : '/applications/{application_id}/commands';
-      const scopeOf = (params: Record<string, string>): string | null => {
-        this.#application(params.application_id ?? '');
-        if (!scoped) return null;
-        return this.#guild(params.guild_id ?? '').id;
-      };
-      this.#route('GET', base, true, ({ params }) => ok(commands.list(scopeOf(params))));
-      this.#route('PUT', base, true, ({ params, body }) => {
-        const scope = scopeOf(params);
-        if (!Array.isArray(body)) {
-          const errors = new FormErrors();
-          errors.add([], 'BASE_TYPE_ARRAY', 'Must be an array.');
-          throw DiscordErrors.invalidFormBody(errors);
-        }
-        checkCommandList(body).throwIfAny();
-        return ok(commands.overwrite(scope, body));
-      });
-      this.#route('POST', base, true, ({ params, body }) => {
-        const scope = scopeOf(params);
-        const command = isRecord(body) ? body : {};
-        const errors = new FormErrors();
-        checkCommand(errors, [], command, typeof command.type === 'number' ? command.type : 1);
-        errors.throwIfAny();
-        const { command: saved, created } = commands.upsert(scope, command);
-        return { status: created ? 201 : 200, body: saved };
-      });
-      this.#route('GET', `${base}/{command_id}`, true, ({ params }) => {
-        const command = commands.get(scopeOf(params), params.command_id ?? '');
-        if (!command) throw DiscordErrors.unknownCommand();
-        return ok(command);
-      });
-      this.#route('DELETE', `${base}/{command_id}`, true, ({ params }) => {
-        if (!commands.delete(scopeOf(params), params.command_id ?? '')) throw DiscordErrors.unknownCommand();
-        return noContent;
-      });
-    }
-
-    // Interaction callback and the interaction webhook.
-    this.#route('POST', '/interactions/{interaction_id}/{interaction_token}/callback', false, ({ params, query, body, uploads }) =>
-      interactions.respond(params.interaction_id ?? '', params.interaction_token ?? '', body, uploads, query.get('with_response') === 'true'),
-    );
-    // An interaction delivered by HTTP: its response left the bot before any of these requests.
-    const webhook = async (params: Record<string, string>): Promise<ReturnType<InteractionRegistry['resolveWebhook']>> => {
-      await this.#options.deliverySettled(params.webhook_token ?? '');
-      return interactions.resolveWebhook(params.webhook_id ?? '', params.webhook_token ?? '');
-    };
-    this.#route('POST', '/webhooks/{webhook_id}/{webhook_token}', false, async ({ params, query, body, uploads }) => {
-      const stored = interactions.followUp(await webhook(params), body, uploads);
-      return query.get('wait') === 'true' ? ok(wire(stored)) : noContent;
-    });
-    for (const messagePath of ['/messages/@original', '/messages/{message_id}']) {
-      const template = `/webhooks/{webhook_id}/{webhook_token}${messagePath}`;
-      const messageId = (params: Record<string, string>): string => params.message_id ?? '@original';
-      this.#route('GET', template, false, async ({ params }) => ok(wire(interactions.getMessage(await webhook(params), messageId(params)))));
-      this.#route('PATCH', template, false, async ({ params, body, uploads }) =>
-        ok(wire(interactions.editMessage(await webhook(params), messageId(params), body, uploads))),
-      );
-      this.#route('DELETE', template, false, async ({ params }) => {
-        interactions.deleteMessage(await webhook(params), messageId(params));
-        return noContent;
-      });
-    }
-
-    // Channels and their messages.
-    this.#route('GET', '/channels/{channel_id}', true, ({ params }) => ok(store.apiChannel(this.#readableChannel(params.channel_id ?? ''))));
-    this.#route('POST', '/channels/{channel_id}/typing', true, ({ params }) => {
-      this.#readableChannel(params.channel_id ?? '');
-      return noContent;
-    });
-    this.#route('GET', '/channels/{channel_id}/messages', true, ({ params, query }) => {
-      const channel = this.#readableChannel(params.channel_id ?? '');
-      this.#requirePermission(channel, PermissionFlagsBits.ReadMessageHistory);
-      return ok(listMessages(store.channelMessages(channel.id), query).map(wire));
-    });
-    this.#route('POST', '/channels/{channel_id}/messages', true, ({ params, body, uploads }) => {
-      const channel = this.#readableChannel(params.channel_id ?? '');
-      // A forum holds posts (threads), not messages.
-      if (channel.type === ChannelType.GuildCategory || channel.type === ChannelType.GuildForum) {
-        throw new DiscordHttpError(400, 50008, 'Cannot send messages in a non-text channel');
-      }
-      // In a thread, Send Messages in Threads (from the parent) takes the place of Send Messages.
-      this.#requirePermission(channel, channel.thread ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages);
-      if (uploads.length > 0) this.#requirePermission(channel, PermissionFlagsBits.AttachFiles);
-      const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length });
-      errors.throwIfAny();
-      if (empty) throw DiscordErrors.emptyMessage();
-      const stored = store.createMessage({
-        channelId: channel.id,
-        author: store.botUser,
-        body: (isRecord(body) ? body : {}) as MessageWrite,
-        uploads,
-      });
-      return ok(wire(stored));
-    });
-    this.#route('GET', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {
-      const channel = this.#readableChannel(params.channel_id ?? '');
-      return ok(wire(this.#channelMessage(channel, params.message_id ?? '')));
-    });
-    this.#route('PATCH', '/channels/{channel_id}/messages/{message_id}', true, ({ params, body, uploads }) => {
-      const channel = this.#readableChannel(params.channel_id ?? '');
-      const stored = this.#channelMessage(channel, params.message_id ?? '');
-      if (stored.api.author.id !== store.botUser.id) throw DiscordErrors.cannotEditOthersMessage();
-      checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0 }).errors.throwIfAny();
-      return ok(wire(store.editMessage(stored, (isRecord(body) ? body : {}) as MessageWrite, uploads)));
-    });
-    this.#route('DELETE', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {
-      const channel = this.#readableChannel(params.channel_id ?? '');
-      const stored = this.#channelMessage(channel, params.message_id ?? '');
-      if (stored.api.author.id !== store.botUser.id) this.#requirePermission(channel, PermissionFlagsBits.ManageMessages);
-      store.deleteMessage(stored);
-      return noContent;
-    });
-
-    // Guilds.
-    this.#route('GET', '/guilds/{guild_id}', true, ({ params, query }) => {
-      const guild = this.#guild(params.guild_id ?? '');
-      const counts = query.get('with_counts') === 'true' ? { approximate_member_count: guild.members.size, approximate_presence_count: 0 } : {};
-      return ok({ ...store.apiGuild(guild), ...counts });
-    });
-    this.#route('GET', '/guilds/{guild_id}/channels', true, ({ params }) => {
-      const guild = this.#guild(params.guild_id ?? '');
-      return ok(guild.channelIds.flatMap((id) => {
-        const channel = store.channels.get(id);
-        return channel ? [store.apiChannel(channel)] : [];
-      }));
-    });
-    this.#route('GET', '/guilds/{guild_id}/roles', true, ({ params }) => ok([...this.#guild(params.guild_id ?? '').roles.values()]));
-    this.#route('GET', '/guilds/{guild_id}/members/{user_id}', true, ({ params }) => {
-      const guild = this.#guild(params.guild_id ?? '');
-      const member = guild.members.get(params.user_id ?? '');
-      if (!member) throw DiscordErrors.unknownMember();
-      return ok(store.apiMember(guild, member));
-    });
-    this.#route('GET', '/guilds/{guild_id}/members', true, ({ params, query }) => {
-      const guild = this.#guild(params.guild_id ?? '');
-      const limit = Math.min(Math.max(Number(query.get('limit') ?? 1), 1), 1000);
-      const after = BigInt(query.get('after') ?? '0');
-      const members = [...guild.members.values()]
-        .filter((member) => BigInt(member.userId) > after)
-        .sort((a, b) => (BigInt(a.userId) < BigInt(b.userId) ? -1 : 1))
-        .slice(0, limit)
-        .map((member) => store.apiMember(guild, member));
-      return ok(members);
-    });
   }
 }
 
@@ -564,25 +385,4 @@ function rateLimitResponse(rule: RateLimitRule, now: number, bucket: string): { 
       ...(rule.global ? { 'x-ratelimit-global': 'true' } : {}),
     },
   };
-}
-
-/** GET /channels/{id}/messages: newest first, `limit` 1-100 (50), `before`/`after`/`around`. */
-function listMessages(messages: StoredMessage[], query: URLSearchParams): StoredMessage[] {
-  const limit = Math.min(Math.max(Number(query.get('limit') ?? 50) || 50, 1), 100);
-  const newestFirst = [...messages].sort((a, b) => (BigInt(a.api.id) < BigInt(b.api.id) ? 1 : -1));
-  const before = query.get('before');
-  const after = query.get('after');
-  const around = query.get('around');
-  if (before) return newestFirst.filter((stored) => BigInt(stored.api.id) < BigInt(before)).slice(0, limit);
-  if (after) {
-    return newestFirst
-      .filter((stored) => BigInt(stored.api.id) > BigInt(after))
-      .slice(-limit);
-  }
-  if (around) {
-    const index = newestFirst.findIndex((stored) => BigInt(stored.api.id) <= BigInt(around));
-    const start = Math.max(0, (index === -1 ? newestFirst.length : index) - Math.floor(limit / 2));
-    return newestFirst.slice(start, start + limit);
-  }
-  return newestFirst.slice(0, limit);
 }

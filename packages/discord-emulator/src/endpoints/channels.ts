@@ -1,0 +1,81 @@
+/** Channels and their messages: reading a channel, typing, and listing, sending, editing and deleting messages, with the bot's permissions checked. */
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
+import { DiscordErrors, DiscordHttpError } from '../errors.js';
+import { checkMessagePayload } from '../limits.js';
+import type { MessageWrite, StoredMessage } from '../store/records.js';
+import { isRecord, noContent, ok, wire } from './context.js';
+import type { RouteContext } from './context.js';
+
+export function registerChannelRoutes(api: RouteContext): void {
+  const { store } = api;
+
+  api.route('GET', '/channels/{channel_id}', true, ({ params }) => ok(store.apiChannel(api.readableChannel(params.channel_id ?? ''))));
+  api.route('POST', '/channels/{channel_id}/typing', true, ({ params }) => {
+    api.readableChannel(params.channel_id ?? '');
+    return noContent;
+  });
+  api.route('GET', '/channels/{channel_id}/messages', true, ({ params, query }) => {
+    const channel = api.readableChannel(params.channel_id ?? '');
+    api.requirePermission(channel, PermissionFlagsBits.ReadMessageHistory);
+    return ok(listMessages(store.channelMessages(channel.id), query).map(wire));
+  });
+  api.route('POST', '/channels/{channel_id}/messages', true, ({ params, body, uploads }) => {
+    const channel = api.readableChannel(params.channel_id ?? '');
+    // A forum holds posts (threads), not messages.
+    if (channel.type === ChannelType.GuildCategory || channel.type === ChannelType.GuildForum) {
+      throw new DiscordHttpError(400, 50008, 'Cannot send messages in a non-text channel');
+    }
+    // In a thread, Send Messages in Threads (from the parent) takes the place of Send Messages.
+    api.requirePermission(channel, channel.thread ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages);
+    if (uploads.length > 0) api.requirePermission(channel, PermissionFlagsBits.AttachFiles);
+    const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length });
+    errors.throwIfAny();
+    if (empty) throw DiscordErrors.emptyMessage();
+    const stored = store.createMessage({
+      channelId: channel.id,
+      author: store.botUser,
+      body: (isRecord(body) ? body : {}) as MessageWrite,
+      uploads,
+    });
+    return ok(wire(stored));
+  });
+  api.route('GET', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {
+    const channel = api.readableChannel(params.channel_id ?? '');
+    return ok(wire(api.channelMessage(channel, params.message_id ?? '')));
+  });
+  api.route('PATCH', '/channels/{channel_id}/messages/{message_id}', true, ({ params, body, uploads }) => {
+    const channel = api.readableChannel(params.channel_id ?? '');
+    const stored = api.channelMessage(channel, params.message_id ?? '');
+    if (stored.api.author.id !== store.botUser.id) throw DiscordErrors.cannotEditOthersMessage();
+    checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0 }).errors.throwIfAny();
+    return ok(wire(store.editMessage(stored, (isRecord(body) ? body : {}) as MessageWrite, uploads)));
+  });
+  api.route('DELETE', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {
+    const channel = api.readableChannel(params.channel_id ?? '');
+    const stored = api.channelMessage(channel, params.message_id ?? '');
+    if (stored.api.author.id !== store.botUser.id) api.requirePermission(channel, PermissionFlagsBits.ManageMessages);
+    store.deleteMessage(stored);
+    return noContent;
+  });
+}
+
+/** GET /channels/{id}/messages: newest first, `limit` 1-100 (50), `before`/`after`/`around`. */
+function listMessages(messages: StoredMessage[], query: URLSearchParams): StoredMessage[] {
+  const limit = Math.min(Math.max(Number(query.get('limit') ?? 50) || 50, 1), 100);
+  const newestFirst = [...messages].sort((a, b) => (BigInt(a.api.id) < BigInt(b.api.id) ? 1 : -1));
+  const before = query.get('before');
+  const after = query.get('after');
+  const around = query.get('around');
+  if (before) return newestFirst.filter((stored) => BigInt(stored.api.id) < BigInt(before)).slice(0, limit);
+  if (after) {
+    return newestFirst
+      .filter((stored) => BigInt(stored.api.id) > BigInt(after))
+      .slice(-limit);
+  }
+  if (around) {
+    const index = newestFirst.findIndex((stored) => BigInt(stored.api.id) <= BigInt(around));
+    const start = Math.max(0, (index === -1 ? newestFirst.length : index) - Math.floor(limit / 2));
+    return newestFirst.slice(start, start + limit);
+  }
+  return newestFirst.slice(0, limit);
+}
