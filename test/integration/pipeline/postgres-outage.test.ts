@@ -45,7 +45,11 @@ async function httpProxy(target: string, before: (method: string, path: string) 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -55,16 +59,16 @@ describe('Postgres gone at the moment a worker records what it did', () => {
   let stack: Stack;
   let app: App;
   let database: TcpProxy;
-  const closers: Array<() => Promise<unknown>> = [];
+  const closers: Array<{ name: string; close: () => Promise<unknown> }> = [];
   /** Cut the worker's database connections when a request matching this arrives (then restore them after `outageMs`). */
   let cutOn: ((method: string, path: string) => boolean) | undefined;
   const outageMs = 1_500;
 
   beforeAll(async () => {
     stack = await startStack({ startingCredits: 100, sim: { taskMs: 300 } });
-    closers.push(() => stack.close());
+    closers.push({ name: 'the stack', close: () => stack.close() });
     database = await tcpProxy(stack.env.DATABASE_URL!);
-    closers.push(() => database.close());
+    closers.push({ name: 'the database proxy', close: () => database.close() });
     const cutting = (method: string, path: string) => {
       if (!cutOn?.(method, path)) return;
       cutOn = undefined;
@@ -73,7 +77,7 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     };
     const musicApi = await httpProxy(stack.sim.url, cutting);
     const discord = await httpProxy(stack.emulator.apiUrl.replace(/\/api(\/v\d+)?\/?$/, ''), cutting);
-    closers.push(musicApi.close, discord.close);
+    closers.push({ name: 'the music API proxy', close: musicApi.close }, { name: 'the Discord proxy', close: discord.close });
     const config = loadConfig({
       env: {
         ...stack.env,
@@ -86,14 +90,19 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     });
     // Webhooks off: a job whose task id was lost could only be refunded, while the service keeps its charge.
     app = await startApp(config, silentLogger, workerOnly(stack.prefix));
-    closers.unshift(() => app.stop());
+    closers.unshift({ name: 'the bot', close: () => app.stop() });
   });
   afterEach(() => {
     cutOn = undefined;
     database.restore();
   });
   afterAll(async () => {
-    for (const close of closers) await close().catch(() => {});
+    for (const { name, close } of closers) {
+      // Says which part is slow to stop, should one ever hang; it still waits for it.
+      const slow = setTimeout(() => console.error(`${name} is still stopping after 20 s`), 20_000);
+      await close().catch(() => {});
+      clearTimeout(slow);
+    }
   });
 
   const submit = (prompt: string) =>
