@@ -14,7 +14,7 @@ import type net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { silentLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/logger.js';
 import type { GenerationRequest } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
@@ -60,6 +60,7 @@ describe('Postgres gone at the moment a worker records what it did', () => {
   let app: App;
   let database: TcpProxy;
   const closers: Array<{ name: string; close: () => Promise<unknown> }> = [];
+  const workerLog: string[] = [];
   /** Cut the worker's database connections when a request matching this arrives (then restore them after `outageMs`). */
   let cutOn: ((method: string, path: string) => boolean) | undefined;
   const outageMs = 1_500;
@@ -89,7 +90,9 @@ describe('Postgres gone at the moment a worker records what it did', () => {
       },
     });
     // Webhooks off: a job whose task id was lost could only be refunded, while the service keeps its charge.
-    app = await startApp(config, silentLogger, workerOnly(stack.prefix));
+    // The worker's log is kept, to be shown should it ever be slow to stop.
+    const logger = createLogger({ level: 'debug' }, { write: (line: string) => void workerLog.push(line) });
+    app = await startApp(config, logger, workerOnly(stack.prefix));
     closers.unshift({ name: 'the bot', close: () => app.stop() });
   });
   afterEach(() => {
@@ -98,10 +101,13 @@ describe('Postgres gone at the moment a worker records what it did', () => {
   });
   afterAll(async () => {
     for (const { name, close } of closers) {
-      // Says which part is slow to stop, should one ever hang; it still waits for it.
-      const slow = setTimeout(() => console.error(`${name} is still stopping after 20 s`), 20_000);
-      await close().catch(() => {});
-      clearTimeout(slow);
+      // A part that is slow to stop names itself, with the worker's last log lines; after 60 s the
+      // others are closed anyway, so that the file's own servers do not outlive it.
+      let timer: NodeJS.Timeout | undefined;
+      const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), 60_000)));
+      const outcome = await Promise.race([close().catch(() => 'failed'), slow]);
+      clearTimeout(timer);
+      if (outcome === 'slow') console.error(`${name} is still stopping after 60 s; the worker's last log lines:\n${workerLog.slice(-40).join('')}`);
     }
   });
 
