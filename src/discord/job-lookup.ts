@@ -8,8 +8,8 @@ import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
 import { english, localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../discord-rest/custom-ids.js';
-import { findJobsNamed, type JobNameFilter } from '../pipeline/job-names.js';
-import type { JobRow } from '../pipeline/job-rows.js';
+import { findJobsNamed } from '../pipeline/job-names.js';
+import type { GuildJobFilter, JobRow } from '../pipeline/job-rows.js';
 import { givenTitle, titleForDisplay } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
@@ -81,7 +81,7 @@ export async function pickGuildJob(
   context: CommandContext,
   guildId: string,
   typed: string,
-  filter: JobNameFilter,
+  filter: GuildJobFilter,
   question: JobQuestion,
 ): Promise<JobRow> {
   const value = typed.replaceAll('\u0000', '').trim();

@@ -3,16 +3,10 @@
  * the requested title or name, or the prompt. For an autocomplete option typed instead of
  * picked (`/video song:Rainy Night`).
  */
-import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { jobs, type JobKind } from '../db/schema.js';
-import type { JobRow } from './job-rows.js';
-
-export interface JobNameFilter {
-  readonly kinds?: readonly JobKind[] | undefined;
-  readonly succeededOnly?: boolean | undefined;
-  readonly userId?: string | undefined;
-}
+import { jobs } from '../db/schema.js';
+import { guildJobsWhere, type GuildJobFilter, type JobRow } from './job-rows.js';
 
 /** At most this many jobs are returned: what a select menu can offer. */
 export const MAX_NAMED_JOBS = 25;
@@ -43,7 +37,7 @@ export async function findJobsNamed(
   guildId: string,
   typed: string,
   how: 'exact' | 'contains',
-  filter: JobNameFilter = {},
+  filter: GuildJobFilter = {},
 ): Promise<JobRow[]> {
   const name = normalizeName(typed);
   if (name === '') return [];
@@ -53,13 +47,7 @@ export async function findJobsNamed(
     .select()
     .from(jobs)
     .where(
-      and(
-        eq(jobs.guildId, guildId),
-        filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
-        filter.kinds === undefined ? undefined : inArray(jobs.kind, [...filter.kinds]),
-        filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
-        or(...NAMES.map(test)),
-      ),
+      and(guildJobsWhere(guildId, filter), or(...NAMES.map(test))),
     )
     .orderBy(desc(jobs.createdAt))
     .limit(MAX_NAMED_JOBS);

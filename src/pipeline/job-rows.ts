@@ -2,7 +2,7 @@
  * Reading job rows, and the writes that are not a state transition (transitions.ts makes
  * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
  */
-import { and, asc, count, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type InferSelectModel } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
@@ -129,6 +129,23 @@ export async function claimDelivery(db: Executor, jobId: string, now: Date, hold
   return row;
 }
 
+/** Which of a guild's jobs a list or a lookup takes: one member's, of some kinds, finished well. */
+export interface GuildJobFilter {
+  readonly userId?: string | undefined;
+  readonly kinds?: readonly JobKind[] | undefined;
+  readonly succeededOnly?: boolean | undefined;
+}
+
+/** The condition for a guild's jobs that pass `filter`. */
+export function guildJobsWhere(guildId: string, filter: GuildJobFilter): SQL | undefined {
+  return and(
+    eq(jobs.guildId, guildId),
+    filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
+    filter.kinds === undefined ? undefined : inArray(jobs.kind, [...filter.kinds]),
+    filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
+  );
+}
+
 export async function listJobsOfGuild(
   db: Executor,
   guildId: string,
@@ -137,14 +154,7 @@ export async function listJobsOfGuild(
   return db
     .select()
     .from(jobs)
-    .where(
-      and(
-        eq(jobs.guildId, guildId),
-        filter.userId ? eq(jobs.userId, filter.userId) : undefined,
-        filter.kind ? eq(jobs.kind, filter.kind) : undefined,
-        filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
-      ),
-    )
+    .where(guildJobsWhere(guildId, { userId: filter.userId, kinds: filter.kind && [filter.kind], succeededOnly: filter.succeededOnly }))
     .orderBy(desc(jobs.createdAt))
     .limit(Math.min(filter.limit ?? 25, 100));
 }
