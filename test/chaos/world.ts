@@ -96,7 +96,7 @@ export interface ChaosWorld {
    * on disk. `startAll` brings everything back.
    */
   powerCut(options?: { redisLostMs?: number }): Promise<PowerCut>;
-  /** Postgres (crash recovery), redis-server (its append-only file) and the four processes, on the same data and ports. */
+  /** Postgres (crash recovery) and redis-server (its append-only file) where they are down, and the four processes, on the same data and ports. */
   startAll(): Promise<void>;
   /** Every line any bot process wrote, stdout and stderr. */
   logLines(): readonly string[];
@@ -194,10 +194,13 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     >;
     const extras: BotProcess[] = [];
     // The http role first: the gateway's first jobs may finish by webhook before a worker is up.
-    await processes.http.start();
-    await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
-    await processes.gateway.start();
-    await emulator.waitForBotReady(60_000);
+    const startProcesses = async () => {
+      await processes.http.start();
+      await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
+      await processes.gateway.start();
+      await emulator.waitForBotReady(60_000);
+    };
+    await startProcesses();
 
     const acceptedJobIds = new Map<string, string>();
     // Every /song sent through `song`, and its first answer as Discord recorded it once it came.
@@ -277,10 +280,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       },
       async startAll() {
         await Promise.all([postgres.start(), redis.start()]);
-        await processes.http.start();
-        await Promise.all([processes['worker-1'].start(), processes['worker-2'].start()]);
-        await processes.gateway.start();
-        await emulator.waitForBotReady(60_000);
+        await startProcesses();
       },
       close,
     };

@@ -23,10 +23,7 @@ export const powerCut: Scenario = {
     await Promise.race([Promise.all(before.map((handle) => handle.waitForResponse(10_000).catch(() => undefined))), sleep(quick ? 300 : 1_000)]);
     await Promise.all(PROCESS_NAMES.map((name) => world.processes[name].kill()));
     await sleep(quick ? 300 : 2_000);
-    await world.processes.http.start();
-    await Promise.all([world.processes['worker-1'].start(), world.processes['worker-2'].start()]);
-    await world.processes.gateway.start();
-    await world.emulator.waitForBotReady(60_000);
+    await world.startAll();
 
     const after = await atRate(jobs - half, quick ? 20 : 40, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${half + i}`));
     const answeredAfter = await Promise.all(after.map((handle) => handle.waitForResponse(30_000).then(() => true, () => false)));
