@@ -7,6 +7,8 @@ export { NodeProcess } from './node-process.js';
 export type { NodeProcessOptions } from './node-process.js';
 export { BOT_TOKEN, SIM_KEY } from './secrets.js';
 export { sleep, waitFor } from './wait.js';
+export { tcpProxy } from './tcp-proxy.js';
+export type { TcpProxy } from './tcp-proxy.js';
 export { startStandIns } from './stand-ins.js';
 export type { StandIns } from './stand-ins.js';
 export { startWorld } from './world.js';

@@ -25,7 +25,7 @@ import { found } from '../../support/found.js';
 import { jobRow } from '../../support/ledger.js';
 import { parseSamples } from '../../support/metrics.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
-import { tcpProxy } from '../../support/tcp-proxy.js';
+import { tcpProxy } from '@music-bot/test-world';
 
 let h: Harness;
 let redis: Redis;

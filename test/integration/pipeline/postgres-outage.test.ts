@@ -20,7 +20,7 @@ import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
-import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { tcpProxy, type TcpProxy } from '@music-bot/test-world';
 
 /** An HTTP proxy that calls `before` with each request, and forwards it once that resolves. */
 async function httpProxy(target: string, before: (method: string, path: string) => void) {

@@ -12,7 +12,7 @@ import { found } from '../../support/found.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 import { workerOnly } from '../../support/pipeline-harness.js';
 import { startStack, type Stack } from '../../support/stack.js';
-import { tcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { tcpProxy, type TcpProxy } from '@music-bot/test-world';
 
 describe('a request while Redis is down', () => {
   let stack: Stack;

@@ -13,10 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, sendCommand } from '../support/browser.js';
-import { startPlaygroundProcess, type PlaygroundProcess } from '../support/playground-process.js';
+import { launchChromium, sendCommand } from './browser.js';
+import { startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 
 /** Each would open a dialog, if the page ever ran it. */
 const PROMPT = '<img src=x onerror=alert(1)> [click](javascript:alert(2)) <javascript:alert(3)>';

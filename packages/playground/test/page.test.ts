@@ -8,11 +8,11 @@
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, sendCommand } from '../support/browser.js';
-import { startPlaygroundProcess, type PlaygroundProcess } from '../support/playground-process.js';
-import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { launchChromium, sendCommand } from './browser.js';
+import { startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
+import { tcpProxy, type TcpProxy } from '@music-bot/test-world';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 /** Set UPDATE_SCREENSHOT=1 to refresh the README's picture of the playground. */
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT ? path.join(root, 'docs/playground.png') : undefined;
 const DESKTOP = { width: 1280, height: 800 };
