@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DiscordEmulator, DiscordEmulatorOptions } from '@music-bot/discord-emulator';
 import type { MusicApiSim, MusicApiSimOptions } from '@music-bot/music-api-sim';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../../src/embedded/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
-import { startRedisServer, type RedisServerHandle } from '../../../src/embedded/redis-server.js';
+import { startRedisServer } from '../../../src/embedded/redis-server.js';
 import { BotProcess, runBotScript, type BotProcessOptions } from './bot-process.js';
 import { startStandIns } from './stand-ins.js';
 
@@ -125,13 +125,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   }
 }
 
-async function embeddedPostgres(dataDir: string, settings: { settings?: Readonly<Record<string, string>>; maxConnections?: number }): Promise<EmbeddedServer> {
-  const port = await findFreePort();
-  const start = () => startEmbeddedPostgres({ dataDir, port, ...(settings.settings && { settings: settings.settings }), ...(settings.maxConnections && { maxConnections: settings.maxConnections }) });
-  let handle: EmbeddedPostgresHandle | undefined = await start();
-  const url = handle.url;
+/** A server started by `start` on `port`, which can be stopped and started again on the same data and port. */
+async function restartable(dataDir: string, port: number, start: () => Promise<{ url: string; stop(): Promise<void> }>): Promise<EmbeddedServer> {
+  let handle: { url: string; stop(): Promise<void> } | undefined = await start();
   return {
-    url,
+    url: handle.url,
     dataDir,
     port,
     get running() {
@@ -147,28 +145,15 @@ async function embeddedPostgres(dataDir: string, settings: { settings?: Readonly
   };
 }
 
+async function embeddedPostgres(dataDir: string, options: { settings?: Readonly<Record<string, string>>; maxConnections?: number }): Promise<EmbeddedServer> {
+  const port = await findFreePort();
+  return restartable(dataDir, port, () => startEmbeddedPostgres({ dataDir, port, ...options }));
+}
+
 async function embeddedRedis(dataDir: string, persistent: boolean): Promise<EmbeddedServer & { flushAll(): Promise<void> }> {
   const port = await findFreePort();
-  const start = () => startRedisServer({ dataDir, port, persistent });
-  let handle: RedisServerHandle | undefined = await start();
-  return {
-    url: handle.url,
-    dataDir,
-    port,
-    get running() {
-      return handle !== undefined;
-    },
-    async stop() {
-      await handle?.stop();
-      handle = undefined;
-    },
-    async start() {
-      handle ??= await start();
-    },
-    async flushAll() {
-      await redisCommand(port, 'FLUSHALL');
-    },
-  };
+  const server = await restartable(dataDir, port, () => startRedisServer({ dataDir, port, persistent }));
+  return Object.assign(server, { flushAll: async () => void (await redisCommand(port, 'FLUSHALL')) });
 }
 
 /** One command to redis-server in its own protocol, on a connection of its own (no client library state). */
