@@ -1,7 +1,8 @@
 /**
  * The layer rules in .dependency-cruiser.cjs, run by the depcruise command on small made-up
  * trees: a file in a folder no layer names fails, and so does the Discord client outside the
- * Discord edge, while the same imports in their place pass.
+ * Discord edge or an import across the line between the bot and its stand-in packages, while
+ * the same imports in their place pass.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
@@ -32,7 +33,8 @@ async function lint(files: Record<string, string>): Promise<Violation[]> {
     await mkdir(path.dirname(path.join(tree, file)), { recursive: true });
     await writeFile(path.join(tree, file), source);
   }
-  const args = [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'];
+  const folders = ['src', ...(Object.keys(files).some((file) => file.startsWith('packages/')) ? ['packages'] : [])];
+  const args = [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), ...folders, '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'];
   const { stdout } = await run(process.execPath, args, { cwd: tree });
   const result = JSON.parse(stdout) as { summary: { violations: { rule: { name: string; severity: string }; from: string; to: string }[] } };
   for (const violation of result.summary.violations) expect(violation.rule.severity).toBe('error');
@@ -84,6 +86,23 @@ describe('the layer rules', () => {
     expect(violations).toEqual([
       { rule: 'discord-wire-types-in-a-plain-layer', from: 'src/credits/ledger.ts', to: expect.stringMatching(/node_modules\/discord-api-types\//) },
       { rule: 'discord-formatters-outside-text-helpers', from: 'src/guilds/names.ts', to: expect.stringMatching(/node_modules\/@discordjs\/formatters\//) },
+    ]);
+  });
+
+  it('keep the bot and the stand-in packages apart, letting the test world start the bot through its entry points', async () => {
+    const violations = await lint({
+      'src/credits/ledger.ts': 'export const ledger = 1;\n',
+      'src/app.ts': "import { ledger } from './credits/ledger.js';\nexport const app = ledger;\n",
+      'src/credits/uses-sim.ts': "import { sim } from '../../packages/music-api-sim/src/index.js';\nexport const uses = sim;\n",
+      'packages/music-api-sim/src/index.ts': 'export const sim = 1;\n',
+      'packages/discord-emulator/src/uses-bot.ts': "import { ledger } from '../../../src/credits/ledger.js';\nexport const uses = ledger;\n",
+      'packages/test-world/src/world.ts':
+        "import { app } from '../../../src/app.js';\nimport { ledger } from '../../../src/credits/ledger.js';\nexport const world = [app, ledger];\n",
+    });
+    expect(violations).toEqual([
+      { rule: 'stand-in-imports-bot', from: 'packages/discord-emulator/src/uses-bot.ts', to: 'src/credits/ledger.ts' },
+      { rule: 'world-reaches-into-bot', from: 'packages/test-world/src/world.ts', to: 'src/credits/ledger.ts' },
+      { rule: 'bot-imports-stand-in', from: 'src/credits/uses-sim.ts', to: 'packages/music-api-sim/src/index.ts' },
     ]);
   });
 
