@@ -224,7 +224,12 @@ export const hostileHttp: Scenario = {
     for (const [id, row] of after.rows) {
       if (before.rows.has(id)) continue;
       // An earlier job's final webhook that the simulator itself sent late (a poll finished the job first) is genuine news.
-      if (sentBySimulator(world, id, row)) lateGenuine += 1;
+      // The bot may have written its row before the simulator saw the answer: wait for that delivery to be recorded.
+      const genuine = await waitFor('the simulator to record its delivery', () => sentBySimulator(world, id, row), { timeoutMs: 10_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (genuine) lateGenuine += 1;
       else accepted.push(`new row: ${id.slice(0, 60)}: ${row.slice(0, 160)}`);
     }
     const live = await liveFindings(world);
