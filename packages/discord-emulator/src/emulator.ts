@@ -38,6 +38,8 @@ import type {
   UncheckedInteractionInput,
 } from './types.js';
 import { waitUntil } from './wait.js';
+import { createDaveListener } from './voice/dave-listener.js';
+import type { DaveState } from './voice/dave.js';
 import { compareEnvelope } from './voice/reception.js';
 import type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './voice/reception.js';
 import { VOICE_CA_PATH, VoiceServer } from './voice/server.js';
@@ -175,7 +177,10 @@ export class DiscordEmulator {
       canSpeak: (guildId, channelId) =>
         (this.#store.channelPermissions(this.#store.guild(guildId), this.#store.channel(channelId), this.botUser.id) & PermissionFlagsBits.Speak) !== 0n,
       othersInChannel: (channelId, botId) => this.#voice.members(channelId).filter((id) => id !== botId),
-      createDave: undefined,
+      createDave:
+        options.voice?.dave === false
+          ? undefined
+          : (session) => createDaveListener({ ...session, listenerId: ids.next(), onFinding: voiceFinding, logger: this.#logger }),
     });
     this.#voice = new VoiceStates({ store: this.#store, server: this.#voiceServer, onFinding: voiceFinding });
     this.#interactions = new InteractionRegistry({
@@ -640,6 +645,16 @@ export class DiscordEmulator {
   /** The bot's `max_dave_protocol_version` from its last voice Identify in the guild (undefined: none yet). */
   voiceMaxDaveProtocolVersion(guildId: string): number | undefined {
     return this.#voiceServer.maxDaveProtocolVersion(guildId);
+  }
+
+  /**
+   * The DAVE negotiation of the guild's voice connection (undefined when the session has no DAVE):
+   * key packages received, welcomes sent, transitions, whether the listening member can open the
+   * bot's frames, the voice privacy code.
+   */
+  voiceDave(guildId: string): Readonly<DaveState> | undefined {
+    const state = this.#voiceServer.dave(guildId)?.state;
+    return state ? { ...state } : undefined;
   }
 
   /** Closes the bot's voice WebSocket in the guild (4015 by default: the bot should resume); false when none is open. */

@@ -45,7 +45,7 @@ export interface VoiceReception {
   intervalP50Ms: number;
   intervalP99Ms: number;
   intervalMaxMs: number;
-  /** RMS (0–1, full scale 1) per 100 ms of decoded audio, in order. */
+  /** RMS (0–1, full scale 1) per 100 ms of decoded audio, in order (Discord's silence frames left out). */
   envelope: number[];
   /** Frames dropped because the bot lacks Speak in the channel. */
   droppedNoSpeak: number;
@@ -108,7 +108,8 @@ export class GuildReception {
   frame(opus: Buffer, clockNow: number, dave: boolean): void {
     const arrival = performance.now();
     let pcm: Int16Array;
-    if (opus.equals(SILENCE_FRAME)) {
+    const silenceFrame = opus.equals(SILENCE_FRAME);
+    if (silenceFrame) {
       pcm = new Int16Array(FRAME_SAMPLES * CHANNELS);
     } else if (this.#decode) {
       try {
@@ -142,7 +143,8 @@ export class GuildReception {
     for (const sample of pcm) squares += sample * sample;
     const rms = Math.sqrt(squares / pcm.length) / 32768;
     if (rms < SILENCE_RMS) counts.silentFrames += 1;
-    this.#addToEnvelope(squares, pcm.length);
+    // Silence frames mark the end of speech: not part of what was played.
+    if (!silenceFrame) this.#addToEnvelope(squares, pcm.length);
     for (const listener of this.listeners) listener(pcm);
   }
 

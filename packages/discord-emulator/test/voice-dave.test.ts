@@ -1,0 +1,51 @@
+/**
+ * DAVE end to end: the emulator is the MLS external sender, a listening member (a @snazzah/davey
+ * session) welcomes the bot into the group, and the frames @discordjs/voice encrypts with DAVE
+ * are opened by the listener and heard as the file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChannelType } from 'discord-api-types/v10';
+import type { Client } from 'discord.js';
+import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
+import type { DiscordEmulator, EmulatorChannel, EmulatorGuild } from '@music-bot/discord-emulator';
+import { join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
+
+let emu: DiscordEmulator;
+let client: Client;
+let guild: EmulatorGuild;
+let voice: EmulatorChannel;
+
+beforeAll(async () => {
+  emu = await startDiscordEmulator();
+  guild = emu.createGuild({ name: 'DAVE guild' });
+  voice = emu.createChannel(guild.id, { name: 'Encrypted', type: ChannelType.GuildVoice });
+  client = await voiceBot(emu);
+});
+
+afterAll(async () => {
+  await client?.destroy();
+  await emu?.close();
+});
+
+describe('DAVE', () => {
+  it('negotiates the group and hears the end-to-end encrypted frames as the file', async () => {
+    const tone = makeTone(2, 330);
+    const connection = await joined(join(client, guild.id, voice.id));
+    expect(emu.voiceMaxDaveProtocolVersion(guild.id)).toBe(1);
+    await expect.poll(() => emu.voiceDave(guild.id)?.transitionsExecuted).toBe(1);
+    const dave = emu.voiceDave(guild.id);
+    expect(dave).toMatchObject({ keyPackages: 1, welcomes: 1, transitionsReady: 1, ready: true, invalidCommitWelcomes: 0, error: null });
+    // Both ends of the group derive the same voice privacy code.
+    expect(connection.voicePrivacyCode).toBe(dave?.privacyCode);
+    await playFile(connection, tone.path);
+    const heard = await emu.waitForVoiceFrames(guild.id, 100);
+    expect(heard.daveProtocolVersion).toBe(1);
+    expect(heard.daveFrames).toBeGreaterThan(90);
+    expect(heard.plainFrames).toBe(0);
+    expect(heard.undecodable).toBe(0);
+    const comparison = emu.compareEnvelope(heard.envelope, pcmEnvelope(tone.pcm));
+    expect(comparison.matches, JSON.stringify(comparison)).toBe(true);
+    expect(emu.findings).toEqual([]);
+    connection.destroy();
+  });
+});
