@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ChannelType } from 'discord-api-types/v10';
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -21,6 +21,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore } from './store.js';
+import type { CreateChannelInput } from './store/guilds.js';
 import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
@@ -45,8 +46,6 @@ import type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './v
 import { VOICE_CA_PATH, VoiceServer } from './voice/server.js';
 import { VoiceStates } from './voice/states.js';
 import type { VoiceRefusal } from './voice/states.js';
-import type { CreateChannelInput } from './store/guilds.js';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
 
 const API_PREFIX = '/api';
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
@@ -634,12 +633,12 @@ export class DiscordEmulator {
   /** Resolves once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
   async waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reception = this.voiceReception(guildId);
-      if (reception.frames >= frames) return reception;
+    const reception = this.#voiceServer.reception(guildId);
+    while (reception.frames < frames) {
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    return reception.snapshot();
   }
 
   /** The bot's `max_dave_protocol_version` from its last voice Identify in the guild (undefined: none yet). */

@@ -94,6 +94,11 @@ export class GuildReception {
     return { frames: 0, silentFrames: 0, gaps: 0, droppedNoSpeak: 0, undecodable: 0, daveFrames: 0, plainFrames: 0, firstFrameAt: null as number | null, lastFrameAt: null as number | null };
   }
 
+  /** Frames heard since the last reset (cheaper than a snapshot). */
+  get frames(): number {
+    return this.#counts.frames;
+  }
+
   /** A new speaking run starts (Speaking on, or a new connection): the next interval is not measured. */
   startRun(): void {
     this.#lastArrival = undefined;
