@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
-import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIOverwrite, APIRole, APIUser, Locale } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { EmulatorClock } from './clock.js';
@@ -181,7 +181,12 @@ export class DiscordEmulator {
           ? undefined
           : (session) => createDaveListener({ ...session, listenerId: ids.next(), onFinding: voiceFinding, logger: this.#logger }),
     });
-    this.#voice = new VoiceStates({ store: this.#store, server: this.#voiceServer, onFinding: voiceFinding });
+    this.#voice = new VoiceStates({
+      store: this.#store,
+      server: this.#voiceServer,
+      onFinding: voiceFinding,
+      dispatchToSession: (sessionId, t, d) => this.#gateway.dispatchToSession(sessionId, t, d),
+    });
     this.#interactions = new InteractionRegistry({
       store: this.#store,
       commands: this.#commands,
@@ -387,6 +392,15 @@ export class DiscordEmulator {
     this.#store.denyChannel(channelId);
   }
 
+  /**
+   * Sets a channel's permission overwrite for a role or member (`type` 0 role, 1 member; allow and
+   * deny as bit strings; both "0" removes it), as a moderator would: CHANNEL_UPDATE. E.g. deny the
+   * bot Speak in a voice channel.
+   */
+  setPermissionOverwrite(channelId: string, overwrite: APIOverwrite): void {
+    this.#store.setOverwrite(channelId, overwrite);
+  }
+
   /** The DM channel between the bot and a user (created on first use). */
   dmChannel(userId: string): EmulatorChannel {
     return channelView(this.#store.dmChannel(userId));
@@ -588,14 +602,19 @@ export class DiscordEmulator {
   }
 
   /**
-   * A member joins a voice channel (or moves there): VOICE_STATE_UPDATE to bots with
-   * GUILD_VOICE_STATES, and Clients Connect to the bot's voice connection in that channel.
+   * A member joins a voice channel (or moves there, or mutes or deafens themselves):
+   * VOICE_STATE_UPDATE to bots with GUILD_VOICE_STATES, and Clients Connect to the bot's voice
+   * connection in that channel. With the bot's id: a moderator moves the bot (it must be in
+   * voice already); it gets VOICE_STATE_UPDATE and a new VOICE_SERVER_UPDATE.
    */
-  joinVoice(userId: string, channelId: string): void {
-    this.#voice.join(userId, channelId);
+  joinVoice(userId: string, channelId: string, options: { selfMute?: boolean; selfDeaf?: boolean } = {}): void {
+    this.#voice.join(userId, channelId, options);
   }
 
-  /** A member leaves voice in the guild: VOICE_STATE_UPDATE with `channel_id: null`, Client Disconnect. */
+  /**
+   * A member leaves voice in the guild: VOICE_STATE_UPDATE with `channel_id: null`, Client
+   * Disconnect. With the bot's id: a moderator disconnects the bot (its voice session closes with 4014).
+   */
   leaveVoice(guildId: string, userId: string): void {
     this.#voice.leave(guildId, userId);
   }

@@ -8,7 +8,7 @@ import { ChannelType } from 'discord-api-types/v10';
 import type { Client } from 'discord.js';
 import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild } from '@music-bot/discord-emulator';
-import { join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
+import { join, joined, leaveAll, makeTone, playFile, voiceBot } from './support/voice-client.js';
 
 let emu: DiscordEmulator;
 let client: Client;
@@ -23,6 +23,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  leaveAll(client);
   await client?.destroy();
   await emu?.close();
 });

@@ -187,10 +187,23 @@ describe('the voice gateway', () => {
 
     send(ws, VoiceOpcodes.Speaking, { speaking: 1, delay: 0, ssrc: ready.d.ssrc });
     await expect.poll(() => emu.voiceReception(guild.id).speaking).toBe(true);
-    udp.send(packet(ready.d.ssrc + 7, 21), ready.d.port, ready.d.ip);
+    // While speaking, 150 ms without a frame is a gap; the intervals are kept.
+    udp.send(packet(ready.d.ssrc, 21), ready.d.port, ready.d.ip);
+    await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(21);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    udp.send(packet(ready.d.ssrc, 22), ready.d.port, ready.d.ip);
+    await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(22);
+    const timed = emu.voiceReception(guild.id);
+    expect(timed.gaps).toBeGreaterThanOrEqual(1);
+    expect(timed.intervalMaxMs).toBeGreaterThanOrEqual(150);
+    // 19 intervals among the first 20 frames; Speaking began a new run at frame 21, so 20 → 21 is not measured.
+    expect(timed.intervalsMs).toHaveLength(20);
+    expect(timed.seconds).toBeCloseTo(0.44);
+
+    udp.send(packet(ready.d.ssrc + 7, 23), ready.d.port, ready.d.ip);
     await expect.poll(() => emu.findings.length).toBe(2);
     expect(emu.findings[1]?.message).toBe(`voice frame with ssrc ${ready.d.ssrc + 7}; Ready gave ${ready.d.ssrc}`);
-    expect(emu.voiceReception(guild.id)).toMatchObject({ frames: 20, undecodable: 1 });
+    expect(emu.voiceReception(guild.id)).toMatchObject({ frames: 22, undecodable: 1 });
 
     // Leaving ends the voice session: 4014, which a client does not resume.
     client.guilds.cache.get(guild.id)?.shard.send({ op: GatewayOpcodes.VoiceStateUpdate, d: { guild_id: guild.id, channel_id: null, self_mute: false, self_deaf: false } });

@@ -213,3 +213,11 @@ export function denyChannel(state: StoreState, channelId: string): void {
   }
 }
 
+/** Sets (or, with allow and deny both 0, removes) a channel's overwrite for a role or member: CHANNEL_UPDATE. */
+export function setOverwrite(state: StoreState, channelId: string, overwrite: APIOverwrite): void {
+  const channel = requireChannel(state, channelId);
+  if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
+  channel.overwrites = channel.overwrites.filter((existing) => existing.id !== overwrite.id);
+  if (BigInt(overwrite.allow) !== 0n || BigInt(overwrite.deny) !== 0n) channel.overwrites.push({ ...overwrite });
+  dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
+}

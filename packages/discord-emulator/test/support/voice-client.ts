@@ -12,6 +12,7 @@ import {
   createAudioPlayer,
   createAudioResource,
   entersState,
+  getVoiceConnections,
   joinVoiceChannel,
   StreamType,
   VoiceConnectionStatus,
@@ -33,6 +34,12 @@ export function join(client: Client, guildId: string, channelId: string, options
   const guild = client.guilds.cache.get(guildId);
   if (!guild) throw new Error(`the client has no guild ${guildId}`);
   return joinVoiceChannel({ guildId, channelId, adapterCreator: guild.voiceAdapterCreator, selfDeaf: true, group: client.user?.id ?? 'default', ...options });
+}
+
+/** Destroys the client's voice connections (before closing the emulator, so none tries to resume). */
+export function leaveAll(client: Client | undefined): void {
+  if (!client?.user) return;
+  for (const connection of getVoiceConnections(client.user.id)?.values() ?? []) connection.destroy();
 }
 
 export async function joined(connection: VoiceConnection, timeoutMs = 10_000): Promise<VoiceConnection> {
