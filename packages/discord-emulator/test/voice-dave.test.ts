@@ -49,4 +49,20 @@ describe('DAVE', () => {
     expect(emu.findings).toEqual([]);
     connection.destroy();
   });
+
+  it('refuses a bot without DAVE with 4017, as Discord does since March 2026, and records it once', async () => {
+    const statuses = new Set<string>();
+    const connection = join(client, guild.id, voice.id, { daveEncryption: false });
+    connection.on('stateChange', (_old, state) => statuses.add(state.status));
+    // @discordjs/voice rejoins after each refusal: wait for a few, then stop it.
+    const identifies = emu.voiceStats.identifies;
+    await expect.poll(() => emu.voiceStats.connections).toBeGreaterThan(3);
+    connection.destroy();
+    await expect.poll(() => emu.voiceMembers(voice.id)).toEqual([]);
+    expect(emu.findings).toMatchObject([{ kind: 'voice-protocol', message: expect.stringContaining('requires DAVE') }]);
+    expect(emu.voiceStats.identifies).toBe(identifies);
+    expect(statuses.has('ready')).toBe(false);
+    expect(emu.voiceReception(guild.id).connected).toBe(false);
+    emu.clearRecords();
+  });
 });

@@ -73,7 +73,10 @@ export interface VoiceServerOptions {
   heartbeatIntervalMs?: number;
   /** Decode Opus (default); off, frames are counted but not decoded (benchmarks). */
   decode: boolean;
-  /** Creates the listening member's DAVE session when the bot offers DAVE; undefined: DAVE off. */
+  /**
+   * Creates the listening member's DAVE session. Set: DAVE is required, as on Discord (a client
+   * without it is closed with 4017). Undefined: DAVE off, Session Description says version 0.
+   */
   createDave?: (session: { guildId: string; channelId: string; botId: string; send: (op: number, payload: Buffer) => void; sendJson: (op: number, d: unknown) => void }) => DaveListener;
 }
 
@@ -92,6 +95,7 @@ export class VoiceServer {
   readonly #byRemote = new Map<string, VoiceSession>();
   readonly #receptions = new Map<string, GuildReception>();
   readonly #sockets = new Set<WebSocket>();
+  readonly #refusedWithoutDave = new Set<string>();
   #nextSsrc = 1000 + Math.floor(Math.random() * 1000);
   #endpoint = '';
   #udpPort = 0;
@@ -326,6 +330,15 @@ export class VoiceServer {
     if (d.max_dave_protocol_version !== undefined && !Number.isInteger(d.max_dave_protocol_version)) {
       this.#options.onFinding('voice Identify with a max_dave_protocol_version that is not an integer', [JSON.stringify(d.max_dave_protocol_version)]);
     }
+    const maxDave = typeof d.max_dave_protocol_version === 'number' ? d.max_dave_protocol_version : 0;
+    if (this.#options.createDave && maxDave < 1) {
+      // Discord has required DAVE in guild voice channels since March 2026: a client without it is
+      // refused (and @discordjs/voice rejoins at once, again and again: one finding per guild).
+      if (!this.#refusedWithoutDave.has(grant.guildId)) this.#options.onFinding(`voice Identify with max_dave_protocol_version ${maxDave}: Discord requires DAVE (end-to-end encryption) in guild voice channels`, [`guild ${grant.guildId}`]);
+      this.#refusedWithoutDave.add(grant.guildId);
+      ws.close(VoiceCloseCodes.EndToEndEncryptionDAVEProtocolRequired, 'E2EE/DAVE protocol required.');
+      return;
+    }
     const previous = this.#sessions.get(grant.guildId);
     if (previous) {
       this.#endSession(previous);
@@ -345,7 +358,7 @@ export class VoiceServer {
       reportedUnspoken: false,
       reportedWrongSsrc: false,
       reportedBadFrame: false,
-      maxDaveProtocolVersion: typeof d.max_dave_protocol_version === 'number' ? d.max_dave_protocol_version : 0,
+      maxDaveProtocolVersion: maxDave,
       daveProtocolVersion: 0,
       dave: undefined,
       closed: false,
