@@ -649,15 +649,23 @@ export class DiscordEmulator {
     return () => reception.listeners.delete(listener);
   }
 
-  /** Resolves once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
-  async waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
-    const deadline = Date.now() + timeoutMs;
+  /** Resolves, as the frame arrives, once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
+  waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
     const reception = this.#voiceServer.reception(guildId);
-    while (reception.frames < frames) {
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return reception.snapshot();
+    if (reception.frames >= frames) return Promise.resolve(reception.snapshot());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reception.frameWatchers.delete(watcher);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`));
+      }, timeoutMs);
+      const watcher = (count: number): void => {
+        if (count < frames) return;
+        clearTimeout(timer);
+        reception.frameWatchers.delete(watcher);
+        resolve(reception.snapshot());
+      };
+      reception.frameWatchers.add(watcher);
+    });
   }
 
   /** The bot's `max_dave_protocol_version` from its last voice Identify in the guild (undefined: none yet). */

@@ -75,6 +75,8 @@ export class GuildReception {
   encryptionMode: string | null = null;
   daveProtocolVersion = 0;
   readonly listeners = new Set<VoiceAudioListener>();
+  /** Called after every frame counted (decoded or not), with the count so far. */
+  readonly frameWatchers = new Set<(frames: number) => void>();
   #decoder: OpusScript | undefined;
   readonly #decode: boolean;
   #counts = GuildReception.#zero();
@@ -143,6 +145,7 @@ export class GuildReception {
       if (this.speaking && interval > GAP_THRESHOLD_MS) counts.gaps += 1;
     }
     this.#lastArrival = arrival;
+    for (const watcher of this.frameWatchers) watcher(counts.frames);
     if (pcm.length === 0) return;
     let squares = 0;
     for (const sample of pcm) squares += sample * sample;
