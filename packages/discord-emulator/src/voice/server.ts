@@ -116,7 +116,9 @@ export class VoiceServer {
     await new Promise<void>((resolve) => this.#https.listen(0, host, resolve));
     await new Promise<void>((resolve) => this.#udp.bind(0, '127.0.0.1', resolve));
     const address = this.#https.address() as AddressInfo;
-    this.#endpoint = `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    // The certificate names 127.0.0.1, ::1 and localhost: a wildcard address is advertised as 127.0.0.1.
+    const advertised = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+    this.#endpoint = `${advertised.includes(':') ? `[${advertised}]` : advertised}:${address.port}`;
     this.#udpPort = this.#udp.address().port;
   }
 
@@ -150,12 +152,15 @@ export class VoiceServer {
     return session !== undefined && !session.closed && session.ws?.readyState === WebSocket.OPEN;
   }
 
-  /** A new grant (VOICE_SERVER_UPDATE) for the guild; an older voice session of the guild is closed with 4014 after. */
+  /** A new grant (VOICE_SERVER_UPDATE) for the guild: the next Identify is checked against it. */
   grant(grant: VoiceGrant): void {
     this.#grants.set(grant.guildId, grant);
   }
 
-  /** The bot left voice in the guild (or moved): its session is closed with 4014 Disconnected. */
+  /**
+   * The bot left voice in the guild, or got a new grant (`keepGrant`, after a move): the voice
+   * session of an older grant is closed with 4014 Disconnected.
+   */
   disconnect(guildId: string, keepGrant?: VoiceGrant): void {
     if (!keepGrant) this.#grants.delete(guildId);
     const session = this.#sessions.get(guildId);
