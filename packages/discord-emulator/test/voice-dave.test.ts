@@ -8,7 +8,7 @@ import { ChannelType } from 'discord-api-types/v10';
 import type { Client } from 'discord.js';
 import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild } from '@music-bot/discord-emulator';
-import { join, joined, leaveAll, makeTone, playFile, voiceBot } from './support/voice-client.js';
+import { join, joined, leaveAll, makeTone, playFile, removeTones, voiceBot } from './support/voice-client.js';
 
 // Songs play in real time; a shared machine may make them slower.
 vi.setConfig({ testTimeout: 30_000 });
@@ -26,6 +26,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  removeTones();
   leaveAll(client);
   await client?.destroy();
   await emu?.close();

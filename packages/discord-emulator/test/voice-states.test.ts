@@ -11,7 +11,7 @@ import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { VoiceConnectionStatus, entersState } from '@discordjs/voice';
 import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
-import { join, joined, leaveAll, makeTone, playFile, voiceBot } from './support/voice-client.js';
+import { join, joined, leaveAll, makeTone, playFile, removeTones, voiceBot } from './support/voice-client.js';
 
 // Songs play in real time; a shared machine may make them slower.
 vi.setConfig({ testTimeout: 30_000 });
@@ -32,6 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  removeTones();
   leaveAll(client);
   await client?.destroy();
   await emu?.close();
