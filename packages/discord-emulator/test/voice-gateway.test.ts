@@ -238,4 +238,24 @@ describe('the voice gateway', () => {
     expect(await third.closed).toBe(VoiceCloseCodes.SessionNoLongerValid);
     second.ws.close();
   });
+
+  it('closes 4009 when heartbeats stop for two intervals', async () => {
+    const quick = await startDiscordEmulator({ voice: { dave: false, heartbeatIntervalMs: 100 } });
+    try {
+      const beating = await open(quick.voiceEndpoint);
+      const silent = await open(quick.voiceEndpoint);
+      const timer = setInterval(() => send(beating.ws, VoiceOpcodes.Heartbeat, { t: Date.now(), seq_ack: -1 }), 50);
+      try {
+        expect(await silent.closed).toBe(VoiceCloseCodes.SessionTimeout);
+        // Long enough for a missed deadline several times over: the heartbeating socket stays open.
+        await expect.poll(() => beating.messages.filter((m) => m.op === VoiceOpcodes.HeartbeatAck).length).toBeGreaterThan(10);
+        expect(beating.ws.readyState).toBe(WebSocket.OPEN);
+      } finally {
+        clearInterval(timer);
+        beating.ws.close();
+      }
+    } finally {
+      await quick.close();
+    }
+  });
 });

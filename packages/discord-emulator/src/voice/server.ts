@@ -202,8 +202,17 @@ export class VoiceServer {
   #onConnection(ws: WebSocket, url: URL): void {
     this.stats.connections += 1;
     this.#sockets.add(ws);
-    const state: { session: VoiceSession | undefined } = { session: undefined };
+    const state: { session: VoiceSession | undefined; heartbeatTimer?: NodeJS.Timeout } = { session: undefined };
+    // A client that stops heartbeating for two intervals is closed with 4009 Session timeout.
+    const interval = this.#options.heartbeatIntervalMs ?? DEFAULT_VOICE_HEARTBEAT_MS;
+    const expectHeartbeat = (): void => {
+      clearTimeout(state.heartbeatTimer);
+      state.heartbeatTimer = setTimeout(() => ws.close(VoiceCloseCodes.SessionTimeout, 'Session timeout.'), interval * 2);
+      state.heartbeatTimer.unref();
+    };
+    expectHeartbeat();
     ws.on('close', () => {
+      clearTimeout(state.heartbeatTimer);
       this.#sockets.delete(ws);
       if (state.session?.ws === ws) state.session.ws = undefined;
     });
@@ -212,7 +221,7 @@ export class VoiceServer {
     if (version !== String(VOICE_GATEWAY_VERSION)) {
       this.#options.onFinding(`voice gateway connection asked for version ${version ?? '(none)'}; the emulator speaks v${VOICE_GATEWAY_VERSION}`, [url.search]);
     }
-    ws.on('message', (raw, isBinary) => this.#onMessage(ws, state, raw, isBinary));
+    ws.on('message', (raw, isBinary) => this.#onMessage(ws, state, raw, isBinary, expectHeartbeat));
     ws.send(JSON.stringify({ op: VoiceOpcodes.Hello, d: { v: VOICE_GATEWAY_VERSION, heartbeat_interval: this.#options.heartbeatIntervalMs ?? DEFAULT_VOICE_HEARTBEAT_MS } }));
   }
 
@@ -240,7 +249,7 @@ export class VoiceServer {
     if (session.replay.length > REPLAY_LIMIT) session.replay.shift();
   }
 
-  #onMessage(ws: WebSocket, state: { session: VoiceSession | undefined }, raw: RawData, isBinary: boolean): void {
+  #onMessage(ws: WebSocket, state: { session: VoiceSession | undefined }, raw: RawData, isBinary: boolean, heartbeatSeen: () => void): void {
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     if (isBinary) {
       if (!state.session || bytes.length < 1) {
@@ -272,6 +281,7 @@ export class VoiceServer {
     const d = isRecord(payload.d) ? payload.d : {};
     switch (payload.op) {
       case VoiceOpcodes.Heartbeat:
+        heartbeatSeen();
         this.stats.heartbeats += 1;
         if (typeof d.seq_ack !== 'number') this.#options.onFinding('voice heartbeat without seq_ack (required since voice gateway v8)', [JSON.stringify(payload.d)]);
         ws.send(JSON.stringify({ op: VoiceOpcodes.HeartbeatAck, d: { t: d.t } }));
