@@ -57,6 +57,15 @@ export interface DiscordEmulatorOptions {
    * @defaultValue { recommended: 1, maxConcurrency: 1, identifyWindowMs: 5000 }
    */
   shards?: { recommended?: number; maxConcurrency?: number; identifyWindowMs?: number };
+  /**
+   * The voice server. `decode`: decode the bot's Opus (off for benchmarks: frames are counted and
+   * timed, loudness is not measured, `onVoiceAudio` gets nothing). `dave`: DAVE required, as on Discord since March 2026 (a
+   * listening member decrypts the bot's frames; a bot without DAVE is closed with 4017 and a
+   * finding); off, Session Description says version 0, as before DAVE.
+   * `heartbeatIntervalMs`: the voice gateway's Hello.
+   * @defaultValue { decode: true, dave: true, heartbeatIntervalMs: 13750 }
+   */
+  voice?: { decode?: boolean; dave?: boolean; heartbeatIntervalMs?: number };
 }
 
 /** A file part of a multipart request, as the emulator received it. */
@@ -99,6 +108,8 @@ export type FindingKind =
   | 'unexpected-body'
   | 'unsupported-content-type'
   | 'gateway-protocol'
+  /** The bot's voice: Update Voice State (op 4), the voice gateway, its UDP packets. */
+  | 'voice-protocol'
   /** An interaction delivered by HTTP whose response Discord would not take (late, not 200, invalid). */
   | 'interaction-response';
 

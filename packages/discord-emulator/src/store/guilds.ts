@@ -1,6 +1,6 @@
 /** Users, guilds, roles, members, channels and DM channels: creating them, and the bot joining and leaving a guild. */
 import { ChannelType, GatewayDispatchEvents, GatewayIntentBits, Locale, OverwriteType, PermissionFlagsBits } from 'discord-api-types/v10';
-import type { APIRole, APIUser } from 'discord-api-types/v10';
+import type { APIOverwrite, APIRole, APIUser } from 'discord-api-types/v10';
 import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS } from './permissions.js';
 import type { StoredChannel, StoredGuild, StoredMember } from './records.js';
 import { dispatch, requireChannel, requireGuild } from './state.js';
@@ -67,6 +67,7 @@ export function createGuild(state: StoreState, input: CreateGuildInput): StoredG
     ]),
     systemChannelId: null,
     botRemoved: false,
+    voiceStates: new Map(),
   };
   state.guilds.set(id, guild);
   if (input.systemChannel !== undefined) {
@@ -92,10 +93,27 @@ export function addBot(state: StoreState, guildId: string): void {
   dispatch(state, GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
 }
 
+export interface CreateChannelInput {
+  id?: string;
+  name: string;
+  type?: ChannelType;
+  topic?: string;
+  parentId?: string;
+  /** Voice channels: members allowed at once (0, the default: no limit), and the bitrate (64000). */
+  userLimit?: number;
+  bitrate?: number;
+  /** The channel's permission overwrites (e.g. denying the bot Connect or Speak). */
+  permissionOverwrites?: APIOverwrite[];
+}
+
+function isVoice(type: ChannelType | undefined): boolean {
+  return type === ChannelType.GuildVoice || type === ChannelType.GuildStageVoice;
+}
+
 export function createChannel(
   state: StoreState,
   guildId: string,
-  input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string },
+  input: CreateChannelInput,
 ): StoredChannel {
   const channel = addChannel(state, requireGuild(state, guildId), input);
   dispatch(state, GatewayDispatchEvents.ChannelCreate, apiChannel(state, channel), GatewayIntentBits.Guilds);
@@ -103,11 +121,7 @@ export function createChannel(
 }
 
 /** Adds a channel to the guild, telling no one (the caller dispatches, or GUILD_CREATE will). */
-function addChannel(
-  state: StoreState,
-  guild: StoredGuild,
-  input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string },
-): StoredChannel {
+function addChannel(state: StoreState, guild: StoredGuild, input: CreateChannelInput): StoredChannel {
   if (input.id !== undefined && state.channels.has(input.id)) throw new Error(`channel ${input.id} already exists`);
   const channel: StoredChannel = {
     id: input.id ?? state.ids.next(),
@@ -117,9 +131,10 @@ function addChannel(
     position: guild.channelIds.length,
     topic: input.topic ?? null,
     parentId: input.parentId ?? null,
-    overwrites: [],
+    overwrites: input.permissionOverwrites ? structuredClone(input.permissionOverwrites) : [],
     recipientIds: [],
     lastMessageId: null,
+    ...(isVoice(input.type) ? { userLimit: input.userLimit ?? 0, bitrate: input.bitrate ?? 64_000 } : {}),
   };
   state.channels.set(channel.id, channel);
   guild.channelIds.push(channel.id);
@@ -198,3 +213,11 @@ export function denyChannel(state: StoreState, channelId: string): void {
   }
 }
 
+/** Sets (or, with allow and deny both 0, removes) a channel's overwrite for a role or member: CHANNEL_UPDATE. */
+export function setOverwrite(state: StoreState, channelId: string, overwrite: APIOverwrite): void {
+  const channel = requireChannel(state, channelId);
+  if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
+  channel.overwrites = channel.overwrites.filter((existing) => existing.id !== overwrite.id);
+  if (BigInt(overwrite.allow) !== 0n || BigInt(overwrite.deny) !== 0n) channel.overwrites.push({ ...overwrite });
+  dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
+}
