@@ -15,9 +15,10 @@ RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 # tini is PID 1: it passes SIGTERM to node and reaps children, so `docker stop` runs the
-# bot's graceful shutdown instead of killing it after the grace period.
+# bot's graceful shutdown instead of killing it after the grace period. ffmpeg decodes songs
+# and encodes their Opus for voice playback.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends tini \
+  && apt-get install -y --no-install-recommends tini ffmpeg \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
