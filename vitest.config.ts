@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,9 @@ export default defineConfig({
     // Two files at a time on two cores (vitest's default is one fewer worker than cores): each
     // file has its own database and queue prefix, so they never see each other's rows.
     maxWorkers: 2,
+    // Given to each forked worker's environment at its start, when Node reads it: the workers
+    // trust the Discord emulator's self-signed voice gateway certificate (wss://127.0.0.1).
+    env: { NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('packages/discord-emulator/certs/voice-localhost.pem', import.meta.url)) },
     projects: [
       {
         test: {

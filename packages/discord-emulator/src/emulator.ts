@@ -38,6 +38,13 @@ import type {
   UncheckedInteractionInput,
 } from './types.js';
 import { waitUntil } from './wait.js';
+import { compareEnvelope } from './voice/reception.js';
+import type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './voice/reception.js';
+import { VOICE_CA_PATH, VoiceServer } from './voice/server.js';
+import { VoiceStates } from './voice/states.js';
+import type { VoiceRefusal } from './voice/states.js';
+import type { CreateChannelInput } from './store/guilds.js';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 
 const API_PREFIX = '/api';
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
@@ -116,6 +123,8 @@ export class DiscordEmulator {
   readonly #http: HttpInteractionDelivery;
   readonly #rest: RestApi;
   readonly #logger: Logger;
+  readonly #voiceServer: VoiceServer;
+  readonly #voice: VoiceStates;
   #origin = '';
 
   /** Use {@link startDiscordEmulator}; the constructor does not listen. */
@@ -144,6 +153,7 @@ export class DiscordEmulator {
       logger: this.#logger,
       resumeUrl: () => `${this.#wsOrigin()}/gateway/resume`,
       maxConcurrency: options.shards?.maxConcurrency ?? 1,
+      onVoiceStateUpdate: (requester, d) => this.#voice.update(requester, d),
       identifyWindowMs: options.shards?.identifyWindowMs ?? 5_000,
       onFinding: (message, details) => {
         const finding: Finding = { kind: 'gateway-protocol', method: 'WS', path: '/gateway', route: null, operationId: null, message, details };
@@ -151,6 +161,23 @@ export class DiscordEmulator {
         this.#logger.warn({ finding }, 'discord emulator finding');
       },
     });
+    const voiceFinding = (message: string, details: string[]): void => {
+      const finding: Finding = { kind: 'voice-protocol', method: 'WS', path: '/voice', route: null, operationId: null, message, details };
+      this.findings.push(finding);
+      this.#logger.warn({ finding }, 'discord emulator finding');
+    };
+    this.#voiceServer = new VoiceServer({
+      logger: this.#logger,
+      clockNow: () => this.clock.now(),
+      onFinding: voiceFinding,
+      decode: options.voice?.decode ?? true,
+      heartbeatIntervalMs: options.voice?.heartbeatIntervalMs,
+      canSpeak: (guildId, channelId) =>
+        (this.#store.channelPermissions(this.#store.guild(guildId), this.#store.channel(channelId), this.botUser.id) & PermissionFlagsBits.Speak) !== 0n,
+      othersInChannel: (channelId, botId) => this.#voice.members(channelId).filter((id) => id !== botId),
+      createDave: undefined,
+    });
+    this.#voice = new VoiceStates({ store: this.#store, server: this.#voiceServer, onFinding: voiceFinding });
     this.#interactions = new InteractionRegistry({
       store: this.#store,
       commands: this.#commands,
@@ -211,6 +238,7 @@ export class DiscordEmulator {
   /** Starts listening; resolves once the port is bound. */
   async listen(port = 0, host = '127.0.0.1'): Promise<this> {
     await this.#app.listen({ port, host });
+    await this.#voiceServer.listen(host);
     const address = this.#app.server.address() as AddressInfo;
     const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.#origin = `http://${hostname}:${address.port}`;
@@ -310,7 +338,8 @@ export class DiscordEmulator {
     this.#store.addBot(guildId);
   }
 
-  createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): EmulatorChannel {
+  /** `type: ChannelType.GuildVoice` makes a voice channel; `userLimit` (0: none) and `bitrate` apply to voice channels. */
+  createChannel(guildId: string, input: CreateChannelInput): EmulatorChannel {
     return channelView(this.#store.createChannel(guildId, input));
   }
 
@@ -527,7 +556,107 @@ export class DiscordEmulator {
     this.rateLimited.length = 0;
   }
 
+  // ---- voice ----
+
+  /**
+   * The voice gateway's certificate (self-signed, for 127.0.0.1 and localhost). A client trusts it
+   * with `NODE_EXTRA_CA_CERTS=<this path>` in its environment at start (Node reads it once).
+   */
+  static readonly voiceCaPath = VOICE_CA_PATH;
+
+  get voiceCaPath(): string {
+    return VOICE_CA_PATH;
+  }
+
+  /** host:port of the voice gateway (what VOICE_SERVER_UPDATE's `endpoint` says). */
+  get voiceEndpoint(): string {
+    return this.#voiceServer.endpoint;
+  }
+
+  /** Voice gateway counters: connections, identifies, resumes, heartbeats. */
+  get voiceStats(): Readonly<{ connections: number; identifies: number; resumes: number; heartbeats: number }> {
+    return this.#voiceServer.stats;
+  }
+
+  /** Update Voice State requests (op 4) the emulator did not follow, and why; Discord answers none of them. */
+  get voiceRefusals(): readonly VoiceRefusal[] {
+    return this.#voice.refusals;
+  }
+
+  /**
+   * A member joins a voice channel (or moves there): VOICE_STATE_UPDATE to bots with
+   * GUILD_VOICE_STATES, and Clients Connect to the bot's voice connection in that channel.
+   */
+  joinVoice(userId: string, channelId: string): void {
+    this.#voice.join(userId, channelId);
+  }
+
+  /** A member leaves voice in the guild: VOICE_STATE_UPDATE with `channel_id: null`, Client Disconnect. */
+  leaveVoice(guildId: string, userId: string): void {
+    this.#voice.leave(guildId, userId);
+  }
+
+  /** User ids in a voice channel, the bot included. */
+  voiceMembers(channelId: string): string[] {
+    return this.#voice.members(channelId);
+  }
+
+  /** The voice channel the user is in within the guild, or null. */
+  voiceChannelOf(guildId: string, userId: string): string | null {
+    return this.#store.guild(guildId).voiceStates.get(userId)?.channelId ?? null;
+  }
+
+  /** What the emulator heard of the bot in the guild since the last reset (counts, timing, loudness). */
+  voiceReception(guildId: string): VoiceReception {
+    return this.#voiceServer.reception(guildId).snapshot();
+  }
+
+  /** Forgets what was heard in the guild (the connection stays). */
+  resetVoiceReception(guildId: string): void {
+    this.#voiceServer.reception(guildId).reset();
+  }
+
+  /**
+   * Calls `listener` with every 20 ms frame heard from the bot in the guild, decoded to 48 kHz
+   * stereo interleaved 16-bit PCM (1920 samples); returns an unsubscribe function.
+   */
+  onVoiceAudio(guildId: string, listener: VoiceAudioListener): () => void {
+    const reception = this.#voiceServer.reception(guildId);
+    reception.listeners.add(listener);
+    return () => reception.listeners.delete(listener);
+  }
+
+  /** Resolves once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
+  async waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const reception = this.voiceReception(guildId);
+      if (reception.frames >= frames) return reception;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** The bot's `max_dave_protocol_version` from its last voice Identify in the guild (undefined: none yet). */
+  voiceMaxDaveProtocolVersion(guildId: string): number | undefined {
+    return this.#voiceServer.maxDaveProtocolVersion(guildId);
+  }
+
+  /** Closes the bot's voice WebSocket in the guild (4015 by default: the bot should resume); false when none is open. */
+  dropVoiceConnection(guildId: string, code = 4015): boolean {
+    return this.#voiceServer.drop(guildId, code);
+  }
+
+  /**
+   * Whether a heard envelope is the reference's (durations within 5 %, envelopes correlated);
+   * make the reference with {@link pcmEnvelope} from the file decoded to 48 kHz stereo s16le.
+   */
+  compareEnvelope(heard: readonly number[], reference: readonly number[], options?: Parameters<typeof compareEnvelope>[2]): EnvelopeComparison {
+    return compareEnvelope(heard, reference, options);
+  }
+
   async close(): Promise<void> {
+    await this.#voiceServer.close();
     this.#gateway.close();
     this.#app.server.closeAllConnections();
     await this.#app.close();

@@ -14,6 +14,7 @@ import type { APIInteraction, ApplicationFlags, GatewayReadyDispatchData } from 
 import type { Logger } from 'pino';
 import type { EmulatorStore } from './store.js';
 import type { StoreDispatch } from './store/records.js';
+import type { VoiceRequester } from './voice/states.js';
 
 const HISTORY_LIMIT = 1_000;
 
@@ -85,6 +86,8 @@ export interface GatewayOptions {
   /** Discord's 5 s; 0: no limit. */
   identifyWindowMs: number;
   resumeUrl: () => string;
+  /** Update Voice State (op 4) from an identified session. */
+  onVoiceStateUpdate?: (requester: VoiceRequester, d: unknown) => void;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -202,6 +205,13 @@ export class Gateway {
           return;
         }
         if (payload.op === GatewayOpcodes.RequestGuildMembers) this.#requestMembers(connection.session, d);
+        if (payload.op === GatewayOpcodes.VoiceStateUpdate) {
+          const session = connection.session;
+          this.#options.onVoiceStateUpdate?.(
+            { sessionId: session.id, intents: session.intents, reply: (t, data) => this.#dispatchTo(session, t, data) },
+            d,
+          );
+        }
         return;
       default:
         this.#options.onFinding(`gateway client sent unknown opcode ${payload.op}`, []);
@@ -268,7 +278,7 @@ export class Gateway {
     this.#dispatchTo(session, GatewayDispatchEvents.Ready, ready);
     for (const guild of store.guilds.values()) {
       if (guild.botRemoved || !onShard(guild.id, shard)) continue;
-      this.#dispatchTo(session, GatewayDispatchEvents.GuildCreate, store.guildCreatePayload(guild, this.#hasMembersIntent(session)));
+      this.#dispatchTo(session, GatewayDispatchEvents.GuildCreate, store.guildCreatePayload(guild, this.#hasMembersIntent(session), this.#hasVoiceIntent(session)));
     }
     this.#sessions.set(session.id, session);
     this.events.emit('ready');
@@ -316,6 +326,10 @@ export class Gateway {
     });
   }
 
+  #hasVoiceIntent(session: Session): boolean {
+    return (session.intents & GatewayIntentBits.GuildVoiceStates) !== 0;
+  }
+
   #hasMembersIntent(session: Session): boolean {
     return (session.intents & GatewayIntentBits.GuildMembers) !== 0;
   }
@@ -335,7 +349,7 @@ export class Gateway {
       if (!onShard(guildId, session.shard)) continue;
       if (event.t === GatewayDispatchEvents.GuildCreate) {
         const guild = this.#options.store.guilds.get(String(event.d));
-        if (guild) this.#dispatchTo(session, event.t, this.#options.store.guildCreatePayload(guild, this.#hasMembersIntent(session)));
+        if (guild) this.#dispatchTo(session, event.t, this.#options.store.guildCreatePayload(guild, this.#hasMembersIntent(session), this.#hasVoiceIntent(session)));
       } else {
         this.#dispatchTo(session, event.t, event.d);
       }

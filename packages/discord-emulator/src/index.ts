@@ -34,3 +34,8 @@ export type {
   SubmitModalInput,
   UncheckedInteractionInput,
 } from './types.js';
+export { compareEnvelope, pcmEnvelope, GAP_THRESHOLD_MS } from './voice/reception.js';
+export type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './voice/reception.js';
+export { VOICE_CA_PATH } from './voice/server.js';
+export type { VoiceRefusal, VoiceRefusalReason } from './voice/states.js';
+export type { CreateChannelInput } from './store/guilds.js';

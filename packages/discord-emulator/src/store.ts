@@ -13,7 +13,7 @@ import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 import { storeAttachment } from './store/attachments.js';
 import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot } from './store/guilds.js';
-import type { CreateGuildInput } from './store/guilds.js';
+import type { CreateChannelInput, CreateGuildInput } from './store/guilds.js';
 import { channelMessages, createMessage, deleteMessage, editMessage, publicMessage, restoreMessage } from './store/messages.js';
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
 import type { CreateMessageInput, MessageWrite, StoredChannel, StoredGuild, StoredMember, StoredMessage, Upload } from './store/records.js';
@@ -84,7 +84,7 @@ export class EmulatorStore implements StoreState {
     addBot(this, guildId);
   }
 
-  createChannel(guildId: string, input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string }): StoredChannel {
+  createChannel(guildId: string, input: CreateChannelInput): StoredChannel {
     return createChannel(this, guildId, input);
   }
 
@@ -158,8 +158,8 @@ export class EmulatorStore implements StoreState {
     return apiGuild(guild);
   }
 
-  guildCreatePayload(guild: StoredGuild, allMembers: boolean): GatewayGuildCreateDispatchData {
-    return guildCreatePayload(this, guild, allMembers);
+  guildCreatePayload(guild: StoredGuild, allMembers: boolean, voiceStates = false): GatewayGuildCreateDispatchData {
+    return guildCreatePayload(this, guild, allMembers, voiceStates);
   }
 
   // ---- messages and attachments ----

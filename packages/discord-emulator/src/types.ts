@@ -57,6 +57,14 @@ export interface DiscordEmulatorOptions {
    * @defaultValue { recommended: 1, maxConcurrency: 1, identifyWindowMs: 5000 }
    */
   shards?: { recommended?: number; maxConcurrency?: number; identifyWindowMs?: number };
+  /**
+   * The voice server. `decode`: decode the bot's Opus (off for benchmarks: frames are counted and
+   * timed, loudness is not measured). `dave`: negotiate DAVE with a bot that offers it (a
+   * listening member decrypts its frames); off, Session Description says version 0.
+   * `heartbeatIntervalMs`: the voice gateway's Hello.
+   * @defaultValue { decode: true, dave: true, heartbeatIntervalMs: 13750 }
+   */
+  voice?: { decode?: boolean; dave?: boolean; heartbeatIntervalMs?: number };
 }
 
 /** A file part of a multipart request, as the emulator received it. */
@@ -99,6 +107,8 @@ export type FindingKind =
   | 'unexpected-body'
   | 'unsupported-content-type'
   | 'gateway-protocol'
+  /** The bot's voice: Update Voice State (op 4), the voice gateway, its UDP packets. */
+  | 'voice-protocol'
   /** An interaction delivered by HTTP whose response Discord would not take (late, not 200, invalid). */
   | 'interaction-response';
 

@@ -67,6 +67,7 @@ export function createGuild(state: StoreState, input: CreateGuildInput): StoredG
     ]),
     systemChannelId: null,
     botRemoved: false,
+    voiceStates: new Map(),
   };
   state.guilds.set(id, guild);
   if (input.systemChannel !== undefined) {
@@ -92,10 +93,25 @@ export function addBot(state: StoreState, guildId: string): void {
   dispatch(state, GatewayDispatchEvents.GuildCreate, null, GatewayIntentBits.Guilds, guild.id);
 }
 
+export interface CreateChannelInput {
+  id?: string;
+  name: string;
+  type?: ChannelType;
+  topic?: string;
+  parentId?: string;
+  /** Voice channels: members allowed at once (0, the default: no limit), and the bitrate (64000). */
+  userLimit?: number;
+  bitrate?: number;
+}
+
+function isVoice(type: ChannelType | undefined): boolean {
+  return type === ChannelType.GuildVoice || type === ChannelType.GuildStageVoice;
+}
+
 export function createChannel(
   state: StoreState,
   guildId: string,
-  input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string },
+  input: CreateChannelInput,
 ): StoredChannel {
   const channel = addChannel(state, requireGuild(state, guildId), input);
   dispatch(state, GatewayDispatchEvents.ChannelCreate, apiChannel(state, channel), GatewayIntentBits.Guilds);
@@ -103,11 +119,7 @@ export function createChannel(
 }
 
 /** Adds a channel to the guild, telling no one (the caller dispatches, or GUILD_CREATE will). */
-function addChannel(
-  state: StoreState,
-  guild: StoredGuild,
-  input: { id?: string; name: string; type?: ChannelType; topic?: string; parentId?: string },
-): StoredChannel {
+function addChannel(state: StoreState, guild: StoredGuild, input: CreateChannelInput): StoredChannel {
   if (input.id !== undefined && state.channels.has(input.id)) throw new Error(`channel ${input.id} already exists`);
   const channel: StoredChannel = {
     id: input.id ?? state.ids.next(),
@@ -120,6 +132,7 @@ function addChannel(
     overwrites: [],
     recipientIds: [],
     lastMessageId: null,
+    ...(isVoice(input.type) ? { userLimit: input.userLimit ?? 0, bitrate: input.bitrate ?? 64_000 } : {}),
   };
   state.channels.set(channel.id, channel);
   guild.channelIds.push(channel.id);

@@ -37,6 +37,18 @@ export interface StoredGuild {
   systemChannelId: string | null;
   /** The bot was removed (GUILD_DELETE); the guild is kept so that it can come back. */
   botRemoved: boolean;
+  /** Who is in which voice channel, by user id (the bot included). */
+  voiceStates: Map<string, StoredVoiceState>;
+}
+
+/** A user in a voice channel of the guild, as Discord's voice state. */
+export interface StoredVoiceState {
+  userId: string;
+  channelId: string;
+  /** The gateway session id for the bot; a random one for members. */
+  sessionId: string;
+  selfMute: boolean;
+  selfDeaf: boolean;
 }
 
 export interface StoredChannel {
@@ -50,6 +62,9 @@ export interface StoredChannel {
   overwrites: APIOverwrite[];
   recipientIds: string[];
   lastMessageId: string | null;
+  /** Voice channels: members allowed at once (0: no limit) and bits per second. */
+  userLimit?: number;
+  bitrate?: number;
   /** Set for threads (types 10, 11, 12), forum posts included. */
   thread?: StoredThread;
 }

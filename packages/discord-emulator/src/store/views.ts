@@ -19,12 +19,13 @@ import type {
   APIThreadMember,
   ChannelFlags,
   GatewayGuildCreateDispatchData,
+  GatewayVoiceState,
   GuildMemberFlags,
   RoleFlags,
   ThreadMemberFlags,
 } from 'discord-api-types/v10';
 import { canSeeThread, channelPermissions } from './permissions.js';
-import type { StoredChannel, StoredGuild, StoredMember } from './records.js';
+import type { StoredChannel, StoredGuild, StoredMember, StoredVoiceState } from './records.js';
 import type { StoreState } from './state.js';
 
 /** Discord's "no flags set"; the flag enums have no zero member. */
@@ -144,7 +145,7 @@ export function apiChannel(state: StoreState, channel: StoredChannel): APIChanne
     } as APIChannel;
   }
   if (channel.type === ChannelType.GuildVoice || channel.type === ChannelType.GuildStageVoice) {
-    return { ...common, bitrate: 64000, user_limit: 0, rtc_region: null, last_message_id: channel.lastMessageId, rate_limit_per_user: 0 } as APIChannel;
+    return { ...common, bitrate: channel.bitrate ?? 64_000, user_limit: channel.userLimit ?? 0, rtc_region: null, last_message_id: channel.lastMessageId, rate_limit_per_user: 0 } as APIChannel;
   }
   return {
     ...common,
@@ -201,7 +202,27 @@ export function apiGuild(guild: StoredGuild): APIGuild {
 }
 
 /** GUILD_CREATE as the bot receives it; without GUILD_MEMBERS only the bot's own member is listed. */
-export function guildCreatePayload(state: StoreState, guild: StoredGuild, allMembers: boolean): GatewayGuildCreateDispatchData {
+/** A voice state as Discord sends it: with `guild_id` in VOICE_STATE_UPDATE, without in GUILD_CREATE. */
+export function apiVoiceState(state: StoreState, guild: StoredGuild, voice: StoredVoiceState): GatewayVoiceState {
+  const member = guild.members.get(voice.userId);
+  return {
+    guild_id: guild.id,
+    channel_id: voice.channelId,
+    user_id: voice.userId,
+    ...(member ? { member: apiMember(state, guild, member) } : {}),
+    session_id: voice.sessionId,
+    deaf: false,
+    mute: false,
+    self_deaf: voice.selfDeaf,
+    self_mute: voice.selfMute,
+    self_video: false,
+    suppress: false,
+    request_to_speak_timestamp: null,
+  };
+}
+
+/** GUILD_CREATE for a session: every member with GUILD_MEMBERS (else the bot's own), voice states with GUILD_VOICE_STATES. */
+export function guildCreatePayload(state: StoreState, guild: StoredGuild, allMembers: boolean, voiceStates = false): GatewayGuildCreateDispatchData {
   const members = [...guild.members.values()]
     .filter((member) => allMembers || member.userId === state.botUser.id)
     .map((member) => apiMember(state, guild, member));
@@ -211,7 +232,12 @@ export function guildCreatePayload(state: StoreState, guild: StoredGuild, allMem
     large: false,
     unavailable: false,
     member_count: guild.members.size,
-    voice_states: [],
+    voice_states: voiceStates
+      ? [...guild.voiceStates.values()].map((voice) => {
+          const { guild_id: _guildId, ...inGuild } = apiVoiceState(state, guild, voice);
+          return inGuild;
+        })
+      : [],
     members,
     channels: guild.channelIds.flatMap((id) => {
       const channel = state.channels.get(id);
