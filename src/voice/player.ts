@@ -88,6 +88,8 @@ export class PlayerHost {
   readonly #processId = randomUUID();
   readonly #renewal: NodeJS.Timeout;
   readonly #onVoiceState = (before: VoiceState, after: VoiceState) => this.#voiceStateChanged(before, after);
+  /** Each guild's changes, one after another: a song ending never races a command or the idle timer. */
+  readonly #queues = new Map<string, Promise<unknown>>();
   #closing = false;
 
   constructor(options: PlayerHostOptions) {
@@ -115,10 +117,22 @@ export class PlayerHost {
     return (await this.#options.redis.get(key)) === this.#processId;
   }
 
+  /** Runs `work` after the guild's earlier changes have finished. */
+  #serially<T>(guildId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(guildId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.#queues.set(guildId, settled);
+    void settled.then(() => {
+      if (this.#queues.get(guildId) === settled) this.#queues.delete(guildId);
+    });
+    return next;
+  }
+
   /** Runs one request for a guild this process owns. Never throws: a failure is an answer. */
   async handle(request: PlayerRequest): Promise<PlayerAnswer> {
     try {
-      return await this.#handle(request);
+      return await this.#serially(request.guildId, () => this.#handle(request));
     } catch (error) {
       this.#options.logger.error({ err: loggableError(error), guildId: request.guildId, op: request.action.op }, 'voice request failed');
       return answer(true, localText('player.failed'));
@@ -131,31 +145,36 @@ export class PlayerHost {
     for (const guildId of guildIds) {
       if (this.#players.has(guildId) || !this.holdsGuild(guildId) || this.#closing) continue;
       if (!(await this.owns(guildId))) continue;
-      const state = await this.#options.store.read(guildId);
-      if (!state) {
-        await this.#options.store.clear(guildId);
-        continue;
+      await this.#serially(guildId, () => this.#resume(guildId));
+    }
+  }
+
+  async #resume(guildId: string): Promise<void> {
+    if (this.#players.has(guildId) || this.#closing) return;
+    const state = await this.#options.store.read(guildId);
+    if (!state) {
+      await this.#options.store.clear(guildId);
+      return;
+    }
+    this.#options.logger.info({ guildId, channelId: state.voiceChannelId, jobId: state.current?.jobId }, 'voice player resumed');
+    try {
+      const guild = this.#options.client.guilds.cache.get(guildId)!;
+      const channel = guild.channels.cache.get(state.voiceChannelId);
+      if (!channel?.isVoiceBased()) {
+        await this.#finish(guildId, 'player.ended');
+        return;
       }
-      this.#options.logger.info({ guildId, channelId: state.voiceChannelId, jobId: state.current?.jobId }, 'voice player resumed');
-      try {
-        const guild = this.#options.client.guilds.cache.get(guildId)!;
-        const channel = guild.channels.cache.get(state.voiceChannelId);
-        if (!channel?.isVoiceBased()) {
-          await this.#finish(guildId, 'player.ended');
-          continue;
-        }
-        const live = this.#connect(guild, channel);
-        if (state.current) {
-          await this.#options.store.write(guildId, { ...state, paused: false });
-          this.#playEntry(live, state.current);
-          await this.#showNowPlaying(guildId);
-        } else {
-          await this.#advance(live);
-        }
-        this.#checkListeners(guildId);
-      } catch (error) {
-        this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player could not resume');
+      const live = this.#connect(guild, channel);
+      if (state.current) {
+        await this.#options.store.write(guildId, { ...state, paused: false });
+        this.#playEntry(live, state.current);
+        await this.#showNowPlaying(guildId);
+      } else {
+        await this.#advance(live);
       }
+      this.#checkListeners(guildId);
+    } catch (error) {
+      this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player could not resume');
     }
   }
 
@@ -344,7 +363,7 @@ export class PlayerHost {
     const live: LivePlayer = { guildId: guild.id, connection, audio, advancing: false, stopped: false };
     this.#players.set(guild.id, live);
     audio.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice resource failed'));
-    audio.on(AudioPlayerStatus.Idle, () => void this.#songEnded(live));
+    audio.on(AudioPlayerStatus.Idle, () => void this.#serially(guild.id, () => this.#songEnded(live)));
     connection.on(VoiceConnectionStatus.Disconnected, () => void this.#disconnected(live));
     connection.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice connection error'));
     return live;
@@ -358,7 +377,7 @@ export class PlayerHost {
         entersState(live.connection, VoiceConnectionStatus.Connecting, 5_000),
       ]);
     } catch {
-      if (!live.stopped && !this.#closing) await this.#finish(live.guildId, 'player.disconnected');
+      if (!live.stopped && !this.#closing) await this.#serially(live.guildId, () => (live.stopped ? Promise.resolve() : this.#finish(live.guildId, 'player.disconnected')));
     }
   }
 
@@ -502,7 +521,7 @@ export class PlayerHost {
         const stillEmpty = this.#listeners(guild, channelId).length === 0;
         if (stillEmpty && !live.stopped) {
           this.#options.logger.info({ guildId, channelId }, 'voice channel empty; leaving');
-          void this.#finish(guildId, 'player.leftEmpty');
+          void this.#serially(guildId, () => (live.stopped ? Promise.resolve() : this.#finish(guildId, 'player.leftEmpty')));
         }
       }, this.#options.idleSeconds * 1000);
       live.idleTimer.unref();

@@ -55,6 +55,8 @@ export interface E2EOptions {
    * image runs it (`node build/src/main.js`; `npm run build` first).
    */
   readonly entry?: 'source' | 'build';
+  /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -84,6 +86,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     POLL_INTERVAL_MIN_MS: '200',
     POLL_INTERVAL_MAX_MS: '1000',
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
+    // The emulator's voice gateway speaks TLS with a self-signed certificate.
+    NODE_EXTRA_CA_CERTS: stack.emulator.voiceCaPath,
+    ...options.env,
   };
 
   const entry = options.entry ?? 'source';
