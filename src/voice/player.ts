@@ -362,6 +362,7 @@ export class PlayerHost {
     connection.subscribe(audio);
     const live: LivePlayer = { guildId: guild.id, connection, audio, advancing: false, stopped: false };
     this.#players.set(guild.id, live);
+    audio.on('stateChange', (before, after) => this.#options.logger.debug({ guildId: guild.id, from: before.status, to: after.status }, 'voice player state'));
     audio.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice resource failed'));
     audio.on(AudioPlayerStatus.Idle, () => void this.#serially(guild.id, () => this.#songEnded(live)));
     connection.on(VoiceConnectionStatus.Disconnected, () => void this.#disconnected(live));

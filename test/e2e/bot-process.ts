@@ -57,6 +57,12 @@ export interface E2EOptions {
   readonly entry?: 'source' | 'build';
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Runs the roles apart: `ROLE=gateway`, `ROLE=worker` and `ROLE=http`, one process each (with
+   * `interactions: 'http'`, interactions reach the http process, and the gateway's work through
+   * Redis). `stop`, `kill` and `start` then act on the gateway process; `output` is every process's.
+   */
+  readonly splitRoles?: boolean;
 }
 
 /**
@@ -93,8 +99,11 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
 
   const entry = options.entry ?? 'source';
   await world.deployCommands({ entry, env });
-  const bot = world.bot({ env, entry });
+  const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry });
+  const others = options.splitRoles ? [world.bot({ env: { ...env, ROLE: 'worker' }, entry }), world.bot({ env: { ...env, ROLE: 'http' }, entry })] : [];
   await bot.start();
+  for (const other of others) await other.start();
+  const all = [bot, ...others];
   if (options.interactions === 'http') await stack.emulator.setInteractionsEndpoint(`${httpUrl}/interactions`);
 
   const ephemeralJobId = /Job `([0-9a-f-]{36})`/;
@@ -102,9 +111,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...stack,
     httpUrl,
     webhooks: options.webhooks,
-    output: () => bot.output(),
+    output: () => all.map((process) => process.output()).join('\n'),
     waitForLog(match, what, timeoutMs = 10_000) {
-      return vi.waitFor(() => found(bot.logLines().find(match), `the bot to log ${what}`), timeoutMs);
+      return vi.waitFor(() => found(all.flatMap((process) => process.logLines()).find(match), `the bot to log ${what}`), timeoutMs);
     },
     settled(handle, timeoutMs) {
       const ends = ['interaction handled', 'interaction refused', 'interaction failed'];

@@ -1,4 +1,4 @@
 /** The voice scenarios (./voice.scenarios.ts) with interactions over the gateway. */
 import { voiceScenarios } from './voice.scenarios.js';
 
-voiceScenarios('gateway');
+voiceScenarios({ interactions: 'gateway' });
