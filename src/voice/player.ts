@@ -43,7 +43,7 @@ import type { Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
 import { radioRound } from './entries.js';
 import { spawnDecoder, type EncodedStream, type FfmpegCheck } from './ffmpeg.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './ops.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService, type Requester } from './ops.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 
@@ -82,7 +82,7 @@ export function isPlayerButton(value: string): value is PlayerButton {
   return (PLAYER_BUTTONS as readonly string[]).includes(value);
 }
 
-export class PlayerHost {
+export class PlayerHost implements PlayerService {
   readonly #options: PlayerHostOptions;
   readonly #players = new Map<string, LivePlayer>();
   readonly #processId = randomUUID();
@@ -306,6 +306,8 @@ export class PlayerHost {
         if (!controls && !alone && requester.userId !== state.current.requestedBy) return answer(true, localText('player.pauseNotAllowed'));
         const pause = action.op === 'pause';
         if (state.paused === pause) return answer(true, localText(pause ? 'player.alreadyPaused' : 'player.notPaused'));
+        // A song still buffering cannot be paused yet: wait for its first frames.
+        if (live.audio.state.status === AudioPlayerStatus.Buffering) await entersState(live.audio, AudioPlayerStatus.Playing, 5_000).catch(() => {});
         if (pause) live.audio.pause(true);
         else live.audio.unpause();
         await this.#options.store.write(guildId, { ...state, paused: pause });
@@ -462,10 +464,13 @@ export class PlayerHost {
     }
     await this.#options.store.clear(guildId);
     await this.#options.redis.del(this.#claimKey(guildId));
+    this.#options.logger.info({ guildId, why }, 'voice player ended');
     if (state?.nowPlayingMessageId) {
       const t = translator(state.guildLocale);
       const text = why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why);
-      await this.#editMessage(state, { content: text, embeds: [], components: [] }).catch(() => {});
+      await this.#editMessage(state, { content: text, embeds: [], components: [] }).catch((error: unknown) =>
+        this.#options.logger.warn({ err: loggableError(error), guildId }, 'could not close the now-playing message'),
+      );
     }
   }
 

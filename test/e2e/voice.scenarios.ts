@@ -92,6 +92,12 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
   afterAll(async () => bot?.close());
   // Every REST call and voice message of the bot fits Discord's published descriptions.
   afterEach(() => expect(bot.emulator.findings).toEqual([]));
+  // The player's own story of a failed scenario: what it played, and the states it went through.
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const lines = bot.output().split('\n').filter((line) => /voice|"command":"(play|pause|resume|skip|stop|queue|radio)"/.test(line));
+    console.log(`the player around "${task.name}":\n${lines.slice(-30).join('\n')}`);
+  });
 
   it('tells a member in no voice channel, privately', async () => {
     const answer = await answerOf(play(bot.members.bob, songs[0]!.id));
