@@ -206,6 +206,7 @@ export class PlayerHost implements PlayerService {
     const controls = controlsPlayer(rules, requester);
     const state = await this.#options.store.read(guildId);
     const live = this.#players.get(guildId);
+    this.#options.logger.debug({ guildId, op: action.op, live: live !== undefined, playing: state?.current?.jobId ?? null, paused: state?.paused }, 'voice request');
 
     switch (action.op) {
       case 'play':
@@ -501,7 +502,11 @@ export class PlayerHost implements PlayerService {
     if (!live) return;
     // The bot itself moved (a moderator dragged it): follow the channel it is in now.
     if (after.id === after.client.user.id && after.channelId !== null && before.channelId !== after.channelId) {
-      void this.#options.store.read(guildId).then((state) => state && this.#options.store.write(guildId, { ...state, voiceChannelId: after.channelId! }));
+      const channelId = after.channelId;
+      void this.#serially(guildId, async () => {
+        const state = await this.#options.store.read(guildId);
+        if (state && state.voiceChannelId !== channelId) await this.#options.store.write(guildId, { ...state, voiceChannelId: channelId });
+      });
     }
     this.#checkListeners(guildId);
   }
