@@ -32,6 +32,7 @@ export const listening: Translation<typeof english> = {
   'settings.noDjRole': 'DJ-Rolle: keine (Moderatoren steuern die Wiedergabe)',
   'library.playPlaceholder': 'Einen Song in deinem Sprachkanal abspielen…',
   'result.button.play': 'Im Sprachkanal abspielen',
+  'help.listeningHeading': '**Gemeinsam hören** (in deinem Sprachkanal, kostenlos)',
   'unit.songs': { one: '{count} Song', other: '{count} Songs' },
 
   'player.notInVoice': 'Tritt zuerst einem Sprachkanal bei und frag dann noch einmal: Ich spiele dort, wo du zuhörst.',

@@ -30,6 +30,7 @@ export const listening = {
   'settings.noDjRole': 'DJ role: none (moderators control the player)',
   'library.playPlaceholder': 'Play a song in your voice channel…',
   'result.button.play': 'Play in voice',
+  'help.listeningHeading': '**Listening together** (in your voice channel, free)',
   'unit.songs': { one: '{count} song', other: '{count} songs' },
 
   'player.notInVoice': 'Join a voice channel first, then ask again: I play where you listen.',

@@ -32,6 +32,7 @@ export const listening: Translation<typeof english> = {
   'settings.noDjRole': 'Rol de DJ: ninguno (los moderadores controlan la reproducción)',
   'library.playPlaceholder': 'Reproducir una canción en tu canal de voz…',
   'result.button.play': 'Reproducir en voz',
+  'help.listeningHeading': '**Escuchar juntos** (en tu canal de voz, gratis)',
   'unit.songs': { one: '{count} canción', many: '{count} de canciones', other: '{count} canciones' },
 
   'player.notInVoice': 'Entra primero en un canal de voz y vuelve a pedirlo: reproduzco donde escuchas.',

@@ -32,6 +32,7 @@ export const listening: Translation<typeof english> = {
   'settings.noDjRole': 'Cargo de DJ: nenhum (os moderadores controlam o player)',
   'library.playPlaceholder': 'Tocar uma música no seu canal de voz…',
   'result.button.play': 'Tocar na voz',
+  'help.listeningHeading': '**Ouvir juntos** (no seu canal de voz, grátis)',
   'unit.songs': { one: '{count} música', many: '{count} de músicas', other: '{count} músicas' },
 
   'player.notInVoice': 'Entre primeiro em um canal de voz e peça de novo: eu toco onde você ouve.',
