@@ -92,8 +92,6 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     POLL_INTERVAL_MIN_MS: '200',
     POLL_INTERVAL_MAX_MS: '1000',
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
-    // The emulator's voice gateway speaks TLS with a self-signed certificate.
-    NODE_EXTRA_CA_CERTS: stack.emulator.voiceCaPath,
     ...options.env,
   };
 
