@@ -116,7 +116,8 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     expect(answer).toEqual({ ephemeral: false, text: `Now playing **First Light** in <#${voice}>.` });
     await botInVoice(voice, true);
     const heard = await bot.emulator.waitForVoiceFrames(bot.guild.id, 25, 15_000);
-    expect(heard).toMatchObject({ channelId: voice, connected: true, undecodable: 0, droppedNoSpeak: 0 });
+    // End-to-end encrypted (DAVE), as Discord requires in server voice channels, and every frame opened and decoded.
+    expect(heard).toMatchObject({ channelId: voice, connected: true, daveProtocolVersion: 1, undecodable: 0, droppedNoSpeak: 0 });
 
     // The queue ends with the song: the now-playing message says so, and the bot leaves.
     await vi.waitFor(() => found(nowPlayingMessages().find((m) => m.content?.startsWith('The queue has ended')), 'the end of the queue'), 20_000);
