@@ -222,6 +222,39 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     }
   });
 
+  it('does not join a full channel', async () => {
+    const room = bot.emulator.createChannel(bot.guild.id, { name: 'Booth', type: ChannelType.GuildVoice, userLimit: 1 });
+    bot.emulator.joinVoice(bot.members.owner, room.id);
+    const answer = await answerOf(bot.run(bot.members.owner, { name: 'radio' }));
+    expect(answer).toEqual({ ephemeral: true, text: `<#${room.id}> is full (its user limit is reached), so I cannot join it.` });
+    expect(bot.emulator.voiceMembers(room.id)).toEqual([bot.members.owner]);
+    bot.emulator.leaveVoice(bot.guild.id, bot.members.owner);
+  });
+
+  it('skips a song whose audio cannot be fetched, with a line in the channel, and plays on', async () => {
+    const [, second, third] = songs;
+    const { alice } = bot.members;
+    // The stored address of one song no longer answers.
+    const [row] = await bot.db.db.select().from(jobs).where(eq(jobs.id, third!.id));
+    const clips = row!.result!.clips!.map((clip) => ({ ...clip, audioUrl: `${bot.sim.url}/gone/${third!.id}.m4a` }));
+    await bot.db.db.update(jobs).set({ result: { ...row!.result, clips } }).where(eq(jobs.id, third!.id));
+    try {
+      bot.emulator.joinVoice(alice, voice);
+      bot.emulator.resetVoiceReception(bot.guild.id);
+      await answerOf(play(alice, third!.id));
+      await answerOf(play(alice, second!.id));
+      await vi.waitFor(() => found(bot.emulator.channelMessages(bot.channelId).find((m) => m.content === 'Could not play **Third Rail** (its audio could not be fetched); going on with the queue.'), 'the line about the song'), 15_000);
+      const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+      await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 20_000);
+      // The song that played, whole; the silence frames that pad each stream's end are not counted.
+      const heard = bot.emulator.voiceReception(bot.guild.id);
+      const sounding = heard.seconds - heard.silentFrames * 0.02;
+      expect(Math.abs(sounding - second!.seconds) / second!.seconds, JSON.stringify({ sounding, file: second!.seconds })).toBeLessThan(0.1);
+    } finally {
+      await bot.db.db.update(jobs).set({ result: row!.result }).where(eq(jobs.id, third!.id));
+    }
+  });
+
   it('plays in two guilds at once', async () => {
     const other = bot.newGuild();
     const otherVoice = bot.emulator.createChannel(other.guild.id, { name: 'Den', type: ChannelType.GuildVoice }).id;
