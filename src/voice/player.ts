@@ -91,6 +91,7 @@ export class PlayerHost implements PlayerService {
   /** Each guild's changes, one after another: a song ending never races a command or the idle timer. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #closing = false;
+  #retry: NodeJS.Timeout | undefined;
 
   constructor(options: PlayerHostOptions) {
     this.#options = options;
@@ -142,10 +143,22 @@ export class PlayerHost implements PlayerService {
   /** After READY (and a shard's): every guild with a player in Redis whose shard is here plays again, from the song that was playing. */
   async resumeAll(): Promise<void> {
     const guildIds = await this.#options.store.activeGuilds();
+    let claimed = 0;
     for (const guildId of guildIds) {
       if (this.#players.has(guildId) || !this.holdsGuild(guildId) || this.#closing) continue;
-      if (!(await this.owns(guildId))) continue;
+      if (!(await this.owns(guildId))) {
+        claimed += 1;
+        continue;
+      }
       await this.#serially(guildId, () => this.#resume(guildId));
+    }
+    // A process that died (killed, not stopped) keeps its claims until they lapse: look again then.
+    if (claimed > 0 && !this.#closing && !this.#retry) {
+      this.#retry = setTimeout(() => {
+        this.#retry = undefined;
+        void this.resumeAll().catch((error: unknown) => this.#options.logger.warn({ err: loggableError(error) }, 'voice players could not resume'));
+      }, (this.#options.claimMs ?? 15_000) + 1_000);
+      this.#retry.unref();
     }
   }
 
@@ -182,6 +195,7 @@ export class PlayerHost implements PlayerService {
   async stop(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#renewal);
+    if (this.#retry) clearTimeout(this.#retry);
     this.#options.client.off(Events.VoiceStateUpdate, this.#onVoiceState);
     for (const live of this.#players.values()) this.#teardown(live);
     const keys = [...this.#players.keys()].map((guildId) => this.#claimKey(guildId));

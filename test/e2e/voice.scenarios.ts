@@ -292,4 +292,22 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     const expected = first!.seconds + second!.seconds;
     expect(Math.abs(heard.seconds - expected) / expected, JSON.stringify({ heard: heard.seconds, expected })).toBeLessThan(0.1);
   });
+  // Once is enough: the same path whatever brings the interactions.
+  if (setup.interactions !== 'gateway' || setup.splitRoles) return;
+
+  it('carries on after a crash, once the dead process’s claim on the guild lapses', async () => {
+    const [first] = songs;
+    const { alice } = bot.members;
+    bot.emulator.joinVoice(alice, voice);
+    await answerOf(play(alice, first!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    await botInVoice(voice, true);
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+
+    await bot.kill();
+    await bot.start();
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 40_000);
+    expect(bot.emulator.voiceReception(bot.guild.id).frames).toBeGreaterThan(50);
+  }, 60_000);
 }
