@@ -23,8 +23,8 @@ const LAYERS = [
   },
   {
     name: 'edges',
-    what: 'where requests come in: Discord interactions, slash commands, the HTTP server',
-    path: '^src/(discord|http)/|^commands/',
+    what: 'where requests come in: Discord interactions, slash commands, the HTTP server; the voice player, which lives beside the gateway',
+    path: '^src/(discord|http|voice)/|^commands/',
   },
   {
     name: 'entry points',
@@ -48,7 +48,7 @@ const PLACED = [...LAYERS, ...STAND_INS].map((place) => `(${place.path})`).join(
 const CHECKED = '^(src|commands|packages)/';
 
 /** The Discord client (discord.js and @discordjs/*) lives at the Discord edge and in the REST adapter only. */
-const DISCORD_EDGE = '^src/discord/|^src/http/interactions\\.ts$|^src/discord-rest/|^commands/';
+const DISCORD_EDGE = '^src/discord/|^src/voice/|^src/http/interactions\\.ts$|^src/discord-rest/|^commands/';
 const DISCORD_CLIENT = '(^|/)node_modules/(discord\\.js|@discordjs/[^/]+)/';
 const DISCORD_FORMATTERS = '(^|/)node_modules/@discordjs/formatters/';
 
@@ -89,7 +89,7 @@ module.exports = {
     {
       name: 'discord-client-outside-discord-edge',
       comment:
-        'discord.js and @discordjs/* belong to the Discord edge (src/discord, src/http/interactions.ts), the Discord REST adapter ' +
+        'discord.js and @discordjs/* belong to the Discord edge (src/discord, src/voice, src/http/interactions.ts), the Discord REST adapter ' +
         'and commands/; credits, db, queue, music-api, guilds and the pipeline hand plain data to them.',
       severity: 'error',
       from: { path: CHECKED, pathNot: DISCORD_EDGE },

@@ -15,6 +15,8 @@ import { definition as download } from './download.js';
 import { definition as jobs } from './jobs.js';
 import { definition as library } from './library.js';
 import { definition as lyrics } from './lyrics.js';
+import { definition as play } from './play.js';
+import { definition as radio } from './radio.js';
 import { definition as settings } from './settings.js';
 import { definition as song } from './song.js';
 import { definition as upload } from './upload.js';
@@ -41,6 +43,8 @@ const SPENDING: ReadonlyArray<{ readonly path: CommandPath; readonly kind: JobKi
   { path: [upload.name], kind: 'upload' },
 ];
 const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], [definition.name]];
+/** Listening together in voice: free too. */
+const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop']];
 const FOR_MODERATORS: readonly CommandPath[] = [[settings.name], [creditsAdmin.name]];
 
 /** A command's text in the member's language, from the keys its definition's localizations come from. */
@@ -95,6 +99,9 @@ export default defineCommand({
       '',
       t('help.freeHeading'),
       ...FREE.map(listed),
+      '',
+      t('help.listeningHeading'),
+      ...LISTENING.map(listed),
       ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000) });

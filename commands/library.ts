@@ -1,7 +1,8 @@
 /**
  * `/library`: the server's finished songs, newest first, ten a page, optionally one member's and
  * matching a search, public or private as the server's visibility says. Pages with **Newer** and
- * **Older**; its menus show a song again (as `/jobs show`) or open the remix form.
+ * **Older**; its menus show a song again (as `/jobs show`), play it in voice (as `/play`, whose
+ * command handles that menu) or open the remix form.
  */
 import {
   ApplicationCommandOptionType,
@@ -139,6 +140,12 @@ async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cur
         new StringSelectMenuBuilder()
           .setCustomId(encodeCustomId({ action: 'library-show', subject: 'page' }))
           .setPlaceholder(t('library.showPlaceholder'))
+          .addOptions(options),
+      ),
+      new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(
+        new StringSelectMenuBuilder()
+          .setCustomId(encodeCustomId({ action: 'library-play', subject: 'page' }))
+          .setPlaceholder(t('library.playPlaceholder'))
           .addOptions(options),
       ),
       new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(

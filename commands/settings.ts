@@ -45,6 +45,12 @@ export const definition = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      name: 'dj-role',
+      description: english('command.settings.dj-role.description'),
+      options: [{ type: ApplicationCommandOptionType.Role, name: 'role', description: english('command.settings.dj-role.role.description') }],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       name: 'default-model',
       description: english('command.settings.default-model.description'),
       options: [{ type: ApplicationCommandOptionType.String, name: 'model', description: english('command.settings.default-model.model.description'), autocomplete: true }],
@@ -91,6 +97,7 @@ function describeSettings(guild: GuildRow, t: Translator): string {
     t('settings.channels', { channels }),
     guild.requiredRoleId ? t('settings.requiredRole', { role: guild.requiredRoleId }) : t('settings.noRequiredRole'),
     guild.moderatorRoleId ? t('settings.moderatorRole', { role: guild.moderatorRoleId }) : t('settings.noModeratorRole'),
+    guild.djRoleId ? t('settings.djRole', { role: guild.djRoleId }) : t('settings.noDjRole'),
     guild.defaultModel ? t('settings.defaultModel', { model: guild.defaultModel }) : t('settings.serviceDefaultModel'),
     guild.cooldownSeconds > 0 ? t('settings.cooldown', { seconds: guild.cooldownSeconds }) : t('settings.noCooldown'),
     t('settings.visibility', { visibility: t(`command.settings.visibility.mode.choice.${guild.visibility}`) }),
@@ -129,6 +136,9 @@ export default defineCommand({
           throw new Refusal('missing_permission', localText('settings.moderatorRoleRefused'));
         }
         change = { setting: 'moderatorRole', roleId: args.options.role?.id ?? null };
+        break;
+      case 'dj-role':
+        change = { setting: 'djRole', roleId: args.options.role?.id ?? null };
         break;
       case 'default-model':
         // A model typed rather than picked counts in any case.

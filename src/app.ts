@@ -25,6 +25,7 @@ import type { Lifecycle } from './http/health.js';
 import { createServiceAnswerRecorder } from './queue/health.js';
 import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
+import { createVoiceControl } from './voice/control.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -119,8 +120,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       settings: settingsFromConfig(config, overrides.settings),
       now: overrides.now ?? (() => new Date()),
     };
-    // Over HTTP, Discord sends no interaction through the gateway: the simple setup needs no connection.
-    const gatewayStarts = runs.gateway && !(config.interactions === 'http' && config.role === 'all');
+    // With INTERACTIONS=http the gateway still runs (without routing interactions): voice needs it.
+    const gatewayStarts = runs.gateway;
     // This process's shards, for its /readyz and /metrics; read once the gateway runs.
     const shards = gatewayStarts ? new ShardWatch({ graceMs: config.gatewayReadyGraceMs, metrics }) : undefined;
     const takesInteractions = (gatewayStarts && config.interactions === 'gateway') || (runs.http && config.interactions === 'http');
@@ -129,6 +130,9 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const pipeline = createPipeline(deps);
     // The options a command keeps while it asks which voice was meant (see pending-choices.ts).
     const pendingChoices = createPendingChoices(redis, queues.prefix);
+    // Voice commands reach the player of the process that holds the guild's shard (src/voice).
+    const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
+    if (voice) stops.push(() => voice.stop());
     // What the public server and the ops server share: health, readiness and metrics.
     const opsDeps = {
       db: deps.db,
@@ -149,7 +153,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -204,12 +208,17 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Loaded only by processes that run the gateway: workers never need discord.js's client.
       const { startGateway } = await import('./discord/gateway.js');
       const { commands } = await import('../commands/index.js');
+      const { checkVoiceDependencies, startPlayers } = await import('./voice/start.js');
+      const ffmpeg = await checkVoiceDependencies(config, logger);
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices },
+        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());
+      // Before the gateway stops: the players leave their channels and keep their queues in Redis.
+      const players = await startPlayers({ client: gateway.client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
+      stops.push(() => players.stop());
       // The shards' heartbeat for /healthz; stopped first, so a clean stop takes them out of the record.
       const { publishShardHealth } = await import('./discord/health.js');
       const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, ...(shards && { watch: shards }) });

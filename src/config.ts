@@ -178,6 +178,8 @@ const envSchema = z.object({
   STARTING_CREDITS: defaulted(nonNegativeInt(0)),
   ACCOUNT_LOW_CREDITS: defaulted(nonNegativeInt(0)),
   ACCOUNT_ALERT_CHANNEL_ID: optional(snowflake),
+  FFMPEG_PATH: defaulted(z.string().min(1, 'the path of the ffmpeg binary').default('ffmpeg')),
+  VOICE_IDLE_SECONDS: defaulted(positiveInt(120)),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -242,6 +244,10 @@ const configSchema = envSchema.transform((e) =>
     accountLowCredits: e.ACCOUNT_LOW_CREDITS,
     /** Where that alert goes; undefined: a DM to each of BOT_OWNER_IDS. */
     accountAlertChannelId: e.ACCOUNT_ALERT_CHANNEL_ID,
+    /** The ffmpeg that decodes songs for voice playback (and encodes their Opus); a bare name is looked up on PATH. */
+    ffmpegPath: e.FFMPEG_PATH,
+    /** How long the bot stays in a voice channel with no listener before it leaves. */
+    voiceIdleSeconds: e.VOICE_IDLE_SECONDS,
   }),
 );
 

@@ -41,6 +41,8 @@ export const guilds = pgTable(
     allowedChannelIds: text('allowed_channel_ids').array().notNull().default(sql`'{}'::text[]`),
     requiredRoleId: text('required_role_id'),
     moderatorRoleId: text('moderator_role_id'),
+    /** Members with this role may skip any song, stop and clear the voice player, as moderators may. */
+    djRoleId: text('dj_role_id'),
     defaultModel: text('default_model'),
     cooldownSeconds: integer('cooldown_seconds').notNull().default(0),
     visibility: text('visibility').$type<'public' | 'private'>().notNull().default('public'),

@@ -50,6 +50,14 @@ export const CUSTOM_ID_ACTIONS = [
   'jobs-cancel-pick',
   'voice-delete-pick',
   'song-voice-pick',
+  /** The Play button on every song: plays it in the member's voice channel, as `/play`. subject: the job id. */
+  'play',
+  /** "Which one did you mean?" for `/play`. subject: `song`; the value is the job id. */
+  'play-pick',
+  /** The "Play a song" select of `/library`. subject: `page`; the value is the job id. */
+  'library-play',
+  /** The now-playing message's buttons. subject: `pause` | `resume` | `skip` | `stop`. */
+  'player',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

@@ -6,6 +6,7 @@ import type { Translator } from '../i18n/index.js';
 import type { Metrics } from '../metrics.js';
 import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
+import type { VoiceControl } from '../voice/control.js';
 
 /**
  * What every command, autocomplete and button handler receives. The router hands each
@@ -21,6 +22,8 @@ export interface CommandContext {
   readonly metrics?: Metrics;
   /** Where a command keeps its options while it asks the member which one they meant (absent: it lists the ids to type). */
   readonly pendingChoices?: PendingChoices;
+  /** The way to the guilds' voice players (absent in tests that need none: the voice commands then say the player is unreachable). */
+  readonly voice?: VoiceControl;
   /** Where the workers share this process: told of each interaction, so background work makes way. */
   readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */

@@ -1,6 +1,6 @@
 /**
- * The discord.js client: the gateway with the Guilds intent only (interactions need no
- * other), in the shards SHARD_COUNT and SHARD_IDS name, REST pointed at `config.discordApiUrl`
+ * The discord.js client: the gateway with the Guilds intent (interactions need no other) and
+ * GuildVoiceStates (who is in which voice channel, and the voice connections), in the shards SHARD_COUNT and SHARD_IDS name, REST pointed at `config.discordApiUrl`
  * (Discord, a proxy or the emulator), and the interaction router attached.
  */
 import { once } from 'node:events';
@@ -21,7 +21,7 @@ export interface GatewayOptions {
   readonly commands: readonly Command[];
   /** How long to wait for READY. @defaultValue 30000 */
   readonly readyTimeoutMs?: number;
-  /** False with `INTERACTIONS=http`: they arrive at /interactions, and the gateway is kept for guild joins. @defaultValue true */
+  /** False with `INTERACTIONS=http`: they arrive at /interactions, and the gateway is kept for guild joins and voice. @defaultValue true */
   readonly routeInteractions?: boolean;
 }
 
@@ -70,7 +70,7 @@ export const CACHE_LIMITS = {
 export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }): Client {
   return new Client({
     ...(plan.shards === 'auto' ? { shards: 'auto' } : { shards: [...plan.shards], shardCount: plan.shardCount }),
-    intents: [GatewayIntentBits.Guilds],
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
     // An interaction carries its channel (for a thread: its type and parent). With this partial,
     // discord.js builds the channel from that when it is not cached (a private thread the bot was
     // never added to), so `interaction.channel` tells a thread of an allowed channel apart.

@@ -20,6 +20,7 @@ export const SETTINGS_AUDIT_ACTIONS = {
   allowedChannels: 'settings.allowed_channels',
   requiredRole: 'settings.required_role',
   moderatorRole: 'settings.moderator_role',
+  djRole: 'settings.dj_role',
   defaultModel: 'settings.default_model',
   cooldown: 'settings.cooldown',
   visibility: 'settings.visibility',
@@ -103,6 +104,7 @@ export type SettingsChange =
   | { readonly setting: 'allowedChannels'; readonly add?: string; readonly remove?: string; readonly clear?: boolean }
   | { readonly setting: 'requiredRole'; readonly roleId: string | null }
   | { readonly setting: 'moderatorRole'; readonly roleId: string | null }
+  | { readonly setting: 'djRole'; readonly roleId: string | null }
   | { readonly setting: 'defaultModel'; readonly model: string | null }
   | { readonly setting: 'cooldown'; readonly seconds: number }
   | { readonly setting: 'visibility'; readonly visibility: Visibility };
@@ -147,6 +149,9 @@ export async function changeSettings(
         break;
       case 'moderatorRole':
         [before, after, values] = [guild.moderatorRoleId, change.roleId, { moderatorRoleId: change.roleId }];
+        break;
+      case 'djRole':
+        [before, after, values] = [guild.djRoleId, change.roleId, { djRoleId: change.roleId }];
         break;
       case 'defaultModel':
         if (change.model !== null && input.models !== undefined && !input.models.includes(change.model)) {

@@ -211,6 +211,8 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       if (image) embed.image = { url: image };
       const audio = safeUrl(clip?.audioUrl);
       if (audio) buttons.push(linkButton(t('result.button.listen'), audio));
+      // Free: plays the song in the member's voice channel, as /play.
+      if (audio) buttons.push(button(t('result.button.play'), encodeCustomId({ action: 'play', subject: job.id })));
       // Only what the result does not link already: a video, an MP3, a WAV; and a remix, always new.
       if (!linkedFile(job, 'video')) {
         actions.push(paidButton(t, t('result.button.makeVideo'), priceOf('video'), encodeCustomId({ action: 'video', subject: job.id })));

@@ -1,6 +1,7 @@
 import type { Catalogue } from '../catalogue.js';
 import { core } from './core.js';
 import { generation } from './generation.js';
+import { listening } from './listening.js';
 import { moderation } from './moderation.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening };

@@ -1,6 +1,7 @@
 import { core } from './core.js';
 import { generation } from './generation.js';
+import { listening } from './listening.js';
 import { moderation } from './moderation.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening } as const;

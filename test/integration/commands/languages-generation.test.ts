@@ -75,6 +75,7 @@ describe('/library in German', () => {
     const components = componentsOf(page);
     expect(components.filter((component) => component.type === 3).map((component) => component.placeholder)).toEqual([
       'Einen Song erneut zeigen, mit seinen Buttons…',
+      'Einen Song in deinem Sprachkanal abspielen…',
       'Einen Song remixen…',
     ]);
     expect(components.filter((component) => component.type === 2).map((component) => component.label)).toEqual(['Neuere', 'Ältere']);

@@ -97,6 +97,7 @@ describe('a Brazilian member', () => {
         'Canais: todos',
         'Cargo exigido: nenhum (todos)',
         'Cargo de moderador: nenhum (só Gerenciar servidor)',
+        'Cargo de DJ: nenhum (os moderadores controlam o player)',
         'Modelo padrão: o padrão do serviço',
         'Intervalo: nenhum',
         'Visibilidade: público',

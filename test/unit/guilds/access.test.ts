@@ -14,6 +14,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     allowedChannelIds: [],
     requiredRoleId: null,
     moderatorRoleId: null,
+    djRoleId: null,
     defaultModel: null,
     cooldownSeconds: 0,
     visibility: 'public',

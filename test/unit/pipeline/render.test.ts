@@ -80,6 +80,7 @@ describe('renderResult', () => {
     );
     // The clip links its WAV: no WAV for sale.
     expect(customIds.map((id) => decodeCustomId(id))).toEqual([
+      { action: 'play', subject: job().id },
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
       { action: 'remix', subject: job().id },
@@ -92,13 +93,14 @@ describe('renderResult', () => {
       (message.components ?? []).flatMap((row) => ('components' in row ? row.components.flatMap((c) => ('custom_id' in c && 'label' in c ? [c.label] : [])) : []));
     const bare = { clipId: 'c', audioUrl: 'https://cdn.example/producer/c.m4a' };
     expect(labels(renderResult(job({ result: { clips: [bare] } })))).toEqual([
+      'Play in voice',
       'Make a video · 5 credits',
       'MP3 file · 2 credits',
       'WAV file · 2 credits',
       'Remix · 10 credits',
     ]);
     const full = { ...bare, audioUrl: 'https://cdn.example/producer/c.mp3', wavUrl: 'https://cdn.example/c-wav.wav', videoUrl: 'https://cdn.example/c-video.mp4' };
-    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Remix · 10 credits']);
+    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Play in voice', 'Remix · 10 credits']);
     // The price the pipeline charges, here a configured persona song's.
     const persona = job({ kind: 'persona_song', request: { kind: 'persona_song', prompt: 'x' }, result: { clips: [bare] } });
     expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-1)).toBe('Remix · 1 credit');

@@ -1,0 +1,69 @@
+/**
+ * The voice player's commands besides `/play` and `/radio`: `/queue`, `/skip`, `/stop`,
+ * `/pause` and `/resume`, the now-playing message's buttons, and the one way every voice
+ * command asks the guild's player (src/voice/control.ts finds the process that holds it).
+ */
+import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
+import type { RepliableInteraction } from 'discord.js';
+import { memberOf } from '../src/discord/caller.js';
+import { defineCommand, type ButtonHandler, type Command } from '../src/discord/command.js';
+import type { CommandContext } from '../src/discord/context.js';
+import { Refusal } from '../src/discord/errors.js';
+import { answerInPlace, answerPrivately } from '../src/discord/respond.js';
+import { english, localText, resolveLocale, type MessageKey } from '../src/i18n/index.js';
+import type { PlayerOp } from '../src/voice/ops.js';
+import { isPlayerButton } from '../src/voice/player.js';
+
+/**
+ * Sends `action` to the guild's player and answers with what it says: in place (public or
+ * private, as the command was acknowledged), or to the member alone for a refusal.
+ */
+export async function askPlayer(interaction: RepliableInteraction, context: CommandContext, action: PlayerOp): Promise<void> {
+  if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
+  if (!context.voice) throw new Refusal('not_allowed', localText('player.unreachable'));
+  const reply = await context.voice.request({
+    guildId: interaction.guildId,
+    requester: {
+      ...memberOf(interaction),
+      channelId: interaction.channelId ?? '',
+      parentChannelId: null,
+      guildLocale: resolveLocale(interaction.guildLocale),
+    },
+    action,
+  });
+  const content = reply.lines.map((line) => context.t.text(line)).join('\n').slice(0, 2000);
+  await (reply.private ? answerPrivately(interaction, { content }) : answerInPlace(interaction, { content }));
+}
+
+function simpleCommand(name: 'queue' | 'skip' | 'stop' | 'pause' | 'resume'): Command {
+  const definition = {
+    name,
+    description: english(`command.${name}.description` satisfies MessageKey),
+    contexts: [InteractionContextType.Guild],
+    dm_permission: false,
+  } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+  return defineCommand({
+    definition,
+    acknowledge: () => 'public',
+    async execute(interaction, _args, context) {
+      await askPlayer(interaction, context, { op: name });
+    },
+  });
+}
+
+export const queue = simpleCommand('queue');
+export const skip = simpleCommand('skip');
+export const stop = simpleCommand('stop');
+export const pause = simpleCommand('pause');
+export const resume = simpleCommand('resume');
+
+/** Pause/resume, skip and stop on the now-playing message: the message is edited by the player, the member told privately. */
+export const playerButtons = {
+  player: {
+    acknowledge: 'ephemeral',
+    async execute(interaction, id, context) {
+      if (!isPlayerButton(id.subject)) throw new Refusal('not_found', localText('refusal.buttonGone'));
+      await askPlayer(interaction, context, { op: id.subject });
+    },
+  },
+} as const satisfies Record<'player', ButtonHandler>;

@@ -1,0 +1,1 @@
+ALTER TABLE "guilds" ADD COLUMN "dj_role_id" text;

@@ -1,0 +1,112 @@
+/**
+ * The one way a voice command reaches a guild's player, wherever the command arrived: here
+ * when this process's gateway holds the guild and plays it, else over Redis pub/sub to the
+ * gateway process that does; only that process answers, on this process's reply channel.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { localText } from '../i18n/index.js';
+import type { Logger } from '../logger.js';
+import { loggableError } from '../discord/errors.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './ops.js';
+import { routeFor } from './rules.js';
+
+export interface VoiceControl {
+  /** Resolves with the player's answer, or "not reachable" after the timeout. Never rejects. */
+  request(request: PlayerRequest): Promise<PlayerAnswer>;
+  /** A gateway process hands over its players once the gateway is ready: from then on it answers requests for its guilds. */
+  attach(host: PlayerService): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface VoiceControlOptions {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly logger: Logger;
+  /** How long a request waits for the holder's answer. @defaultValue 2000 */
+  readonly timeoutMs?: number;
+}
+
+interface Envelope {
+  readonly id: string;
+  readonly replyTo: string;
+  readonly request: PlayerRequest;
+}
+
+export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
+  const { redis, prefix, logger } = options;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const requests = `${prefix}:voice:requests`;
+  const replyTo = `${prefix}:voice:replies:${randomUUID()}`;
+  const pending = new Map<string, (answer: PlayerAnswer) => void>();
+  let host: PlayerService | undefined;
+  let subscriber: Redis | undefined;
+  let subscribed: Promise<void> | undefined;
+
+  async function serve(envelope: Envelope): Promise<void> {
+    const { request } = envelope;
+    if (!host || !host.holdsGuild(request.guildId) || !(await host.owns(request.guildId))) return;
+    const reply = await host.handle(request);
+    await redis.publish(envelope.replyTo, JSON.stringify({ id: envelope.id, answer: reply }));
+  }
+
+  /** Subscribes once: to this process's replies, and where a host is attached, to the requests. */
+  function subscribe(): Promise<void> {
+    subscribed ??= (async () => {
+      subscriber = redis.duplicate();
+      subscriber.on('error', () => {});
+      subscriber.on('message', (channel: string, raw: string) => {
+        try {
+          if (channel === replyTo) {
+            const { id, answer: reply } = JSON.parse(raw) as { id: string; answer: PlayerAnswer };
+            pending.get(id)?.(reply);
+            pending.delete(id);
+          } else if (channel === requests) {
+            void serve(JSON.parse(raw) as Envelope).catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'voice request from another process failed'));
+          }
+        } catch (error) {
+          logger.warn({ err: loggableError(error), channel }, 'unreadable voice message');
+        }
+      });
+      await subscriber.subscribe(replyTo);
+    })();
+    return subscribed;
+  }
+
+  return {
+    async request(request) {
+      try {
+        const local = host !== undefined && routeFor({ runsGateway: true, holdsGuild: host.holdsGuild(request.guildId) }) === 'local';
+        if (local && (await host!.owns(request.guildId))) return await host!.handle(request);
+        await subscribe();
+        const id = randomUUID();
+        const answered = new Promise<PlayerAnswer>((resolve) => {
+          const timer = setTimeout(() => {
+            pending.delete(id);
+            logger.warn({ guildId: request.guildId, op: request.action.op, timeoutMs }, 'no process answered a voice request');
+            resolve(answer(true, localText('player.unreachable')));
+          }, timeoutMs);
+          pending.set(id, (reply) => {
+            clearTimeout(timer);
+            resolve(reply);
+          });
+        });
+        await redis.publish(requests, JSON.stringify({ id, replyTo, request } satisfies Envelope));
+        return await answered;
+      } catch (error) {
+        logger.warn({ err: loggableError(error), guildId: request.guildId }, 'voice request could not be sent');
+        return answer(true, localText('player.unreachable'));
+      }
+    },
+    async attach(attached) {
+      host = attached;
+      await subscribe();
+      await subscriber!.subscribe(requests);
+    },
+    async stop() {
+      for (const resolve of pending.values()) resolve(answer(true, localText('player.unreachable')));
+      pending.clear();
+      if (subscriber) await subscriber.quit().catch(() => subscriber?.disconnect());
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** A library song as a queue entry, and the radio's pick of the library. */
+import type { Executor } from '../db/client.js';
+import { describeJob } from '../discord/job-lookup.js';
+import { english } from '../i18n/index.js';
+import type { JobRow } from '../pipeline/job-rows.js';
+import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
+import { shuffled } from './rules.js';
+import type { QueueEntry } from './store.js';
+
+/** At most this many songs of the library are queued by one radio round; the next round reshuffles. */
+export const RADIO_ROUND = 100;
+
+/** The entry for a finished song with a stored audio address; undefined for anything else. */
+export function entryOf(job: JobRow, requestedBy: string): QueueEntry | undefined {
+  const clip = job.result?.clips?.find((c) => typeof c.audioUrl === 'string' && /^https?:\/\//.test(c.audioUrl));
+  if (job.state !== 'succeeded' || !clip?.audioUrl) return undefined;
+  return {
+    jobId: job.id,
+    clipId: clip.clipId ?? '',
+    title: describeJob(job, english, 100),
+    makerId: job.userId,
+    mediaUrl: clip.audioUrl,
+    durationSeconds: typeof clip.durationSeconds === 'number' && clip.durationSeconds > 0 ? clip.durationSeconds : null,
+    requestedBy,
+  };
+}
+
+/** The newest {@link RADIO_ROUND} songs the filter matches, shuffled, as entries requested by `requestedBy`. */
+export async function radioRound(db: Executor, filter: LibraryFilter, requestedBy: string, random: () => number = Math.random): Promise<QueueEntry[]> {
+  const page = await libraryPage(db, filter, undefined, RADIO_ROUND);
+  return shuffled(
+    page.songs.map((job) => entryOf(job, requestedBy)).filter((entry): entry is QueueEntry => entry !== undefined),
+    random,
+  );
+}
