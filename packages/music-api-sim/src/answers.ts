@@ -12,17 +12,24 @@ function mediaLinks(baseUrl: string, clipId: string): Record<string, string> {
   };
 }
 
+/** Where the media links point, and how long the songs there are. */
+export interface MediaSettings {
+  readonly baseUrl: string;
+  readonly songSeconds: number;
+}
+
 /**
  * The body GET .../task/{id} answers for a task, and the payload of its webhook; in `taskState`
  * for an intermediate callback sent late.
  */
-export function pollBody(task: SimTask, baseUrl: string, taskState: SimTaskState = task.view.state): Record<string, unknown> {
+export function pollBody(task: SimTask, media: MediaSettings, taskState: SimTaskState = task.view.state): Record<string, unknown> {
+  const { baseUrl, songSeconds } = media;
   const { view } = task;
   const done = taskState === 'SUCCESS';
   const failure = taskState === 'FAILED' ? { [RESPONSE_FIELDS.failureReason]: 'the generation provider failed (simulated)' } : {};
   if (view.platform === 'producer') {
     // The envelope stays exactly code, message, data, status; the reason rides in the items.
-    const data = producerData(task, baseUrl, done).map((item) => ({ ...item, ...failure }));
+    const data = producerData(task, baseUrl, done, songSeconds).map((item) => ({ ...item, ...failure }));
     return { code: 200, message: 'success', data, status: taskState };
   }
   const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[taskState];
@@ -41,13 +48,13 @@ export function pollBody(task: SimTask, baseUrl: string, taskState: SimTaskState
     [clipTags]: stringOr(view.body[fields.tags], ''),
     [clipLyrics]: stringOr(view.body[fields.lyrics], ''),
     // notes "Sonic": a sonic clip's duration may be a string.
-    ...(done ? { audio_url: mediaLinks(baseUrl, clipId)['audio_url'], image_url: mediaLinks(baseUrl, clipId)['image_url'], [clipDuration]: '2.00' } : {}),
+    ...(done ? { audio_url: mediaLinks(baseUrl, clipId)['audio_url'], image_url: mediaLinks(baseUrl, clipId)['image_url'], [clipDuration]: songSeconds.toFixed(2) } : {}),
     ...failure,
   }));
   return { code: 200, message: 'success', data };
 }
 
-function producerData(task: SimTask, baseUrl: string, done: boolean): Record<string, unknown>[] {
+function producerData(task: SimTask, baseUrl: string, done: boolean, songSeconds: number): Record<string, unknown>[] {
   const { body } = task.view;
   const clipId = task.clipIds[0] ?? task.view.taskId;
   const { clipTitle, clipSound, clipLyrics, clipTags, clipDuration, lyricsText, downloadUrl } = RESPONSE_FIELDS;
@@ -77,7 +84,7 @@ function producerData(task: SimTask, baseUrl: string, done: boolean): Record<str
           [clipLyrics]: lyrics,
           [clipTags]: sound.slice(0, 60),
           mv: stringOr(body[fields.model], DEFAULT_MODEL),
-          ...(done ? { ...mediaLinks(baseUrl, clipId), [clipDuration]: 2 } : {}),
+          ...(done ? { ...mediaLinks(baseUrl, clipId), [clipDuration]: songSeconds } : {}),
         },
       ];
     }

@@ -35,6 +35,8 @@ export interface ApiContext {
   allowHttpWebhooks: boolean;
   concurrencyLimit: number;
   baseUrl: () => string;
+  /** How long the songs are (see `songSeconds`). */
+  songSeconds: number;
 }
 
 export function handleApiCall(context: ApiContext, exchange: Exchange, call: ApiCall): void {
@@ -73,7 +75,7 @@ export function handleApiCall(context: ApiContext, exchange: Exchange, call: Api
       refuse(exchange, { status: 404, type: 'not_found', message: 'no such task' });
       return;
     }
-    exchange.send(200, pollBody(task, context.baseUrl()));
+    exchange.send(200, pollBody(task, { baseUrl: context.baseUrl(), songSeconds: context.songSeconds }));
     return;
   }
   if (operation === undefined) {

@@ -12,7 +12,7 @@ const USAGE = `usage: music-api-sim --api-key <key> [--port 0] [--host 127.0.0.1
        [--allow-http-webhooks] [--signature-scheme spec|timestamped] [--signature-encoding hex|base64|base64url]
        [--concurrency-limit 20]
        [--webhook-attempts 4] [--webhook-base-ms 500] [--models "ModelB-2.0,ModelB-2.0 Pro"]
-       [--persona-song-cost 10] [--public-url http://host:port] [--log-level info]
+       [--persona-song-cost 10] [--song-seconds 2] [--public-url http://host:port] [--log-level info]
        [--random-faults 0.3] [--random-fault-mix "429=1,hang=2,no-webhook=0"] [--random-fault-seed 7]`;
 
 function fail(message: string): never {
@@ -35,6 +35,7 @@ try {
       'api-key': { type: 'string' },
       credits: { type: 'string' },
       'task-ms': { type: 'string' },
+      'song-seconds': { type: 'string' },
       'allow-http-webhooks': { type: 'boolean' },
       'signature-scheme': { type: 'string' },
       'signature-encoding': { type: 'string' },
@@ -107,6 +108,7 @@ const sim = await startMusicApiSim({
   },
   models: args.models?.split(',').map((model) => model.trim()).filter((model) => model.length > 0),
   personaSongCost: integer('persona-song-cost', args['persona-song-cost'], undefined),
+  songSeconds: integer('song-seconds', args['song-seconds'], undefined),
   publicUrl: args['public-url'],
   ...(randomFaults !== undefined && { randomFaults }),
   logger,

@@ -9,7 +9,7 @@ import { handleApiCall, type ApiContext, type ApiRoute } from './api-routes.js';
 import { CREATE_OPERATIONS, READ_ROUTES, RETIRED_FAMILIES, type CreateOperationName } from './contract.js';
 import { CONTROL_ROUTES, controlNotFound, type ControlContext } from './control-routes.js';
 import type { Exchange } from './exchange.js';
-import { mediaFor, sendMedia } from './media.js';
+import { mediaFor, sendMedia, type MediaLibrary } from './media.js';
 import type { RecordedRequest } from './types.js';
 
 /** Longer bodies are cut here, so they read as invalid JSON. */
@@ -23,6 +23,8 @@ export interface SimHttpOptions {
   requests: RecordedRequest[];
   /** Responses a `hang` fault left open; the owner destroys them on close. */
   hungResponses: Set<ServerResponse>;
+  /** The files behind the media links. */
+  media: MediaLibrary;
   log: Logger;
 }
 
@@ -121,7 +123,7 @@ export function createSimHttp(options: SimHttpOptions): FastifyInstance {
       url: `/${platform}/:file`,
       handler(request, reply) {
         const { record } = recordOf(request);
-        const file = mediaFor(record.path);
+        const file = mediaFor(record.path, options.media);
         if (file === undefined) {
           exchangeFor(request, reply, record).send(404, { type: 'not_found', message: `no route ${record.path}` });
           return;

@@ -2,6 +2,7 @@
  * The music API simulator: the service as the spec states it, on a local port, with credits,
  * tasks, media files, webhooks, fault injection and a record of everything it was asked.
  */
+import { mediaLibrary, STOCK_SONG_SECONDS } from './media.js';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -32,6 +33,10 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
   const hungResponses = new Set<ServerResponse>();
   const shutdown = new AbortController();
 
+  const songSeconds = options.songSeconds ?? STOCK_SONG_SECONDS;
+  // Made before listening: a missing ffmpeg fails the start, not the first song.
+  const media = mediaLibrary(options.songSeconds);
+
   const webhooks = createTaskWebhooks({
     scheme: options.signatureScheme ?? 'spec',
     encoding: options.signatureEncoding ?? 'hex',
@@ -40,6 +45,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     signal: shutdown.signal,
     log,
     baseUrl: () => baseUrl,
+    songSeconds,
     record(attempt) {
       webhookAttempts.push(attempt);
       for (const listener of attemptListeners) listener();
@@ -110,7 +116,9 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       allowHttpWebhooks: options.allowHttpWebhooks ?? false,
       concurrencyLimit: options.concurrencyLimit ?? DEFAULT_CONCURRENCY_LIMIT,
       baseUrl: () => baseUrl,
+      songSeconds,
     },
+    media,
     control: { sim: controls, tasks, faults },
     requests,
     hungResponses,

@@ -23,6 +23,7 @@ export interface TaskWebhookSettings {
   log: Logger;
   /** Base of the media links in the payloads. */
   baseUrl: () => string;
+  songSeconds: number;
   record(attempt: WebhookAttempt): void;
 }
 
@@ -46,8 +47,8 @@ export function createTaskWebhooks(settings: TaskWebhookSettings): TaskWebhooks 
       // `task_id`, `platform` and `event` (notes "Webhooks"): the timestamped scheme does too.
       const payloadOf = (state: SimTaskState, event: string): Record<string, unknown> =>
         scheme === 'timestamped'
-          ? { ...pollBody(task, settings.baseUrl(), state), task_id: task.view.taskId, platform: task.view.platform, event }
-          : pollBody(task, settings.baseUrl(), state);
+          ? { ...pollBody(task, { baseUrl: settings.baseUrl(), songSeconds: settings.songSeconds }, state), task_id: task.view.taskId, platform: task.view.platform, event }
+          : pollBody(task, { baseUrl: settings.baseUrl(), songSeconds: settings.songSeconds }, state);
       const finalEvent = outcome === 'success' ? WEBHOOK_EVENTS.completed : WEBHOOK_EVENTS.failed;
       const final = { url: task.view.webhookUrl, taskId: task.view.taskId, secret: task.webhookSecret, badSignature: task.behaviour.badSignature };
       let delivery = deliverWebhook(

@@ -30,6 +30,8 @@ export interface MusicApiSimOptions {
   models?: readonly string[];
   /** Credits a sonic persona song costs; the spec gives no price. @defaultValue DEFAULT_PERSONA_SONG_COST (10) */
   personaSongCost?: number;
+  /** Every song a melody of this many seconds (encoded by ffmpeg at start-up); unset: the stock 2 s tone. */
+  songSeconds?: number;
   /** Base of media links when the simulator is reached by another name. @defaultValue the listening URL */
   publicUrl?: string;
   /** Start in the random-fault mode (see `setRandomFaults`). @defaultValue off */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 /**
  * The simulator's own promises, seen over plain HTTP: validation, lifecycle, media, the
  * control API and the request record.
@@ -173,6 +174,22 @@ describe('media', () => {
     expect((await partial.arrayBuffer()).byteLength).toBe(100);
     expect((await fetch(`${s.url}/producer/abc.exe`)).status).toBe(404);
     expect((await fetch(`${s.url}/producer/abc.m4a`, { method: 'HEAD' })).headers.get('content-length')).toBe(String(m4a.length));
+  });
+
+  it('with songSeconds, serves melodies of that length and reports that duration', async () => {
+    const s = await start({ songSeconds: 6, taskMs: 50 });
+    const created = await call(s, 'POST', '/api/v1/producer/create', { task_type: 'create_music', sound: 'x' });
+    const id = created.json!['task_id'] as string;
+    expect(s.completeTask(id)).toBe(true);
+    const { json } = await call(s, 'GET', `/api/v1/producer/task/${id}`);
+    const [clip] = json!['data'] as Array<Record<string, unknown>>;
+    expect(clip!['duration']).toBe(6);
+    for (const suffix of ['.m4a', '.mp3', '-wav.wav']) {
+      const file = Buffer.from(await (await fetch(`${clip!['audio_url']}`.replace('.m4a', suffix))).arrayBuffer());
+      // Decoded to 8 kHz mono 16-bit: 16,000 bytes a second.
+      const decoded = spawnSync('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'], { input: file, maxBuffer: 1 << 24 });
+      expect(decoded.stdout.length / 16_000, suffix).toBeCloseTo(6, 1);
+    }
   });
 });
 

