@@ -4,6 +4,7 @@
  * that user (`repl.ts`; README.md, "Running it").
  */
 import { parseArgs } from 'node:util';
+import { ChannelType } from 'discord-api-types/v10';
 import { pino } from 'pino';
 import { startDiscordEmulator } from './emulator.js';
 import { startRepl } from './repl.js';
@@ -50,15 +51,18 @@ async function main(): Promise<void> {
   const guild = emu.createGuild({ name: 'Emulator Guild' });
   const channel = emu.createChannel(guild.id, { name: 'general' });
   const user = emu.addMember(guild.id, { username: 'tester' });
+  const lounge = emu.createChannel(guild.id, { name: 'Lounge', type: ChannelType.GuildVoice });
 
   write('Discord emulator listening. Give the bot:');
   write(`  DISCORD_API_URL=${emu.apiUrl}`);
   write(`  DISCORD_TOKEN=${emu.botToken}`);
   write(`  DISCORD_APPLICATION_ID=${emu.applicationId}`);
   write(`  DISCORD_PUBLIC_KEY=${emu.publicKey}   (with INTERACTIONS=http)`);
+  write(`  NODE_EXTRA_CA_CERTS=${emu.voiceCaPath}   (to trust the voice gateway's certificate)`);
   write(`Gateway:  ${emu.gatewayUrl}`);
   write(`Guild:    ${guild.id} (Emulator Guild)`);
   write(`Channel:  ${channel.id} (#general)`);
+  write(`Voice:    ${lounge.id} (Lounge, voice gateway ${emu.voiceEndpoint})`);
   write(`User:     ${user.id} (tester)`);
 
   const stop = (): void => {

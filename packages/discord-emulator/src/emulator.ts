@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ChannelType } from 'discord-api-types/v10';
-import type { APIApplicationCommand, APIRole, APIUser, Locale } from 'discord-api-types/v10';
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIOverwrite, APIRole, APIUser, Locale } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { EmulatorClock } from './clock.js';
@@ -21,6 +21,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore } from './store.js';
+import type { CreateChannelInput } from './store/guilds.js';
 import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
@@ -38,13 +39,13 @@ import type {
   UncheckedInteractionInput,
 } from './types.js';
 import { waitUntil } from './wait.js';
+import { createDaveListener } from './voice/dave-listener.js';
+import type { DaveState } from './voice/dave.js';
 import { compareEnvelope } from './voice/reception.js';
 import type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './voice/reception.js';
 import { VOICE_CA_PATH, VoiceServer } from './voice/server.js';
 import { VoiceStates } from './voice/states.js';
 import type { VoiceRefusal } from './voice/states.js';
-import type { CreateChannelInput } from './store/guilds.js';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
 
 const API_PREFIX = '/api';
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 41_250;
@@ -175,9 +176,17 @@ export class DiscordEmulator {
       canSpeak: (guildId, channelId) =>
         (this.#store.channelPermissions(this.#store.guild(guildId), this.#store.channel(channelId), this.botUser.id) & PermissionFlagsBits.Speak) !== 0n,
       othersInChannel: (channelId, botId) => this.#voice.members(channelId).filter((id) => id !== botId),
-      createDave: undefined,
+      createDave:
+        options.voice?.dave === false
+          ? undefined
+          : (session) => createDaveListener({ ...session, listenerId: ids.next(), onFinding: voiceFinding, logger: this.#logger }),
     });
-    this.#voice = new VoiceStates({ store: this.#store, server: this.#voiceServer, onFinding: voiceFinding });
+    this.#voice = new VoiceStates({
+      store: this.#store,
+      server: this.#voiceServer,
+      onFinding: voiceFinding,
+      dispatchToSession: (sessionId, t, d) => this.#gateway.dispatchToSession(sessionId, t, d),
+    });
     this.#interactions = new InteractionRegistry({
       store: this.#store,
       commands: this.#commands,
@@ -383,6 +392,15 @@ export class DiscordEmulator {
     this.#store.denyChannel(channelId);
   }
 
+  /**
+   * Sets a channel's permission overwrite for a role or member (`type` 0 role, 1 member; allow and
+   * deny as bit strings; both "0" removes it), as a moderator would: CHANNEL_UPDATE. E.g. deny the
+   * bot Speak in a voice channel.
+   */
+  setPermissionOverwrite(channelId: string, overwrite: APIOverwrite): void {
+    this.#store.setOverwrite(channelId, overwrite);
+  }
+
   /** The DM channel between the bot and a user (created on first use). */
   dmChannel(userId: string): EmulatorChannel {
     return channelView(this.#store.dmChannel(userId));
@@ -584,14 +602,19 @@ export class DiscordEmulator {
   }
 
   /**
-   * A member joins a voice channel (or moves there): VOICE_STATE_UPDATE to bots with
-   * GUILD_VOICE_STATES, and Clients Connect to the bot's voice connection in that channel.
+   * A member joins a voice channel (or moves there, or mutes or deafens themselves):
+   * VOICE_STATE_UPDATE to bots with GUILD_VOICE_STATES, and Clients Connect to the bot's voice
+   * connection in that channel. With the bot's id: a moderator moves the bot (it must be in
+   * voice already); it gets VOICE_STATE_UPDATE and a new VOICE_SERVER_UPDATE.
    */
-  joinVoice(userId: string, channelId: string): void {
-    this.#voice.join(userId, channelId);
+  joinVoice(userId: string, channelId: string, options: { selfMute?: boolean; selfDeaf?: boolean } = {}): void {
+    this.#voice.join(userId, channelId, options);
   }
 
-  /** A member leaves voice in the guild: VOICE_STATE_UPDATE with `channel_id: null`, Client Disconnect. */
+  /**
+   * A member leaves voice in the guild: VOICE_STATE_UPDATE with `channel_id: null`, Client
+   * Disconnect. With the bot's id: a moderator disconnects the bot (its voice session closes with 4014).
+   */
   leaveVoice(guildId: string, userId: string): void {
     this.#voice.leave(guildId, userId);
   }
@@ -626,20 +649,38 @@ export class DiscordEmulator {
     return () => reception.listeners.delete(listener);
   }
 
-  /** Resolves once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
-  async waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const reception = this.voiceReception(guildId);
-      if (reception.frames >= frames) return reception;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  /** Resolves, as the frame arrives, once the emulator has heard `frames` frames from the bot in the guild (since the last reset). */
+  waitForVoiceFrames(guildId: string, frames = 1, timeoutMs = 10_000): Promise<VoiceReception> {
+    const reception = this.#voiceServer.reception(guildId);
+    if (reception.frames >= frames) return Promise.resolve(reception.snapshot());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reception.frameWatchers.delete(watcher);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${frames} voice frames in guild ${guildId} (heard ${reception.frames})`));
+      }, timeoutMs);
+      const watcher = (count: number): void => {
+        if (count < frames) return;
+        clearTimeout(timer);
+        reception.frameWatchers.delete(watcher);
+        resolve(reception.snapshot());
+      };
+      reception.frameWatchers.add(watcher);
+    });
   }
 
   /** The bot's `max_dave_protocol_version` from its last voice Identify in the guild (undefined: none yet). */
   voiceMaxDaveProtocolVersion(guildId: string): number | undefined {
     return this.#voiceServer.maxDaveProtocolVersion(guildId);
+  }
+
+  /**
+   * The DAVE negotiation of the guild's voice connection (undefined when the session has no DAVE):
+   * key packages received, welcomes sent, transitions, whether the listening member can open the
+   * bot's frames, the voice privacy code.
+   */
+  voiceDave(guildId: string): Readonly<DaveState> | undefined {
+    const state = this.#voiceServer.dave(guildId)?.state;
+    return state ? { ...state } : undefined;
   }
 
   /** Closes the bot's voice WebSocket in the guild (4015 by default: the bot should resume); false when none is open. */

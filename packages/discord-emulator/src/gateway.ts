@@ -356,6 +356,14 @@ export class Gateway {
     }
   }
 
+  /** Sends a dispatch to one session (false when it is gone), e.g. VOICE_SERVER_UPDATE to the session whose bot is in voice. */
+  dispatchToSession(sessionId: string, t: GatewayDispatchEvents, d: unknown): boolean {
+    const session = this.#sessions.get(sessionId);
+    if (!session) return false;
+    this.#dispatchTo(session, t, d);
+    return true;
+  }
+
   /**
    * Sends INTERACTION_CREATE to every session of the interaction's shard (interactions need no
    * intent): as on Discord, two sessions of one shard both get it.

@@ -39,3 +39,4 @@ export type { EnvelopeComparison, VoiceAudioListener, VoiceReception } from './v
 export { VOICE_CA_PATH } from './voice/server.js';
 export type { VoiceRefusal, VoiceRefusalReason } from './voice/states.js';
 export type { CreateChannelInput } from './store/guilds.js';
+export type { DaveState } from './voice/dave.js';

@@ -4,6 +4,7 @@ import type {
   APIGuild,
   APIGuildMember,
   APIInteractionGuildMember,
+  APIOverwrite,
   APIRole,
   APIUser,
   ChannelType,
@@ -12,7 +13,7 @@ import type {
 import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 import { storeAttachment } from './store/attachments.js';
-import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot } from './store/guilds.js';
+import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setOverwrite } from './store/guilds.js';
 import type { CreateChannelInput, CreateGuildInput } from './store/guilds.js';
 import { channelMessages, createMessage, deleteMessage, editMessage, publicMessage, restoreMessage } from './store/messages.js';
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
@@ -107,6 +108,10 @@ export class EmulatorStore implements StoreState {
   /** Takes the bot's access to a channel away, as a permission overwrite on the channel. */
   denyChannel(channelId: string): void {
     denyChannel(this, channelId);
+  }
+
+  setOverwrite(channelId: string, overwrite: APIOverwrite): void {
+    setOverwrite(this, channelId, overwrite);
   }
 
   // ---- threads and forum posts ----

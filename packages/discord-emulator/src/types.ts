@@ -59,8 +59,9 @@ export interface DiscordEmulatorOptions {
   shards?: { recommended?: number; maxConcurrency?: number; identifyWindowMs?: number };
   /**
    * The voice server. `decode`: decode the bot's Opus (off for benchmarks: frames are counted and
-   * timed, loudness is not measured). `dave`: negotiate DAVE with a bot that offers it (a
-   * listening member decrypts its frames); off, Session Description says version 0.
+   * timed, loudness is not measured, `onVoiceAudio` gets nothing). `dave`: DAVE required, as on Discord since March 2026 (a
+   * listening member decrypts the bot's frames; a bot without DAVE is closed with 4017 and a
+   * finding); off, Session Description says version 0, as before DAVE.
    * `heartbeatIntervalMs`: the voice gateway's Hello.
    * @defaultValue { decode: true, dave: true, heartbeatIntervalMs: 13750 }
    */

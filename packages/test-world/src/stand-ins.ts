@@ -6,7 +6,10 @@ import { BOT_TOKEN, SIM_KEY } from './secrets.js';
 export interface StandIns {
   readonly sim: MusicApiSim;
   readonly emulator: DiscordEmulator;
-  /** The bot's settings for them: DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL, MUSIC_API_URL, MUSIC_API_KEY. */
+  /**
+   * The bot's settings for them: DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL, MUSIC_API_URL,
+   * MUSIC_API_KEY, and NODE_EXTRA_CA_CERTS (Node's own: trust for the emulator's voice gateway certificate).
+   */
   readonly env: Readonly<Record<string, string>>;
   close(): Promise<void>;
 }
@@ -31,6 +34,7 @@ export async function startStandIns(options: { sim?: Partial<MusicApiSimOptions>
       DISCORD_API_URL: emulator.apiUrl,
       MUSIC_API_URL: sim.url,
       MUSIC_API_KEY: apiKey,
+      NODE_EXTRA_CA_CERTS: emulator.voiceCaPath,
     },
     async close() {
       await emulator.close();

@@ -1,6 +1,6 @@
 /** Users, guilds, roles, members, channels and DM channels: creating them, and the bot joining and leaving a guild. */
 import { ChannelType, GatewayDispatchEvents, GatewayIntentBits, Locale, OverwriteType, PermissionFlagsBits } from 'discord-api-types/v10';
-import type { APIRole, APIUser } from 'discord-api-types/v10';
+import type { APIOverwrite, APIRole, APIUser } from 'discord-api-types/v10';
 import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS } from './permissions.js';
 import type { StoredChannel, StoredGuild, StoredMember } from './records.js';
 import { dispatch, requireChannel, requireGuild } from './state.js';
@@ -102,6 +102,8 @@ export interface CreateChannelInput {
   /** Voice channels: members allowed at once (0, the default: no limit), and the bitrate (64000). */
   userLimit?: number;
   bitrate?: number;
+  /** The channel's permission overwrites (e.g. denying the bot Connect or Speak). */
+  permissionOverwrites?: APIOverwrite[];
 }
 
 function isVoice(type: ChannelType | undefined): boolean {
@@ -129,7 +131,7 @@ function addChannel(state: StoreState, guild: StoredGuild, input: CreateChannelI
     position: guild.channelIds.length,
     topic: input.topic ?? null,
     parentId: input.parentId ?? null,
-    overwrites: [],
+    overwrites: input.permissionOverwrites ? structuredClone(input.permissionOverwrites) : [],
     recipientIds: [],
     lastMessageId: null,
     ...(isVoice(input.type) ? { userLimit: input.userLimit ?? 0, bitrate: input.bitrate ?? 64_000 } : {}),
@@ -211,3 +213,11 @@ export function denyChannel(state: StoreState, channelId: string): void {
   }
 }
 
+/** Sets (or, with allow and deny both 0, removes) a channel's overwrite for a role or member: CHANNEL_UPDATE. */
+export function setOverwrite(state: StoreState, channelId: string, overwrite: APIOverwrite): void {
+  const channel = requireChannel(state, channelId);
+  if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
+  channel.overwrites = channel.overwrites.filter((existing) => existing.id !== overwrite.id);
+  if (BigInt(overwrite.allow) !== 0n || BigInt(overwrite.deny) !== 0n) channel.overwrites.push({ ...overwrite });
+  dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
+}

@@ -45,7 +45,7 @@ export interface VoiceReception {
   intervalP50Ms: number;
   intervalP99Ms: number;
   intervalMaxMs: number;
-  /** RMS (0–1, full scale 1) per 100 ms of decoded audio, in order. */
+  /** RMS (0–1, full scale 1) per 100 ms of decoded audio, in order (Discord's silence frames left out). */
   envelope: number[];
   /** Frames dropped because the bot lacks Speak in the channel. */
   droppedNoSpeak: number;
@@ -75,6 +75,8 @@ export class GuildReception {
   encryptionMode: string | null = null;
   daveProtocolVersion = 0;
   readonly listeners = new Set<VoiceAudioListener>();
+  /** Called after every frame counted (decoded or not), with the count so far. */
+  readonly frameWatchers = new Set<(frames: number) => void>();
   #decoder: OpusScript | undefined;
   readonly #decode: boolean;
   #counts = GuildReception.#zero();
@@ -94,6 +96,11 @@ export class GuildReception {
     return { frames: 0, silentFrames: 0, gaps: 0, droppedNoSpeak: 0, undecodable: 0, daveFrames: 0, plainFrames: 0, firstFrameAt: null as number | null, lastFrameAt: null as number | null };
   }
 
+  /** Frames heard since the last reset (cheaper than a snapshot). */
+  get frames(): number {
+    return this.#counts.frames;
+  }
+
   /** A new speaking run starts (Speaking on, or a new connection): the next interval is not measured. */
   startRun(): void {
     this.#lastArrival = undefined;
@@ -108,7 +115,8 @@ export class GuildReception {
   frame(opus: Buffer, clockNow: number, dave: boolean): void {
     const arrival = performance.now();
     let pcm: Int16Array;
-    if (opus.equals(SILENCE_FRAME)) {
+    const silenceFrame = opus.equals(SILENCE_FRAME);
+    if (silenceFrame) {
       pcm = new Int16Array(FRAME_SAMPLES * CHANNELS);
     } else if (this.#decode) {
       try {
@@ -137,12 +145,14 @@ export class GuildReception {
       if (this.speaking && interval > GAP_THRESHOLD_MS) counts.gaps += 1;
     }
     this.#lastArrival = arrival;
+    for (const watcher of this.frameWatchers) watcher(counts.frames);
     if (pcm.length === 0) return;
     let squares = 0;
     for (const sample of pcm) squares += sample * sample;
     const rms = Math.sqrt(squares / pcm.length) / 32768;
     if (rms < SILENCE_RMS) counts.silentFrames += 1;
-    this.#addToEnvelope(squares, pcm.length);
+    // Silence frames mark the end of speech: not part of what was played.
+    if (!silenceFrame) this.#addToEnvelope(squares, pcm.length);
     for (const listener of this.listeners) listener(pcm);
   }
 

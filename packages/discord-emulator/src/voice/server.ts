@@ -73,7 +73,10 @@ export interface VoiceServerOptions {
   heartbeatIntervalMs?: number;
   /** Decode Opus (default); off, frames are counted but not decoded (benchmarks). */
   decode: boolean;
-  /** Creates the listening member's DAVE session when the bot offers DAVE; undefined: DAVE off. */
+  /**
+   * Creates the listening member's DAVE session. Set: DAVE is required, as on Discord (a client
+   * without it is closed with 4017). Undefined: DAVE off, Session Description says version 0.
+   */
   createDave?: (session: { guildId: string; channelId: string; botId: string; send: (op: number, payload: Buffer) => void; sendJson: (op: number, d: unknown) => void }) => DaveListener;
 }
 
@@ -92,6 +95,7 @@ export class VoiceServer {
   readonly #byRemote = new Map<string, VoiceSession>();
   readonly #receptions = new Map<string, GuildReception>();
   readonly #sockets = new Set<WebSocket>();
+  readonly #refusedWithoutDave = new Set<string>();
   #nextSsrc = 1000 + Math.floor(Math.random() * 1000);
   #endpoint = '';
   #udpPort = 0;
@@ -112,7 +116,9 @@ export class VoiceServer {
     await new Promise<void>((resolve) => this.#https.listen(0, host, resolve));
     await new Promise<void>((resolve) => this.#udp.bind(0, '127.0.0.1', resolve));
     const address = this.#https.address() as AddressInfo;
-    this.#endpoint = `${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    // The certificate names 127.0.0.1, ::1 and localhost: a wildcard address is advertised as 127.0.0.1.
+    const advertised = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+    this.#endpoint = `${advertised.includes(':') ? `[${advertised}]` : advertised}:${address.port}`;
     this.#udpPort = this.#udp.address().port;
   }
 
@@ -146,12 +152,15 @@ export class VoiceServer {
     return session !== undefined && !session.closed && session.ws?.readyState === WebSocket.OPEN;
   }
 
-  /** A new grant (VOICE_SERVER_UPDATE) for the guild; an older voice session of the guild is closed with 4014 after. */
+  /** A new grant (VOICE_SERVER_UPDATE) for the guild: the next Identify is checked against it. */
   grant(grant: VoiceGrant): void {
     this.#grants.set(grant.guildId, grant);
   }
 
-  /** The bot left voice in the guild (or moved): its session is closed with 4014 Disconnected. */
+  /**
+   * The bot left voice in the guild, or got a new grant (`keepGrant`, after a move): the voice
+   * session of an older grant is closed with 4014 Disconnected.
+   */
   disconnect(guildId: string, keepGrant?: VoiceGrant): void {
     if (!keepGrant) this.#grants.delete(guildId);
     const session = this.#sessions.get(guildId);
@@ -193,8 +202,17 @@ export class VoiceServer {
   #onConnection(ws: WebSocket, url: URL): void {
     this.stats.connections += 1;
     this.#sockets.add(ws);
-    const state: { session: VoiceSession | undefined } = { session: undefined };
+    const state: { session: VoiceSession | undefined; heartbeatTimer?: NodeJS.Timeout } = { session: undefined };
+    // A client that stops heartbeating for two intervals is closed with 4009 Session timeout.
+    const interval = this.#options.heartbeatIntervalMs ?? DEFAULT_VOICE_HEARTBEAT_MS;
+    const expectHeartbeat = (): void => {
+      clearTimeout(state.heartbeatTimer);
+      state.heartbeatTimer = setTimeout(() => ws.close(VoiceCloseCodes.SessionTimeout, 'Session timeout.'), interval * 2);
+      state.heartbeatTimer.unref();
+    };
+    expectHeartbeat();
     ws.on('close', () => {
+      clearTimeout(state.heartbeatTimer);
       this.#sockets.delete(ws);
       if (state.session?.ws === ws) state.session.ws = undefined;
     });
@@ -203,7 +221,7 @@ export class VoiceServer {
     if (version !== String(VOICE_GATEWAY_VERSION)) {
       this.#options.onFinding(`voice gateway connection asked for version ${version ?? '(none)'}; the emulator speaks v${VOICE_GATEWAY_VERSION}`, [url.search]);
     }
-    ws.on('message', (raw, isBinary) => this.#onMessage(ws, state, raw, isBinary));
+    ws.on('message', (raw, isBinary) => this.#onMessage(ws, state, raw, isBinary, expectHeartbeat));
     ws.send(JSON.stringify({ op: VoiceOpcodes.Hello, d: { v: VOICE_GATEWAY_VERSION, heartbeat_interval: this.#options.heartbeatIntervalMs ?? DEFAULT_VOICE_HEARTBEAT_MS } }));
   }
 
@@ -231,7 +249,7 @@ export class VoiceServer {
     if (session.replay.length > REPLAY_LIMIT) session.replay.shift();
   }
 
-  #onMessage(ws: WebSocket, state: { session: VoiceSession | undefined }, raw: RawData, isBinary: boolean): void {
+  #onMessage(ws: WebSocket, state: { session: VoiceSession | undefined }, raw: RawData, isBinary: boolean, heartbeatSeen: () => void): void {
     const bytes = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     if (isBinary) {
       if (!state.session || bytes.length < 1) {
@@ -263,6 +281,7 @@ export class VoiceServer {
     const d = isRecord(payload.d) ? payload.d : {};
     switch (payload.op) {
       case VoiceOpcodes.Heartbeat:
+        heartbeatSeen();
         this.stats.heartbeats += 1;
         if (typeof d.seq_ack !== 'number') this.#options.onFinding('voice heartbeat without seq_ack (required since voice gateway v8)', [JSON.stringify(payload.d)]);
         ws.send(JSON.stringify({ op: VoiceOpcodes.HeartbeatAck, d: { t: d.t } }));
@@ -326,6 +345,15 @@ export class VoiceServer {
     if (d.max_dave_protocol_version !== undefined && !Number.isInteger(d.max_dave_protocol_version)) {
       this.#options.onFinding('voice Identify with a max_dave_protocol_version that is not an integer', [JSON.stringify(d.max_dave_protocol_version)]);
     }
+    const maxDave = typeof d.max_dave_protocol_version === 'number' ? d.max_dave_protocol_version : 0;
+    if (this.#options.createDave && maxDave < 1) {
+      // Discord has required DAVE in guild voice channels since March 2026: a client without it is
+      // refused (and @discordjs/voice rejoins at once, again and again: one finding per guild).
+      if (!this.#refusedWithoutDave.has(grant.guildId)) this.#options.onFinding(`voice Identify with max_dave_protocol_version ${maxDave}: Discord requires DAVE (end-to-end encryption) in guild voice channels`, [`guild ${grant.guildId}`]);
+      this.#refusedWithoutDave.add(grant.guildId);
+      ws.close(VoiceCloseCodes.EndToEndEncryptionDAVEProtocolRequired, 'E2EE/DAVE protocol required.');
+      return;
+    }
     const previous = this.#sessions.get(grant.guildId);
     if (previous) {
       this.#endSession(previous);
@@ -345,7 +373,7 @@ export class VoiceServer {
       reportedUnspoken: false,
       reportedWrongSsrc: false,
       reportedBadFrame: false,
-      maxDaveProtocolVersion: typeof d.max_dave_protocol_version === 'number' ? d.max_dave_protocol_version : 0,
+      maxDaveProtocolVersion: maxDave,
       daveProtocolVersion: 0,
       dave: undefined,
       closed: false,

@@ -49,10 +49,18 @@ export class VoiceStates {
   readonly #server: VoiceServer;
   readonly #onFinding: (message: string, details: string[]) => void;
 
-  constructor(options: { store: EmulatorStore; server: VoiceServer; onFinding: (message: string, details: string[]) => void }) {
+  readonly #dispatchToSession: (sessionId: string, t: GatewayDispatchEvents, d: unknown) => boolean;
+
+  constructor(options: {
+    store: EmulatorStore;
+    server: VoiceServer;
+    onFinding: (message: string, details: string[]) => void;
+    dispatchToSession: (sessionId: string, t: GatewayDispatchEvents, d: unknown) => boolean;
+  }) {
     this.#store = options.store;
     this.#server = options.server;
     this.#onFinding = options.onFinding;
+    this.#dispatchToSession = options.dispatchToSession;
   }
 
   /** User ids in a voice channel, the bot included. */
@@ -63,31 +71,60 @@ export class VoiceStates {
     return [...guild.voiceStates.values()].filter((state) => state.channelId === channelId).map((state) => state.userId);
   }
 
-  /** A member joins (or moves to) a voice channel. Members are not held to permissions or the user limit: tests place them. */
-  join(userId: string, channelId: string): void {
+  /**
+   * A member joins (or moves to) a voice channel, or changes their mute and deafen. Members are
+   * not held to permissions or the user limit: tests place them. For the bot, this is a
+   * moderator moving it: it must already be in voice, and gets a new voice server.
+   */
+  join(userId: string, channelId: string, options: { selfMute?: boolean; selfDeaf?: boolean } = {}): void {
     const channel = this.#store.channel(channelId);
     if (!channel.guildId || !isVoiceChannel(channel.type)) throw new Error(`channel ${channelId} is not a guild voice channel`);
     const guild = this.#store.guild(channel.guildId);
     if (!guild.members.has(userId)) throw new Error(`user ${userId} is not a member of guild ${guild.id}`);
-    if (userId === this.#store.botUser.id) throw new Error('the bot joins voice through the gateway (op 4), not joinVoice');
     const previous = guild.voiceStates.get(userId);
-    if (previous?.channelId === channelId) return;
-    const state: StoredVoiceState = { userId, channelId, sessionId: previous?.sessionId ?? randomBytes(16).toString('hex'), selfMute: false, selfDeaf: false };
+    if (userId === this.#store.botUser.id) {
+      if (!previous) throw new Error('the bot joins voice through the gateway (op 4); joinVoice only moves it once it is in voice');
+      if (previous.channelId !== channelId) this.#moveBot(guild, previous, channelId);
+      return;
+    }
+    const state: StoredVoiceState = {
+      userId,
+      channelId,
+      sessionId: previous?.sessionId ?? randomBytes(16).toString('hex'),
+      selfMute: options.selfMute ?? previous?.selfMute ?? false,
+      selfDeaf: options.selfDeaf ?? previous?.selfDeaf ?? false,
+    };
+    if (previous && previous.channelId === channelId && previous.selfMute === state.selfMute && previous.selfDeaf === state.selfDeaf) return;
     guild.voiceStates.set(userId, state);
     this.#dispatchState(guild, state);
+    if (previous?.channelId === channelId) return;
     if (previous) this.#server.memberChanged(guild.id, previous.channelId, userId, false);
     this.#server.memberChanged(guild.id, channelId, userId, true);
   }
 
-  /** A member leaves voice in the guild (nothing when they were in none). */
+  /** A moderator moves the bot: its new state, a new voice server for its gateway session, the old voice session closed (4014). */
+  #moveBot(guild: StoredGuild, previous: StoredVoiceState, channelId: string): void {
+    const state: StoredVoiceState = { ...previous, channelId };
+    guild.voiceStates.set(state.userId, state);
+    this.#dispatchState(guild, state);
+    const grant = { guildId: guild.id, channelId, userId: state.userId, sessionId: state.sessionId, token: randomBytes(8).toString('hex') };
+    this.#server.grant(grant);
+    this.#dispatchToSession(state.sessionId, GatewayDispatchEvents.VoiceServerUpdate, { token: grant.token, guild_id: guild.id, endpoint: this.#server.endpoint });
+    this.#server.disconnect(guild.id, grant);
+  }
+
+  /**
+   * A member leaves voice in the guild (nothing when they were in none). For the bot, a moderator
+   * disconnecting it: VOICE_STATE_UPDATE with `channel_id: null`, its voice session closed with 4014.
+   */
   leave(guildId: string, userId: string): void {
     const guild = this.#store.guild(guildId);
     const previous = guild.voiceStates.get(userId);
     if (!previous) return;
-    if (userId === this.#store.botUser.id) throw new Error('the bot leaves voice through the gateway (op 4), not leaveVoice');
     guild.voiceStates.delete(userId);
     this.#dispatchState(guild, { ...previous, channelId: null });
-    this.#server.memberChanged(guildId, previous.channelId, userId, false);
+    if (userId === this.#store.botUser.id) this.#server.disconnect(guildId);
+    else this.#server.memberChanged(guildId, previous.channelId, userId, false);
   }
 
   #dispatchState(guild: StoredGuild, state: StoredVoiceState | (Omit<StoredVoiceState, 'channelId'> & { channelId: null })): void {

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, mkdtempSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import {
@@ -12,6 +12,7 @@ import {
   createAudioPlayer,
   createAudioResource,
   entersState,
+  getVoiceConnections,
   joinVoiceChannel,
   StreamType,
   VoiceConnectionStatus,
@@ -35,6 +36,12 @@ export function join(client: Client, guildId: string, channelId: string, options
   return joinVoiceChannel({ guildId, channelId, adapterCreator: guild.voiceAdapterCreator, selfDeaf: true, group: client.user?.id ?? 'default', ...options });
 }
 
+/** Destroys the client's voice connections (before closing the emulator, so none tries to resume). */
+export function leaveAll(client: Client | undefined): void {
+  if (!client?.user) return;
+  for (const connection of getVoiceConnections(client.user.id)?.values() ?? []) connection.destroy();
+}
+
 export async function joined(connection: VoiceConnection, timeoutMs = 10_000): Promise<VoiceConnection> {
   return entersState(connection, VoiceConnectionStatus.Ready, timeoutMs);
 }
@@ -49,6 +56,13 @@ export async function playFile(connection: VoiceConnection, path: string, timeou
   return player;
 }
 
+const toneDirs: string[] = [];
+
+/** Removes the files {@link makeTone} made. */
+export function removeTones(): void {
+  for (const dir of toneDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /**
  * A tone whose loudness rises and falls (so envelopes can be told apart), `seconds` long, as
  * Ogg Opus; and the same file decoded back to 48 kHz stereo s16le, the reference.
@@ -56,6 +70,7 @@ export async function playFile(connection: VoiceConnection, path: string, timeou
 export function makeTone(seconds: number, frequency = 440, wobbleHz = 0.7): { path: string; pcm: Int16Array } {
   // A wobble that also grows over the file: no two stretches of it alike.
   const dir = mkdtempSync(joinPath(tmpdir(), 'emu-voice-'));
+  toneDirs.push(dir);
   const path = joinPath(dir, `tone-${frequency}-${seconds}.ogg`);
   execFileSync('ffmpeg', [
     '-hide_banner', '-loglevel', 'error', '-y',
