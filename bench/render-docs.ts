@@ -338,8 +338,8 @@ function renderVoice(result: ResultFile): Rendered {
     pair(phase['jitterP99Ms'], ' ms'),
     pair(phase['gapsPerMinute']),
     pair(phase['cpuMsPerAudioSecond']),
-    `${fmt(phase['cpuToFloor'], 2)}×`,
-    `${fmt(obj(phase['rssMbPerPlayer'])['median'])} MB`,
+    phase['cpuToFloor'] === undefined ? 'n/a (commands too)' : `${fmt(phase['cpuToFloor'], 2)}×`,
+    `${fmt(obj(phase['pssMbPerPlayer'])['median'])} MB`,
     `${ms(obj(phase['startP50Ms'])['median'])} / ${ms(obj(phase['startP99Ms'])['median'])}`,
   ]);
   const loaded = phases.find((phase) => phase['load'] === true) ?? {};
@@ -347,14 +347,14 @@ function renderVoice(result: ResultFile): Rendered {
   return {
     summary: [
       what,
-      `under load: jitter p99 ${pair(loaded['jitterP99Ms'], ' ms')}, gaps/min ${pair(loaded['gapsPerMinute'])}; CPU ${fmt(obj(loaded['cpuMsPerAudioSecond'])['median'])} ms per audio second`,
+      `under load: jitter p99 ${pair(loaded['jitterP99Ms'], ' ms')}, gaps/min ${pair(loaded['gapsPerMinute'])}; alone: CPU ${fmt(obj(phases[0]?.['cpuMsPerAudioSecond'])['median'])} ms per audio second`,
       `${fmt(floor['median'])} ms CPU per audio second (ffmpeg alone)`,
       str(data['target']),
       met(data['met']),
     ],
     body: [
       `${cap(what)}. Floor: ${str(floor['what'])}: ${fmt(floor['median'])} ms (worst ${fmt(floor['worst'])}). Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
-      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player', 'Start to first frame p50 / p99'], rows),
+      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99'], rows),
     ].join('\n\n'),
   };
 }

@@ -54,8 +54,9 @@ interface RoundFigures {
   readonly jitterP99Ms: number;
   readonly intervalP99Ms: number;
   readonly gapsPerMinute: number;
-  readonly cpuMsPerAudioSecond: number;
-  readonly rssMbPerPlayer: number;
+  /** Left out under load, where the commands' CPU is in the process's too. */
+  readonly cpuMsPerAudioSecond?: number;
+  readonly pssMbPerPlayer: number;
   readonly startP50Ms: number;
   readonly startP99Ms: number;
   readonly loadCommands?: number;
@@ -79,11 +80,12 @@ async function childrenOf(pid: number): Promise<number[]> {
   return children;
 }
 
-async function treeRssMb(pid: number): Promise<number> {
+/** Proportional memory (PSS: shared pages split between their users) of a process and its children, in MB. */
+async function treePssMb(pid: number): Promise<number> {
   let kb = 0;
   for (const id of [pid, ...(await childrenOf(pid))]) {
-    const status = await readFile(`/proc/${id}/status`, 'utf8').catch(() => '');
-    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    const rollup = await readFile(`/proc/${id}/smaps_rollup`, 'utf8').catch(() => '');
+    kb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
   }
   return kb / 1024;
 }
@@ -133,10 +135,18 @@ async function setStage(world: BenchWorld, count: number, name: string): Promise
   return stages.map((stage) => ({ ...stage, libraryId: ids.get(stage.place.guildId)! }));
 }
 
-async function playRound(world: BenchWorld, botPid: number, stages: readonly Stage[], load?: { places: Place[]; rate: number }): Promise<RoundFigures> {
+/** The bot's CPU per second while nothing plays and nothing arrives (its heartbeats, timers). */
+async function idleCpuMsPerSecond(botPid: number): Promise<number> {
+  const before = await treeCpuMs(botPid);
+  const began = performance.now();
+  await sleep(5_000);
+  return ((await treeCpuMs(botPid)) - before) / ((performance.now() - began) / 1000);
+}
+
+async function playRound(world: BenchWorld, botPid: number, stages: readonly Stage[], idleCpu: number, load?: { places: Place[]; rate: number }): Promise<RoundFigures> {
   const { emulator } = world;
   for (const stage of stages) emulator.resetVoiceReception(stage.place.guildId);
-  const rssBefore = await treeRssMb(botPid);
+  const rssBefore = await treePssMb(botPid);
   const dispatched = new Map<string, number>();
   await Promise.all(
     stages.map((stage) => {
@@ -162,7 +172,7 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
   await sleep(WINDOW_SECONDS * 1000);
   const cpu = (await treeCpuMs(botPid)) - cpuBefore;
   const elapsed = (performance.now() - began) / 1000;
-  const rss = await treeRssMb(botPid);
+  const rss = await treePssMb(botPid);
   const receptions = stages.map((stage) => emulator.voiceReception(stage.place.guildId));
   await loading;
   const deviations = receptions.flatMap((reception) => reception.intervalsMs.map((interval) => Math.abs(interval - FRAME_MS))).sort((a, b) => a - b);
@@ -176,8 +186,9 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
     jitterP99Ms: round(percentile(deviations, 99)),
     intervalP99Ms: round(percentile(intervals, 99)),
     gapsPerMinute: round(gaps / (audioSeconds / 60), 2),
-    cpuMsPerAudioSecond: round(cpu / Math.max(1, elapsed * stages.length)),
-    rssMbPerPlayer: round((rss - rssBefore) / stages.length, 1),
+    // Less what the bot spends idle over the same time.
+    ...(!load && { cpuMsPerAudioSecond: round((cpu - idleCpu * elapsed) / (elapsed * stages.length)) }),
+    pssMbPerPlayer: round((rss - rssBefore) / stages.length, 1),
     startP50Ms: start.p50,
     startP99Ms: start.p99,
     ...(load && { loadCommands }),
@@ -208,6 +219,7 @@ try {
   const floorRounds = Array.from({ length: Math.max(5, ROUNDS) }, () => floorCpuMsPerSecond(song)).sort((a, b) => a - b);
   const floor = { median: round(percentile(floorRounds, 50)), worst: round(floorRounds.at(-1)!), rounds: floorRounds.map((value) => round(value)) };
 
+  const idleCpu = await idleCpuMsPerSecond(botPid);
   const biggest = Math.max(...GUILD_COUNTS, LOADED_GUILDS);
   const stages = await setStage(world, biggest, 'Voice');
   const loadPlaces = populateGuilds(world.emulator, 5, 10, 'Load');
@@ -215,11 +227,11 @@ try {
   const phases: Array<{ name: string; guilds: number; load: boolean; figures: ReturnType<typeof medianAndWorst> }> = [];
   for (const count of GUILD_COUNTS) {
     const rounds: RoundFigures[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) rounds.push(await playRound(world, botPid, stages.slice(0, count)));
+    for (let r = 0; r < ROUNDS; r += 1) rounds.push(await playRound(world, botPid, stages.slice(0, count), idleCpu));
     phases.push({ name: `${count} guild${count === 1 ? '' : 's'}`, guilds: count, load: false, figures: medianAndWorst(rounds) });
   }
   const loaded: RoundFigures[] = [];
-  for (let r = 0; r < ROUNDS; r += 1) loaded.push(await playRound(world, botPid, stages.slice(0, LOADED_GUILDS), { places: loadPlaces, rate: LOAD_RATE }));
+  for (let r = 0; r < ROUNDS; r += 1) loaded.push(await playRound(world, botPid, stages.slice(0, LOADED_GUILDS), idleCpu, { places: loadPlaces, rate: LOAD_RATE }));
   phases.push({ name: `${LOADED_GUILDS} guilds, /song at ${LOAD_RATE}/s`, guilds: LOADED_GUILDS, load: true, figures: medianAndWorst(loaded) });
 
   const underLoad = phases.at(-1)!.figures;
@@ -230,19 +242,26 @@ try {
       phase: name,
       'jitter p99 ms': `${figures['jitterP99Ms']!.median} (${figures['jitterP99Ms']!.worst})`,
       'gaps/min': `${figures['gapsPerMinute']!.median} (${figures['gapsPerMinute']!.worst})`,
-      'CPU ms per audio s': `${figures['cpuMsPerAudioSecond']!.median} (${figures['cpuMsPerAudioSecond']!.worst})`,
-      '÷ floor': ratio(figures['cpuMsPerAudioSecond']!.median, floor.median),
-      'MB per player': `${figures['rssMbPerPlayer']!.median}`,
+      'CPU ms per audio s': figures['cpuMsPerAudioSecond'] ? `${figures['cpuMsPerAudioSecond'].median} (${figures['cpuMsPerAudioSecond'].worst})` : 'n/a',
+      '÷ floor': figures['cpuMsPerAudioSecond'] ? ratio(figures['cpuMsPerAudioSecond'].median, floor.median) : 'n/a',
+      'MB per player': `${figures['pssMbPerPlayer']!.median}`,
       'start p50/p99 ms': `${figures['startP50Ms']!.median} / ${figures['startP99Ms']!.median}`,
     })),
   );
   console.log(`floor (ffmpeg alone, decode + Opus encode): ${floor.median} ms CPU per second of audio (worst ${floor.worst})`);
   console.log(`target: no gap, jitter p99 < ${TARGET.jitterP99Ms} ms with ${LOADED_GUILDS} guilds under load: ${met ? 'met' : 'not met'}`);
   await writeResult('voice', {
+    botIdleCpuMsPerSecond: round(idleCpu),
     workload: { guildCounts: GUILD_COUNTS, loadedGuilds: LOADED_GUILDS, loadRate: LOAD_RATE, windowSeconds: WINDOW_SECONDS, songSeconds: SONG_SECONDS, rounds: ROUNDS, role: 'all' },
     target: `no gap and jitter p99 < ${TARGET.jitterP99Ms} ms with ${LOADED_GUILDS} guilds playing while /song arrives at ${LOAD_RATE}/s`,
     floor: { what: 'ffmpeg alone decoding the song and encoding it to Opus (libopus, 96 kb/s), CPU ms per second of audio', ...floor },
-    phases: phases.map(({ name, guilds, load, figures }) => ({ name, guilds, load, ...figures, cpuToFloor: ratio(figures['cpuMsPerAudioSecond']!.median, floor.median) })),
+    phases: phases.map(({ name, guilds, load, figures }) => ({
+      name,
+      guilds,
+      load,
+      ...figures,
+      ...(figures['cpuMsPerAudioSecond'] && { cpuToFloor: ratio(figures['cpuMsPerAudioSecond'].median, floor.median) }),
+    })),
     met,
   });
 } finally {
