@@ -8,15 +8,14 @@ import type { Redis } from 'ioredis';
 import { localText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { loggableError } from '../discord/errors.js';
-import { answer, type PlayerAnswer, type PlayerRequest } from './ops.js';
-import type { PlayerHost } from './player.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './ops.js';
 import { routeFor } from './rules.js';
 
 export interface VoiceControl {
   /** Resolves with the player's answer, or "not reachable" after the timeout. Never rejects. */
   request(request: PlayerRequest): Promise<PlayerAnswer>;
   /** A gateway process hands over its players once the gateway is ready: from then on it answers requests for its guilds. */
-  attach(host: PlayerHost): Promise<void>;
+  attach(host: PlayerService): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,7 +39,7 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
   const requests = `${prefix}:voice:requests`;
   const replyTo = `${prefix}:voice:replies:${randomUUID()}`;
   const pending = new Map<string, (answer: PlayerAnswer) => void>();
-  let host: PlayerHost | undefined;
+  let host: PlayerService | undefined;
   let subscriber: Redis | undefined;
   let subscribed: Promise<void> | undefined;
 

@@ -39,3 +39,12 @@ export interface PlayerAnswer {
 export function answer(privately: boolean, ...lines: LocalText[]): PlayerAnswer {
   return { lines, private: privately };
 }
+
+/** What the routing needs of the players in a gateway process (player.ts's PlayerHost). */
+export interface PlayerService {
+  /** Whether this process's gateway has the guild. */
+  holdsGuild(guildId: string): boolean;
+  /** Whether this process plays the guild (taking the claim when free). */
+  owns(guildId: string): Promise<boolean>;
+  handle(request: PlayerRequest): Promise<PlayerAnswer>;
+}

@@ -43,7 +43,7 @@ import type { Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
 import { radioRound } from './entries.js';
 import { spawnDecoder, type EncodedStream, type FfmpegCheck } from './ffmpeg.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './ops.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService, type Requester } from './ops.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 
@@ -82,12 +82,14 @@ export function isPlayerButton(value: string): value is PlayerButton {
   return (PLAYER_BUTTONS as readonly string[]).includes(value);
 }
 
-export class PlayerHost {
+export class PlayerHost implements PlayerService {
   readonly #options: PlayerHostOptions;
   readonly #players = new Map<string, LivePlayer>();
   readonly #processId = randomUUID();
   readonly #renewal: NodeJS.Timeout;
   readonly #onVoiceState = (before: VoiceState, after: VoiceState) => this.#voiceStateChanged(before, after);
+  /** Each guild's changes, one after another: a song ending never races a command or the idle timer. */
+  readonly #queues = new Map<string, Promise<unknown>>();
   #closing = false;
 
   constructor(options: PlayerHostOptions) {
@@ -115,10 +117,22 @@ export class PlayerHost {
     return (await this.#options.redis.get(key)) === this.#processId;
   }
 
+  /** Runs `work` after the guild's earlier changes have finished. */
+  #serially<T>(guildId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(guildId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.#queues.set(guildId, settled);
+    void settled.then(() => {
+      if (this.#queues.get(guildId) === settled) this.#queues.delete(guildId);
+    });
+    return next;
+  }
+
   /** Runs one request for a guild this process owns. Never throws: a failure is an answer. */
   async handle(request: PlayerRequest): Promise<PlayerAnswer> {
     try {
-      return await this.#handle(request);
+      return await this.#serially(request.guildId, () => this.#handle(request));
     } catch (error) {
       this.#options.logger.error({ err: loggableError(error), guildId: request.guildId, op: request.action.op }, 'voice request failed');
       return answer(true, localText('player.failed'));
@@ -131,31 +145,36 @@ export class PlayerHost {
     for (const guildId of guildIds) {
       if (this.#players.has(guildId) || !this.holdsGuild(guildId) || this.#closing) continue;
       if (!(await this.owns(guildId))) continue;
-      const state = await this.#options.store.read(guildId);
-      if (!state) {
-        await this.#options.store.clear(guildId);
-        continue;
+      await this.#serially(guildId, () => this.#resume(guildId));
+    }
+  }
+
+  async #resume(guildId: string): Promise<void> {
+    if (this.#players.has(guildId) || this.#closing) return;
+    const state = await this.#options.store.read(guildId);
+    if (!state) {
+      await this.#options.store.clear(guildId);
+      return;
+    }
+    this.#options.logger.info({ guildId, channelId: state.voiceChannelId, jobId: state.current?.jobId }, 'voice player resumed');
+    try {
+      const guild = this.#options.client.guilds.cache.get(guildId)!;
+      const channel = guild.channels.cache.get(state.voiceChannelId);
+      if (!channel?.isVoiceBased()) {
+        await this.#finish(guildId, 'player.ended');
+        return;
       }
-      this.#options.logger.info({ guildId, channelId: state.voiceChannelId, jobId: state.current?.jobId }, 'voice player resumed');
-      try {
-        const guild = this.#options.client.guilds.cache.get(guildId)!;
-        const channel = guild.channels.cache.get(state.voiceChannelId);
-        if (!channel?.isVoiceBased()) {
-          await this.#finish(guildId, 'player.ended');
-          continue;
-        }
-        const live = this.#connect(guild, channel);
-        if (state.current) {
-          await this.#options.store.write(guildId, { ...state, paused: false });
-          this.#playEntry(live, state.current);
-          await this.#showNowPlaying(guildId);
-        } else {
-          await this.#advance(live);
-        }
-        this.#checkListeners(guildId);
-      } catch (error) {
-        this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player could not resume');
+      const live = this.#connect(guild, channel);
+      if (state.current) {
+        await this.#options.store.write(guildId, { ...state, paused: false });
+        this.#playEntry(live, state.current);
+        await this.#showNowPlaying(guildId);
+      } else {
+        await this.#advance(live);
       }
+      this.#checkListeners(guildId);
+    } catch (error) {
+      this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player could not resume');
     }
   }
 
@@ -187,6 +206,7 @@ export class PlayerHost {
     const controls = controlsPlayer(rules, requester);
     const state = await this.#options.store.read(guildId);
     const live = this.#players.get(guildId);
+    this.#options.logger.debug({ guildId, op: action.op, live: live !== undefined, playing: state?.current?.jobId ?? null, paused: state?.paused }, 'voice request');
 
     switch (action.op) {
       case 'play':
@@ -287,6 +307,8 @@ export class PlayerHost {
         if (!controls && !alone && requester.userId !== state.current.requestedBy) return answer(true, localText('player.pauseNotAllowed'));
         const pause = action.op === 'pause';
         if (state.paused === pause) return answer(true, localText(pause ? 'player.alreadyPaused' : 'player.notPaused'));
+        // A song still buffering cannot be paused yet: wait for its first frames.
+        if (live.audio.state.status === AudioPlayerStatus.Buffering) await entersState(live.audio, AudioPlayerStatus.Playing, 5_000).catch(() => {});
         if (pause) live.audio.pause(true);
         else live.audio.unpause();
         await this.#options.store.write(guildId, { ...state, paused: pause });
@@ -343,8 +365,9 @@ export class PlayerHost {
     connection.subscribe(audio);
     const live: LivePlayer = { guildId: guild.id, connection, audio, advancing: false, stopped: false };
     this.#players.set(guild.id, live);
+    audio.on('stateChange', (before, after) => this.#options.logger.debug({ guildId: guild.id, from: before.status, to: after.status }, 'voice player state'));
     audio.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice resource failed'));
-    audio.on(AudioPlayerStatus.Idle, () => void this.#songEnded(live));
+    audio.on(AudioPlayerStatus.Idle, () => void this.#serially(guild.id, () => this.#songEnded(live)));
     connection.on(VoiceConnectionStatus.Disconnected, () => void this.#disconnected(live));
     connection.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice connection error'));
     return live;
@@ -358,7 +381,7 @@ export class PlayerHost {
         entersState(live.connection, VoiceConnectionStatus.Connecting, 5_000),
       ]);
     } catch {
-      if (!live.stopped && !this.#closing) await this.#finish(live.guildId, 'player.disconnected');
+      if (!live.stopped && !this.#closing) await this.#serially(live.guildId, () => (live.stopped ? Promise.resolve() : this.#finish(live.guildId, 'player.disconnected')));
     }
   }
 
@@ -442,10 +465,13 @@ export class PlayerHost {
     }
     await this.#options.store.clear(guildId);
     await this.#options.redis.del(this.#claimKey(guildId));
+    this.#options.logger.info({ guildId, why }, 'voice player ended');
     if (state?.nowPlayingMessageId) {
       const t = translator(state.guildLocale);
       const text = why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why);
-      await this.#editMessage(state, { content: text, embeds: [], components: [] }).catch(() => {});
+      await this.#editMessage(state, { content: text, embeds: [], components: [] }).catch((error: unknown) =>
+        this.#options.logger.warn({ err: loggableError(error), guildId }, 'could not close the now-playing message'),
+      );
     }
   }
 
@@ -476,7 +502,11 @@ export class PlayerHost {
     if (!live) return;
     // The bot itself moved (a moderator dragged it): follow the channel it is in now.
     if (after.id === after.client.user.id && after.channelId !== null && before.channelId !== after.channelId) {
-      void this.#options.store.read(guildId).then((state) => state && this.#options.store.write(guildId, { ...state, voiceChannelId: after.channelId! }));
+      const channelId = after.channelId;
+      void this.#serially(guildId, async () => {
+        const state = await this.#options.store.read(guildId);
+        if (state && state.voiceChannelId !== channelId) await this.#options.store.write(guildId, { ...state, voiceChannelId: channelId });
+      });
     }
     this.#checkListeners(guildId);
   }
@@ -502,7 +532,7 @@ export class PlayerHost {
         const stillEmpty = this.#listeners(guild, channelId).length === 0;
         if (stillEmpty && !live.stopped) {
           this.#options.logger.info({ guildId, channelId }, 'voice channel empty; leaving');
-          void this.#finish(guildId, 'player.leftEmpty');
+          void this.#serially(guildId, () => (live.stopped ? Promise.resolve() : this.#finish(guildId, 'player.leftEmpty')));
         }
       }, this.#options.idleSeconds * 1000);
       live.idleTimer.unref();

@@ -55,6 +55,14 @@ export interface E2EOptions {
    * image runs it (`node build/src/main.js`; `npm run build` first).
    */
   readonly entry?: 'source' | 'build';
+  /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Runs the roles apart: `ROLE=gateway`, `ROLE=worker` and `ROLE=http`, one process each (with
+   * `interactions: 'http'`, interactions reach the http process, and the gateway's work through
+   * Redis). `stop`, `kill` and `start` then act on the gateway process; `output` is every process's.
+   */
+  readonly splitRoles?: boolean;
 }
 
 /**
@@ -84,12 +92,18 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     POLL_INTERVAL_MIN_MS: '200',
     POLL_INTERVAL_MAX_MS: '1000',
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
+    // The emulator's voice gateway speaks TLS with a self-signed certificate.
+    NODE_EXTRA_CA_CERTS: stack.emulator.voiceCaPath,
+    ...options.env,
   };
 
   const entry = options.entry ?? 'source';
   await world.deployCommands({ entry, env });
-  const bot = world.bot({ env, entry });
+  const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry });
+  const others = options.splitRoles ? [world.bot({ env: { ...env, ROLE: 'worker' }, entry }), world.bot({ env: { ...env, ROLE: 'http' }, entry })] : [];
   await bot.start();
+  for (const other of others) await other.start();
+  const all = [bot, ...others];
   if (options.interactions === 'http') await stack.emulator.setInteractionsEndpoint(`${httpUrl}/interactions`);
 
   const ephemeralJobId = /Job `([0-9a-f-]{36})`/;
@@ -97,9 +111,9 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...stack,
     httpUrl,
     webhooks: options.webhooks,
-    output: () => bot.output(),
+    output: () => all.map((process) => process.output()).join('\n'),
     waitForLog(match, what, timeoutMs = 10_000) {
-      return vi.waitFor(() => found(bot.logLines().find(match), `the bot to log ${what}`), timeoutMs);
+      return vi.waitFor(() => found(all.flatMap((process) => process.logLines()).find(match), `the bot to log ${what}`), timeoutMs);
     },
     settled(handle, timeoutMs) {
       const ends = ['interaction handled', 'interaction refused', 'interaction failed'];

@@ -1,0 +1,262 @@
+/**
+ * Listening together, end to end: the bot as `npm start` runs it, members in the emulator's
+ * voice channels, and the emulator hearing (decrypting and decoding) what the bot streams.
+ * Each scenario checks what the members read and what the emulator heard.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { ChannelType, InteractionResponseType, PermissionFlagsBits } from 'discord-api-types/v10';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
+import { jobs } from '../../src/db/schema.js';
+import { found } from '../support/found.js';
+import { printBotLogsOnFailure, startE2E, type E2E, type E2EOptions } from './bot-process.js';
+
+export interface VoiceSong {
+  readonly id: string;
+  readonly title: string;
+  /** Seconds of audio in the stored file, decoded here with ffmpeg. */
+  readonly seconds: number;
+}
+
+/** What a member reads in answer to a command or a button: the reply (or its edit), or a private follow-up. */
+export async function answerOf(handle: InteractionHandle, timeoutMs = 10_000): Promise<{ text: string; ephemeral: boolean }> {
+  const response = await handle.waitForResponse(timeoutMs);
+  return vi.waitFor(() => {
+    const followUp = handle.followUps.find((message) => Boolean(message.content));
+    if (followUp) return { text: followUp.content ?? '', ephemeral: true };
+    const immediate = (response.data as { content?: string } | undefined)?.content;
+    if (response.type === InteractionResponseType.ChannelMessageWithSource && immediate) return { text: immediate, ephemeral: response.ephemeral };
+    const original = response.type === InteractionResponseType.DeferredChannelMessageWithSource ? handle.original() : undefined;
+    return found(original?.content ? { text: original.content, ephemeral: response.ephemeral } : undefined, `an answer to ${handle.id}`);
+  }, timeoutMs);
+}
+
+/** Seconds of audio in a media file, as ffmpeg decodes it (asynchronously: the simulator serving it runs in this process). */
+async function secondsOf(url: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', url, '-f', 's16le', '-ac', '2', '-ar', '48000', '-'], {
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout.byteLength / (48_000 * 4);
+}
+
+type Place = Partial<Pick<RunCommandInput, 'guildId' | 'channelId'>>;
+
+/** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions, the roles in one process or apart. */
+export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRoles'>): void {
+  let bot: E2E;
+  let voice: string;
+  const songs: VoiceSong[] = [];
+  printBotLogsOnFailure(() => bot);
+
+  /** A finished song of the guild, made as members make them. */
+  async function makeSong(title: string, place: Place = {}): Promise<VoiceSong> {
+    const handle = bot.emulator.runCommand({ guildId: bot.guild.id, channelId: bot.channelId, userId: bot.members.alice, name: 'song', options: { prompt: `a song called ${title}`, title }, ...place });
+    const id = await bot.jobIdOf(handle);
+    await bot.delivered(id, 30_000);
+    const [row] = await bot.db.db.select().from(jobs).where(eq(jobs.id, id));
+    const url = found(row?.result?.clips?.[0]?.audioUrl, 'the song’s audio address');
+    return { id, title, seconds: await secondsOf(url) };
+  }
+
+  function play(userId: string, song: string, place: Place = {}): InteractionHandle {
+    return bot.emulator.runCommand({ guildId: bot.guild.id, channelId: bot.channelId, userId, name: 'play', options: { song }, ...place });
+  }
+
+  /** The bot's now-playing messages in the channel, oldest first: those with the player's buttons, or closed with a last line. */
+  function nowPlayingMessages(channelId = bot.channelId): EmulatorMessage[] {
+    return bot.emulator
+      .channelMessages(channelId)
+      .filter(
+        (message) =>
+          message.author?.id === bot.emulator.botUser.id &&
+          ((message.components ?? []).some((row) => JSON.stringify(row).includes('player:')) || /^(The queue has ended|Stopped by|Nobody was listening)/.test(message.content ?? '')),
+      );
+  }
+
+  /** Waits for the bot to be in (or out of) the voice channel. */
+  async function botInVoice(channelId: string, inside: boolean): Promise<void> {
+    await expect.poll(() => bot.emulator.voiceMembers(channelId).includes(bot.emulator.botUser.id), { timeout: 15_000 }).toBe(inside);
+  }
+
+  /** Calls to the service's API; fetching a song's media is not one. */
+  const serviceCalls = () => bot.sim.requests.filter((request) => request.path.startsWith('/api/')).length;
+
+  beforeAll(async () => {
+    bot = await startE2E({ ...setup, webhooks: false, env: { VOICE_IDLE_SECONDS: '3' } });
+    voice = bot.emulator.createChannel(bot.guild.id, { name: 'Lounge', type: ChannelType.GuildVoice }).id;
+    for (const title of ['First Light', 'Second Wind', 'Third Rail']) songs.push(await makeSong(title));
+  }, 120_000);
+  afterAll(async () => bot?.close());
+  // Every REST call and voice message of the bot fits Discord's published descriptions.
+  afterEach(() => expect(bot.emulator.findings).toEqual([]));
+  // The player's own story of a failed scenario: what it played, and the states it went through.
+  afterEach(({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const lines = bot.output().split('\n').filter((line) => /voice|"command":"(play|pause|resume|skip|stop|queue|radio)"/.test(line));
+    console.log(`the player around "${task.name}":\n${lines.slice(-30).join('\n')}`);
+  });
+
+  it('tells a member in no voice channel, privately', async () => {
+    const answer = await answerOf(play(bot.members.bob, songs[0]!.id));
+    expect(answer).toEqual({ ephemeral: true, text: 'Join a voice channel first, then ask again: I play where you listen.' });
+    expect(bot.emulator.voiceMembers(voice)).toEqual([]);
+  });
+
+  it('plays the song into the member’s voice channel, whole, for free, and leaves when the queue ends', async () => {
+    const [song] = songs;
+    const balance = await bot.balance();
+    const callsBefore = serviceCalls();
+    bot.emulator.joinVoice(bot.members.alice, voice);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+
+    const answer = await answerOf(play(bot.members.alice, song!.id));
+    expect(answer).toEqual({ ephemeral: false, text: `Now playing **First Light** in <#${voice}>.` });
+    await botInVoice(voice, true);
+    const heard = await bot.emulator.waitForVoiceFrames(bot.guild.id, 25, 15_000);
+    expect(heard).toMatchObject({ channelId: voice, connected: true, undecodable: 0, droppedNoSpeak: 0 });
+
+    // The queue ends with the song: the now-playing message says so, and the bot leaves.
+    await vi.waitFor(() => found(nowPlayingMessages().find((m) => m.content?.startsWith('The queue has ended')), 'the end of the queue'), 20_000);
+    await botInVoice(voice, false);
+    const whole = bot.emulator.voiceReception(bot.guild.id);
+    // The file's length, within 5% (the five silence frames that end a stream are not the song's).
+    const played = whole.seconds - (whole.silentFrames >= 5 ? 0.1 : 0);
+    expect(Math.abs(played - song!.seconds) / song!.seconds, JSON.stringify({ played, file: song!.seconds })).toBeLessThan(0.05);
+    expect(whole.gaps).toBe(0);
+    expect(await bot.balance()).toBe(balance);
+    expect(serviceCalls()).toBe(callsBefore);
+  });
+
+  it('queues, shows the queue, pauses and resumes, counts a vote skip, and stops only for a moderator', async () => {
+    const [first, second] = songs;
+    const { alice, bob, owner, manager } = bot.members;
+    for (const member of [alice, bob, owner]) bot.emulator.joinVoice(member, voice);
+
+    expect((await answerOf(play(alice, first!.id))).text).toBe(`Now playing **First Light** in <#${voice}>.`);
+    // Paused at once, so the short test songs stay while the queue is checked.
+    expect((await answerOf(bot.run(alice, { name: 'pause' }))).text).toBe(`Paused (<@${alice}>).`);
+    expect((await answerOf(play(bob, second!.id))).text).toBe('Added **Second Wind** to the queue, at position 1.');
+    const queue = (await answerOf(bot.run(bob, { name: 'queue' }))).text.split('\n');
+    expect(queue[0]).toMatch(new RegExp(`^\\*\\*Paused:\\*\\* First Light · by <@${alice}> · 0:0\\d / \\d:\\d\\d$`));
+    expect(queue.slice(1)).toEqual(['**Up next:**', `1. Second Wind · by <@${alice}> · asked by <@${bob}>`]);
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+    expect(message.embeds?.[0]?.title).toBe('⏸ First Light');
+
+    // Bob did not ask for this song: his skip is a vote, 1 of the 2 that three listeners need.
+    expect((await answerOf(bot.run(bob, { name: 'skip' }))).text).toBe('Your vote to skip is counted: 1 of 2 needed.');
+    expect((await answerOf(bot.run(owner, { name: 'skip' }))).text).toBe('The vote passed: skipped **First Light**.');
+    // The same message, edited: the next song, playing.
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.embeds?.[0]?.title).toBe('▶ Second Wind'), 10_000);
+
+    // The requester pauses from the message's button; another member may not resume.
+    const pause = bot.emulator.clickButton({ messageId: message.id, customId: 'player:pause', userId: bob });
+    expect(await answerOf(pause)).toEqual({ ephemeral: true, text: `Paused (<@${bob}>).` });
+    expect((await answerOf(bot.run(alice, { name: 'resume' }))).text).toBe('Only whoever asked for this song, the DJ role or a moderator may pause or resume it.');
+    expect((await answerOf(bot.run(bob, { name: 'resume' }))).text).toBe(`Playing again (<@${bob}>).`);
+    // Alice is one of three listeners and no moderator: she may not stop it.
+    expect((await answerOf(bot.run(alice, { name: 'stop' }))).text).toBe('Only moderators and the DJ role may stop the player (or someone listening alone).');
+    expect((await answerOf(bot.run(manager, { name: 'stop' }))).text).toBe('Stopped. The queue is cleared and I left the channel.');
+    await botInVoice(voice, false);
+    expect(bot.emulator.message(message.id)?.content).toBe(`Stopped by <@${manager}>.`);
+    // Edited all along, never posted again.
+    expect(nowPlayingMessages().filter((m) => m.id > message.id)).toEqual([]);
+    for (const member of [bob, owner]) bot.emulator.leaveVoice(bot.guild.id, member);
+  });
+
+  it('lets the DJ role skip any song', async () => {
+    const { alice, bob, manager } = bot.members;
+    const saved = await answerOf(bot.run(manager, { name: 'settings', subcommand: 'dj-role', options: { role: bot.djRole.id } }));
+    expect(saved.text).toContain(`DJ role: <@&${bot.djRole.id}>`);
+    bot.emulator.joinVoice(alice, voice);
+    await answerOf(play(alice, songs[0]!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    expect((await answerOf(bot.run(bob, { name: 'skip' }))).text).toBe(`Skipped **First Light** (<@${bob}>).`);
+    await botInVoice(voice, false);
+  });
+
+  it('plays the library as radio until stopped', async () => {
+    const { alice, manager } = bot.members;
+    bot.emulator.joinVoice(alice, voice);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    expect((await answerOf(bot.run(alice, { name: 'radio' }))).text).toBe(`Radio on in <#${voice}>: 3 songs of this server, shuffled, until someone stops it.`);
+    // Past the three songs of the first round: the radio goes on with another.
+    const total = songs.reduce((sum, song) => sum + song.seconds, 0);
+    await bot.emulator.waitForVoiceFrames(bot.guild.id, Math.ceil((total + 1) * 50), 30_000);
+    await botInVoice(voice, true);
+    expect((await answerOf(bot.run(manager, { name: 'stop' }))).text).toBe('Stopped. The queue is cleared and I left the channel.');
+    await botInVoice(voice, false);
+  });
+
+  it('leaves a channel nobody listens in', async () => {
+    const { alice } = bot.members;
+    bot.emulator.joinVoice(alice, voice);
+    // The radio never runs out of songs: only the empty channel makes the bot leave.
+    await answerOf(bot.run(alice, { name: 'radio' }));
+    await botInVoice(voice, true);
+    bot.emulator.leaveVoice(bot.guild.id, alice);
+    await vi.waitFor(() => found(nowPlayingMessages().find((m) => m.content === 'Nobody was listening, so I left the voice channel.'), 'the bot leaving'), 15_000);
+    await botInVoice(voice, false);
+  });
+
+  it('says which permission it lacks in the channel, and does not join', async () => {
+    const base = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.ReadMessageHistory | PermissionFlagsBits.UseApplicationCommands;
+    const listener = base | PermissionFlagsBits.Connect | PermissionFlagsBits.Speak;
+    for (const [everyone, missing] of [
+      [base, 'Connect, Speak'],
+      [base | PermissionFlagsBits.Connect, 'Speak'],
+    ] as const) {
+      const guild = bot.emulator.createGuild({ name: `No ${missing}`, everyonePermissions: everyone, botPermissions: base });
+      const text = bot.emulator.createChannel(guild.id, { name: 'music' });
+      const room = bot.emulator.createChannel(guild.id, { name: 'Room', type: ChannelType.GuildVoice });
+      const member = bot.emulator.addMember(guild.id, { username: `listener-${missing.length}`, permissions: listener });
+      bot.emulator.joinVoice(member.id, room.id);
+      const handle = bot.emulator.runCommand({ guildId: guild.id, channelId: text.id, userId: member.id, name: 'radio' });
+      expect(await answerOf(handle)).toEqual({
+        ephemeral: true,
+        text: `I cannot play in <#${room.id}>: I am missing the **${missing}** permission there. A moderator can grant it in the channel’s settings.`,
+      });
+      expect(bot.emulator.voiceMembers(room.id)).toEqual([member.id]);
+    }
+  });
+
+  it('plays in two guilds at once', async () => {
+    const other = bot.newGuild();
+    const otherVoice = bot.emulator.createChannel(other.guild.id, { name: 'Den', type: ChannelType.GuildVoice }).id;
+    const place = { guildId: other.guild.id, channelId: other.channelId };
+    const song = await makeSong('Elsewhere', place);
+    bot.emulator.joinVoice(bot.members.alice, voice);
+    bot.emulator.joinVoice(bot.members.alice, otherVoice);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    bot.emulator.resetVoiceReception(other.guild.id);
+    await Promise.all([answerOf(play(bot.members.alice, songs[2]!.id)), answerOf(play(bot.members.alice, song.id, place))]);
+    const [here, there] = await Promise.all([bot.emulator.waitForVoiceFrames(bot.guild.id, 50, 15_000), bot.emulator.waitForVoiceFrames(other.guild.id, 50, 15_000)]);
+    expect(here.channelId).toBe(voice);
+    expect(there.channelId).toBe(otherVoice);
+    await Promise.all([botInVoice(voice, false), botInVoice(otherVoice, false)]);
+  });
+
+  it('carries on after a restart, from the song that was playing, then the queue', async () => {
+    const [first, second] = songs;
+    const { alice } = bot.members;
+    bot.emulator.joinVoice(alice, voice);
+    await answerOf(play(alice, first!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    await answerOf(play(alice, second!.id));
+    await botInVoice(voice, true);
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+
+    await bot.stop();
+    await botInVoice(voice, false);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    await bot.start();
+
+    await botInVoice(voice, true);
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 30_000);
+    const heard = bot.emulator.voiceReception(bot.guild.id);
+    const expected = first!.seconds + second!.seconds;
+    expect(Math.abs(heard.seconds - expected) / expected, JSON.stringify({ heard: heard.seconds, expected })).toBeLessThan(0.1);
+  });
+}
