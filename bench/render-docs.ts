@@ -324,6 +324,41 @@ function renderChaos(result: ResultFile): Rendered {
 }
 
 /** A results file no renderer knows: its top-level numbers, so that a new benchmark still shows. */
+function renderVoice(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const floor = obj(data['floor']);
+  const phases = (data['phases'] as Json[] | undefined) ?? [];
+  const pair = (figure: unknown, unit = '') => {
+    const f = obj(figure);
+    return `${fmt(f['median'])}${unit} (worst ${fmt(f['worst'])})`;
+  };
+  const rows = phases.map((phase) => [
+    str(phase['name']),
+    pair(phase['jitterP99Ms'], ' ms'),
+    pair(phase['gapsPerMinute']),
+    pair(phase['cpuMsPerAudioSecond']),
+    phase['cpuToFloor'] === undefined ? 'n/a (commands too)' : `${fmt(phase['cpuToFloor'], 2)}×`,
+    `${fmt(obj(phase['pssMbPerPlayer'])['median'])} MB`,
+    `${ms(obj(phase['startP50Ms'])['median'])} / ${ms(obj(phase['startP99Ms'])['median'])}`,
+  ]);
+  const loaded = phases.find((phase) => phase['load'] === true) ?? {};
+  const what = `songs played in voice channels by one gateway process: ${((workload['guildCounts'] as number[] | undefined) ?? []).join(', ')} guilds at once, and ${fmt(workload['loadedGuilds'], 0)} while \`/song\` arrives at ${fmt(workload['loadRate'], 0)}/s; ${fmt(workload['windowSeconds'], 0)} s measured per round, median of ${fmt(workload['rounds'], 0)} rounds`;
+  return {
+    summary: [
+      what,
+      `under load: jitter p99 ${pair(loaded['jitterP99Ms'], ' ms')}, gaps/min ${pair(loaded['gapsPerMinute'])}; alone: CPU ${fmt(obj(phases[0]?.['cpuMsPerAudioSecond'])['median'])} ms per audio second`,
+      `${fmt(floor['median'])} ms CPU per audio second (ffmpeg alone)`,
+      str(data['target']),
+      met(data['met']),
+    ],
+    body: [
+      `${cap(what)}. Floor: ${str(floor['what'])}: ${fmt(floor['median'])} ms (worst ${fmt(floor['worst'])}). Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99'], rows),
+    ].join('\n\n'),
+  };
+}
+
 function renderOther(result: ResultFile): Rendered {
   const header = ['benchmark', 'date', 'commit', 'commitDirty'];
   const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
@@ -344,6 +379,7 @@ function renderOne(result: ResultFile): Rendered {
     scale: renderScale,
     scrape: renderScrape,
     chaos: renderChaos,
+    voice: renderVoice,
   };
   return (renderers[name] ?? renderOther)(result);
 }
@@ -363,7 +399,7 @@ nothing: \`npm test\` holds no timed assertion. Why the figures are what they ar
 [decisions/first-answer-path.md](decisions/first-answer-path.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
-const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'chaos'];
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'chaos'];
 const rank = (name: string) => {
   const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
   return index < 0 ? ORDER.length : index;

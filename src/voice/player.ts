@@ -6,20 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  AudioPlayerStatus,
-  NoSubscriberBehavior,
-  StreamType,
-  VoiceConnectionStatus,
-  createAudioPlayer,
-  createAudioResource,
-  entersState,
-  getVoiceConnection,
-  joinVoiceChannel,
-  type AudioPlayer,
-  type AudioResource,
-  type VoiceConnection,
-} from '@discordjs/voice';
-import {
   ActionRowBuilder,
   ButtonBuilder,
   ButtonStyle,
@@ -42,7 +28,8 @@ import { localText, translator, type LocalText, type Translator } from '../i18n/
 import type { Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
 import { radioRound } from './entries.js';
-import { spawnDecoder, type EncodedStream, type FfmpegCheck } from './ffmpeg.js';
+import type { VoiceEngine, VoiceLine, SongEnd } from './engine/engine.js';
+import type { FfmpegCheck } from './ffmpeg.js';
 import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService, type Requester } from './ops.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
@@ -54,8 +41,9 @@ export interface PlayerHostOptions {
   readonly prefix: string;
   readonly store: PlayerStore;
   readonly logger: Logger;
-  readonly ffmpegPath: string;
   readonly ffmpeg: FfmpegCheck;
+  /** Where the voice connections run (a thread of their own). */
+  readonly engine: VoiceEngine;
   /** How long the bot stays in a channel with no listener. */
   readonly idleSeconds: number;
   /** How long a claim on a guild's player lasts without renewal (another process may take over after). @defaultValue 15000 */
@@ -65,10 +53,7 @@ export interface PlayerHostOptions {
 /** A player running here. */
 interface LivePlayer {
   readonly guildId: string;
-  readonly connection: VoiceConnection;
-  readonly audio: AudioPlayer;
-  resource?: AudioResource;
-  decoder?: { readonly process: EncodedStream; readonly exited: Promise<{ code: number | null; error: string }> };
+  readonly line: VoiceLine;
   idleTimer?: NodeJS.Timeout;
   /** Set while the player moves on, so a stop does not race the next song. */
   advancing: boolean;
@@ -270,7 +255,7 @@ export class PlayerHost implements PlayerService {
       case 'queue': {
         if (!live || !state?.current) return answer(true, localText('player.nothingPlaying'));
         const queue = await this.#options.store.queue(guildId);
-        const elapsed = (live.resource?.playbackDuration ?? 0) / 1000;
+        const elapsed = (await live.line.playbackMs()) / 1000;
         const length = state.current.durationSeconds;
         const lines: LocalText[] = [
           localText(state.paused ? 'player.queue.paused' : 'player.queue.now', {
@@ -321,10 +306,7 @@ export class PlayerHost implements PlayerService {
         if (!controls && !alone && requester.userId !== state.current.requestedBy) return answer(true, localText('player.pauseNotAllowed'));
         const pause = action.op === 'pause';
         if (state.paused === pause) return answer(true, localText(pause ? 'player.alreadyPaused' : 'player.notPaused'));
-        // A song still buffering cannot be paused yet: wait for its first frames.
-        if (live.audio.state.status === AudioPlayerStatus.Buffering) await entersState(live.audio, AudioPlayerStatus.Playing, 5_000).catch(() => {});
-        if (pause) live.audio.pause(true);
-        else live.audio.unpause();
+        await (pause ? live.line.pause() : live.line.unpause());
         await this.#options.store.write(guildId, { ...state, paused: pause });
         await this.#showNowPlaying(guildId);
         return answer(false, localText(pause ? 'player.paused' : 'player.resumed', { user: requester.userId }));
@@ -367,64 +349,28 @@ export class PlayerHost implements PlayerService {
   #connect(guild: Guild, channel: VoiceBasedChannel): LivePlayer {
     const existing = this.#players.get(guild.id);
     if (existing) return existing;
-    const connection = joinVoiceChannel({
-      guildId: guild.id,
-      channelId: channel.id,
-      adapterCreator: guild.voiceAdapterCreator,
-      selfDeaf: true,
-      daveEncryption: true,
-    });
-    // Paused frames are not sent while nobody could hear; playing resumes where it was.
-    const audio = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Pause } });
-    connection.subscribe(audio);
-    const live: LivePlayer = { guildId: guild.id, connection, audio, advancing: false, stopped: false };
+    const line = this.#options.engine.join(guild, channel.id);
+    const live: LivePlayer = { guildId: guild.id, line, advancing: false, stopped: false };
     this.#players.set(guild.id, live);
-    audio.on('stateChange', (before, after) => this.#options.logger.debug({ guildId: guild.id, from: before.status, to: after.status }, 'voice player state'));
-    audio.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice resource failed'));
-    audio.on(AudioPlayerStatus.Idle, () => void this.#serially(guild.id, () => this.#songEnded(live)));
-    connection.on(VoiceConnectionStatus.Disconnected, () => void this.#disconnected(live));
-    connection.on('error', (error) => this.#options.logger.warn({ err: loggableError(error), guildId: guild.id }, 'voice connection error'));
+    line.onEnded = (end) => void this.#serially(guild.id, () => this.#songEnded(live, end));
+    // Kicked, or the channel deleted: the connection did not come back.
+    line.onGone = () => {
+      if (!live.stopped && !this.#closing) void this.#serially(guild.id, () => (live.stopped ? Promise.resolve() : this.#finish(guild.id, 'player.disconnected')));
+    };
     return live;
   }
 
-  /** Discord's advice: a disconnection that does not start reconnecting within 5 s is final (kicked, channel deleted). */
-  async #disconnected(live: LivePlayer): Promise<void> {
-    try {
-      await Promise.race([
-        entersState(live.connection, VoiceConnectionStatus.Signalling, 5_000),
-        entersState(live.connection, VoiceConnectionStatus.Connecting, 5_000),
-      ]);
-    } catch {
-      if (!live.stopped && !this.#closing) await this.#serially(live.guildId, () => (live.stopped ? Promise.resolve() : this.#finish(live.guildId, 'player.disconnected')));
-    }
-  }
-
   #playEntry(live: LivePlayer, entry: QueueEntry): void {
-    const { ffmpegPath, ffmpeg, logger } = this.#options;
-    const process = spawnDecoder(ffmpegPath, entry.mediaUrl, ffmpeg.libopus);
-    let error = '';
-    process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
-    const exited = new Promise<{ code: number | null; error: string }>((resolve) => {
-      process.on('error', (spawnError) => resolve({ code: -1, error: spawnError.message }));
-      process.on('close', (code) => resolve({ code, error }));
-    });
-    process.stdout.on('error', () => {});
-    live.decoder = { process, exited };
-    live.resource = createAudioResource(process.stdout, { inputType: ffmpeg.libopus ? StreamType.OggOpus : StreamType.Raw });
-    live.audio.play(live.resource);
-    logger.info({ guildId: live.guildId, jobId: entry.jobId }, 'voice song started');
+    live.line.play(entry.mediaUrl);
+    this.#options.logger.info({ guildId: live.guildId, jobId: entry.jobId }, 'voice song started');
   }
 
-  /** The player went idle: the song ended, failed or was skipped. */
-  async #songEnded(live: LivePlayer): Promise<void> {
+  /** The song ended, failed or was skipped. */
+  async #songEnded(live: LivePlayer, end: SongEnd): Promise<void> {
     if (live.stopped || live.advancing) return;
-    const decoder = live.decoder;
-    const played = live.resource?.playbackDuration ?? 0;
-    const result = decoder ? await Promise.race([decoder.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000))]) : undefined;
-    if (live.stopped) return;
     const state = await this.#options.store.read(live.guildId);
-    if (result && result.code !== 0 && result.code !== null && state?.current) {
-      this.#options.logger.warn({ guildId: live.guildId, jobId: state.current.jobId, code: result.code, error: result.error.trim(), playedMs: played }, 'voice song could not be played');
+    if (end.exitCode !== 0 && end.exitCode !== null && state?.current) {
+      this.#options.logger.warn({ guildId: live.guildId, jobId: state.current.jobId, code: end.exitCode, error: end.error.trim(), playedMs: end.playedMs }, 'voice song could not be played');
       await this.#post(live.guildId, localText('player.unplayable', { title: escapeMarkdown(state.current.title) }));
     }
     await this.#advance(live);
@@ -453,7 +399,6 @@ export class PlayerHost implements PlayerService {
         return;
       }
       await store.write(live.guildId, { ...state, current: next, paused: false });
-      this.#stopDecoder(live);
       this.#playEntry(live, next);
       await this.#showNowPlaying(live.guildId);
     } finally {
@@ -462,10 +407,8 @@ export class PlayerHost implements PlayerService {
   }
 
   async #skip(live: LivePlayer): Promise<void> {
-    // The player goes idle, and #songEnded moves on: one path for ended and skipped songs.
-    this.#stopDecoder(live);
-    if (live.audio.state.status === AudioPlayerStatus.Idle) await this.#advance(live);
-    else live.audio.stop(true);
+    // The song's end comes back, and #songEnded moves on: one path for ended and skipped songs.
+    if (!(await live.line.stopSong())) await this.#advance(live);
   }
 
   /** Ends the guild's player: leaves, forgets the queue, and closes the now-playing message with `why`. */
@@ -492,17 +435,7 @@ export class PlayerHost implements PlayerService {
   #teardown(live: LivePlayer): void {
     if (live.idleTimer) clearTimeout(live.idleTimer);
     live.stopped = true;
-    this.#stopDecoder(live);
-    live.audio.stop(true);
-    live.connection.destroy();
-    // A connection left by an older player of this guild (it should not be).
-    getVoiceConnection(live.guildId)?.destroy();
-  }
-
-  #stopDecoder(live: LivePlayer): void {
-    const decoder = live.decoder;
-    live.decoder = undefined;
-    if (decoder && decoder.process.exitCode === null) decoder.process.kill('SIGKILL');
+    live.line.leave();
   }
 
   /** Non-bot members in the channel. */
@@ -530,7 +463,7 @@ export class PlayerHost implements PlayerService {
     const live = this.#players.get(guildId);
     const guild = this.#options.client.guilds.cache.get(guildId);
     if (!live || !guild) return;
-    const channelId = guild.voiceStates.cache.get(guild.client.user.id)?.channelId ?? live.connection.joinConfig.channelId;
+    const channelId = guild.voiceStates.cache.get(guild.client.user.id)?.channelId ?? live.line.channelId;
     if (!channelId) return;
     const empty = this.#listeners(guild, channelId).length === 0;
     if (!empty) {

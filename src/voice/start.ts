@@ -7,6 +7,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { VoiceControl } from './control.js';
 import { checkFfmpeg, FFMPEG_MISSING, type FfmpegCheck } from './ffmpeg.js';
+import { VoiceEngine } from './engine/engine.js';
 import { PlayerHost } from './player.js';
 import { createPlayerStore } from './store.js';
 
@@ -39,6 +40,7 @@ export async function startPlayers(input: {
   voice: VoiceControl;
 }): Promise<Players> {
   const { client, logger } = input;
+  const engine = new VoiceEngine({ logger, ffmpegPath: input.config.ffmpegPath, libopus: input.ffmpeg.libopus });
   const host = new PlayerHost({
     client,
     db: input.db,
@@ -46,8 +48,8 @@ export async function startPlayers(input: {
     prefix: input.prefix,
     store: createPlayerStore(input.redis, input.prefix),
     logger,
-    ffmpegPath: input.config.ffmpegPath,
     ffmpeg: input.ffmpeg,
+    engine,
     idleSeconds: input.config.voiceIdleSeconds,
   });
   await input.voice.attach(host);
@@ -58,6 +60,7 @@ export async function startPlayers(input: {
     async stop() {
       client.off(Events.ShardReady, resume);
       await host.stop();
+      await engine.close();
     },
   };
 }

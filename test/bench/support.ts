@@ -129,7 +129,7 @@ export async function writeBusiestStatements(db: pg.Pool, file: string): Promise
 
 /** What every benchmark's bot gets on top of the world's environment: webhooks on, few log lines, no audio attached to results. */
 function benchBotEnv(world: World): Record<string, string> {
-  return { PUBLIC_URL: world.httpUrl, LOG_LEVEL: 'warn', ATTACH_AUDIO: 'false' };
+  return { PUBLIC_URL: world.httpUrl, LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn', ATTACH_AUDIO: 'false' };
 }
 
 /**

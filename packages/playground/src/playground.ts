@@ -4,6 +4,7 @@
  * the test world's stand-ins, through the same `startApp` and discord.js client that `npm start`
  * runs, behind a web page that looks like a channel.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
@@ -33,6 +34,8 @@ export interface PlaygroundOptions {
   readonly fresh?: boolean;
   /** How long the simulated music service takes per task. @defaultValue 4000 */
   readonly taskMs?: number;
+  /** How long the simulated songs are (played in the voice channel). @defaultValue 20 */
+  readonly songSeconds?: number;
   /** Credits a new server starts with. @defaultValue 500 */
   readonly startingCredits?: number;
   /** The bot's and the stand-ins' logs; the page is the playground's real output. */
@@ -49,6 +52,7 @@ export interface Playground {
 }
 
 export const DEFAULT_TASK_MS = 4_000;
+export const DEFAULT_SONG_SECONDS = 20;
 /** The log's name in the data folder; `--fresh` keeps it. */
 export const LOG_FILE = 'playground.log';
 
@@ -65,6 +69,10 @@ async function emptyDataDir(dataDir: string): Promise<void> {
   for (const entry of await readdir(dataDir)) {
     if (entry !== LOG_FILE) await rm(path.join(dataDir, entry), { recursive: true, force: true });
   }
+}
+
+function hasFfmpeg(): boolean {
+  return spawnSync('ffmpeg', ['-version']).status === 0;
 }
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
@@ -91,6 +99,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         apiKey: randomBytes(18).toString('base64url'),
         credits: 1_000_000,
         taskMs,
+        // Songs long enough to listen to in the voice channel; they need ffmpeg, like the bot's player.
+        ...(hasFfmpeg() && { songSeconds: options.songSeconds ?? DEFAULT_SONG_SECONDS }),
         publicUrl: `${web.origin}/music-api`,
         logger: logger.child({ part: 'music-api-sim' }),
       },

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Logger } from '../../../src/logger.js';
 import type { DiscordEmulator, EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import type { MessageOrigin } from './history.js';
+import { streamVoice } from './voice-stream.js';
 import type { PlaygroundWorld } from './world.js';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
@@ -112,6 +113,7 @@ const schemas = {
   button: z.object({ userId: z.string(), messageId: z.string(), customId: z.string() }),
   select: z.object({ userId: z.string(), messageId: z.string(), customId: z.string(), values: z.array(z.string()) }),
   modal: z.object({ userId: z.string(), interactionId: z.string(), fields: z.record(z.string(), z.string()) }),
+  voice: z.object({ userId: z.string(), join: z.boolean() }),
 };
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -162,6 +164,7 @@ export async function startWebServer(options: { port: number; host?: string; log
   let parts: PageParts | undefined;
   const media: Array<{ prefix: string; target: URL }> = [];
   const streams = new Set<ServerResponse>();
+  const listeners = new Set<() => void>();
   /** Interactions the bot answered with a modal, so the page can submit it. */
   const modals = new Map<string, InteractionHandle>();
 
@@ -183,6 +186,7 @@ export async function startWebServer(options: { port: number; host?: string; log
       bot: { id: emulator.botUser.id, username: emulator.botUser.username, bot: true },
       guild: world.guild,
       channels: world.channels,
+      voiceChannel: { ...world.voiceChannel, members: emulator.voiceMembers(world.voiceChannel.id) },
       roles: world.roles,
       // Each person's permissions per channel: the page hides the commands they may not use, as Discord does.
       users: world.users.map((user) => ({
@@ -200,6 +204,16 @@ export async function startWebServer(options: { port: number; host?: string; log
   function broadcast(event: string, data: unknown): void {
     const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     for (const stream of streams) stream.write(frame);
+  }
+
+  let voiceMembers = '';
+  /** Who is in the voice channel, to every page, when it changed (the bot joins and leaves on its own). */
+  function broadcastVoice(): void {
+    if (!parts) return;
+    const members = parts.emulator.voiceMembers(parts.world.voiceChannel.id);
+    if (members.join() === voiceMembers) return;
+    voiceMembers = members.join();
+    broadcast('voice', { members });
   }
 
   function userName(userId: string): string {
@@ -243,6 +257,13 @@ export async function startWebServer(options: { port: number; host?: string; log
       response.write(': connected\n\n');
       streams.add(response);
       request.once('close', () => streams.delete(response));
+      return;
+    }
+    if (route === 'voice/audio' && request.method === 'GET') {
+      if (!parts) throw new HttpError(503, 'The playground is still starting.');
+      const stop = streamVoice(parts.emulator, parts.world.guild.id, response);
+      listeners.add(stop);
+      request.once('close', () => listeners.delete(stop));
       return;
     }
     if (request.method !== 'POST') throw new HttpError(404, 'No such API route.');
@@ -290,6 +311,14 @@ export async function startWebServer(options: { port: number; host?: string; log
         const trigger = modals.get(input.interactionId);
         if (!trigger) return sendJson(response, 200, { error: 'That form belongs to an interaction the playground no longer knows; open it again.' });
         return sendJson(response, 200, await act(() => emulator.submitModal({ interaction: trigger, userId: input.userId, fields: input.fields })));
+      }
+      case 'voice': {
+        const input = parse(schemas.voice, body);
+        userName(input.userId);
+        if (input.join) emulator.joinVoice(input.userId, world.voiceChannel.id);
+        else emulator.leaveVoice(guildId, input.userId);
+        broadcastVoice();
+        return sendJson(response, 200, { members: emulator.voiceMembers(world.voiceChannel.id) });
       }
       default:
         throw new HttpError(404, 'No such API route.');
@@ -359,6 +388,8 @@ export async function startWebServer(options: { port: number; host?: string; log
     for (const stream of streams) stream.write(': keep-alive\n\n');
   }, 15_000);
   keepAlive.unref();
+  const voiceWatch = setInterval(broadcastVoice, 500);
+  voiceWatch.unref();
 
   return {
     origin,
@@ -374,6 +405,8 @@ export async function startWebServer(options: { port: number; host?: string; log
     },
     async close() {
       clearInterval(keepAlive);
+      clearInterval(voiceWatch);
+      for (const stop of listeners) stop();
       unsubscribe?.();
       for (const stream of streams) stream.end();
       server.closeAllConnections();

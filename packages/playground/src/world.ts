@@ -1,12 +1,12 @@
 /**
- * The playground's Discord: one server with two channels and three people to act as. Its ids
+ * The playground's Discord: one server with two text channels, a voice channel and three people to act as. Its ids
  * are kept in the data folder, because the bot's data (credits, settings, jobs) is kept there
  * too and names guilds, channels, roles and users by id.
  */
 import { randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { DiscordEmulator } from '@music-bot/discord-emulator';
 
 export type PlaygroundRole = 'member' | 'moderator' | 'owner';
@@ -22,6 +22,8 @@ export interface PlaygroundWorld {
   readonly applicationId: string;
   readonly guild: { readonly id: string; readonly name: string };
   readonly channels: ReadonlyArray<{ readonly id: string; readonly name: string; readonly topic: string }>;
+  /** Where the people join to hear what the bot plays. */
+  readonly voiceChannel: { readonly id: string; readonly name: string };
   readonly roles: ReadonlyArray<{ readonly id: string; readonly name: string }>;
   readonly users: readonly PlaygroundUser[];
 }
@@ -30,6 +32,8 @@ interface WorldIds {
   applicationId: string;
   guildId: string;
   channelIds: [string, string];
+  /** Absent from data folders made before the playground had one. */
+  voiceChannelId?: string;
   roleIds: [string, string];
   userIds: [string, string, string];
 }
@@ -40,12 +44,19 @@ function snowflake(): string {
   return ((ms << 22n) | BigInt(randomInt(4_194_304))).toString();
 }
 
-async function loadIds(file: string): Promise<WorldIds> {
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
-  const ids: WorldIds = {
+async function loadIds(file: string): Promise<Required<WorldIds>> {
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
+    if (kept.voiceChannelId !== undefined) return { ...kept, voiceChannelId: kept.voiceChannelId };
+    const ids = { ...kept, voiceChannelId: snowflake() };
+    await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
+    return ids;
+  }
+  const ids: Required<WorldIds> = {
     applicationId: snowflake(),
     guildId: snowflake(),
     channelIds: [snowflake(), snowflake()],
+    voiceChannelId: snowflake(),
     roleIds: [snowflake(), snowflake()],
     userIds: [snowflake(), snowflake(), snowflake()],
   };
@@ -72,6 +83,8 @@ export async function seedWorld(emulator: DiscordEmulator, file: string): Promis
     { id: ids.channelIds[1], name: 'general', topic: 'Another channel, to try /settings channels' },
   ];
   for (const channel of channels) emulator.createChannel(guild.id, channel);
+  const voiceChannel = { id: ids.voiceChannelId, name: 'Lounge' };
+  emulator.createChannel(guild.id, { ...voiceChannel, type: ChannelType.GuildVoice });
   const roles = [
     { id: ids.roleIds[0], name: 'DJ' },
     { id: ids.roleIds[1], name: 'Listener' },
@@ -83,5 +96,5 @@ export async function seedWorld(emulator: DiscordEmulator, file: string): Promis
   emulator.addMember(guild.id, { userId: users[0]!.id, username: users[0]!.username, roles: [roles[0]!.id] });
   emulator.addMember(guild.id, { userId: users[1]!.id, username: users[1]!.username, permissions: manager });
   emulator.addMember(guild.id, { userId: users[2]!.id, username: users[2]!.username, permissions: manager });
-  return { applicationId: ids.applicationId, guild: { id: guild.id, name: guild.name }, channels, roles, users };
+  return { applicationId: ids.applicationId, guild: { id: guild.id, name: guild.name }, channels, voiceChannel, roles, users };
 }

@@ -100,6 +100,15 @@ interface MediaElement {
   load(): void;
 }
 
+/** The part of Web Audio the voice test uses. */
+interface AudioContextLike {
+  destination: unknown;
+  state: string;
+  resume(): Promise<void>;
+  createAnalyser(): { fftSize: number; connect(node: unknown): void; getFloatTimeDomainData(into: Float32Array): void };
+  createMediaElementSource(element: unknown): { connect(node: unknown): void };
+}
+
 /** Waits for the media element's metadata and returns its duration. */
 async function mediaDuration(media: Locator): Promise<number> {
   return media.evaluate(
@@ -173,6 +182,44 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
       await page.screenshot({ path: SCREENSHOT });
       await composer().fill('');
     }
+  });
+
+  it('plays a song in the voice channel, heard live on the page', async () => {
+    await page.locator('[data-testid=voice-channel]').click();
+    const audio = page.locator('[data-testid=voice-audio]');
+    await expect.poll(() => audio.getAttribute('src')).toMatch(/^\/api\/voice\/audio/);
+    const song = await makeSong('evening radio', /Evening radio/);
+    await song.locator('[data-testid=button]', { hasText: 'Play in voice' }).click();
+    // The bot joins the channel the person is in, and its now-playing message comes.
+    await expect.poll(() => page.locator('[data-testid=voice-members]').innerText(), { timeout: 20_000 }).toContain('music-bot');
+    await messages().filter({ hasText: 'Evening radio' }).filter({ has: page.locator('[data-testid=button]', { hasText: 'Skip' }) }).last().waitFor({ timeout: 20_000 });
+    // What reaches the page is the song: its clock runs, and its samples are not silence.
+    const heard = await audio.evaluate(
+      (element: MediaElement & { currentTime: number; paused: boolean }) =>
+        new Promise<{ advanced: number; peak: number; paused: boolean; state: string }>((resolve) => {
+          const context = new (globalThis as unknown as { AudioContext: new () => AudioContextLike }).AudioContext();
+          void context.resume();
+          const analyser = context.createAnalyser();
+          context.createMediaElementSource(element).connect(analyser);
+          analyser.connect(context.destination);
+          const samples = new Float32Array(analyser.fftSize);
+          const start = element.currentTime;
+          let peak = 0;
+          const timer = setInterval(() => {
+            analyser.getFloatTimeDomainData(samples);
+            for (const sample of samples) peak = Math.max(peak, Math.abs(sample));
+          }, 50);
+          setTimeout(() => {
+            clearInterval(timer);
+            resolve({ advanced: element.currentTime - start, peak, paused: element.paused, state: context.state });
+          }, 1_500);
+        }),
+    );
+    expect(heard.paused, JSON.stringify(heard)).toBe(false);
+    expect(heard.advanced).toBeGreaterThan(1);
+    expect(heard.peak, JSON.stringify(heard)).toBeGreaterThan(0.02);
+    await page.locator('[data-testid=voice-channel]').click();
+    await expect.poll(() => audio.getAttribute('src')).toBeNull();
   });
 
   it('writes lyrics, then makes a song of them through the modal', async () => {

@@ -37,3 +37,12 @@ export function interact(kind, body) {
     body: JSON.stringify(body),
   });
 }
+
+/** Joins (or leaves) the playground's voice channel as `userId`; answers who is in it. */
+export function setVoice(userId, join) {
+  return request('/api/voice', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId, join }),
+  });
+}

@@ -5,7 +5,7 @@
  * (server-sent events on /api/events), and turns commands, clicks and modal submits into
  * POSTs on /api/interactions/*.
  */
-import { ApiError, getState, interact } from './api.js';
+import { ApiError, getState, interact, setVoice } from './api.js';
 import { createComposer } from './composer.js';
 import { avatar, avatarColours, h, icon } from './dom.js';
 import { renderMessageList } from './messages.js';
@@ -55,6 +55,7 @@ const elements = {
   jumpBarText: document.getElementById('jump-bar-text'),
   jumpBarButton: document.getElementById('jump-bar-button'),
   backdrop: document.getElementById('nav-backdrop'),
+  voiceAudio: document.getElementById('voice-audio'),
 };
 
 const store = {
@@ -185,6 +186,7 @@ function applyState(state) {
   elements.loading.hidden = true;
   elements.app.hidden = false;
   renderAll();
+  followVoice();
 }
 
 function applyMessageEvent({ change, message }) {
@@ -226,6 +228,12 @@ function connect() {
     else if (store.state) applyMessageEvent(data);
   });
   source.addEventListener('state', (event) => applyState(JSON.parse(event.data)));
+  source.addEventListener('voice', (event) => {
+    if (!store.state) return;
+    store.state.voiceChannel.members = JSON.parse(event.data).members;
+    renderChannels();
+    followVoice();
+  });
   source.addEventListener('error', () => {
     if (store.state) showBanner('Lost the connection to the playground. Reconnecting…');
     // EventSource retries by itself unless the server refused (e.g. still starting).
@@ -245,6 +253,38 @@ function switchUser(userId) {
   localStorage.setItem(STORAGE_KEYS.user, userId);
   store.epoch += 1;
   renderAll();
+  followVoice();
+}
+
+function inVoice(userId = store.userId) {
+  return store.state.voiceChannel.members.includes(userId);
+}
+
+/** The page hears the voice channel while the person it acts as is in it, as Discord's client would. */
+function followVoice() {
+  const audio = elements.voiceAudio;
+  if (inVoice() && !audio.getAttribute('src')) {
+    audio.src = `/api/voice/audio?t=${Date.now()}`;
+    // Started by the click that joined; a reload needs one more click, as browsers require.
+    audio.play().catch(() => showBanner('Click anywhere to hear the voice channel.'));
+  } else if (!inVoice() && audio.getAttribute('src')) {
+    audio.pause();
+    audio.removeAttribute('src');
+    audio.load();
+  }
+}
+
+/** Joins or leaves the voice channel as the person the page acts as. */
+async function toggleVoice() {
+  const join = !inVoice();
+  try {
+    const { members } = await setVoice(store.userId, join);
+    store.state.voiceChannel.members = members;
+  } catch (error) {
+    showBanner(error.message);
+  }
+  renderChannels();
+  followVoice();
 }
 
 function switchChannel(channelId) {
@@ -381,6 +421,8 @@ function renderGuild() {
 }
 
 function renderChannels() {
+  const voice = store.state.voiceChannel;
+  const listeners = voice.members.map((id) => (id === store.state.bot.id ? { ...store.state.bot, bot: true } : userById(id))).filter(Boolean);
   elements.channels.replaceChildren(
     h('div', { class: 'channel-category' }, icon('chevron', 12), h('span', { text: 'Text Channels' })),
     ...store.state.channels.map((channel) => {
@@ -393,6 +435,25 @@ function renderChannels() {
         h('span', { class: 'channel-name', text: channel.name }),
       );
     }),
+    h('div', { class: 'channel-category voice-category' }, icon('chevron', 12), h('span', { text: 'Voice Channels' })),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `channel voice-channel${inVoice() ? ' active' : ''}`,
+        'data-testid': 'voice-channel',
+        title: inVoice() ? 'Leave the voice channel' : 'Join the voice channel to hear what the bot plays',
+        onclick: () => void toggleVoice(),
+      },
+      icon('speaker', 20),
+      h('span', { class: 'channel-name', text: voice.name }),
+      h('span', { class: 'voice-action', text: inVoice() ? 'leave' : 'join' }),
+    ),
+    h(
+      'div',
+      { class: 'voice-members', 'data-testid': 'voice-members' },
+      listeners.map((user) => h('div', { class: 'voice-member' }, avatar(user, 20), h('span', { text: user.username }))),
+    ),
   );
 }
 
@@ -559,5 +620,10 @@ const keepAtBottom = new ResizeObserver(() => store.stickToBottom && scrollToBot
 keepAtBottom.observe(elements.list);
 keepAtBottom.observe(elements.scroller);
 
+// A page reloaded while in the voice channel may play only after a click.
+document.addEventListener('click', () => {
+  const audio = elements.voiceAudio;
+  if (audio.getAttribute('src') && audio.paused) audio.play().then(() => showBanner(undefined), () => {});
+});
 setInterval(() => refreshRelativeTimes(elements.list), RELATIVE_REFRESH_MS);
 connect();
