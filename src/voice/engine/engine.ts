@@ -5,7 +5,9 @@
  * handshake on the main thread never delay the next 20 ms frame. With `thread: false` the same
  * code runs on the main thread (a host that cannot start worker threads, some tests).
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Guild } from 'discord.js';
@@ -229,7 +231,10 @@ export class VoiceEngine {
  */
 function startVoiceThread(): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./thread.js', import.meta.url));
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
+  // Its ESM entry, read from its exports map: resolved from here, 'tsx/esm/api' gives the CommonJS one.
+  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+  const api = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const tsx = pathToFileURL(path.join(path.dirname(manifest), api)).href;
   const entry = new URL('./thread.ts', import.meta.url).href;
   const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(code, { eval: true });
