@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { VOICE_CA_PATH } from '@music-bot/discord-emulator';
 import { exitWithError } from '../../../src/cli-support.js';
 import { createLogger } from '../../../src/logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
@@ -82,6 +83,12 @@ const logFile = path.join(dataDir, LOG_FILE);
 const logger = createLogger({ level: 'info' }, createWriteStream(logFile, { flags: 'a' }));
 
 process.stdout.write(`Starting the playground (Postgres, Redis, the music simulator, the Discord emulator and the bot)…\n`);
+// Node reads NODE_EXTRA_CA_CERTS only as it starts: `npm run playground` sets it.
+if (path.resolve(process.env.NODE_EXTRA_CA_CERTS ?? '') !== VOICE_CA_PATH) {
+  process.stdout.write(
+    `Warning: NODE_EXTRA_CA_CERTS is not ${path.relative(ROOT, VOICE_CA_PATH)}, so the bot will not trust the emulated voice server: it joins voice channels but plays nothing. Start with npm run playground, which sets it.\n`,
+  );
+}
 if (!isLoopback(host)) {
   process.stdout.write(`Warning: listening on ${host}, not only this machine: the playground has no login, so anyone who can reach it acts as any member, a moderator or the bot's owner.\n`);
 }

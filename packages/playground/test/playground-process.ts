@@ -5,6 +5,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { VOICE_CA_PATH } from '@music-bot/discord-emulator';
 import { NodeProcess, ROOT } from '@music-bot/test-world';
 
 export interface PlaygroundProcess {
@@ -22,6 +23,8 @@ export async function startPlaygroundProcess(args: readonly string[] = []): Prom
   const playground = new NodeProcess(['--import', 'tsx', 'packages/playground/src/cli.ts', '--port', '0', '--fresh', '--data-dir', dataDir, ...args], {
     name: 'the playground',
     cwd: ROOT,
+    // As `npm run playground` sets it: the bot trusts the emulator's voice gateway.
+    env: { NODE_EXTRA_CA_CERTS: VOICE_CA_PATH },
   });
   const stop = async () => {
     // SIGINT, as Ctrl-C at the terminal.
