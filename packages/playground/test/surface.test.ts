@@ -15,6 +15,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, sendCommand } from './browser.js';
 import { startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
+import { VOICE_CA_PATH } from '@music-bot/discord-emulator';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -190,7 +191,8 @@ function runCli(args: readonly string[], dataDir: string): Promise<{ code: numbe
   return new Promise((resolve) => {
     const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['packages/playground/src/cli.ts', '--data-dir', dataDir, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      // As `npm run playground` runs it: trusting the emulated voice server (without, it warns).
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_EXTRA_CA_CERTS: VOICE_CA_PATH },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
