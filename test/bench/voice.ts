@@ -60,6 +60,8 @@ interface RoundFigures {
   readonly startP50Ms: number;
   readonly startP99Ms: number;
   readonly loadCommands?: number;
+  /** `/play` and `/stop` the bot left unanswered (Discord would show "did not respond"). */
+  readonly unanswered: number;
 }
 
 /** CPU (ms) of a process and of its live children (the bot's ffmpeg processes). */
@@ -148,10 +150,12 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
   for (const stage of stages) emulator.resetVoiceReception(stage.place.guildId);
   const rssBefore = await treePssMb(botPid);
   const dispatched = new Map<string, number>();
+  let unanswered = 0;
+  const answered = (handle: { waitForResponse(ms: number): Promise<unknown> }) => handle.waitForResponse(10_000).catch(() => void (unanswered += 1));
   await Promise.all(
     stages.map((stage) => {
       dispatched.set(stage.place.guildId, Date.now());
-      return emulator.runCommand({ ...stage.place, name: 'play', options: { song: stage.libraryId } }).waitForResponse(30_000);
+      return answered(emulator.runCommand({ ...stage.place, name: 'play', options: { song: stage.libraryId } }));
     }),
   );
   await waitFor('every guild heard', () => stages.every((stage) => emulator.voiceReception(stage.place.guildId).frames > 0), { timeoutMs: 60_000, everyMs: 5 });
@@ -179,8 +183,12 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
   const intervals = receptions.flatMap((reception) => reception.intervalsMs).sort((a, b) => a - b);
   const audioSeconds = receptions.reduce((total, reception) => total + reception.frames * (FRAME_MS / 1000), 0);
   const gaps = receptions.reduce((total, reception) => total + reception.gaps, 0);
-  await Promise.all(stages.map((stage) => emulator.runCommand({ ...stage.place, name: 'stop' }).waitForResponse(30_000)));
-  await waitFor('every player gone', () => stages.every((stage) => !emulator.voiceMembers(stage.voiceChannelId).includes(emulator.botUser.id)), { timeoutMs: 60_000 });
+  await Promise.all(stages.map((stage) => answered(emulator.runCommand({ ...stage.place, name: 'stop' }))));
+  const playing = (stage: Stage) => emulator.voiceMembers(stage.voiceChannelId).includes(emulator.botUser.id);
+  await waitFor('every player gone', () => stages.every((stage) => !playing(stage)), { timeoutMs: 30_000 }).catch(() => {
+    // A stop left unanswered: a moderator disconnects the bot, so the next round starts clean.
+    for (const stage of stages.filter(playing)) emulator.leaveVoice(stage.place.guildId, emulator.botUser.id);
+  });
   const start = summarize(startMs);
   return {
     jitterP99Ms: round(percentile(deviations, 99)),
@@ -192,6 +200,7 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
     startP50Ms: start.p50,
     startP99Ms: start.p99,
     ...(load && { loadCommands }),
+    unanswered,
   };
 }
 

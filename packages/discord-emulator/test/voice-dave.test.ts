@@ -8,7 +8,7 @@ import { ChannelType } from 'discord-api-types/v10';
 import type { Client } from 'discord.js';
 import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild } from '@music-bot/discord-emulator';
-import { join, joined, leaveAll, makeTone, playFile, removeTones, voiceBot } from './support/voice-client.js';
+import { closeVoiceTest, join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
 
 // Songs play in real time; a shared machine may make them slower.
 vi.setConfig({ testTimeout: 30_000 });
@@ -25,12 +25,7 @@ beforeAll(async () => {
   client = await voiceBot(emu);
 });
 
-afterAll(async () => {
-  removeTones();
-  leaveAll(client);
-  await client?.destroy();
-  await emu?.close();
-});
+afterAll(() => closeVoiceTest(client, emu));
 
 describe('DAVE', () => {
   it('negotiates the group and hears the end-to-end encrypted frames as the file', async () => {

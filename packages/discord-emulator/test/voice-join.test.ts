@@ -9,7 +9,7 @@ import type { Client } from 'discord.js';
 import { VoiceConnectionStatus, entersState } from '@discordjs/voice';
 import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
-import { join, joined, leaveAll, makeTone, playFile, removeTones, voiceBot } from './support/voice-client.js';
+import { closeVoiceTest, join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
 
 // Songs play in real time; a shared machine may make them slower.
 vi.setConfig({ testTimeout: 30_000 });
@@ -31,12 +31,7 @@ beforeAll(async () => {
   client = await voiceBot(emu);
 });
 
-afterAll(async () => {
-  removeTones();
-  leaveAll(client);
-  await client?.destroy();
-  await emu?.close();
-});
+afterAll(() => closeVoiceTest(client, emu));
 
 describe('joining and playing', () => {
   it('hears the whole file: its duration within 5% and its loudness envelope', async () => {

@@ -81,3 +81,11 @@ export function makeTone(seconds: number, frequency = 440, wobbleHz = 0.7): { pa
   const raw = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', path, '-f', 's16le', '-ac', '2', '-ar', '48000', '-'], { maxBuffer: 256 * 1024 * 1024 });
   return { path, pcm: new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2) };
 }
+
+/** The end of a voice test file: its tones, the bot's connections, the client and the emulator. */
+export async function closeVoiceTest(client: Client | undefined, emu: DiscordEmulator | undefined): Promise<void> {
+  removeTones();
+  leaveAll(client);
+  await client?.destroy();
+  await emu?.close();
+}
