@@ -342,6 +342,7 @@ function renderVoice(result: ResultFile): Rendered {
     `${fmt(obj(phase['pssMbPerPlayer'])['median'])} MB`,
     `${ms(obj(phase['startP50Ms'])['median'])} / ${ms(obj(phase['startP99Ms'])['median'])}`,
     `${fmt(obj(phase['unanswered'])['worst'], 0)} / ${fmt(obj(phase['notStarted'])['worst'], 0)}`,
+    pair(phase['emulatorLoopDelayP99Ms'], ' ms'),
   ]);
   const loaded = phases.find((phase) => phase['load'] === true) ?? {};
   const what = `songs played in voice channels by one gateway process: ${((workload['guildCounts'] as number[] | undefined) ?? []).join(', ')} guilds at once, and ${fmt(workload['loadedGuilds'], 0)} while \`/song\` arrives at ${fmt(workload['loadRate'], 0)}/s; ${fmt(workload['windowSeconds'], 0)} s measured per round, median of ${fmt(workload['rounds'], 0)} rounds`;
@@ -355,7 +356,7 @@ function renderVoice(result: ResultFile): Rendered {
     ],
     body: [
       `${cap(what)}. Floor: ${str(floor['what'])}: ${fmt(floor['median'])} ms (worst ${fmt(floor['worst'])}). Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
-      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99', '`/play`, `/stop` unanswered / guilds not started (worst round)'], rows),
+      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99', '`/play`, `/stop` unanswered / guilds not started (worst round)', 'The listener’s own event-loop delay p99'], rows),
     ].join('\n\n'),
   };
 }

@@ -18,6 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ChannelType } from 'discord-api-types/v10';
 import { populateGuilds, sleep, waitFor, type Place } from '@music-bot/test-world';
@@ -64,6 +65,8 @@ interface RoundFigures {
   readonly unanswered: number;
   /** Guilds not heard within a minute of their `/play`. */
   readonly notStarted: number;
+  /** How late this process's (the emulator's) event loop ran, p99: the part of the jitter that is the listener's. */
+  readonly emulatorLoopDelayP99Ms: number;
 }
 
 /** CPU (ms) of a process and of its live children (the bot's ffmpeg processes). */
@@ -168,6 +171,9 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
   // Measured from here: every player running.
   for (const stage of stages) emulator.resetVoiceReception(stage.place.guildId);
   const cpuBefore = await treeCpuMs(botPid);
+  // The emulator hears the frames on this process's event loop: its own delays show as jitter too.
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const began = performance.now();
   let loadCommands = 0;
   let loading = Promise.resolve();
@@ -181,6 +187,7 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
   await sleep(WINDOW_SECONDS * 1000);
   const cpu = (await treeCpuMs(botPid)) - cpuBefore;
   const elapsed = (performance.now() - began) / 1000;
+  loopDelay.disable();
   const rss = await treePssMb(botPid);
   const receptions = stages.map((stage) => emulator.voiceReception(stage.place.guildId));
   await loading;
@@ -207,6 +214,7 @@ async function playRound(world: BenchWorld, botPid: number, stages: readonly Sta
     ...(load && { loadCommands }),
     unanswered,
     notStarted,
+    emulatorLoopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
   };
 }
 
@@ -261,6 +269,7 @@ try {
       '÷ floor': figures['cpuMsPerAudioSecond'] ? ratio(figures['cpuMsPerAudioSecond'].median, floor.median) : 'n/a',
       'MB per player': `${figures['pssMbPerPlayer']!.median}`,
       'start p50/p99 ms': `${figures['startP50Ms']!.median} / ${figures['startP99Ms']!.median}`,
+      'emulator loop delay p99 ms': `${figures['emulatorLoopDelayP99Ms']!.median} (${figures['emulatorLoopDelayP99Ms']!.worst})`,
     })),
   );
   console.log(`floor (ffmpeg alone, decode + Opus encode): ${floor.median} ms CPU per second of audio (worst ${floor.worst})`);
