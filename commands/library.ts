@@ -36,7 +36,17 @@ import { remixButtons, remixModals, remixSelects } from './remix.js';
  * memory): `library-page:<20-digit user id>:o<22-character cursor>:` leaves 42 of Discord's
  * 100 characters, and 40 keeps a margin.
  */
-const QUERY_MAX = 40;
+export const QUERY_MAX = 40;
+
+/**
+ * A member's search words, trimmed (none: undefined). Discord holds a member's app to the
+ * option's max_length; a forged longer query is refused, as it would overflow a heading.
+ */
+export function searchWords(raw: string | undefined): string | undefined {
+  const query = raw?.trim() || undefined;
+  if (query !== undefined && [...query].length > QUERY_MAX) throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
+  return query;
+}
 
 export const definition = {
   name: 'library',
@@ -204,9 +214,7 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     const caller = await openCaller(interaction, context);
-    const query = args.query?.trim() || undefined;
-    // Discord holds a member's app to the option's max_length; a forged longer query would overflow the page's heading.
-    if (query !== undefined && [...query].length > QUERY_MAX) throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
+    const query = searchWords(args.query);
     const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
     await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));
   },

@@ -5,12 +5,9 @@
  */
 import { ApplicationCommandOptionType, InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { defineCommand } from '../src/discord/command.js';
-import { Refusal } from '../src/discord/errors.js';
-import { english, localText } from '../src/i18n/index.js';
+import { english } from '../src/i18n/index.js';
+import { QUERY_MAX, searchWords } from './library.js';
 import { askPlayer } from './player.js';
-
-/** As `/library`'s search. */
-const QUERY_MAX = 40;
 
 export const definition = {
   name: 'radio',
@@ -28,8 +25,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
-    const query = args.query?.trim() || null;
-    if (query !== null && [...query].length > QUERY_MAX) throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
+    const query = searchWords(args.query) ?? null;
     await askPlayer(interaction, context, { op: 'radio', radio: { userId: args.user?.id ?? null, query }, stay: args.stay === true });
   },
 });

@@ -89,6 +89,15 @@ function identify(ws: WebSocket, g: Grant, overrides: Record<string, unknown> = 
   send(ws, VoiceOpcodes.Identify, { server_id: guild.id, user_id: emu.botUser.id, session_id: g.sessionId, token: g.token, max_dave_protocol_version: 0, ...overrides });
 }
 
+/** A voice gateway connection that has identified and been given Ready. */
+async function identified(): Promise<Awaited<ReturnType<typeof open>>> {
+  const g = await grant();
+  const connection = await open(g.endpoint);
+  identify(connection.ws, g);
+  await expect.poll(() => connection.messages.find((m) => m.op === VoiceOpcodes.Ready)).toBeTruthy();
+  return connection;
+}
+
 describe('the voice gateway', () => {
   it('says Hello (v8), and closes 4004 on a wrong token, 4003 before Identify, 4001 on an unknown opcode', async () => {
     const g = await grant();
@@ -123,10 +132,7 @@ describe('the voice gateway', () => {
   });
 
   it('gives Ready, answers IP discovery, describes the session; frames without Speaking or with another ssrc are findings', async () => {
-    const g = await grant();
-    const { ws, messages, closed } = await open(g.endpoint);
-    identify(ws, g);
-    await expect.poll(() => messages.find((m) => m.op === VoiceOpcodes.Ready)).toBeTruthy();
+    const { ws, messages, closed } = await identified();
     const ready = messages.find((m) => m.op === VoiceOpcodes.Ready) as { d: { ssrc: number; ip: string; port: number; modes: string[] }; seq: number };
     expect(ready.d).toMatchObject({ ip: '127.0.0.1', modes: ['aead_aes256_gcm_rtpsize'] });
     expect(ready.seq).toEqual(expect.any(Number));
@@ -212,10 +218,7 @@ describe('the voice gateway', () => {
   });
 
   it('closes 4016 on a mode Ready did not offer', async () => {
-    const g = await grant();
-    const { ws, messages, closed } = await open(g.endpoint);
-    identify(ws, g);
-    await expect.poll(() => messages.find((m) => m.op === VoiceOpcodes.Ready)).toBeTruthy();
+    const { ws, closed } = await identified();
     send(ws, VoiceOpcodes.SelectProtocol, { protocol: 'udp', data: { address: '127.0.0.1', port: 5000, mode: 'xsalsa20_poly1305' } });
     expect(await closed).toBe(VoiceCloseCodes.UnknownEncryptionMode);
     expect(emu.findings).toMatchObject([{ message: expect.stringContaining('xsalsa20_poly1305') }]);
