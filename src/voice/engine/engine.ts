@@ -2,8 +2,8 @@
  * The voice engine as the player host (player.ts) sees it: a line per guild that joins a
  * channel, plays a song's address, pauses, skips and leaves. The connections themselves run on
  * a voice thread of their own (core.ts): a thousand commands a second or another guild's DAVE
- * handshake on the main thread never delay the next 20 ms frame. With `thread: false` the same
- * code runs on the main thread (a host that cannot start worker threads, some tests).
+ * handshake on the main thread never delay the next 20 ms frame. Where the thread cannot start,
+ * the same code runs on the main thread.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +21,6 @@ export interface VoiceEngineOptions {
   readonly logger: Logger;
   readonly ffmpegPath: string;
   readonly libopus: boolean;
-  /** Run the connections on a worker thread. @defaultValue true */
-  readonly thread?: boolean;
 }
 
 interface Transport {
@@ -111,10 +109,6 @@ export class VoiceEngine {
     return line;
   }
 
-  line(guildId: string): VoiceLine | undefined {
-    return this.#lines.get(guildId);
-  }
-
   leave(line: VoiceLine): void {
     if (this.#lines.get(line.guildId) !== line) return;
     this.#lines.delete(line.guildId);
@@ -178,7 +172,6 @@ export class VoiceEngine {
   }
 
   #start(): Transport {
-    if (this.#options.thread === false) return this.#inThisThread();
     const worker = startVoiceThread();
     let ready = false;
     worker.on('message', (message: FromVoice | { type: 'ready' }) => {
