@@ -26,6 +26,9 @@ import { createServiceAnswerRecorder } from './queue/health.js';
 import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
+import { createCatalog } from './premium/catalog.js';
+import { createEntitlementsApi } from './premium/discord.js';
+import { createPremium, type Premium } from './premium/entitlements.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -100,6 +103,23 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
 
     // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
     const metrics = createMetrics({ defaultMetrics: true, deploymentGauges: runs.http });
+    // Purchases through Discord: only when something is for sale.
+    const catalog = createCatalog(config);
+    let premium: Premium | undefined;
+    if (catalog.skuIds.length > 0) {
+      premium = createPremium({
+        db: database.db,
+        api: createEntitlementsApi({ apiUrl: config.discordApiUrl, token: config.discordToken, applicationId: config.discordApplicationId }),
+        catalog,
+        logger,
+        applicationId: config.discordApplicationId,
+        startingCredits: config.startingCredits,
+        packClaimMinutes: config.packClaimMinutes,
+        ...(overrides.now && { now: overrides.now }),
+      });
+      const stopPremium = premium;
+      stops.push(() => stopPremium.stop());
+    }
     const deps: PipelineDeps = {
       db: database.db,
       queues,
@@ -119,6 +139,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       metrics,
       settings: settingsFromConfig(config, overrides.settings),
       now: overrides.now ?? (() => new Date()),
+      ...(premium && { premium }),
     };
     // With INTERACTIONS=http the gateway still runs (without routing interactions): voice needs it.
     const gatewayStarts = runs.gateway;
@@ -153,7 +174,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice } });
+        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium } });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -163,6 +184,8 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
         // METRICS_PORT takes metrics and health off the public port (see below).
         opsRoutes: config.metricsPort === undefined,
         ...(interactions && { interactions }),
+        // Entitlement events over HTTP, signed with the application's key (src/http/webhook-events.ts).
+        ...(config.discordPublicKey !== undefined && { webhookEvents: { publicKey: config.discordPublicKey, premium } }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');
@@ -198,10 +221,16 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       stops.push(() => workers.close());
       // The periodic passes run from job schedulers: once per deployment, not once per process.
       const maintenance = await keepMaintenanceScheduled(queues, logger, {
-        everyMs: { ...DEFAULT_MAINTENANCE_EVERY_MS, ...(overrides.reconcileIntervalMs && { reconcile: overrides.reconcileIntervalMs }) },
+        everyMs: {
+          ...DEFAULT_MAINTENANCE_EVERY_MS,
+          entitlements: config.entitlementCheckSeconds * 1000,
+          ...(overrides.reconcileIntervalMs && { reconcile: overrides.reconcileIntervalMs }),
+        },
         ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),
       });
       stops.push(() => maintenance.stop());
+      // Purchases made while no process was listening: caught now rather than at the next hourly pass.
+      if (premium) void premium.reconcile().catch((err: unknown) => logger.error({ err }, 'listing entitlements at start failed'));
     }
 
     if (gatewayStarts) {
@@ -212,7 +241,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const ffmpeg = await checkVoiceDependencies(config, logger);
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice },
+        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
         routeInteractions: config.interactions === 'gateway',
       });
       stops.push(() => gateway.stop());

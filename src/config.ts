@@ -80,6 +80,24 @@ const shardIdList = z
 
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
+/** `<sku_id>:<credits>,…`: SKU ids of the developer portal, each with a whole number of credits. */
+function skuCredits(name: string) {
+  return z
+    .string()
+    .regex(/^\s*\d{17,20}\s*:\s*\d+\s*(,\s*\d{17,20}\s*:\s*\d+\s*)*,?\s*$/, `a list such as 1234567890123456789:100,… (a SKU id from the developer portal, a colon, its credits)`)
+    .transform((value) =>
+      value
+        .split(',')
+        .filter((pair) => pair.trim() !== '')
+        .map((pair) => {
+          const [skuId, credits] = pair.split(':');
+          return { skuId: skuId!.trim(), credits: Number(credits) };
+        }),
+    )
+    .refine((list) => list.every((entry) => entry.credits > 0), `credits above 0 for every SKU of ${name}`)
+    .refine((list) => new Set(list.map((entry) => entry.skuId)).size === list.length, 'each SKU once');
+}
+
 function optional<T extends z.ZodType>(schema: T) {
   return z.preprocess(blankToUndefined, schema.optional());
 }
@@ -180,6 +198,10 @@ const envSchema = z.object({
   ACCOUNT_ALERT_CHANNEL_ID: optional(snowflake),
   FFMPEG_PATH: defaulted(z.string().min(1, 'the path of the ffmpeg binary').default('ffmpeg')),
   VOICE_IDLE_SECONDS: defaulted(positiveInt(120)),
+  CREDIT_PACKS: optional(skuCredits('CREDIT_PACKS')),
+  SUBSCRIPTION_ALLOWANCES: optional(skuCredits('SUBSCRIPTION_ALLOWANCES')),
+  PACK_CLAIM_MINUTES: defaulted(nonNegativeInt(10)),
+  ENTITLEMENT_CHECK_SECONDS: defaulted(positiveInt(3_600)),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -248,6 +270,14 @@ const configSchema = envSchema.transform((e) =>
     ffmpegPath: e.FFMPEG_PATH,
     /** How long the bot stays in a voice channel with no listener before it leaves. */
     voiceIdleSeconds: e.VOICE_IDLE_SECONDS,
+    /** Consumable SKUs sold as credit packs, and the credits each adds. */
+    creditPacks: Object.freeze((e.CREDIT_PACKS ?? []).map((entry) => Object.freeze(entry))),
+    /** Guild subscription SKUs, and the monthly allowance each gives. */
+    subscriptionAllowances: Object.freeze((e.SUBSCRIPTION_ALLOWANCES ?? []).map((entry) => Object.freeze(entry))),
+    /** How long a bought pack waits for its buyer to choose a server before it goes to the default one. */
+    packClaimMinutes: e.PACK_CLAIM_MINUTES,
+    /** How often the application's entitlements are listed, to catch purchases whose events never came. */
+    entitlementCheckSeconds: e.ENTITLEMENT_CHECK_SECONDS,
   }),
 );
 
@@ -315,6 +345,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
     byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');
+  }
+  if (parsed.success) {
+    const packs = new Set(parsed.data.creditPacks.map((entry) => entry.skuId));
+    const both = parsed.data.subscriptionAllowances.filter((entry) => packs.has(entry.skuId));
+    if (both.length > 0) byVariable.set('SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`);
   }
   const problems = [...byVariable.values()];
   for (const part of parts) {

@@ -35,6 +35,9 @@ const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
   reserve: 'creditsAdmin.ledgerKind.reserve',
   release: 'creditsAdmin.ledgerKind.release',
   refund: 'creditsAdmin.ledgerKind.refund',
+  purchase: 'creditsAdmin.ledgerKind.purchase',
+  subscription: 'creditsAdmin.ledgerKind.subscription',
+  reversal: 'creditsAdmin.ledgerKind.reversal',
 };
 
 /** What the movement was for: the job's kind, the allowance's month, or the words a person gave. */

@@ -6,6 +6,7 @@ import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
 import { atomically, moveCredits } from './ledger.js';
 import { utcMonth } from './periods.js';
+import { largestSubscription } from './premium.js';
 
 export interface SetMonthlyAllowanceInput {
   readonly guildId: string;
@@ -93,7 +94,7 @@ export async function applyMonthlyAllowance(
   const period = utcMonth(now);
   // Most calls find nothing due: answer them without taking the guild's row lock.
   const [peek] = await executor
-    .select({ balance: guilds.balance, allowance: guilds.monthlyAllowance, period: guilds.allowancePeriod })
+    .select({ balance: guilds.balance, allowance: sql<number>`greatest(${guilds.monthlyAllowance}, ${guilds.subscriptionAllowance})`, period: guilds.allowancePeriod })
     .from(guilds)
     .where(eq(guilds.id, guildId));
   if (!peek) throw new CreditsError('unknown_guild', 'no credit account for guild', { guildId });
@@ -103,19 +104,23 @@ export async function applyMonthlyAllowance(
 
   return atomically(executor, async (tx) => {
     const guild = await lockGuild(tx, guildId);
-    if (!isDue(guild.monthlyAllowance, guild.allowancePeriod, period)) {
+    // The largest allowance wins: the owners', or a live subscription's (premium.ts).
+    const subscription = guild.subscriptionAllowance > 0 ? await largestSubscription(tx, guildId, now) : undefined;
+    const fromSubscription = subscription !== undefined && subscription.credits > guild.monthlyAllowance;
+    const allowance = fromSubscription ? subscription.credits : guild.monthlyAllowance;
+    if (!isDue(Math.max(guild.monthlyAllowance, guild.subscriptionAllowance), guild.allowancePeriod, period)) {
       return { guildId, period, applied: false, amount: 0, balance: guild.balance };
     }
-    const topUp = Math.max(0, guild.monthlyAllowance - guild.balance);
+    const topUp = Math.max(0, allowance - guild.balance);
     let balance = guild.balance;
     let amount = 0;
     if (topUp > 0) {
       const outcome = await moveCredits(tx, {
         guildId,
-        key: ledgerKeys.allowance(guildId, period),
-        kind: 'allowance',
+        ...(fromSubscription
+          ? { key: ledgerKeys.subscription(subscription.id, period), kind: 'subscription', userId: subscription.userId, reason: `subscription ${subscription.skuId} ${period}` }
+          : { key: ledgerKeys.allowance(guildId, period), kind: 'allowance', reason: `monthly allowance ${period}` }),
         amount: topUp,
-        reason: `monthly allowance ${period}`,
       });
       if (outcome.status === 'moved') {
         balance = outcome.entry.balanceAfter;
@@ -128,8 +133,11 @@ export async function applyMonthlyAllowance(
 }
 
 /** Whether the guild's monthly allowance is still to be applied this month (no database call). */
-export function allowanceDue(guild: { monthlyAllowance: number; allowancePeriod: string | null }, now: Date): boolean {
-  return isDue(guild.monthlyAllowance, guild.allowancePeriod, utcMonth(now));
+export function allowanceDue(
+  guild: { monthlyAllowance: number; subscriptionAllowance: number; allowancePeriod: string | null },
+  now: Date,
+): boolean {
+  return isDue(Math.max(guild.monthlyAllowance, guild.subscriptionAllowance), guild.allowancePeriod, utcMonth(now));
 }
 
 function isDue(allowance: number, appliedPeriod: string | null, period: string): boolean {
@@ -151,7 +159,12 @@ export async function applyDueAllowances(executor: Executor, now: Date = new Dat
   const due = await executor
     .select({ id: guilds.id })
     .from(guilds)
-    .where(and(gt(guilds.monthlyAllowance, 0), or(isNull(guilds.allowancePeriod), lt(guilds.allowancePeriod, period))))
+    .where(
+      and(
+        or(gt(guilds.monthlyAllowance, 0), gt(guilds.subscriptionAllowance, 0)),
+        or(isNull(guilds.allowancePeriod), lt(guilds.allowancePeriod, period)),
+      ),
+    )
     .orderBy(guilds.id);
 
   const applied: AllowanceResult[] = [];

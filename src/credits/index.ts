@@ -60,3 +60,14 @@ export {
 } from './reports.js';
 export { upstreamSpentTotal } from './upstream-spend.js';
 export { verifyLedger, type LedgerMismatch } from './verify.js';
+export {
+  claimPack,
+  isLive,
+  largestSubscription,
+  refreshSubscriptionAllowance,
+  reverseEntitlement,
+  startSubscription,
+  type ClaimOutcome,
+  type EntitlementRow,
+  type ReversalOutcome,
+} from './premium.js';

@@ -13,4 +13,10 @@ export const ledgerKeys = {
   allowance: (guildId: string, period: string) => `allowance:${guildId}:${period}`,
   /** A moderator's grant, take or adjust; `key` is the caller's idempotency key (the interaction id). */
   manual: (key: string) => `manual:${key}`,
+  /** A credit pack bought through Discord: its entitlement id, whichever server it was claimed for. */
+  entitlement: (entitlementId: string) => `entitlement:${entitlementId}`,
+  /** A subscription's allowance for one month (`YYYY-MM`). */
+  subscription: (entitlementId: string, period: string) => `entitlement:${entitlementId}:${period}`,
+  /** What a refund of the entitlement took back. */
+  entitlementReversal: (entitlementId: string) => `entitlement:${entitlementId}:reversal`,
 } as const;

@@ -43,6 +43,11 @@ export const guilds = pgTable(
     moderatorRoleId: text('moderator_role_id'),
     /** Members with this role may skip any song, stop and clear the voice player, as moderators may. */
     djRoleId: text('dj_role_id'),
+    /**
+     * The largest monthly allowance of the guild's live subscriptions (src/premium), kept with
+     * them; the allowance applied is the larger of this and `monthlyAllowance`.
+     */
+    subscriptionAllowance: integer('subscription_allowance').notNull().default(0),
     defaultModel: text('default_model'),
     cooldownSeconds: integer('cooldown_seconds').notNull().default(0),
     visibility: text('visibility').$type<'public' | 'private'>().notNull().default('public'),
@@ -69,7 +74,21 @@ export const guildRoleLimits = pgTable(
   (t) => [primaryKey({ columns: [t.guildId, t.roleId] })],
 );
 
-export const LEDGER_KINDS = ['grant', 'take', 'adjust', 'allowance', 'reserve', 'release', 'refund'] as const;
+export const LEDGER_KINDS = [
+  'grant',
+  'take',
+  'adjust',
+  'allowance',
+  'reserve',
+  'release',
+  'refund',
+  /** A credit pack bought through Discord, added to the server it was claimed for. */
+  'purchase',
+  /** A server subscription's monthly allowance. */
+  'subscription',
+  /** Credits taken back when Discord refunds a purchase or a subscription. */
+  'reversal',
+] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /**
@@ -342,4 +361,63 @@ export const accountChecks = pgTable('account_checks', {
   lowAlertArmed: boolean('low_alert_armed').notNull(),
   /** This check sent the low-account alert. */
   lowAlertSent: boolean('low_alert_sent').notNull().default(false),
+});
+
+export const ENTITLEMENT_KINDS = ['pack', 'subscription'] as const;
+export type EntitlementKind = (typeof ENTITLEMENT_KINDS)[number];
+
+/**
+ * What members bought through Discord (src/premium): one row per entitlement of a configured
+ * SKU, whatever path brought it first (gateway event, webhook event, listing, interaction).
+ * A pack's credits go into the ledger under its entitlement id when it is claimed for a server.
+ */
+export const entitlements = pgTable(
+  'entitlements',
+  {
+    /** Discord's entitlement id. */
+    id: text('id').primaryKey(),
+    skuId: text('sku_id').notNull(),
+    kind: text('kind').$type<EntitlementKind>().notNull(),
+    /** Discord's entitlement type (1 purchase, 4 test-mode purchase, 8 subscription, …). */
+    type: integer('type').notNull(),
+    /** The buyer. */
+    userId: text('user_id'),
+    /** A pack's credits, or a subscription's monthly allowance, as configured when it was first seen. */
+    credits: integer('credits').notNull(),
+    /** Packs: the server the credits went to; subscriptions: the server subscribed. */
+    guildId: text('guild_id'),
+    /** Packs: where the buyer was offered it, which gets it unless they choose another in time. */
+    defaultGuildId: text('default_guild_id'),
+    startsAt: timestamp('starts_at', { withTimezone: true }),
+    endsAt: timestamp('ends_at', { withTimezone: true }),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }),
+    /** When Discord confirmed the consumption of a pack. */
+    consumedAt: timestamp('consumed_at', { withTimezone: true }),
+    /** When Discord deleted it (a refund). */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    /** Credits taken back at the refund, and what the balance could not give back. */
+    reversedCredits: integer('reversed_credits').notNull().default(0),
+    unrecoveredCredits: integer('unrecovered_credits').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('entitlements_unclaimed_user_idx')
+      .on(t.userId)
+      .where(sql`${t.kind} = 'pack' and ${t.claimedAt} is null and ${t.deletedAt} is null`),
+    index('entitlements_unconsumed_idx')
+      .on(t.claimedAt)
+      .where(sql`${t.kind} = 'pack' and ${t.claimedAt} is not null and ${t.consumedAt} is null and ${t.deletedAt} is null`),
+    index('entitlements_guild_idx').on(t.guildId, t.createdAt),
+  ],
+);
+
+/**
+ * Where a member was last shown a Buy button: a pack they buy soon after goes to that server
+ * unless they choose another (Discord's purchase does not say where the button was).
+ */
+export const premiumOffers = pgTable('premium_offers', {
+  userId: text('user_id').primaryKey(),
+  guildId: text('guild_id').notNull(),
+  shownAt: timestamp('shown_at', { withTimezone: true }).notNull().defaultNow(),
 });

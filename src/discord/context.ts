@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
+import type { Premium } from '../premium/entitlements.js';
 
 /**
  * What every command, autocomplete and button handler receives. The router hands each
@@ -24,6 +25,8 @@ export interface CommandContext {
   readonly pendingChoices?: PendingChoices;
   /** The way to the guilds' voice players (absent in tests that need none: the voice commands then say the player is unreachable). */
   readonly voice?: VoiceControl;
+  /** Purchases through Discord, when the bot sells any (CREDIT_PACKS, SUBSCRIPTION_ALLOWANCES). */
+  readonly premium?: Premium;
   /** Where the workers share this process: told of each interaction, so background work makes way. */
   readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { REST } from '@discordjs/rest';
-import { Client, Events, GatewayIntentBits, Options, Partials, type GuildMember, type User } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Options, Partials, type Entitlement, type GuildMember, type User } from 'discord.js';
 import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
@@ -14,6 +14,7 @@ import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
 import { welcomeGuild } from './welcome.js';
+import { entitlementNotice } from '../premium/notice.js';
 
 export interface GatewayOptions {
   readonly context: BaseCommandContext;
@@ -102,6 +103,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   client.on(Events.GuildCreate, (guild) => {
     void welcomeGuild(guild, context);
   });
+  // Purchases (no intent needed): each is confirmed through REST before anything moves.
+  const { premium } = context;
+  if (premium) {
+    const receive = (entitlement: Entitlement, what: string) => {
+      void premium.receive(entitlementNotice(entitlement), 'gateway').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id, event: what }, 'entitlement event failed'));
+    };
+    client.on(Events.EntitlementCreate, (entitlement) => receive(entitlement, 'create'));
+    client.on(Events.EntitlementUpdate, (_old, entitlement) => receive(entitlement, 'update'));
+    client.on(Events.EntitlementDelete, (entitlement) => receive(entitlement, 'delete'));
+  }
   client.on(Events.ShardDisconnect, (_event, shardId) => logger.warn({ shardId }, 'gateway disconnected'));
 
   const ready = once(client, Events.ClientReady, { signal: AbortSignal.timeout(options.readyTimeoutMs ?? 30_000) });

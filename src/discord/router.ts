@@ -13,6 +13,7 @@ import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 import { countInteraction } from './outcomes.js';
+import { entitlementNotice } from '../premium/notice.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
@@ -70,6 +71,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         if (!fitsDefinition(command.definition, interaction.options.data)) throw new Refusal('invalid_input', localText('refusal.commandOutdated'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
+        await notePurchases(interaction, handlerContext);
         await command.execute(interaction, args, handlerContext);
         // Discord shows "The application did not respond" to a handler that returned without a word.
         if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
@@ -84,6 +86,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.buttonGone'));
         await open(handler.acknowledge);
+        await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isStringSelectMenu()) {
         const id = decodeCustomId(interaction.customId);
@@ -112,6 +115,18 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       if (decided && first.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
     }
   };
+}
+
+/**
+ * Discord lists the member's entitlements on every interaction: a pack bought but not yet
+ * seen is received, and one waiting for this server goes in before the command spends.
+ */
+async function notePurchases(interaction: Interaction<'cached' | 'raw'>, context: CommandContext): Promise<void> {
+  if (!context.premium || interaction.entitlements.size === 0) return;
+  const held = [...interaction.entitlements.values()].map(entitlementNotice);
+  await context.premium
+    .noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held })
+    .catch((err: unknown) => context.logger.warn({ err }, "could not take the member's purchases into account"));
 }
 
 function register<H>(into: Map<CustomIdAction, H>, handlers: Partial<Record<CustomIdAction, H>> | undefined, what: string): void {

@@ -21,6 +21,7 @@ import { registerHealthRoutes, within, type Lifecycle } from './health.js';
 import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
+import { registerWebhookEventsRoute, type WebhookEventsRouteOptions } from './webhook-events.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -50,6 +51,8 @@ export interface HttpServerDeps {
   readonly expectGateway?: boolean;
   /** `INTERACTIONS=http`: serve Discord's `POST /interactions`. */
   readonly interactions?: Omit<InteractionsRouteOptions, 'logger' | 'logRefusal'>;
+  /** DISCORD_PUBLIC_KEY set: serve Discord's `POST /webhook-events` (entitlement events over HTTP). */
+  readonly webhookEvents?: Omit<WebhookEventsRouteOptions, 'logger' | 'logRefusal'>;
   /** METRICS_TOKEN: when set, `/metrics` answers only `Authorization: Bearer <token>`. */
   readonly metricsToken?: string;
   /**
@@ -166,6 +169,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
   });
 
   if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger, logRefusal });
+  if (deps.webhookEvents) registerWebhookEventsRoute(app, { ...deps.webhookEvents, logger: deps.logger, logRefusal });
 
   if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;

@@ -1,3 +1,4 @@
+import type { Premium } from '../premium/entitlements.js';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.js';
 import type { JobKind } from '../db/schema.js';
@@ -71,6 +72,8 @@ export interface PipelineDeps {
   readonly settings: PipelineSettings;
   /** The time; tests move it. */
   readonly now: () => Date;
+  /** Purchases through Discord, when the bot sells any: the maintenance passes list and sweep them. */
+  readonly premium?: Premium;
   /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
   readonly frontFirst?: FrontFirst;
 }

@@ -20,6 +20,10 @@ export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, numb
   account: 60 * 60_000,
   /** Tokens, webhook secrets and webhook records that can no longer be used (src/pipeline/retention.ts). */
   retention: 10 * 60_000,
+  /** Every entitlement of the SKUs sold, listed: purchases whose events never came (src/premium). */
+  entitlements: 60 * 60_000,
+  /** Packs whose wait for a server is over, and consumes to retry (src/premium). */
+  purchases: 60_000,
 };
 
 export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {

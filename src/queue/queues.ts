@@ -31,7 +31,7 @@ export const deliverPayloadSchema = z.object({ jobId: z.uuid() });
  * Periodic passes over the whole deployment. Each runs from a BullMQ job scheduler, so one
  * worker somewhere runs each pass, however many worker processes there are.
  */
-export const MAINTENANCE_TASKS = ['reconcile', 'allowances', 'account', 'retention'] as const;
+export const MAINTENANCE_TASKS = ['reconcile', 'allowances', 'account', 'retention', 'entitlements', 'purchases'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export type SubmitPayload = z.infer<typeof submitPayloadSchema>;

@@ -15,6 +15,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     requiredRoleId: null,
     moderatorRoleId: null,
     djRoleId: null,
+    subscriptionAllowance: 0,
     defaultModel: null,
     cooldownSeconds: 0,
     visibility: 'public',

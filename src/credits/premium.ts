@@ -1,0 +1,189 @@
+/**
+ * The credit movements of Discord purchases: a pack claimed for a server, a subscription's
+ * allowance, and what a refund takes back. Each is keyed by the entitlement id, so a second
+ * event, a replay or another process moves nothing, and each changes the entitlement's row in
+ * the same transaction as the ledger.
+ */
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { entitlements, guilds } from '../db/schema.js';
+import { ensureGuild } from './accounts.js';
+import { lockGuild } from './audit.js';
+import { ledgerKeys } from './keys.js';
+import { atomically, findEntryByKey, moveCredits } from './ledger.js';
+import { utcMonth } from './periods.js';
+
+export type EntitlementRow = typeof entitlements.$inferSelect;
+
+export type ClaimOutcome =
+  | { readonly status: 'claimed'; readonly guildId: string; readonly credits: number; readonly balance: number }
+  /** Claimed before (by this call's twin, another process or the buyer's own click): nothing moved. */
+  | { readonly status: 'already'; readonly guildId: string; readonly credits: number }
+  | { readonly status: 'refunded' }
+  | { readonly status: 'unknown' };
+
+/**
+ * Adds a pack's credits to `guildId` once: the ledger key is the entitlement's, whichever
+ * server asks, so two claims for two servers move credits into one of them.
+ */
+export async function claimPack(
+  executor: Executor,
+  input: { readonly entitlementId: string; readonly guildId: string; readonly actorId?: string; readonly startingCredits?: number; readonly now?: Date },
+): Promise<ClaimOutcome> {
+  await ensureGuild(executor, input.guildId, { startingCredits: input.startingCredits ?? 0 });
+  return atomically(executor, async (tx) => {
+    // The guild first, then the entitlement: the order refunds and allowances lock in.
+    await lockGuild(tx, input.guildId);
+    const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
+    if (!row || row.kind !== 'pack') return { status: 'unknown' };
+    if (row.deletedAt) return { status: 'refunded' };
+    if (row.claimedAt && row.guildId) return { status: 'already', guildId: row.guildId, credits: row.credits };
+    const outcome = await moveCredits(tx, {
+      guildId: input.guildId,
+      key: ledgerKeys.entitlement(row.id),
+      kind: 'purchase',
+      amount: row.credits,
+      userId: row.userId,
+      actorId: input.actorId ?? null,
+      reason: `credit pack ${row.skuId}`,
+    });
+    if (outcome.status === 'refused') throw new Error(`claiming a pack was refused: ${outcome.reason}`);
+    // A replay means the credits went in under this key before the row said so: keep where they went.
+    const guildId = outcome.entry.guildId;
+    await tx
+      .update(entitlements)
+      .set({ guildId, claimedAt: input.now ?? new Date(), updatedAt: sql`now()` })
+      .where(eq(entitlements.id, row.id));
+    if (outcome.status === 'replayed') return { status: 'already', guildId, credits: row.credits };
+    return { status: 'claimed', guildId, credits: row.credits, balance: outcome.entry.balanceAfter };
+  });
+}
+
+/**
+ * The allowance a subscription gives at its start: the guild's balance is topped up to it for
+ * the current month (a floor, as the owners' allowance is), and the month counts as applied.
+ * Later months come from the monthly pass (allowance.ts), which takes the largest allowance.
+ */
+export async function startSubscription(
+  executor: Executor,
+  input: { readonly entitlementId: string; readonly startingCredits?: number; readonly now?: Date },
+): Promise<{ readonly amount: number; readonly guildId: string | null }> {
+  const now = input.now ?? new Date();
+  const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
+  if (!peek?.guildId) return { amount: 0, guildId: null };
+  await ensureGuild(executor, peek.guildId, { startingCredits: input.startingCredits ?? 0 });
+  return atomically(executor, async (tx) => {
+    const guild = await lockGuild(tx, peek.guildId!);
+    const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
+    await refreshSubscriptionAllowance(tx, guild.id, now);
+    if (!row || !isLive(row, now)) return { amount: 0, guildId: guild.id };
+    const period = utcMonth(now);
+    const topUp = Math.max(0, row.credits - guild.balance);
+    let amount = 0;
+    if (topUp > 0) {
+      const outcome = await moveCredits(tx, {
+        guildId: guild.id,
+        key: ledgerKeys.subscription(row.id, period),
+        kind: 'subscription',
+        amount: topUp,
+        userId: row.userId,
+        reason: `subscription ${row.skuId} ${period}`,
+      });
+      if (outcome.status === 'moved') amount = outcome.entry.amount;
+    }
+    if (guild.allowancePeriod === null || guild.allowancePeriod < period) {
+      await tx.update(guilds).set({ allowancePeriod: period, updatedAt: sql`now()` }).where(eq(guilds.id, guild.id));
+    }
+    return { amount, guildId: guild.id };
+  });
+}
+
+/** Whether a subscription gives its allowance at `now`: not refunded, started, not ended. */
+export function isLive(row: Pick<EntitlementRow, 'kind' | 'deletedAt' | 'startsAt' | 'endsAt'>, now: Date): boolean {
+  return row.kind === 'subscription' && !row.deletedAt && (!row.startsAt || row.startsAt <= now) && (!row.endsAt || row.endsAt > now);
+}
+
+/** The live subscription with the largest allowance on the guild, or undefined. */
+export async function largestSubscription(executor: Executor, guildId: string, now: Date): Promise<EntitlementRow | undefined> {
+  const [row] = await executor
+    .select()
+    .from(entitlements)
+    .where(
+      and(
+        eq(entitlements.guildId, guildId),
+        eq(entitlements.kind, 'subscription'),
+        isNull(entitlements.deletedAt),
+        sql`(${entitlements.startsAt} is null or ${entitlements.startsAt} <= ${now})`,
+        sql`(${entitlements.endsAt} is null or ${entitlements.endsAt} > ${now})`,
+      ),
+    )
+    .orderBy(sql`${entitlements.credits} desc`, entitlements.id)
+    .limit(1);
+  return row;
+}
+
+/** Sets `guilds.subscription_allowance` from the guild's live subscriptions. */
+export async function refreshSubscriptionAllowance(executor: Executor, guildId: string, now: Date): Promise<number> {
+  const largest = await largestSubscription(executor, guildId, now);
+  const allowance = largest?.credits ?? 0;
+  await executor
+    .update(guilds)
+    .set({ subscriptionAllowance: allowance })
+    .where(and(eq(guilds.id, guildId), sql`${guilds.subscriptionAllowance} <> ${allowance}`));
+  return allowance;
+}
+
+export interface ReversalOutcome {
+  readonly status: 'reversed' | 'already' | 'unknown';
+  /** Credits taken back from the guild. */
+  readonly taken: number;
+  /** Credits the guild's balance could not give back, recorded for the owners. */
+  readonly unrecovered: number;
+  readonly guildId: string | null;
+}
+
+/**
+ * A refund (Discord deleted the entitlement): marks it deleted and takes back what it gave,
+ * as far as the guild's balance allows: a claimed pack's credits, or a subscription's top-up
+ * of the current month (its allowance stops). What cannot be taken back is recorded on the row.
+ */
+export async function reverseEntitlement(executor: Executor, input: { readonly entitlementId: string; readonly now?: Date }): Promise<ReversalOutcome> {
+  const now = input.now ?? new Date();
+  const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
+  if (!peek) return { status: 'unknown', taken: 0, unrecovered: 0, guildId: null };
+  return atomically(executor, async (tx) => {
+    // The guild first, then the entitlement: the order claims and allowances lock in.
+    const guild = peek.guildId ? await lockGuild(tx, peek.guildId).catch(() => undefined) : undefined;
+    const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
+    if (!row) return { status: 'unknown', taken: 0, unrecovered: 0, guildId: null };
+    if (row.deletedAt) return { status: 'already', taken: row.reversedCredits, unrecovered: row.unrecoveredCredits, guildId: row.guildId };
+    let given = 0;
+    if (row.kind === 'pack' && row.claimedAt && row.guildId) {
+      given = (await findEntryByKey(tx, ledgerKeys.entitlement(row.id)))?.amount ?? 0;
+    } else if (row.kind === 'subscription' && row.guildId) {
+      given = (await findEntryByKey(tx, ledgerKeys.subscription(row.id, utcMonth(now))))?.amount ?? 0;
+    }
+    let taken = 0;
+    if (given > 0 && guild && row.guildId === guild.id) {
+      const amount = Math.min(given, guild.balance);
+      if (amount > 0) {
+        const outcome = await moveCredits(tx, {
+          guildId: guild.id,
+          key: ledgerKeys.entitlementReversal(row.id),
+          kind: 'reversal',
+          amount: -amount,
+          userId: row.userId,
+          reason: `refund of ${row.kind === 'pack' ? 'credit pack' : 'subscription'} ${row.skuId}`,
+        });
+        if (outcome.status === 'moved') taken = amount;
+      }
+    }
+    const unrecovered = Math.max(0, given - taken);
+    await tx
+      .update(entitlements)
+      .set({ deletedAt: now, reversedCredits: taken, unrecoveredCredits: unrecovered, updatedAt: sql`now()` })
+      .where(eq(entitlements.id, row.id));
+    if (row.kind === 'subscription' && row.guildId) await refreshSubscriptionAllowance(tx, row.guildId, now);
+    return { status: 'reversed', taken, unrecovered, guildId: row.guildId };
+  });
+}

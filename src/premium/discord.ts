@@ -1,0 +1,29 @@
+/** The entitlement routes of Discord's REST API, as the bot uses them. */
+import { API } from '@discordjs/core';
+import { DiscordAPIError, REST } from '@discordjs/rest';
+import type { APIEntitlement, RESTGetAPIEntitlementsQuery } from 'discord-api-types/v10';
+import { REST_SWEEPS } from '../discord-rest/discord-delivery.js';
+
+export interface EntitlementsApi {
+  /** The entitlement as Discord has it; undefined when Discord does not know it (404). */
+  get(entitlementId: string): Promise<APIEntitlement | undefined>;
+  /** One page, oldest first after `after`. */
+  list(query: RESTGetAPIEntitlementsQuery): Promise<APIEntitlement[]>;
+  consume(entitlementId: string): Promise<void>;
+}
+
+export function createEntitlementsApi(options: { apiUrl: string; token: string; applicationId: string; timeoutMs?: number }): EntitlementsApi {
+  const { monetization } = new API(new REST({ api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS }).setToken(options.token));
+  return {
+    async get(entitlementId) {
+      try {
+        return await monetization.getEntitlement(options.applicationId, entitlementId);
+      } catch (error) {
+        if (error instanceof DiscordAPIError && error.status === 404) return undefined;
+        throw error;
+      }
+    },
+    list: (query) => monetization.getEntitlements(options.applicationId, query),
+    consume: (entitlementId) => monetization.consumeEntitlement(options.applicationId, entitlementId),
+  };
+}

@@ -1,0 +1,332 @@
+/**
+ * Purchases through Discord, exactly once. Every path that brings an entitlement (gateway
+ * event, webhook event, an interaction's payload, the hourly listing) ends in `receive`, which
+ * trusts only what Discord's REST answers, records the entitlement once, and moves its credits
+ * through the ledger under the entitlement's id. A pack is consumed after its credits are in;
+ * a consume that fails is retried by every sweep until Discord takes it.
+ */
+import { and, eq, gte, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import type { APIEntitlement } from 'discord-api-types/v10';
+import {
+  claimPack,
+  refreshSubscriptionAllowance,
+  reverseEntitlement,
+  startSubscription,
+  type ClaimOutcome,
+  type EntitlementRow,
+} from '../credits/index.js';
+import type { Database } from '../db/client.js';
+import { entitlements, guilds, premiumOffers } from '../db/schema.js';
+import type { Logger } from '../logger.js';
+import type { Catalog } from './catalog.js';
+import type { EntitlementsApi } from './discord.js';
+
+/** How an entitlement reached the bot; all but the listing are confirmed through REST first. */
+export type EntitlementSource = 'gateway' | 'webhook' | 'interaction' | 'listing';
+
+/** What an event or a payload says of an entitlement: only its id, application and SKU are read before REST confirms it. */
+export type EntitlementNotice = Pick<APIEntitlement, 'id' | 'sku_id' | 'application_id'> & Partial<APIEntitlement>;
+
+export type ReceiveOutcome =
+  | 'recorded'
+  | 'refunded'
+  | 'foreign_application'
+  | 'unknown_sku'
+  | 'unconfirmed'
+  | 'no_guild';
+
+/** How long an offer names the server a bought pack goes to. */
+export const OFFER_VALID_MS = 24 * 60 * 60_000;
+/** Attempts of one consume before it is left to the next sweep. */
+const CONSUME_ATTEMPTS = 4;
+const CONSUME_FIRST_RETRY_MS = 500;
+const LIST_PAGE = 100;
+
+export interface PremiumDeps {
+  readonly db: Database;
+  readonly api: EntitlementsApi;
+  readonly catalog: Catalog;
+  readonly logger: Logger;
+  readonly applicationId: string;
+  /** A server claimed for before it used the bot starts with these, as on its first use. */
+  readonly startingCredits: number;
+  /** How long a pack waits for its buyer to pick a server before it goes to the default one; 0: at once. */
+  readonly packClaimMinutes: number;
+  readonly now?: () => Date;
+}
+
+export type ClaimResult = ClaimOutcome | { readonly status: 'not_yours' };
+
+export interface SweepResult {
+  readonly claimed: number;
+  readonly consumed: number;
+}
+
+export interface Premium {
+  readonly catalog: Catalog;
+  receive(notice: EntitlementNotice, source: EntitlementSource): Promise<ReceiveOutcome>;
+  /** The buyer's own claim of a pack for `guildId` (one click in `/credits`). */
+  claim(input: { entitlementId: string; userId: string; guildId: string }): Promise<ClaimResult>;
+  /** An interaction's `entitlements`: unseen ones are received, and the member's packs waiting for this server go in. */
+  noteInteraction(input: { userId: string; guildId: string; entitlements: readonly EntitlementNotice[] }): Promise<void>;
+  /** Remembers that the member was shown a Buy button in this server: a pack they buy goes there. */
+  recordOffer(userId: string, guildId: string): Promise<void>;
+  /** The member's packs not yet in any server, oldest first. */
+  unclaimedPacks(userId: string): Promise<EntitlementRow[]>;
+  /** Packs whose wait is over go to their default server; unconsumed packs are consumed; ended subscriptions stop. */
+  sweep(): Promise<SweepResult>;
+  /** Lists every entitlement of the SKUs sold and receives each, then sweeps: purchases whose events never came are caught. */
+  reconcile(): Promise<{ readonly listed: number; readonly sweep: SweepResult }>;
+  /** Waits for the consumes in hand (a stopping process). */
+  stop(): Promise<void>;
+}
+
+export function createPremium(deps: PremiumDeps): Premium {
+  const { db, api, catalog, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const retries = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  let stopping = false;
+
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    return work;
+  };
+
+  async function row(id: string): Promise<EntitlementRow | undefined> {
+    const [found] = await db.select().from(entitlements).where(eq(entitlements.id, id));
+    return found;
+  }
+
+  async function defaultGuildFor(userId: string | undefined, at: Date): Promise<string | null> {
+    if (!userId) return null;
+    const [offer] = await db
+      .select({ guildId: premiumOffers.guildId })
+      .from(premiumOffers)
+      .where(and(eq(premiumOffers.userId, userId), gte(premiumOffers.shownAt, new Date(at.getTime() - OFFER_VALID_MS))));
+    return offer?.guildId ?? null;
+  }
+
+  /** Marks the pack consumed once Discord says so; retried a few times here, then by every sweep. */
+  async function consume(entitlementId: string, attempt = 1): Promise<boolean> {
+    try {
+      await api.consume(entitlementId);
+    } catch (error) {
+      // Consumed already (by another process, or before a crash): Discord's record says so.
+      const confirmed = await api.get(entitlementId).catch(() => undefined);
+      if (!confirmed?.consumed) {
+        logger.warn({ entitlementId, attempt, err: error }, 'consuming an entitlement failed; it will be retried');
+        if (attempt < CONSUME_ATTEMPTS && !stopping) {
+          const timer = setTimeout(() => {
+            retries.delete(timer);
+            void track(consume(entitlementId, attempt + 1));
+          }, CONSUME_FIRST_RETRY_MS * 2 ** (attempt - 1));
+          timer.unref();
+          retries.add(timer);
+        }
+        return false;
+      }
+    }
+    await db.update(entitlements).set({ consumedAt: now(), updatedAt: sql`now()` }).where(and(eq(entitlements.id, entitlementId), isNull(entitlements.consumedAt)));
+    logger.info({ entitlementId }, 'entitlement consumed');
+    return true;
+  }
+
+  async function claimFor(entitlementId: string, guildId: string, actorId?: string): Promise<ClaimOutcome> {
+    const outcome = await claimPack(db, { entitlementId, guildId, startingCredits: deps.startingCredits, now: now(), ...(actorId && { actorId }) });
+    if (outcome.status === 'claimed') logger.info({ entitlementId, guildId: outcome.guildId, credits: outcome.credits }, 'credit pack added');
+    if (outcome.status === 'claimed' || outcome.status === 'already') {
+      const current = await row(entitlementId);
+      if (current && !current.consumedAt) await track(consume(entitlementId));
+    }
+    return outcome;
+  }
+
+  async function receive(notice: EntitlementNotice, source: EntitlementSource): Promise<ReceiveOutcome> {
+    const log = logger.child({ entitlementId: notice.id, skuId: notice.sku_id, source });
+    if (notice.application_id !== deps.applicationId) {
+      log.warn({ applicationId: notice.application_id }, 'entitlement of another application refused');
+      return 'foreign_application';
+    }
+    if (!catalog.of(notice.sku_id)) {
+      log.warn('entitlement for a SKU the bot does not sell ignored (not in CREDIT_PACKS or SUBSCRIPTION_ALLOWANCES)');
+      return 'unknown_sku';
+    }
+    // Only Discord's own record is trusted: an event or a payload could be forged or stale.
+    const confirmed = source === 'listing' ? (notice as APIEntitlement) : await api.get(notice.id);
+    const known = await row(notice.id);
+    if (!confirmed) {
+      if (known && !known.deletedAt) return refund(known.id, log);
+      log.warn('entitlement Discord does not confirm ignored');
+      return 'unconfirmed';
+    }
+    const product = catalog.of(confirmed.sku_id);
+    if (confirmed.application_id !== deps.applicationId || !product) {
+      log.warn({ applicationId: confirmed.application_id }, 'entitlement Discord confirms for another application or SKU refused');
+      return confirmed.application_id !== deps.applicationId ? 'foreign_application' : 'unknown_sku';
+    }
+    if (confirmed.deleted) {
+      if (known && !known.deletedAt) return refund(known.id, log);
+      if (!known) await insert(confirmed, product.kind, product.credits, null, now());
+      return 'refunded';
+    }
+    if (product.kind === 'subscription' && !confirmed.guild_id) {
+      log.warn('subscription without a server ignored: SUBSCRIPTION_ALLOWANCES takes guild subscription SKUs');
+      return 'no_guild';
+    }
+
+    const at = now();
+    const defaultGuildId = product.kind === 'pack' ? (confirmed.guild_id ?? (await defaultGuildFor(confirmed.user_id, at))) : null;
+    await insert(confirmed, product.kind, product.credits, defaultGuildId, null);
+    const current = (await row(confirmed.id))!;
+    if (!known) log.info({ userId: current.userId, guildId: current.guildId ?? current.defaultGuildId, credits: current.credits, kind: current.kind }, 'purchase recorded');
+
+    if (current.kind === 'pack') {
+      if (current.claimedAt) {
+        if (!current.consumedAt) await track(consume(current.id));
+      } else if (current.defaultGuildId && deps.packClaimMinutes === 0) {
+        await claimFor(current.id, current.defaultGuildId);
+      }
+    } else {
+      const started = await startSubscription(db, { entitlementId: current.id, startingCredits: deps.startingCredits, now: at });
+      if (started.amount > 0) log.info({ guildId: started.guildId, credits: started.amount }, 'subscription allowance given');
+    }
+    return 'recorded';
+  }
+
+  async function insert(entitlement: APIEntitlement, kind: EntitlementRow['kind'], credits: number, defaultGuildId: string | null, deletedAt: Date | null): Promise<void> {
+    const startsAt = entitlement.starts_at ? new Date(entitlement.starts_at) : null;
+    const endsAt = entitlement.ends_at ? new Date(entitlement.ends_at) : null;
+    await db
+      .insert(entitlements)
+      .values({
+        id: entitlement.id,
+        skuId: entitlement.sku_id,
+        kind,
+        type: entitlement.type,
+        userId: entitlement.user_id ?? null,
+        credits,
+        guildId: kind === 'subscription' ? (entitlement.guild_id ?? null) : null,
+        defaultGuildId,
+        startsAt,
+        endsAt,
+        deletedAt,
+      })
+      // A subscription's end is the one thing Discord changes on a live entitlement.
+      .onConflictDoUpdate({ target: entitlements.id, set: { startsAt, endsAt, updatedAt: sql`now()` }, where: sql`${entitlements.deletedAt} is null` });
+  }
+
+  async function refund(entitlementId: string, log: Logger): Promise<ReceiveOutcome> {
+    const outcome = await reverseEntitlement(db, { entitlementId, now: now() });
+    if (outcome.status === 'reversed') {
+      log[outcome.unrecovered > 0 ? 'warn' : 'info'](
+        { guildId: outcome.guildId, taken: outcome.taken, unrecovered: outcome.unrecovered },
+        outcome.unrecovered > 0 ? 'refund: the balance could not give everything back; recorded for the owners' : 'refund: credits taken back',
+      );
+    }
+    return 'refunded';
+  }
+
+  async function sweep(): Promise<SweepResult> {
+    const at = now();
+    let claimed = 0;
+    let consumed = 0;
+    const due = await db
+      .select({ id: entitlements.id, guildId: entitlements.defaultGuildId })
+      .from(entitlements)
+      .where(
+        and(
+          eq(entitlements.kind, 'pack'),
+          isNull(entitlements.claimedAt),
+          isNull(entitlements.deletedAt),
+          isNotNull(entitlements.defaultGuildId),
+          lte(entitlements.createdAt, new Date(at.getTime() - deps.packClaimMinutes * 60_000)),
+        ),
+      )
+      .orderBy(entitlements.createdAt);
+    for (const pack of due) {
+      const outcome = await claimFor(pack.id, pack.guildId!).catch((err: unknown) => logger.error({ err, entitlementId: pack.id }, 'claiming a pack failed'));
+      if (outcome && outcome.status === 'claimed') claimed += 1;
+    }
+    const unconsumed = await db
+      .select({ id: entitlements.id })
+      .from(entitlements)
+      .where(and(eq(entitlements.kind, 'pack'), isNotNull(entitlements.claimedAt), isNull(entitlements.consumedAt), isNull(entitlements.deletedAt)))
+      .orderBy(entitlements.claimedAt);
+    for (const pack of unconsumed) if (await consume(pack.id, CONSUME_ATTEMPTS)) consumed += 1;
+    const subscribed = await db.select({ id: guilds.id }).from(guilds).where(sql`${guilds.subscriptionAllowance} > 0`);
+    for (const guild of subscribed) await refreshSubscriptionAllowance(db, guild.id, at);
+    return { claimed, consumed };
+  }
+
+  return {
+    catalog,
+    receive: (notice, source) => track(receive(notice, source)),
+
+    async claim({ entitlementId, userId, guildId }) {
+      const pack = await row(entitlementId);
+      if (!pack || pack.kind !== 'pack') return { status: 'unknown' };
+      if (pack.userId !== userId) return { status: 'not_yours' };
+      return track(claimFor(entitlementId, guildId, userId));
+    },
+
+    async noteInteraction({ userId, guildId, entitlements: held }) {
+      const packs = held.filter((entitlement) => catalog.of(entitlement.sku_id)?.kind === 'pack' && !entitlement.consumed);
+      if (packs.length === 0) return;
+      for (const entitlement of packs) {
+        const known = await row(entitlement.id);
+        if (!known) await receive(entitlement, 'interaction');
+      }
+      // The buyer is back in the server they bought for: their packs waiting for it go in now.
+      const waiting = await db
+        .select({ id: entitlements.id })
+        .from(entitlements)
+        .where(and(eq(entitlements.userId, userId), eq(entitlements.kind, 'pack'), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt), eq(entitlements.defaultGuildId, guildId)));
+      for (const pack of waiting) await track(claimFor(pack.id, guildId));
+    },
+
+    async recordOffer(userId, guildId) {
+      await db
+        .insert(premiumOffers)
+        .values({ userId, guildId, shownAt: now() })
+        .onConflictDoUpdate({ target: premiumOffers.userId, set: { guildId, shownAt: now() } });
+    },
+
+    unclaimedPacks: (userId) =>
+      db
+        .select()
+        .from(entitlements)
+        .where(and(eq(entitlements.userId, userId), eq(entitlements.kind, 'pack'), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt)))
+        .orderBy(entitlements.createdAt),
+
+    sweep: () => track(sweep()),
+
+    reconcile: () =>
+      track(
+        (async () => {
+          let listed = 0;
+          let after: string | undefined;
+          for (;;) {
+            const page = await api.list({ sku_ids: catalog.skuIds.join(','), exclude_deleted: false, limit: LIST_PAGE, ...(after && { after }) });
+            for (const entitlement of page) {
+              await receive(entitlement, 'listing').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id }, 'an entitlement from the listing failed'));
+            }
+            listed += page.length;
+            if (page.length < LIST_PAGE) break;
+            after = page.reduce((last, entitlement) => (BigInt(entitlement.id) > BigInt(last) ? entitlement.id : last), page[0]!.id);
+          }
+          const swept = await sweep();
+          logger.info({ listed, ...swept }, 'entitlements reconciled');
+          return { listed, sweep: swept };
+        })(),
+      ),
+
+    async stop() {
+      stopping = true;
+      for (const timer of retries) clearTimeout(timer);
+      retries.clear();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
