@@ -148,6 +148,19 @@ export interface ReversalOutcome {
  * of the current month (its allowance stops). What cannot be taken back is recorded on the row.
  */
 export async function reverseEntitlement(executor: Executor, input: { readonly entitlementId: string; readonly now?: Date }): Promise<ReversalOutcome> {
+  // A claim may land between the look and the locks: then the guild to lock has changed, and the step starts again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await reverseOnce(executor, input);
+    } catch (error) {
+      if (!(error instanceof GuildChanged) || attempt >= 5) throw error;
+    }
+  }
+}
+
+class GuildChanged extends Error {}
+
+async function reverseOnce(executor: Executor, input: { readonly entitlementId: string; readonly now?: Date }): Promise<ReversalOutcome> {
   const now = input.now ?? new Date();
   const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
   if (!peek) return { status: 'unknown', taken: 0, unrecovered: 0, guildId: null };
@@ -156,6 +169,7 @@ export async function reverseEntitlement(executor: Executor, input: { readonly e
     const guild = peek.guildId ? await lockGuild(tx, peek.guildId).catch(() => undefined) : undefined;
     const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
     if (!row) return { status: 'unknown', taken: 0, unrecovered: 0, guildId: null };
+    if (row.guildId !== peek.guildId) throw new GuildChanged();
     if (row.deletedAt) return { status: 'already', taken: row.reversedCredits, unrecovered: row.unrecoveredCredits, guildId: row.guildId };
     let given = 0;
     if (row.kind === 'pack' && row.claimedAt && row.guildId) {
