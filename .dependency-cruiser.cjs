@@ -18,8 +18,8 @@ const LAYERS = [
   },
   {
     name: 'services',
-    what: 'what the bot does: the pipeline, credits, guild settings',
-    path: '^src/(pipeline|credits|guilds)/',
+    what: 'what the bot does: the pipeline, credits, guild settings, purchases',
+    path: '^src/(pipeline|credits|guilds|premium)/',
   },
   {
     name: 'edges',

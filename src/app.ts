@@ -27,7 +27,7 @@ import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
 import { createCatalog } from './premium/catalog.js';
-import { createEntitlementsApi } from './premium/discord.js';
+import { createEntitlementsApi } from './discord-rest/entitlements.js';
 import { createPremium, type Premium } from './premium/entitlements.js';
 
 export interface App {

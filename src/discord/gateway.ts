@@ -14,7 +14,7 @@ import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
 import { welcomeGuild } from './welcome.js';
-import { entitlementNotice } from '../premium/notice.js';
+import { entitlementNotice } from './entitlement-notice.js';
 
 export interface GatewayOptions {
   readonly context: BaseCommandContext;

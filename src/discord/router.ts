@@ -13,7 +13,7 @@ import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 import { countInteraction } from './outcomes.js';
-import { entitlementNotice } from '../premium/notice.js';
+import { entitlementNotice } from './entitlement-notice.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;

@@ -6,7 +6,6 @@
  * a consume that fails is retried by every sweep until Discord takes it.
  */
 import { and, eq, gte, isNotNull, isNull, lte, sql } from 'drizzle-orm';
-import type { APIEntitlement } from 'discord-api-types/v10';
 import {
   claimPack,
   refreshSubscriptionAllowance,
@@ -19,13 +18,13 @@ import type { Database } from '../db/client.js';
 import { entitlements, guilds, premiumOffers } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
-import type { EntitlementsApi } from './discord.js';
+import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements.js';
 
 /** How an entitlement reached the bot; all but the listing are confirmed through REST first. */
 export type EntitlementSource = 'gateway' | 'webhook' | 'interaction' | 'listing';
 
 /** What an event or a payload says of an entitlement: only its id, application and SKU are read before REST confirms it. */
-export type EntitlementNotice = Pick<APIEntitlement, 'id' | 'sku_id' | 'application_id'> & Partial<APIEntitlement>;
+export type EntitlementNotice = Pick<EntitlementRecord, 'id' | 'sku_id' | 'application_id'> & Partial<EntitlementRecord>;
 
 export type ReceiveOutcome =
   | 'recorded'
@@ -154,7 +153,7 @@ export function createPremium(deps: PremiumDeps): Premium {
       return 'unknown_sku';
     }
     // Only Discord's own record is trusted: an event or a payload could be forged or stale.
-    const confirmed = source === 'listing' ? (notice as APIEntitlement) : await api.get(notice.id);
+    const confirmed = source === 'listing' ? (notice as EntitlementRecord) : await api.get(notice.id);
     const known = await row(notice.id);
     if (!confirmed) {
       if (known && !known.deletedAt) return refund(known.id, log);
@@ -195,7 +194,7 @@ export function createPremium(deps: PremiumDeps): Premium {
     return 'recorded';
   }
 
-  async function insert(entitlement: APIEntitlement, kind: EntitlementRow['kind'], credits: number, defaultGuildId: string | null, deletedAt: Date | null): Promise<void> {
+  async function insert(entitlement: EntitlementRecord, kind: EntitlementRow['kind'], credits: number, defaultGuildId: string | null, deletedAt: Date | null): Promise<void> {
     const startsAt = entitlement.starts_at ? new Date(entitlement.starts_at) : null;
     const endsAt = entitlement.ends_at ? new Date(entitlement.ends_at) : null;
     await db

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { commandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { jobs, webhookEvents } from '../../../src/db/schema.js';
+import { entitlements, jobs, webhookEvents } from '../../../src/db/schema.js';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { INTERACTIONS_BODY_LIMIT } from '../../../src/http/interactions.js';
@@ -108,6 +108,36 @@ function getWithBody(path: string, bytes: number): Promise<number> {
     request.end(Buffer.alloc(bytes, 'x'));
   });
 }
+
+describe('POST /webhook-events', () => {
+  const entitlementEvent = (id: string) =>
+    JSON.stringify({
+      version: 1,
+      application_id: stack.env.DISCORD_APPLICATION_ID,
+      type: 1,
+      event: { type: 'ENTITLEMENT_CREATE', timestamp: new Date().toISOString(), data: { id, sku_id: '1100000000000000001', application_id: stack.env.DISCORD_APPLICATION_ID, user_id: stack.members.alice, type: 1, deleted: false } },
+    });
+  const post = (body: string, headers: Record<string, string>) => fetch(`${base}/webhook-events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  it('answers a stranger 401 (unsigned or forged) and 404 to GET, and Discord\'s signed PING 204', async () => {
+    const body = entitlementEvent('1100000000000000002');
+    expect((await post(body, {})).status).toBe(401);
+    const forged = { 'x-signature-ed25519': 'ab'.repeat(64), 'x-signature-timestamp': String(Math.floor(Date.now() / 1000)) };
+    expect((await post(body, forged)).status).toBe(401);
+    expect((await fetch(`${base}/webhook-events`)).status).toBe(404);
+    const ping = JSON.stringify({ version: 1, application_id: stack.env.DISCORD_APPLICATION_ID, type: 0 });
+    const pong = await post(ping, stack.emulator.signInteraction(ping));
+    expect(pong.status).toBe(204);
+    expect(await pong.text()).toBe('');
+  });
+
+  it('takes a signed entitlement event with 204 and credits nothing when nothing is sold', async () => {
+    const body = entitlementEvent('1100000000000000003');
+    const before = await stack.db.db.select().from(entitlements);
+    expect((await post(body, stack.emulator.signInteraction(body))).status).toBe(204);
+    expect(await stack.db.db.select().from(entitlements)).toEqual(before);
+  });
+});
 
 describe('POST /interactions', () => {
   let genuine: InteractionHandle;

@@ -1,14 +1,29 @@
 /** The entitlement routes of Discord's REST API, as the bot uses them. */
 import { API } from '@discordjs/core';
 import { DiscordAPIError, REST } from '@discordjs/rest';
-import type { APIEntitlement, RESTGetAPIEntitlementsQuery } from 'discord-api-types/v10';
-import { REST_SWEEPS } from '../discord-rest/discord-delivery.js';
+import type { RESTGetAPIEntitlementsQuery } from 'discord-api-types/v10';
+import { REST_SWEEPS } from './discord-delivery.js';
+
+/** What the bot reads of Discord's entitlement object. */
+export interface EntitlementRecord {
+  readonly id: string;
+  readonly sku_id: string;
+  readonly application_id: string;
+  readonly user_id?: string;
+  readonly guild_id?: string;
+  /** Discord's entitlement type (1 purchase, 4 test-mode purchase, 8 app subscription, …). */
+  readonly type: number;
+  readonly deleted: boolean;
+  readonly consumed?: boolean;
+  readonly starts_at?: string | null;
+  readonly ends_at?: string | null;
+}
 
 export interface EntitlementsApi {
   /** The entitlement as Discord has it; undefined when Discord does not know it (404). */
-  get(entitlementId: string): Promise<APIEntitlement | undefined>;
+  get(entitlementId: string): Promise<EntitlementRecord | undefined>;
   /** One page, oldest first after `after`. */
-  list(query: RESTGetAPIEntitlementsQuery): Promise<APIEntitlement[]>;
+  list(query: RESTGetAPIEntitlementsQuery): Promise<EntitlementRecord[]>;
   consume(entitlementId: string): Promise<void>;
 }
 

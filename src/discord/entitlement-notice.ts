@@ -1,6 +1,6 @@
 /** discord.js's Entitlement as the few fields `Premium.receive` reads before REST confirms it. */
 import type { Entitlement } from 'discord.js';
-import type { EntitlementNotice } from './entitlements.js';
+import type { EntitlementNotice } from '../premium/entitlements.js';
 
 export function entitlementNotice(entitlement: Entitlement): EntitlementNotice {
   return {
