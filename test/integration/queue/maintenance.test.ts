@@ -87,6 +87,8 @@ describe('maintenance passes', () => {
     await expect.poll(async () => (await queues.maintenance.getJobSchedulers()).map((s) => s.key).sort(), { timeout: 10_000 }).toEqual([
       'account',
       'allowances',
+      'entitlements',
+      'purchases',
       'reconcile',
       'retention',
     ]);
