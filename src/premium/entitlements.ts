@@ -305,9 +305,10 @@ export function createPremium(deps: PremiumDeps): Premium {
       track(
         (async () => {
           let listed = 0;
-          let after: string | undefined;
+          // From the oldest: without `after`, Discord lists the newest first.
+          let after = '0';
           for (;;) {
-            const page = await api.list({ sku_ids: catalog.skuIds.join(','), exclude_deleted: false, limit: LIST_PAGE, ...(after && { after }) });
+            const page = await api.list({ sku_ids: catalog.skuIds.join(','), exclude_deleted: false, limit: LIST_PAGE, after });
             for (const entitlement of page) {
               await receive(entitlement, 'listing').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id }, 'an entitlement from the listing failed'));
             }
