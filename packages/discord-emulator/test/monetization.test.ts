@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAPIError, REST, makeURLSearchParams } from '@discordjs/rest';
+import { Client, Events, GatewayIntentBits, type Entitlement } from 'discord.js';
 import { ButtonStyle, ComponentType, GatewayDispatchEvents, GatewayOpcodes, InteractionResponseType, MessageFlags, Routes } from 'discord-api-types/v10';
 import type { APIEntitlement, APIMessage, APISKU } from 'discord-api-types/v10';
 import WebSocket from 'ws';
@@ -387,6 +388,46 @@ describe('entitlement events over the gateway', () => {
     expect((await one.next(GatewayDispatchEvents.EntitlementCreate)).d).toMatchObject({ id: subscribed.id });
     expect(entitlementsIn(one.frames, GatewayDispatchEvents.EntitlementCreate).some((entitlement) => entitlement.id === bought.id)).toBe(false);
     expect(emu.findings).toEqual([]);
+  });
+});
+
+describe('discord.js against the emulated Premium Apps', () => {
+  it('hears ENTITLEMENT_CREATE, lists and consumes through its own managers, with no finding', async () => {
+    const emu = await startDiscordEmulator({ skus: [{ name: '100 credits', type: 'consumable' }] });
+    cleanups.push(() => emu.close());
+    const [credits] = emu.skus();
+    const guild = emu.createGuild({ name: 'discord.js shop' });
+    const buyer = emu.addMember(guild.id, { username: 'buyer' });
+    const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emu.apiUrl } });
+    cleanups.push(() => client.destroy());
+    await client.login(emu.botToken);
+    await emu.waitForBotReady();
+
+    const heard = new Promise<Entitlement>((resolve) => client.once(Events.EntitlementCreate, resolve));
+    const bought = emu.purchase({ userId: buyer.id, skuId: credits!.id });
+    const entitlement = await heard;
+    expect({ id: entitlement.id, skuId: entitlement.skuId, userId: entitlement.userId, guildId: entitlement.guildId, consumed: entitlement.consumed }).toEqual({
+      id: bought.id,
+      skuId: credits!.id,
+      userId: buyer.id,
+      guildId: null,
+      consumed: false,
+    });
+    const listed = await client.application!.entitlements.fetch({ user: buyer.id, skus: [credits!.id], excludeEnded: true, excludeDeleted: true });
+    expect([...listed.keys()]).toEqual([bought.id]);
+    await entitlement.consume();
+    expect(emu.entitlement(bought.id)?.consumed).toBe(true);
+    const skus = await client.application!.fetchSKUs();
+    expect([...skus.keys()]).toEqual([credits!.id]);
+    expect(emu.findings).toEqual([]);
+  });
+
+  it('reports a query the description does not take on the documented routes', async () => {
+    const emu = await startDiscordEmulator();
+    cleanups.push(() => emu.close());
+    const answer = await fetch(`${emu.apiUrl}/v10/applications/${emu.applicationId}/skus?with_prices=true`, { headers: { authorization: `Bot ${emu.botToken}` } });
+    expect(answer.status).toBe(200);
+    expect(emu.findings).toEqual([expect.objectContaining({ kind: 'invalid-query', route: '/applications/{application_id}/skus', operationId: 'list_skus' })]);
   });
 });
 
