@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
-import type { APIApplicationCommand, APIOverwrite, APIRole, APIUser, Locale } from 'discord-api-types/v10';
+import { ButtonStyle, ChannelType, ComponentType, PermissionFlagsBits, SKUType } from 'discord-api-types/v10';
+import type { APIApplicationCommand, GatewayDispatchEvents, APIEntitlement, APIOverwrite, APIRole, APISKU, APIUser, Locale } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { EmulatorClock } from './clock.js';
@@ -20,8 +20,9 @@ import type { RateLimitHit } from './rate-limits.js';
 import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
-import { EmulatorStore } from './store.js';
+import { EmulatorStore, type EntitlementEvent } from './store.js';
 import type { CreateChannelInput } from './store/guilds.js';
+import type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementRecord } from './store/monetization.js';
 import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
@@ -39,6 +40,7 @@ import type {
   UncheckedInteractionInput,
 } from './types.js';
 import { waitUntil } from './wait.js';
+import { WebhookEventDelivery } from './webhook-events.js';
 import { createDaveListener } from './voice/dave-listener.js';
 import type { DaveState } from './voice/dave.js';
 import { compareEnvelope } from './voice/reception.js';
@@ -115,6 +117,8 @@ export class DiscordEmulator {
   readonly findings: Finding[] = [];
   /** Every 429 the emulator answered, in order: Discord's buckets and global limit, and `rateLimitNext`. */
   readonly rateLimited: RateLimitHit[] = [];
+  /** Every ENTITLEMENT_* event sent (or withheld) and how: to gateway sessions, each webhook POST. */
+  readonly entitlementDeliveries: EntitlementDeliveryRecord[] = [];
 
   readonly #app: FastifyInstance;
   readonly #store: EmulatorStore;
@@ -126,6 +130,9 @@ export class DiscordEmulator {
   readonly #logger: Logger;
   readonly #voiceServer: VoiceServer;
   readonly #voice: VoiceStates;
+  readonly #webhookEvents: WebhookEventDelivery;
+  /** Late entitlement deliveries still to go. */
+  readonly #lateDeliveries = new Set<NodeJS.Timeout>();
   #origin = '';
 
   /** Use {@link startDiscordEmulator}; the constructor does not listen. */
@@ -144,7 +151,13 @@ export class DiscordEmulator {
       bot: true,
     };
     const attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_SIZE_LIMIT;
-    this.#store = new EmulatorStore({ ids, clock: this.clock, botUser: this.botUser, cdnBase: () => options.cdnUrl?.replace(/\/$/, '') ?? this.#origin });
+    this.#store = new EmulatorStore({
+      ids,
+      clock: this.clock,
+      botUser: this.botUser,
+      cdnBase: () => options.cdnUrl?.replace(/\/$/, '') ?? this.#origin,
+      applicationId: this.applicationId,
+    });
     this.#commands = new CommandRegistry(ids, this.applicationId);
     this.#gateway = new Gateway({
       store: this.#store,
@@ -204,6 +217,24 @@ export class DiscordEmulator {
         this.#logger.warn({ finding, interactionId: interaction.id }, 'discord emulator finding');
       },
     });
+    this.#webhookEvents = new WebhookEventDelivery({
+      applicationId: this.applicationId,
+      sign: (body) => this.#http.signatureHeaders(body),
+      retry: options.webhookEvents,
+      onAttempt: (attempt) =>
+        this.entitlementDeliveries.push({
+          at: attempt.at,
+          type: attempt.event as EntitlementEventType,
+          entitlementId: attempt.dataId ?? '',
+          via: 'webhook',
+          attempt: attempt.attempt,
+          status: attempt.status,
+          ok: attempt.ok,
+          final: attempt.final,
+        }),
+    });
+    this.#store.events.on('entitlement', (event: EntitlementEvent) => this.#deliverEntitlement(event));
+    for (const sku of options.skus ?? []) this.createSku(sku);
     const validate = options.validateRequests ?? true;
     const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
     if (validate && !existsSync(specLocation instanceof URL ? fileURLToPath(specLocation) : specLocation)) {
@@ -213,6 +244,7 @@ export class DiscordEmulator {
       store: this.#store,
       interactions: this.#interactions,
       commands: this.#commands,
+      monetization: this.#store.monetization,
       clock: this.clock,
       logger: this.#logger,
       applicationId: this.applicationId,
@@ -300,6 +332,149 @@ export class DiscordEmulator {
   /** Signature headers for `body`, as Discord signs an interaction (for tests of the bot's endpoint). */
   signInteraction(body: string, timestampSeconds?: number): Record<string, string> {
     return this.#http.signatureHeaders(body, timestampSeconds);
+  }
+
+  /**
+   * Sets the app's Webhook Events URL, as the developer portal does: after a signed PING (type 0)
+   * answered 204 with an empty body (else it throws, saving nothing). From then on the events
+   * named in `events` (default the three ENTITLEMENT_* ones) are POSTed there signed with
+   * {@link publicKey}, and retried with backoff until a 2xx comes within 3 s. Gateway sessions
+   * still get ENTITLEMENT_* dispatches. `null` removes the URL.
+   */
+  async setWebhookEventsEndpoint(url: string | null, events: string[] = ['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE', 'ENTITLEMENT_DELETE']): Promise<void> {
+    await this.#webhookEvents.setUrl(url, events);
+  }
+
+  // ---- Premium Apps: SKUs and entitlements ----
+
+  /**
+   * Adds a SKU to the application (the option `skus` does the same at start). A subscription is a
+   * guild subscription (flags AVAILABLE | GUILD_SUBSCRIPTION) unless `flags` say otherwise, and
+   * gets its SUBSCRIPTION_GROUP twin (type 6) as on Discord; the type 5 one is returned.
+   */
+  createSku(input: CreateSkuInput): APISKU {
+    return this.#store.monetization.createSku(input);
+  }
+
+  /** The application's SKUs, as List SKUs answers them. */
+  skus(): APISKU[] {
+    return this.#store.monetization.listSkus();
+  }
+
+  /**
+   * A member buys a one-time SKU (consumable or durable): a PURCHASE entitlement of the user's
+   * (no guild_id, as on Discord), ENTITLEMENT_CREATE. Throws when the user still holds the
+   * consumable unconsumed (Discord's checkout refuses it until the app consumes it) or owns the durable.
+   */
+  purchase(input: { userId: string; skuId: string; guildId?: string; delivery?: EntitlementDelivery }): APIEntitlement {
+    this.#requireUser(input.userId);
+    if (input.guildId !== undefined) this.#store.guild(input.guildId);
+    return this.#store.monetization.purchase(input);
+  }
+
+  /**
+   * A member subscribes the guild to a guild-subscription SKU: an APPLICATION_SUBSCRIPTION
+   * entitlement with guild_id and user_id, starts_at now, ends_at null until it ends, and a
+   * subscription (GET /skus/{sku_id}/subscriptions); ENTITLEMENT_CREATE.
+   */
+  subscribe(input: { userId: string; guildId: string; skuId: string; delivery?: EntitlementDelivery }): APIEntitlement {
+    const guild = this.#store.guild(input.guildId);
+    if (!guild.members.has(input.userId)) throw new Error(`user ${input.userId} is not a member of guild ${input.guildId}`);
+    return this.#store.monetization.subscribe(input);
+  }
+
+  /** The subscription ends (now, or `endsAt`): ends_at set, ENTITLEMENT_UPDATE. */
+  endSubscription(entitlementId: string, input: { endsAt?: Date; delivery?: EntitlementDelivery } = {}): APIEntitlement {
+    return this.#store.monetization.endSubscription(entitlementId, input);
+  }
+
+  /** Discord refunds: the entitlement is deleted (`deleted: true`), ENTITLEMENT_DELETE; lists hide it unless `exclude_deleted=false`. */
+  refund(entitlementId: string, input: { delivery?: EntitlementDelivery } = {}): void {
+    this.#store.monetization.refund(entitlementId, input);
+  }
+
+  /** Every entitlement, deleted and ended ones included, oldest first. */
+  entitlements(): APIEntitlement[] {
+    return this.#store.monetization.all();
+  }
+
+  entitlement(entitlementId: string): APIEntitlement | undefined {
+    return this.#store.monetization.find(entitlementId);
+  }
+
+  /** The subscription behind a subscription entitlement, as GET /skus/{sku_id}/subscriptions/{id} answers it. */
+  subscription(skuId: string, subscriptionId: string): EmulatorSubscription | undefined {
+    return this.#store.monetization.subscription(skuId, subscriptionId);
+  }
+
+  /** Sends the last event about the entitlement again (or the one named): a duplicate delivery. */
+  redeliverEntitlementEvent(entitlementId: string, type?: 'create' | 'update' | 'delete'): void {
+    this.#store.monetization.redeliver(entitlementId, type);
+  }
+
+  /** What happened to entitlements, in order: purchases, subscriptions, ends, refunds, consumes (repeated ones marked), test entitlements, redeliveries. */
+  get entitlementRecords(): readonly EntitlementRecord[] {
+    return this.#store.monetization.records;
+  }
+
+  /**
+   * A member presses a premium button (style 6) on a message: checks that the message has one
+   * for the SKU that the member sees (an ephemeral message only its recipient), then buys it:
+   * `purchase` for a one-time SKU, `subscribe` in the message's guild for a subscription.
+   * Discord sends the bot no interaction for it, only the entitlement.
+   */
+  clickPremiumButton(input: { messageId: string; skuId: string; userId: string; guildId?: string; delivery?: EntitlementDelivery }): APIEntitlement {
+    const stored = this.#store.messages.get(input.messageId);
+    if (!stored) throw new Error(`the emulator has no message ${input.messageId}`);
+    if (stored.ephemeral && stored.api.interaction_metadata?.user.id !== input.userId) {
+      throw new Error(`message ${input.messageId} is ephemeral: only its recipient sees its buttons`);
+    }
+    const guildId = input.guildId ?? stored.guildId ?? undefined;
+    if (stored.guildId) {
+      const guild = this.#store.guild(stored.guildId);
+      const channel = this.#store.channel(stored.api.channel_id);
+      if (!guild.members.has(input.userId) || (this.#store.channelPermissions(guild, channel, input.userId) & PermissionFlagsBits.ViewChannel) === 0n) {
+        throw new Error(`user ${input.userId} cannot see message ${input.messageId}`);
+      }
+    }
+    const button = findPremiumButton(stored.api.components, input.skuId);
+    if (!button) throw new Error(`message ${input.messageId} has no premium button for SKU ${input.skuId}`);
+    if (button.disabled === true) throw new Error(`the premium button for SKU ${input.skuId} on message ${input.messageId} is disabled`);
+    const sku = this.skus().find((candidate) => candidate.id === input.skuId);
+    if (sku?.type === SKUType.Subscription) {
+      if (!guildId) throw new Error(`SKU ${input.skuId} is a subscription: it is bought in a guild`);
+      return this.subscribe({ userId: input.userId, guildId, skuId: input.skuId, delivery: input.delivery });
+    }
+    return this.purchase({ userId: input.userId, skuId: input.skuId, delivery: input.delivery });
+  }
+
+  #requireUser(userId: string): void {
+    if (!this.#store.users.has(userId)) throw new Error(`the emulator has no user ${userId}`);
+  }
+
+  /** Sends an entitlement event as asked: once, twice, never, or late; to gateway sessions and the webhook events URL. */
+  #deliverEntitlement(event: EntitlementEvent): void {
+    const { type, entitlement, delivery } = event;
+    if (delivery === 'never') {
+      this.entitlementDeliveries.push({ at: this.clock.now(), type, entitlementId: entitlement.id, via: 'withheld' });
+      return;
+    }
+    const timestamp = this.clock.iso();
+    const send = (): void => {
+      const sessions = this.#gateway.dispatchToShard(type as GatewayDispatchEvents, entitlement, entitlement.guild_id);
+      this.entitlementDeliveries.push({ at: this.clock.now(), type, entitlementId: entitlement.id, via: 'gateway', sessions });
+      this.#webhookEvents.send(type, entitlement, timestamp);
+    };
+    if (typeof delivery === 'object') {
+      const timer = setTimeout(() => {
+        this.#lateDeliveries.delete(timer);
+        send();
+      }, delivery.delayMs);
+      this.#lateDeliveries.add(timer);
+      return;
+    }
+    send();
+    if (delivery === 'twice') send();
   }
 
   // ---- world building ----
@@ -572,6 +747,8 @@ export class DiscordEmulator {
     this.requests.length = 0;
     this.findings.length = 0;
     this.rateLimited.length = 0;
+    this.entitlementDeliveries.length = 0;
+    this.#store.monetization.records.length = 0;
   }
 
   // ---- voice ----
@@ -697,11 +874,52 @@ export class DiscordEmulator {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.#lateDeliveries) clearTimeout(timer);
+    this.#webhookEvents.close();
     await this.#voiceServer.close();
     this.#gateway.close();
     this.#app.server.closeAllConnections();
     await this.#app.close();
   }
+}
+
+/** One ENTITLEMENT_* event on its way: to the gateway sessions of its shard, one POST to the webhook events URL, or withheld (`delivery: 'never'`). */
+export interface EntitlementDeliveryRecord {
+  /** Emulator clock time (webhook POSTs: wall-clock time). */
+  at: number;
+  type: EntitlementEventType;
+  entitlementId: string;
+  via: 'gateway' | 'webhook' | 'withheld';
+  /** Gateway: how many sessions it went to (0 when none was connected). */
+  sessions?: number;
+  /** Webhook: 1 for the first POST. */
+  attempt?: number;
+  /** Webhook: the endpoint's status, null when it did not answer within 3 s. */
+  status?: number | null;
+  ok?: boolean;
+  /** Webhook: the last try (acknowledged, or given up). */
+  final?: boolean;
+}
+
+interface ButtonLike {
+  type?: unknown;
+  style?: unknown;
+  sku_id?: unknown;
+  disabled?: unknown;
+  components?: unknown;
+  accessory?: unknown;
+}
+
+/** The premium button for the SKU among a message's components (action rows, containers, sections). */
+function findPremiumButton(components: unknown, skuId: string): ButtonLike | undefined {
+  if (!Array.isArray(components)) return undefined;
+  for (const component of components as ButtonLike[]) {
+    if (typeof component !== 'object' || component === null) continue;
+    if (component.type === ComponentType.Button && component.style === ButtonStyle.Premium && component.sku_id === skuId) return component;
+    const nested = findPremiumButton(component.components, skuId) ?? findPremiumButton(component.accessory ? [component.accessory] : [], skuId);
+    if (nested) return nested;
+  }
+  return undefined;
 }
 
 function channelView(channel: StoredChannel): EmulatorChannel {

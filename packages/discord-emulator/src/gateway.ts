@@ -376,6 +376,16 @@ export class Gateway {
     for (const session of sessions) this.#dispatchTo(session, GatewayDispatchEvents.InteractionCreate, interaction);
   }
 
+  /**
+   * Sends an event that needs no intent (ENTITLEMENT_*) to every session of the guild's shard
+   * (shard 0 without a guild); returns how many sessions it went to.
+   */
+  dispatchToShard(t: GatewayDispatchEvents, d: unknown, guildId: string | undefined): number {
+    const sessions = [...this.#sessions.values()].filter((session) => onShard(guildId, session.shard));
+    for (const session of sessions) this.#dispatchTo(session, t, d);
+    return sessions.length;
+  }
+
   /** Closes every client connection with a resumable code; sessions stay and can be resumed. */
   dropConnections(code: number = RESUMABLE_CLOSE_CODE): number {
     let dropped = 0;

@@ -84,6 +84,8 @@ export interface MessagePayloadCheck {
   isEdit?: boolean;
   /** Flags already on the message (for edits): IS_COMPONENTS_V2 stays once set. */
   existingFlags?: number;
+  /** Whether a premium button may name this SKU (one of the application's). @defaultValue any */
+  purchasableSku?: (skuId: unknown) => boolean;
 }
 
 /**
@@ -111,8 +113,9 @@ export function checkMessagePayload(payload: unknown, options: MessagePayloadChe
   }
 
   if (Array.isArray(body.components)) {
-    if (componentsV2) checkComponentsV2(errors, [...base, 'components'], body.components);
-    else checkActionRows(errors, [...base, 'components'], body.components);
+    const skus = options.purchasableSku ?? (() => true);
+    if (componentsV2) checkComponentsV2(errors, [...base, 'components'], body.components, skus);
+    else checkActionRows(errors, [...base, 'components'], body.components, skus);
   }
 
   if (componentsV2) {
@@ -179,7 +182,7 @@ function checkAllowedMentions(errors: FormErrors, path: Path, value: unknown): v
   }
 }
 
-function checkActionRows(errors: FormErrors, path: Path, rows: unknown[]): void {
+function checkActionRows(errors: FormErrors, path: Path, rows: unknown[], skus: (skuId: unknown) => boolean): void {
   checkArrayMax(errors, path, rows, DiscordLimits.actionRows);
   const customIds = new Set<string>();
   rows.forEach((row, rowIndex) => {
@@ -198,7 +201,7 @@ function checkActionRows(errors: FormErrors, path: Path, rows: unknown[]): void 
       const childPath = [...rowPath, 'components', childIndex];
       if (!isRecord(child)) return;
       width += child.type === ComponentType.Button ? 1 : DiscordLimits.componentsPerRow;
-      checkInteractiveComponent(errors, childPath, child, customIds);
+      checkInteractiveComponent(errors, childPath, child, customIds, skus);
     });
     if (width > DiscordLimits.componentsPerRow) {
       errors.add([...rowPath, 'components'], 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'The specified component exceeds the maximum width');
@@ -206,13 +209,13 @@ function checkActionRows(errors: FormErrors, path: Path, rows: unknown[]): void 
   });
 }
 
-function checkComponentsV2(errors: FormErrors, path: Path, components: unknown[]): void {
+function checkComponentsV2(errors: FormErrors, path: Path, components: unknown[], skus: (skuId: unknown) => boolean): void {
   const customIds = new Set<string>();
   let total = 0;
   const walk = (node: unknown, nodePath: Path): void => {
     if (!isRecord(node)) return;
     total += 1;
-    checkInteractiveComponent(errors, nodePath, node, customIds);
+    checkInteractiveComponent(errors, nodePath, node, customIds, skus);
     if (Array.isArray(node.components)) node.components.forEach((child, index) => walk(child, [...nodePath, 'components', index]));
     if (isRecord(node.accessory)) walk(node.accessory, [...nodePath, 'accessory']);
   };
@@ -232,7 +235,13 @@ function checkCustomId(errors: FormErrors, path: Path, component: Record<string,
   }
 }
 
-function checkInteractiveComponent(errors: FormErrors, path: Path, component: Record<string, unknown>, customIds: Set<string>): void {
+function checkInteractiveComponent(
+  errors: FormErrors,
+  path: Path,
+  component: Record<string, unknown>,
+  customIds: Set<string>,
+  skus: (skuId: unknown) => boolean,
+): void {
   switch (component.type) {
     case ComponentType.Button: {
       checkMax(errors, [...path, 'label'], component.label, DiscordLimits.buttonLabel);
@@ -242,7 +251,7 @@ function checkInteractiveComponent(errors: FormErrors, path: Path, component: Re
           errors.add([...path, 'custom_id'], 'BUTTON_COMPONENT_CUSTOM_ID_NOT_ALLOWED', 'A custom id cannot be specified for this button style');
         }
       } else if (component.style === ButtonStyle.Premium) {
-        if (component.sku_id === undefined) errors.add([...path, 'sku_id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+        checkPremiumButton(errors, path, component, skus);
       } else {
         checkCustomId(errors, path, component, customIds, true);
         if (component.url !== undefined && component.url !== null) {
@@ -278,6 +287,24 @@ function checkInteractiveComponent(errors: FormErrors, path: Path, component: Re
     }
     default:
       break;
+  }
+}
+
+/** A premium button names one of the application's SKUs and nothing a member could read or send back. */
+function checkPremiumButton(errors: FormErrors, path: Path, component: Record<string, unknown>, skus: (skuId: unknown) => boolean): void {
+  if (component.sku_id === undefined || component.sku_id === null) {
+    errors.add([...path, 'sku_id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+  } else if (!skus(component.sku_id)) {
+    errors.add([...path, 'sku_id'], 'BUTTON_COMPONENT_INVALID_SKU_ID', 'Invalid SKU');
+  }
+  const notAllowed = {
+    custom_id: ['BUTTON_COMPONENT_CUSTOM_ID_NOT_ALLOWED', 'A custom id cannot be specified for this button style'],
+    label: ['BUTTON_COMPONENT_LABEL_NOT_ALLOWED', 'A label cannot be specified for this button style'],
+    url: ['BUTTON_COMPONENT_URL_NOT_ALLOWED', 'A url cannot be specified for this button style'],
+    emoji: ['BUTTON_COMPONENT_EMOJI_NOT_ALLOWED', 'An emoji cannot be specified for this button style'],
+  } as const;
+  for (const [field, [code, message]] of Object.entries(notAllowed)) {
+    if (component[field] !== undefined && component[field] !== null) errors.add([...path, field], code, message);
   }
 }
 
@@ -331,7 +358,7 @@ export function checkModal(modal: unknown, path: Path = ['data']): FormErrors {
         } else if (child.type === ComponentType.TextInput) {
           checkTextInput(errors, [...componentPath, 'component'], child, customIds, false);
         } else {
-          checkInteractiveComponent(errors, [...componentPath, 'component'], child, customIds);
+          checkInteractiveComponent(errors, [...componentPath, 'component'], child, customIds, () => true);
         }
         break;
       }

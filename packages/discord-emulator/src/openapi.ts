@@ -50,6 +50,29 @@ export interface SpecCheckResult {
   issues: SpecIssue[];
 }
 
+/**
+ * What Discord's docs describe and the description lacks, added on load so the bot's requests
+ * there are checked like every other: List SKUs (`GET /applications/{application.id}/skus`,
+ * no query, no body), and entitlement types 1–8 besides the description's 8 and 10.
+ */
+function addDocumented(doc: OpenApiDocument): OpenApiDocument {
+  const skus = '/applications/{application_id}/skus';
+  if (!doc.paths[skus]) {
+    doc.paths[skus] = {
+      parameters: [{ name: 'application_id', in: 'path', required: true, schema: { $ref: '#/components/schemas/SnowflakeType' } }],
+      get: { operationId: 'list_skus', responses: { '200': { description: 'the application\'s SKUs' } } },
+    };
+  }
+  const types = doc.components.schemas.EntitlementTypes as { oneOf?: Array<{ title: string; const: number }> } | undefined;
+  if (types?.oneOf) {
+    const documented = ['PURCHASE', 'PREMIUM_SUBSCRIPTION', 'DEVELOPER_GIFT', 'TEST_MODE_PURCHASE', 'FREE_PURCHASE', 'USER_GIFT', 'PREMIUM_PURCHASE', 'APPLICATION_SUBSCRIPTION'];
+    documented.forEach((title, index) => {
+      if (!types.oneOf?.some((entry) => entry.const === index + 1)) types.oneOf?.push({ title, const: index + 1 });
+    });
+  }
+  return doc;
+}
+
 interface PathEntry {
   template: string;
   item: Record<string, unknown>;
@@ -88,7 +111,7 @@ export class OpenApiSpec {
     if (!spec) {
       const doc = JSON.parse(readFileSync(location, 'utf8')) as OpenApiDocument;
       if (!doc.paths || !doc.components?.schemas) throw new Error(`${key} is not an OpenAPI description with paths and schemas`);
-      spec = new OpenApiSpec(doc);
+      spec = new OpenApiSpec(addDocumented(doc));
       OpenApiSpec.#cache.set(key, spec);
     }
     return spec;

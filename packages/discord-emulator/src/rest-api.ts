@@ -9,6 +9,7 @@ import type { Method, RouteContext, RouteHandler } from './endpoints/context.js'
 import { registerGatewayAndUserRoutes } from './endpoints/gateway-users.js';
 import { registerGuildRoutes } from './endpoints/guilds.js';
 import { registerInteractionRoutes } from './endpoints/interactions.js';
+import { registerMonetizationRoutes } from './endpoints/monetization.js';
 import { DiscordErrors, DiscordHttpError } from './errors.js';
 import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
@@ -16,6 +17,7 @@ import type { CheckedBody, OpenApiSpec } from './openapi.js';
 import type { RateLimitDecision, RateLimitHit, RateLimiter } from './rate-limits.js';
 import { RouteTable } from './routes.js';
 import type { EmulatorStore } from './store.js';
+import type { Monetization } from './store/monetization.js';
 import type { StoredChannel, StoredGuild, StoredMessage } from './store/records.js';
 import type { Finding, RecordedRequest } from './types.js';
 
@@ -64,6 +66,7 @@ export interface RestApiOptions {
   store: EmulatorStore;
   interactions: InteractionRegistry;
   commands: CommandRegistry;
+  monetization: Monetization;
   clock: EmulatorClock;
   logger: Logger;
   applicationId: string;
@@ -104,6 +107,7 @@ export class RestApi {
     registerInteractionRoutes(context);
     registerChannelRoutes(context);
     registerGuildRoutes(context);
+    registerMonetizationRoutes(context);
   }
 
   rateLimitNext(matcher: RouteMatcher, count: number, options: RateLimitOptions = {}): void {
@@ -299,12 +303,13 @@ export class RestApi {
   // ---- what route modules are handed ----
 
   #routeContext(): RouteContext {
-    const { store, interactions, commands, applicationId, verifyKey, gatewayUrl, shards, deliverySettled } = this.#options;
+    const { store, interactions, commands, monetization, applicationId, verifyKey, gatewayUrl, shards, deliverySettled } = this.#options;
     return {
       route: (method, template, auth, handler) => this.#route(method, template, auth, handler),
       store,
       interactions,
       commands,
+      monetization,
       applicationId,
       verifyKey,
       gatewayUrl,

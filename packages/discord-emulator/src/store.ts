@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type {
   APIChannel,
+  APIEntitlement,
   APIGuild,
   APIGuildMember,
   APIInteractionGuildMember,
@@ -20,9 +21,18 @@ import { basePermissions, canSeeThread, channelPermissions } from './store/permi
 import type { CreateMessageInput, MessageWrite, StoredChannel, StoredGuild, StoredMember, StoredMessage, Upload } from './store/records.js';
 import { requireChannel, requireGuild } from './store/state.js';
 import type { StoreState } from './store/state.js';
+import { Monetization } from './store/monetization.js';
+import type { EntitlementDelivery, EntitlementEventType } from './store/monetization.js';
 import { createForumPost, createThread } from './store/threads.js';
 import { apiChannel, apiGuild, apiMember, apiThreadFor, guildCreatePayload, interactionMember } from './store/views.js';
 import type { EmulatorAttachment, EmulatorMessage } from './types.js';
+
+/** An entitlement change the bot should hear of, and how. */
+export interface EntitlementEvent {
+  type: EntitlementEventType;
+  entitlement: APIEntitlement;
+  delivery: EntitlementDelivery;
+}
 
 /**
  * The emulated Discord's state: users, guilds, channels, roles, members, messages and uploaded
@@ -37,21 +47,35 @@ export class EmulatorStore implements StoreState {
   readonly channelMessageIds = new Map<string, string[]>();
   readonly deniedChannels = new Set<string>();
   readonly cdn = new Map<string, { data: Buffer; contentType: string }>();
-  /** `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage). */
+  /**
+   * `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage),
+   * `entitlement` (EntitlementEvent).
+   */
   readonly events = new EventEmitter();
+  /** The application's SKUs, entitlements and subscriptions. */
+  readonly monetization: Monetization;
   readonly botUser: APIUser;
   readonly ids: SnowflakeGenerator;
   readonly clock: EmulatorClock;
   readonly cdnBase: () => string;
 
-  constructor(options: { ids: SnowflakeGenerator; clock: EmulatorClock; botUser: APIUser; cdnBase: () => string }) {
+  constructor(options: { ids: SnowflakeGenerator; clock: EmulatorClock; botUser: APIUser; cdnBase: () => string; applicationId: string }) {
     this.ids = options.ids;
+    this.monetization = new Monetization({
+      ids: options.ids,
+      clock: options.clock,
+      applicationId: options.applicationId,
+      deliver: (type, entitlement, delivery) => this.events.emit('entitlement', { type, entitlement, delivery } satisfies EntitlementEvent),
+    });
     this.clock = options.clock;
     this.cdnBase = options.cdnBase;
     this.botUser = options.botUser;
     this.users.set(options.botUser.id, options.botUser);
     this.events.setMaxListeners(0);
   }
+
+  /** Whether a premium button may name this SKU (message checks). */
+  readonly purchasableSku = (skuId: unknown): boolean => this.monetization.isPurchasable(skuId);
 
   nextId(): string {
     return this.ids.next();

@@ -12,6 +12,8 @@ import type {
 } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { RateLimitSettings } from './rate-limits.js';
+import type { CreateSkuInput } from './store/monetization.js';
+import type { WebhookEventRetry } from './webhook-events.js';
 
 /** Options for {@link startDiscordEmulator}. */
 export interface DiscordEmulatorOptions {
@@ -66,6 +68,13 @@ export interface DiscordEmulatorOptions {
    * @defaultValue { decode: true, dave: true, heartbeatIntervalMs: 13750 }
    */
   voice?: { decode?: boolean; dave?: boolean; heartbeatIntervalMs?: number };
+  /** The application's SKUs (Premium Apps), as `createSku` makes them. @defaultValue none */
+  skus?: CreateSkuInput[];
+  /**
+   * How webhook events are retried when the endpoint does not acknowledge them (a 2xx within 3 s).
+   * @defaultValue { initialDelayMs: 500, maxDelayMs: 60000, giveUpAfterMs: 600000 } (Discord: up to 10 minutes)
+   */
+  webhookEvents?: WebhookEventRetry;
 }
 
 /** A file part of a multipart request, as the emulator received it. */

@@ -21,7 +21,7 @@ import type { MusicApiSim } from '@music-bot/music-api-sim';
 import { startStandIns } from '@music-bot/test-world';
 import { keepHistory } from './history.js';
 import { startWebServer, type WebServer } from './web.js';
-import { playgroundApplicationId, seedWorld } from './world.js';
+import { playgroundApplicationId, seedWorld, skuEnv } from './world.js';
 
 export interface PlaygroundOptions {
   /** Where Postgres, Redis and the world's ids live between runs. */
@@ -140,6 +140,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         EXPECTED_SECONDS: ['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song'].map((kind) => `${kind}=${seconds}`).join(','),
         POLL_INTERVAL_MIN_MS: '1000',
         POLL_INTERVAL_MAX_MS: '5000',
+        // What the page's premium buttons sell: "100 credits" and the "Server plan" subscription.
+        ...skuEnv(world),
       },
     });
 

@@ -114,6 +114,7 @@ const schemas = {
   select: z.object({ userId: z.string(), messageId: z.string(), customId: z.string(), values: z.array(z.string()) }),
   modal: z.object({ userId: z.string(), interactionId: z.string(), fields: z.record(z.string(), z.string()) }),
   voice: z.object({ userId: z.string(), join: z.boolean() }),
+  purchase: z.object({ userId: z.string(), messageId: z.string(), skuId: z.string() }),
 };
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -196,6 +197,8 @@ export async function startWebServer(options: { port: number; host?: string; log
       // The address links name; the page swaps it for its own when opened through another (a forwarded port).
       origin,
       commands: emulator.registeredCommands(world.guild.id),
+      // What premium buttons sell: the page draws them with the name and price, as Discord does.
+      skus: world.skus,
       messages: world.channels.flatMap((channel) => emulator.channelMessages(channel.id, { includeEphemeral: true }).map(pageMessage)),
       simulator: { taskMs },
     };
@@ -311,6 +314,16 @@ export async function startWebServer(options: { port: number; host?: string; log
         const trigger = modals.get(input.interactionId);
         if (!trigger) return sendJson(response, 200, { error: 'That form belongs to an interaction the playground no longer knows; open it again.' });
         return sendJson(response, 200, await act(() => emulator.submitModal({ interaction: trigger, userId: input.userId, fields: input.fields })));
+      }
+      case 'purchase': {
+        // A premium button: Discord's checkout, then an entitlement for the bot (no interaction).
+        const input = parse(schemas.purchase, body);
+        userName(input.userId);
+        try {
+          return sendJson(response, 200, { entitlement: emulator.clickPremiumButton({ ...input }) });
+        } catch (error) {
+          return sendJson(response, 200, { error: (error as Error).message });
+        }
       }
       case 'voice': {
         const input = parse(schemas.voice, body);

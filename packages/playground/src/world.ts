@@ -1,5 +1,6 @@
 /**
- * The playground's Discord: one server with two text channels, a voice channel and three people to act as. Its ids
+ * The playground's Discord: one server with two text channels, a voice channel, three people to act as, and what the
+ * bot sells (a consumable "100 credits", a guild subscription "Server plan"). Its ids
  * are kept in the data folder, because the bot's data (credits, settings, jobs) is kept there
  * too and names guilds, channels, roles and users by id.
  */
@@ -18,6 +19,17 @@ export interface PlaygroundUser {
   readonly description: string;
 }
 
+/** Something the bot sells, as the bot's configuration names it (CREDIT_PACKS, SUBSCRIPTION_ALLOWANCES). */
+export interface PlaygroundSku {
+  readonly id: string;
+  readonly name: string;
+  readonly type: 'consumable' | 'subscription';
+  /** Credits it gives: once for a pack, each period for a subscription. */
+  readonly credits: number;
+  /** What the page shows as its price; nothing is charged. */
+  readonly price: string;
+}
+
 export interface PlaygroundWorld {
   readonly applicationId: string;
   readonly guild: { readonly id: string; readonly name: string };
@@ -26,6 +38,7 @@ export interface PlaygroundWorld {
   readonly voiceChannel: { readonly id: string; readonly name: string };
   readonly roles: ReadonlyArray<{ readonly id: string; readonly name: string }>;
   readonly users: readonly PlaygroundUser[];
+  readonly skus: readonly PlaygroundSku[];
 }
 
 interface WorldIds {
@@ -36,6 +49,8 @@ interface WorldIds {
   voiceChannelId?: string;
   roleIds: [string, string];
   userIds: [string, string, string];
+  /** Absent from data folders made before the playground sold anything. */
+  skuIds?: { credits: string; serverPlan: string };
 }
 
 /** A snowflake of a plausible age; uniqueness is all that matters here. */
@@ -47,8 +62,8 @@ function snowflake(): string {
 async function loadIds(file: string): Promise<Required<WorldIds>> {
   if (existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
-    if (kept.voiceChannelId !== undefined) return { ...kept, voiceChannelId: kept.voiceChannelId };
-    const ids = { ...kept, voiceChannelId: snowflake() };
+    if (kept.voiceChannelId !== undefined && kept.skuIds !== undefined) return { ...kept, voiceChannelId: kept.voiceChannelId, skuIds: kept.skuIds };
+    const ids = { ...kept, voiceChannelId: kept.voiceChannelId ?? snowflake(), skuIds: kept.skuIds ?? { credits: snowflake(), serverPlan: snowflake() } };
     await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
     return ids;
   }
@@ -59,6 +74,7 @@ async function loadIds(file: string): Promise<Required<WorldIds>> {
     voiceChannelId: snowflake(),
     roleIds: [snowflake(), snowflake()],
     userIds: [snowflake(), snowflake(), snowflake()],
+    skuIds: { credits: snowflake(), serverPlan: snowflake() },
   };
   await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
   return ids;
@@ -96,5 +112,22 @@ export async function seedWorld(emulator: DiscordEmulator, file: string): Promis
   emulator.addMember(guild.id, { userId: users[0]!.id, username: users[0]!.username, roles: [roles[0]!.id] });
   emulator.addMember(guild.id, { userId: users[1]!.id, username: users[1]!.username, permissions: manager });
   emulator.addMember(guild.id, { userId: users[2]!.id, username: users[2]!.username, permissions: manager });
-  return { applicationId: ids.applicationId, guild: { id: guild.id, name: guild.name }, channels, voiceChannel, roles, users };
+
+  // The ids stay across runs: the bot's configuration and its ledger name them.
+  const skus: PlaygroundSku[] = [
+    { id: ids.skuIds.credits, name: '100 credits', type: 'consumable', credits: 100, price: '$0.99' },
+    { id: ids.skuIds.serverPlan, name: 'Server plan', type: 'subscription', credits: 500, price: '$4.99/month' },
+  ];
+  for (const sku of skus) emulator.createSku({ id: sku.id, name: sku.name, type: sku.type });
+  return { applicationId: ids.applicationId, guild: { id: guild.id, name: guild.name }, channels, voiceChannel, roles, users, skus };
+}
+
+/** The bot's environment for what the playground sells: `CREDIT_PACKS` and `SUBSCRIPTION_ALLOWANCES` (`<sku_id>:<credits>`). */
+export function skuEnv(world: PlaygroundWorld): { CREDIT_PACKS: string; SUBSCRIPTION_ALLOWANCES: string } {
+  const list = (type: PlaygroundSku['type']) =>
+    world.skus
+      .filter((sku) => sku.type === type)
+      .map((sku) => `${sku.id}:${sku.credits}`)
+      .join(',');
+  return { CREDIT_PACKS: list('consumable'), SUBSCRIPTION_ALLOWANCES: list('subscription') };
 }

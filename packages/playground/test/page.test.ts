@@ -5,11 +5,17 @@
  * a desktop window, and at a phone's width through a forwarded port (another address than the
  * one printed), as a person reaching the playground from elsewhere would.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, sendCommand } from './browser.js';
 import { startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
+import { startWebServer, type WebServer } from '../src/web.js';
+import { seedWorld, type PlaygroundWorld } from '../src/world.js';
+import { silentLogger } from '../../../src/logger.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { tcpProxy, type TcpProxy } from '@music-bot/test-world';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -452,6 +458,83 @@ describe('the playground on a phone, through a forwarded port', { timeout: 60_00
 
   it('writes lyrics, then makes a song of them through the modal', async () => {
     await lyricsThenSong('Phone song');
+  });
+});
+
+describe('premium buttons on the page', { timeout: 60_000 }, () => {
+  // A world of its own in this process (emulator and page, no bot): what the test needs is a
+  // message with premium buttons, sent here as the bot would send it, and the emulator to look into.
+  let emulator: DiscordEmulator;
+  let web: WebServer;
+  let shop: Page;
+  let world: PlaygroundWorld;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-playground-shop-'));
+    emulator = await startDiscordEmulator();
+    world = await seedWorld(emulator, path.join(dataDir, 'world.json'));
+    web = await startWebServer({ port: 0, logger: silentLogger });
+    web.attach({ emulator, world, taskMs: 1000, origins: new Map() });
+    shop = await browser.newPage({ viewport: DESKTOP });
+    shop.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    shop.on('pageerror', (error) => consoleErrors.push(error.message));
+  }, 30_000);
+
+  afterAll(async () => {
+    await shop?.close();
+    await web?.close();
+    await emulator?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('sells "100 credits" through a purchase dialog: Cancel buys nothing, Buy makes the entitlement', async () => {
+    const credits = world.skus.find((sku) => sku.name === '100 credits')!;
+    const plan = world.skus.find((sku) => sku.name === 'Server plan')!;
+    expect(credits.type).toBe('consumable');
+    expect(emulator.skus().map((sku) => [sku.id, sku.type]).filter(([id]) => id === credits.id || id === plan.id)).toEqual([
+      [credits.id, 3],
+      [plan.id, 5],
+    ]);
+    const buttons = [credits, plan].map((sku) => ({ type: 2, style: 6, sku_id: sku.id }));
+    const response = await fetch(`${emulator.apiUrl}/v10/channels/${world.channels[0]!.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Out of credits? Top up:', components: [{ type: 1, components: buttons }] }),
+    });
+    expect(response.status).toBe(200);
+    const { id: messageId } = (await response.json()) as { id: string };
+
+    await shop.goto(`${web.origin}/`);
+    await shop.locator('[data-testid=composer]').waitFor();
+    const message = shop.locator(`[data-message-id="${messageId}"]`);
+    const button = message.locator('[data-testid=premium-button]', { hasText: '100 credits' });
+    await button.waitFor();
+    await expect(button.innerText()).resolves.toContain(credits.price);
+    await expect(message.locator('[data-testid=premium-button]', { hasText: 'Server plan' }).count()).resolves.toBe(1);
+
+    const dialog = shop.locator('[data-testid=purchase-dialog]');
+    await button.click();
+    await dialog.waitFor();
+    await expect(dialog.locator('[data-testid=purchase-buy]').innerText()).resolves.toBe('Buy 100 credits');
+    await dialog.locator('[data-testid=purchase-cancel]').click();
+    await dialog.waitFor({ state: 'detached' });
+
+    await button.click();
+    await dialog.locator('[data-testid=purchase-buy]').click();
+    await dialog.waitFor({ state: 'detached' });
+    const buyer = world.users[0]!;
+    // The purchase happened once (the cancelled dialog bought nothing), as the person acting.
+    expect(emulator.entitlements()).toEqual([expect.objectContaining({ sku_id: credits.id, user_id: buyer.id, type: 1, consumed: false })]);
+
+    // Discord refuses a second pack while the first is unconsumed: the dialog says why and stays open.
+    await button.click();
+    await dialog.locator('[data-testid=purchase-buy]').click();
+    await expect.poll(() => dialog.locator('.modal-footer-error').innerText()).toMatch(/unconsumed/);
+    await dialog.locator('[data-testid=purchase-cancel]').click();
+    expect(emulator.entitlements()).toHaveLength(1);
   });
 });
 

@@ -28,7 +28,7 @@ export function registerChannelRoutes(api: RouteContext): void {
     // In a thread, Send Messages in Threads (from the parent) takes the place of Send Messages.
     api.requirePermission(channel, channel.thread ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages);
     if (uploads.length > 0) api.requirePermission(channel, PermissionFlagsBits.AttachFiles);
-    const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length });
+    const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length, purchasableSku: store.purchasableSku });
     errors.throwIfAny();
     if (empty) throw DiscordErrors.emptyMessage();
     const stored = store.createMessage({
@@ -47,7 +47,7 @@ export function registerChannelRoutes(api: RouteContext): void {
     const channel = api.readableChannel(params.channel_id ?? '');
     const stored = api.channelMessage(channel, params.message_id ?? '');
     if (stored.api.author.id !== store.botUser.id) throw DiscordErrors.cannotEditOthersMessage();
-    checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0 }).errors.throwIfAny();
+    checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0, purchasableSku: store.purchasableSku }).errors.throwIfAny();
     return ok(wire(store.editMessage(stored, (isRecord(body) ? body : {}) as MessageWrite, uploads)));
   });
   api.route('DELETE', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {

@@ -2,6 +2,7 @@
 import type { CommandRegistry } from '../commands.js';
 import type { InteractionRegistry } from '../interactions.js';
 import type { EmulatorStore } from '../store.js';
+import type { Monetization } from '../store/monetization.js';
 import type { StoredChannel, StoredGuild, StoredMessage, Upload } from '../store/records.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -28,6 +29,8 @@ export interface RouteContext {
   readonly store: EmulatorStore;
   readonly interactions: InteractionRegistry;
   readonly commands: CommandRegistry;
+  /** SKUs, entitlements and subscriptions (Premium Apps). */
+  readonly monetization: Monetization;
   readonly applicationId: string;
   /** The application's public key, hex. */
   readonly verifyKey: string;

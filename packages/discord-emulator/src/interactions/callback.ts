@@ -71,14 +71,14 @@ export function respond(
   // Validate everything before changing anything.
   switch (type) {
     case InteractionResponseType.ChannelMessageWithSource: {
-      const { errors, empty } = checkMessagePayload(data, { path: ['data'], fileCount: uploads.length });
+      const { errors, empty } = checkMessagePayload(data, { path: ['data'], fileCount: uploads.length, purchasableSku: context.store.purchasableSku });
       errors.throwIfAny();
       if (empty) throw DiscordErrors.emptyMessage();
       break;
     }
     case InteractionResponseType.UpdateMessage: {
       const source = sourceMessage(context, record);
-      checkMessagePayload(data, { path: ['data'], isEdit: true, existingFlags: source.api.flags ?? 0 }).errors.throwIfAny();
+      checkMessagePayload(data, { path: ['data'], isEdit: true, existingFlags: source.api.flags ?? 0, purchasableSku: context.store.purchasableSku }).errors.throwIfAny();
       break;
     }
     case InteractionResponseType.Modal:

@@ -54,7 +54,8 @@ export function createInteraction(context: InteractionContext, attachmentSizeLim
     app_permissions: store.channelPermissions(guild, channel, store.botUser.id).toString(),
     locale: input.locale ?? 'en-US',
     guild_locale: guild.locale,
-    entitlements: [],
+    // The member's and the guild's active entitlements, as Discord puts them on every interaction.
+    entitlements: store.monetization.activeFor(userId, guild.id),
     authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guild.id },
     context: InteractionContextType.Guild,
     attachment_size_limit: attachmentSizeLimit,

@@ -34,7 +34,7 @@ export function getMessage(context: InteractionContext, record: InteractionRecor
 
 export function editMessage(context: InteractionContext, record: InteractionRecord, messageId: string, body: unknown, uploads: Upload[]): StoredMessage {
   const stored = ownedMessage(context, record, messageId);
-  const { errors } = checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0 });
+  const { errors } = checkMessagePayload(body, { isEdit: true, existingFlags: stored.api.flags ?? 0, purchasableSku: context.store.purchasableSku });
   errors.throwIfAny();
   context.store.editMessage(stored, (isRecord(body) ? body : {}) as MessageWrite, uploads);
   context.events.emit('change');
@@ -57,7 +57,7 @@ export function followUp(context: InteractionContext, record: InteractionRecord,
   ) {
     throw DiscordErrors.unknownWebhook();
   }
-  const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length });
+  const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length, purchasableSku: context.store.purchasableSku });
   errors.throwIfAny();
   if (empty) throw DiscordErrors.emptyMessage();
   const write = (isRecord(body) ? body : {}) as MessageWrite;

@@ -38,6 +38,15 @@ export function interact(kind, body) {
   });
 }
 
+/** Buys what a premium button sells, as `userId`: `{ userId, messageId, skuId }`; answers `{ entitlement }`. */
+export function purchase(body) {
+  return request('/api/purchase', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 /** Joins (or leaves) the playground's voice channel as `userId`; answers who is in it. */
 export function setVoice(userId, join) {
   return request('/api/voice', {

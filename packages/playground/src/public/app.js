@@ -5,11 +5,11 @@
  * (server-sent events on /api/events), and turns commands, clicks and modal submits into
  * POSTs on /api/interactions/*.
  */
-import { ApiError, getState, interact, setVoice } from './api.js';
+import { ApiError, getState, interact, purchase, setVoice } from './api.js';
 import { createComposer } from './composer.js';
 import { avatar, avatarColours, h, icon } from './dom.js';
 import { renderMessageList } from './messages.js';
-import { openModal } from './modal.js';
+import { openModal, openPurchase } from './modal.js';
 import { refreshRelativeTimes } from './time.js';
 
 const STORAGE_KEYS = { user: 'playground.userId', channel: 'playground.channelId' };
@@ -377,6 +377,14 @@ const messageContext = {
   },
   nameColour,
   onButton: (message, button, element) => whileBusy(element, () => act('button', { messageId: message.id, customId: button.custom_id })),
+  sku: (skuId) => store.state.skus?.find((sku) => sku.id === skuId),
+  // A premium button sends the bot no interaction: Discord's checkout opens, and a purchase makes an entitlement.
+  onPremium(message, button) {
+    const sku = store.state.skus?.find((candidate) => candidate.id === button.sku_id);
+    if (!sku) return;
+    const userId = store.userId;
+    openPurchase(sku, () => purchase({ userId, messageId: message.id, skuId: sku.id }));
+  },
   onSelect: (message, select, values, element) =>
     whileBusy(element, () => act('select', { messageId: message.id, customId: select.custom_id, values })),
   onDismiss(id) {

@@ -17,7 +17,8 @@ const GROUP_WINDOW_MS = 7 * 60 * 1000;
 /**
  * What rendering needs from the page:
  * `{ currentUserId, md, nameColour(userId), onButton(message, button, element),
- *    onSelect(message, select, values, element), onDismiss(messageId) }`.
+ *    onSelect(message, select, values, element), onDismiss(messageId),
+ *    sku(skuId) → { name, price } | undefined, onPremium(message, button, element) }`.
  * @typedef {object} MessageContext
  */
 
@@ -358,6 +359,7 @@ const ROW = 1;
 const BUTTON = 2;
 const STRING_SELECT = 3;
 const LINK_STYLE = 5;
+const PREMIUM_STYLE = 6;
 
 function renderComponents(message, ctx) {
   const rows = (message.components ?? []).filter((row) => row.type === ROW);
@@ -379,7 +381,22 @@ function renderComponents(message, ctx) {
   );
 }
 
+/** A premium button as Discord draws it: a shop icon, the SKU's name and its price; it opens Discord's checkout. */
+function renderPremiumButton(message, button, ctx) {
+  const sku = ctx.sku(button.sku_id);
+  const node = h(
+    'button',
+    { type: 'button', class: 'btn btn-6', 'data-testid': 'premium-button', disabled: button.disabled || !sku },
+    icon('shop', 16),
+    h('span', { class: 'btn-label', text: sku?.name ?? 'Unknown item' }),
+    sku ? h('span', { class: 'btn-price', text: sku.price }) : null,
+  );
+  node.addEventListener('click', () => ctx.onPremium(message, button, node));
+  return node;
+}
+
 function renderButton(message, button, ctx) {
+  if (button.style === PREMIUM_STYLE) return renderPremiumButton(message, button, ctx);
   const emoji = button.emoji?.name && !button.emoji.id ? h('span', { class: 'btn-emoji', text: button.emoji.name }) : null;
   const label = button.label ? h('span', { class: 'btn-label', text: button.label }) : null;
   if (button.style === LINK_STYLE) {

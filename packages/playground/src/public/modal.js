@@ -113,6 +113,58 @@ export function openModal(modal, submit) {
   (fields.find((item) => item.control.value === '') ?? fields[0])?.control.focus();
 }
 
+/**
+ * Discord's checkout for a premium button, reduced to its decision: what is sold, its price,
+ * Buy (or Subscribe) and Cancel. `buy()` resolves once bought, or rejects with a readable
+ * error, shown in the dialog (it stays open).
+ */
+export function openPurchase(sku, buy) {
+  const subscription = sku.type === 'subscription';
+  const action = subscription ? `Subscribe to ${sku.name}` : `Buy ${sku.name}`;
+  const footerError = h('div', { class: 'modal-footer-error', role: 'alert' });
+  const confirm = h('button', { type: 'submit', class: 'btn btn-1 modal-submit', 'data-testid': 'purchase-buy', text: action });
+  const cancel = h('button', { type: 'button', class: 'modal-cancel', 'data-testid': 'purchase-cancel', text: 'Cancel' });
+  const close = h('button', { type: 'button', class: 'modal-close', 'aria-label': 'Close' }, icon('close', 24));
+  const form = h(
+    'form',
+    { class: 'modal-form', method: 'dialog', novalidate: true },
+    h('header', { class: 'modal-header' }, h('h2', { class: 'modal-title', text: sku.name }), close),
+    h(
+      'div',
+      { class: 'modal-body' },
+      h('p', { class: 'purchase-price', text: sku.price }),
+      h('p', {
+        class: 'modal-text',
+        text: subscription ? 'For everyone in this server, renewed each month until cancelled.' : 'A one-time purchase for your account.',
+      }),
+      h('p', { class: 'modal-description', text: 'Nothing is charged: this Discord is emulated on this machine.' }),
+    ),
+    h('footer', { class: 'modal-footer' }, footerError, cancel, confirm),
+  );
+  const dialog = h('dialog', { class: 'modal purchase', 'data-testid': 'purchase-dialog', 'aria-label': action }, form);
+  const dismiss = () => dialog.close();
+  cancel.addEventListener('click', dismiss);
+  close.addEventListener('click', dismiss);
+  dialog.addEventListener('close', () => dialog.remove());
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    confirm.disabled = true;
+    confirm.classList.add('busy');
+    footerError.textContent = '';
+    try {
+      await buy();
+      dialog.close();
+    } catch (error) {
+      footerError.textContent = error.message;
+      confirm.disabled = false;
+      confirm.classList.remove('busy');
+    }
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  confirm.focus();
+}
+
 /** Marks each field's problem; true when there is none. Focuses the first bad field. */
 function validate(fields) {
   let firstBad;
