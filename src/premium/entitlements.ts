@@ -144,6 +144,7 @@ export function createPremium(deps: PremiumDeps): Premium {
 
   async function receive(notice: EntitlementNotice, source: EntitlementSource): Promise<ReceiveOutcome> {
     const log = logger.child({ entitlementId: notice.id, skuId: notice.sku_id, source });
+    log.debug('entitlement received');
     if (notice.application_id !== deps.applicationId) {
       log.warn({ applicationId: notice.application_id }, 'entitlement of another application refused');
       return 'foreign_application';

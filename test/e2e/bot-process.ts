@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, vi } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
-import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
+import type { DiscordEmulatorOptions, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import type { MusicApiSimOptions } from '@music-bot/music-api-sim';
 import type { LogLine } from '@music-bot/test-world';
 import { found } from '../support/found.js';
@@ -16,6 +16,8 @@ export type { LogLine } from '@music-bot/test-world';
 
 export interface E2E extends Stack {
   readonly httpUrl: string;
+  /** The environment the bot runs with, for another process of it (a twin gateway). */
+  readonly botEnv: Readonly<Record<string, string>>;
   readonly webhooks: boolean;
   /** Everything the bot process wrote to stdout and stderr. */
   readonly output: () => string;
@@ -50,6 +52,8 @@ export interface E2EOptions {
   readonly interactions?: 'gateway' | 'http';
   readonly startingCredits?: number;
   readonly sim?: Partial<MusicApiSimOptions>;
+  /** The emulator's options (its SKUs, …). */
+  readonly emulator?: Partial<DiscordEmulatorOptions>;
   /**
    * What runs: the sources through tsx (`npm start`, the default), or the compiled build as the
    * image runs it (`node build/src/main.js`; `npm run build` first).
@@ -78,7 +82,7 @@ export function printBotLogsOnFailure(bot: () => E2E | undefined): void {
 }
 
 export async function startE2E(options: E2EOptions): Promise<E2E> {
-  const stack = await startStack({ startingCredits: options.startingCredits ?? 200, sim: { taskMs: 400, ...options.sim } });
+  const stack = await startStack({ startingCredits: options.startingCredits ?? 200, sim: { taskMs: 400, ...options.sim }, ...(options.emulator && { emulator: options.emulator }) });
   const { world } = stack;
   const httpUrl = world.httpUrl;
 
@@ -108,6 +112,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
   const e2e: E2E = {
     ...stack,
     httpUrl,
+    botEnv: env,
     webhooks: options.webhooks,
     output: () => all.map((process) => process.output()).join('\n'),
     waitForLog(match, what, timeoutMs = 10_000) {

@@ -448,6 +448,17 @@ export class DiscordEmulator {
     return this.purchase({ userId: input.userId, skuId: input.skuId, delivery: input.delivery });
   }
 
+  /**
+   * Sends an entitlement event Discord never made (another application's, an unknown id, a
+   * changed SKU) over the gateway, as an attacker on the wire or a confused proxy would: for
+   * tests that the bot trusts only what REST confirms. Returns the sessions it reached.
+   */
+  forgeEntitlementEvent(type: EntitlementEventType, entitlement: Record<string, unknown> & { id: string }, guildId?: string): number {
+    const sessions = this.#gateway.dispatchToShard(type as GatewayDispatchEvents, entitlement, guildId);
+    this.entitlementDeliveries.push({ at: this.clock.now(), type, entitlementId: entitlement.id, via: 'gateway', sessions });
+    return sessions;
+  }
+
   #requireUser(userId: string): void {
     if (!this.#store.users.has(userId)) throw new Error(`the emulator has no user ${userId}`);
   }
