@@ -14,18 +14,7 @@ import { creditLedger, entitlements, guilds, premiumOffers } from '../../src/db/
 import type { StackGuild } from '../support/stack.js';
 import { found } from '../support/found.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
-
-const PACK = '1300000000000000001';
-const PLAN = '1300000000000000003';
-/** Sold in Discord, but not by this bot's configuration. */
-const STRAY = '1300000000000000004';
-
-export const PURCHASE_SKUS = [
-  { id: PACK, name: '100 credits', type: 'consumable' as const },
-  { id: PLAN, name: 'Server plan', type: 'subscription' as const },
-  { id: STRAY, name: 'Something else', type: 'consumable' as const },
-];
-export const PURCHASE_ENV = { CREDIT_PACKS: `${PACK}:100`, SUBSCRIPTION_ALLOWANCES: `${PLAN}:500` };
+import { PACK, PLAN, PURCHASE_ENV, PURCHASE_SKUS, STRAY } from './purchases.support.js';
 
 let bot: E2E;
 printBotLogsOnFailure(() => bot);
