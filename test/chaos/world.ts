@@ -63,8 +63,14 @@ export interface Audit {
   readonly uncertainKept: number;
   /** A job with more than one charge or refund, or charged and refunded while it succeeded (but for an `uncertain` one, delivered free). */
   readonly doubleCharged: number;
-  /** Credits that do not add up: ledger against balances, and the guilds' spend against the simulator's charges. */
+  /**
+   * Credits that do not add up: ledger against balances, the guilds' spend against the
+   * simulator's charges, and the packs Discord sold against the credits they put in.
+   */
   readonly ledgerDrift: number;
+  /** Credit packs Discord sold (the emulator's entitlements), and of them refunded. */
+  readonly purchases: number;
+  readonly purchaseRefunds: number;
   /** What each non-zero figure is made of, for the report. */
   readonly details: string[];
 }
@@ -123,12 +129,15 @@ export interface PowerCut {
 
 const SETTLED_STATES = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']);
 
+/** The credit pack the chaos world sells (CREDIT_PACKS), bought by the purchases scenario. */
+export const CHAOS_PACK = { skuId: '1400000000000000001', credits: 100 } as const;
+
 export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
   const base = await startWorld({
     // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
     redis: { persistent: true },
     sim: { taskMs: 1_500, concurrencyLimit: 1_000_000, ...options.sim },
-    ...(options.emulator && { emulator: options.emulator }),
+    emulator: { ...options.emulator, skus: [{ id: CHAOS_PACK.skuId, name: `${CHAOS_PACK.credits} credits`, type: 'consumable' }, ...(options.emulator?.skus ?? [])] },
   });
   const cleanups: Array<() => Promise<unknown>> = [() => base.close()];
   const close = async () => {
@@ -171,6 +180,9 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       // The simulator answers in milliseconds, so 5 s is a hang: a hung call (the unreliable-service
       // scenario's) ends in seconds rather than the production 30 s, and no scenario's calls come near it.
       MUSIC_API_TIMEOUT_MS: '5000',
+      CREDIT_PACKS: `${CHAOS_PACK.skuId}:${CHAOS_PACK.credits}`,
+      PACK_CLAIM_MINUTES: '0',
+      ENTITLEMENT_CHECK_SECONDS: '5',
       ...options.env,
     };
     await base.deployCommands({ env });
@@ -256,6 +268,8 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
           },
           { timeoutMs, everyMs: 250 },
         ).catch(() => {});
+        // Purchases settle when every pack bought is in a server and every refund taken back.
+        await waitFor('every purchase to settle', async () => (await auditPurchases(db, emulator)).drift === 0, { timeoutMs: Math.min(timeoutMs, 60_000), everyMs: 500 }).catch(() => {});
         return audit({ db, sim, emulator, messages, accepted: acceptedJobIds, sent, prefix });
       },
       async powerCut({ redisLostMs = 0 } = {}) {
@@ -485,6 +499,10 @@ async function audit({ db, sim, emulator, messages, accepted, sent, prefix }: Au
     details.push(`drift: the service made ${tasks.length} task(s) for job ${jobId}, which the bot has no row of (kept ${kept})`);
   }
 
+  const bought = await auditPurchases(db, emulator);
+  ledgerDrift += bought.drift;
+  details.push(...bought.details);
+
   const { rows: balances } = await db.query<{ id: string; balance: number; entries: number }>(`
     select g.id, g.balance, coalesce((select sum(amount) from credit_ledger l where l.guild_id = g.id), 0)::int as entries from guilds g`);
   for (const guild of balances) {
@@ -493,5 +511,61 @@ async function audit({ db, sim, emulator, messages, accepted, sent, prefix }: Au
       details.push(`drift: guild ${guild.id}: balance ${guild.balance}, ledger says ${guild.entries}`);
     }
   }
-  return { jobs: jobs.length, delivered, refunded, lost, duplicated, duplicatedUpstream, doubleCharged, ledgerDrift, uncertain, uncertainKept, details };
+  return {
+    jobs: jobs.length,
+    delivered,
+    refunded,
+    lost,
+    duplicated,
+    duplicatedUpstream,
+    doubleCharged,
+    ledgerDrift,
+    uncertain,
+    uncertainKept,
+    purchases: bought.purchases,
+    purchaseRefunds: bought.refunds,
+    details,
+  };
+}
+
+/**
+ * Discord's record of the packs sold (the emulator's entitlements) against the ledger: each pack
+ * bought put its credits in once; each refunded one took back what the balance allowed, the rest
+ * recorded as unrecovered. Any other sum is drift, and so is a ledger purchase Discord never sold.
+ */
+async function auditPurchases(db: pg.Pool, emulator: DiscordEmulator): Promise<{ purchases: number; refunds: number; drift: number; details: string[] }> {
+  const packs = emulator.entitlements().filter((entitlement) => entitlement.sku_id === CHAOS_PACK.skuId);
+  const { rows } = await db.query<{ id: string; purchased: number; purchases: number; reversed: number; unrecovered: number }>(`
+    select substring(l.key from '^entitlement:(\\d+)') as id,
+      coalesce(sum(l.amount) filter (where l.kind = 'purchase'), 0)::int as purchased,
+      count(*) filter (where l.kind = 'purchase')::int as purchases,
+      coalesce(-sum(l.amount) filter (where l.kind = 'reversal'), 0)::int as reversed,
+      coalesce(max(e.unrecovered_credits), 0)::int as unrecovered
+    from credit_ledger l left join entitlements e on e.id = substring(l.key from '^entitlement:(\\d+)')
+    where l.kind in ('purchase', 'reversal')
+    group by 1`);
+  const ledger = new Map(rows.map((row) => [row.id, row]));
+  const details: string[] = [];
+  let drift = 0;
+  let refunds = 0;
+  for (const pack of packs) {
+    const row = ledger.get(pack.id) ?? { purchased: 0, purchases: 0, reversed: 0, unrecovered: 0 };
+    ledger.delete(pack.id);
+    if (row.purchases > 1) details.push(`drift: pack ${pack.id} was credited ${row.purchases} times`);
+    if (pack.deleted) {
+      refunds += 1;
+      const off = Math.abs(row.purchased - row.reversed - row.unrecovered);
+      if (off > 0) details.push(`drift: refunded pack ${pack.id}: ${row.purchased} in, ${row.reversed} taken back, ${row.unrecovered} recorded as unrecovered`);
+      drift += off;
+    } else {
+      const off = Math.abs(row.purchased - row.reversed - CHAOS_PACK.credits);
+      if (off > 0) details.push(`drift: pack ${pack.id} bought for ${CHAOS_PACK.credits} credits: ${row.purchased} in, ${row.reversed} taken back`);
+      drift += off;
+    }
+  }
+  for (const [id, row] of ledger) {
+    drift += row.purchased - row.reversed;
+    details.push(`drift: ${row.purchased} credits in for entitlement ${id}, which Discord never sold`);
+  }
+  return { purchases: packs.length, refunds, drift, details };
 }
