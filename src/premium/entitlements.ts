@@ -137,7 +137,8 @@ export function createPremium(deps: PremiumDeps): Premium {
     if (outcome.status === 'claimed') logger.info({ entitlementId, guildId: outcome.guildId, credits: outcome.credits }, 'credit pack added');
     if (outcome.status === 'claimed' || outcome.status === 'already') {
       const current = await row(entitlementId);
-      if (current && !current.consumedAt) await track(consume(entitlementId));
+      // Not waited for: a member's command must not wait on Discord's consume (the sweep retries it).
+      if (current && !current.consumedAt) void track(consume(entitlementId)).catch((err: unknown) => logger.error({ err, entitlementId }, 'consuming an entitlement failed'));
     }
     return outcome;
   }
@@ -184,7 +185,7 @@ export function createPremium(deps: PremiumDeps): Premium {
 
     if (current.kind === 'pack') {
       if (current.claimedAt) {
-        if (!current.consumedAt) await track(consume(current.id));
+        if (!current.consumedAt) void track(consume(current.id)).catch((err: unknown) => log.error({ err }, 'consuming an entitlement failed'));
       } else if (current.defaultGuildId && deps.packClaimMinutes === 0) {
         await claimFor(current.id, current.defaultGuildId);
       }
