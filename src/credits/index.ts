@@ -58,7 +58,7 @@ export {
   type UsageQuery,
   type UsageReport,
 } from './reports.js';
-export { upstreamSpentTotal } from './upstream-spend.js';
+export { upstreamSpentBetween, upstreamSpentTotal } from './upstream-spend.js';
 export { verifyLedger, type LedgerMismatch } from './verify.js';
 export {
   claimPack,
