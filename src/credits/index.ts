@@ -27,7 +27,7 @@ export {
   type ReturnInput,
   type ReturnResult,
 } from './job-credits.js';
-export { ledgerKeys } from './keys.js';
+export { ledgerKeys, purchaseOf, type PurchaseRef } from './keys.js';
 export type { LedgerEntry, RefusalReason } from './ledger.js';
 export {
   checkSpendingLimits,
