@@ -9,6 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { ButtonStyle, ComponentType } from 'discord-api-types/v10';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reverseEntitlement, startSubscription } from '../../../src/credits/index.js';
 import { entitlements, premiumOffers } from '../../../src/db/schema.js';
 import { buttonsOf, privateAnswer, startBot, type BotHarness } from './harness.js';
 
@@ -145,8 +146,16 @@ describe('owners and moderators', () => {
       content: '500 credits added to this server. Its balance is now 505.',
     });
 
+    const subscription = String((next += 1n));
+    await g.db.db.insert(entitlements).values({ id: subscription, skuId: SUBSCRIPTION, kind: 'subscription', type: 8, userId: g.members.bob, guildId: g.guild.id, credits: 1_000 });
+    expect(await startSubscription(g.db.db, { entitlementId: subscription })).toMatchObject({ amount: 495 });
+    expect(await reverseEntitlement(g.db.db, { entitlementId: pack })).toMatchObject({ taken: 500, unrecovered: 0 });
+
     const page = await privateAnswer(g.run(g.members.manager, { name: 'credits-admin', subcommand: 'history' }));
+    const month = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date());
     expect(page.content).toContain(`**purchase** (entitlement \`${pack}\`, SKU \`${PACK_LARGE}\`) +500 → 505 · for <@${g.members.alice}> by <@${g.members.alice}>`);
+    expect(page.content).toContain(`**subscription** (${month} · entitlement \`${subscription}\`, SKU \`${SUBSCRIPTION}\`) +495 → 1000 · for <@${g.members.bob}>`);
+    expect(page.content).toContain(`**taken back (Discord refund)** (entitlement \`${pack}\`, SKU \`${PACK_LARGE}\`) -500 → 500 · for <@${g.members.alice}>`);
 
     const [row] = await g.db.db.select().from(entitlements).where(and(eq(entitlements.id, pack), eq(entitlements.guildId, g.guild.id)));
     expect(row?.claimedAt).not.toBeNull();
