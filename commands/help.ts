@@ -9,6 +9,7 @@ import { costOf, openCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
+import { noteOffer, offerLines, premiumRows, sellsAnything } from '../src/premium/buttons.js';
 import { definition as creditsCommand } from './credits.js';
 import { definition as creditsAdmin } from './credits-admin/index.js';
 import { definition as download } from './download.js';
@@ -104,6 +105,11 @@ export default defineCommand({
       ...LISTENING.map(listed),
       ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
-    await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000) });
+    const { premium } = context;
+    const buyRows = sellsAnything(premium?.catalog) ? premiumRows(premium!.catalog) : [];
+    // Under the balance, not at the end: the help is long, and Discord cuts it at 2,000 characters.
+    if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(premium!.catalog, t));
+    await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components: buyRows });
+    if (buyRows.length > 0) noteOffer(premium, member.userId, guild.id, context.logger);
   },
 });

@@ -1,7 +1,9 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { getGuildCredits } from '../../src/credits/index.js';
 import { KIND_WORDS } from '../../src/discord/job-lookup.js';
-import { english } from '../../src/i18n/index.js';
+import { english, type Translator } from '../../src/i18n/index.js';
+import { sellsAnything } from '../../src/premium/buttons.js';
+import { hasSales, salesReport, type SalesReport } from '../../src/premium/sales.js';
 import { defineSubcommand } from './subcommand.js';
 
 export const account = defineSubcommand({
@@ -43,9 +45,23 @@ export const account = defineSubcommand({
         lines.push(t('creditsAdmin.accountUncertain', { count: uncertain.count, credits: uncertain.credits, jobs: named }));
       }
     }
+    // Sales through Discord, when the bot sells anything or sold this month: refunds it could not take back included.
+    const sales = await salesReport(context.db);
+    if (sellsAnything(context.premium?.catalog) || hasSales(sales)) lines.push('', ...salesLines(sales, t));
     return reply(lines.join('\n'));
   },
 });
+
+/** The month's sales, beside what the music service charged in it, and the refunds. */
+export function salesLines(sales: SalesReport, t: Translator): string[] {
+  return [
+    t('creditsAdmin.salesHeading', { month: t.month(sales.since) }),
+    t('creditsAdmin.salesPacks', { count: sales.packs.count, credits: sales.packs.credits, waiting: sales.packs.waiting }),
+    t('creditsAdmin.salesSubscriptions', { count: sales.subscriptions.live, credits: sales.subscriptions.credits }),
+    t('creditsAdmin.salesVersusSpend', { sold: sales.sold, spent: sales.serviceCharged }),
+    t('creditsAdmin.salesRefunds', { count: sales.refunds.count, taken: sales.refunds.taken, unrecovered: sales.refunds.unrecovered }),
+  ];
+}
 
 /** `+5`, `-5`, `0`: the drift's sign is its meaning. */
 function signed(value: number): string {

@@ -1,7 +1,7 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { exportCsv, history as ledgerHistory, ledgerKeys, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
+import { exportCsv, history as ledgerHistory, ledgerKeys, purchaseOf, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
@@ -40,15 +40,27 @@ const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
   reversal: 'creditsAdmin.ledgerKind.reversal',
 };
 
-/** What the movement was for: the job's kind, the allowance's month, or the words a person gave. */
+/** A `YYYY-MM` month as the reader says it. */
+function monthOf(period: string, t: Translator): string {
+  const [year, month] = period.split('-').map(Number);
+  return t.month(new Date(Date.UTC(year!, month! - 1, 1)));
+}
+
+/**
+ * What the movement was for: the job's kind, the allowance's month, the purchase's entitlement
+ * and SKU (with a subscription's month), or the words a person gave.
+ */
 function purposeOf(entry: HistoryEntry, t: Translator): { label: string; why: string } {
   const kind = t.text({ key: KIND_NAMES[entry.kind] });
   if (entry.jobKind) return { label: `**${kind}** (${t.text({ key: KIND_WORDS[entry.jobKind] })})`, why: '' };
+  const purchase = purchaseOf(entry);
+  if (purchase) {
+    const named = t('creditsAdmin.historyEntitlement', { entitlement: purchase.entitlementId, sku: purchase.skuId ?? '?' });
+    return { label: `**${kind}** (${purchase.period ? `${monthOf(purchase.period, t)} · ` : ''}${named})`, why: '' };
+  }
   const allowanceKey = ledgerKeys.allowance(entry.guildId, '');
   const period = entry.key.startsWith(allowanceKey) ? /^(\d{4})-(\d{2})$/.exec(entry.key.slice(allowanceKey.length)) : null;
-  if (period) {
-    return { label: `**${kind}** (${t.month(new Date(Date.UTC(Number(period[1]), Number(period[2]) - 1, 1)))})`, why: '' };
-  }
+  if (period) return { label: `**${kind}** (${monthOf(`${period[1]}-${period[2]}`, t)})`, why: '' };
   if (entry.key === ledgerKeys.startingCredits(entry.guildId)) return { label: `**${kind}** (${t('creditsAdmin.historyStartingCredits')})`, why: '' };
   // Only an owner's own words are shown: the bot's internal reasons are not for members.
   const why = entry.key.startsWith(ledgerKeys.manual('')) && entry.reason ? ` · ${escapeMarkdown(entry.reason.slice(0, 80))}` : '';

@@ -1,12 +1,14 @@
 import { stringify } from 'csv-stringify/sync';
+import { purchaseOf } from './keys.js';
 import type { LedgerEntry } from './ledger.js';
 
 export type CsvLedgerRow = Pick<
   LedgerEntry,
-  'id' | 'createdAt' | 'kind' | 'amount' | 'balanceAfter' | 'userId' | 'actorId' | 'jobId' | 'reason'
+  'id' | 'createdAt' | 'kind' | 'amount' | 'balanceAfter' | 'userId' | 'actorId' | 'jobId' | 'reason' | 'key'
 >;
 
-const HEADER = ['id', 'time', 'kind', 'amount', 'balance_after', 'user', 'actor', 'job', 'reason'];
+/** `entitlement`: the Discord entitlement of a purchase, a subscription's month or a refund's take-back (the SKU is in `reason`). */
+const HEADER = ['id', 'time', 'kind', 'amount', 'balance_after', 'user', 'actor', 'job', 'reason', 'entitlement'];
 
 /**
  * Ledger rows as RFC 4180 CSV: a header, CRLF line ends, fields with quotes, commas or line
@@ -25,6 +27,7 @@ export function exportCsv(rows: readonly CsvLedgerRow[]): string {
     row.actorId,
     row.jobId,
     row.reason,
+    purchaseOf(row)?.entitlementId ?? null,
   ]);
   return stringify(records, { header: true, columns: HEADER, record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
 }

@@ -27,7 +27,7 @@ export {
   type ReturnInput,
   type ReturnResult,
 } from './job-credits.js';
-export { ledgerKeys } from './keys.js';
+export { ledgerKeys, purchaseOf, type PurchaseRef } from './keys.js';
 export type { LedgerEntry, RefusalReason } from './ledger.js';
 export {
   checkSpendingLimits,
@@ -58,7 +58,7 @@ export {
   type UsageQuery,
   type UsageReport,
 } from './reports.js';
-export { upstreamSpentTotal } from './upstream-spend.js';
+export { upstreamSpentBetween, upstreamSpentTotal } from './upstream-spend.js';
 export { verifyLedger, type LedgerMismatch } from './verify.js';
 export {
   claimPack,

@@ -20,3 +20,20 @@ export const ledgerKeys = {
   /** What a refund of the entitlement took back. */
   entitlementReversal: (entitlementId: string) => `entitlement:${entitlementId}:reversal`,
 } as const;
+
+/** What a ledger movement of a Discord purchase names: its entitlement, its SKU, a subscription's month. */
+export interface PurchaseRef {
+  readonly entitlementId: string;
+  /** From the movement's reason (`credit pack <sku>`, `subscription <sku> <YYYY-MM>`, `refund of … <sku>`); null if it has none. */
+  readonly skuId: string | null;
+  /** A subscription's month, `YYYY-MM`. */
+  readonly period?: string;
+}
+
+/** The purchase a ledger movement belongs to (a key made by `ledgerKeys.entitlement*` or `.subscription`), or undefined. */
+export function purchaseOf(entry: { readonly key: string; readonly reason: string | null }): PurchaseRef | undefined {
+  const match = /^entitlement:(\d+)(?::(\d{4}-\d{2}|reversal))?$/.exec(entry.key);
+  if (!match) return undefined;
+  const skuId = /(\d+)(?: \d{4}-\d{2})?$/.exec(entry.reason ?? '')?.[1] ?? null;
+  return { entitlementId: match[1]!, skuId, ...(match[2] && match[2] !== 'reversal' && { period: match[2] }) };
+}

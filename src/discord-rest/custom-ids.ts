@@ -58,6 +58,8 @@ export const CUSTOM_ID_ACTIONS = [
   'library-play',
   /** The now-playing message's buttons. subject: `pause` | `resume` | `skip` | `stop`. */
   'player',
+  /** "Add to this server" on a pack the member bought (`/credits`). subject: the entitlement id. */
+  'pack-claim',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

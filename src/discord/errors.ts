@@ -3,7 +3,7 @@
  * Every text shown here is written in this codebase; no upstream body, stack, key or token
  * ever reaches a Discord message.
  */
-import { ActionRowBuilder, DiscordAPIError, StringSelectMenuBuilder } from 'discord.js';
+import { ActionRowBuilder, DiscordAPIError, StringSelectMenuBuilder, type ButtonBuilder } from 'discord.js';
 import { encodeCustomId, type CustomId } from '../discord-rest/custom-ids.js';
 import { truncate } from '../text.js';
 import { isGoneInteraction } from '../discord-rest/discord-delivery.js';
@@ -12,7 +12,9 @@ import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
 import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';
-import { english, type LocalText, type Translator } from '../i18n/index.js';
+import { english, type LocalText, type MessageKey, type Translator } from '../i18n/index.js';
+import type { Catalog } from '../premium/catalog.js';
+import { premiumRows, sellsAnything } from '../premium/buttons.js';
 import { serializeError } from '../logger.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
@@ -58,21 +60,40 @@ export class Refusal extends Error {
   }
 }
 
+/** The refusal for too few credits, worded for a server whose members can buy some (same parameters). */
+const WITH_BUY_BUTTONS: Partial<Record<MessageKey, MessageKey>> = {
+  'refusal.insufficientCredits': 'refusal.insufficientCreditsBuy',
+  'refusal.insufficientCreditsAllowance': 'refusal.insufficientCreditsAllowanceBuy',
+};
+
+/** Whether the answer to `error` offers Buy buttons: too few credits, and something for sale. */
+export function offersPurchase(error: unknown, catalog: Catalog | undefined): catalog is Catalog {
+  return error instanceof RequestRefusedError && error.reason === 'insufficient_credits' && sellsAnything(catalog);
+}
+
 /**
  * The text a member sees for `error`, in their language, or undefined when nothing is to be
- * said: the interaction is gone, or another process accepted it and answers it.
+ * said: the interaction is gone, or another process accepted it and answers it. With `catalog`
+ * (what the bot sells), the refusal for too few credits points at the Buy buttons.
  */
-export function userMessageFor(error: unknown, t: Translator = english): string | undefined {
+export function userMessageFor(error: unknown, t: Translator = english, catalog?: Catalog): string | undefined {
   if (isGoneInteraction(error) || error instanceof RequestTakenError) return undefined;
   if (error instanceof Refusal) return t.text(error.text);
-  if (error instanceof RequestRefusedError) return t.text(error.text);
+  if (error instanceof RequestRefusedError) {
+    const buyKey = offersPurchase(error, catalog) ? WITH_BUY_BUTTONS[error.text.key] : undefined;
+    return t.text(buyKey ? { ...error.text, key: buyKey } : error.text);
+  }
   if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);
   if (error instanceof ZodError) return zodMessage(error, t);
   return t('error.generic');
 }
 
-/** The components sent with the text for `error`: a refusal's pick menu, if it has one. */
-export function userComponentsFor(error: unknown, t: Translator = english): ActionRowBuilder<StringSelectMenuBuilder>[] {
+/**
+ * The components sent with the text for `error`: a refusal's pick menu, if it has one; the
+ * Buy buttons of `catalog` with the refusal for too few credits.
+ */
+export function userComponentsFor(error: unknown, t: Translator = english, catalog?: Catalog): Array<ActionRowBuilder<StringSelectMenuBuilder> | ActionRowBuilder<ButtonBuilder>> {
+  if (offersPurchase(error, catalog)) return premiumRows(catalog);
   if (!(error instanceof Refusal) || error.menu === undefined || error.menu.options.length === 0) return [];
   const { menu } = error;
   const select = new StringSelectMenuBuilder()

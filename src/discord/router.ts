@@ -7,7 +7,8 @@ import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
-import { Refusal, isExpected, isGoneInteraction, loggableError, userComponentsFor, userMessageFor } from './errors.js';
+import { Refusal, isExpected, isGoneInteraction, loggableError, offersPurchase, userComponentsFor, userMessageFor } from './errors.js';
+import { noteOffer } from '../premium/buttons.js';
 import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
@@ -104,7 +105,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
       thrown = { error };
-      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t);
+      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t, context.premium);
     } finally {
       done?.();
       closeAnswer(interaction);
@@ -146,6 +147,7 @@ async function answerFailure(
   logger: CommandContext['logger'],
   durationMs: number,
   t: Translator,
+  premium?: CommandContext['premium'],
 ): Promise<void> {
   if (error instanceof RequestTakenError) {
     logger.info({ jobId: error.jobId, durationMs }, 'interaction accepted by another process; left to it');
@@ -156,14 +158,20 @@ async function answerFailure(
   else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');
   else logger.error({ err, durationMs }, 'interaction failed');
 
-  const message = userMessageFor(error, t);
+  const message = userMessageFor(error, t, premium?.catalog);
   if (message === undefined) return;
   const answered = interaction.isAutocomplete()
     ? interaction.responded
       ? Promise.resolve()
       : interaction.respond([])
-    : answerPrivately(interaction as RepliableInteraction, { content: message, components: userComponentsFor(error, t) });
-  await answered.catch((secondError: unknown) => {
-    logger.warn({ err: loggableError(secondError, [interaction.token ?? '']) }, 'could not tell the member about a failure');
-  });
+    : answerPrivately(interaction as RepliableInteraction, { content: message, components: userComponentsFor(error, t, premium?.catalog) });
+  const told = await answered.then(
+    () => true,
+    (secondError: unknown) => {
+      logger.warn({ err: loggableError(secondError, [interaction.token ?? '']) }, 'could not tell the member about a failure');
+      return false;
+    },
+  );
+  // The Buy buttons were shown here: a pack bought next goes to this server.
+  if (told && interaction.inGuild() && offersPurchase(error, premium?.catalog)) noteOffer(premium, interaction.user.id, interaction.guildId, logger);
 }

@@ -24,6 +24,8 @@ export const core: Translation<typeof english> = {
   'refusal.dailyCap': 'Das kostet {cost:credits}, und du kannst heute noch {left} ausgeben (Tageslimit {limit}). Das Limit wird um Mitternacht UTC zurückgesetzt (um <t:{reset}:t> bei dir).',
   'refusal.insufficientCredits': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Credits gutschreiben können nur die Betreiber des Bots.',
   'refusal.insufficientCreditsAllowance': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Das Monatsbudget füllt das Guthaben <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können nur die Betreiber des Bots Credits gutschreiben.',
+  'refusal.insufficientCreditsBuy': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Mit den Buttons unten können alle Credits für ihn kaufen.',
+  'refusal.insufficientCreditsAllowanceBuy': 'Dieser Server hat {balance:credits}, und das kostet {cost}. Sein monatliches Kontingent füllt ihn <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können alle mit den Buttons unten Credits für ihn kaufen.',
   'refusal.remixSourceGone': 'Dieser Song ist nicht mehr in der Bibliothek des Servers und kann deshalb nicht geremixt werden. Mit `{/song}` machst du einen neuen.',
 
   'request.promptOrLyrics': 'Gib eine Beschreibung oder einen Songtext an.',

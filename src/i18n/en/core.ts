@@ -28,6 +28,8 @@ export const core = {
   'refusal.dailyCap': 'That costs {cost:credits}, and you can spend {left} more today (daily limit {limit}). The limit resets at midnight UTC (<t:{reset}:t> your time).',
   'refusal.insufficientCredits': 'This server has {balance:credits} and this costs {cost}. Only the bot’s owners can add credits.',
   'refusal.insufficientCreditsAllowance': 'This server has {balance:credits} and this costs {cost}. Its monthly allowance tops it up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, only the bot’s owners can add credits.',
+  'refusal.insufficientCreditsBuy': 'This server has {balance:credits} and this costs {cost}. Anyone can buy credits for it with the buttons below.',
+  'refusal.insufficientCreditsAllowanceBuy': 'This server has {balance:credits} and this costs {cost}. Its monthly allowance tops it up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, anyone can buy credits for it with the buttons below.',
   'refusal.remixSourceGone': 'That song is no longer in this server’s library, so it can’t be remixed. `{/song}` makes a new one.',
 
   'request.promptOrLyrics': 'Give a prompt or lyrics.',

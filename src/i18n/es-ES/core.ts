@@ -25,6 +25,8 @@ export const core: Translation<typeof english> = {
   'refusal.dailyCap': 'Esto cuesta {cost:credits} y hoy puedes gastar {left} más (límite diario: {limit}). El límite se reinicia a medianoche UTC (a las <t:{reset}:t> en tu hora).',
   'refusal.insufficientCredits': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Solo los propietarios del bot pueden añadir créditos.',
   'refusal.insufficientCreditsAllowance': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Su asignación mensual recargará el saldo hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, solo los propietarios del bot pueden añadir créditos.',
+  'refusal.insufficientCreditsBuy': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Cualquiera puede comprarle créditos con los botones de abajo.',
+  'refusal.insufficientCreditsAllowanceBuy': 'Este servidor tiene {balance:credits} y esto cuesta {cost}. Su asignación mensual recargará el saldo hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, cualquiera puede comprarle créditos con los botones de abajo.',
   'refusal.remixSourceGone': 'Esa canción ya no está en la biblioteca del servidor, así que no se puede remezclar. Con `{/song}` puedes crear una nueva.',
 
   'request.promptOrLyrics': 'Escribe una descripción o una letra.',

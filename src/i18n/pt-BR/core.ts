@@ -25,6 +25,8 @@ export const core: Translation<typeof english> = {
   'refusal.dailyCap': 'Isso custa {cost:credits}, e você ainda pode gastar {left} hoje (limite diário: {limit}). O limite é zerado à meia-noite UTC (às <t:{reset}:t> no seu horário).',
   'refusal.insufficientCredits': 'Este servidor tem {balance:credits} e isso custa {cost}. Só os donos do bot podem adicionar créditos.',
   'refusal.insufficientCreditsAllowance': 'Este servidor tem {balance:credits} e isso custa {cost}. A cota mensal vai recarregar o saldo até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, só os donos do bot podem adicionar créditos.',
+  'refusal.insufficientCreditsBuy': 'Este servidor tem {balance:credits} e isto custa {cost}. Qualquer pessoa pode comprar créditos para ele com os botões abaixo.',
+  'refusal.insufficientCreditsAllowanceBuy': 'Este servidor tem {balance:credits} e isto custa {cost}. A cota mensal dele recarrega o saldo até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, qualquer pessoa pode comprar créditos para ele com os botões abaixo.',
   'refusal.remixSourceGone': 'Essa música não está mais na biblioteca do servidor, então não dá para fazer um remix. Use `{/song}` para criar uma nova.',
 
   'request.promptOrLyrics': 'Escreva uma descrição ou uma letra.',

@@ -51,14 +51,16 @@ export interface BotHarness extends Stack {
   inNewGuild(): BotHarness;
 }
 
-export async function startBot(options: { startingCredits?: number; settings?: Partial<PipelineSettings> } = {}): Promise<BotHarness> {
+export async function startBot(
+  options: { startingCredits?: number; settings?: Partial<PipelineSettings>; /** Variables added to the test stack's. */ env?: Readonly<Record<string, string>> } = {},
+): Promise<BotHarness> {
   const stack = await startStack({
     startingCredits: options.startingCredits ?? 100,
     sim: { taskMs: 200 },
     // Room for the refusal of a file over the bot's own 20 MB limit.
     emulator: { attachmentSizeLimit: 32 * 1024 * 1024 },
   });
-  const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50' } });
+  const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...options.env } });
   await deployCommands(config, commandDefinitions);
 
   const logs: Array<Record<string, unknown>> = [];

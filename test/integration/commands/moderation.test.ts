@@ -314,7 +314,7 @@ describe('/credits-admin, by moderators', () => {
     const file = exported.attachments[0];
     expect(file?.filename).toMatch(/^credits-\d+-\d{4}-\d{2}-\d{2}\.csv$/);
     const lines = file!.data.toString('utf8').trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,time,kind,amount,balance_after,user,actor,job,reason');
+    expect(lines[0]).toBe('id,time,kind,amount,balance_after,user,actor,job,reason,entitlement');
     expect(lines).toHaveLength(1 + (await g.ledgerCount()));
 
     // A member who is not a moderator gets nothing from the same button.

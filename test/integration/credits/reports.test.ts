@@ -72,9 +72,9 @@ describe('history', () => {
     const page = await history(db.db, { guildId });
     const csv = exportCsv(page.entries);
     const [header, row] = csv.split('\r\n');
-    expect(header).toBe('id,time,kind,amount,balance_after,user,actor,job,reason');
+    expect(header).toBe('id,time,kind,amount,balance_after,user,actor,job,reason,entitlement');
     expect(row).toBe(
-      `${page.entries[0]?.id},${page.entries[0]?.createdAt.toISOString()},grant,10,10,,mod,,"'=HYPERLINK(""x""), thanks"`,
+      `${page.entries[0]?.id},${page.entries[0]?.createdAt.toISOString()},grant,10,10,,mod,,"'=HYPERLINK(""x""), thanks",`,
     );
   });
 });
