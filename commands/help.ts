@@ -9,7 +9,7 @@ import { costOf, openCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
-import { noteOffer, offerLines, premiumRows, sellsAnything } from '../src/premium/buttons.js';
+import { noteOffer, offerLines, premiumRows, sellsAnything } from '../src/discord/premium-buttons.js';
 import { definition as creditsCommand } from './credits.js';
 import { definition as creditsAdmin } from './credits-admin/index.js';
 import { definition as download } from './download.js';

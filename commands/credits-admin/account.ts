@@ -2,7 +2,7 @@ import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { getGuildCredits } from '../../src/credits/index.js';
 import { KIND_WORDS } from '../../src/discord/job-lookup.js';
 import { english, type Translator } from '../../src/i18n/index.js';
-import { sellsAnything } from '../../src/premium/buttons.js';
+import { sellsAnything } from '../../src/discord/premium-buttons.js';
 import { hasSales, salesReport, type SalesReport } from '../../src/premium/sales.js';
 import { defineSubcommand } from './subcommand.js';
 

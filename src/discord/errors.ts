@@ -14,7 +14,7 @@ import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';
 import { english, type LocalText, type MessageKey, type Translator } from '../i18n/index.js';
 import type { Catalog } from '../premium/catalog.js';
-import { premiumRows, sellsAnything } from '../premium/buttons.js';
+import { premiumRows, sellsAnything } from './premium-buttons.js';
 import { serializeError } from '../logger.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 

@@ -8,7 +8,7 @@ import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHan
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, loggableError, offersPurchase, userComponentsFor, userMessageFor } from './errors.js';
-import { noteOffer } from '../premium/buttons.js';
+import { noteOffer } from './premium-buttons.js';
 import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';

@@ -11,7 +11,7 @@ import { commandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { jobs } from '../../../src/db/schema.js';
-import type { AutocompleteChoice, AutocompleteInput, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
+import type { AutocompleteChoice, AutocompleteInput, DiscordEmulatorOptions, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
 import type { PipelineSettings } from '../../../src/pipeline/deps.js';
@@ -52,13 +52,20 @@ export interface BotHarness extends Stack {
 }
 
 export async function startBot(
-  options: { startingCredits?: number; settings?: Partial<PipelineSettings>; /** Variables added to the test stack's. */ env?: Readonly<Record<string, string>> } = {},
+  options: {
+    startingCredits?: number;
+    settings?: Partial<PipelineSettings>;
+    /** Variables added to the test stack's. */
+    env?: Readonly<Record<string, string>>;
+    /** What the emulator sells (the SKUs CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES name). */
+    skus?: DiscordEmulatorOptions['skus'];
+  } = {},
 ): Promise<BotHarness> {
   const stack = await startStack({
     startingCredits: options.startingCredits ?? 100,
     sim: { taskMs: 200 },
     // Room for the refusal of a file over the bot's own 20 MB limit.
-    emulator: { attachmentSizeLimit: 32 * 1024 * 1024 },
+    emulator: { attachmentSizeLimit: 32 * 1024 * 1024, ...(options.skus && { skus: options.skus }) },
   });
   const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...options.env } });
   await deployCommands(config, commandDefinitions);

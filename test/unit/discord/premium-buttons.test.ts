@@ -9,7 +9,7 @@ import { localText, translator } from '../../../src/i18n/index.js';
 import { RequestRefusedError } from '../../../src/pipeline/requests.js';
 import { REFUSAL_TEXTS } from '../../../src/pipeline/refusal-texts.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { offerLines, premiumRows, sellsAnything } from '../../../src/premium/buttons.js';
+import { offerLines, premiumRows, sellsAnything } from '../../../src/discord/premium-buttons.js';
 
 const sku = (n: number) => String(1_200_000_000_000_000_000n + BigInt(n));
 const catalogOf = (packs: number[], subscriptions: number[] = []) =>

@@ -6,7 +6,7 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import type { Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
-import type { Catalog, Product } from './catalog.js';
+import type { Catalog, Product } from '../premium/catalog.js';
 
 /** Discord's limits: five buttons to a row, five rows to a message. */
 export const BUTTONS_PER_ROW = 5;
