@@ -85,8 +85,8 @@ export default defineCommand({
     const { t } = context;
     const lines = [
       t('credits.balance', { balance }),
-      credits && credits.monthlyAllowance > 0
-        ? t('credits.allowance', { allowance: credits.monthlyAllowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
+      credits && Math.max(credits.monthlyAllowance, credits.subscriptionAllowance) > 0
+        ? t('credits.allowance', { allowance: Math.max(credits.monthlyAllowance, credits.subscriptionAllowance), at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
         : t('credits.noAllowance'),
       t('credits.used', { month: t.month(now), spent: month.spent, count: month.jobs, mySpent: mine.spent, myJobs: mine.jobs }),
       cap === null ? t('credits.canSpend', { canSpend }) : t('credits.canSpendCapped', { canSpend, cap, today }),

@@ -55,6 +55,8 @@ export interface GuildCredits {
   readonly frozen: boolean;
   /** 0 means no allowance. */
   readonly monthlyAllowance: number;
+  /** The largest allowance of the guild's live subscriptions; 0 means none. The larger of the two applies. */
+  readonly subscriptionAllowance: number;
   /** `YYYY-MM` whose allowance was last applied, or null. */
   readonly allowancePeriod: string | null;
   /** Per-member daily cap; null means none. */
@@ -77,6 +79,7 @@ export async function getGuildCredits(executor: Executor, guildId: string): Prom
     balance: guild.balance,
     frozen: guild.frozen,
     monthlyAllowance: guild.monthlyAllowance,
+    subscriptionAllowance: guild.subscriptionAllowance,
     allowancePeriod: guild.allowancePeriod,
     userDailyCap: guild.userDailyCap,
     roleLimits,

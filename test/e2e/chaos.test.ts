@@ -6,10 +6,10 @@
  * prove nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN, SIM_KEY } from '@music-bot/test-world';
+import { BOT_TOKEN, SIM_KEY, waitFor } from '@music-bot/test-world';
 import { runChaos } from '../chaos/suite.js';
 import { SCENARIOS } from '../chaos/scenarios/index.js';
-import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+import { CHAOS_PACK, startChaosWorld, type ChaosWorld } from '../chaos/world.js';
 
 let world: ChaosWorld;
 beforeAll(async () => {
@@ -107,5 +107,28 @@ describe('the chaos suite, short', () => {
     expect(audit).toMatchObject({ jobs: 1, duplicatedUpstream: 1 });
     // The service kept the second task's price, which no guild paid (the test above left a guild's drift of its own).
     expect(audit.ledgerDrift).toBe(clean.ledgerDrift + rows[0]!.cost);
+  }, 120_000);
+
+  it('counts a pack Discord sold that reached no server, and a pack credited twice', async () => {
+    const prefix = 'chaos audit-purchases';
+    const clean = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
+    const credited = world.emulator.entitlements().find((entitlement) => entitlement.sku_id === CHAOS_PACK.skuId && !entitlement.deleted && entitlement.consumed);
+    expect(credited, 'a pack the purchases scenario bought and the bot credited').toBeDefined();
+    // A second credit for it, written behind the ledger's back (balance and all), as a bug would.
+    const { rows } = await world.db.query<{ guild_id: string }>(`select guild_id from credit_ledger where key = $1`, [`entitlement:${credited!.id}`]);
+    await world.db.query(
+      `with g as (update guilds set balance = balance + 100 where id = $1 returning balance)
+       insert into credit_ledger (guild_id, key, kind, amount, balance_after) select $1, $2, 'purchase', 100, balance from g`,
+      [rows[0]!.guild_id, `entitlement:${credited!.id}:again`],
+    );
+    // Bought from the Store page (no Buy button shown): the bot holds it for its buyer, in no server yet.
+    const member = world.places.at(-1)!;
+    const waiting = world.emulator.purchase({ userId: member.userId, skuId: CHAOS_PACK.skuId });
+    await waitFor('the bot to record the waiting pack', async () => (await world.db.query('select 1 from entitlements where id = $1', [waiting.id])).rowCount === 1, { timeoutMs: 15_000 });
+
+    const audit = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
+    expect(audit.ledgerDrift - clean.ledgerDrift).toBe(2 * CHAOS_PACK.credits);
+    expect(audit.details).toContainEqual(expect.stringContaining(`pack ${credited!.id} was credited 2 times`));
+    expect(audit.details).toContainEqual(expect.stringContaining(`pack ${waiting.id} bought for ${CHAOS_PACK.credits} credits: 0 in`));
   }, 120_000);
 });
