@@ -417,6 +417,38 @@ async function brokenWords(root: Locator): Promise<string[]> {
   });
 }
 
+describe('the playground sells credits', { timeout: 90_000 }, () => {
+  it('sells "100 credits" from /credits: Buy in the dialog, and the server has 100 more', async () => {
+    const balanceIn = async (message: Locator): Promise<number> => {
+      await expect.poll(() => message.locator('[data-testid=thinking]').count()).toBe(0);
+      const text = await message.innerText();
+      return Number(/Credits of this server\W*([\d,]+)/.exec(text)?.[1]?.replaceAll(',', '') ?? Number.NaN);
+    };
+    let before = await messageIds();
+    await sendCommand(page, '/credits');
+    const offer = await newMessage(before, (all) => all.filter({ has: page.locator('[data-testid=premium-button]') }));
+    const balance = await balanceIn(offer);
+    expect(balance).toBeGreaterThanOrEqual(0);
+
+    const dialog = page.locator('[data-testid=purchase-dialog]');
+    await offer.locator('[data-testid=premium-button]', { hasText: '100 credits' }).click();
+    await dialog.locator('[data-testid=purchase-buy]').click();
+    await dialog.waitFor({ state: 'detached' });
+
+    // The bot takes the purchase (the button was shown in this server), adds it, and Discord's record says consumed.
+    await expect
+      .poll(
+        async () => {
+          before = await messageIds();
+          await sendCommand(page, '/credits');
+          return balanceIn(await newMessage(before, (all) => all.filter({ hasText: 'Credits of this server' })));
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toBe(balance + 100);
+  });
+});
+
 describe('the playground on a phone, through a forwarded port', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     // Another port in front of the playground, as an SSH or editor port forward gives.
