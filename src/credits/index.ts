@@ -64,6 +64,7 @@ export {
   claimPack,
   isLive,
   largestSubscription,
+  liveSubscriptions,
   refreshSubscriptionAllowance,
   reverseEntitlement,
   startSubscription,

@@ -4,7 +4,7 @@
  * event, a replay or another process moves nothing, and each changes the entitlement's row in
  * the same transaction as the ledger.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { entitlements, guilds } from '../db/schema.js';
 import { ensureGuild } from './accounts.js';
@@ -103,20 +103,23 @@ export function isLive(row: Pick<EntitlementRow, 'kind' | 'deletedAt' | 'startsA
   return row.kind === 'subscription' && !row.deletedAt && (!row.startsAt || row.startsAt <= now) && (!row.endsAt || row.endsAt > now);
 }
 
+/** The SQL of {@link isLive}: the guild's subscriptions (all guilds' when no guild is given) that give their allowance at `now`. */
+export function liveSubscriptions(now: Date, guildId?: string): SQL {
+  return and(
+    ...(guildId === undefined ? [] : [eq(entitlements.guildId, guildId)]),
+    eq(entitlements.kind, 'subscription'),
+    isNull(entitlements.deletedAt),
+    sql`(${entitlements.startsAt} is null or ${entitlements.startsAt} <= ${now})`,
+    sql`(${entitlements.endsAt} is null or ${entitlements.endsAt} > ${now})`,
+  )!;
+}
+
 /** The live subscription with the largest allowance on the guild, or undefined. */
 export async function largestSubscription(executor: Executor, guildId: string, now: Date): Promise<EntitlementRow | undefined> {
   const [row] = await executor
     .select()
     .from(entitlements)
-    .where(
-      and(
-        eq(entitlements.guildId, guildId),
-        eq(entitlements.kind, 'subscription'),
-        isNull(entitlements.deletedAt),
-        sql`(${entitlements.startsAt} is null or ${entitlements.startsAt} <= ${now})`,
-        sql`(${entitlements.endsAt} is null or ${entitlements.endsAt} > ${now})`,
-      ),
-    )
+    .where(liveSubscriptions(now, guildId))
     .orderBy(sql`${entitlements.credits} desc`, entitlements.id)
     .limit(1);
   return row;

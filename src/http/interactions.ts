@@ -5,7 +5,7 @@
  * every other interaction goes to the router, and its first answer is the response.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InteractionResponseType, InteractionType, type APIInteraction } from 'discord-api-types/v10';
 import type { HttpInteractionReceiver } from '../discord/http-interactions.js';
 import type { Logger } from '../logger.js';
@@ -57,6 +57,29 @@ export function verifyInteractionSignature(input: {
   return { ok: true };
 }
 
+/**
+ * The raw body of a request Discord signed with `key`, or undefined once the request has been
+ * answered 401 and logged as `what` refused (interactions and webhook events are signed alike).
+ */
+export function signedBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { key: KeyObject; nowMs: number; logRefusal: RefusalLog; what: string },
+): Buffer | undefined {
+  const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const verdict = verifyInteractionSignature({
+    key: options.key,
+    signature: request.headers['x-signature-ed25519'],
+    timestamp: request.headers['x-signature-timestamp'],
+    rawBody,
+    nowMs: options.nowMs,
+  });
+  if (verdict.ok) return rawBody;
+  options.logRefusal({ reason: `${options.what} ${verdict.reason}` }, `${options.what} refused: bad signature`);
+  void reply.code(401).send({ error: 'invalid request signature' });
+  return undefined;
+}
+
 function isInteraction(value: unknown): value is APIInteraction {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
@@ -68,18 +91,8 @@ export function registerInteractionsRoute(app: FastifyInstance, options: Interac
   const now = options.now ?? Date.now;
 
   app.post(INTERACTIONS_ROUTE, { bodyLimit: INTERACTIONS_BODY_LIMIT }, async (request, reply) => {
-    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const verdict = verifyInteractionSignature({
-      key,
-      signature: request.headers['x-signature-ed25519'],
-      timestamp: request.headers['x-signature-timestamp'],
-      rawBody,
-      nowMs: now(),
-    });
-    if (!verdict.ok) {
-      options.logRefusal({ reason: `interaction ${verdict.reason}` }, 'interaction refused: bad signature');
-      return reply.code(401).send({ error: 'invalid request signature' });
-    }
+    const rawBody = signedBody(request, reply, { key, nowMs: now(), logRefusal: options.logRefusal, what: 'interaction' });
+    if (!rawBody) return reply;
 
     let payload: unknown;
     try {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { EntitlementNotice, Premium } from '../premium/entitlements.js';
-import { ed25519PublicKey, verifyInteractionSignature } from './interactions.js';
+import { ed25519PublicKey, signedBody } from './interactions.js';
 import type { RefusalLog } from './refusal-log.js';
 
 export const WEBHOOK_EVENTS_ROUTE = '/webhook-events';
@@ -41,18 +41,8 @@ export function registerWebhookEventsRoute(app: FastifyInstance, options: Webhoo
   const now = options.now ?? Date.now;
 
   app.post(WEBHOOK_EVENTS_ROUTE, { bodyLimit: BODY_LIMIT }, async (request, reply) => {
-    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const verdict = verifyInteractionSignature({
-      key,
-      signature: request.headers['x-signature-ed25519'],
-      timestamp: request.headers['x-signature-timestamp'],
-      rawBody,
-      nowMs: now(),
-    });
-    if (!verdict.ok) {
-      options.logRefusal({ reason: `webhook event ${verdict.reason}` }, 'webhook event refused: bad signature');
-      return reply.code(401).send({ error: 'invalid request signature' });
-    }
+    const rawBody = signedBody(request, reply, { key, nowMs: now(), logRefusal: options.logRefusal, what: 'webhook event' });
+    if (!rawBody) return reply;
     let payload: WebhookEventPayload;
     try {
       payload = JSON.parse(rawBody.toString('utf8')) as WebhookEventPayload;

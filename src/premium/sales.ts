@@ -2,8 +2,8 @@
  * The owners' reading of purchases through Discord: what was sold in a month, set beside what
  * the music service charged in it, and what refunds took back or could not.
  */
-import { and, eq, gte, isNull, lt, sql } from 'drizzle-orm';
-import { nextAllowanceTopUp, upstreamSpentBetween, utcMonthStart } from '../credits/index.js';
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { liveSubscriptions, nextAllowanceTopUp, upstreamSpentBetween, utcMonthStart } from '../credits/index.js';
 import type { Executor } from '../db/client.js';
 import { creditLedger, entitlements } from '../db/schema.js';
 
@@ -41,14 +41,7 @@ export async function salesReport(executor: Executor, now: Date = new Date()): P
     executor
       .select({ count: sql<number>`count(*)`.mapWith(Number) })
       .from(entitlements)
-      .where(
-        and(
-          eq(entitlements.kind, 'subscription'),
-          isNull(entitlements.deletedAt),
-          sql`(${entitlements.startsAt} is null or ${entitlements.startsAt} <= ${now})`,
-          sql`(${entitlements.endsAt} is null or ${entitlements.endsAt} > ${now})`,
-        ),
-      ),
+      .where(liveSubscriptions(now)),
     executor
       .select({ credits: total(creditLedger.amount) })
       .from(creditLedger)
@@ -85,14 +78,6 @@ export async function liveSubscriptionSkus(executor: Executor, guildId: string, 
   const rows = await executor
     .selectDistinct({ skuId: entitlements.skuId })
     .from(entitlements)
-    .where(
-      and(
-        eq(entitlements.guildId, guildId),
-        eq(entitlements.kind, 'subscription'),
-        isNull(entitlements.deletedAt),
-        sql`(${entitlements.startsAt} is null or ${entitlements.startsAt} <= ${now})`,
-        sql`(${entitlements.endsAt} is null or ${entitlements.endsAt} > ${now})`,
-      ),
-    );
+    .where(liveSubscriptions(now, guildId));
   return rows.map((row) => row.skuId);
 }

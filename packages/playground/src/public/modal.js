@@ -95,17 +95,7 @@ export function openModal(modal, submit) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!validate(fields)) return;
-    submitButton.disabled = true;
-    submitButton.classList.add('busy');
-    footerError.textContent = '';
-    try {
-      await submit(Object.fromEntries(fields.map((item) => [item.input.custom_id, item.control.value])));
-      dialog.close();
-    } catch (error) {
-      footerError.textContent = error.message;
-      submitButton.disabled = false;
-      submitButton.classList.remove('busy');
-    }
+    await closeAfter(dialog, submitButton, footerError, () => submit(Object.fromEntries(fields.map((item) => [item.input.custom_id, item.control.value]))));
   });
 
   document.body.append(dialog);
@@ -148,17 +138,7 @@ export function openPurchase(sku, buy) {
   dialog.addEventListener('close', () => dialog.remove());
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    confirm.disabled = true;
-    confirm.classList.add('busy');
-    footerError.textContent = '';
-    try {
-      await buy();
-      dialog.close();
-    } catch (error) {
-      footerError.textContent = error.message;
-      confirm.disabled = false;
-      confirm.classList.remove('busy');
-    }
+    await closeAfter(dialog, confirm, footerError, buy);
   });
   document.body.append(dialog);
   dialog.showModal();
@@ -176,4 +156,19 @@ function validate(fields) {
   }
   firstBad?.control.focus();
   return firstBad === undefined;
+}
+
+/** Runs the dialog's action with its button busy: closes the dialog once it succeeds, or shows why it failed. */
+async function closeAfter(dialog, button, footerError, action) {
+  button.disabled = true;
+  button.classList.add('busy');
+  footerError.textContent = '';
+  try {
+    await action();
+    dialog.close();
+  } catch (error) {
+    footerError.textContent = error.message;
+    button.disabled = false;
+    button.classList.remove('busy');
+  }
 }
