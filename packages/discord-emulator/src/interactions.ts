@@ -189,7 +189,16 @@ export class InteractionRegistry {
     const source = input.messageId === undefined ? undefined : this.#componentMessage(input.messageId);
     if (input.type === InteractionType.MessageComponent && !source) throw new Error('a component interaction comes from a message: give messageId');
     if (source && source.api.channel_id !== channel.id) throw new Error(`message ${source.api.id} is not in channel ${channel.id}`);
-    return this.#create({ type: input.type, guild, channel, userId: input.userId, data: structuredClone(input.data), source, locale: input.locale });
+    return this.#create({
+      type: input.type,
+      guild,
+      channel,
+      userId: input.userId,
+      data: structuredClone(input.data),
+      source,
+      locale: input.locale,
+      ...(input.entitlements && { entitlements: structuredClone(input.entitlements) }),
+    });
   }
 
   #componentMessage(messageId: string): StoredMessage {

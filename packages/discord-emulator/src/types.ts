@@ -282,4 +282,6 @@ export interface UncheckedInteractionInput extends InteractionPlace {
   messageId?: string;
   /** The member's language (Discord's `locale`); `en-US` when left out. */
   locale?: string;
+  /** The payload's `entitlements` as given, instead of those Discord would list (a forged payload). */
+  entitlements?: unknown[];
 }

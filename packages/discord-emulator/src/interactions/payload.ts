@@ -20,6 +20,8 @@ export interface NewInteraction {
   /** For a modal submit: the interaction the bot answered with the modal. */
   triggeredBy?: InteractionRecord;
   locale?: string;
+  /** The payload's `entitlements` as given, instead of the member's and the guild's (a forged payload). */
+  entitlements?: unknown[];
 }
 
 /**
@@ -55,7 +57,7 @@ export function createInteraction(context: InteractionContext, attachmentSizeLim
     locale: input.locale ?? 'en-US',
     guild_locale: guild.locale,
     // The member's and the guild's active entitlements, as Discord puts them on every interaction.
-    entitlements: store.monetization.activeFor(userId, guild.id),
+    entitlements: input.entitlements ?? store.monetization.activeFor(userId, guild.id),
     authorizing_integration_owners: { [ApplicationIntegrationType.GuildInstall]: guild.id },
     context: InteractionContextType.Guild,
     attachment_size_limit: attachmentSizeLimit,
