@@ -182,6 +182,35 @@ describe('shard variables', () => {
   });
 });
 
+describe('what the bot sells', () => {
+  const pack = '1234567890123456789';
+  const bigPack = '1234567890123456790';
+  const plan = '1234567890123456791';
+
+  it('sells nothing unless told, and reads <sku_id>:<credits> lists', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ creditPacks: [], subscriptionAllowances: [], packClaimMinutes: 10, entitlementCheckSeconds: 3_600 });
+    const config = loadConfig({ env: { ...complete, CREDIT_PACKS: ` ${pack}:100, ${bigPack} : 500 `, SUBSCRIPTION_ALLOWANCES: `${plan}:2000`, PACK_CLAIM_MINUTES: '0' } });
+    expect(config.creditPacks).toEqual([
+      { skuId: pack, credits: 100 },
+      { skuId: bigPack, credits: 500 },
+    ]);
+    expect(config.subscriptionAllowances).toEqual([{ skuId: plan, credits: 2000 }]);
+    expect(config.packClaimMinutes).toBe(0);
+  });
+
+  it('refuses a list it cannot read, a pack of 0 credits, a SKU twice, and a SKU both a pack and a subscription', () => {
+    expect(problemsOf({ ...complete, CREDIT_PACKS: '100 credits' })).toEqual([
+      'CREDIT_PACKS: expected a list such as 1234567890123456789:100,… (a SKU id from the developer portal, a colon, its credits)',
+    ]);
+    expect(problemsOf({ ...complete, CREDIT_PACKS: `${pack}:0` })).toEqual(['CREDIT_PACKS: expected credits above 0 for every SKU of CREDIT_PACKS']);
+    expect(problemsOf({ ...complete, CREDIT_PACKS: `${pack}:100,${pack}:200` })).toEqual(['CREDIT_PACKS: expected each SKU once']);
+    expect(problemsOf({ ...complete, CREDIT_PACKS: `${pack}:100`, SUBSCRIPTION_ALLOWANCES: `${pack}:500` })).toEqual([
+      `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${pack} is in both)`,
+    ]);
+    expect(problemsOf({ ...complete, ENTITLEMENT_CHECK_SECONDS: '0' })).toEqual(['ENTITLEMENT_CHECK_SECONDS: expected a number above 0']);
+  });
+});
+
 describe('interaction variables', () => {
   const key = 'AB'.repeat(32);
 
