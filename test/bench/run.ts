@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '@music-bot/test-world';
 
-export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice'] as const;
+export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history'] as const;
 
 // Names first; anything from the first flag on goes to the benchmarks (`npm run bench -- ack --rate 100`).
 const firstFlag = process.argv.slice(2).findIndex((arg) => arg.startsWith('-'));

@@ -1,0 +1,190 @@
+/**
+ * A year of a large deployment, written into a bot database in a handful of set-based
+ * statements (`generate_series`, no row leaves Postgres): guilds, jobs of every kind in every
+ * state (the library's songs with titles, prompts and lyrics), ledger movements whose running
+ * sums are each guild's balance (so `verifyLedger` holds), account checks and audit log rows.
+ * A benchmark fixture: the rows are plausible, not a history the bot could have written.
+ *
+ * The `busy` guilds (the ones a benchmark drives through the emulator) get `busyMovements`
+ * movements and `busySongs` songs each, the rest is spread evenly over the other guilds.
+ */
+import type pg from 'pg';
+
+export interface HistorySize {
+  readonly guilds: number;
+  readonly jobs: number;
+  readonly ledger: number;
+  /** Finished songs (the library): part of `jobs`. */
+  readonly songs: number;
+  /** Movements of each busy guild (its CSV export). */
+  readonly busyMovements: number;
+  /** Songs of each busy guild, and jobs of each of its members. */
+  readonly busySongs: number;
+}
+
+/** The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy guild of 100,000 movements. */
+export const YEAR: HistorySize = { guilds: 10_000, jobs: 2_000_000, ledger: 5_000_000, songs: 1_000_000, busyMovements: 100_000, busySongs: 20_000 };
+
+/** `YEAR` times `scale` (at least one of each), for quick runs. */
+export function scaled(scale: number, size: HistorySize = YEAR): HistorySize {
+  const of = (n: number) => Math.max(1, Math.round(n * scale));
+  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: of(size.busyMovements), busySongs: of(size.busySongs) };
+}
+
+export interface SeedTimings {
+  readonly [step: string]: number;
+}
+
+/** Members of a seeded guild: `u<guild>-<n>`; the busy guilds' own members come from the emulator. */
+const MEMBERS_PER_GUILD = 40;
+
+/**
+ * Seeds `db` (migrated, possibly holding the busy guilds already) and answers how long each
+ * step took, in ms. `busy`: the guilds, with their members, that get a busy guild's share.
+ */
+export async function seedHistory(
+  db: pg.Pool,
+  size: HistorySize,
+  busy: ReadonlyArray<{ guildId: string; members: readonly string[] }>,
+): Promise<SeedTimings> {
+  const timings: Record<string, number> = {};
+  const step = async (name: string, text: string, values: unknown[] = []) => {
+    const started = performance.now();
+    await db.query(text, values);
+    timings[name] = Math.round(performance.now() - started);
+  };
+  const busyIds = busy.map((b) => b.guildId);
+  const busyMembers = busy.map((b) => `{${b.members.map((m) => `"${m}"`).join(',')}}`);
+  const others = Math.max(1, size.guilds - busy.length);
+  const busyMovements = Math.min(size.busyMovements * busy.length, Math.floor(size.ledger / 2));
+  const busySongs = Math.min(size.busySongs * busy.length, Math.floor(size.songs / 2));
+
+  // A map from a guild number (0 … busy-1: the busy guilds, then h<n>) to its id and members.
+  await db.query('create temporary table if not exists seed_guilds (n int primary key, id text not null, members text[] not null) on commit preserve rows');
+  await db.query('truncate seed_guilds');
+  await db.query(
+    `insert into seed_guilds
+       select b.n - 1, b.id, b.members from unnest($1::text[], $2::text[]) with ordinality as b(id, members, n)
+       union all
+       select $3::int + g, 'h' || lpad(g::text, 6, '0'),
+              array(select 'u' || g || '-' || m from generate_series(0, ${MEMBERS_PER_GUILD - 1}) m)
+         from generate_series(0, $4::int - 1) g`,
+    [busyIds, busyMembers, busy.length, others],
+  );
+  const guildCount = busy.length + others;
+
+  // The guild a row of number i belongs to: the first `busyShare` rows go round the busy guilds, the rest round the others.
+  const guildOf = (i: string, busyShare: number) =>
+    `(case when ${i} < ${busyShare} then ${i} % ${Math.max(1, busy.length)} else ${busy.length} + (${i} - ${busyShare}) % ${others} end)`;
+
+  await step(
+    'guilds',
+    `insert into guilds (id, balance, monthly_allowance, allowance_period, created_at, updated_at)
+       select id, 0, case when n % 10 = 0 then 500 else 0 end, to_char(now() - interval '1 month', 'YYYY-MM'),
+              now() - interval '366 days', now() - interval '366 days'
+         from seed_guilds
+       on conflict (id) do nothing`,
+  );
+
+  // Jobs: the songs first (succeeded, with a result), then the other kinds in every state,
+  // spread over the year (row i at now - 365 days × (1 - i/jobs)).
+  const jobGuild = guildOf('i', busySongs);
+  await step(
+    'jobs',
+    `insert into jobs (id, guild_id, channel_id, user_id, kind, request, state, cost, upstream_task_id, locale, guild_locale,
+                       result, error, delivery_state, message_id, created_at, updated_at, submitted_at, completed_at, delivered_at, deadline_at)
+     select gen_random_uuid(), g.id, 'c' || g.n, g.members[1 + i % array_length(g.members, 1)], k.kind,
+            case k.kind
+              when 'song' then jsonb_build_object('kind', 'song', 'title', w.title, 'prompt', w.prompt, 'lyrics', w.lyrics, 'model', 'chirp-v4')
+              when 'persona_song' then jsonb_build_object('kind', 'persona_song', 'voiceId', gen_random_uuid(), 'personaId', 'p' || i, 'title', w.title, 'prompt', w.prompt)
+              when 'lyrics' then jsonb_build_object('kind', 'lyrics', 'prompt', w.prompt)
+              when 'voice' then jsonb_build_object('kind', 'voice', 'name', 'voice ' || i)
+              else jsonb_build_object('kind', k.kind, 'clipId', 'clip-' || i)
+            end,
+            s.state, 10,
+            case when s.state in ('submitted', 'succeeded', 'failed', 'timed_out') then 'task-' || i end,
+            'en-US', 'en-US',
+            case when s.state = 'succeeded' then jsonb_build_object('state', 'SUCCESS', 'clips', jsonb_build_array(jsonb_build_object(
+              'clipId', 'clip-' || i, 'title', w.title, 'lyrics', w.lyrics, 'tags', 'pop',
+              'audioUrl', 'https://cdn.example/' || i || '.mp3', 'imageUrl', 'https://cdn.example/' || i || '.jpg', 'durationSeconds', 180))) end,
+            case when s.state in ('failed', 'timed_out') then jsonb_build_object('kind', s.state, 'message', 'The service could not make it.', 'creditsReturned', 10) end,
+            case when s.state in ('succeeded', 'failed', 'timed_out') then 'delivered' else 'pending' end,
+            case when s.state in ('succeeded', 'failed', 'timed_out') then 'm' || i end,
+            t.at, t.at, t.at + interval '2 seconds',
+            case when s.state in ('succeeded', 'failed', 'timed_out', 'cancelled') then t.at + interval '90 seconds' end,
+            case when s.state in ('succeeded', 'failed', 'timed_out') then t.at + interval '91 seconds' end,
+            t.at + interval '10 minutes'
+       from generate_series(0, $1::bigint - 1) i
+       join seed_guilds g on g.n = ${jobGuild}
+       cross join lateral (select now() - interval '365 days' * (1 - i::float8 / $1) - interval '1 hour' as at) t
+       cross join lateral (select
+            case when i < $2 then (case when i % 20 = 0 then 'persona_song' else 'song' end)
+                 else (array['lyrics', 'voice', 'video', 'download', 'upload', 'song', 'lyrics', 'song'])[1 + i % 8] end as kind) k
+       cross join lateral (select
+            case when i < $2 then 'succeeded'
+                 when i = $2 + 1 then 'queued' when i = $2 + 2 then 'submitting' when i = $2 + 3 then 'submitted'
+                 when i % 10 = 4 then 'failed' when i % 50 = 5 then 'timed_out' when i % 50 = 6 then 'cancelled'
+                 else (case when k.kind in ('song', 'persona_song') then 'failed' else 'succeeded' end) end as state) s
+       cross join lateral (select
+            'Song ' || i || ' of ' || (array['summer', 'rain', 'the night', 'old roads', 'neon', 'the sea'])[1 + i % 6] as title,
+            (array['upbeat synthwave with a female voice', 'slow acoustic ballad about ', 'lo-fi hip hop beat, rainy', 'epic orchestral theme for '])[1 + i % 4]
+              || ' ' || md5(i::text) as prompt,
+            '[Verse]' || chr(10) || repeat('walking down the ' || (array['street', 'river', 'hall', 'line'])[1 + i % 4] || ' again ', 8)
+              || chr(10) || '[Chorus]' || chr(10) || md5((i * 7)::text) || ' ' || repeat('la ', 12) as lyrics) w`,
+    [size.jobs, size.songs],
+  );
+
+  // Ledger: a starting grant per guild, then reserves, releases and grants; running sums per guild as balance_after.
+  const ledgerGuild = guildOf('i', busyMovements);
+  await step(
+    'ledger',
+    `insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason, created_at)
+     select id, key, kind, amount, 1000000 + sum(amount) over (partition by id order by i), job_id, user_id, actor_id, reason, at
+       from (
+         select g.id, i, 'seed:' || i as key, m.kind,
+                case m.kind when 'reserve' then -10 when 'release' then 10 when 'refund' then 10 when 'allowance' then 500 else 25 end as amount,
+                case when m.kind in ('reserve', 'release', 'refund') then gen_random_uuid() end as job_id,
+                case when m.kind in ('reserve', 'release', 'refund') then g.members[1 + i % array_length(g.members, 1)] end as user_id,
+                case when m.kind = 'grant' then 'moderator-' || g.n end as actor_id,
+                case when m.kind = 'grant' then 'Thanks for the "event", friends, again' end as reason,
+                now() - interval '365 days' * (1 - i::float8 / $1) - interval '1 hour' as at
+           from generate_series(0, $1::bigint - 1) i
+           join seed_guilds g on g.n = ${ledgerGuild}
+           cross join lateral (select (array['reserve', 'reserve', 'reserve', 'reserve', 'release', 'refund', 'reserve', 'grant', 'reserve', 'allowance'])[1 + (i / ${guildCount}) % 10] as kind) m
+       ) rows`,
+    [size.ledger],
+  );
+  // Each guild's starting grant (the 1,000,000 every balance_after above counts from), dated first.
+  await step(
+    'ledger grants',
+    `insert into credit_ledger (guild_id, key, kind, amount, balance_after, actor_id, reason, created_at)
+     select id, 'seed-start:' || id, 'grant', 1000000, 1000000, 'owner', 'starting credits', now() - interval '366 days' from seed_guilds
+     on conflict (key) do nothing`,
+  );
+  await step(
+    'balances',
+    `update guilds set balance = s.total
+       from (select guild_id, sum(amount)::int as total from credit_ledger where guild_id in (select id from seed_guilds) group by guild_id) s
+      where guilds.id = s.guild_id`,
+  );
+
+  // An hourly account check for a year, and a moderator action a day per 100 guilds.
+  await step(
+    'account checks',
+    `insert into account_checks (checked_at, source, credits, extra_credits, balance, upstream_spent_total, expected, drift, low_threshold, low_alert_armed)
+     select now() - interval '1 hour' * h, 'hourly', 100000 - h, 0, 100000 - h, h * 10, 100000 - h, 0, 1000, true
+       from generate_series(8760, 1, -1) h`,
+  );
+  await step(
+    'audit log',
+    `insert into audit_log (guild_id, actor_id, action, details, created_at)
+     select g.id, 'moderator-' || g.n, (array['settings', 'freeze', 'unfreeze', 'user-limit', 'allowance'])[1 + d % 5],
+            jsonb_build_object('key', 'seed-audit:' || g.n || ':' || d, 'value', d),
+            now() - interval '1 day' * d
+       from seed_guilds g cross join generate_series(1, 365) d
+      where g.n < ${busy.length} or g.n % 100 = 0`,
+  );
+  await step('analyze', 'analyze');
+  await db.query('drop table seed_guilds');
+  return timings;
+}

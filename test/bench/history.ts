@@ -1,0 +1,304 @@
+/**
+ * `npm run bench -- history`: whether a member's commands cost the same after a year of
+ * history as on the first day.
+ *
+ * One world, one bot (as `npm start` runs it), one guild driven through the Discord emulator.
+ * First on an empty database, then after `history-seed.ts` has written a year of a large
+ * deployment into the same database (the guild is one of its busy guilds), the same commands
+ * run `--rounds` times each, one at a time, timed from the emulator's dispatch: `/song`'s first
+ * answer; the full answer of `/credits`, `/library query:`, `/library user:`, `/jobs list` and
+ * `/credits-admin history`; the history's CSV export (with the bot's memory growth while it
+ * exports). The maintenance passes' database work runs in this process against both: the
+ * reconciliation's reads (open and undelivered jobs), the monthly allowance pass, the account
+ * check's upstream spend total. Then `EXPLAIN (ANALYZE, BUFFERS)` of every statement those
+ * paths sent, on the seeded database, into `bench/results/history-plans.txt`.
+ *
+ * Targets: each member-facing p50 and p99 within 1.2× of the empty database's; each maintenance
+ * pass under a minute. Exits 1 when one is missed, unless `--report-only`.
+ *
+ * Flags: `--scale S` (the issue's sizes times S), `--guilds`, `--jobs`, `--ledger`, `--songs`,
+ * `--busy-movements` (the driven guild's ledger), `--rounds N` (40), `--report-only`.
+ * Another size than the issue's writes `history-<scale>.json`.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
+import { ROOT, seedCast, sleep } from '@music-bot/test-world';
+import { applyDueAllowances, history as ledgerHistory, upstreamSpentTotal, verifyLedger } from '../../src/credits/index.js';
+import { connectDatabase } from '../../src/db/client.js';
+import { libraryPage } from '../../src/pipeline/library.js';
+import { listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
+import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
+import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, writeResult, type Summary } from './support.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    scale: { type: 'string' },
+    guilds: { type: 'string' },
+    jobs: { type: 'string' },
+    ledger: { type: 'string' },
+    songs: { type: 'string' },
+    'busy-movements': { type: 'string' },
+    rounds: { type: 'string', default: '40' },
+    'report-only': { type: 'boolean', default: false },
+  },
+  strict: false,
+});
+const SCALE = flags.scale === undefined ? 1 : Number(flags.scale);
+const sized = (name: string, fallback: number) => {
+  const raw = flags[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--${name} takes a whole number of at least 1 (got ${String(raw)})`);
+    process.exit(2);
+  }
+  return value;
+};
+if (!(SCALE > 0)) {
+  console.error(`--scale takes a positive number (got ${String(flags.scale)})`);
+  process.exit(2);
+}
+const base = scaled(SCALE, YEAR);
+const SIZE: HistorySize = {
+  guilds: sized('guilds', base.guilds),
+  jobs: sized('jobs', base.jobs),
+  ledger: sized('ledger', base.ledger),
+  songs: Math.min(sized('songs', base.songs), sized('jobs', base.jobs)),
+  busyMovements: sized('busy-movements', base.busyMovements),
+  busySongs: base.busySongs,
+};
+const ROUNDS = Math.max(5, Number(flags.rounds));
+const WARM_UP = 5;
+const TARGET_RATIO = 1.2;
+const MAINTENANCE_LIMIT_MS = 60_000;
+const ANSWER_MS = 60_000;
+
+type Measured = 'song (first answer)' | 'credits' | 'library query' | 'library member' | 'jobs list' | 'credits-admin history' | 'history CSV export';
+
+/** Resolves once the bot's answer is complete: a message at once, or the edit of a deferred reply. */
+async function answered(handle: InteractionHandle, done: (message: EmulatorMessage) => boolean = () => true): Promise<EmulatorMessage | undefined> {
+  const response = await handle.waitForResponse(ANSWER_MS);
+  // 4: a message at once; 5 and 6: deferred, the answer is an edit.
+  if (response.type === 4) return handle.original();
+  const now = handle.original();
+  if (now && response.type !== 6 && done(now) && (now.content || now.embeds?.length)) return now;
+  return handle.waitForEdit(done, ANSWER_MS);
+}
+
+const world = await startBenchWorld();
+const database = connectDatabase(world.postgresUrl, { max: 4, applicationName: 'bench-history' });
+try {
+  const cast = seedCast(world.emulator, { name: 'A year of songs' });
+  const { alice, bob, manager } = cast.members;
+  const place = (userId: string) => ({ guildId: cast.guild.id, channelId: cast.channelId, userId });
+  await world.deployCommands();
+  const bot = world.bot({ env: { STARTING_CREDITS: '1000000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' } }).spawn();
+  await world.emulator.waitForBotReady(60_000);
+  const pid = () => bot.pid!;
+
+  const run = (userId: string, input: Omit<RunCommandInput, 'guildId' | 'channelId' | 'userId'>) => world.emulator.runCommand({ ...place(userId), ...input });
+  /** The history page's CSV button, pressed, and the message that carries the file. */
+  const exportCsv = async (): Promise<{ ms: number; bytes: number; peakRssGrowthMb: number }> => {
+    const page = await answered(run(manager, { name: 'credits-admin', subcommand: 'history' }));
+    const button = (page?.components ?? [])
+      .flatMap((row): unknown[] => ('components' in row ? row.components : []))
+      .find((c): c is { custom_id: string } => typeof c === 'object' && c !== null && 'custom_id' in c && String(c.custom_id).startsWith('history-csv:'));
+    if (!page || !button) throw new Error('the history page has no CSV button');
+    const before = await rssMegabytes(pid());
+    let peak = before;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssMegabytes(pid()).catch(() => peak));
+        await sleep(10);
+      }
+    })();
+    const started = performance.now();
+    const click = world.emulator.clickButton({ messageId: page.id, customId: button.custom_id, userId: manager });
+    const withFile = await answered(click, (m) => (m.attachments?.length ?? 0) > 0);
+    const ms = performance.now() - started;
+    sampling = false;
+    await sampler;
+    return { ms, bytes: withFile?.attachments?.[0]?.size ?? 0, peakRssGrowthMb: round(peak - before, 1) };
+  };
+
+  const commands: Array<[Measured, () => Promise<number>]> = [
+    ['song (first answer)', async () => {
+      const started = performance.now();
+      await run(alice, { name: 'song', options: { prompt: `a year later ${Math.random()}` } }).waitForResponse(ANSWER_MS);
+      return performance.now() - started;
+    }],
+    ...([
+      ['credits', alice, { name: 'credits' }],
+      ['library query', alice, { name: 'library', options: { query: 'summer rain' } }],
+      ['library member', alice, { name: 'library', options: { user: bob } }],
+      ['jobs list', alice, { name: 'jobs', subcommand: 'list' }],
+      ['credits-admin history', manager, { name: 'credits-admin', subcommand: 'history' }],
+    ] as const).map(([name, userId, input]): [Measured, () => Promise<number>] => [
+      name,
+      async () => {
+        const started = performance.now();
+        await answered(run(userId, input));
+        return performance.now() - started;
+      },
+    ]),
+  ];
+
+  const measureCommands = async () => {
+    const out = new Map<Measured, number[]>();
+    for (const [name, once] of commands) {
+      for (let i = 0; i < WARM_UP; i += 1) await once();
+      const times: number[] = [];
+      for (let i = 0; i < ROUNDS; i += 1) times.push(await once());
+      out.set(name, times);
+    }
+    // The export is slow on a long history: a few rounds.
+    const exports = [];
+    for (let i = 0; i < 3; i += 1) exports.push(await exportCsv());
+    out.set('history CSV export', exports.map((e) => e.ms));
+    return { summaries: new Map([...out].map(([name, times]) => [name, summarize(times)])), export: exports.at(-1)! };
+  };
+
+  /** The maintenance passes' database work, timed: what reconcile reads, the allowance pass, the account check's total. */
+  const maintenance = async () => {
+    const timed = async (fn: () => Promise<unknown>) => {
+      const started = performance.now();
+      await fn();
+      return round(performance.now() - started, 1);
+    };
+    const { db } = database;
+    return {
+      'reconcile (open + undelivered jobs)': await timed(async () => {
+        let afterId: string | undefined;
+        for (;;) {
+          const page = await listOpenJobs(db, 500, afterId);
+          if (page.length === 0) break;
+          afterId = page.at(-1)?.id;
+        }
+        await listUndelivered(db, 1000);
+      }),
+      'monthly allowances': await timed(() => applyDueAllowances(db, new Date())),
+      'account check (upstream spend total)': await timed(() => upstreamSpentTotal(db)),
+    };
+  };
+
+  // ---- the empty database ----
+  await settlePostgres(world.db);
+  const emptyMaintenance = await maintenance();
+  const empty = await measureCommands();
+
+  // ---- a year of history, in the same database ----
+  console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${SIZE.busyMovements} for the driven guild)…`);
+  const seedStarted = performance.now();
+  const seedSteps = await seedHistory(world.db, SIZE, [{ guildId: cast.guild.id, members: [alice, bob, manager, cast.members.roleModerator, cast.members.owner] }]);
+  const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
+  console.log(`seeded in ${seedSeconds} s (${Object.entries(seedSteps).map(([step, ms]) => `${step} ${round(ms / 1000, 1)} s`).join(', ')})`);
+  const mismatches = await verifyLedger(database.db);
+  console.log(`ledger verification: ${mismatches.length === 0 ? 'every balance is its ledger\'s sum' : `${mismatches.length} guilds MISMATCH`}`);
+  await settlePostgres(world.db);
+  const seededMaintenance = await maintenance();
+  const seeded = await measureCommands();
+
+  // ---- the plans of what those paths send, on the seeded database ----
+  const plans = await explainPaths(cast.guild.id, bob);
+  const plansFile = path.join(ROOT, 'bench/results', `history${SIZE.ledger === YEAR.ledger ? '' : `-${SCALE}`}-plans.txt`);
+
+  const names = commands.map(([name]) => name).concat('history CSV export');
+  const rows = names.map((name) => {
+    const e = empty.summaries.get(name)!;
+    const s = seeded.summaries.get(name)!;
+    const memberFacing = name !== 'history CSV export';
+    const met = ratio(s.p50, e.p50) <= TARGET_RATIO && ratio(s.p99, e.p99) <= TARGET_RATIO;
+    return {
+      command: name,
+      'empty p50 ms': e.p50,
+      'empty p99 ms': e.p99,
+      'year p50 ms': s.p50,
+      'year p99 ms': s.p99,
+      'p50 ×': ratio(s.p50, e.p50),
+      'p99 ×': ratio(s.p99, e.p99),
+      [`target ≤ ${TARGET_RATIO}×`]: memberFacing ? (met ? 'met' : 'missed') : '(not member-facing)',
+    };
+  });
+  printTable(`one at a time, ${ROUNDS} rounds each after ${WARM_UP} to warm up (the export: 3)`, rows);
+  const maintenanceRows = Object.keys(seededMaintenance).map((pass) => ({
+    pass,
+    'empty ms': emptyMaintenance[pass as keyof typeof emptyMaintenance],
+    'year ms': seededMaintenance[pass as keyof typeof seededMaintenance],
+    'target < 60 s': seededMaintenance[pass as keyof typeof seededMaintenance] < MAINTENANCE_LIMIT_MS ? 'met' : 'missed',
+  }));
+  printTable('maintenance passes (their database work, in this process)', maintenanceRows);
+  console.log(
+    `\nCSV export of the driven guild (${SIZE.busyMovements} movements): ${seeded.export.bytes} bytes, the bot's RSS grew by up to ${seeded.export.peakRssGrowthMb} MB (empty database: ${empty.export.peakRssGrowthMb} MB)`,
+  );
+  await writeFile(plansFile, plans);
+  console.log(`written: ${path.relative(ROOT, plansFile)}`);
+
+  const met =
+    rows.every((row) => row[`target ≤ ${TARGET_RATIO}×`] !== 'missed') && maintenanceRows.every((row) => row['target < 60 s'] === 'met') && mismatches.length === 0;
+  const toObject = (summaries: Map<Measured, Summary>) => Object.fromEntries(summaries);
+  await writeResult(SIZE.ledger === YEAR.ledger && SIZE.jobs === YEAR.jobs ? 'history' : `history-${SCALE}`, {
+    workload: { ...SIZE, scale: SCALE, rounds: ROUNDS, warmUp: WARM_UP, drivenGuild: 'one busy guild, its members alice (commands), bob (library user:), manager (history)' },
+    target: `member-facing p50 and p99 ≤ ${TARGET_RATIO}× the empty database; maintenance passes < 60 s; the ledger verifies`,
+    seeding: { seconds: seedSeconds, steps: seedSteps, ledgerMismatches: mismatches.length },
+    results: { empty: toObject(empty.summaries), year: toObject(seeded.summaries) },
+    ratios: Object.fromEntries(rows.map((row) => [row.command, { p50: row['p50 ×'], p99: row['p99 ×'] }])),
+    maintenance: { empty: emptyMaintenance, year: seededMaintenance },
+    csvExport: { movements: SIZE.busyMovements, empty: empty.export, year: seeded.export },
+    met,
+    seconds: round(performance.now() / 1000, 1),
+  });
+  console.log(`\ntargets: ${met ? 'met' : 'MISSED'}`);
+  if (!met && !flags['report-only']) process.exitCode = 1;
+} finally {
+  await database.close().catch(() => {});
+  await world.close();
+}
+
+/**
+ * `EXPLAIN (ANALYZE, BUFFERS)` of every statement the member paths and the passes send:
+ * their own functions are called on a pool that records what it is sent, then each select is
+ * explained with its parameters.
+ */
+async function explainPaths(guildId: string, member: string): Promise<string> {
+  const recorder = connectDatabase(world.postgresUrl, { max: 1, applicationName: 'bench-history-explain' });
+  const sent: Array<{ path: string; text: string; values: unknown[] }> = [];
+  let current = '';
+  recorder.pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+      const text = typeof first === 'string' ? first : first.text;
+      const values = typeof first === 'string' ? (second ?? []) : (first.values ?? []);
+      if (/^\s*(select|with)\b/i.test(text)) sent.push({ path: current, text, values });
+      return query(...args);
+    };
+  });
+  const { db } = recorder;
+  const paths: Array<[string, () => Promise<unknown>]> = [
+    ['/library query:', () => libraryPage(db, { guildId, query: 'summer rain' })],
+    ['/library user:', () => libraryPage(db, { guildId, userId: member })],
+    ['/library', () => libraryPage(db, { guildId })],
+    ['/credits-admin history (first page)', () => ledgerHistory(db, { guildId, limit: 10 })],
+    ['/credits-admin history user:', () => ledgerHistory(db, { guildId, userId: member, limit: 10 })],
+    ['reconcile: open jobs', () => listOpenJobs(db, 500)],
+    ['reconcile: undelivered jobs', () => listUndelivered(db, 1000)],
+    ['account check: upstream spend total', () => upstreamSpentTotal(db)],
+  ];
+  const out: string[] = [];
+  try {
+    for (const [name, fn] of paths) {
+      current = name;
+      await fn();
+    }
+    for (const statement of sent) {
+      const { rows } = await recorder.pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values);
+      out.push(`== ${statement.path}\n${statement.text}\n-- ${JSON.stringify(statement.values)}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);
+    }
+  } finally {
+    await recorder.close().catch(() => {});
+  }
+  return out.join('\n');
+}
