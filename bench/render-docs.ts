@@ -361,6 +361,36 @@ function renderVoice(result: ResultFile): Rendered {
   };
 }
 
+function renderHistory(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const results = obj(data['results']);
+  const ratios = obj(data['ratios']);
+  const maintenance = obj(data['maintenance']);
+  const csv = obj(data['csvExport']);
+  const seeding = obj(data['seeding']);
+  const dayOne = obj(results['empty']);
+  const year = obj(results['year']);
+  const rows = Object.keys(year).map((name) => {
+    const [d, y, r] = [obj(dayOne[name]), obj(year[name]), obj(ratios[name])];
+    return [name, ms(d['p50']), ms(d['p99']), ms(y['p50']), ms(y['p99']), `${fmt(r['p50'], 2)}×`, `${fmt(r['p99'], 2)}×`];
+  });
+  const passes = Object.keys(obj(maintenance['year'])).map((pass) => [pass, ms(obj(maintenance['empty'])[pass]), ms(obj(maintenance['year'])[pass])]);
+  const scale = num(workload['scale']);
+  const what = `A year of history (${fmt(workload['guilds'], 0)} guilds, ${fmt(workload['jobs'], 0)} jobs, ${fmt(workload['ledger'], 0)} movements${scale === 1 ? '' : `: ${fmt(scale, 3)} of the full year`}) against the first day`;
+  const worst = Math.max(...Object.entries(ratios).filter(([name]) => name !== 'history CSV export').map(([, r]) => num(obj(r)['p99'])));
+  const yearExport = obj(csv['year']);
+  return {
+    summary: [what, `worst member-facing p99 ${fmt(worst, 2)}× day 1`, 'the same commands on day 1', str(data['target']), met(data['met'])],
+    body: [
+      `${cap(what)}, seeded in ${fmt(seeding['seconds'])} s; ${fmt(workload['rounds'], 0)} rounds of each command, one at a time. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      table(['Command', 'Day 1 p50', 'Day 1 p99', 'Year p50', 'Year p99', 'p50 ×', 'p99 ×'], rows),
+      table(['Maintenance pass (database work)', 'Day 1', 'Year'], passes),
+      `The CSV export of a guild with ${fmt(csv['movements'], 0)} movements: ${fmt(num(yearExport['bytes']) / 1024, 0)} KiB, the bot's resident memory grew by up to ${fmt(yearExport['peakRssGrowthMb'])} MB while it exported. Plans: [decisions/year-of-history.md](decisions/year-of-history.md).`,
+    ].join('\n\n'),
+  };
+}
+
 function renderOther(result: ResultFile): Rendered {
   const header = ['benchmark', 'date', 'commit', 'commitDirty'];
   const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
@@ -373,6 +403,7 @@ function renderOther(result: ResultFile): Rendered {
 function renderOne(result: ResultFile): Rendered {
   const name = str(result.data['benchmark']) || result.file.replace(/\.json$/, '');
   if (name === 'ack' || name.startsWith('ack-')) return renderAck(result);
+  if (name === 'history' || name.startsWith('history-')) return renderHistory(result);
   const renderers: Record<string, (result: ResultFile) => Rendered> = {
     accept: renderAccept,
     ledger: renderLedger,
@@ -401,7 +432,7 @@ nothing: \`npm test\` holds no timed assertion. Why the figures are what they ar
 [decisions/first-answer-path.md](decisions/first-answer-path.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
-const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'chaos'];
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'chaos'];
 const rank = (name: string) => {
   const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
   return index < 0 ? ORDER.length : index;

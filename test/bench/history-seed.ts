@@ -18,17 +18,19 @@ export interface HistorySize {
   readonly songs: number;
   /** Movements of each busy guild (its CSV export). */
   readonly busyMovements: number;
-  /** Songs of each busy guild, and jobs of each of its members. */
+  /** Songs of each busy guild. */
   readonly busySongs: number;
+  /** How long the history spans: rows are spread over it, an account check an hour, a moderator action a day. */
+  readonly days: number;
 }
 
 /** The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy guild of 100,000 movements. */
-export const YEAR: HistorySize = { guilds: 10_000, jobs: 2_000_000, ledger: 5_000_000, songs: 1_000_000, busyMovements: 100_000, busySongs: 20_000 };
+export const YEAR: HistorySize = { guilds: 10_000, jobs: 2_000_000, ledger: 5_000_000, songs: 1_000_000, busyMovements: 100_000, busySongs: 20_000, days: 365 };
 
 /** `YEAR` times `scale` (at least one of each), for quick runs. */
 export function scaled(scale: number, size: HistorySize = YEAR): HistorySize {
   const of = (n: number) => Math.max(1, Math.round(n * scale));
-  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: of(size.busyMovements), busySongs: of(size.busySongs) };
+  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: of(size.busyMovements), busySongs: of(size.busySongs), days: size.days };
 }
 
 export interface SeedTimings {
@@ -43,10 +45,21 @@ const MEMBERS_PER_GUILD = 40;
  * step took, in ms. `busy`: the guilds, with their members, that get a busy guild's share.
  */
 export async function seedHistory(
-  db: pg.Pool,
+  pool: pg.Pool,
   size: HistorySize,
   busy: ReadonlyArray<{ guildId: string; members: readonly string[] }>,
+  tag = 'y',
 ): Promise<SeedTimings> {
+  // One connection: the map of guilds below is a temporary table.
+  const client = await pool.connect();
+  try {
+    return await seedOn(client, size, busy, tag);
+  } finally {
+    client.release();
+  }
+}
+
+async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<{ guildId: string; members: readonly string[] }>, tag: string): Promise<SeedTimings> {
   const timings: Record<string, number> = {};
   const step = async (name: string, text: string, values: unknown[] = []) => {
     const started = performance.now();
@@ -60,16 +73,16 @@ export async function seedHistory(
   const busySongs = Math.min(size.busySongs * busy.length, Math.floor(size.songs / 2));
 
   // A map from a guild number (0 … busy-1: the busy guilds, then h<n>) to its id and members.
-  await db.query('create temporary table if not exists seed_guilds (n int primary key, id text not null, members text[] not null) on commit preserve rows');
+  await db.query('create temporary table if not exists seed_guilds (n int primary key, id text not null, members text[] not null)');
   await db.query('truncate seed_guilds');
   await db.query(
     `insert into seed_guilds
-       select b.n - 1, b.id, b.members from unnest($1::text[], $2::text[]) with ordinality as b(id, members, n)
+       select b.n - 1, b.id, b.members::text[] from unnest($1::text[], $2::text[]) with ordinality as b(id, members, n)
        union all
-       select $3::int + g, 'h' || lpad(g::text, 6, '0'),
+       select $3::int + g, 'h' || $5::text || lpad(g::text, 6, '0'),
               array(select 'u' || g || '-' || m from generate_series(0, ${MEMBERS_PER_GUILD - 1}) m)
          from generate_series(0, $4::int - 1) g`,
-    [busyIds, busyMembers, busy.length, others],
+    [busyIds, busyMembers, busy.length, others, tag],
   );
   const guildCount = busy.length + others;
 
@@ -81,7 +94,7 @@ export async function seedHistory(
     'guilds',
     `insert into guilds (id, balance, monthly_allowance, allowance_period, created_at, updated_at)
        select id, 0, case when n % 10 = 0 then 500 else 0 end, to_char(now() - interval '1 month', 'YYYY-MM'),
-              now() - interval '366 days', now() - interval '366 days'
+              now() - interval '1 day' * ${size.days + 1}, now() - interval '1 day' * ${size.days + 1}
          from seed_guilds
        on conflict (id) do nothing`,
   );
@@ -102,7 +115,7 @@ export async function seedHistory(
               else jsonb_build_object('kind', k.kind, 'clipId', 'clip-' || i)
             end,
             s.state, 10,
-            case when s.state in ('submitted', 'succeeded', 'failed', 'timed_out') then 'task-' || i end,
+            case when s.state in ('submitted', 'succeeded', 'failed', 'timed_out') then 'task-' || $3::text || '-' || i end,
             'en-US', 'en-US',
             case when s.state = 'succeeded' then jsonb_build_object('state', 'SUCCESS', 'clips', jsonb_build_array(jsonb_build_object(
               'clipId', 'clip-' || i, 'title', w.title, 'lyrics', w.lyrics, 'tags', 'pop',
@@ -116,7 +129,7 @@ export async function seedHistory(
             t.at + interval '10 minutes'
        from generate_series(0, $1::bigint - 1) i
        join seed_guilds g on g.n = ${jobGuild}
-       cross join lateral (select now() - interval '365 days' * (1 - i::float8 / $1) - interval '1 hour' as at) t
+       cross join lateral (select now() - interval '1 day' * ${size.days} * (1 - i::float8 / $1) - interval '1 hour' as at) t
        cross join lateral (select
             case when i < $2 then (case when i % 20 = 0 then 'persona_song' else 'song' end)
                  else (array['lyrics', 'voice', 'video', 'download', 'upload', 'song', 'lyrics', 'song'])[1 + i % 8] end as kind) k
@@ -131,7 +144,7 @@ export async function seedHistory(
               || ' ' || md5(i::text) as prompt,
             '[Verse]' || chr(10) || repeat('walking down the ' || (array['street', 'river', 'hall', 'line'])[1 + i % 4] || ' again ', 8)
               || chr(10) || '[Chorus]' || chr(10) || md5((i * 7)::text) || ' ' || repeat('la ', 12) as lyrics) w`,
-    [size.jobs, size.songs],
+    [size.jobs, size.songs, tag],
   );
 
   // Ledger: a starting grant per guild, then reserves, releases and grants; running sums per guild as balance_after.
@@ -141,25 +154,25 @@ export async function seedHistory(
     `insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason, created_at)
      select id, key, kind, amount, 1000000 + sum(amount) over (partition by id order by i), job_id, user_id, actor_id, reason, at
        from (
-         select g.id, i, 'seed:' || i as key, m.kind,
+         select g.id, i, 'seed-' || $2::text || ':' || i as key, m.kind,
                 case m.kind when 'reserve' then -10 when 'release' then 10 when 'refund' then 10 when 'allowance' then 500 else 25 end as amount,
                 case when m.kind in ('reserve', 'release', 'refund') then gen_random_uuid() end as job_id,
                 case when m.kind in ('reserve', 'release', 'refund') then g.members[1 + i % array_length(g.members, 1)] end as user_id,
                 case when m.kind = 'grant' then 'moderator-' || g.n end as actor_id,
                 case when m.kind = 'grant' then 'Thanks for the "event", friends, again' end as reason,
-                now() - interval '365 days' * (1 - i::float8 / $1) - interval '1 hour' as at
+                now() - interval '1 day' * ${size.days} * (1 - i::float8 / $1) - interval '1 hour' as at
            from generate_series(0, $1::bigint - 1) i
            join seed_guilds g on g.n = ${ledgerGuild}
            cross join lateral (select (array['reserve', 'reserve', 'reserve', 'reserve', 'release', 'refund', 'reserve', 'grant', 'reserve', 'allowance'])[1 + (i / ${guildCount}) % 10] as kind) m
        ) rows`,
-    [size.ledger],
+    [size.ledger, tag],
   );
   // Each guild's starting grant (the 1,000,000 every balance_after above counts from), dated first.
   await step(
     'ledger grants',
     `insert into credit_ledger (guild_id, key, kind, amount, balance_after, actor_id, reason, created_at)
-     select id, 'seed-start:' || id, 'grant', 1000000, 1000000, 'owner', 'starting credits', now() - interval '366 days' from seed_guilds
-     on conflict (key) do nothing`,
+     select id, 'seed-start-' || $1::text || ':' || id, 'grant', 1000000, 1000000, 'owner', 'starting credits', now() - interval '1 day' * ${size.days + 1} from seed_guilds`,
+    [tag],
   );
   await step(
     'balances',
@@ -173,16 +186,17 @@ export async function seedHistory(
     'account checks',
     `insert into account_checks (checked_at, source, credits, extra_credits, balance, upstream_spent_total, expected, drift, low_threshold, low_alert_armed)
      select now() - interval '1 hour' * h, 'hourly', 100000 - h, 0, 100000 - h, h * 10, 100000 - h, 0, 1000, true
-       from generate_series(8760, 1, -1) h`,
+       from generate_series(${size.days * 24}, 1, -1) h`,
   );
   await step(
     'audit log',
     `insert into audit_log (guild_id, actor_id, action, details, created_at)
      select g.id, 'moderator-' || g.n, (array['settings', 'freeze', 'unfreeze', 'user-limit', 'allowance'])[1 + d % 5],
-            jsonb_build_object('key', 'seed-audit:' || g.n || ':' || d, 'value', d),
+            jsonb_build_object('key', 'seed-audit-' || $1::text || ':' || g.n || ':' || d, 'value', d),
             now() - interval '1 day' * d
-       from seed_guilds g cross join generate_series(1, 365) d
+       from seed_guilds g cross join generate_series(1, ${size.days}) d
       where g.n < ${busy.length} or g.n % 100 = 0`,
+    [tag],
   );
   await step('analyze', 'analyze');
   await db.query('drop table seed_guilds');
