@@ -27,10 +27,11 @@ export interface HistorySize {
 /** The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy guild of 100,000 movements. */
 export const YEAR: HistorySize = { guilds: 10_000, jobs: 2_000_000, ledger: 5_000_000, songs: 1_000_000, busyMovements: 100_000, busySongs: 20_000, days: 365 };
 
-/** `YEAR` times `scale` (at least one of each), for quick runs. */
+/** `YEAR`'s deployment times `scale` (at least one of each), for quick runs; the busy guilds keep their size. */
 export function scaled(scale: number, size: HistorySize = YEAR): HistorySize {
   const of = (n: number) => Math.max(1, Math.round(n * scale));
-  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: of(size.busyMovements), busySongs: of(size.busySongs), days: size.days };
+  // A busy guild stays the issue's busy guild (within half the ledger and half the songs).
+  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: size.busyMovements, busySongs: size.busySongs, days: size.days };
 }
 
 export interface SeedTimings {
@@ -106,7 +107,7 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
     'jobs',
     `insert into jobs (id, guild_id, channel_id, user_id, kind, request, state, cost, upstream_task_id, locale, guild_locale,
                        result, error, delivery_state, message_id, created_at, updated_at, submitted_at, completed_at, delivered_at, deadline_at)
-     select gen_random_uuid(), g.id, 'c' || g.n, g.members[1 + i % array_length(g.members, 1)], k.kind,
+     select md5($3::text || ':' || i)::uuid, g.id, 'c' || g.n, g.members[1 + i % array_length(g.members, 1)], k.kind,
             case k.kind
               when 'song' then jsonb_build_object('kind', 'song', 'title', w.title, 'prompt', w.prompt, 'lyrics', w.lyrics, 'model', 'chirp-v4')
               when 'persona_song' then jsonb_build_object('kind', 'persona_song', 'voiceId', gen_random_uuid(), 'personaId', 'p' || i, 'title', w.title, 'prompt', w.prompt)
@@ -156,7 +157,7 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
        from (
          select g.id, i, 'seed-' || $2::text || ':' || i as key, m.kind,
                 case m.kind when 'reserve' then -10 when 'release' then 10 when 'refund' then 10 when 'allowance' then 500 else 25 end as amount,
-                case when m.kind in ('reserve', 'release', 'refund') then gen_random_uuid() end as job_id,
+                case when m.kind in ('reserve', 'release', 'refund') then md5($2::text || ':' || (i % $3))::uuid end as job_id,
                 case when m.kind in ('reserve', 'release', 'refund') then g.members[1 + i % array_length(g.members, 1)] end as user_id,
                 case when m.kind = 'grant' then 'moderator-' || g.n end as actor_id,
                 case when m.kind = 'grant' then 'Thanks for the "event", friends, again' end as reason,
@@ -165,7 +166,7 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
            join seed_guilds g on g.n = ${ledgerGuild}
            cross join lateral (select (array['reserve', 'reserve', 'reserve', 'reserve', 'release', 'refund', 'reserve', 'grant', 'reserve', 'allowance'])[1 + (i / ${guildCount}) % 10] as kind) m
        ) rows`,
-    [size.ledger, tag],
+    [size.ledger, tag, size.jobs],
   );
   // Each guild's starting grant (the 1,000,000 every balance_after above counts from), dated first.
   await step(

@@ -78,7 +78,7 @@ const SIZE: HistorySize = {
  */
 const FIRST_DAY: HistorySize = { guilds: 2, jobs: 80, ledger: 100, songs: 40, busyMovements: 60, busySongs: 30, days: 1 };
 const ROUNDS = Math.max(5, Number(flags.rounds));
-const WARM_UP = 5;
+const WARM_UP = 20;
 const TARGET_RATIO = 1.2;
 const MAINTENANCE_LIMIT_MS = 60_000;
 const ANSWER_MS = 60_000;
