@@ -251,6 +251,7 @@ export const jobs = pgTable(
     index('jobs_remix_of_idx')
       .on(t.remixOf)
       .where(sql`${t.remixOf} is not null`),
+    // Also the library's rows by (guild_id, created_at, id) and (guild_id, user_id, created_at, id), built concurrently: migrations/online.
   ],
 );
 
