@@ -87,9 +87,11 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
   );
   const guildCount = busy.length + others;
 
-  // The guild a row of number i belongs to: the first `busyShare` rows go round the busy guilds, the rest round the others.
-  const guildOf = (i: string, busyShare: number) =>
-    `(case when ${i} < ${busyShare} then ${i} % ${Math.max(1, busy.length)} else ${busy.length} + (${i} - ${busyShare}) % ${others} end)`;
+  // Row i of n (in time order) is one of `share` picked evenly over the n when (i × share) mod n < share.
+  const picked = (i: string, share: number | string, n: number | string) => `((${i} * ${share}) % ${n} < ${share})`;
+  // The guild of row i of n: the busy guilds' `busyShare`, spread over the year, the rest round the others.
+  const guildOf = (i: string, busyShare: number, n: number | string) =>
+    `(case when ${picked(i, busyShare, n)} then ${i} % ${Math.max(1, busy.length)} else ${busy.length} + ${i} % ${others} end)`;
 
   await step(
     'guilds',
@@ -100,9 +102,10 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
        on conflict (id) do nothing`,
   );
 
-  // Jobs: the songs first (succeeded, with a result), then the other kinds in every state,
-  // spread over the year (row i at now - 365 days × (1 - i/jobs)).
-  const jobGuild = guildOf('i', busySongs);
+  // Jobs, spread over the year (row i at now - days × (1 - i/jobs)): `songs` of them succeeded
+  // songs (with a result), the busy guilds' among them, then the other kinds in every state.
+  const isSong = picked('i', '$2::bigint', '$1::bigint');
+  const jobGuild = `(case when ${isSong} then (case when ${picked('((i * $2::bigint) / $1::bigint)', busySongs, '$2::bigint')} then i % ${Math.max(1, busy.length)} else ${busy.length} + i % ${others} end) else ${busy.length} + i % ${others} end)`;
   await step(
     'jobs',
     `insert into jobs (id, guild_id, channel_id, user_id, kind, request, state, cost, upstream_task_id, locale, guild_locale,
@@ -132,11 +135,13 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
        join seed_guilds g on g.n = ${jobGuild}
        cross join lateral (select now() - interval '1 day' * ${size.days} * (1 - i::float8 / $1) - interval '1 hour' as at) t
        cross join lateral (select
-            case when i < $2 then (case when i % 20 = 0 then 'persona_song' else 'song' end)
+            case when ${isSong} then (case when i % 20 = 0 then 'persona_song' else 'song' end)
                  else (array['lyrics', 'voice', 'video', 'download', 'upload', 'song', 'lyrics', 'song'])[1 + i % 8] end as kind) k
        cross join lateral (select
-            case when i < $2 then 'succeeded'
-                 when i = $2 + 1 then 'queued' when i = $2 + 2 then 'submitting' when i = $2 + 3 then 'submitted'
+            case when ${isSong} then 'succeeded'
+                 when i between $1::bigint - 30 and $1::bigint - 21 then 'queued'
+                 when i between $1::bigint - 20 and $1::bigint - 11 then 'submitting'
+                 when i between $1::bigint - 10 and $1::bigint - 1 then 'submitted'
                  when i % 10 = 4 then 'failed' when i % 50 = 5 then 'timed_out' when i % 50 = 6 then 'cancelled'
                  else (case when k.kind in ('song', 'persona_song') then 'failed' else 'succeeded' end) end as state) s
        cross join lateral (select
@@ -149,7 +154,7 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
   );
 
   // Ledger: a starting grant per guild, then reserves, releases and grants; running sums per guild as balance_after.
-  const ledgerGuild = guildOf('i', busyMovements);
+  const ledgerGuild = guildOf('i', busyMovements, '$1::bigint');
   await step(
     'ledger',
     `insert into credit_ledger (guild_id, key, kind, amount, balance_after, job_id, user_id, actor_id, reason, created_at)
