@@ -8,7 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { reserveForJob, verifyLedger } from '../../../src/credits/index.js';
 import type { RowFor } from '../../../src/db/insert-from.js';
 import { jobs, type JobKind } from '../../../src/db/schema.js';
@@ -75,7 +75,7 @@ function status(state: 'succeeded' | 'failed') {
   return { state, clips: [] } as unknown as Parameters<typeof completeJob>[2];
 }
 
-afterEach(async () => {
+beforeEach(async () => {
   await test.truncateAll();
 });
 
@@ -175,37 +175,37 @@ describe('the in-flight counter', () => {
 
     // A reservation group holding the guild's row, as a busy guild's does.
     const holder = await test.pool.connect();
-    try {
-      await holder.query('begin');
-      await holder.query('select 1 from guilds where id = $1 for update', [held]);
-      // The member cancels: the job's row, then the guild's row (waits).
-      const cancel = cancelQueuedJob(deps, queuedSong.id);
-      await expect.poll(lockWaits).toBe(1);
-      // A worker claims that job: the task type's lock, then the job's row (waits).
-      const claim = claimSubmission(db, queuedSong, 10);
-      await expect.poll(lockWaits).toBe(2);
-      // A completion on the held guild: its job's row, then the guild's row (waits).
-      const failedOnHeld = completeJob(deps, doneOnHeld.id, status('failed'), `task-${doneOnHeld.id}`);
-      await expect.poll(lockWaits).toBe(3);
-      // The next claim of the task type waits for its lock.
-      const nextClaim = claimSubmission(db, waitingSong, 10);
-      await expect.poll(lockWaits).toBe(4);
-
-      // Meanwhile an exit of the same task type on another guild commits, counter and all,
-      // and a claim of another task type goes through.
-      expect((await completeJob(deps, doneOnFree.id, status('succeeded'), `task-${doneOnFree.id}`))?.state).toBe('succeeded');
-      expect(await claimSubmission(db, lyrics, 10)).toBe('claimed');
-      expect(await lockWaits()).toBe(4);
-
-      await holder.query('commit');
-      expect((await cancel)?.state).toBe('cancelled');
-      expect(await claim).toBe('not_queued');
-      expect((await failedOnHeld)?.state).toBe('failed');
-      expect(await nextClaim).toBe('claimed');
-    } finally {
+    // Let go even when a wait below never ends (a test timeout), so that the other waits end too.
+    onTestFinished(async () => {
       await holder.query('rollback').catch(() => {});
       holder.release();
-    }
+    });
+    await holder.query('begin');
+    await holder.query('select 1 from guilds where id = $1 for update', [held]);
+    // The member cancels: the job's row, then the guild's row (waits).
+    const cancel = cancelQueuedJob(deps, queuedSong.id);
+    await expect.poll(lockWaits).toBe(1);
+    // A worker claims that job: the task type's lock, then the job's row (waits).
+    const claim = claimSubmission(db, queuedSong, 10);
+    await expect.poll(lockWaits).toBe(2);
+    // A completion on the held guild: its job's row, then the guild's row (waits).
+    const failedOnHeld = completeJob(deps, doneOnHeld.id, status('failed'), `task-${doneOnHeld.id}`);
+    await expect.poll(lockWaits).toBe(3);
+    // The next claim of the task type waits for its lock.
+    const nextClaim = claimSubmission(db, waitingSong, 10);
+    await expect.poll(lockWaits).toBe(4);
+
+    // Meanwhile an exit of the same task type on another guild commits, counter and all,
+    // and a claim of another task type goes through.
+    expect((await completeJob(deps, doneOnFree.id, status('succeeded'), `task-${doneOnFree.id}`))?.state).toBe('succeeded');
+    expect(await claimSubmission(db, lyrics, 10)).toBe('claimed');
+    expect(await lockWaits()).toBe(4);
+
+    await holder.query('commit');
+    expect((await cancel)?.state).toBe('cancelled');
+    expect(await claim).toBe('not_queued');
+    expect((await failedOnHeld)?.state).toBe('failed');
+    expect(await nextClaim).toBe('claimed');
     expect(await counterAndRecount()).toEqual([
       { kind: 'lyrics', counter: 1, recount: 1 },
       { kind: 'song', counter: 1, recount: 1 },
