@@ -24,7 +24,8 @@ import {
   requeue,
   timeOutJob,
 } from '../../../src/pipeline/transitions.js';
-import { createTestDatabase } from '../../support/database.js';
+import { runMigrations } from '../../../src/db/migrate.js';
+import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
 import { guildWith } from '../credits/support.js';
 
 const test = await createTestDatabase();
@@ -249,5 +250,45 @@ describe('the in-flight counter', () => {
     await db.execute(sql`truncate jobs cascade`);
     const { rows: left } = await db.execute<{ n: number }>(sql`select count(*)::int as n from jobs_in_flight`);
     expect(left[0]!.n).toBe(0);
+  });
+
+  it('starts from an exact count when the migration runs while jobs move in and out of flight', async () => {
+    const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0010_in_flight_counter') });
+    const guildId = await guildWith(before.db, 0);
+    const states = ['queued', 'submitting', 'submitted'] as const;
+    const rows = Array.from({ length: 300 }, (_, i) => ({
+      id: randomUUID(),
+      guildId,
+      channelId: 'c',
+      userId: 'u',
+      kind: KINDS[i % 2]!,
+      state: states[i % 3]!,
+      request: {},
+      cost: 0,
+    }));
+    await before.db.insert(jobs).values(rows);
+
+    // Workers of the previous release keep moving jobs while the new release migrates.
+    let migrated = false;
+    let movesAfter = 0;
+    const mover = async () => {
+      while (movesAfter < 100) {
+        const to = pick(states);
+        await before.db.execute(sql`update jobs set state = ${to} where id = ${pick(rows).id}`);
+        if (migrated) movesAfter += 1;
+      }
+    };
+    const movers = [mover(), mover(), mover()];
+    await runMigrations(before.url);
+    migrated = true;
+    await Promise.all(movers);
+
+    const { rows: counts } = await before.db.execute<{ kind: string; counter: number; recount: number }>(sql`
+      select k.kind,
+             coalesce((select count from jobs_in_flight f where f.kind = k.kind), 0)::int as counter,
+             (select count(*) from jobs j where j.kind = k.kind and j.state in ('submitting', 'submitted'))::int as recount
+      from unnest(${`{${KINDS.join(',')}}`}::text[]) as k(kind)`);
+    expect(counts.every((row) => row.recount > 0)).toBe(true);
+    for (const row of counts) expect(row.counter).toBe(row.recount);
   });
 });
