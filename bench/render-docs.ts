@@ -3,6 +3,7 @@
  * so that no figure in it is typed by hand. `renderPerformance` is pure (files in, markdown out);
  * test/unit/docs.test.ts checks that the committed page equals what it renders.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,11 @@ import { pathToFileURL } from 'node:url';
 export interface ResultFile {
   readonly file: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the code on the benchmark's path (see {@link codePaths}) changed after the commit the
+   * file measured, as `readResults` finds with git; a file that records no commit is stale.
+   */
+  readonly stale?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -20,12 +26,55 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'bench/results');
 export const PERFORMANCE_DOC = path.join(ROOT, 'docs/performance.md');
 
-/** Reads every `bench/results/*.json`, in name order. */
-export function readResults(folder = RESULTS_DIR): ResultFile[] {
+/** Reads every `bench/results/*.json`, in name order, each with whether it is stale (git, in `root`). */
+export function readResults(folder = RESULTS_DIR, root = ROOT): ResultFile[] {
   return readdirSync(folder)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((name) => ({ file: name, data: JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as Json }));
+    .map((name) => {
+      const data = JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as Json;
+      const stale = isStale(root, benchmarkOf(name, data), str(data['commit']));
+      return { file: name, data, ...(stale !== undefined && { stale }) };
+    });
+}
+
+const benchmarkOf = (file: string, data: Json) => str(data['benchmark']) || file.replace(/\.json$/, '');
+
+/**
+ * The code a benchmark's figures depend on: its own file, what every benchmark shares, and the
+ * folders of src/ it exercises (the whole bot for those that run it as `npm start` does).
+ */
+export function codePaths(benchmark: string): string[] {
+  const name = ORDER.find((known) => benchmark === known || benchmark.startsWith(`${known}-`)) ?? benchmark;
+  const shared = ['test/bench/support.ts', 'packages/test-world'];
+  const own: Record<string, string[]> = {
+    ack: ['test/bench/ack.ts', 'test/bench/floor-bot.ts', 'src'],
+    ledger: ['test/bench/ledger.ts', 'src/credits', 'src/db'],
+    chaos: ['test/chaos', 'src'],
+  };
+  return [...(own[name] ?? [`test/bench/${name}.ts`, 'src']), ...shared];
+}
+
+/**
+ * Whether the last commit touching `codePaths(benchmark)` is not in the history of `commit`:
+ * true for a missing commit or one git does not know; undefined when git cannot answer.
+ */
+export function isStale(root: string, benchmark: string, commit: string): boolean | undefined {
+  if (!commit) return true;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  let lastChange: string;
+  try {
+    lastChange = git('log', '-1', '--format=%H', '--', ...codePaths(benchmark));
+  } catch {
+    return undefined;
+  }
+  if (!lastChange) return false;
+  try {
+    git('merge-base', '--is-ancestor', lastChange, commit);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 // ---- formatting ----
@@ -62,7 +111,21 @@ function provenance(result: ResultFile): string {
   const commit = str(data['commit']);
   const commitText = commit ? `commit \`${commit.slice(0, 12)}\`${data['commitDirty'] === true ? ' with uncommitted changes' : ''}` : 'commit not recorded';
   const when = str(data['date']).slice(0, 16).replace('T', ' ');
-  return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.`;
+  const staleText = isMarkedStale(result)
+    ? ` **Stale:** ${commit ? 'the code on its path' : 'without a commit, nothing says that the code on its path'} (${codePaths(benchmarkOf(result.file, data)).map((p) => `\`${p}\``).join(', ')}) ${commit ? 'changed after it was measured' : 'is what it measured'}; measure again.`
+    : '';
+  return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.${staleText}`;
+}
+
+/** Stale when git says so, or when the file records no commit. */
+const isMarkedStale = (result: ResultFile) => result.stale === true || !str(result.data['commit']);
+
+/** The targets a results file states (`writeResult`'s `targets`), as a table; nothing for files without. */
+function targetsTable(result: ResultFile): string {
+  const targets = (result.data['targets'] as Json[] | undefined) ?? [];
+  if (!Array.isArray(targets) || targets.length === 0) return '';
+  const value = (v: unknown) => (typeof v === 'number' ? fmt(v, 2) : str(v));
+  return table(['Target', 'Measured', 'Bound', 'Met'], targets.map((t) => [str(t['name']), value(t['value']), str(t['target']), met(t['met'])]));
 }
 
 // ---- one section per kind of results file ----
@@ -396,8 +459,11 @@ a \`redis-server\`), each with its floor measured in the same run; \`npm run ben
 runs one (flags after the name, e.g. \`npm run bench -- accept --roles split\`), and
 \`npm run bench:webhook\` is \`npm run bench -- webhook\`. \`npm run chaos\` runs the chaos suite.
 Each writes \`bench/results/<name>.json\` with its figures, the machine, the date and the commit it
-measured; then \`npm run bench:docs\` renders this page from those files. Benchmarks assert
-nothing: \`npm test\` holds no timed assertion. Why the figures are what they are:
+measured, and its targets with whether each was met; a benchmark exits non-zero when one is
+missed, unless given \`--report-only\`, and \`npm run bench\`'s summary names every miss. Then
+\`npm run bench:docs\` renders this page from those files, marking **stale** any file measured
+before the last commit that changed the code on its benchmark's path. \`npm test\` holds no timed
+assertion. Why the figures are what they are:
 [decisions/first-answer-path.md](decisions/first-answer-path.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
@@ -414,9 +480,15 @@ export function renderPerformance(files: readonly ResultFile[]): string {
   const rendered = results.map((result) => ({ result, name: str(result.data['benchmark']) || result.file.replace(/\.json$/, ''), ...renderOne(result) }));
   const summary = table(
     ['Benchmark', 'What', 'Measured', 'Floor (same run)', 'Target', 'Met'],
-    rendered.map(({ name, result, summary: row }) => [`[\`${name}\`](#${anchor(name)})`, ...row.slice(0, 4), `${row[4]}; ${str(result.data['date']).slice(0, 10)}`]),
+    rendered.map(({ name, result, summary: row }) => [
+      `[\`${name}\`](#${anchor(name)})`,
+      ...row.slice(0, 1),
+      `${isMarkedStale(result) ? '**stale** (measured before the last change to its code): ' : ''}${row[1]}`,
+      ...row.slice(2, 4),
+      `${row[4]}; ${str(result.data['date']).slice(0, 10)}`,
+    ]),
   );
-  const sections = rendered.map(({ name, result, body }) => `## ${name}\n\n${provenance(result)}\n\n${body}`);
+  const sections = rendered.map(({ name, result, body }) => [`## ${name}`, provenance(result), body, targetsTable(result)].filter(Boolean).join('\n\n'));
   return `${[INTRO, '## Summary', summary, ...sections].join('\n\n')}\n`;
 }
 
