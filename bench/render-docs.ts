@@ -211,8 +211,9 @@ function renderLedger(result: ResultFile): Rendered {
   const audits = obj(data['audits']);
   const ratios = obj(data['ratios']);
   const names: Record<string, string> = {
-    floor: 'floor: bare `UPDATE … RETURNING`',
-    floorSynchronousCommitOff: 'floor, `synchronous_commit = off`',
+    floor: 'floor: one guarded statement per group of waiting reservations',
+    floorUngrouped: 'one bare `UPDATE … RETURNING` each, no grouping',
+    floorSynchronousCommitOff: 'the same, `synchronous_commit = off`',
     reserveForJob: '`reserveForJob` alone',
     request: "the request's reservation with its job row",
     requestWithDailyCap: 'the same with a daily cap',

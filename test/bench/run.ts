@@ -23,7 +23,9 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const names = asked.length > 0 ? asked : [...BENCHMARKS];
+// Passed on by the environment (BENCH_REPORT_ONLY), so that a benchmark without the flag among its options takes it too.
 const reportOnly = passOn.includes('--report-only');
+const flagsOn = passOn.filter((arg) => arg !== '--report-only');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
 const started = performance.now();
 const outcomes: Array<{ name: string; seconds: number; code: number | null; missed: string[] }> = [];
@@ -33,10 +35,10 @@ for (const name of names) {
   // Each benchmark appends `{ result, missed }` here for every results file it writes.
   const targetsFile = path.join(scratch, `${name}.jsonl`);
   const code = await new Promise<number | null>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench', `${name}.ts`), ...passOn], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench', `${name}.ts`), ...flagsOn], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, BENCH_TARGETS_FILE: targetsFile },
+      env: { ...process.env, BENCH_TARGETS_FILE: targetsFile, ...(reportOnly && { BENCH_REPORT_ONLY: '1' }) },
     });
     child.once('exit', (exitCode) => resolve(exitCode));
   });
