@@ -117,6 +117,13 @@ function provenance(result: ResultFile): string {
   return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.${staleText}`;
 }
 
+/** A summary's "met" cell from the file's targets: yes, or which were missed. */
+function targetsMet(result: ResultFile): string {
+  const targets = (result.data['targets'] as Json[] | undefined) ?? [];
+  const missed = targets.filter((t) => t['met'] !== true).map((t) => str(t['name']));
+  return missed.length === 0 ? 'yes' : `no (missed: ${missed.join('; ')})`;
+}
+
 /** Stale when git says so, or when the file records no commit. */
 const isMarkedStale = (result: ResultFile) => result.stale === true || !str(result.data['commit']);
 
@@ -228,7 +235,13 @@ function renderLedger(result: ResultFile): Rendered {
   const request = obj(results['request']);
   const floor = obj(results['floor']);
   return {
-    summary: [what, `${fmt(request['perSecond'], 0)}/s on the request's path; overspend ${fmt(obj(audits['request'])['overspend'], 0)}`, `${fmt(floor['perSecond'], 0)}/s`, str(data['target']), `${met(data['met'])} (${fmt(ratios['requestToFloor'], 2)}× the floor)`],
+    summary: [
+      what,
+      `${fmt(request['perSecond'], 0)}/s on the request's path; overspend ${fmt(obj(audits['request'])['overspend'], 0)}`,
+      `${fmt(floor['perSecond'], 0)}/s${results['floorUngrouped'] ? ' (one statement per group of waiting reservations)' : ''}`,
+      str(data['target']),
+      `${Array.isArray(data['targets']) ? targetsMet(result) : met(data['met'])} (${fmt(ratios['requestToFloor'], 2)}× the floor)`,
+    ],
     body: [`${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Path', 'Reservations', 'p50', 'p99', 'max', 'Waiting on locks (mean)', 'Overspend'], rows)].join('\n\n'),
   };
 }
@@ -241,7 +254,25 @@ function renderWebhook(result: ResultFile): Rendered {
   const floor = obj(results['floor']);
   const windows = ((results['byWindow'] as Stats[] | undefined) ?? []).map((window) => window.p99);
   const rss = obj(results['workerRssMb']);
-  const what = `${fmt(workload['completions'], 0)} completions at ${fmt(workload['rate'], 0)}/s, webhook to the Discord call that posts the result (${((workload['roles'] as string[] | undefined) ?? []).join(', ')} as separate processes)`;
+  const runs = obj(data['acrossRuns']);
+  const what = `${fmt(workload['completions'], 0)} completions at ${fmt(workload['rate'], 0)}/s, webhook to the Discord call that posts the result (${((workload['roles'] as string[] | undefined) ?? []).join(', ')} as separate processes)${runs['bot'] ? `, ${fmt(workload['runs'], 0)} runs` : ''}`;
+  if (runs['bot']) {
+    // Median and worst of the runs, never the best.
+    const pair = (figures: unknown, key: string) => `${ms(obj(obj(figures)[key])['median'])} / ${ms(obj(obj(figures)[key])['worst'])}`;
+    const byRun = ((runs['byRun'] as Json[] | undefined) ?? []).map((run, i) => [String(i + 1), `${fmt(run['delivered'], 0)}/${fmt(run['completions'], 0)}`, ms(obj(run['bot'])['p50']), ms(obj(run['bot'])['p99']), ms(obj(run['floor'])['p99'])]);
+    return {
+      summary: [what, `p99 median ${pair(runs['bot'], 'p99')} worst (p50 ${pair(runs['bot'], 'p50')}); ${fmt(runs['undelivered'], 0)} undelivered`, `p99 ${pair(runs['floor'], 'p99')} worst`, str(data['target']), Array.isArray(data['targets']) ? targetsMet(result) : met(data['met'])],
+      body: [
+        `${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+        table(['', 'p50 median / worst', 'p99 median / worst', 'max median / worst'], [
+          ['the bot', pair(runs['bot'], 'p50'), pair(runs['bot'], 'p99'), pair(runs['bot'], 'max')],
+          ['floor', pair(runs['floor'], 'p50'), pair(runs['floor'], 'p99'), pair(runs['floor'], 'max')],
+        ]),
+        table(['Run', 'Delivered', 'the bot p50', 'the bot p99', 'floor p99'], byRun),
+        `The last run: ${fmt(results['discordRateLimited'], 0)} 429s from Discord, webhooks refused ${fmt(results['refusedWebhooks'], 0)}; the worker's memory ${fmt(rss['idle'])} MB idle, ${fmt(rss['withJobsInFlight'])} MB with the jobs in flight. p99 by 10 s window: ${windows.map((value) => fmt(value)).join(', ')} ms.`,
+      ].join('\n\n'),
+    };
+  }
   return {
     summary: [what, `p99 ${ms(bot['p99'])} (p50 ${fmt(bot['p50'])}); 10 s windows' p99 ${spread(windows)}; ${fmt(results['discordRateLimited'], 0)} 429s from Discord`, `p99 ${ms(floor['p99'])}`, str(data['target']), met(data['met'])],
     body: [
@@ -262,7 +293,8 @@ function renderPoll(result: ResultFile): Rendered {
   const { data } = result;
   const workload = obj(data['workload']);
   const results = obj(data['results']);
-  const targets = obj(data['targets']);
+  // Older files: `targets` held the bounds and `met` a flag per target.
+  const bounds = obj(data['bounds'] ?? data['targets']);
   const scaling = obj(data['scaling']);
   const metFlags = obj(data['met']);
   const delay = obj(results['delaySharePercent']);
@@ -283,8 +315,8 @@ function renderPoll(result: ResultFile): Rendered {
       what,
       `${fmt(results['pollsPer10sOfTask'], 2)} polls per 10 s of task; delay p50 ${fmt(delay['p50'])} % / p99 ${fmt(delay['p99'])} % / max ${fmt(delay['max'])} % of task time (the schedule alone: ${fmt(alone['p50'])} / ${fmt(alone['p99'])} / ${fmt(alone['max'])} %); peak ${fmt(results['peakPollsPerRealSecond'], 0)}/s`,
       str(data['floor']),
-      `delay ${str(targets['delayShareMax'])}; polls per 10 s ${str(targets['pollsPer10sPerTask'])}; peak ${str(targets['peakPerSecond'])}`,
-      Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+      `delay ${str(bounds['delayShareP99'] ?? bounds['delayShareMax'])}${bounds['delayShareP99'] ? ' (p99)' : ' (max)'}; polls per 10 s ${str(bounds['pollsPer10sPerTask'])}; peak ${str(bounds['peakPerSecond'])}`,
+      Array.isArray(data['targets']) ? targetsMet(result) : Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
     ],
     body: [
       `${cap(what)}. ${cap(str(scaling['how']))}`,
