@@ -5,11 +5,12 @@
  * Each states its targets in its result (`targets`: name, value, target, met) and exits non-zero
  * when one is missed, unless given `--report-only`; `npm test` runs none of them.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { DiscordEmulator } from '@music-bot/discord-emulator';
 import { ROOT, sleep, startWorld, waitFor, type BotProcess, type BotProcessOptions, type World, type WorldOptions } from '@music-bot/test-world';
 
 // ---- statistics ----
@@ -262,4 +263,33 @@ export async function cpuMsOfCommand(name: string): Promise<number> {
     if (command.trim() === name) total += await cpuMs(Number(entry));
   }
   return total;
+}
+
+// ---- the floor bot ----
+
+/**
+ * Creates `bench_floor` (one row per guild, credits to spare) on the world's database, unless
+ * there, and starts test/bench/floor-bot.ts against `emulator`: `decide` answers each command
+ * with one guarded decrement and a reply, `defer` only defers. Wait for
+ * `emulator.waitForBotReady` before sending commands.
+ */
+export async function spawnFloorBot(world: World, mode: 'decide' | 'defer', emulator: DiscordEmulator, guilds: number): Promise<ChildProcess> {
+  const db = new pg.Pool({ connectionString: world.postgresUrl, max: 1 });
+  try {
+    await db.query('create table if not exists bench_floor (id int primary key, n int not null)');
+    await db.query(`insert into bench_floor select g, 1000000000 from generate_series(0, $1::int - 1) g on conflict (id) do nothing`, [guilds]);
+  } finally {
+    await db.end();
+  }
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/floor-bot.ts'), mode], {
+    cwd: ROOT,
+    env: { ...world.env(), DISCORD_API_URL: emulator.apiUrl, FLOOR_GUILDS: String(guilds) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
