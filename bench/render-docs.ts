@@ -144,8 +144,64 @@ interface Rendered {
   readonly body: string;
 }
 
+/** The ack file with shapes and three loads: each figure the median of its rounds with their spread, ratios to the floor. */
+function renderAckShapes(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const shapes = obj(data['shapes']);
+  const ratios = obj(data['ratios']);
+  const loads = obj(data['loads']);
+  const shapeNames = obj(workload['shapes']);
+  const range = (figure: unknown, digits = 1) => {
+    const f = obj(figure);
+    return `${fmt(f['median'], digits)} (${fmt(f['min'], digits)}–${fmt(f['max'], digits)})`;
+  };
+  const ratioCell = (figure: unknown) => {
+    const f = obj(figure);
+    return `${fmt(f['ratio'], 2)}× (rounds ${fmt(f['min'], 2)}–${fmt(f['max'], 2)})`;
+  };
+  const contenders: Array<[string, string]> = [
+    ['bot', `the bot (\`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'})`],
+    ['floor', 'floor: bare discord.js bot, one guarded `UPDATE`, then reply'],
+    ['deferOnly', 'bare discord.js bot that only defers'],
+  ];
+  const rows: string[][] = [];
+  const ratioRows: string[][] = [];
+  for (const [shape, shapeName] of Object.entries(shapeNames)) {
+    for (const [load, loadName] of Object.entries(loads)) {
+      for (const [key, name] of contenders) {
+        const f = obj(obj(obj(shapes[shape])[key])[load]);
+        rows.push([str(shapeName), str(loadName), name, `${range(f['p50'])} ms`, `${range(f['p99'])} ms`, range(f['cpuMsPerCommand'], 2), range(f['postgresCpuMsPerCommand'], 2)]);
+      }
+      const r = obj(obj(ratios[shape])[load]);
+      ratioRows.push([str(shapeName), str(loadName), ratioCell(r['p50ToFloor']), ratioCell(r['p99ToFloor']), ratioCell(r['cpuToFloor']), `${fmt(r['p99ToDeferOnly'], 2)}×`]);
+    }
+  }
+  const rounds = fmt(workload['rounds'], 0);
+  const what = `first answer to \`${str(workload['command'])}\`, ${Object.values(shapeNames).map(str).join(' and ')}, ${Object.values(loads).map(str).join(', ')}; \`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'}; median of ${rounds} rounds, floor and bot alternating`;
+  const first = Object.keys(shapeNames)[0] ?? '';
+  const steady = obj(obj(ratios[first])['steady']);
+  const bot = obj(obj(obj(shapes[first])['bot'])['steady']);
+  const floor = obj(obj(obj(shapes[first])['floor'])['steady']);
+  return {
+    summary: [
+      what,
+      `${str(shapeNames[first])}, ${str(loads['steady'])}: p50 ${range(bot['p50'])} ms, p99 ${range(bot['p99'])} ms, CPU ${range(bot['cpuMsPerCommand'], 2)} ms/command`,
+      `p50 ${range(floor['p50'])} ms, p99 ${range(floor['p99'])} ms, CPU ${range(floor['cpuMsPerCommand'], 2)} ms/command`,
+      str(data['target']),
+      `${targetsMet(result)} (there: p50 ${fmt(obj(steady['p50ToFloor'])['ratio'], 2)}×, p99 ${fmt(obj(steady['p99ToFloor'])['ratio'], 2)}×, CPU ${fmt(obj(steady['cpuToFloor'])['ratio'], 2)}×)`,
+    ],
+    body: [
+      `${cap(what)}; ${fmt(workload['warmUp'], 0)} commands of warm-up. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}. Each figure: the median of the rounds (lowest–highest).`,
+      table(['Shape', 'Load', 'Contender', 'p50', 'p99', 'CPU ms/command', 'Postgres CPU ms/command'], rows),
+      table(['Shape', 'Load', 'p50 ÷ floor', 'p99 ÷ floor', 'CPU ÷ floor', 'p99 ÷ defer-only'], ratioRows),
+    ].join('\n\n'),
+  };
+}
+
 function renderAck(result: ResultFile): Rendered {
   const { data } = result;
+  if (data['shapes']) return renderAckShapes(result);
   const workload = obj(data['workload']);
   const results = obj(data['results']);
   const ratios = obj(data['ratios']);
@@ -205,9 +261,34 @@ function renderAccept(result: ResultFile): Rendered {
     return [names[key] ?? key, fmt(s['n'], 0), ms(s['p50']), ms(s['p99']), ms(s['max'])];
   });
   const what = `${fmt(workload['commands'], 0)} commands at ${fmt(workload['rate'], 0)}/s, from the command to the job submitted upstream, \`ROLE=${str(workload['roles'])}\`, cold`;
+  const sustained = obj(data['sustained']);
+  const sw = obj(sustained['workload']);
+  const first = obj(sustained['firstAnswerMs']);
+  const floorFirst = obj(sustained['floorFirstAnswerMs']);
+  const sustainedWhat = `${fmt(sw['commands'], 0)} \`/song\` at a steady ${fmt(sw['rate'], 0)}/s across ${fmt(sw['guilds'], 0)} guilds, from the first command to the last job received by the service`;
+  const windows = ((sustained['byWindow'] as Json[] | undefined) ?? []).map((w) => num(w['p99']));
+  const sustainedBody = data['sustained']
+    ? [
+        `Sustained: ${sustainedWhat}. Floor: ${str(sustained['floor'])}.`,
+        table(
+          ['', 'Received by the service', 'First answer p50', 'p99', `p99 by ${fmt(sw['windowSeconds'], 0)} s window`, 'Unanswered'],
+          [
+            ['the bot', `${fmt(sustained['receivedPerSecond'])}/s (${fmt(sustained['received'], 0)} in ${fmt(sustained['secondsToLastJob'], 1)} s)`, ms(first['p50']), ms(first['p99']), spread(windows), fmt(sustained['unanswered'], 0)],
+            ['floor', '–', ms(floorFirst['p50']), ms(floorFirst['p99']), '–', fmt(sustained['floorUnanswered'], 0)],
+          ],
+        ),
+      ]
+    : [];
+  const metCell = Array.isArray(data['targets']) ? targetsMet(result) : met(data['met']);
   return {
-    summary: [what, `${fmt(data['jobsPerSecond'])} jobs/s (the last submitted ${fmt(data['secondsToLastSubmission'], 2)} s after the first dispatch)`, '–', str(data['target']), `${met(data['met'])} (${fmt(data['ratioToTarget'], 2)}× the target)`],
-    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows)].join('\n\n'),
+    summary: [
+      `${what}${data['sustained'] ? `; then ${sustainedWhat}` : ''}`,
+      `${fmt(data['jobsPerSecond'])} jobs/s (the last submitted ${fmt(data['secondsToLastSubmission'], 2)} s after the first dispatch)${data['sustained'] ? `; sustained ${fmt(sustained['receivedPerSecond'])}/s received, first-answer p99 ${ms(first['p99'])} (worst window ${fmt(Math.max(...windows))})` : ''}`,
+      data['sustained'] ? `sustained first-answer p99 ${ms(floorFirst['p99'])}` : '–',
+      str(data['target']),
+      `${metCell} (${fmt(data['ratioToTarget'], 2)}× the target)`,
+    ],
+    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows), ...sustainedBody].join('\n\n'),
   };
 }
 
