@@ -578,7 +578,8 @@ missed, unless given \`--report-only\`, and \`npm run bench\`'s summary names ev
 \`npm run bench:docs\` renders this page from those files, marking **stale** any file measured
 before the last commit that changed the code on its benchmark's path. \`npm test\` holds no timed
 assertion. Why the figures are what they are:
-[decisions/first-answer-path.md](decisions/first-answer-path.md).`;
+[decisions/first-answer-path.md](decisions/first-answer-path.md); how floors and targets are
+chosen: [decisions/benchmark-floors-and-targets.md](decisions/benchmark-floors-and-targets.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
 const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'chaos'];
