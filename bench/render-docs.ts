@@ -154,7 +154,9 @@ function renderAckShapes(result: ResultFile): Rendered {
   const shapeNames = obj(workload['shapes']);
   const range = (figure: unknown, digits = 1) => {
     const f = obj(figure);
-    return `${fmt(f['median'], digits)} (${fmt(f['min'], digits)}–${fmt(f['max'], digits)})`;
+    // A negative CPU reading is an artefact of sampling another process's counters (see `cpu`).
+    const one = (value: unknown) => (num(value) < 0 ? 'n/a' : fmt(value, digits));
+    return `${one(f['median'])} (${one(f['min'])}–${one(f['max'])})`;
   };
   const ratioCell = (figure: unknown) => {
     const f = obj(figure);

@@ -159,6 +159,22 @@ describe('docs/performance.md', () => {
     expect(isStale(process.cwd(), 'ledger', 'f'.repeat(40))).toBe(true);
   });
 
+  it("shows the webhook runs' median and worst, not their best", () => {
+    const across = (median: number, worst: number) => ({ median, worst });
+    const page = renderPerformance([
+      file('webhook', {
+        commit: '0123456789abcdef0123456789abcdef01234567',
+        workload: { completions: 100, rate: 10, runs: 5, roles: ['gateway', 'worker', 'http'] },
+        results: { bot: { p99: 1 }, floor: { p99: 1 } },
+        acrossRuns: { bot: { p50: across(20, 30), p99: across(60, 140), max: across(80, 150) }, floor: { p50: across(2, 3), p99: across(6, 9), max: across(8, 9) }, undelivered: 0, byRun: [] },
+        targets: [{ name: "worst run's p99", value: 140, target: '< 100 in every run', met: false }],
+      }),
+    ]);
+    expect(page).toContain('p99 median 60 ms / 140 ms worst');
+    expect(page).toContain('| the bot | 20 ms / 30 ms | 60 ms / 140 ms | 80 ms / 150 ms |');
+    expect(page).toContain("no (missed: worst run's p99)");
+  });
+
   it('renders the targets a file states', () => {
     const page = renderPerformance([file('newcomer', { targets: [{ name: 'rate', value: 12.345, target: '≥ 10/s', met: true }], met: true })]);
     expect(page).toContain('| rate | 12.35 | ≥ 10/s | yes |');
