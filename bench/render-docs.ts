@@ -3,6 +3,7 @@
  * so that no figure in it is typed by hand. `renderPerformance` is pure (files in, markdown out);
  * test/unit/docs.test.ts checks that the committed page equals what it renders.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,11 @@ import { pathToFileURL } from 'node:url';
 export interface ResultFile {
   readonly file: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the code on the benchmark's path (see {@link codePaths}) changed after the commit the
+   * file measured, as `readResults` finds with git; a file that records no commit is stale.
+   */
+  readonly stale?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -20,12 +26,55 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'bench/results');
 export const PERFORMANCE_DOC = path.join(ROOT, 'docs/performance.md');
 
-/** Reads every `bench/results/*.json`, in name order. */
-export function readResults(folder = RESULTS_DIR): ResultFile[] {
+/** Reads every `bench/results/*.json`, in name order, each with whether it is stale (git, in `root`). */
+export function readResults(folder = RESULTS_DIR, root = ROOT): ResultFile[] {
   return readdirSync(folder)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((name) => ({ file: name, data: JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as Json }));
+    .map((name) => {
+      const data = JSON.parse(readFileSync(path.join(folder, name), 'utf8')) as Json;
+      const stale = isStale(root, benchmarkOf(name, data), str(data['commit']));
+      return { file: name, data, ...(stale !== undefined && { stale }) };
+    });
+}
+
+const benchmarkOf = (file: string, data: Json) => str(data['benchmark']) || file.replace(/\.json$/, '');
+
+/**
+ * The code a benchmark's figures depend on: its own file, what every benchmark shares, and the
+ * folders of src/ it exercises (the whole bot for those that run it as `npm start` does).
+ */
+export function codePaths(benchmark: string): string[] {
+  const name = ORDER.find((known) => benchmark === known || benchmark.startsWith(`${known}-`)) ?? benchmark;
+  const shared = ['test/bench/support.ts', 'packages/test-world'];
+  const own: Record<string, string[]> = {
+    ack: ['test/bench/ack.ts', 'test/bench/floor-bot.ts', 'src'],
+    ledger: ['test/bench/ledger.ts', 'src/credits', 'src/db'],
+    chaos: ['test/chaos', 'src'],
+  };
+  return [...(own[name] ?? [`test/bench/${name}.ts`, 'src']), ...shared];
+}
+
+/**
+ * Whether the last commit touching `codePaths(benchmark)` is not in the history of `commit`:
+ * true for a missing commit or one git does not know; undefined when git cannot answer.
+ */
+export function isStale(root: string, benchmark: string, commit: string): boolean | undefined {
+  if (!commit) return true;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  let lastChange: string;
+  try {
+    lastChange = git('log', '-1', '--format=%H', '--', ...codePaths(benchmark));
+  } catch {
+    return undefined;
+  }
+  if (!lastChange) return false;
+  try {
+    git('merge-base', '--is-ancestor', lastChange, commit);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 // ---- formatting ----
@@ -62,7 +111,28 @@ function provenance(result: ResultFile): string {
   const commit = str(data['commit']);
   const commitText = commit ? `commit \`${commit.slice(0, 12)}\`${data['commitDirty'] === true ? ' with uncommitted changes' : ''}` : 'commit not recorded';
   const when = str(data['date']).slice(0, 16).replace('T', ' ');
-  return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.`;
+  const staleText = isMarkedStale(result)
+    ? ` **Stale:** ${commit ? 'the code on its path' : 'without a commit, nothing says that the code on its path'} (${codePaths(benchmarkOf(result.file, data)).map((p) => `\`${p}\``).join(', ')}) ${commit ? 'changed after it was measured' : 'is what it measured'}; measure again.`
+    : '';
+  return `\`bench/results/${result.file}\`: ${when} UTC, ${commitText}; ${fmt(machine['cores'], 0)} cores (${str(machine['cpu'])}), ${fmt(machine['memoryGiB'])} GiB, Node ${str(machine['node'])}, ${str(machine['platform'])}.${staleText}`;
+}
+
+/** A summary's "met" cell from the file's targets: yes, or which were missed. */
+function targetsMet(result: ResultFile): string {
+  const targets = (result.data['targets'] as Json[] | undefined) ?? [];
+  const missed = targets.filter((t) => t['met'] !== true).map((t) => str(t['name']));
+  return missed.length === 0 ? 'yes' : `no (missed: ${missed.join('; ')})`;
+}
+
+/** Stale when git says so, or when the file records no commit. */
+const isMarkedStale = (result: ResultFile) => result.stale === true || !str(result.data['commit']);
+
+/** The targets a results file states (`writeResult`'s `targets`), as a table; nothing for files without. */
+function targetsTable(result: ResultFile): string {
+  const targets = (result.data['targets'] as Json[] | undefined) ?? [];
+  if (!Array.isArray(targets) || targets.length === 0) return '';
+  const value = (v: unknown) => (typeof v === 'number' ? fmt(v, 2) : str(v));
+  return table(['Target', 'Measured', 'Bound', 'Met'], targets.map((t) => [str(t['name']), value(t['value']), str(t['target']), met(t['met'])]));
 }
 
 // ---- one section per kind of results file ----
@@ -74,8 +144,66 @@ interface Rendered {
   readonly body: string;
 }
 
+/** The ack file with shapes and three loads: each figure the median of its rounds with their spread, ratios to the floor. */
+function renderAckShapes(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const shapes = obj(data['shapes']);
+  const ratios = obj(data['ratios']);
+  const loads = obj(data['loads']);
+  const shapeNames = obj(workload['shapes']);
+  const range = (figure: unknown, digits = 1) => {
+    const f = obj(figure);
+    // A negative CPU reading is an artefact of sampling another process's counters (see `cpu`).
+    const one = (value: unknown) => (num(value) < 0 ? 'n/a' : fmt(value, digits));
+    return `${one(f['median'])} (${one(f['min'])}–${one(f['max'])})`;
+  };
+  const ratioCell = (figure: unknown) => {
+    const f = obj(figure);
+    return `${fmt(f['ratio'], 2)}× (rounds ${fmt(f['min'], 2)}–${fmt(f['max'], 2)})`;
+  };
+  const contenders: Array<[string, string]> = [
+    ['bot', `the bot (\`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'})`],
+    ['floor', 'floor: bare discord.js bot, one guarded `UPDATE`, then reply'],
+    ['deferOnly', 'bare discord.js bot that only defers'],
+  ];
+  const rows: string[][] = [];
+  const ratioRows: string[][] = [];
+  for (const [shape, shapeName] of Object.entries(shapeNames)) {
+    for (const [load, loadName] of Object.entries(loads)) {
+      for (const [key, name] of contenders) {
+        const f = obj(obj(obj(shapes[shape])[key])[load]);
+        rows.push([str(shapeName), str(loadName), name, `${range(f['p50'])} ms`, `${range(f['p99'])} ms`, range(f['cpuMsPerCommand'], 2), range(f['postgresCpuMsPerCommand'], 2)]);
+      }
+      const r = obj(obj(ratios[shape])[load]);
+      ratioRows.push([str(shapeName), str(loadName), ratioCell(r['p50ToFloor']), ratioCell(r['p99ToFloor']), ratioCell(r['cpuToFloor']), `${fmt(r['p99ToDeferOnly'], 2)}×`]);
+    }
+  }
+  const rounds = fmt(workload['rounds'], 0);
+  const what = `first answer to \`${str(workload['command'])}\`, ${Object.values(shapeNames).map(str).join(' and ')}, ${Object.values(loads).map(str).join(', ')}; \`ROLE=${str(workload['role'])}\`, interactions over ${str(workload['interactions']) || 'gateway'}; median of ${rounds} rounds, floor and bot alternating`;
+  const first = Object.keys(shapeNames)[0] ?? '';
+  const steady = obj(obj(ratios[first])['steady']);
+  const bot = obj(obj(obj(shapes[first])['bot'])['steady']);
+  const floor = obj(obj(obj(shapes[first])['floor'])['steady']);
+  return {
+    summary: [
+      what,
+      `${str(shapeNames[first])}, ${str(loads['steady'])}: p50 ${range(bot['p50'])} ms, p99 ${range(bot['p99'])} ms, CPU ${range(bot['cpuMsPerCommand'], 2)} ms/command`,
+      `p50 ${range(floor['p50'])} ms, p99 ${range(floor['p99'])} ms, CPU ${range(floor['cpuMsPerCommand'], 2)} ms/command`,
+      str(data['target']),
+      `${targetsMet(result)} (there: p50 ${fmt(obj(steady['p50ToFloor'])['ratio'], 2)}×, p99 ${fmt(obj(steady['p99ToFloor'])['ratio'], 2)}×, CPU ${fmt(obj(steady['cpuToFloor'])['ratio'], 2)}×)`,
+    ],
+    body: [
+      `${cap(what)}; ${fmt(workload['warmUp'], 0)} commands of warm-up. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}. Each figure: the median of the rounds (lowest–highest).`,
+      table(['Shape', 'Load', 'Contender', 'p50', 'p99', 'CPU ms/command', 'Postgres CPU ms/command'], rows),
+      table(['Shape', 'Load', 'p50 ÷ floor', 'p99 ÷ floor', 'CPU ÷ floor', 'p99 ÷ defer-only'], ratioRows),
+    ].join('\n\n'),
+  };
+}
+
 function renderAck(result: ResultFile): Rendered {
   const { data } = result;
+  if (data['shapes']) return renderAckShapes(result);
   const workload = obj(data['workload']);
   const results = obj(data['results']);
   const ratios = obj(data['ratios']);
@@ -135,9 +263,34 @@ function renderAccept(result: ResultFile): Rendered {
     return [names[key] ?? key, fmt(s['n'], 0), ms(s['p50']), ms(s['p99']), ms(s['max'])];
   });
   const what = `${fmt(workload['commands'], 0)} commands at ${fmt(workload['rate'], 0)}/s, from the command to the job submitted upstream, \`ROLE=${str(workload['roles'])}\`, cold`;
+  const sustained = obj(data['sustained']);
+  const sw = obj(sustained['workload']);
+  const first = obj(sustained['firstAnswerMs']);
+  const floorFirst = obj(sustained['floorFirstAnswerMs']);
+  const sustainedWhat = `${fmt(sw['commands'], 0)} \`/song\` at a steady ${fmt(sw['rate'], 0)}/s across ${fmt(sw['guilds'], 0)} guilds, from the first command to the last job received by the service`;
+  const windows = ((sustained['byWindow'] as Json[] | undefined) ?? []).map((w) => num(w['p99']));
+  const sustainedBody = data['sustained']
+    ? [
+        `Sustained: ${sustainedWhat}. Floor: ${str(sustained['floor'])}.`,
+        table(
+          ['', 'Received by the service', 'First answer p50', 'p99', `p99 by ${fmt(sw['windowSeconds'], 0)} s window`, 'Unanswered'],
+          [
+            ['the bot', `${fmt(sustained['receivedPerSecond'])}/s (${fmt(sustained['received'], 0)} in ${fmt(sustained['secondsToLastJob'], 1)} s)`, ms(first['p50']), ms(first['p99']), spread(windows), fmt(sustained['unanswered'], 0)],
+            ['floor', '–', ms(floorFirst['p50']), ms(floorFirst['p99']), '–', fmt(sustained['floorUnanswered'], 0)],
+          ],
+        ),
+      ]
+    : [];
+  const metCell = Array.isArray(data['targets']) ? targetsMet(result) : met(data['met']);
   return {
-    summary: [what, `${fmt(data['jobsPerSecond'])} jobs/s (the last submitted ${fmt(data['secondsToLastSubmission'], 2)} s after the first dispatch)`, '–', str(data['target']), `${met(data['met'])} (${fmt(data['ratioToTarget'], 2)}× the target)`],
-    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows)].join('\n\n'),
+    summary: [
+      `${what}${data['sustained'] ? `; then ${sustainedWhat}` : ''}`,
+      `${fmt(data['jobsPerSecond'])} jobs/s (the last submitted ${fmt(data['secondsToLastSubmission'], 2)} s after the first dispatch)${data['sustained'] ? `; sustained ${fmt(sustained['receivedPerSecond'])}/s received, first-answer p99 ${ms(first['p99'])} (worst window ${fmt(Math.max(...windows))})` : ''}`,
+      data['sustained'] ? `sustained first-answer p99 ${ms(floorFirst['p99'])}` : '–',
+      str(data['target']),
+      `${metCell} (${fmt(data['ratioToTarget'], 2)}× the target)`,
+    ],
+    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows), ...sustainedBody].join('\n\n'),
   };
 }
 
@@ -148,8 +301,9 @@ function renderLedger(result: ResultFile): Rendered {
   const audits = obj(data['audits']);
   const ratios = obj(data['ratios']);
   const names: Record<string, string> = {
-    floor: 'floor: bare `UPDATE … RETURNING`',
-    floorSynchronousCommitOff: 'floor, `synchronous_commit = off`',
+    floor: 'floor: one guarded statement per group of waiting reservations',
+    floorUngrouped: 'one bare `UPDATE … RETURNING` each, no grouping',
+    floorSynchronousCommitOff: 'the same, `synchronous_commit = off`',
     reserveForJob: '`reserveForJob` alone',
     request: "the request's reservation with its job row",
     requestWithDailyCap: 'the same with a daily cap',
@@ -164,7 +318,13 @@ function renderLedger(result: ResultFile): Rendered {
   const request = obj(results['request']);
   const floor = obj(results['floor']);
   return {
-    summary: [what, `${fmt(request['perSecond'], 0)}/s on the request's path; overspend ${fmt(obj(audits['request'])['overspend'], 0)}`, `${fmt(floor['perSecond'], 0)}/s`, str(data['target']), `${met(data['met'])} (${fmt(ratios['requestToFloor'], 2)}× the floor)`],
+    summary: [
+      what,
+      `${fmt(request['perSecond'], 0)}/s on the request's path; overspend ${fmt(obj(audits['request'])['overspend'], 0)}`,
+      `${fmt(floor['perSecond'], 0)}/s${results['floorUngrouped'] ? ' (one statement per group of waiting reservations)' : ''}`,
+      str(data['target']),
+      `${Array.isArray(data['targets']) ? targetsMet(result) : met(data['met'])} (${fmt(ratios['requestToFloor'], 2)}× the floor)`,
+    ],
     body: [`${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Path', 'Reservations', 'p50', 'p99', 'max', 'Waiting on locks (mean)', 'Overspend'], rows)].join('\n\n'),
   };
 }
@@ -177,7 +337,25 @@ function renderWebhook(result: ResultFile): Rendered {
   const floor = obj(results['floor']);
   const windows = ((results['byWindow'] as Stats[] | undefined) ?? []).map((window) => window.p99);
   const rss = obj(results['workerRssMb']);
-  const what = `${fmt(workload['completions'], 0)} completions at ${fmt(workload['rate'], 0)}/s, webhook to the Discord call that posts the result (${((workload['roles'] as string[] | undefined) ?? []).join(', ')} as separate processes)`;
+  const runs = obj(data['acrossRuns']);
+  const what = `${fmt(workload['completions'], 0)} completions at ${fmt(workload['rate'], 0)}/s, webhook to the Discord call that posts the result (${((workload['roles'] as string[] | undefined) ?? []).join(', ')} as separate processes)${runs['bot'] ? `, ${fmt(workload['runs'], 0)} runs` : ''}`;
+  if (runs['bot']) {
+    // Median and worst of the runs, never the best.
+    const pair = (figures: unknown, key: string) => `${ms(obj(obj(figures)[key])['median'])} / ${ms(obj(obj(figures)[key])['worst'])}`;
+    const byRun = ((runs['byRun'] as Json[] | undefined) ?? []).map((run, i) => [String(i + 1), `${fmt(run['delivered'], 0)}/${fmt(run['completions'], 0)}`, ms(obj(run['bot'])['p50']), ms(obj(run['bot'])['p99']), ms(obj(run['floor'])['p99'])]);
+    return {
+      summary: [what, `p99 median ${pair(runs['bot'], 'p99')} worst (p50 ${pair(runs['bot'], 'p50')}); ${fmt(runs['undelivered'], 0)} undelivered`, `p99 ${pair(runs['floor'], 'p99')} worst`, str(data['target']), Array.isArray(data['targets']) ? targetsMet(result) : met(data['met'])],
+      body: [
+        `${cap(what)}. Floor: ${str(data['floor'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+        table(['', 'p50 median / worst', 'p99 median / worst', 'max median / worst'], [
+          ['the bot', pair(runs['bot'], 'p50'), pair(runs['bot'], 'p99'), pair(runs['bot'], 'max')],
+          ['floor', pair(runs['floor'], 'p50'), pair(runs['floor'], 'p99'), pair(runs['floor'], 'max')],
+        ]),
+        table(['Run', 'Delivered', 'the bot p50', 'the bot p99', 'floor p99'], byRun),
+        `The last run: ${fmt(results['discordRateLimited'], 0)} 429s from Discord, webhooks refused ${fmt(results['refusedWebhooks'], 0)}; the worker's memory ${fmt(rss['idle'])} MB idle, ${fmt(rss['withJobsInFlight'])} MB with the jobs in flight. p99 by 10 s window: ${windows.map((value) => fmt(value)).join(', ')} ms.`,
+      ].join('\n\n'),
+    };
+  }
   return {
     summary: [what, `p99 ${ms(bot['p99'])} (p50 ${fmt(bot['p50'])}); 10 s windows' p99 ${spread(windows)}; ${fmt(results['discordRateLimited'], 0)} 429s from Discord`, `p99 ${ms(floor['p99'])}`, str(data['target']), met(data['met'])],
     body: [
@@ -198,7 +376,8 @@ function renderPoll(result: ResultFile): Rendered {
   const { data } = result;
   const workload = obj(data['workload']);
   const results = obj(data['results']);
-  const targets = obj(data['targets']);
+  // Older files: `targets` held the bounds and `met` a flag per target.
+  const bounds = obj(data['bounds'] ?? data['targets']);
   const scaling = obj(data['scaling']);
   const metFlags = obj(data['met']);
   const delay = obj(results['delaySharePercent']);
@@ -219,8 +398,8 @@ function renderPoll(result: ResultFile): Rendered {
       what,
       `${fmt(results['pollsPer10sOfTask'], 2)} polls per 10 s of task; delay p50 ${fmt(delay['p50'])} % / p99 ${fmt(delay['p99'])} % / max ${fmt(delay['max'])} % of task time (the schedule alone: ${fmt(alone['p50'])} / ${fmt(alone['p99'])} / ${fmt(alone['max'])} %); peak ${fmt(results['peakPollsPerRealSecond'], 0)}/s`,
       str(data['floor']),
-      `delay ${str(targets['delayShareMax'])}; polls per 10 s ${str(targets['pollsPer10sPerTask'])}; peak ${str(targets['peakPerSecond'])}`,
-      Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+      `delay ${str(bounds['delayShareP99'] ?? bounds['delayShareMax'])}${bounds['delayShareP99'] ? ' (p99)' : ' (max)'}; polls per 10 s ${str(bounds['pollsPer10sPerTask'])}; peak ${str(bounds['peakPerSecond'])}`,
+      Array.isArray(data['targets']) ? targetsMet(result) : Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
     ],
     body: [
       `${cap(what)}. ${cap(str(scaling['how']))}`,
@@ -427,9 +606,13 @@ a \`redis-server\`), each with its floor measured in the same run; \`npm run ben
 runs one (flags after the name, e.g. \`npm run bench -- accept --roles split\`), and
 \`npm run bench:webhook\` is \`npm run bench -- webhook\`. \`npm run chaos\` runs the chaos suite.
 Each writes \`bench/results/<name>.json\` with its figures, the machine, the date and the commit it
-measured; then \`npm run bench:docs\` renders this page from those files. Benchmarks assert
-nothing: \`npm test\` holds no timed assertion. Why the figures are what they are:
-[decisions/first-answer-path.md](decisions/first-answer-path.md).`;
+measured, and its targets with whether each was met; a benchmark exits non-zero when one is
+missed, unless given \`--report-only\`, and \`npm run bench\`'s summary names every miss. Then
+\`npm run bench:docs\` renders this page from those files, marking **stale** any file measured
+before the last commit that changed the code on its benchmark's path. \`npm test\` holds no timed
+assertion. Why the figures are what they are:
+[decisions/first-answer-path.md](decisions/first-answer-path.md); how floors and targets are
+chosen: [decisions/benchmark-floors-and-targets.md](decisions/benchmark-floors-and-targets.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
 const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'chaos'];
@@ -445,9 +628,15 @@ export function renderPerformance(files: readonly ResultFile[]): string {
   const rendered = results.map((result) => ({ result, name: str(result.data['benchmark']) || result.file.replace(/\.json$/, ''), ...renderOne(result) }));
   const summary = table(
     ['Benchmark', 'What', 'Measured', 'Floor (same run)', 'Target', 'Met'],
-    rendered.map(({ name, result, summary: row }) => [`[\`${name}\`](#${anchor(name)})`, ...row.slice(0, 4), `${row[4]}; ${str(result.data['date']).slice(0, 10)}`]),
+    rendered.map(({ name, result, summary: row }) => [
+      `[\`${name}\`](#${anchor(name)})`,
+      ...row.slice(0, 1),
+      `${isMarkedStale(result) ? '**stale** (measured before the last change to its code): ' : ''}${row[1]}`,
+      ...row.slice(2, 4),
+      `${row[4]}; ${str(result.data['date']).slice(0, 10)}`,
+    ]),
   );
-  const sections = rendered.map(({ name, result, body }) => `## ${name}\n\n${provenance(result)}\n\n${body}`);
+  const sections = rendered.map(({ name, result, body }) => [`## ${name}`, provenance(result), body, targetsTable(result)].filter(Boolean).join('\n\n'));
   return `${[INTRO, '## Summary', summary, ...sections].join('\n\n')}\n`;
 }
 

@@ -272,6 +272,20 @@ export function librarySearchText(t: { request: AnyPgColumn; result: AnyPgColumn
   return sql`coalesce(${t.request} ->> 'title', '') || ' ' || coalesce(${t.request} ->> 'prompt', '') || ' ' || coalesce(${t.request} ->> 'lyrics', '') || ' ' || coalesce(${t.result} -> 'clips' -> 0 ->> 'title', '') || ' ' || coalesce(${t.result} -> 'clips' -> 0 ->> 'lyrics', '')`;
 }
 
+/**
+ * How many jobs of each kind are in flight ('submitting' or 'submitted'): what the submission
+ * claim reads instead of counting jobs. Triggers on `jobs` keep it (migration 0010), in the
+ * transaction of each move, so no code writes it. Why: docs/decisions/in-flight-counter.md
+ */
+export const jobsInFlight = pgTable(
+  'jobs_in_flight',
+  {
+    kind: text('kind').$type<JobKind>().primaryKey(),
+    count: integer('count').notNull(),
+  },
+  (t) => [check('jobs_in_flight_count_non_negative', sql`${t.count} >= 0`)],
+);
+
 /** A voice persona made by `/voice create`, owned by a member within a guild. */
 export const voicePersonas = pgTable(
   'voice_personas',

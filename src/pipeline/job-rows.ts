@@ -48,8 +48,9 @@ export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'ki
 /**
  * Moves a queued job to `submitting` unless the task type already has `cap` tasks in flight.
  * An advisory lock per task type makes the count and the move one step across all workers;
- * the database function `claim_submission` (migration 0005) takes it, counts and moves in
- * one call, so the lock is held for no round trip.
+ * the database function `claim_submission` (migrations 0005, 0010) takes it, reads the
+ * in-flight counter (`jobs_in_flight`, a row per kind) and moves in one call, so the lock is
+ * held for no round trip and for the same time however many tasks are in flight.
  */
 export async function claimSubmission(
   db: Executor,

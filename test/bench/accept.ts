@@ -12,17 +12,29 @@
  *   wait in the submit queue, the processor's own reads);
  * - upstream: the create reaching the simulator to the job marked submitted;
  * - progress edit: marked submitted to the first edit of the reply that shows the job running.
- * Target: ≥ 150 jobs/s end to end on 2 cores.
+ * The burst target: ≥ 150 jobs/s end to end on 2 cores.
+ *
+ * Then the sustained phase, on the same bot: `--sustained-commands` (10,000) `/song` at a steady
+ * `--sustained-rate` (150/s) across `--sustained-guilds` (100) guilds of 5 members, measured from
+ * the first command to the last job received by the service. The floor (test/bench/floor-bot.ts:
+ * a bare discord.js bot, one guarded `UPDATE`, then reply) answers the same commands at the same
+ * rate in the same shape, with its own emulator, just before. Targets: the service receives the
+ * jobs at ≥ the rate, and the first answer's p99 is under 2× the floor's in every 10 s window.
+ * `--sustained-commands 0` skips it.
  */
 import { parseArgs } from 'node:util';
-import { populateGuilds, waitFor } from '@music-bot/test-world';
-import { atRate, printTable, ratio, round, startBenchWorld, summarize, writeResult } from './support.js';
+import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
+import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
+import { atRate, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
     commands: { type: 'string', default: '500' },
     rate: { type: 'string', default: '250' },
     roles: { type: 'string', default: 'all' },
+    'sustained-commands': { type: 'string', default: '10000' },
+    'sustained-rate': { type: 'string', default: '150' },
+    'sustained-guilds': { type: 'string', default: '100' },
   },
   strict: false,
 });
@@ -32,11 +44,50 @@ const SPLIT = flags.roles === 'split';
 const GUILDS = 5;
 const MEMBERS_PER_GUILD = 10;
 const TARGET = 150;
+const SUSTAINED = Number(flags['sustained-commands']);
+const SUSTAINED_RATE = Number(flags['sustained-rate']);
+const SUSTAINED_GUILDS = Math.max(1, Number(flags['sustained-guilds']));
+const SUSTAINED_MEMBERS = 5;
+/** The sustained phase's first answers are judged by windows of this many seconds of dispatch. */
+const WINDOW_S = 10;
+
+/** Place of the i-th command: guilds in turn, and each guild's members in turn. */
+const placeOf = (places: readonly Place[], guilds: number, i: number) => places[(i % guilds) * (places.length / guilds) + (Math.floor(i / guilds) % (places.length / guilds))]!;
+
+/**
+ * Sends `count` /song at `perSecond` to `emulator`; the first-answer time of each answered, with
+ * when (ms from the first) it was sent, and how many got no answer within 30 s.
+ */
+async function firstAnswers(emulator: DiscordEmulator, places: readonly Place[], guilds: number, count: number, perSecond: number, tag: string) {
+  const first = performance.now();
+  const handles = await atRate(count, perSecond, async (i) => {
+    const sentAt = performance.now();
+    const answered = await emulator
+      .runCommand({ ...placeOf(places, guilds, i), name: 'song', options: { prompt: `${tag} ${i}` } })
+      .waitForResponse(30_000)
+      .then(() => true, () => false);
+    return answered ? { at: sentAt - first, ms: performance.now() - sentAt } : undefined;
+  });
+  const all = await Promise.all(handles);
+  const answers = all.filter((answer) => answer !== undefined);
+  return Object.assign(answers, { unanswered: all.length - answers.length });
+}
+
+/** p99 of the first answers by window of dispatch time. */
+const byWindow = (answers: ReadonlyArray<{ at: number; ms: number }>) => {
+  const windows = new Map<number, number[]>();
+  for (const answer of answers) {
+    const w = Math.floor(answer.at / (WINDOW_S * 1000));
+    windows.set(w, [...(windows.get(w) ?? []), answer.ms]);
+  }
+  return [...windows].sort((a, b) => a[0] - b[0]).map(([w, values]) => ({ fromS: w * WINDOW_S, n: values.length, p99: summarize(values).p99 }));
+};
 
 
 const world = await startBenchWorld();
 try {
   const places = populateGuilds(world.emulator, GUILDS, MEMBERS_PER_GUILD);
+  const sustainedPlaces = SUSTAINED > 0 ? populateGuilds(world.emulator, SUSTAINED_GUILDS, SUSTAINED_MEMBERS, 'Sustained') : [];
   await world.deployCommands();
   const env = { STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' };
   for (const role of SPLIT ? ['gateway', 'worker'] : ['all']) world.bot({ env: { ...env, ROLE: role } }).spawn();
@@ -106,15 +157,74 @@ try {
     'per stage (ms per job)',
     Object.entries(stages).map(([name, s]) => ({ stage: name, p50: s.p50, p99: s.p99, max: s.max, mean: s.mean, n: s.n })),
   );
+  const targets: Target[] = [target('burst: jobs/s end to end', jobsPerSecond, `≥ ${TARGET}`, jobsPerSecond >= TARGET)];
+
+  // ---- sustained: the floor first (its own emulator, same shape and rate), then the bot ----
+  let sustained: Record<string, unknown> | undefined;
+  if (SUSTAINED > 0) {
+    const floorEmulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
+    const floorPlaces = populateGuilds(floorEmulator, SUSTAINED_GUILDS, SUSTAINED_MEMBERS, 'Sustained');
+    const floorBot = await spawnFloorBot(world, 'decide', floorEmulator, SUSTAINED_GUILDS);
+    let floorAnswers: Awaited<ReturnType<typeof firstAnswers>>;
+    try {
+      await floorEmulator.waitForBotReady(60_000);
+      await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, Math.min(300, SUSTAINED), 100, 'floor-warm');
+      floorAnswers = await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'floor');
+    } finally {
+      await stopChild(floorBot);
+      await floorEmulator.close();
+    }
+    const floorFirst = summarize(floorAnswers.map((answer) => answer.ms));
+
+    const createsFrom = world.sim.requests.length;
+    const firstAt = Date.now();
+    const answers = await firstAnswers(world.emulator, sustainedPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'sustained');
+    const sustainedCreates = () => world.sim.requests.slice(createsFrom).filter((r) => r.path === '/api/v1/producer/create');
+    const expected = SUSTAINED - answers.unanswered;
+    await waitFor('every sustained job received by the service', () => sustainedCreates().length >= expected, { timeoutMs: 600_000, everyMs: 100 }).catch(() => {});
+    const lastAt = Math.max(...sustainedCreates().map((r) => r.at));
+    const received = sustainedCreates().length;
+    const receivedPerSecond = round(received / ((lastAt - firstAt) / 1000), 1);
+    const first = summarize(answers.map((answer) => answer.ms));
+    const windows = byWindow(answers);
+    const bound = round(2 * floorFirst.p99);
+    const worstWindow = Math.max(...windows.map((w) => w.p99));
+    printTable(`sustained: ${SUSTAINED} /song at ${SUSTAINED_RATE}/s across ${SUSTAINED_GUILDS} guilds`, [
+      { figure: 'received by the service, per second (first command to last job)', value: receivedPerSecond, floor: '', target: `≥ ${SUSTAINED_RATE}` },
+      { figure: 'first answer p50 / p99 ms', value: `${first.p50} / ${first.p99}`, floor: `${floorFirst.p50} / ${floorFirst.p99}`, target: '' },
+      { figure: `worst ${WINDOW_S} s window's first-answer p99 ms`, value: worstWindow, floor: floorFirst.p99, target: `< ${bound} (2× the floor)` },
+    ]);
+    targets.push(
+      target('sustained: jobs received by the service per second', receivedPerSecond, `≥ ${SUSTAINED_RATE}`, receivedPerSecond >= SUSTAINED_RATE),
+      target(`sustained: worst ${WINDOW_S} s window's first-answer p99, ms`, worstWindow, `< 2× the floor's p99 (${bound})`, worstWindow < bound),
+      target('sustained: commands unanswered, or jobs not received', SUSTAINED - received, `0 (floor: ${floorAnswers.unanswered} unanswered)`, received === SUSTAINED),
+    );
+    sustained = {
+      workload: { commands: SUSTAINED, rate: SUSTAINED_RATE, guilds: SUSTAINED_GUILDS, members: SUSTAINED_GUILDS * SUSTAINED_MEMBERS, windowSeconds: WINDOW_S },
+      floor: 'bare discord.js bot (test/bench/floor-bot.ts): one guarded UPDATE on its guild\'s row, then reply; the same commands, rate and guilds, its own emulator',
+      receivedPerSecond,
+      received,
+      unanswered: answers.unanswered,
+      floorUnanswered: floorAnswers.unanswered,
+      secondsToLastJob: round((lastAt - firstAt) / 1000, 2),
+      firstAnswerMs: first,
+      floorFirstAnswerMs: floorFirst,
+      p99ToFloor: ratio(first.p99, floorFirst.p99),
+      p50ToFloor: ratio(first.p50, floorFirst.p50),
+      worstWindowP99ToFloor: ratio(worstWindow, floorFirst.p99),
+      byWindow: windows,
+    };
+  }
+
   await writeResult('accept', {
     workload: { commands: COMMANDS, rate: RATE, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, roles: SPLIT ? 'gateway+worker' : 'all' },
     target: `≥ ${TARGET} jobs/s end to end on 2 cores`,
     jobsPerSecond,
     ratioToTarget: ratio(jobsPerSecond, TARGET),
-    met: jobsPerSecond >= TARGET,
     secondsToLastSubmission: round(seconds, 2),
     stagesMs: stages,
-  });
+    ...(sustained && { sustained }),
+  }, targets);
 } finally {
   await world.close();
 }

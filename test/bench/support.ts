@@ -2,13 +2,15 @@
  * What every benchmark shares: its world (packages/test-world, with the benchmarks' settings),
  * statistics, and the result file `bench/results/<name>.json` with the machine and the commit it
  * was measured on (`npm run bench:docs` renders docs/performance.md from those files).
- * Benchmarks print figures and ratios; they assert nothing.
+ * Each states its targets in its result (`targets`: name, value, target, met) and exits non-zero
+ * when one is missed, unless given `--report-only`; `npm test` runs none of them.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { DiscordEmulator } from '@music-bot/discord-emulator';
 import { ROOT, sleep, startWorld, waitFor, type BotProcess, type BotProcessOptions, type World, type WorldOptions } from '@music-bot/test-world';
 
 // ---- statistics ----
@@ -88,14 +90,44 @@ export function measuredCommit(): { commit: string; commitDirty: boolean } | Rec
   }
 }
 
-/** Writes `bench/results/<name>.json`: the figures, the targets and how they fared, the machine, the date and the commit. */
-export async function writeResult(name: string, result: Record<string, unknown>): Promise<string> {
+/** One target of a benchmark: what is measured, its value, the bound it must keep, and whether it did. */
+export interface Target {
+  readonly name: string;
+  readonly value: number | string;
+  readonly target: string;
+  readonly met: boolean;
+}
+
+export function target(name: string, value: number | string, bound: string, met: boolean): Target {
+  return { name, value, target: bound, met };
+}
+
+/** `--report-only` (or BENCH_REPORT_ONLY=1, as `npm run bench` passes it on): report missed targets without failing. */
+export const REPORT_ONLY = process.argv.includes('--report-only') || process.env.BENCH_REPORT_ONLY === '1';
+
+/**
+ * Writes `bench/results/<name>.json`: the figures, the targets and how they fared, the machine,
+ * the date and the commit. Given `targets`, prints them, records `met` (all met), sets the exit
+ * code to 1 when one is missed (not with `--report-only`), and, when `BENCH_TARGETS_FILE` names a
+ * file (as `npm run bench` does), appends a line `{ result, missed }` to it.
+ */
+export async function writeResult(name: string, result: Record<string, unknown>, targets?: readonly Target[]): Promise<string> {
   const folder = path.join(ROOT, 'bench/results');
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, `${name}.json`);
   const header = { benchmark: name, date: new Date().toISOString(), ...measuredCommit(), machine: machine() };
-  await writeFile(file, `${JSON.stringify({ ...header, ...result }, null, 2)}\n`);
+  const judged = targets ? { targets, met: targets.every((t) => t.met) } : {};
+  await writeFile(file, `${JSON.stringify({ ...header, ...result, ...judged }, null, 2)}\n`);
   console.log(`\nwritten: ${path.relative(ROOT, file)}`);
+  if (targets) {
+    printTable(`targets of ${name}`, targets.map((t) => ({ target: t.name, value: t.value, bound: t.target, met: t.met ? 'met' : 'MISSED' })));
+    const missed = targets.filter((t) => !t.met).map((t) => `${t.name} (${t.value}; ${t.target})`);
+    if (process.env.BENCH_TARGETS_FILE) await appendFile(process.env.BENCH_TARGETS_FILE, `${JSON.stringify({ result: name, missed })}\n`);
+    if (missed.length > 0) {
+      console.log(`\n${name}: ${missed.length} target${missed.length === 1 ? '' : 's'} missed${REPORT_ONLY ? ' (--report-only: exit code 0)' : ''}`);
+      if (!REPORT_ONLY) process.exitCode = 1;
+    }
+  }
   return file;
 }
 
@@ -231,4 +263,33 @@ export async function cpuMsOfCommand(name: string): Promise<number> {
     if (command.trim() === name) total += await cpuMs(Number(entry));
   }
   return total;
+}
+
+// ---- the floor bot ----
+
+/**
+ * Creates `bench_floor` (one row per guild, credits to spare) on the world's database, unless
+ * there, and starts test/bench/floor-bot.ts against `emulator`: `decide` answers each command
+ * with one guarded decrement and a reply, `defer` only defers. Wait for
+ * `emulator.waitForBotReady` before sending commands.
+ */
+export async function spawnFloorBot(world: World, mode: 'decide' | 'defer', emulator: DiscordEmulator, guilds: number): Promise<ChildProcess> {
+  const db = new pg.Pool({ connectionString: world.postgresUrl, max: 1 });
+  try {
+    await db.query('create table if not exists bench_floor (id int primary key, n int not null)');
+    await db.query(`insert into bench_floor select g, 1000000000 from generate_series(0, $1::int - 1) g on conflict (id) do nothing`, [guilds]);
+  } finally {
+    await db.end();
+  }
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/floor-bot.ts'), mode], {
+    cwd: ROOT,
+    env: { ...world.env(), DISCORD_API_URL: emulator.apiUrl, FLOOR_GUILDS: String(guilds) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }

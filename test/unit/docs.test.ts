@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readResults, renderPerformance, type ResultFile } from '../../bench/render-docs.js';
+import { codePaths, isStale, readResults, renderPerformance, type ResultFile } from '../../bench/render-docs.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -134,6 +135,49 @@ describe('docs/performance.md', () => {
     expect(page).toContain('`bench/results/webhook.json`: 2026-01-02 03:04 UTC, commit not recorded;');
     expect(page).toContain('151.3 jobs/s');
     expect(page).toMatch(/\| \[`webhook`\]\(#webhook\) \|.*p99 50 ms.*\| p99 7 ms \|.*\| no; 2026-01-02 \|/);
+  });
+
+  it('marks a file stale when git says its code changed since, or when it records no commit', () => {
+    const commit = '0123456789abcdef0123456789abcdef01234567';
+    const page = renderPerformance([
+      { ...file('accept', { commit, jobsPerSecond: 151.25, met: true }), stale: false },
+      { ...file('ledger', { commit }), stale: true },
+      file('webhook', { results: { bot: { p99: 50 }, floor: { p99: 7 } }, met: false }),
+    ]);
+    expect(page).not.toMatch(/accept\.json`:[^\n]*Stale/);
+    expect(page).toMatch(/ledger\.json`:[^\n]*\*\*Stale:\*\* the code on its path \(`test\/bench\/ledger\.ts`, `src\/credits`/);
+    expect(page).toMatch(/webhook\.json`:[^\n]*\*\*Stale:\*\* without a commit/);
+    expect(page).toMatch(/\| \[`ledger`\]\(#ledger\) \|[^|]*\| \*\*stale\*\*/);
+  });
+
+  it('asks git whether the code on a benchmark path changed after the measured commit', () => {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['log', '-2', '--format=%H', '--', ...codePaths('ledger')], { encoding: 'utf8' }).trim().split('\n');
+    expect(isStale(process.cwd(), 'ledger', head)).toBe(false);
+    expect(isStale(process.cwd(), 'ledger', changed[1]!)).toBe(true);
+    expect(isStale(process.cwd(), 'ledger', '')).toBe(true);
+    expect(isStale(process.cwd(), 'ledger', 'f'.repeat(40))).toBe(true);
+  });
+
+  it("shows the webhook runs' median and worst, not their best", () => {
+    const across = (median: number, worst: number) => ({ median, worst });
+    const page = renderPerformance([
+      file('webhook', {
+        commit: '0123456789abcdef0123456789abcdef01234567',
+        workload: { completions: 100, rate: 10, runs: 5, roles: ['gateway', 'worker', 'http'] },
+        results: { bot: { p99: 1 }, floor: { p99: 1 } },
+        acrossRuns: { bot: { p50: across(20, 30), p99: across(60, 140), max: across(80, 150) }, floor: { p50: across(2, 3), p99: across(6, 9), max: across(8, 9) }, undelivered: 0, byRun: [] },
+        targets: [{ name: "worst run's p99", value: 140, target: '< 100 in every run', met: false }],
+      }),
+    ]);
+    expect(page).toContain('p99 median 60 ms / 140 ms worst');
+    expect(page).toContain('| the bot | 20 ms / 30 ms | 60 ms / 140 ms | 80 ms / 150 ms |');
+    expect(page).toContain("no (missed: worst run's p99)");
+  });
+
+  it('renders the targets a file states', () => {
+    const page = renderPerformance([file('newcomer', { targets: [{ name: 'rate', value: 12.345, target: '≥ 10/s', met: true }], met: true })]);
+    expect(page).toContain('| rate | 12.35 | ≥ 10/s | yes |');
   });
 
   it('still shows a results file of a benchmark it does not know', () => {
