@@ -328,9 +328,16 @@ describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
     const reply = await newMessage(before, (all) => all.filter({ has: page.locator('audio') }));
     await expect.poll(() => page.locator('#jump-bar-text').innerText()).toMatch(/new message/);
     const scroller = page.locator('#scroller');
-    const top = await reply.evaluate((node: { getBoundingClientRect(): { top: number } }) => node.getBoundingClientRect().top);
-    const scrollerBottom = await scroller.evaluate((node: { getBoundingClientRect(): { bottom: number } }) => node.getBoundingClientRect().bottom);
-    expect(top).toBeGreaterThan(scrollerBottom);
+    // Read once the page has laid the reply out (a re-render in between measures a node not yet placed).
+    const belowTheFold = async () => {
+      const top = await reply.evaluate((node: { getBoundingClientRect(): { top: number; height: number } }) => {
+        const box = node.getBoundingClientRect();
+        return box.height > 0 ? box.top : Number.NaN;
+      });
+      const scrollerBottom = await scroller.evaluate((node: { getBoundingClientRect(): { bottom: number } }) => node.getBoundingClientRect().bottom);
+      return Number.isNaN(top) ? 'not laid out' : top > scrollerBottom ? 'below' : `in view (${top} <= ${scrollerBottom})`;
+    };
+    await expect.poll(belowTheFold).toBe('below');
 
     await page.locator('[data-testid=jump-to-present]').click();
     await expect.poll(() => bar.isVisible()).toBe(false);
