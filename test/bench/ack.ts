@@ -35,7 +35,7 @@
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, cpuMs, cpuMsOfCommand, printTable, ratio, round, settlePostgres, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Summary } from './support.js';
+import { atRate, cpuMs, medianOf, cpuMsOfCommand, printTable, ratio, round, settlePostgres, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Summary } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -135,9 +135,8 @@ async function runPhase(contender: Contender, shape: Shape, phase: Phase, tag: s
   };
 }
 
-const median = (values: number[]): number => round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!);
 /** A figure over the rounds: its median, lowest and highest. */
-const spreadOf = (values: number[]) => ({ median: median(values), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+const spreadOf = (values: number[]) => ({ median: round(medianOf(values)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
 const populate = (emulator: DiscordEmulator): Record<Shape, Place[]> => ({
   five: populateGuilds(emulator, GUILDS, MEMBERS_PER_GUILD),
   one: populateGuilds(emulator, 1, GUILDS * MEMBERS_PER_GUILD, 'Busy'),

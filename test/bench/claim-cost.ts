@@ -6,6 +6,7 @@
  *
  *   npx tsx test/bench/claim-cost.ts [in-flight counts, default 0,20000] [rounds, default 5]
  */
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,37 +14,19 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { runMigrations } from '../../src/db/migrate.js';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
-import { printTable, round, settlePostgres } from './support.js';
+import { ROOT } from '@music-bot/test-world';
+import { medianOf, printTable, round, settlePostgres } from './support.js';
 
 const IN_FLIGHT = (process.argv[2] ?? '0,20000').split(',').map(Number);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const CLAIMS_PER_ROUND = 200;
 const CAP = 1_000_000;
 
-/** The claim of migration 0005, which counted the jobs in flight: for comparison only. */
-const COUNTING_CLAIM = `
-CREATE FUNCTION claim_submission_counting(job_id uuid, kinds text[], lock_name text, cap integer) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  in_flight integer;
-BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext(lock_name));
-  SELECT count(*) INTO in_flight FROM (
-    SELECT 1 FROM jobs WHERE state IN ('submitting', 'submitted') AND kind = ANY (kinds) LIMIT cap
-  ) AS counted;
-  IF in_flight >= cap THEN
-    RETURN 'cap_reached';
-  END IF;
-  UPDATE jobs SET state = 'submitting', submit_attempts = submit_attempts + 1, updated_at = now()
-  WHERE id = job_id AND state = 'queued';
-  IF FOUND THEN
-    RETURN 'claimed';
-  END IF;
-  RETURN 'not_queued';
-END
-$$;`;
-
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** The claim of migration 0005, which counted the jobs in flight, under another name: for comparison only. */
+const COUNTING_CLAIM = readFileSync(path.join(ROOT, 'migrations/0005_claim_submission.sql'), 'utf8').replace(
+  'CREATE FUNCTION claim_submission(',
+  'CREATE FUNCTION claim_submission_counting(',
+);
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'claim-cost-'));
@@ -97,17 +80,17 @@ async function main(): Promise<void> {
           }
           // Back to where the round started, so every round claims over the same number in flight.
           await db.query(`delete from jobs where id = any($1::uuid[])`, [queued.map((row) => row.id)]);
-          medians.push(median(calls));
+          medians.push(medianOf(calls));
           worsts.push(Math.max(...calls));
-          commitMedians.push(median(commits));
+          commitMedians.push(medianOf(commits));
         }
         rows.push({
           'in flight': inFlight,
           claim: claim === 'claim_submission' ? 'counter (0010)' : 'count (0005)',
-          'call median ms (median of rounds)': round(median(medians), 3),
+          'call median ms (median of rounds)': round(medianOf(medians), 3),
           'call median ms, each round': medians.map((m) => round(m, 3)).join(' '),
           'call worst ms (worst of rounds)': round(Math.max(...worsts), 3),
-          'commit median ms': round(median(commitMedians), 3),
+          'commit median ms': round(medianOf(commitMedians), 3),
         });
       }
     }

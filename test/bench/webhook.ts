@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signWebhookBody } from '@music-bot/music-api-sim/contract.js';
 import { sleep, waitFor } from '@music-bot/test-world';
-import { atRate, printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
+import { atRate, medianOf, printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -219,7 +219,7 @@ try {
   };
   const runs: Array<Awaited<ReturnType<typeof oneRun>>> = [];
   for (let run = 0; run < RUNS; run += 1) runs.push(await oneRun(run));
-  const mid = <T>(values: readonly T[], by: (value: T) => number) => round([...values.map(by)].sort((a, b) => a - b)[Math.floor(values.length / 2)]!);
+  const mid = <T>(values: readonly T[], by: (value: T) => number) => round(medianOf(values.map(by)));
   const worst = <T>(values: readonly T[], by: (value: T) => number) => round(Math.max(...values.map(by)));
   const across = (pickOne: (run: (typeof runs)[number]) => Summary) => ({
     p50: { median: mid(runs, (r) => pickOne(r).p50), worst: worst(runs, (r) => pickOne(r).p50) },

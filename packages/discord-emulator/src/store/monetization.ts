@@ -157,22 +157,7 @@ export class Monetization {
           : `user ${input.userId} already owns "${sku.name}" (entitlement ${held.api.id})`,
       );
     }
-    const entitlement = this.#add(
-      {
-        id: this.#options.ids.next(),
-        sku_id: sku.id,
-        application_id: this.#options.applicationId,
-        user_id: input.userId,
-        promotion_id: null,
-        type: EntitlementType.Purchase,
-        deleted: false,
-        gift_code_flags: 0,
-        consumed: false,
-        starts_at: null,
-        ends_at: null,
-      },
-      false,
-    );
+    const entitlement = this.#add(sku.id, { user_id: input.userId, type: EntitlementType.Purchase, starts_at: null, ends_at: null }, false);
     this.#record('purchase', entitlement.api);
     return this.#emit('ENTITLEMENT_CREATE', entitlement, input.delivery);
   }
@@ -189,16 +174,10 @@ export class Monetization {
     const now = this.#options.clock.now();
     const subscriptionId = this.#options.ids.next();
     const entitlement = this.#add(
+      sku.id,
       {
-        id: this.#options.ids.next(),
-        sku_id: sku.id,
-        application_id: this.#options.applicationId,
         user_id: input.userId,
-        promotion_id: null,
         type: EntitlementType.ApplicationSubscription,
-        deleted: false,
-        gift_code_flags: 0,
-        consumed: false,
         starts_at: new Date(now).toISOString(),
         ends_at: null,
         ...(guildWide ? { guild_id: input.guildId } : {}),
@@ -287,20 +266,7 @@ export class Monetization {
     if (held) {
       throw new DiscordHttpError(400, RESTJSONErrorCodes.AnEntitlementHasAlreadyBeenGrantedForThisResource, 'An entitlement has already been granted for this resource');
     }
-    const stored = this.#add(
-      {
-        id: this.#options.ids.next(),
-        sku_id: sku.id,
-        application_id: this.#options.applicationId,
-        ...owner,
-        promotion_id: null,
-        type: EntitlementType.TestModePurchase,
-        deleted: false,
-        gift_code_flags: 0,
-        consumed: false,
-      } as StoredEntitlement['api'],
-      true,
-    );
+    const stored = this.#add(sku.id, { ...owner, type: EntitlementType.TestModePurchase }, true);
     this.#record('create-test', stored.api);
     return this.#emit('ENTITLEMENT_CREATE', stored, 'normal');
   }
@@ -400,7 +366,18 @@ export class Monetization {
     return !stored.api.deleted && !ended(stored.api, this.#options.clock.now());
   }
 
-  #add(api: StoredEntitlement['api'], test: boolean): StoredEntitlement {
+  /** A new entitlement of this application to `skuId`: live, unconsumed, with what `fields` adds (its type, owner, times). */
+  #add(skuId: string, fields: Pick<StoredEntitlement['api'], 'type'> & Partial<StoredEntitlement['api']>, test: boolean): StoredEntitlement {
+    const api = {
+      id: this.#options.ids.next(),
+      sku_id: skuId,
+      application_id: this.#options.applicationId,
+      promotion_id: null,
+      deleted: false,
+      gift_code_flags: 0,
+      consumed: false,
+      ...fields,
+    } as StoredEntitlement['api'];
     const stored: StoredEntitlement = { api, test, lastEvent: 'ENTITLEMENT_CREATE' };
     this.#entitlements.set(api.id, stored);
     return stored;
