@@ -256,8 +256,14 @@ export function createPremium(deps: PremiumDeps): Premium {
       .where(and(eq(entitlements.kind, 'pack'), isNotNull(entitlements.claimedAt), isNull(entitlements.consumedAt), isNull(entitlements.deletedAt)))
       .orderBy(entitlements.claimedAt);
     for (const pack of unconsumed) if (await consume(pack.id, CONSUME_ATTEMPTS)) consumed += 1;
-    const subscribed = await db.select({ id: guilds.id }).from(guilds).where(sql`${guilds.subscriptionAllowance} > 0`);
-    for (const guild of subscribed) await refreshSubscriptionAllowance(db, guild.id, at);
+    // Starts, ends told by Discord and refunds refresh the guild's allowance as they come; what
+    // is left is a subscription whose end has since passed, on a guild whose allowance counts it still.
+    const ended = await db
+      .selectDistinct({ id: guilds.id })
+      .from(entitlements)
+      .innerJoin(guilds, eq(guilds.id, entitlements.guildId))
+      .where(and(eq(entitlements.kind, 'subscription'), lte(entitlements.endsAt, at), sql`${guilds.subscriptionAllowance} > 0`));
+    for (const guild of ended) await refreshSubscriptionAllowance(db, guild.id, at);
     return { claimed, consumed };
   }
 
