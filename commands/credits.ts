@@ -1,6 +1,6 @@
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { getGuildCredits, nextAllowanceTopUp, spentToday, usage, utcMonthStart } from '../src/credits/index.js';
+import { getGuildCredits, guildUsage, nextAllowanceTopUp, spentToday, usage, utcMonthStart } from '../src/credits/index.js';
 import type { EntitlementRow } from '../src/credits/index.js';
 import { openCaller } from '../src/discord/caller.js';
 import type { ButtonHandler, GuildButton, GuildChatInput } from '../src/discord/command.js';
@@ -72,7 +72,7 @@ export default defineCommand({
     const selling = sellsAnything(premium?.catalog);
     const [credits, month, mine, today, packs, subscribed] = await Promise.all([
       getGuildCredits(context.db, guildId),
-      usage(context.db, { guildId, since: utcMonthStart(now) }),
+      guildUsage(context.db, { guildId, since: utcMonthStart(now) }),
       usage(context.db, { guildId, userId, since: utcMonthStart(now) }),
       spentToday(context.db, { guildId, userId, now }),
       premium ? premium.unclaimedPacks(userId) : Promise.resolve([]),

@@ -50,6 +50,7 @@ export {
   history,
   latestTake,
   spentToday,
+  guildUsage,
   usage,
   type HistoryEntry,
   type HistoryPage,
@@ -57,6 +58,7 @@ export {
   type MemberUsage,
   type UsageQuery,
   type UsageReport,
+  type UsageTotals,
 } from './reports.js';
 export { upstreamSpentBetween, upstreamSpentTotal } from './upstream-spend.js';
 export { verifyLedger, type LedgerMismatch } from './verify.js';

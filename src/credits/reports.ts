@@ -1,7 +1,6 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { creditLedger, jobs, type JobKind } from '../db/schema.js';
+import { creditLedger, creditUsageGuild, creditUsageMember, jobs, type JobKind } from '../db/schema.js';
 import type { LedgerEntry } from './ledger.js';
 import { utcDay } from './periods.js';
 
@@ -9,14 +8,13 @@ export interface UsageQuery {
   readonly guildId: string;
   /** Only this member's usage; all members, one row each, when absent. */
   readonly userId?: string;
-  /** Inclusive. */
+  /** Inclusive; the start of a UTC day. */
   readonly since: Date;
-  /** Exclusive; no end when absent. */
+  /** Exclusive, the start of a UTC day; no end when absent. */
   readonly until?: Date;
 }
 
-export interface MemberUsage {
-  readonly userId: string;
+export interface UsageTotals {
   /** Jobs charged in the range. */
   readonly jobs: number;
   /** What those jobs were charged. */
@@ -27,41 +25,49 @@ export interface MemberUsage {
   readonly spent: number;
 }
 
-export interface UsageReport {
-  readonly jobs: number;
-  readonly charged: number;
-  readonly returned: number;
-  readonly spent: number;
+export interface MemberUsage extends UsageTotals {
+  readonly userId: string;
+}
+
+export interface UsageReport extends UsageTotals {
   /** Highest spender first. */
   readonly byMember: MemberUsage[];
+}
+
+/** The UTC days `[since, until)` as `date` strings; the instants must be day starts. */
+function dayRange(query: { since: Date; until?: Date }): { from: string; to?: string } {
+  const day = (at: Date, name: string) => {
+    if (at.getTime() % 86_400_000 !== 0) throw new RangeError(`usage counts whole UTC days: ${name} ${at.toISOString()} is not a day's start`);
+    return at.toISOString().slice(0, 10);
+  };
+  return { from: day(query.since, 'since'), ...(query.until && { to: day(query.until, 'until') }) };
 }
 
 /**
  * Credits spent on jobs charged within `[since, until)`, net of what came back for those
  * same jobs. A refund counts against its job's charge, not against the day it happened, so a
- * late refund for yesterday's job does not make room under today's cap.
+ * late refund for yesterday's job does not make room under today's cap. Reads the daily
+ * summaries the ledger's triggers keep: a member's month is at most 31 rows, whatever the history.
  */
 export async function usage(executor: Executor, query: UsageQuery): Promise<UsageReport> {
-  const credit = alias(creditLedger, 'credit');
+  const { from, to } = dayRange(query);
   const rows = await executor
     .select({
-      userId: sql<string>`coalesce(${creditLedger.userId}, '')`,
-      jobs: sql<number>`count(*)`.mapWith(Number),
-      charged: sql<number>`coalesce(sum(-${creditLedger.amount}), 0)`.mapWith(Number),
-      returned: sql<number>`coalesce(sum(${credit.amount}), 0)`.mapWith(Number),
+      userId: creditUsageMember.userId,
+      jobs: sql<number>`sum(${creditUsageMember.jobs})`.mapWith(Number),
+      charged: sql<number>`sum(${creditUsageMember.charged})`.mapWith(Number),
+      returned: sql<number>`sum(${creditUsageMember.returned})`.mapWith(Number),
     })
-    .from(creditLedger)
-    .leftJoin(credit, and(eq(credit.jobId, creditLedger.jobId), inArray(credit.kind, ['release', 'refund'])))
+    .from(creditUsageMember)
     .where(
       and(
-        eq(creditLedger.guildId, query.guildId),
-        eq(creditLedger.kind, 'reserve'),
-        gte(creditLedger.createdAt, query.since),
-        query.until ? lt(creditLedger.createdAt, query.until) : undefined,
-        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+        eq(creditUsageMember.guildId, query.guildId),
+        query.userId !== undefined ? eq(creditUsageMember.userId, query.userId) : undefined,
+        gte(creditUsageMember.day, from),
+        to ? lt(creditUsageMember.day, to) : undefined,
       ),
     )
-    .groupBy(creditLedger.userId);
+    .groupBy(creditUsageMember.userId);
 
   const byMember = rows
     .map((row) => ({ ...row, spent: row.charged - row.returned }))
@@ -74,6 +80,21 @@ export async function usage(executor: Executor, query: UsageQuery): Promise<Usag
     spent: total((member) => member.spent),
     byMember,
   };
+}
+
+/** The guild's usage over `[since, until)`, all members together: one row per day read, however many members. */
+export async function guildUsage(executor: Executor, query: Omit<UsageQuery, 'userId'>): Promise<UsageTotals> {
+  const { from, to } = dayRange(query);
+  const [row] = await executor
+    .select({
+      jobs: sql<number>`coalesce(sum(${creditUsageGuild.jobs}), 0)`.mapWith(Number),
+      charged: sql<number>`coalesce(sum(${creditUsageGuild.charged}), 0)`.mapWith(Number),
+      returned: sql<number>`coalesce(sum(${creditUsageGuild.returned}), 0)`.mapWith(Number),
+    })
+    .from(creditUsageGuild)
+    .where(and(eq(creditUsageGuild.guildId, query.guildId), gte(creditUsageGuild.day, from), to ? lt(creditUsageGuild.day, to) : undefined));
+  const totals = row ?? { jobs: 0, charged: 0, returned: 0 };
+  return { ...totals, spent: totals.charged - totals.returned };
 }
 
 /** What a member spent on jobs charged during the UTC day of `now`, net of refunds and releases. */

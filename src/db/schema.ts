@@ -8,6 +8,7 @@ import {
   bigint,
   boolean,
   check,
+  date,
   doublePrecision,
   index,
   integer,
@@ -284,6 +285,39 @@ export const jobsInFlight = pgTable(
     count: integer('count').notNull(),
   },
   (t) => [check('jobs_in_flight_count_non_negative', sql`${t.count} >= 0`)],
+);
+
+/**
+ * What each member of a guild was charged per UTC day of the charge: the jobs reserved that day,
+ * their charges, and what came back for them (releases and refunds, whenever they came). Kept by
+ * triggers on `credit_ledger` (migration 0011), in the transaction of each movement, so no code
+ * writes it; `usage` reads it instead of the ledger. Why: docs/decisions/usage-summaries.md
+ */
+export const creditUsageMember = pgTable(
+  'credit_usage_member',
+  {
+    guildId: text('guild_id').notNull(),
+    /** '' for jobs charged to no member. */
+    userId: text('user_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    jobs: integer('jobs').notNull(),
+    charged: bigint('charged', { mode: 'number' }).notNull(),
+    returned: bigint('returned', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId, t.day] })],
+);
+
+/** The same per guild and UTC day, all members together: a month of a guild is at most 31 rows. */
+export const creditUsageGuild = pgTable(
+  'credit_usage_guild',
+  {
+    guildId: text('guild_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    jobs: integer('jobs').notNull(),
+    charged: bigint('charged', { mode: 'number' }).notNull(),
+    returned: bigint('returned', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.day] })],
 );
 
 /** A voice persona made by `/voice create`, owned by a member within a guild. */

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { ROOT, seedCast, sleep } from '@music-bot/test-world';
-import { applyDueAllowances, getGuildCredits, history as ledgerHistory, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
+import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
@@ -298,7 +298,7 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
     ['/library', () => libraryPage(db, { guildId })],
     ['/credits-admin history (first page)', () => ledgerHistory(db, { guildId, limit: 10 })],
     ['/credits-admin history user:', () => ledgerHistory(db, { guildId, userId: member, limit: 10 })],
-    ['/credits', () => Promise.all([getGuildCredits(db, guildId), usage(db, { guildId, since: utcMonthStart(new Date()) }), usage(db, { guildId, userId: member, since: utcMonthStart(new Date()) }), spentToday(db, { guildId, userId: member })])],
+    ['/credits', () => Promise.all([getGuildCredits(db, guildId), guildUsage(db, { guildId, since: utcMonthStart(new Date()) }), usage(db, { guildId, userId: member, since: utcMonthStart(new Date()) }), spentToday(db, { guildId, userId: member })])],
     ['/jobs list', () => listJobsOfGuild(db, guildId, { userId: member, limit: 15 })],
     ['reconcile: open jobs', () => listOpenJobs(db, 500)],
     ['reconcile: undelivered jobs', () => listUndelivered(db, 1000)],
