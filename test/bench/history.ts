@@ -21,6 +21,7 @@
  * `--busy-movements` (the driven guild's ledger), `--rounds N` (40), `--report-only`.
  * Another size than the issue's writes `history-<scale>.json`.
  */
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -211,6 +212,8 @@ try {
   const mismatches = await verifyLedger(database.db);
   console.log(`ledger verification: ${mismatches.length === 0 ? 'every balance is its ledger\'s sum' : `${mismatches.length} guilds MISMATCH`}`);
   await settlePostgres(world.db);
+  const upgrade = await summaryFill();
+  console.log(`migration 0011's pass over the ledger (new movements wait for it): ${upgrade} ms`);
   const seededMaintenance = await maintenance();
   const seeded = await measureCommands();
 
@@ -264,12 +267,37 @@ try {
     results: { empty: toObject(empty.summaries), year: toObject(seeded.summaries) },
     ratios: Object.fromEntries(rows.map((row) => [row.command, { p50: row['p50 ×'], p99: row['p99 ×'] }])),
     maintenance: { empty: emptyMaintenance, year: seededMaintenance },
+    usageSummaryFillMs: upgrade,
     csvExport: { movements: DRIVEN_MOVEMENTS, empty: empty.export, year: seeded.export },
     seconds: round(performance.now() / 1000, 1),
   }, targets);
 } finally {
   await database.close().catch(() => {});
   await world.close();
+}
+
+/**
+ * How long migration 0011 holds off new movements on this ledger: its statements that fill the
+ * usage summaries, timed on emptied summaries in a transaction that is rolled back.
+ */
+async function summaryFill(): Promise<number> {
+  const fill = readFileSync(path.join(ROOT, 'migrations/0011_usage_summaries.sql'), 'utf8')
+    .split('--> statement-breakpoint')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.startsWith('INSERT INTO credit_usage_'));
+  if (fill.length !== 2) throw new Error('migration 0011 no longer fills the summaries in two statements: update summaryFill');
+  const client = await database.pool.connect();
+  try {
+    await client.query('begin');
+    await client.query('lock table credit_ledger in share row exclusive mode');
+    await client.query('delete from credit_usage_member; delete from credit_usage_guild');
+    const started = performance.now();
+    for (const statement of fill) await client.query(statement);
+    return round(performance.now() - started, 0);
+  } finally {
+    await client.query('rollback').catch(() => {});
+    client.release();
+  }
 }
 
 /**
