@@ -12,7 +12,7 @@ import { describeJob, isJobId, jobChoices, kindWord, pickGuildJob, stateWord } f
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { removePlaceholder } from '../src/discord/placeholders.js';
 import { answerInPlace, deferNow, handOverPublicReply, replyTargetOf } from '../src/discord/respond.js';
-import type { JobRow } from '../src/pipeline/job-rows.js';
+import { shownPosition, type JobRow } from '../src/pipeline/job-rows.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
 
@@ -128,7 +128,7 @@ async function showJob(interaction: RepliableInteraction, context: CommandContex
     const state = stateWord(context.t, job.state);
     throw new Refusal(
       'not_found',
-      position ? localText('jobs.refusal.notDoneQueued', { state, position }) : localText('jobs.refusal.notDone', { state }),
+      position ? localText('jobs.refusal.notDoneQueued', { state, position: shownPosition(position) }) : localText('jobs.refusal.notDone', { state }),
     );
   }
   // The pipeline posts the result by editing the reply: there must be one to edit.

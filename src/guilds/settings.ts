@@ -8,6 +8,7 @@ import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } f
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
+import { QUEUE_COUNT_LIMIT } from '../pipeline/job-rows.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
 export type Visibility = GuildRow['visibility'];
@@ -80,8 +81,9 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
 function prepareGuildRead(db: Database) {
   const roleCaps = sql<number[]>`array(select ${guildRoleLimits.dailyCap} from ${guildRoleLimits}
     where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
-  const queued = sql<number>`(select count(*)::integer from ${jobs}
-    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
+  // Counted up to QUEUE_COUNT_LIMIT, as the pipeline counts, so a backlog costs no more.
+  const queued = sql<number>`(select count(*)::integer from (select 1 from ${jobs}
+    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]) limit ${sql.raw(String(QUEUE_COUNT_LIMIT))}) queued)`;
   return db
     .select({ guild: guilds, roleCaps, queued })
     .from(guilds)

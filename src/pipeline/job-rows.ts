@@ -17,32 +17,44 @@ export async function getJob(db: Executor, jobId: string): Promise<JobRow | unde
 }
 
 /**
- * Jobs of this kind's task type waiting now, other than `jobId`: what waits ahead of a job
- * being recorded at this moment (counted beside its insert, so it may or may not see it).
+ * How far the queue counts: a position beyond is shown as "1000+". Counting stops there, so a
+ * backlog of any size costs each command the same (at most this many index entries read).
  */
-export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
-  const [row] = await db
-    .select({ ahead: count() })
-    .from(jobs)
-    .where(and(eq(jobs.state, 'queued'), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
-  return row?.ahead ?? 0;
+export const QUEUE_COUNT_LIMIT = 1000;
+
+/** A queue position as a member reads it: the number, or `1000+` beyond what is counted. */
+export function shownPosition(position: number): number | string {
+  return position > QUEUE_COUNT_LIMIT ? `${QUEUE_COUNT_LIMIT}+` : position;
 }
 
-/** Jobs of the same task type waiting before this one, plus one. */
+/** `count(*)` of the rows `where` selects, stopping at {@link QUEUE_COUNT_LIMIT}. */
+async function countQueued(db: Executor, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(db.select({ one: sql`1` }).from(jobs).where(where).limit(QUEUE_COUNT_LIMIT).as('queued'));
+  return row?.n ?? 0;
+}
+
+/**
+ * Jobs of this kind's task type waiting now, other than `jobId`, up to {@link QUEUE_COUNT_LIMIT}:
+ * what waits ahead of a job being recorded at this moment (counted beside its insert, so it may
+ * or may not see it).
+ */
+export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
+  return countQueued(db, and(eq(jobs.state, 'queued'), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
+}
+
+/** Jobs of the same task type waiting before this one (up to {@link QUEUE_COUNT_LIMIT}), plus one. */
 export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'kind' | 'createdAt' | 'state'>): Promise<number> {
   if (job.state !== 'queued') return 0;
   const kinds = KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[job.kind]];
-  const [row] = await db
-    .select({ ahead: count() })
-    .from(jobs)
-    .where(
-      and(
-        eq(jobs.state, 'queued'),
-        inArray(jobs.kind, kinds),
-        or(lt(jobs.createdAt, job.createdAt), and(eq(jobs.createdAt, job.createdAt), lt(jobs.id, job.id))),
-      ),
-    );
-  return (row?.ahead ?? 0) + 1;
+  const ahead = await countQueued(
+    db,
+    and(
+      eq(jobs.state, 'queued'),
+      inArray(jobs.kind, kinds),
+      or(lt(jobs.createdAt, job.createdAt), and(eq(jobs.createdAt, job.createdAt), lt(jobs.id, job.id))),
+    ),
+  );
+  return ahead + 1;
 }
 
 /**

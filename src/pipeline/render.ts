@@ -15,7 +15,7 @@ import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { english, type MessageKey, type Translator } from '../i18n/index.js';
 import { creditCost } from '../music-api/costs.js';
 import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/errors.js';
-import type { JobRow } from './job-rows.js';
+import { shownPosition, type JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
 import { givenTitle, titleForDisplay } from './titles.js';
@@ -84,7 +84,7 @@ export function renderProgress(job: JobRow, view: ProgressView, t: Translator = 
   const where =
     job.state === 'queued'
       ? view.position > 1
-        ? t('progress.position', { position: view.position })
+        ? t('progress.position', { position: shownPosition(view.position) })
         : t('progress.next')
       : t('progress.working');
   return {

@@ -1,12 +1,14 @@
 /**
  * A request that waits behind others is told where it stands: `/song` and `/lyrics` count the
  * jobs of their task type waiting in the queue in the same read as the guild's row (no query
- * of their own), and the private acknowledgement says the position.
+ * of their own), and the private acknowledgement says the position. Counting stops at
+ * QUEUE_COUNT_LIMIT, so a backlog costs each command the same: beyond, the position reads "1000+".
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
+import { QUEUE_COUNT_LIMIT, queuePositionOf } from '../../../src/pipeline/job-rows.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -49,6 +51,19 @@ describe('the queue position', () => {
       expect(lyrics.content).toContain('Position 2 in the queue.');
     } finally {
       await removeLyrics();
+    }
+  }, 30_000);
+
+  it('stops counting at the limit: behind a backlog the answer says 1000+', async () => {
+    const removeSongs = await waiting('song', QUEUE_COUNT_LIMIT + 5);
+    try {
+      const song = await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'behind a backlog' } }));
+      expect(song.content).toContain(`Position ${QUEUE_COUNT_LIMIT}+ in the queue.`);
+      // The pipeline's own count (progress edits, /jobs show) stops at the same place.
+      const [newest] = await h.db.db.select().from(jobs).where(and(eq(jobs.state, 'queued'), eq(jobs.kind, 'song'))).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(1);
+      expect(await queuePositionOf(h.db.db, newest!)).toBe(QUEUE_COUNT_LIMIT + 1);
+    } finally {
+      await removeSongs();
     }
   }, 30_000);
 });
