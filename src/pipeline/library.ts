@@ -90,8 +90,10 @@ const operatorOf = (direction: Direction) => (direction === 'newer' ? '>' : '<')
 const orderOf = (direction: Direction) => (direction === 'newer' ? sql`asc` : sql`desc`);
 
 /**
- * The select of one page's rows without a search: the library index read in order, `limit`
- * entries. Exported so a test can EXPLAIN exactly what runs.
+ * The select of one page's rows in one statement: the library index read in order, `limit`
+ * entries. What a page without a search runs; with one, it would search every row it walks
+ * until the page is full (a rare word: the guild's whole library), so searches go by
+ * {@link windowSearch} and {@link indexSearch}.
  */
 export function libraryPageQuery(db: Executor, filter: LibraryFilter, cursor?: LibraryCursor, limit = LIBRARY_PAGE_SIZE) {
   const newer = cursor?.direction === 'newer';
@@ -154,8 +156,9 @@ async function searchIds(db: Executor, filter: LibraryFilter, direction: Directi
   if (ids.length >= limit) return ids;
   const end = await windowEnd(db, filter, direction, from);
   if (end === undefined) return ids;
-  const rest = await db.execute<{ id: string }>(indexSearch(filter, direction, end, limit - ids.length));
-  return ids.concat(rest.rows.map((row) => row.id));
+  // One more than needed: a song finishing between these statements moves the newest window by one, so its last row may come again.
+  const rest = await db.execute<{ id: string }>(indexSearch(filter, direction, end, limit - ids.length + 1));
+  return ids.concat(rest.rows.map((row) => row.id).filter((id) => !ids.includes(id))).slice(0, limit);
 }
 
 /** How many songs match a search beyond `from` (newer than a page's first song, say), read as {@link searchIds} reads. */
@@ -168,7 +171,8 @@ async function countSearch(db: Executor, filter: LibraryFilter, direction: Direc
   );
   const hits = rows[0]?.hits ?? 0;
   if ((rows[0]?.seen ?? 0) < SEARCH_WINDOW) return hits;
-  const end = (await windowEnd(db, filter, direction, from))!;
+  const end = await windowEnd(db, filter, direction, from);
+  if (end === undefined) return hits;
   const rest = await db.execute<{ n: number }>(
     sql`select count(*)::int as n from (${found(filter)}) as ${jobs} where ${beyond(filter.guildId, end, operatorOf(direction))}`,
   );
