@@ -75,10 +75,11 @@ const SIZE: HistorySize = {
 const DRIVEN_MOVEMENTS = Math.min(SIZE.busyMovements, Math.floor(SIZE.ledger / 2));
 /**
  * The first day, which the year is compared with: the driven guild has a few pages of songs
- * and movements already (so that every command renders full pages on both sides), the
- * deployment has a day of rows; nothing else.
+ * and movements already (so that every command renders full pages on both sides: 150 songs,
+ * so that "summer rain", in one song of twelve, fills a page too), the deployment has a day
+ * of rows; nothing else.
  */
-const FIRST_DAY: HistorySize = { guilds: 2, jobs: 80, ledger: 100, songs: 40, busyMovements: 60, busySongs: 30, days: 1 };
+const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, days: 1 };
 const ROUNDS = Math.max(5, Number(flags.rounds));
 const WARM_UP = 20;
 const TARGET_RATIO = 1.2;
