@@ -26,7 +26,7 @@ import { english, localText, type Translator } from '../src/i18n/index.js';
 import { describeJob, isJobId } from '../src/discord/job-lookup.js';
 import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
-import { LIBRARY_KINDS, libraryPage, type LibraryCursor, type LibraryFilter } from '../src/pipeline/library.js';
+import { LIBRARY_KINDS, libraryPage, type LibraryCursor, type LibraryFilter, type LibraryPage } from '../src/pipeline/library.js';
 import { renderResult } from '../src/pipeline/render.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { remixButtons, remixModals, remixSelects } from './remix.js';
@@ -120,6 +120,16 @@ function songOptions(t: Translator, songs: readonly JobRow[], before: number) {
 }
 
 /**
+ * "Songs 11–20 of 23": the total as counted, "1,000+" past the count's cap, and none for a
+ * search with older pages (counting its matches would read them all).
+ */
+function rangeText(t: Translator, page: LibraryPage): string {
+  const range = { from: page.before + 1, to: page.before + page.songs.length };
+  if (page.total === undefined) return t('library.rangeOpen', range);
+  return t(page.totalCapped ? 'library.rangeMany' : 'library.range', { ...range, total: page.total });
+}
+
+/**
  * The page a filter and cursor name, as a message in the reader's language; a cursor past the
  * end falls back to the newest page.
  */
@@ -139,7 +149,7 @@ async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cur
   const lines = page.songs.map((job, index) => entry(t, job, page.before + index + 1));
   embed
     .setDescription(truncate([heading, ...lines].filter(Boolean).join('\n'), 4096))
-    .setFooter({ text: t('library.range', { from: page.before + 1, to: page.before + page.songs.length, total: page.total }) });
+    .setFooter({ text: rangeText(t, page) });
   const options = songOptions(t, page.songs, page.before);
   const first = page.songs[0]!;
   const last = page.songs.at(-1)!;

@@ -7,7 +7,8 @@
  * movements, so that both sides render full pages), then after `history-seed.ts` has written a year of a large
  * deployment into the same database (the guild is one of its busy guilds), the same commands
  * run `--rounds` times each, one at a time, timed from the emulator's dispatch: `/song`'s first
- * answer; the full answer of `/credits`, `/library query:`, `/library user:`, `/jobs list` and
+ * answer; the full answer of `/credits`, `/library query:` (common words, and a word in no song),
+ * `/library user:`, `/jobs list` and
  * `/credits-admin history`; the history's CSV export (with the bot's memory growth while it
  * exports). The maintenance passes' database work runs in this process against both: the
  * reconciliation's reads (open and undelivered jobs), the monthly allowance pass, the account
@@ -75,10 +76,11 @@ const SIZE: HistorySize = {
 const DRIVEN_MOVEMENTS = Math.min(SIZE.busyMovements, Math.floor(SIZE.ledger / 2));
 /**
  * The first day, which the year is compared with: the driven guild has a few pages of songs
- * and movements already (so that every command renders full pages on both sides), the
- * deployment has a day of rows; nothing else.
+ * and movements already (so that every command renders full pages on both sides: 150 songs,
+ * so that "summer rain", in one song of twelve, fills a page too), the deployment has a day
+ * of rows; nothing else.
  */
-const FIRST_DAY: HistorySize = { guilds: 2, jobs: 80, ledger: 100, songs: 40, busyMovements: 60, busySongs: 30, days: 1 };
+const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, days: 1 };
 const ROUNDS = Math.max(5, Number(flags.rounds));
 const WARM_UP = 20;
 const TARGET_RATIO = 1.2;
@@ -87,7 +89,7 @@ const ANSWER_MS = 60_000;
 /** The library's indexes (migrations/online), whose plans are shown with and without them. */
 const LIBRARY_INDEXES = ['jobs_library_guild_idx', 'jobs_library_guild_user_idx'];
 
-type Measured = 'song (first answer)' | 'credits' | 'library query' | 'library member' | 'jobs list' | 'credits-admin history' | 'history CSV export';
+type Measured = 'song (first answer)' | 'credits' | 'library query' | 'library rare word' | 'library member' | 'jobs list' | 'credits-admin history' | 'history CSV export';
 
 /** Resolves once the bot's answer is complete: a message at once, or the edit of a deferred reply. */
 async function answered(handle: InteractionHandle, done: (message: EmulatorMessage) => boolean = () => true): Promise<EmulatorMessage | undefined> {
@@ -145,6 +147,7 @@ try {
     ...([
       ['credits', alice, { name: 'credits' }],
       ['library query', alice, { name: 'library', options: { query: 'summer rain' } }],
+      ['library rare word', alice, { name: 'library', options: { query: 'zephyr' } }],
       ['library member', alice, { name: 'library', options: { user: bob } }],
       ['jobs list', alice, { name: 'jobs', subcommand: 'list' }],
       ['credits-admin history', manager, { name: 'credits-admin', subcommand: 'history' }],
@@ -322,6 +325,7 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
   const { db } = recorder;
   const paths: Array<[string, () => Promise<unknown>]> = [
     ['/library query:', () => libraryPage(db, { guildId, query: 'summer rain' })],
+    ['/library query: (a word in no song)', () => libraryPage(db, { guildId, query: 'zephyr' })],
     ['/library user:', () => libraryPage(db, { guildId, userId: member })],
     ['/library', () => libraryPage(db, { guildId })],
     ['/credits-admin history (first page)', () => ledgerHistory(db, { guildId, limit: 10 })],

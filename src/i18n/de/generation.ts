@@ -169,6 +169,8 @@ export const generation: Translation<typeof english> = {
   'library.by': 'Songs von <@{user}>',
   'library.matching': 'mit „{query}“',
   'library.range': 'Songs {from}–{to} von {total}',
+  'library.rangeMany': 'Songs {from}–{to} von {total}+',
+  'library.rangeOpen': 'Songs {from}–{to}, weitere unter „Ältere“',
   'library.empty': 'Hier gibt es noch keine Songs. `{/song}` macht den ersten.',
   'library.emptyFor': '<@{user}> hat auf diesem Server noch keine fertigen Songs.',
   'library.noMatch': 'Kein Song passt zu „{query}“. Versuch es mit weniger oder anderen Wörtern.',

@@ -179,6 +179,8 @@ export const generation = {
   'library.by': 'Songs by <@{user}>',
   'library.matching': 'matching “{query}”',
   'library.range': 'Songs {from}–{to} of {total}',
+  'library.rangeMany': 'Songs {from}–{to} of {total}+',
+  'library.rangeOpen': 'Songs {from}–{to}, more under “Older”',
   'library.empty': 'No songs here yet. `{/song}` makes the first one.',
   'library.emptyFor': '<@{user}> has no finished songs on this server yet.',
   'library.noMatch': 'No song matches “{query}”. Try fewer words, or other ones.',

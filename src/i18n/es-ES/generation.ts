@@ -171,6 +171,8 @@ export const generation: Translation<typeof english> = {
   'library.by': 'Canciones de <@{user}>',
   'library.matching': 'que coinciden con «{query}»',
   'library.range': 'Canciones {from}–{to} de {total}',
+  'library.rangeMany': 'Canciones {from}–{to} de {total}+',
+  'library.rangeOpen': 'Canciones {from}–{to}, más en «Más antiguas»',
   'library.empty': 'Aún no hay canciones. `{/song}` crea la primera.',
   'library.emptyFor': '<@{user}> aún no tiene canciones terminadas en este servidor.',
   'library.noMatch': 'Ninguna canción coincide con «{query}». Prueba con menos palabras, o con otras.',

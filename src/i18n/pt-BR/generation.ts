@@ -171,6 +171,8 @@ export const generation: Translation<typeof english> = {
   'library.by': 'Músicas de <@{user}>',
   'library.matching': 'com “{query}”',
   'library.range': 'Músicas {from}–{to} de {total}',
+  'library.rangeMany': 'Músicas {from}–{to} de {total}+',
+  'library.rangeOpen': 'Músicas {from}–{to}, mais em “Mais antigas”',
   'library.empty': 'Ainda não há músicas aqui. `{/song}` faz a primeira.',
   'library.emptyFor': '<@{user}> ainda não tem músicas prontas neste servidor.',
   'library.noMatch': 'Nenhuma música corresponde a “{query}”. Tente menos palavras, ou outras.',

@@ -127,11 +127,35 @@ describe('/library', () => {
 
     const grooves = await publicAnswer(library(lib, lib.members.alice, { user: lib.members.alice, query: 'groove' }));
     expect(titlesOn(grooves)).toEqual(tracks(23, 21, 19, 17, 15, 13, 11, 7, 5, 3));
-    expect(titlesOn(await turn(lib, grooves, 'Older', lib.members.alice))).toEqual(tracks(1));
+    // A search is not counted while there is more of it: the footer says where the rest is.
+    expect(embedOf(grooves).footer?.text).toBe('Songs 1–10, more under “Older”');
+    const lastGrooves = await turn(lib, grooves, 'Older', lib.members.alice);
+    expect(titlesOn(lastGrooves)).toEqual(tracks(1));
+    expect(embedOf(lastGrooves).footer?.text).toBe('Songs 11–11 of 11');
 
     expect(embedOf(await publicAnswer(library(lib, lib.members.alice, { user: lib.members.bob, query: 'harbor' }))).description).toContain(
       'No song matches',
     );
+  });
+
+  it('counts a large library up to 1,000, in the member’s language, and still pages it', async () => {
+    const g = h.inNewGuild();
+    await publicAnswer(library(g, g.members.alice));
+    await h.db.pool.query(
+      `insert into jobs (guild_id, channel_id, user_id, kind, state, request, result, cost, delivery_state, created_at)
+       select $1, $2, $3, 'song', 'succeeded', jsonb_build_object('kind', 'song', 'title', 'Bulk ' || n, 'prompt', 'bulk'),
+              jsonb_build_object('clips', jsonb_build_array(jsonb_build_object('title', 'Bulk ' || n, 'audioUrl', 'https://cdn.example/' || n || '.mp3'))),
+              10, 'delivered', timestamptz '2026-01-01' + n * interval '1 minute'
+       from generate_series(1, 1005) as n`,
+      [g.guild.id, g.channelId, g.members.bob],
+    );
+    const first = await publicAnswer(library(g, g.members.alice));
+    expect(titlesOn(first)).toEqual(['Bulk 1005', 'Bulk 1004', 'Bulk 1003', 'Bulk 1002', 'Bulk 1001', 'Bulk 1000', 'Bulk 999', 'Bulk 998', 'Bulk 997', 'Bulk 996']);
+    expect(embedOf(first).footer?.text).toBe('Songs 1–10 of 1,000+');
+    const second = await turn(g, first, 'Older', g.members.alice);
+    expect(embedOf(second).footer?.text).toBe('Songs 11–20 of 1,000+');
+    const german = await publicAnswer(g.run(g.members.alice, { name: 'library', locale: 'de' }));
+    expect(embedOf(german).footer?.text).toBe('Songs 1–10 von 1.000+');
   });
 
   it('shows a song again from the menu, with its buttons, as /jobs show does', async () => {

@@ -3,10 +3,12 @@
  * (ties on created_at included), the filters, and a search that the trigram index serves.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { desc } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureGuild } from '../../../src/credits/index.js';
 import { jobs, type JobKind, type JobState } from '../../../src/db/schema.js';
-import { libraryPage, libraryPageQuery, type LibraryCursor, type LibraryFilter } from '../../../src/pipeline/library.js';
+import { indexSearch, LIBRARY_COUNT_CAP, libraryPage, SEARCH_WINDOW, type LibraryCursor, type LibraryFilter } from '../../../src/pipeline/library.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
 let db: TestDatabase;
@@ -130,34 +132,70 @@ describe('libraryPage', () => {
     expect(await search('_')).toEqual([]);
   });
 
-  it('is served by the trigram index once a guild has many songs', async () => {
+  it('in a busy guild, finds a rare word beyond the newest songs through the trigram index, pages a search across that window, and caps the count', async () => {
     await db.truncateAll();
     await ensureGuild(db.db, GUILD, { startingCredits: 0 });
-    // A busy guild: 20,000 finished songs. With a few thousand, reading all of the guild's rows
-    // through its created_at index is cheaper, and Postgres rightly prefers that.
+    // A busy guild: 20,000 finished songs, every 97th of them a "marker" (about 206, a few in
+    // each window of the newest songs, most beyond it), each "filler".
     await db.pool.query(
       `insert into jobs (guild_id, channel_id, user_id, kind, state, request, result, cost, webhook_secret, delivery_state, created_at)
-       select $1, '300000000000000100', $2, 'song', 'succeeded',
-              jsonb_build_object('kind', 'song', 'prompt', 'filler ' || n || ' ' || md5(n::text)),
+       select $1, '300000000000000100', case when n % 2 = 0 then $2 else $3 end, 'song', 'succeeded',
+              jsonb_build_object('kind', 'song', 'prompt', 'filler ' || n || ' ' || md5(n::text) || case when n % 97 = 0 then ' marker' else '' end),
               jsonb_build_object('clips', jsonb_build_array(jsonb_build_object('title', 'Filler ' || n, 'lyrics', md5((n * 7)::text)))),
-              10, md5(n::text), 'delivered', timestamptz '2024-01-01' + n * interval '1 minute'
+              10, md5(n::text), 'delivered', timestamptz '2024-01-01' + (n / 3) * interval '1 minute'
        from generate_series(1, 20000) as n`,
-      [GUILD, ALICE],
+      [GUILD, ALICE, BOB],
     );
-    const zephyr = await insertSong({ createdAt: new Date('2026-01-01T00:00:00Z'), lyrics: 'one quixotic zephyr' });
+    // The only song with this word, older than all the others.
+    const zephyr = await insertSong({ createdAt: new Date('2023-06-01T00:00:00Z'), lyrics: 'one quixotic zephyr' });
     await db.pool.query('analyze jobs');
 
+    // Beyond the newest songs, the search is the trigram index's bitmap, whatever the planner thinks of the words.
+    const newestSongs = await db.db.select({ id: jobs.id }).from(jobs).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(SEARCH_WINDOW);
+    const step = new PgDialect().sqlToQuery(indexSearch({ guildId: GUILD, query: 'zephyr' }, 'older', newestSongs.at(-1)!.id, 11));
+    // This guild is the whole table, so a sequential scan reads no more than the guild's index would: not so in a deployment.
     const client = await db.pool.connect();
     try {
       await client.query('set enable_seqscan = off');
-      const query = libraryPageQuery(db.db, { guildId: GUILD, query: 'zephyr' }).toSQL();
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${query.sql}`, query.params as unknown[]);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${step.sql}`, step.params as unknown[]);
       expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
-      const found = await client.query<{ id: string }>(query.sql, query.params as unknown[]);
-      expect(found.rows.map((row) => row.id)).toEqual([zephyr]);
     } finally {
       await client.query('reset enable_seqscan');
       client.release();
     }
-  });
+
+    const rare = await libraryPage(db.db, { guildId: GUILD, query: 'Zephyr' });
+    expect(rare).toMatchObject({ total: 1, totalCapped: false, before: 0, hasNewer: false, hasOlder: false });
+    expect(rare.songs.map((job) => job.id)).toEqual([zephyr]);
+    expect((await libraryPage(db.db, { guildId: GUILD, query: 'nowhere to be found' })).songs).toEqual([]);
+
+    // A common word fills its page from the newest songs, and has no total.
+    const common = await libraryPage(db.db, { guildId: GUILD, query: 'filler' });
+    expect(common).toMatchObject({ total: undefined, before: 0, hasNewer: false, hasOlder: true });
+    expect(common.songs).toHaveLength(10);
+
+    // A search whose matches lie across the window: every page Older, then back Newer, exactly as the plain query orders them.
+    const expected = (
+      await db.pool.query<{ id: string }>(
+        `select id from jobs where guild_id = $1 and request ->> 'prompt' like '%marker%' order by created_at desc, id desc`,
+        [GUILD],
+      )
+    ).rows.map((row) => row.id);
+    expect(expected.length).toBeGreaterThan(200);
+    const pages = await walkOlder({ guildId: GUILD, query: 'MARKER' });
+    expect(pages.flat()).toEqual(expected);
+    const last = await libraryPage(db.db, { guildId: GUILD, query: 'marker' }, { direction: 'older', jobId: pages.at(-2)!.at(-1)! });
+    expect(last).toMatchObject({ total: expected.length, before: (pages.length - 1) * 10, hasNewer: true, hasOlder: false });
+    const back = await libraryPage(db.db, { guildId: GUILD, query: 'marker' }, { direction: 'newer', jobId: last.songs[0]!.id });
+    expect(back.songs.map((job) => job.id)).toEqual(pages.at(-2));
+    expect(back).toMatchObject({ total: undefined, before: (pages.length - 2) * 10, hasNewer: true, hasOlder: true });
+
+    // Without a search, the total is counted up to the cap; the last page knows it exactly.
+    expect(await libraryPage(db.db, { guildId: GUILD })).toMatchObject({ total: LIBRARY_COUNT_CAP, totalCapped: true, hasOlder: true });
+    expect(await libraryPage(db.db, { guildId: GUILD, userId: BOB })).toMatchObject({ total: LIBRARY_COUNT_CAP, totalCapped: true });
+    const oldest = await libraryPage(db.db, { guildId: GUILD }, { direction: 'newer', jobId: zephyr });
+    expect(oldest).toMatchObject({ before: 20_001 - 11, total: LIBRARY_COUNT_CAP, totalCapped: true, hasOlder: true });
+    const end = await libraryPage(db.db, { guildId: GUILD }, { direction: 'older', jobId: oldest.songs.at(-1)!.id });
+    expect(end).toMatchObject({ songs: [expect.objectContaining({ id: zephyr })], before: 20_000, total: 20_001, totalCapped: false, hasOlder: false });
+  }, 120_000);
 });
