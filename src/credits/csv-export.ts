@@ -1,0 +1,130 @@
+import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { creditLedger } from '../db/schema.js';
+import { CSV_HEADER_LINE, csvRecords, type CsvLedgerRow } from './csv.js';
+
+/** Rows read from the ledger at a time: one keyset page, the only rows held in memory. */
+const PAGE_ROWS = 1_000;
+
+export interface LedgerCsvQuery {
+  readonly guildId: string;
+  /** Only this member's movements; the guild's all when absent. */
+  readonly userId?: string;
+  /** The largest file, in bytes: a longer history is split into several files, each with the header. */
+  readonly maxFileBytes: number;
+}
+
+export interface LedgerCsvFile {
+  /** Where the file is on disk, until `remove()`. */
+  readonly path: string;
+  readonly bytes: number;
+  readonly rows: number;
+}
+
+export interface LedgerCsvExport {
+  /** The files in order: newest movements first, as in the history. */
+  readonly files: readonly LedgerCsvFile[];
+  readonly rows: number;
+  /** Deletes the files and their folder; the caller must call it whatever happened. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Writes the guild's (or one member's) ledger as CSV files in a new folder under the system's
+ * temporary folder, newest first, reading it by keyset pages of `PAGE_ROWS`: memory stays the
+ * same whatever the history's length. Each file starts with the header and ends on a whole row,
+ * and is at most `maxFileBytes` (a single row longer than that gets a file of its own).
+ * On failure nothing is left on disk.
+ */
+export async function writeLedgerCsv(executor: Executor, query: LedgerCsvQuery): Promise<LedgerCsvExport> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'ledger-csv-'));
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const files: LedgerCsvFile[] = [];
+  let current: { handle: FileHandle; path: string; bytes: number; rows: number } | undefined;
+  const header = Buffer.byteLength(CSV_HEADER_LINE);
+
+  const close = async () => {
+    if (!current) return;
+    await current.handle.close();
+    files.push({ path: current.path, bytes: current.bytes, rows: current.rows });
+    current = undefined;
+  };
+  const start = async () => {
+    const file = path.join(folder, `${files.length + 1}.csv`);
+    current = { handle: await open(file, 'wx'), path: file, bytes: 0, rows: 0 };
+    await append(CSV_HEADER_LINE, header, 0);
+  };
+  const append = async (text: string, bytes: number, rows: number) => {
+    await current!.handle.write(text);
+    current!.bytes += bytes;
+    current!.rows += rows;
+  };
+  /** Rows go into the current file while they fit, else into a new one; a page that does not fit whole goes row by row. */
+  const write = async (rows: readonly CsvLedgerRow[]): Promise<void> => {
+    const text = csvRecords(rows);
+    const bytes = Buffer.byteLength(text);
+    if (!current) await start();
+    if (current!.bytes + bytes > query.maxFileBytes) {
+      if (rows.length > 1) {
+        for (const row of rows) await write([row]);
+        return;
+      }
+      if (current!.rows > 0) {
+        await close();
+        await start();
+      }
+    }
+    await append(text, bytes, rows.length);
+  };
+
+  try {
+    let total = 0;
+    let beforeId: number | undefined;
+    for (;;) {
+      const page = await ledgerCsvPage(executor, query, beforeId);
+      if (page.length === 0) break;
+      await write(page);
+      total += page.length;
+      if (page.length < PAGE_ROWS) break;
+      beforeId = page.at(-1)!.id;
+    }
+    // An empty history is still a file: the header alone.
+    if (!current) await start();
+    await close();
+    return { files, rows: total, remove };
+  } catch (error) {
+    await current?.handle.close().catch(() => undefined);
+    await remove();
+    throw error;
+  }
+}
+
+/** One page of the ledger below `beforeId`, newest first, from the guild's (or member's) id index. */
+function ledgerCsvPage(executor: Executor, query: LedgerCsvQuery, beforeId: number | undefined): Promise<CsvLedgerRow[]> {
+  return executor
+    .select({
+      id: creditLedger.id,
+      createdAt: creditLedger.createdAt,
+      kind: creditLedger.kind,
+      amount: creditLedger.amount,
+      balanceAfter: creditLedger.balanceAfter,
+      userId: creditLedger.userId,
+      actorId: creditLedger.actorId,
+      jobId: creditLedger.jobId,
+      reason: creditLedger.reason,
+      key: creditLedger.key,
+    })
+    .from(creditLedger)
+    .where(
+      and(
+        eq(creditLedger.guildId, query.guildId),
+        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+        beforeId !== undefined ? lt(creditLedger.id, beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(creditLedger.id))
+    .limit(PAGE_ROWS);
+}
