@@ -9,7 +9,7 @@ import { Refusal } from '../../src/discord/errors.js';
 import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
 import type { LedgerKind } from '../../src/db/schema.js';
 import { answerInPlace, deferNow, type Answer } from '../../src/discord/respond.js';
-import { attachmentLimitOf, editReplyWithDiskFiles, followUpWithDiskFiles, MAX_FILES_PER_MESSAGE, type DiskFile } from '../../src/discord/file-answer.js';
+import { attachmentLimitOf, editReplyWithDiskFiles, filesPerMessage, followUpWithDiskFiles } from '../../src/discord/file-answer.js';
 import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
 import { KIND_WORDS } from '../../src/discord/job-lookup.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
@@ -112,32 +112,29 @@ async function historyAnswer(context: CommandContext, guildId: string, scope: Sc
 /**
  * The whole ledger (or a member's part) as CSV, newest first, written to disk page by page and
  * streamed from there: one file when it fits Discord's upload limit, else several, each with
- * the header, ten to a message. The files are deleted whatever happens.
+ * the header, in as many messages as the limit asks. The files are deleted whatever happens.
  */
 async function sendCsv(interaction: GuildButton, context: CommandContext, guildId: string, scope: Scope): Promise<void> {
   await deferNow(interaction);
-  const exported = await writeLedgerCsv(context.db, {
-    guildId,
-    userId: scope === 'all' ? undefined : scope,
-    maxFileBytes: attachmentLimitOf(interaction),
-  });
+  const limit = attachmentLimitOf(interaction);
+  const exported = await writeLedgerCsv(context.db, { guildId, userId: scope === 'all' ? undefined : scope, maxFileBytes: limit });
   try {
     const day = new Date().toISOString().slice(0, 10);
     const base = `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}`;
     const count = exported.files.length;
-    const files: DiskFile[] = exported.files.map((file, index) => ({
+    const files = exported.files.map((file, index) => ({
       name: count === 1 ? `${base}.csv` : `${base}-${index + 1}-of-${count}.csv`,
       path: file.path,
+      bytes: file.bytes,
       contentType: 'text/csv; charset=utf-8',
     }));
     const { t } = context;
+    const [first = [], ...rest] = filesPerMessage(files, limit);
     await editReplyWithDiskFiles(interaction, {
       content: count === 1 ? t('creditsAdmin.csv', { count: exported.rows }) : t('creditsAdmin.csvSplit', { count: exported.rows }),
-      files: files.slice(0, MAX_FILES_PER_MESSAGE),
+      files: first,
     });
-    for (let from = MAX_FILES_PER_MESSAGE; from < files.length; from += MAX_FILES_PER_MESSAGE) {
-      await followUpWithDiskFiles(interaction, { content: t('creditsAdmin.csvSplitMore'), files: files.slice(from, from + MAX_FILES_PER_MESSAGE) });
-    }
+    for (const more of rest) await followUpWithDiskFiles(interaction, { content: t('creditsAdmin.csvSplitMore'), files: more });
   } finally {
     await exported.remove();
   }

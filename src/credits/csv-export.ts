@@ -1,12 +1,11 @@
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { creditLedger } from '../db/schema.js';
 import { CSV_HEADER_LINE, csvRecords, type CsvLedgerRow } from './csv.js';
 
-/** Rows read from the ledger at a time: one keyset page, the only rows held in memory. */
+/** Rows fetched from the ledger's cursor at a time: the only rows held in memory. */
 const PAGE_ROWS = 1_000;
 
 export interface LedgerCsvQuery {
@@ -34,8 +33,9 @@ export interface LedgerCsvExport {
 
 /**
  * Writes the guild's (or one member's) ledger as CSV files in a new folder under the system's
- * temporary folder, newest first, reading it by keyset pages of `PAGE_ROWS`: memory stays the
- * same whatever the history's length. Each file starts with the header and ends on a whole row,
+ * temporary folder, newest first, reading it through a server-side cursor `PAGE_ROWS` rows at a
+ * time, in one read-only transaction (one snapshot, one scan): memory stays the same whatever
+ * the history's length. Each file starts with the header and ends on a whole row,
  * and is at most `maxFileBytes` (a single row longer than that gets a file of its own).
  * On failure nothing is left on disk.
  */
@@ -81,16 +81,25 @@ export async function writeLedgerCsv(executor: Executor, query: LedgerCsvQuery):
   };
 
   try {
-    let total = 0;
-    let beforeId: number | undefined;
-    for (;;) {
-      const page = await ledgerCsvPage(executor, query, beforeId);
-      if (page.length === 0) break;
-      await write(page);
-      total += page.length;
-      if (page.length < PAGE_ROWS) break;
-      beforeId = page.at(-1)!.id;
-    }
+    const total = await executor.transaction(
+      async (tx) => {
+        await tx.execute(sql`declare ledger_csv no scroll cursor for
+          select id, created_at, kind, amount, balance_after, user_id, actor_id, job_id, reason, key
+            from credit_ledger
+           where guild_id = ${query.guildId} ${query.userId === undefined ? sql`` : sql`and user_id = ${query.userId}`}
+           order by id desc`);
+        let rows = 0;
+        for (;;) {
+          const page = (await tx.execute<LedgerRow>(sql.raw(`fetch ${PAGE_ROWS} from ledger_csv`))).rows.map(csvRow);
+          if (page.length === 0) break;
+          await write(page);
+          rows += page.length;
+        }
+        await tx.execute(sql`close ledger_csv`);
+        return rows;
+      },
+      { accessMode: 'read only' },
+    );
     // An empty history is still a file: the header alone.
     if (!current) await start();
     await close();
@@ -102,29 +111,31 @@ export async function writeLedgerCsv(executor: Executor, query: LedgerCsvQuery):
   }
 }
 
-/** One page of the ledger below `beforeId`, newest first, from the guild's (or member's) id index. */
-function ledgerCsvPage(executor: Executor, query: LedgerCsvQuery, beforeId: number | undefined): Promise<CsvLedgerRow[]> {
-  return executor
-    .select({
-      id: creditLedger.id,
-      createdAt: creditLedger.createdAt,
-      kind: creditLedger.kind,
-      amount: creditLedger.amount,
-      balanceAfter: creditLedger.balanceAfter,
-      userId: creditLedger.userId,
-      actorId: creditLedger.actorId,
-      jobId: creditLedger.jobId,
-      reason: creditLedger.reason,
-      key: creditLedger.key,
-    })
-    .from(creditLedger)
-    .where(
-      and(
-        eq(creditLedger.guildId, query.guildId),
-        query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
-        beforeId !== undefined ? lt(creditLedger.id, beforeId) : undefined,
-      ),
-    )
-    .orderBy(desc(creditLedger.id))
-    .limit(PAGE_ROWS);
+/** A ledger row as the driver gives it: `id` is a bigint, as text; the time is text through drizzle's `execute`. */
+interface LedgerRow extends Record<string, unknown> {
+  id: string | number;
+  created_at: Date | string;
+  kind: CsvLedgerRow['kind'];
+  amount: number;
+  balance_after: number;
+  user_id: string | null;
+  actor_id: string | null;
+  job_id: string | null;
+  reason: string | null;
+  key: string;
+}
+
+function csvRow(row: LedgerRow): CsvLedgerRow {
+  return {
+    id: Number(row.id),
+    createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+    kind: row.kind,
+    amount: row.amount,
+    balanceAfter: row.balance_after,
+    userId: row.user_id,
+    actorId: row.actor_id,
+    jobId: row.job_id,
+    reason: row.reason,
+    key: row.key,
+  };
 }

@@ -15,6 +15,28 @@ export const DEFAULT_ATTACHMENT_LIMIT_BYTES = 10 * 1024 * 1024;
 /** Files in one message: Discord's limit. */
 export const MAX_FILES_PER_MESSAGE = 10;
 
+/**
+ * The files in messages, in order: at most ten a message and at most `limitBytes` together,
+ * since Discord may count a request's files together against the limit. A file alone in its
+ * message may be up to `limitBytes` itself.
+ */
+export function filesPerMessage<T extends { readonly bytes: number }>(files: readonly T[], limitBytes: number): T[][] {
+  const messages: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (current.length > 0 && (current.length === MAX_FILES_PER_MESSAGE || bytes + file.bytes > limitBytes)) {
+      messages.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(file);
+    bytes += file.bytes;
+  }
+  if (current.length > 0) messages.push(current);
+  return messages;
+}
+
 export interface DiskFile {
   /** The name the member sees. */
   readonly name: string;
