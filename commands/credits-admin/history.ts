@@ -1,14 +1,15 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { ActionRowBuilder, AttachmentBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { exportCsv, history as ledgerHistory, ledgerKeys, purchaseOf, type HistoryEntry, type LedgerEntry } from '../../src/credits/index.js';
+import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
+import { history as ledgerHistory, ledgerKeys, purchaseOf, writeLedgerCsv, type HistoryEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
 import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
 import type { LedgerKind } from '../../src/db/schema.js';
-import { answerInPlace, type Answer } from '../../src/discord/respond.js';
+import { answerInPlace, deferNow, type Answer } from '../../src/discord/respond.js';
+import { attachmentLimitOf, editReplyWithDiskFiles, filesPerMessage, followUpWithDiskFiles } from '../../src/discord/file-answer.js';
 import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
 import { KIND_WORDS } from '../../src/discord/job-lookup.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
@@ -16,8 +17,6 @@ import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
 
 const PAGE_SIZE = 10;
-/** Rows in one CSV export: far more than a guild makes, and under Discord's upload limit. */
-const CSV_MAX_ROWS = 50_000;
 
 /** `all`, or the member the history is about: what the paging buttons carry. */
 type Scope = 'all' | string;
@@ -110,21 +109,35 @@ async function historyAnswer(context: CommandContext, guildId: string, scope: Sc
   };
 }
 
-async function csvAnswer(context: CommandContext, guildId: string, scope: Scope): Promise<Answer> {
-  const rows: LedgerEntry[] = [];
-  let beforeId: number | undefined;
-  do {
-    const page = await ledgerHistory(context.db, { guildId, userId: scope === 'all' ? undefined : scope, limit: 500, beforeId });
-    rows.push(...page.entries);
-    beforeId = page.nextBeforeId ?? undefined;
-  } while (beforeId !== undefined && rows.length < CSV_MAX_ROWS);
-  const day = new Date().toISOString().slice(0, 10);
-  const file = new AttachmentBuilder(Buffer.from(exportCsv(rows.slice(0, CSV_MAX_ROWS)), 'utf8'), {
-    name: `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}.csv`,
-  });
-  const cut = rows.length > CSV_MAX_ROWS || beforeId !== undefined;
-  const content = cut ? context.t('creditsAdmin.csvCut', { count: CSV_MAX_ROWS }) : context.t('creditsAdmin.csv', { count: rows.length });
-  return { content, files: [file] };
+/**
+ * The whole ledger (or a member's part) as CSV, newest first, written to disk page by page and
+ * streamed from there: one file when it fits Discord's upload limit, else several, each with
+ * the header, in as many messages as the limit asks. The files are deleted whatever happens.
+ */
+async function sendCsv(interaction: GuildButton, context: CommandContext, guildId: string, scope: Scope): Promise<void> {
+  await deferNow(interaction);
+  const limit = attachmentLimitOf(interaction);
+  const exported = await writeLedgerCsv(context.db, { guildId, userId: scope === 'all' ? undefined : scope, maxFileBytes: limit });
+  try {
+    const day = new Date().toISOString().slice(0, 10);
+    const base = `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}`;
+    const count = exported.files.length;
+    const files = exported.files.map((file, index) => ({
+      name: count === 1 ? `${base}.csv` : `${base}-${index + 1}-of-${count}.csv`,
+      path: file.path,
+      bytes: file.bytes,
+      contentType: 'text/csv; charset=utf-8',
+    }));
+    const { t } = context;
+    const [first = [], ...rest] = filesPerMessage(files, limit);
+    await editReplyWithDiskFiles(interaction, {
+      content: count === 1 ? t('creditsAdmin.csv', { count: exported.rows }) : t('creditsAdmin.csvSplit', { count: exported.rows }),
+      files: first,
+    });
+    for (const more of rest) await followUpWithDiskFiles(interaction, { content: t('creditsAdmin.csvSplitMore'), files: more });
+  } finally {
+    await exported.remove();
+  }
 }
 
 function scopeOf(id: CustomId): Scope {
@@ -175,7 +188,7 @@ export const historyButtons = {
     async execute(interaction, id, context) {
       const scope = scopeOf(id);
       const guildId = await moderatorGuildId(interaction, context);
-      await answerInPlace(interaction, await csvAnswer(context, guildId, scope));
+      await sendCsv(interaction, context, guildId, scope);
     },
   },
 } as const satisfies Record<'history-page' | 'history-csv', ButtonHandler>;

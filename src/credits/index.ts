@@ -17,6 +17,7 @@ export {
 export { setLowBalanceAlert, takeLowBalanceAlert, type LowBalanceAlert, type SetLowBalanceAlertInput } from './alerts.js';
 export { AUDIT_ACTIONS, type AuditAction } from './audit.js';
 export { exportCsv, type CsvLedgerRow } from './csv.js';
+export { writeLedgerCsv, type LedgerCsvExport, type LedgerCsvFile, type LedgerCsvQuery } from './csv-export.js';
 export { CreditsError, isCreditsError, type CreditsErrorReason } from './errors.js';
 export {
   isJobCharged,

@@ -245,7 +245,11 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.olderButton': 'Ältere',
   'creditsAdmin.exportButton': 'Als CSV exportieren',
   'creditsAdmin.csv': { one: 'Das Kontobuch als CSV: {count} Zeile.', other: 'Das Kontobuch als CSV: {count} Zeilen.' },
-  'creditsAdmin.csvCut': { one: 'Das Kontobuch als CSV: die neueste Zeile.', other: 'Das Kontobuch als CSV: die neuesten {count} Zeilen.' },
+  'creditsAdmin.csvSplit': {
+    one: 'Das Kontobuch als CSV: {count} Zeile, neueste zuerst, in mehreren Dateien, weil Discord die Größe einer Datei begrenzt. Jede Datei lässt sich für sich öffnen, mit der Kopfzeile.',
+    other: 'Das Kontobuch als CSV: {count} Zeilen, neueste zuerst, in mehreren Dateien, weil Discord die Größe einer Datei begrenzt. Jede Datei lässt sich für sich öffnen, mit der Kopfzeile.',
+  },
+  'creditsAdmin.csvSplitMore': 'Weitere Dateien des Kontobuchs als CSV.',
   'creditsAdmin.buttonGone': 'Dieser Button funktioniert nicht mehr.',
 
   // The welcome

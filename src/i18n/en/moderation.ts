@@ -245,7 +245,11 @@ export const moderation = {
   'creditsAdmin.olderButton': 'Older',
   'creditsAdmin.exportButton': 'Export CSV',
   'creditsAdmin.csv': { one: 'The ledger as CSV: {count} row.', other: 'The ledger as CSV: {count} rows.' },
-  'creditsAdmin.csvCut': { one: 'The ledger as CSV: the newest row.', other: 'The ledger as CSV: the newest {count} rows.' },
+  'creditsAdmin.csvSplit': {
+    one: 'The ledger as CSV: {count} row, newest first, in several files: Discord limits the size of a file. Each file opens on its own, with the header row.',
+    other: 'The ledger as CSV: {count} rows, newest first, in several files: Discord limits the size of a file. Each file opens on its own, with the header row.',
+  },
+  'creditsAdmin.csvSplitMore': 'More files of the ledger’s CSV.',
   'creditsAdmin.buttonGone': 'This button no longer works.',
 
   // The welcome, posted in the guild's language

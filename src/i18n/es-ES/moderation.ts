@@ -261,11 +261,12 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.olderButton': 'Más antiguos',
   'creditsAdmin.exportButton': 'Exportar CSV',
   'creditsAdmin.csv': { one: 'El registro en CSV: {count} fila.', other: 'El registro en CSV: {count} filas.', many: 'El registro en CSV: {count} de filas.' },
-  'creditsAdmin.csvCut': {
-    one: 'El registro en CSV: la fila más reciente.',
-    many: 'El registro en CSV: las {count} de filas más recientes.',
-    other: 'El registro en CSV: las {count} filas más recientes.',
+  'creditsAdmin.csvSplit': {
+    one: 'El registro en CSV: {count} fila, de la más reciente a la más antigua, en varios archivos, porque Discord limita el tamaño de un archivo. Cada archivo se abre por sí solo, con la fila de encabezado.',
+    many: 'El registro en CSV: {count} de filas, de la más reciente a la más antigua, en varios archivos, porque Discord limita el tamaño de un archivo. Cada archivo se abre por sí solo, con la fila de encabezado.',
+    other: 'El registro en CSV: {count} filas, de la más reciente a la más antigua, en varios archivos, porque Discord limita el tamaño de un archivo. Cada archivo se abre por sí solo, con la fila de encabezado.',
   },
+  'creditsAdmin.csvSplitMore': 'Más archivos del registro en CSV.',
   'creditsAdmin.buttonGone': 'Este botón ya no funciona.',
 
   // The welcome

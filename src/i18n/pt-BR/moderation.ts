@@ -261,11 +261,12 @@ export const moderation: Translation<typeof english> = {
   'creditsAdmin.olderButton': 'Mais antigas',
   'creditsAdmin.exportButton': 'Exportar CSV',
   'creditsAdmin.csv': { one: 'O extrato em CSV: {count} linha.', other: 'O extrato em CSV: {count} linhas.', many: 'O extrato em CSV: {count} de linhas.' },
-  'creditsAdmin.csvCut': {
-    one: 'O extrato em CSV: a linha mais recente.',
-    many: 'O extrato em CSV: as {count} de linhas mais recentes.',
-    other: 'O extrato em CSV: as {count} linhas mais recentes.',
+  'creditsAdmin.csvSplit': {
+    one: 'O extrato em CSV: {count} linha, da mais recente para a mais antiga, em vários arquivos, porque o Discord limita o tamanho de um arquivo. Cada arquivo abre sozinho, com a linha de cabeçalho.',
+    many: 'O extrato em CSV: {count} de linhas, da mais recente para a mais antiga, em vários arquivos, porque o Discord limita o tamanho de um arquivo. Cada arquivo abre sozinho, com a linha de cabeçalho.',
+    other: 'O extrato em CSV: {count} linhas, da mais recente para a mais antiga, em vários arquivos, porque o Discord limita o tamanho de um arquivo. Cada arquivo abre sozinho, com a linha de cabeçalho.',
   },
+  'creditsAdmin.csvSplitMore': 'Mais arquivos do extrato em CSV.',
   'creditsAdmin.buttonGone': 'Este botão não funciona mais.',
 
   // The welcome

@@ -59,13 +59,15 @@ export async function startBot(
     env?: Readonly<Record<string, string>>;
     /** What the emulator sells (the SKUs CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES name). */
     skus?: DiscordEmulatorOptions['skus'];
+    /** The emulated Discord's upload limit per file, in bytes. @defaultValue 32 MiB */
+    attachmentSizeLimit?: number;
   } = {},
 ): Promise<BotHarness> {
   const stack = await startStack({
     startingCredits: options.startingCredits ?? 100,
     sim: { taskMs: 200 },
     // Room for the refusal of a file over the bot's own 20 MB limit.
-    emulator: { attachmentSizeLimit: 32 * 1024 * 1024, ...(options.skus && { skus: options.skus }) },
+    emulator: { attachmentSizeLimit: options.attachmentSizeLimit ?? 32 * 1024 * 1024, ...(options.skus && { skus: options.skus }) },
   });
   const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...options.env } });
   await deployCommands(config, commandDefinitions);
