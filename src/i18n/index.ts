@@ -48,8 +48,13 @@ export function translator(locale: AppLocale | string | null | undefined) {
       const message = (catalogue as Readonly<Record<string, Message | undefined>>)[`unit.${unit}`];
       return message === undefined ? undefined : render(message, { count }, numbers, plurals, counted);
     };
-    const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string =>
-      render(withCommandNames(catalogue[key] ?? en[key], catalogue), params, numbers, plurals, counted);
+    // Each message with its command names written in, once per key: the catalogues never change.
+    const messages = new Map<MessageKey, Message>();
+    const write = (key: MessageKey, params?: Readonly<Record<string, string | number>>): string => {
+      let message = messages.get(key);
+      if (message === undefined) messages.set(key, (message = withCommandNames(catalogue[key] ?? en[key], catalogue)));
+      return render(message, params, numbers, plurals, counted);
+    };
     translate = Object.assign(<K extends MessageKey>(key: K, ...params: ParamsArg<K>) => write(key, params[0]), {
       locale: resolved,
       text: (text: LocalText) => write(text.key, text.params),

@@ -2,8 +2,9 @@
  * Reading job rows, and the writes that are not a state transition (transitions.ts makes
  * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
  */
-import { and, asc, count, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import type { Database, Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
@@ -12,8 +13,25 @@ export type JobRow = InferSelectModel<typeof jobs>;
 export const OPEN_STATES: readonly JobState[] = ['queued', 'submitting', 'submitted'];
 
 export async function getJob(db: Executor, jobId: string): Promise<JobRow | undefined> {
-  const [row] = await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  // A transaction builds the statement; the database runs the one built once (every worker's job starts here).
+  const [row] = is(db, PgTransaction) ? await db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1) : await jobRead(db).execute({ jobId });
   return row;
+}
+
+/** getJob's statement, built once per database and run by name: Postgres parses it once per connection. */
+function prepareJobRead(db: Database) {
+  return db.select().from(jobs).where(eq(jobs.id, sql.placeholder('jobId'))).limit(1).prepare('get_job');
+}
+
+const jobReads = new WeakMap<Database, ReturnType<typeof prepareJobRead>>();
+
+function jobRead(db: Database): ReturnType<typeof prepareJobRead> {
+  let read = jobReads.get(db);
+  if (!read) {
+    read = prepareJobRead(db);
+    jobReads.set(db, read);
+  }
+  return read;
 }
 
 /**

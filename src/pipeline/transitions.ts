@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
-import type { Transaction } from '../db/client.js';
+import type { Database, Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -17,18 +17,36 @@ export type { JobError } from '../db/schema.js';
 
 export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: string): Promise<boolean> {
   const now = deps.now();
-  const rows = await deps.db
+  const deadlineAt = new Date(now.getTime() + deps.settings.pollDeadlineMs);
+  const rows = await submittedMark(deps.db).execute({ jobId, taskId, now: now.toISOString(), deadlineAt: deadlineAt.toISOString() });
+  return rows.length > 0;
+}
+
+/** markSubmitted's statement (one per submitted job), built once per database and run by name. */
+function prepareSubmittedMark(db: Database) {
+  return db
     .update(jobs)
     .set({
       state: 'submitted',
-      upstreamTaskId: taskId,
-      submittedAt: now,
-      deadlineAt: new Date(now.getTime() + deps.settings.pollDeadlineMs),
-      updatedAt: now,
+      upstreamTaskId: sql`${sql.placeholder('taskId')}`,
+      submittedAt: sql`${sql.placeholder('now')}::timestamptz`,
+      deadlineAt: sql`${sql.placeholder('deadlineAt')}::timestamptz`,
+      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
     })
-    .where(and(eq(jobs.id, jobId), eq(jobs.state, 'submitting')))
-    .returning({ id: jobs.id });
-  return rows.length > 0;
+    .where(and(eq(jobs.id, sql.placeholder('jobId')), eq(jobs.state, 'submitting')))
+    .returning({ id: jobs.id })
+    .prepare('mark_submitted');
+}
+
+const submittedMarks = new WeakMap<Database, ReturnType<typeof prepareSubmittedMark>>();
+
+function submittedMark(db: Database): ReturnType<typeof prepareSubmittedMark> {
+  let mark = submittedMarks.get(db);
+  if (!mark) {
+    mark = prepareSubmittedMark(db);
+    submittedMarks.set(db, mark);
+  }
+  return mark;
 }
 
 /** Back to the queue after a retryable error, so the in-flight cap does not count it. */
