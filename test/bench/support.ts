@@ -244,6 +244,11 @@ export async function startBenchWorld(options: Pick<WorldOptions, 'sim' | 'emula
  */
 export async function settlePostgres(db: pg.Pool): Promise<void> {
   await db.query('checkpoint');
+  await autovacuumDone(db);
+}
+
+/** Waits until no autovacuum worker runs (without a checkpoint: see `settlePostgres`). */
+export async function autovacuumDone(db: pg.Pool): Promise<void> {
   await waitFor(
     'autovacuum to finish',
     async () => (await db.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where backend_type = 'autovacuum worker'")).rows[0]!.n === 0,
