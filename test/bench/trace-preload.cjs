@@ -5,9 +5,10 @@
  * (the event loop late by more than 30 ms). Loaded with `--require` into the bot processes
  * (test/bench/support.ts) and by the benchmark itself.
  */
-const { PerformanceObserver } = require('node:perf_hooks');
-const fs = require('node:fs');
-const path = require('node:path');
+/* global process, performance, setInterval */
+const { PerformanceObserver } = process.getBuiltinModule('node:perf_hooks');
+const fs = process.getBuiltinModule('node:fs');
+const path = process.getBuiltinModule('node:path');
 
 const dir = process.env.BENCH_TRACE;
 if (dir && !globalThis.benchTraceStarted) {
