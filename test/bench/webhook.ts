@@ -173,8 +173,9 @@ try {
   const oneRun = async (run: number) => {
     // The checkpoint comes before the run writes its jobs, not between them and the timed
     // phases: after a checkpoint, the first change to each page writes the whole page to the
-    // WAL, and a checkpoint just before the completions made their first seconds pay for that
-    // on every page of the jobs they update (docs/decisions/benchmark-floors-and-targets.md).
+    // WAL, and a checkpoint between the submissions and the completions puts that on the
+    // completions' first seconds, for every page of the jobs they update
+    // (docs/decisions/benchmark-floors-and-targets.md).
     // A run lasts about 2 minutes, under the 5 minutes between timed checkpoints.
     await settlePostgres(world.db);
     // Members ask for songs; every one is submitted upstream before the first webhook.
