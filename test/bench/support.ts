@@ -166,19 +166,26 @@ export async function writeBusiestStatements(db: pg.Pool, file: string): Promise
 
 /** What every benchmark's bot gets on top of the world's environment: webhooks on, few log lines, no audio attached to results. */
 function benchBotEnv(world: World): Record<string, string> {
-  return { PUBLIC_URL: world.httpUrl, LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn', ATTACH_AUDIO: 'false' };
+  return {
+    PUBLIC_URL: world.httpUrl,
+    LOG_LEVEL: process.env.BENCH_BOT_LOG_LEVEL ?? 'warn',
+    ATTACH_AUDIO: 'false',
+    ...(process.env.BENCH_TRACE && { BENCH_TRACE: path.resolve(process.env.BENCH_TRACE) }),
+  };
 }
 
 /**
  * How a benchmark's bot process runs, from the environment: BENCH_BOT_PROFILE=<dir> writes a V8
  * CPU profile of each bot process there (open it in Chrome's DevTools); BENCH_BOT_NODE_ARGS adds
  * node flags (for example `--require ./count-queries.cjs`); BENCH_BOT_LOGS=1 shows the bot's own
- * log lines (at LOG_LEVEL, warn by default), which are dropped otherwise.
+ * log lines (at LOG_LEVEL, warn by default), which are dropped otherwise; BENCH_TRACE=<dir>
+ * records each bot process's GC pauses and event-loop stalls there (test/bench/trace-preload.cjs).
  */
 function benchBotOptions(): Pick<BotProcessOptions, 'nodeArgs' | 'output'> {
   const profile = process.env.BENCH_BOT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_BOT_PROFILE)] : [];
+  const trace = process.env.BENCH_TRACE ? ['--require', path.join(ROOT, 'test/bench/trace-preload.cjs')] : [];
   const extraArgs = (process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return { nodeArgs: [...profile, ...extraArgs], output: process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore' };
+  return { nodeArgs: [...profile, ...trace, ...extraArgs], output: process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore' };
 }
 
 /**
@@ -237,6 +244,11 @@ export async function startBenchWorld(options: Pick<WorldOptions, 'sim' | 'emula
  */
 export async function settlePostgres(db: pg.Pool): Promise<void> {
   await db.query('checkpoint');
+  await autovacuumDone(db);
+}
+
+/** Waits until no autovacuum worker runs (without a checkpoint: see `settlePostgres`). */
+export async function autovacuumDone(db: pg.Pool): Promise<void> {
   await waitFor(
     'autovacuum to finish',
     async () => (await db.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where backend_type = 'autovacuum worker'")).rows[0]!.n === 0,

@@ -17,16 +17,24 @@
  * first, so that every run starts with as many jobs in flight. Reported: the median and the
  * worst of the runs' figures, never the best. Target: p99 < 100 ms in every run, reported
  * beside its ratio to the floor.
+ *
+ * BENCH_TRACE=<dir>: what the slow deliveries overlapped. Every process (the bots, this one)
+ * records its GC pauses and event-loop stalls there (test/bench/trace-preload.cjs); this one
+ * adds each delivery's times and Postgres's waits (backends on I/O or locks, the checkpointer
+ * at work, sampled every 100 ms) in `webhook-run-<n>.log`, and prints, for the deliveries over
+ * the target, how many each kind of event overlapped.
  */
 import { once } from 'node:events';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { signWebhookBody } from '@music-bot/music-api-sim/contract.js';
 import { sleep, waitFor } from '@music-bot/test-world';
-import { atRate, medianOf, printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
+import { atRate, autovacuumDone, medianOf, printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +58,60 @@ const COST = 10;
 /** The colour of a finished song's embed (src/pipeline/render.ts): progress edits are told apart by it. */
 const SUCCESS_COLOUR = 0x57f287;
 const JOB_IN_FOOTER = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
+
+const TRACE_DIR = process.env.BENCH_TRACE ? path.resolve(process.env.BENCH_TRACE) : undefined;
+if (TRACE_DIR) createRequire(import.meta.url)('./trace-preload.cjs');
+
+/** Postgres's waits every 100 ms while a run sends (BENCH_TRACE): `pg <at> io=<n>:<waits> lock=<n> checkpointer=<wait>`, only when any. */
+function samplePostgres(db: pg.Pool): { stop(): string[] } {
+  const lines: string[] = [];
+  const timer = setInterval(() => {
+    const at = Date.now();
+    void db
+      .query<{ io: number; waits: string | null; lock: number; checkpointer: string | null }>(
+        `select count(*) filter (where backend_type = 'client backend' and wait_event_type = 'IO')::int as io,
+                string_agg(distinct wait_event, ',') filter (where backend_type = 'client backend' and wait_event_type = 'IO') as waits,
+                count(*) filter (where wait_event_type = 'Lock')::int as lock,
+                max(wait_event) filter (where backend_type = 'checkpointer' and wait_event <> 'CheckpointerMain') as checkpointer
+           from pg_stat_activity`,
+      )
+      .then(({ rows: [row] }) => {
+        if (row && (row.io > 0 || row.lock > 0 || row.checkpointer)) lines.push(`pg ${at} io=${row.io}:${row.waits ?? '-'} lock=${row.lock} checkpointer=${row.checkpointer ?? '-'}`);
+      }, () => {});
+  }, 100);
+  return { stop: () => (clearInterval(timer), lines) };
+}
+
+/**
+ * For deliveries of `slowMs` or more, how many overlapped each kind of event in the trace folder:
+ * a process's GC pause or stall (by role), Postgres's I/O or lock waits, the checkpointer at work.
+ */
+async function slowDeliveriesOverlap(dir: string, deliveries: ReadonlyArray<{ sent: number; received: number }>, pgLines: readonly string[], slowMs: number) {
+  const events: Array<{ kind: string; from: number; to: number }> = [];
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.log') || name.startsWith('webhook-run-')) continue;
+    const role = name.replace(/-\d+\.log$/, '');
+    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+      const [kind, at, ms] = line.split(' ');
+      if ((kind === 'gc' && Number(ms) >= 20) || kind === 'stall') events.push({ kind: `${role} ${kind}`, from: Number(at), to: Number(at) + Number(ms) });
+    }
+  }
+  for (const line of pgLines) {
+    const [, at, io, lock, checkpointer] = line.split(' ');
+    const when = { from: Number(at), to: Number(at) + 100 };
+    if (!io?.startsWith('io=0:')) events.push({ kind: 'postgres I/O wait', ...when });
+    if (lock !== 'lock=0') events.push({ kind: 'postgres lock wait', ...when });
+    if (checkpointer !== 'checkpointer=-') events.push({ kind: 'checkpointer at work', ...when });
+  }
+  const slow = deliveries.filter((d) => d.received - d.sent >= slowMs);
+  const counts = new Map<string, number>([['none of these', 0]]);
+  for (const d of slow) {
+    const kinds = new Set(events.filter((e) => e.from < d.received && e.to > d.sent).map((e) => e.kind));
+    if (kinds.size === 0) counts.set('none of these', counts.get('none of these')! + 1);
+    for (const kind of kinds) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return { slow: slow.length, overlapped: [...counts].map(([event, n]) => ({ event, 'slow deliveries overlapping it': n })) };
+}
 
 /** The floor: a loopback POST to a node:http server that runs one transaction, then answers. */
 async function measureFloor(postgresUrl: string, run: number): Promise<{ latency: Summary; failed: number }> {
@@ -109,6 +171,13 @@ try {
 
   // One run: its own jobs submitted (every one upstream before the first webhook), then their completions.
   const oneRun = async (run: number) => {
+    // The checkpoint comes before the run writes its jobs, not between them and the timed
+    // phases: after a checkpoint, the first change to each page writes the whole page to the
+    // WAL, and a checkpoint between the submissions and the completions puts that on the
+    // completions' first seconds, for every page of the jobs they update
+    // (docs/decisions/benchmark-floors-and-targets.md).
+    // A run lasts about 2 minutes, under the 5 minutes between timed checkpoints.
+    await settlePostgres(world.db);
     // Members ask for songs; every one is submitted upstream before the first webhook.
     const submitStarted = performance.now();
     for (let i = 0; i < jobCount; i += 50) {
@@ -123,10 +192,10 @@ try {
     const submitSeconds = round((performance.now() - submitStarted) / 1000, 1);
     const loadedRss = await rssMegabytes(worker.pid!);
 
-    // Postgres's checkpoint and autovacuum after 6,000 new jobs are no part of either figure.
-    await settlePostgres(world.db);
+    // Postgres's autovacuum after 6,000 new jobs is no part of either figure.
+    await autovacuumDone(world.db);
     const floor = await measureFloor(world.postgresUrl, run);
-    await settlePostgres(world.db);
+    await autovacuumDone(world.db);
 
     // The service reports completions at `rate`; each is timed to the Discord call that posts it.
     const { rows } = await world.db.query<{ id: string; secret: string; task: string }>(
@@ -135,6 +204,7 @@ try {
     );
     const sentAt = new Map<string, number>();
     const latencies: Array<{ at: number; ms: number }> = [];
+    const pgSampler = TRACE_DIR ? samplePostgres(world.db) : undefined;
     let refused = 0;
     let allDelivered: () => void = () => {};
     const delivered = new Promise<void>((resolve) => (allDelivered = resolve));
@@ -171,8 +241,16 @@ try {
     await Promise.all(posts);
     await Promise.race([delivered, sleep(30_000)]);
     stopListening();
+    const pgLines = pgSampler?.stop() ?? [];
 
     const latency = summarize(latencies.map((l) => l.ms));
+    if (TRACE_DIR) {
+      // Wall-clock times, to line up with the other processes' traces.
+      const deliveries = latencies.map((l) => ({ sent: Math.round(performance.timeOrigin + l.at), received: Math.round(performance.timeOrigin + l.at + l.ms) }));
+      await appendFile(path.join(TRACE_DIR, `webhook-run-${run}.log`), [...deliveries.map((d) => `delivery ${d.sent} ${d.received}`), ...pgLines].join('\n') + '\n');
+      const overlap = await slowDeliveriesOverlap(TRACE_DIR, deliveries, pgLines, TARGET_P99_MS);
+      printTable(`run ${run + 1}: the ${overlap.slow} deliveries of ${TARGET_P99_MS} ms or more, and what they overlapped (BENCH_TRACE)`, overlap.overlapped);
+    }
     // Discord's 429s during the run: a delivery that waits out a bucket's retry_after shows as a slow one.
     const rateLimited = world.emulator.rateLimited.slice(rateLimitedBefore);
     // BENCH_DUMP=<file>: the slowest delivery of each second of sending (where the slow ones fall).
