@@ -418,7 +418,7 @@ function renderScale(result: ResultFile): Rendered {
   const postgres = obj(results['postgres']);
   const throughput = obj(results['throughput']);
   const extrapolated = obj(data['extrapolated']);
-  const targets = obj(data['targets']);
+  const bounds = obj(data['bounds'] ?? data['targets']);
   const metFlags = obj(data['met']);
   const what = `jobs in flight across ${fmt(workload['guilds'], 0)} guilds: ${fmt(workload['jobsOpen'], 0)} of ${fmt(workload['jobsAsked'], 0)} accepted, ${fmt(workload['inFlightUpstream'], 0)} sent upstream`;
   const tables = ((postgres['byTable'] as Json[] | undefined) ?? []).map((row) => [`\`${str(row['name'])}\``, `${fmt(row['tableBytesPerJob'], 0)} B`, `${fmt(row['indexBytesPerJob'], 0)} B`]);
@@ -427,8 +427,8 @@ function renderScale(result: ResultFile): Rendered {
       what,
       `worker RSS ${fmt(rss['open'])} MB open (peak ${fmt(rss['peak'])}); Redis ${fmt(redis['bytesPerJob'], 0)} B/job; Postgres ${fmt(postgres['bytesPerJob'], 0)} B/job; drain ${fmt(throughput['drainFinalPerSecond'])} jobs/s`,
       '–',
-      `worker RSS ${str(targets['workerRssMb'])} MB, Redis ${str(targets['redisBytesPerJob'])} B/job`,
-      Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+      `all accepted within the budget; worker RSS ${str(bounds['workerRssMb'])} MB, Redis ${str(bounds['redisBytesPerJob'])} B/job`,
+      Array.isArray(data['targets']) ? targetsMet(result) : Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
     ],
     body: [
       `${cap(what)}. ${cap(str(workload['how']))}.`,

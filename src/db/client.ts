@@ -32,3 +32,16 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
     close: () => pool.end(),
   };
 }
+
+/**
+ * A statement built once per database by `build` (a drizzle query ending in `.prepare(name)`)
+ * and run by name, so Postgres parses it once per connection and this process builds it once.
+ */
+export function preparedOnce<T>(build: (db: Database) => T): (db: Database) => T {
+  const built = new WeakMap<Database, T>();
+  return (db) => {
+    let statement = built.get(db);
+    if (!statement) built.set(db, (statement = build(db)));
+    return statement;
+  };
+}

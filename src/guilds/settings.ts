@@ -5,7 +5,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
-import type { Database, Executor } from '../db/client.js';
+import { preparedOnce, type Database, type Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
 import { QUEUE_COUNT_LIMIT } from '../pipeline/job-rows.js';
@@ -78,7 +78,7 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
  * its text is the same whatever the roles and kinds (each list is one array parameter), so
  * Postgres plans it once per connection, and this process builds it once.
  */
-function prepareGuildRead(db: Database) {
+const guildRead = preparedOnce((db) => {
   const roleCaps = sql<number[]>`array(select ${guildRoleLimits.dailyCap} from ${guildRoleLimits}
     where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
   // Counted up to QUEUE_COUNT_LIMIT, as the pipeline counts, so a backlog costs no more.
@@ -89,18 +89,7 @@ function prepareGuildRead(db: Database) {
     .from(guilds)
     .where(eq(guilds.id, sql.placeholder('guildId')))
     .prepare('open_guild');
-}
-
-const guildReads = new WeakMap<Database, ReturnType<typeof prepareGuildRead>>();
-
-function guildRead(db: Database): ReturnType<typeof prepareGuildRead> {
-  let read = guildReads.get(db);
-  if (!read) {
-    read = prepareGuildRead(db);
-    guildReads.set(db, read);
-  }
-  return read;
-}
+});
 
 export type SettingsChange =
   | { readonly setting: 'allowedChannels'; readonly add?: string; readonly remove?: string; readonly clear?: boolean }

@@ -4,7 +4,7 @@
  */
 import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { Database, Executor } from '../db/client.js';
+import { preparedOnce, type Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
@@ -18,21 +18,8 @@ export async function getJob(db: Executor, jobId: string): Promise<JobRow | unde
   return row;
 }
 
-/** getJob's statement, built once per database and run by name: Postgres parses it once per connection. */
-function prepareJobRead(db: Database) {
-  return db.select().from(jobs).where(eq(jobs.id, sql.placeholder('jobId'))).limit(1).prepare('get_job');
-}
-
-const jobReads = new WeakMap<Database, ReturnType<typeof prepareJobRead>>();
-
-function jobRead(db: Database): ReturnType<typeof prepareJobRead> {
-  let read = jobReads.get(db);
-  if (!read) {
-    read = prepareJobRead(db);
-    jobReads.set(db, read);
-  }
-  return read;
-}
+/** getJob's statement (every worker's job starts with it). */
+const jobRead = preparedOnce((db) => db.select().from(jobs).where(eq(jobs.id, sql.placeholder('jobId'))).limit(1).prepare('get_job'));
 
 /**
  * How far the queue counts: a position beyond is shown as "1000+". Counting stops there, so a

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
-import type { Database, Transaction } from '../db/client.js';
+import { preparedOnce, type Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -22,9 +22,9 @@ export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: s
   return rows.length > 0;
 }
 
-/** markSubmitted's statement (one per submitted job), built once per database and run by name. */
-function prepareSubmittedMark(db: Database) {
-  return db
+/** markSubmitted's statement (one per submitted job). */
+const submittedMark = preparedOnce((db) =>
+  db
     .update(jobs)
     .set({
       state: 'submitted',
@@ -35,19 +35,8 @@ function prepareSubmittedMark(db: Database) {
     })
     .where(and(eq(jobs.id, sql.placeholder('jobId')), eq(jobs.state, 'submitting')))
     .returning({ id: jobs.id })
-    .prepare('mark_submitted');
-}
-
-const submittedMarks = new WeakMap<Database, ReturnType<typeof prepareSubmittedMark>>();
-
-function submittedMark(db: Database): ReturnType<typeof prepareSubmittedMark> {
-  let mark = submittedMarks.get(db);
-  if (!mark) {
-    mark = prepareSubmittedMark(db);
-    submittedMarks.set(db, mark);
-  }
-  return mark;
-}
+    .prepare('mark_submitted'),
+);
 
 /** Back to the queue after a retryable error, so the in-flight cap does not count it. */
 export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> {
