@@ -566,9 +566,11 @@ function renderHistory(result: ResultFile): Rendered {
       table(['Command', 'Day 1 p50', 'Day 1 p99', 'Year p50', 'Year p99', 'p50 ×', 'p99 ×'], rows),
       table(['Maintenance pass (database work)', 'Day 1', 'Year'], passes),
       `The CSV export of a guild with ${fmt(csv['movements'], 0)} movements: ${fmt(num(yearExport['bytes']) / 1024, 0)} KiB, the bot's resident memory grew by up to ${fmt(yearExport['peakRssGrowthMb'])} MB while it exported. Plans: [decisions/year-of-history.md](decisions/year-of-history.md).`,
-      ...(data['usageSummaryFillMs'] === undefined
-        ? []
-        : [`Upgrading this database to the usage summaries (migration 0011) holds off new movements for ${ms(data['usageSummaryFillMs'])}, one pass over the ledger.`]),
+      ...(data['usageSummaryFill'] !== undefined
+        ? [`Upgrading this database to the usage summaries (migration 0011): its online fill took ${ms(obj(data['usageSummaryFill'])['totalMs'])} in all, while the slowest of ${fmt(obj(data['usageSummaryFill'])['movements'], 0)} movements made meanwhile took ${ms(obj(data['usageSummaryFill'])['slowestMovementMs'])}.`]
+        : data['usageSummaryFillMs'] === undefined
+          ? []
+          : [`Upgrading this database to the usage summaries (migration 0011) holds off new movements for ${ms(data['usageSummaryFillMs'])}, one pass over the ledger.`]),
     ].join('\n\n'),
   };
 }

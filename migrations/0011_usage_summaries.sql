@@ -115,9 +115,76 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
--- No movement is written between here and the commit, so the sums below are exact when the
--- triggers take over. SHARE ROW EXCLUSIVE holds off new movements (reads go on) for the time of
--- one pass over the ledger: measured in docs/decisions/usage-summaries.md.
+-- Counts one guild's member days in [from_day, to_day) again from the ledger, and its guild days
+-- from those, replacing what was there. The caller holds the guild's row, as a movement does, so
+-- no movement of the guild is half done meanwhile and the count is exact.
+CREATE FUNCTION credit_usage_recount_guild(of_guild text, from_day date, to_day date) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM credit_usage_member WHERE guild_id = of_guild AND day >= from_day AND day < to_day;
+  INSERT INTO credit_usage_member (guild_id, user_id, day, jobs, charged, returned)
+  SELECT r.guild_id, coalesce(r.user_id, ''), (r.created_at AT TIME ZONE 'UTC')::date, count(*), sum(-r.amount), coalesce(sum(back.amount), 0)
+  FROM credit_ledger r
+  CROSS JOIN LATERAL (
+    SELECT sum(b.amount)::bigint AS amount FROM credit_ledger b WHERE b.job_id = r.job_id AND b.kind IN ('release', 'refund')
+  ) back
+  WHERE r.guild_id = of_guild AND r.kind = 'reserve'
+    AND r.created_at >= from_day::timestamp AT TIME ZONE 'UTC' AND r.created_at < to_day::timestamp AT TIME ZONE 'UTC'
+  GROUP BY 1, 2, 3;
+  DELETE FROM credit_usage_guild WHERE guild_id = of_guild AND day >= from_day AND day < to_day;
+  INSERT INTO credit_usage_guild (guild_id, day, jobs, charged, returned)
+  SELECT guild_id, day, sum(jobs), sum(charged), sum(returned) FROM credit_usage_member
+  WHERE guild_id = of_guild AND day >= from_day AND day < to_day
+  GROUP BY guild_id, day;
+END
+$$;
+--> statement-breakpoint
+-- The history from before this migration, counted while the bot runs (the online step
+-- migrations/online/0006_credit_usage_backfill.sql calls it, outside any transaction): guild by
+-- guild, a slice of whole days of up to `slice` charges at a time, each recounted and committed
+-- under the guild's row lock. Movements of that guild wait for one slice; the others never.
+-- Recounting replaces, so it is exact whatever the triggers added before, and may run again.
+CREATE PROCEDURE credit_usage_backfill(slice integer DEFAULT 2000)
+LANGUAGE plpgsql AS $$
+DECLARE
+  of_guild text;
+  from_day date;
+  to_day date;
+  last_charge timestamptz;
+BEGIN
+  FOR of_guild IN SELECT id FROM guilds ORDER BY id LOOP
+    from_day := '-infinity';
+    LOOP
+      -- The slice ends after the day of its last charge; the guild's last slice never ends.
+      SELECT created_at INTO last_charge FROM credit_ledger
+      WHERE guild_id = of_guild AND kind = 'reserve' AND created_at >= from_day::timestamp AT TIME ZONE 'UTC'
+      ORDER BY created_at OFFSET slice - 1 LIMIT 1;
+      to_day := CASE WHEN last_charge IS NULL THEN 'infinity'::date ELSE (last_charge AT TIME ZONE 'UTC')::date + 1 END;
+      PERFORM 1 FROM guilds WHERE id = of_guild FOR NO KEY UPDATE;
+      PERFORM credit_usage_recount_guild(of_guild, from_day, to_day);
+      COMMIT;
+      EXIT WHEN to_day = 'infinity'::date;
+      from_day := to_day;
+    END LOOP;
+  END LOOP;
+END
+$$;
+--> statement-breakpoint
+-- Whether the backfill above has run to its end (its online step is recorded): until then the
+-- summaries miss the days before this migration, and `usage` counts from the ledger instead.
+CREATE FUNCTION credit_usage_filled() RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF to_regclass('drizzle.__online_steps') IS NULL THEN
+    RETURN false;
+  END IF;
+  RETURN EXISTS (SELECT 1 FROM drizzle.__online_steps WHERE name = '0006_credit_usage_backfill.sql');
+END
+$$;
+--> statement-breakpoint
+-- From the commit on, the triggers count every movement. SHARE ROW EXCLUSIVE (which creating a
+-- trigger takes anyway) holds off new movements only while the four are created; the history
+-- before is counted by credit_usage_backfill. Why: docs/decisions/usage-summaries.md
 LOCK TABLE credit_ledger IN SHARE ROW EXCLUSIVE MODE;
 --> statement-breakpoint
 CREATE TRIGGER credit_usage_insert AFTER INSERT ON credit_ledger
@@ -130,16 +197,3 @@ CREATE TRIGGER credit_usage_delete AFTER DELETE ON credit_ledger
 REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION credit_usage_follow_change();
 --> statement-breakpoint
 CREATE TRIGGER credit_usage_truncate AFTER TRUNCATE ON credit_ledger FOR EACH STATEMENT EXECUTE FUNCTION credit_usage_reset();
---> statement-breakpoint
-INSERT INTO credit_usage_member (guild_id, user_id, day, jobs, charged, returned)
-SELECT r.guild_id, coalesce(r.user_id, ''), (r.created_at AT TIME ZONE 'UTC')::date, count(*), sum(-r.amount), coalesce(sum(back.amount), 0)
-FROM credit_ledger r
-LEFT JOIN (
-  SELECT job_id, sum(amount)::bigint AS amount FROM credit_ledger
-  WHERE kind IN ('release', 'refund') AND job_id IS NOT NULL GROUP BY job_id
-) back ON back.job_id = r.job_id
-WHERE r.kind = 'reserve'
-GROUP BY 1, 2, 3;
---> statement-breakpoint
-INSERT INTO credit_usage_guild (guild_id, day, jobs, charged, returned)
-SELECT guild_id, day, sum(jobs), sum(charged), sum(returned) FROM credit_usage_member GROUP BY guild_id, day;

@@ -44,33 +44,57 @@ function dayRange(query: { since: Date; until?: Date }): { from: string; to?: st
 }
 
 /**
+ * The usage rows of `[since, until)`: the daily summaries the ledger's triggers keep, or, until
+ * their online fill of the history before migration 0011 is recorded done (`credit_usage_filled()`),
+ * one row per charge read from the ledger, with what came back for its job. One statement: the
+ * branch not taken is never run. Why: docs/decisions/usage-summaries.md
+ */
+function usageRows(query: UsageQuery, columns: { summaries: SQL; ledger: SQL }, table: 'member' | 'guild'): SQL {
+  const { from, to } = dayRange(query);
+  const summaries = table === 'member' ? creditUsageMember : creditUsageGuild;
+  const member = query.userId;
+  const filled = sql`(select credit_usage_filled())`;
+  return sql`
+    select ${columns.summaries} from ${summaries} u
+    where u.guild_id = ${query.guildId} and u.day >= ${from}::date ${to === undefined ? sql`` : sql`and u.day < ${to}::date`}
+      ${member === undefined ? sql`` : sql`and u.user_id = ${member}`}
+      and ${filled}
+    union all
+    select ${columns.ledger} from credit_ledger r
+    cross join lateral (
+      select sum(b.amount)::bigint as amount from credit_ledger b where b.job_id = r.job_id and b.kind in ('release', 'refund')
+    ) back
+    where r.guild_id = ${query.guildId} and r.kind = 'reserve'
+      and r.created_at >= ${query.since.toISOString()}::timestamptz ${query.until === undefined ? sql`` : sql`and r.created_at < ${query.until.toISOString()}::timestamptz`}
+      ${member === undefined ? sql`` : member === '' ? sql`and r.user_id is null` : sql`and r.user_id = ${member}`}
+      and not ${filled}`;
+}
+
+/**
  * Credits spent on jobs charged within `[since, until)`, net of what came back for those
  * same jobs. A refund counts against its job's charge, not against the day it happened, so a
  * late refund for yesterday's job does not make room under today's cap. Reads the daily
  * summaries the ledger's triggers keep: a member's month is at most 31 rows, whatever the history.
  */
 export async function usage(executor: Executor, query: UsageQuery): Promise<UsageReport> {
-  const { from, to } = dayRange(query);
-  const rows = await executor
-    .select({
-      userId: creditUsageMember.userId,
-      jobs: sql<number>`sum(${creditUsageMember.jobs})`.mapWith(Number),
-      charged: sql<number>`sum(${creditUsageMember.charged})`.mapWith(Number),
-      returned: sql<number>`sum(${creditUsageMember.returned})`.mapWith(Number),
-    })
-    .from(creditUsageMember)
-    .where(
-      and(
-        eq(creditUsageMember.guildId, query.guildId),
-        query.userId !== undefined ? eq(creditUsageMember.userId, query.userId) : undefined,
-        gte(creditUsageMember.day, from),
-        to ? lt(creditUsageMember.day, to) : undefined,
-      ),
-    )
-    .groupBy(creditUsageMember.userId);
+  const rowsOf = usageRows(
+    query,
+    {
+      summaries: sql`u.user_id, u.jobs, u.charged, u.returned`,
+      ledger: sql`coalesce(r.user_id, ''), 1, -r.amount::bigint, coalesce(back.amount, 0)`,
+    },
+    'member',
+  );
+  const { rows } = await executor.execute<{ user_id: string; jobs: string; charged: string; returned: string }>(sql`
+    select user_id, sum(jobs) as jobs, sum(charged) as charged, sum(returned) as returned
+    from (${rowsOf}) t (user_id, jobs, charged, returned)
+    group by user_id`);
 
   const byMember = rows
-    .map((row) => ({ ...row, spent: row.charged - row.returned }))
+    .map((row) => {
+      const [jobs, charged, returned] = [Number(row.jobs), Number(row.charged), Number(row.returned)];
+      return { userId: row.user_id, jobs, charged, returned, spent: charged - returned };
+    })
     .sort((a, b) => b.spent - a.spent || a.userId.localeCompare(b.userId));
   const total = (pick: (member: MemberUsage) => number) => byMember.reduce((sum, member) => sum + pick(member), 0);
   return {
@@ -84,17 +108,16 @@ export async function usage(executor: Executor, query: UsageQuery): Promise<Usag
 
 /** The guild's usage over `[since, until)`, all members together: one row per day read, however many members. */
 export async function guildUsage(executor: Executor, query: Omit<UsageQuery, 'userId'>): Promise<UsageTotals> {
-  const { from, to } = dayRange(query);
-  const [row] = await executor
-    .select({
-      jobs: sql<number>`coalesce(sum(${creditUsageGuild.jobs}), 0)`.mapWith(Number),
-      charged: sql<number>`coalesce(sum(${creditUsageGuild.charged}), 0)`.mapWith(Number),
-      returned: sql<number>`coalesce(sum(${creditUsageGuild.returned}), 0)`.mapWith(Number),
-    })
-    .from(creditUsageGuild)
-    .where(and(eq(creditUsageGuild.guildId, query.guildId), gte(creditUsageGuild.day, from), to ? lt(creditUsageGuild.day, to) : undefined));
-  const totals = row ?? { jobs: 0, charged: 0, returned: 0 };
-  return { ...totals, spent: totals.charged - totals.returned };
+  const rowsOf = usageRows(
+    query,
+    { summaries: sql`u.jobs, u.charged, u.returned`, ledger: sql`1, -r.amount::bigint, coalesce(back.amount, 0)` },
+    'guild',
+  );
+  const { rows } = await executor.execute<{ jobs: string; charged: string; returned: string }>(sql`
+    select coalesce(sum(jobs), 0) as jobs, coalesce(sum(charged), 0) as charged, coalesce(sum(returned), 0) as returned
+    from (${rowsOf}) t (jobs, charged, returned)`);
+  const [jobs, charged, returned] = [Number(rows[0]?.jobs ?? 0), Number(rows[0]?.charged ?? 0), Number(rows[0]?.returned ?? 0)];
+  return { jobs, charged, returned, spent: charged - returned };
 }
 
 /** What a member spent on jobs charged during the UTC day of `now`, net of refunds and releases. */

@@ -63,15 +63,20 @@ async function countApplied(client: pg.Client): Promise<number> {
   return Number(result.rows[0]?.count ?? 0);
 }
 
-/** What an online step may hold: one index built without blocking writes. */
+/** What an online step may hold: one index built without blocking writes… */
 export const ONLINE_STEP = /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+IF\s+NOT\s+EXISTS\s+"?(\w+)"?\s+ON\s+[^;]+;?\s*$/i;
 
+/** …or one call of a procedure a migration made, without arguments (a fill that commits as it goes). */
+export const ONLINE_CALL = /^\s*CALL\s+"?(\w+)"?\s*\(\s*\)\s*;?\s*$/i;
+
 /**
- * `migrations/online/*.sql`: indexes on live tables, built with `CREATE INDEX CONCURRENTLY`,
- * which Postgres refuses inside a transaction and drizzle's migrator runs every migration in
- * one. Each file is one such statement, applied once, in name order, after the migrations,
- * and recorded in `drizzle.__online_steps`. A build that was interrupted leaves an invalid
- * index behind: it is dropped (concurrently too) and built again.
+ * `migrations/online/*.sql`: work on live tables that must not run in one transaction, which
+ * drizzle's migrator puts every migration in. Each file is one statement, applied once, in name
+ * order, after the migrations, and recorded in `drizzle.__online_steps`:
+ * - an index built with `CREATE INDEX CONCURRENTLY` (refused in a transaction). A build that was
+ *   interrupted leaves an invalid index behind: it is dropped (concurrently too) and built again.
+ * - `CALL <procedure>();`, a procedure that commits as it goes (so it holds no lock for long); it
+ *   must be safe to run again, since an interrupted run is not recorded and runs again whole.
  */
 async function applyOnlineSteps(client: pg.Client, folder: string): Promise<number> {
   if (!existsSync(folder)) return 0;
@@ -84,12 +89,16 @@ async function applyOnlineSteps(client: pg.Client, folder: string): Promise<numb
     if (done.has(file)) continue;
     const statement = readFileSync(path.join(folder, file), 'utf8').replace(/^\s*--.*$/gm, '').trim();
     const index = ONLINE_STEP.exec(statement)?.[1];
-    if (index === undefined) throw new Error(`migrations/online/${file}: expected one CREATE INDEX CONCURRENTLY IF NOT EXISTS statement`);
-    const leftover = await client.query<{ valid: boolean }>(
-      'select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1 and pg_table_is_visible(c.oid)',
-      [index],
-    );
-    if (leftover.rows[0]?.valid === false) await client.query(`drop index concurrently if exists "${index}"`);
+    if (index !== undefined) {
+      const leftover = await client.query<{ valid: boolean }>(
+        'select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1 and pg_table_is_visible(c.oid)',
+        [index],
+      );
+      if (leftover.rows[0]?.valid === false) await client.query(`drop index concurrently if exists "${index}"`);
+    } else if (!ONLINE_CALL.test(statement)) {
+      throw new Error(`migrations/online/${file}: expected one CREATE INDEX CONCURRENTLY IF NOT EXISTS statement, or one CALL <procedure>();`);
+    }
+    // A query without parameters goes as a simple query, outside any transaction: a procedure may commit.
     await client.query(statement);
     await client.query('insert into drizzle.__online_steps (name) values ($1) on conflict do nothing', [file]);
     applied += 1;

@@ -22,13 +22,13 @@
  * `--busy-movements` (the driven guild's ledger), `--rounds N` (40), `--report-only`.
  * Another size than the issue's writes `history-<scale>.json`.
  */
-import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { ROOT, seedCast, sleep } from '@music-bot/test-world';
-import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
+import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, reserveForJob, returnJobCredits, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
@@ -219,8 +219,11 @@ try {
   const mismatches = await verifyLedger(database.db);
   console.log(`ledger verification: ${mismatches.length === 0 ? 'every balance is its ledger\'s sum' : `${mismatches.length} guilds MISMATCH`}`);
   await settlePostgres(world.db);
-  const upgrade = await summaryFill();
-  console.log(`migration 0011's pass over the ledger (new movements wait for it): ${upgrade} ms`);
+  const { rows: [other] } = await world.db.query<{ guild_id: string }>('select guild_id from credit_ledger where guild_id <> $1 limit 1', [cast.guild.id]);
+  const upgrade = await summaryFill([cast.guild.id, ...(other ? [other.guild_id] : [])]);
+  console.log(
+    `migration 0011's fill (online, guild by guild): ${upgrade.totalMs} ms in total; the longest a movement waited (its own time included): ${upgrade.slowestMovementMs} ms, of ${upgrade.movements} made meanwhile`,
+  );
   const seededMaintenance = await maintenance();
   const seeded = await measureCommands();
 
@@ -274,7 +277,7 @@ try {
     results: { empty: toObject(empty.summaries), year: toObject(seeded.summaries) },
     ratios: Object.fromEntries(rows.map((row) => [row.command, { p50: row['p50 ×'], p99: row['p99 ×'] }])),
     maintenance: { empty: emptyMaintenance, year: seededMaintenance },
-    usageSummaryFillMs: upgrade,
+    usageSummaryFill: upgrade,
     csvExport: { movements: DRIVEN_MOVEMENTS, empty: empty.export, year: seeded.export },
     seconds: round(performance.now() / 1000, 1),
   }, targets);
@@ -284,25 +287,42 @@ try {
 }
 
 /**
- * How long migration 0011 holds off new movements on this ledger: its statements that fill the
- * usage summaries, timed on emptied summaries in a transaction that is rolled back.
+ * Migration 0011's online fill of the usage summaries (`credit_usage_backfill`) on this ledger,
+ * emptied first as the upgrade finds it, timed while two writers move credits through the ledger
+ * module (a charge and its release, over and over): one in the driven guild, the longest to
+ * recount, one in another guild. The fill's time, and the slowest movement meanwhile, waiting for
+ * the fill included. Nothing else reads the summaries meanwhile (the bot is idle).
  */
-async function summaryFill(): Promise<number> {
-  const fill = readFileSync(path.join(ROOT, 'migrations/0011_usage_summaries.sql'), 'utf8')
-    .split('--> statement-breakpoint')
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.startsWith('INSERT INTO credit_usage_'));
-  if (fill.length !== 2) throw new Error('migration 0011 no longer fills the summaries in two statements: update summaryFill');
+async function summaryFill(guildIds: readonly string[]): Promise<{ totalMs: number; slowestMovementMs: number; movements: number }> {
   const client = await database.pool.connect();
   try {
-    await client.query('begin');
-    await client.query('lock table credit_ledger in share row exclusive mode');
-    await client.query('delete from credit_usage_member; delete from credit_usage_guild');
+    await client.query('truncate credit_usage_member, credit_usage_guild');
+    let filling = true;
+    let slowest = 0;
+    let movements = 0;
+    const timed = async (move: () => Promise<unknown>) => {
+      const started = performance.now();
+      await move();
+      slowest = Math.max(slowest, performance.now() - started);
+      movements += 1;
+    };
+    const writer = async (guildId: string) => {
+      while (filling) {
+        const jobId = randomUUID();
+        await timed(() => reserveForJob(database.db, { guildId, jobId, userId: 'bench-fill', amount: 1 }));
+        await timed(() => returnJobCredits(database.db, { jobId, kind: 'release', reason: 'bench: the fill' }));
+      }
+    };
     const started = performance.now();
-    for (const statement of fill) await client.query(statement);
-    return round(performance.now() - started, 0);
+    const writers = guildIds.map(writer);
+    try {
+      await client.query('call credit_usage_backfill()');
+    } finally {
+      filling = false;
+      await Promise.all(writers);
+    }
+    return { totalMs: round(performance.now() - started, 0), slowestMovementMs: round(slowest, 1), movements };
   } finally {
-    await client.query('rollback').catch(() => {});
     client.release();
   }
 }

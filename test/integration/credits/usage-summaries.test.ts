@@ -2,11 +2,12 @@
  * The daily usage summaries (`credit_usage_member`, `credit_usage_guild`) that `usage` and
  * `guildUsage` read: kept by triggers on `credit_ledger`, they equal a recount from the ledger
  * after a storm of grouped and single charges, releases and refunds on several guilds at once,
- * after backdating and deleting, and from the moment the migration runs under live traffic.
+ * after backdating and deleting, and once the migration and its online fill have run under live
+ * traffic, which goes on while the fill runs.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { grant, guildUsage, reserveForJob, returnJobCredits, usage, utcMonthStart, verifyLedger } from '../../../src/credits/index.js';
 import type { Executor } from '../../../src/db/client.js';
 import { runMigrations } from '../../../src/db/migrate.js';
@@ -112,36 +113,98 @@ describe('usage summaries', () => {
     await expect(guildUsage(db, { guildId, since: new Date('2031-03-01T00:00:00Z'), until: new Date('2031-03-02T00:00:01Z') })).rejects.toThrow(/until/);
   });
 
-  it('start exact when the migration runs while charges and refunds go on', async () => {
+  it('start exact when the migration and its online fill run while charges and refunds go on, which never wait for the fill', async () => {
     const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0011_usage_summaries') });
-    const guildIds = [await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000)];
-    const charge = async (i: number) => {
+    const created = [await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000)];
+    // The fill goes through the guilds in the database's order: the middle one is held below.
+    const { rows: ordered } = await before.db.execute<{ id: string }>(sql`select id from guilds where id in ${created} order by id`);
+    const [first, held, last] = ordered.map((row) => row.id) as [string, string, string];
+    const charge = async (guildId: string, i: number) => {
       const jobId = randomUUID();
-      await reserveForJob(before.db, { guildId: guildIds[i % 2]!, jobId, userId: `member-${i % 5}`, amount: 3 });
+      await reserveForJob(before.db, { guildId, jobId, userId: `member-${i % 5}`, amount: 3 });
       if (i % 4 === 0) await returnJobCredits(before.db, { jobId, kind: 'refund', reason: 'failed' });
     };
     // History from before the upgrade, over several days.
-    for (let i = 0; i < 200; i += 1) await charge(i);
+    for (let i = 0; i < 210; i += 1) await charge(ordered[i % 3]!.id, i);
     await before.db.execute(sql`update credit_ledger set created_at = created_at - (id % 9) * interval '1 day'`);
 
-    // The previous release keeps charging while the new one migrates.
-    let migrated = false;
-    let chargesAfter = 0;
+    // A transaction holds the middle guild's row, as a long movement would: the fill waits there.
+    const holder = await before.pool.connect();
+    await holder.query('begin');
+    await holder.query('select 1 from guilds where id = $1 for no key update', [held]);
+    const { rows: holderRows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+
+    // The previous release keeps charging the other two guilds while the new one migrates and fills.
     let n = 1000;
-    const charger = async () => {
-      while (chargesAfter < 60) {
-        await charge((n += 1));
-        if (migrated) chargesAfter += 1;
+    let stop = false;
+    const done = [0, 0, 0];
+    const writer = async (w: number, guildId: string) => {
+      while (!stop) {
+        await charge(guildId, (n += 1));
+        done[w]! += 1;
       }
     };
-    const chargers = [charger(), charger(), charger()];
-    await runMigrations(before.url);
-    migrated = true;
-    await Promise.all(chargers);
+    const writers = [writer(0, first), writer(1, last), writer(2, first)];
+    const migrating = runMigrations(before.url);
+    try {
+      // The fill has reached the held guild (so the first is filled, the last not yet)…
+      await vi.waitFor(
+        async () => {
+          const { rows } = await before.db.execute<{ n: number }>(
+            sql`select count(*)::int as n from pg_stat_activity where query ilike 'CALL credit_usage_backfill%' and ${holderRows[0]!.pid}::int = any(pg_blocking_pids(pid))`,
+          );
+          expect(rows[0]!.n).toBe(1);
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      // …and while it is under way, every writer keeps completing movements.
+      const whenReached = [...done];
+      await expect.poll(() => done.every((count, w) => count >= whenReached[w]! + 10), { timeout: 30_000 }).toBe(true);
+
+      // The held guild's summaries have only what moved since the migration (nothing): usage counts from the ledger meanwhile.
+      const { rows: heldCharges } = await before.db.execute<{ n: number }>(sql`select count(*)::int as n from credit_ledger where guild_id = ${held} and kind = 'reserve'`);
+      const { rows: heldKept } = await before.db.execute<{ n: number }>(sql`select count(*)::int as n from credit_usage_member where guild_id = ${held}`);
+      expect(heldKept[0]!.n).toBe(0);
+      expect((await usage(before.db, { guildId: held, since: new Date('2000-01-01T00:00:00Z') })).jobs).toBe(heldCharges[0]!.n);
+      expect((await guildUsage(before.db, { guildId: held, since: new Date('2000-01-01T00:00:00Z') })).jobs).toBe(heldCharges[0]!.n);
+    } finally {
+      await holder.query('commit');
+      holder.release();
+    }
+    await migrating;
+    // Some more movements after the fill, then the writers stop.
+    const whenFilled = [...done];
+    await expect.poll(() => done.every((count, w) => count >= whenFilled[w]! + 10), { timeout: 30_000 }).toBe(true);
+    stop = true;
+    await Promise.all(writers);
 
     expect(await expectSummariesMatchLedger(before.db)).toBeGreaterThan(10);
-    const all = await usage(before.db, { guildId: guildIds[0]!, since: new Date('2000-01-01T00:00:00Z') });
-    const { rows } = await before.db.execute<{ n: number }>(sql`select count(*)::int as n from credit_ledger where guild_id = ${guildIds[0]!} and kind = 'reserve'`);
-    expect(all.jobs).toBe(rows[0]!.n);
+    const { rows: filled } = await before.db.execute<{ filled: boolean }>(sql`select credit_usage_filled() as filled`);
+    expect(filled[0]!.filled).toBe(true);
+    for (const guildId of ordered.map((row) => row.id)) {
+      const all = await usage(before.db, { guildId, since: new Date('2000-01-01T00:00:00Z') });
+      const { rows } = await before.db.execute<{ n: number }>(sql`select count(*)::int as n from credit_ledger where guild_id = ${guildId} and kind = 'reserve'`);
+      expect(all.jobs).toBe(rows[0]!.n);
+    }
+  });
+
+  it('are filled a slice of days at a time, and a second fill changes nothing', async () => {
+    const guildId = await guildWith(db, 10_000);
+    for (let i = 0; i < 30; i += 1) {
+      const jobId = randomUUID();
+      await reserveForJob(db, { guildId, jobId, userId: `member-${i % 3}`, amount: 2 });
+      if (i % 3 === 0) await returnJobCredits(db, { jobId, kind: 'release', reason: 'cancelled' });
+    }
+    await db.execute(sql`update credit_ledger set created_at = created_at - (id % 11) * interval '1 day' where guild_id = ${guildId}`);
+    const kept = sql`select guild_id, user_id, day::text, jobs, charged::int, returned::int from credit_usage_member where guild_id = ${guildId} order by 1, 2, 3`;
+    const { rows: exact } = await db.execute(kept);
+    // Summaries gone wrong (emptied, and a stray day): slices of two charges, then of the default size.
+    await db.execute(sql`delete from credit_usage_member where guild_id = ${guildId}`);
+    await db.execute(sql`insert into credit_usage_member values (${guildId}, 'nobody', '2001-01-01', 1, 1, 0)`);
+    await db.execute(sql`call credit_usage_backfill(2)`);
+    expect((await db.execute(kept)).rows).toEqual(exact);
+    await expectSummariesMatchLedger(db);
+    await db.execute(sql`call credit_usage_backfill()`);
+    expect((await db.execute(kept)).rows).toEqual(exact);
   });
 });

@@ -130,4 +130,44 @@ describe('online steps (migrations/online)', () => {
     await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow('expected one CREATE INDEX CONCURRENTLY IF NOT EXISTS statement');
     expect(await query(url, "select to_regclass('public.jobs') is not null as present")).toEqual([{ present: true }]);
   });
+
+  it('call a procedure that commits as it goes, once, and record it; a failed call is not recorded and runs again', async () => {
+    const url = await freshDatabase();
+    await runMigrations(url);
+    // Stands for a fill: two commits, and it fails while the table says so.
+    await query(
+      url,
+      `create table step_calls (n serial primary key, at timestamptz default now());
+       create table step_fails (fail boolean);
+       insert into step_fails values (true);
+       create procedure step_fill() language plpgsql as $$
+       begin
+         insert into step_calls default values;
+         commit;
+         if (select fail from step_fails) then raise exception 'step_fill failed'; end if;
+         insert into step_calls default values;
+         commit;
+       end $$;`,
+    );
+    const folder = await migrationsWithOnlineSteps({ '9001_fill.sql': '-- a fill\nCALL step_fill();\n' });
+    await expect(runMigrations(url, { migrationsFolder: folder })).rejects.toThrow('step_fill failed');
+    // What it committed before failing stays; the step is not recorded.
+    expect(await query(url, 'select count(*)::int as n from step_calls')).toEqual([{ n: 1 }]);
+    expect(await query(url, "select name from drizzle.__online_steps where name = '9001_fill.sql'")).toEqual([]);
+
+    await query(url, 'update step_fails set fail = false');
+    expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 1 });
+    expect(await query(url, 'select count(*)::int as n from step_calls')).toEqual([{ n: 3 }]);
+    expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 0 });
+    expect(await query(url, 'select count(*)::int as n from step_calls')).toEqual([{ n: 3 }]);
+  });
+
+  it('refuse a call with arguments or beside another statement', async () => {
+    const url = await freshDatabase();
+    for (const sql of ['CALL credit_usage_backfill(1);', 'CALL credit_usage_backfill(); DROP TABLE "jobs";']) {
+      const folder = await migrationsWithOnlineSteps({ '9001_call.sql': sql });
+      await expect(runMigrations(url, { migrationsFolder: folder }), sql).rejects.toThrow('or one CALL <procedure>();');
+    }
+    expect(await query(url, "select to_regclass('public.jobs') is not null as present")).toEqual([{ present: true }]);
+  });
 });

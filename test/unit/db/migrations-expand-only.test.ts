@@ -14,7 +14,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, ONLINE_STEP } from '../../../src/db/migrate.js';
+import { MIGRATIONS_FOLDER, ONLINE_CALL, ONLINE_STEP } from '../../../src/db/migrate.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const folder = path.join(root, 'migrations');
@@ -177,7 +177,7 @@ describe('the expand-only rule', () => {
 });
 
 describe('online steps (migrations/online)', () => {
-  it('each hold one concurrent index build, named after nothing else in the migrations', () => {
+  it('each hold one concurrent index build named after nothing else in the migrations, or one call of a procedure a migration makes', () => {
     const folder = path.join(MIGRATIONS_FOLDER, 'online');
     const files = readdirSync(folder).filter((name) => name.endsWith('.sql'));
     expect(files.length).toBeGreaterThan(0);
@@ -185,9 +185,15 @@ describe('online steps (migrations/online)', () => {
     for (const file of files) {
       const statement = readFileSync(path.join(folder, file), 'utf8').replace(/^\s*--.*$/gm, '').trim();
       const index = ONLINE_STEP.exec(statement)?.[1];
-      expect(index, file).toBeDefined();
-      expect(migrations, `${file}: its index is built by a migration too`).not.toContain(`"${index}"`);
+      const procedure = ONLINE_CALL.exec(statement)?.[1];
+      expect(index ?? procedure, file).toBeDefined();
+      if (index !== undefined) expect(migrations, `${file}: its index is built by a migration too`).not.toContain(`"${index}"`);
+      if (procedure !== undefined) expect(migrations, `${file}: no migration makes ${procedure}`).toMatch(new RegExp(String.raw`CREATE\s+PROCEDURE\s+"?${procedure}"?\s*\(`, 'i'));
     }
+    // The usage summaries count from the ledger until their fill's step is recorded, by its file name.
+    expect(migrations).toContain("WHERE name = '0006_credit_usage_backfill.sql'");
+    expect(readFileSync(path.join(folder, '0006_credit_usage_backfill.sql'), 'utf8')).toMatch(/^CALL credit_usage_backfill\(\);$/m);
+    expect(ONLINE_CALL.test('CALL credit_usage_backfill(1);'), 'with arguments').toBe(false);
     expect(ONLINE_STEP.test('CREATE INDEX "x" ON "jobs" ("id");'), 'without CONCURRENTLY').toBe(false);
     expect(ONLINE_STEP.test('CREATE INDEX CONCURRENTLY IF NOT EXISTS "x" ON "jobs" ("id"); DROP TABLE "jobs";'), 'two statements').toBe(false);
   });
