@@ -261,7 +261,7 @@ function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTime
   }, FINISHED_COUNTS_MAX_AGE_MS);
   return async () => {
     const readQueue = async (queue: Queue) => {
-      const [counts, oldest] = await Promise.all([queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'), oldestWaitingSeconds(queue, deps.redis)]);
+      const [counts, oldest] = await Promise.all([queue.getJobCounts('waiting', 'delayed', 'active', 'failed'), oldestWaitingSeconds(queue, deps.redis)]);
       for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, value);
       metrics.queueOldestWaiting.set({ queue: queue.name }, oldest);
     };

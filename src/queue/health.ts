@@ -4,7 +4,7 @@
  * {@link HEARTBEAT_EVERY_MS}; older than {@link SHARD_STALE_MS} means a gateway died uncleanly)
  * and `<prefix>:health:music-api` (the service's last answer, success, failure, failing since).
  */
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
@@ -133,20 +133,13 @@ export async function readServiceRecord(redis: Redis, prefix: string): Promise<S
  * How long the oldest entry of `queue` has been due without a worker taking it, in seconds:
  * the oldest waiting entry (due when added, or when its delay ran out), or a delayed entry
  * whose time has passed (delayed entries move to waiting only while a worker runs, so with
- * every worker gone this is what grows). Entries waiting by priority (polls, see `pollPriority`)
- * count too, by the first and the last in line. 0 when nothing is overdue. Four Redis reads;
- * `redis` is the queue's own server.
+ * every worker gone this is what grows). 0 when nothing is overdue. Two Redis reads; `redis`
+ * is the queue's own server.
  */
 export async function oldestWaitingSeconds(queue: Queue, redis: Redis, now = Date.now()): Promise<number> {
-  const [[waiting], [firstInLine], [lastInLine], delayed] = await Promise.all([
-    queue.getJobs(['waiting'], 0, 0, true),
-    queue.getJobs(['prioritized'], 0, 0, true),
-    queue.getJobs(['prioritized'], 0, 0, false),
-    redis.zrange(queue.keys.delayed!, 0, 0, 'WITHSCORES'),
-  ]);
+  const [[waiting], delayed] = await Promise.all([queue.getJobs(['waiting'], 0, 0, true), redis.zrange(queue.keys.delayed!, 0, 0, 'WITHSCORES')]);
   // A retried entry keeps its first timestamp: it was due no earlier than its last attempt.
-  const dueSince = (entry: Job | undefined) => (entry ? Math.max(entry.timestamp + (entry.delay ?? 0), entry.processedOn ?? 0) : now);
-  const waitingSince = Math.min(dueSince(waiting), dueSince(firstInLine), dueSince(lastInLine));
+  const waitingSince = waiting ? Math.max(waiting.timestamp + (waiting.delay ?? 0), waiting.processedOn ?? 0) : now;
   // BullMQ scores a delayed entry by its due time × 0x1000, plus a counter.
   const delayedDue = delayed[1] === undefined ? now : Math.floor(Number(delayed[1]) / 0x1000);
   return Math.max(0, now - Math.min(waitingSince, delayedDue)) / 1000;

@@ -60,8 +60,7 @@ export interface Queues {
   readonly maintenance: Queue<Record<string, never>, unknown, MaintenanceTask>;
   readonly prefix: string;
   enqueueSubmit(jobId: string, delayMs?: number): Promise<void>;
-  /** `priority`: BullMQ's, 1 first (see `pollPriority`); none puts the poll ahead of every prioritised one. */
-  enqueuePoll(jobId: string, delayMs: number, priority?: number): Promise<void>;
+  enqueuePoll(jobId: string, delayMs: number): Promise<void>;
   enqueueComplete(payload: CompletePayload): Promise<void>;
   enqueueDeliver(jobId: string, delayMs?: number): Promise<void>;
   /**
@@ -109,8 +108,8 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
         backoff: { type: JITTER_BACKOFF },
       });
     },
-    async enqueuePoll(jobId, delayMs, priority) {
-      await poll.add('poll', pollPayloadSchema.parse({ jobId, attempt: 0 }), { jobId: entryId.poll(jobId), delay: delayMs, ...(priority !== undefined && { priority }) });
+    async enqueuePoll(jobId, delayMs) {
+      await poll.add('poll', pollPayloadSchema.parse({ jobId, attempt: 0 }), { jobId: entryId.poll(jobId), delay: delayMs });
     },
     async enqueueComplete(payload) {
       await complete.add('complete', completePayloadSchema.parse(payload), {

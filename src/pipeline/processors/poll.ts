@@ -23,18 +23,6 @@ export const BACKUP_FIRST_POLL_SHARE = 1;
 /** Webhooks on: each later (backup) poll waits this share of the time since submission (within the interval's bounds). */
 export const BACKUP_POLL_SPACING_SHARE = 0.4;
 
-/** BullMQ's last priority (the largest number it takes); 1 goes first. */
-export const LAST_POLL_PRIORITY = 2_097_152;
-
-/**
- * A poll's place among polls due together, when they queue (behind the rate cap or busy
- * workers): by the task's age when the poll is due, in tenths of a second, younger first. The
- * same wait is a larger share of a young task's time, so it falls on the old ones.
- */
-export function pollPriority(ageAtDueMs: number): number {
-  return Math.min(LAST_POLL_PRIORITY, Math.max(1, Math.ceil(ageAtDueMs / 100)));
-}
-
 /** Whether a job of `kind` is told of its end by webhook, so that polls are only the backup. */
 export function webhooksOn(settings: Pick<PipelineSettings, 'publicUrl'>, kind: JobKind): boolean {
   return Boolean(settings.publicUrl) && takesWebhook(kind);
@@ -71,21 +59,9 @@ export function nextPollDelayMs(
   return Math.max(0, Math.min(gap, untilDeadlineMs));
 }
 
-/**
- * Puts a running poll entry back, due at `dueAt` (epoch ms), when its task will be `ageAtDueMs`
- * old: its next attempt, placed by `pollPriority` among the polls due with it. The caller then
- * throws BullMQ's `DelayedError`.
- */
-export async function pollAgainAt(entry: Job<PollPayload>, token: string | undefined, dueAt: number, ageAtDueMs: number): Promise<void> {
-  const { jobId, attempt } = pollPayloadSchema.parse(entry.data);
-  await entry.updateData({ jobId, attempt: attempt + 1 });
-  await entry.changePriority({ priority: pollPriority(ageAtDueMs) });
-  await entry.moveToDelayed(dueAt, token);
-}
-
 export function createPollProcessor(deps: PipelineDeps) {
   return async (entry: Job<PollPayload>, token?: string): Promise<void> => {
-    const { jobId } = pollPayloadSchema.parse(entry.data);
+    const { jobId, attempt } = pollPayloadSchema.parse(entry.data);
     const job = await getJob(deps.db, jobId);
     if (!job || !['submitting', 'submitted'].includes(job.state)) return;
 
@@ -122,7 +98,8 @@ export function createPollProcessor(deps: PipelineDeps) {
     // Timed from submission (or from the unconfirmed attempt, when the service never named a task).
     const since = job.submittedAt ?? job.submitUncertainAt ?? job.createdAt;
     const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline, webhooksOn(deps.settings, job.kind));
-    await pollAgainAt(entry, token, polledAt + delay, now.getTime() - since.getTime() + delay);
+    await entry.updateData({ jobId, attempt: attempt + 1 });
+    await entry.moveToDelayed(polledAt + delay, token);
     throw new DelayedError();
   };
 }

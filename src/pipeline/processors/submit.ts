@@ -20,7 +20,7 @@ import {
 } from '../transitions.js';
 import { submitUpstream, webhookUrlFor } from '../upstream.js';
 import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
-import { initialPollDelayMs, pollPriority, webhooksOn } from './poll.js';
+import { initialPollDelayMs, webhooksOn } from './poll.js';
 import { backoffWithJitter, deliverNowOrLater } from './shared.js';
 
 /**
@@ -108,8 +108,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
     // Failing here would leave the job 'submitting' without its task id, or send it twice.
     if (await recordOutsideEffect(deps, { jobId, effect: 'submission' }, () => markSubmitted(deps, jobId, accepted.taskId))) {
       deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
-      const firstPoll = firstPollDelayMs(deps, job);
-      await deps.queues.enqueuePoll(jobId, firstPoll, pollPriority(firstPoll));
+      await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
       // Off the submission's path: the next entry need not wait for Discord.
       showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
     }

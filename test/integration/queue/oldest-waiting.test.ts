@@ -1,8 +1,7 @@
 /**
  * `musicbot_queue_oldest_waiting_seconds` reads how long the oldest due entry of a queue has
  * waited for a worker: a waiting entry from when it was added (or its delay ran out), a delayed
- * entry from when it fell due, an entry waiting by priority as a waiting one. On a real Redis, a
- * queue of the test's own, no worker.
+ * entry from when it fell due. On a real Redis, a queue of the test's own, no worker.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -40,16 +39,6 @@ describe('oldestWaitingSeconds', () => {
     expect(await oldestWaitingSeconds(queue, redis, entry.timestamp + 30_000)).toBe(0);
     expect(await oldestWaitingSeconds(queue, redis, entry.timestamp + 62_000)).toBe(2);
     await entry.remove();
-  });
-
-  it('counts entries waiting by priority (polls), the last in line as well as the first', async () => {
-    const first = await queue.add('young', {}, { priority: 1 });
-    const last = await queue.add('old', {}, { priority: 500 });
-    expect(await queue.getJobCounts('waiting', 'prioritized')).toMatchObject({ waiting: 0, prioritized: 2 });
-    expect(await oldestWaitingSeconds(queue, redis, first.timestamp + 3_000)).toBe((first.timestamp + 3_000 - Math.min(first.timestamp, last.timestamp)) / 1000);
-    await first.remove();
-    expect(await oldestWaitingSeconds(queue, redis, last.timestamp + 7_000)).toBe(7);
-    await last.remove();
   });
 
   it('takes the oldest of the waiting and the overdue', async () => {
