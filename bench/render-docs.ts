@@ -279,6 +279,18 @@ function renderAccept(result: ResultFile): Rendered {
             ['floor', '–', ms(floorFirst['p50']), ms(floorFirst['p99']), '–', fmt(sustained['floorUnanswered'], 0)],
           ],
         ),
+        ...(sustained['cpuMsPerJob'] === undefined
+          ? []
+          : [
+              `CPU per job on the machine's ${fmt(obj(data['machine'])['cores'], 0)} cores, in ms (${str(sustained['cpuNote'])}):`,
+              table(
+                ['', 'Bot', 'Postgres', 'Redis', 'Emulator, simulator, driver', 'Total'],
+                [
+                  ['the bot', ...(['contender', 'postgres', 'redis', 'world', 'total'] as const).map((k) => fmt(obj(sustained['cpuMsPerJob'])[k], 2))],
+                  ['floor', ...(['contender', 'postgres', 'redis', 'world', 'total'] as const).map((k) => fmt(obj(sustained['floorCpuMsPerCommand'])[k], 2))],
+                ],
+              ),
+            ]),
       ]
     : [];
   const metCell = Array.isArray(data['targets']) ? targetsMet(result) : met(data['met']);

@@ -25,7 +25,7 @@
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
+import { atRate, cpuMs, cpuMsOfCommand, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -73,6 +73,25 @@ async function firstAnswers(emulator: DiscordEmulator, places: readonly Place[],
   return Object.assign(answers, { unanswered: all.length - answers.length });
 }
 
+/**
+ * CPU used so far (ms) by the contender's processes, Postgres (server and backends), Redis, and
+ * this process (the emulator, the simulator and the driver): where a job's cost goes on the
+ * machine's 2 cores, read before and after a phase.
+ */
+async function cpuByProcess(pids: readonly number[]) {
+  let contender = 0;
+  for (const pid of pids) contender += await cpuMs(pid);
+  const usage = process.cpuUsage();
+  return { contender, postgres: await cpuMsOfCommand('postgres'), redis: await cpuMsOfCommand('redis-server'), world: (usage.user + usage.system) / 1000 };
+}
+
+/** CPU ms per job of each part between two readings of {@link cpuByProcess}. */
+function cpuPerJob(before: Awaited<ReturnType<typeof cpuByProcess>>, after: Awaited<ReturnType<typeof cpuByProcess>>, jobs: number) {
+  const per = (key: keyof typeof before) => round((after[key] - before[key]) / Math.max(1, jobs), 2);
+  const parts = { contender: per('contender'), postgres: per('postgres'), redis: per('redis'), world: per('world') };
+  return { ...parts, total: round(parts.contender + parts.postgres + parts.redis + parts.world, 2) };
+}
+
 /** p99 of the first answers by window of dispatch time. */
 const byWindow = (answers: ReadonlyArray<{ at: number; ms: number }>) => {
   const windows = new Map<number, number[]>();
@@ -90,7 +109,8 @@ try {
   const sustainedPlaces = SUSTAINED > 0 ? populateGuilds(world.emulator, SUSTAINED_GUILDS, SUSTAINED_MEMBERS, 'Sustained') : [];
   await world.deployCommands();
   const env = { STARTING_CREDITS: '100000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' };
-  for (const role of SPLIT ? ['gateway', 'worker'] : ['all']) world.bot({ env: { ...env, ROLE: role } }).spawn();
+  const bots = (SPLIT ? ['gateway', 'worker'] : ['all']).map((role) => world.bot({ env: { ...env, ROLE: role } }));
+  for (const bot of bots) bot.spawn();
   await world.emulator.waitForBotReady(60_000);
 
   // Warm up (JIT, connections), then forget what the warm-up left in the records.
@@ -166,10 +186,13 @@ try {
     const floorPlaces = populateGuilds(floorEmulator, SUSTAINED_GUILDS, SUSTAINED_MEMBERS, 'Sustained');
     const floorBot = await spawnFloorBot(world, 'decide', floorEmulator, SUSTAINED_GUILDS);
     let floorAnswers: Awaited<ReturnType<typeof firstAnswers>>;
+    let floorCpu: ReturnType<typeof cpuPerJob>;
     try {
       await floorEmulator.waitForBotReady(60_000);
       await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, Math.min(300, SUSTAINED), 100, 'floor-warm');
+      const before = await cpuByProcess([floorBot.pid!]);
       floorAnswers = await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'floor');
+      floorCpu = cpuPerJob(before, await cpuByProcess([floorBot.pid!]), SUSTAINED);
     } finally {
       await stopChild(floorBot);
       await floorEmulator.close();
@@ -177,6 +200,8 @@ try {
     const floorFirst = summarize(floorAnswers.map((answer) => answer.ms));
 
     const createsFrom = world.sim.requests.length;
+    const botPids = bots.map((bot) => bot.pid!);
+    const cpuBefore = await cpuByProcess(botPids);
     const firstAt = Date.now();
     const answers = await firstAnswers(world.emulator, sustainedPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'sustained');
     const sustainedCreates = () => world.sim.requests.slice(createsFrom).filter((r) => r.path === '/api/v1/producer/create');
@@ -184,6 +209,7 @@ try {
     await waitFor('every sustained job received by the service', () => sustainedCreates().length >= expected, { timeoutMs: 600_000, everyMs: 100 }).catch(() => {});
     const lastAt = Math.max(...sustainedCreates().map((r) => r.at));
     const received = sustainedCreates().length;
+    const cpu = cpuPerJob(cpuBefore, await cpuByProcess(botPids), received);
     const receivedPerSecond = round(received / ((lastAt - firstAt) / 1000), 1);
     const first = summarize(answers.map((answer) => answer.ms));
     const windows = byWindow(answers);
@@ -193,6 +219,13 @@ try {
       { figure: 'received by the service, per second (first command to last job)', value: receivedPerSecond, floor: '', target: `≥ ${SUSTAINED_RATE}` },
       { figure: 'first answer p50 / p99 ms', value: `${first.p50} / ${first.p99}`, floor: `${floorFirst.p50} / ${floorFirst.p99}`, target: '' },
       { figure: `worst ${WINDOW_S} s window's first-answer p99 ms`, value: worstWindow, floor: floorFirst.p99, target: `< ${bound} (2× the floor)` },
+    ]);
+    printTable('sustained: CPU ms per job, by process (the floor: per command)', [
+      { process: SPLIT ? 'bot (gateway + worker)' : 'bot', bot: cpu.contender, floor: floorCpu.contender },
+      { process: 'Postgres (server and backends)', bot: cpu.postgres, floor: floorCpu.postgres },
+      { process: 'Redis', bot: cpu.redis, floor: floorCpu.redis },
+      { process: 'emulator, simulator and driver (this process)', bot: cpu.world, floor: floorCpu.world },
+      { process: 'total', bot: cpu.total, floor: floorCpu.total },
     ]);
     targets.push(
       target('sustained: jobs received by the service per second', receivedPerSecond, `≥ ${SUSTAINED_RATE}`, receivedPerSecond >= SUSTAINED_RATE),
@@ -213,6 +246,9 @@ try {
       p50ToFloor: ratio(first.p50, floorFirst.p50),
       worstWindowP99ToFloor: ratio(worstWindow, floorFirst.p99),
       byWindow: windows,
+      cpuMsPerJob: cpu,
+      floorCpuMsPerCommand: floorCpu,
+      cpuNote: 'CPU ms per job from /proc, first command to last job received: the bot\'s processes, Postgres, Redis, and the benchmark process (emulator, simulator, driver); the floor\'s per command in its own run',
     };
   }
 

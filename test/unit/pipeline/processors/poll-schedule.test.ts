@@ -238,3 +238,54 @@ describe('polls per task in each mode (60 s expected)', () => {
     expect(figures(evenly(60, 180), INTERVAL, true).delayMax).toBeLessThanOrEqual(BACKUP_POLL_SPACING_SHARE * 100 + 0.1);
   });
 });
+
+describe('the schedule\'s bounds, whatever the task and however late its polls run', () => {
+  /** A fixed pseudo-random lateness per poll, up to `maxMs` (the same every run). */
+  const lateness = (k: number, maxMs: number) => Math.round(maxMs * ((k * 0.7548776662) % 1));
+
+  /**
+   * A task of `durationMs` polled as the processor does it: each poll runs late by some amount,
+   * and the next is timed from when it ran. The delay past the end, less the lateness of the
+   * poll that finds the task, and the number of polls.
+   */
+  function polledLate(durationMs: number, maxLateMs: number, interval = INTERVAL) {
+    let due = initialPollDelayMs(EXPECTED_SECONDS, interval);
+    let ran = due + lateness(0, maxLateMs);
+    let polls = 1;
+    let lastGap = 0;
+    while (ran < durationMs) {
+      lastGap = nextPollDelayMs(ran, interval);
+      due = ran + lastGap;
+      ran = due + lateness(polls, maxLateMs);
+      polls += 1;
+    }
+    return { polls, scheduledDelayMs: due - durationMs, lastGap };
+  }
+
+  it('the gap after a poll is never more than the spacing share of the time since submission, past the floor', () => {
+    for (let elapsed = 0; elapsed <= 20 * 60_000; elapsed += 250) {
+      const gap = nextPollDelayMs(elapsed, INTERVAL);
+      expect(gap).toBeGreaterThanOrEqual(INTERVAL.min);
+      expect(gap).toBeLessThanOrEqual(Math.max(INTERVAL.min, Math.ceil(POLL_SPACING_SHARE * elapsed)));
+    }
+  });
+
+  it('a late poll delays only itself: the next one is again within the share of the task\'s time', () => {
+    for (const maxLateMs of [0, 2_000, 10_000]) {
+      for (let duration = 30_000; duration <= 600_000; duration += 1_337) {
+        const { scheduledDelayMs } = polledLate(duration, maxLateMs);
+        // Due no later than the share (or the floor) past the end: what adds to it is that poll's own lateness.
+        expect(scheduledDelayMs).toBeLessThanOrEqual(Math.max(INTERVAL.min, Math.ceil(POLL_SPACING_SHARE * duration)));
+      }
+    }
+  });
+
+  it('spends at most 1.2 polls per 10 s of any task of half the expected time or longer (1 on average, above), the finding one counted; late polls spend fewer', () => {
+    for (let duration = 30_000; duration <= 600_000; duration += 1_337) {
+      const onTime = polledLate(duration, 0);
+      // The most, 1.19 per 10 s, is for tasks of about 76 s, polled at the 5 s floor early on.
+      expect(onTime.polls / (duration / 10_000)).toBeLessThanOrEqual(1.2);
+      expect(polledLate(duration, 10_000).polls).toBeLessThanOrEqual(onTime.polls);
+    }
+  });
+});
