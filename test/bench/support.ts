@@ -182,11 +182,15 @@ function benchBotEnv(world: World): Record<string, string> {
  * log lines (at LOG_LEVEL, warn by default), which are dropped otherwise; BENCH_TRACE=<dir>
  * records each bot process's GC pauses and event-loop stalls there (test/bench/trace-preload.cjs).
  */
-function benchBotOptions(): Pick<BotProcessOptions, 'nodeArgs' | 'output'> {
+function benchBotOptions(): Pick<BotProcessOptions, 'nodeArgs' | 'output' | 'entry'> {
   const profile = process.env.BENCH_BOT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_BOT_PROFILE)] : [];
   const trace = process.env.BENCH_TRACE ? ['--require', path.join(ROOT, 'test/bench/trace-preload.cjs')] : [];
   const extraArgs = (process.env.BENCH_BOT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return { nodeArgs: [...profile, ...trace, ...extraArgs], output: process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore' };
+  return {
+    nodeArgs: [...profile, ...trace, ...extraArgs],
+    output: process.env.BENCH_BOT_LOGS === '1' ? 'inherit' : 'ignore',
+    ...(process.env.BENCH_BOT_ENTRY === 'build' && { entry: 'build' as const }),
+  };
 }
 
 /**
@@ -264,21 +268,30 @@ export async function rssMegabytes(pid: number): Promise<number> {
   return round(kb / 1024, 1);
 }
 
-/** CPU time a process has used so far (user + system), in ms (from /proc; clock ticks of 10 ms). */
-export async function cpuMs(pid: number): Promise<number> {
+/**
+ * CPU time a process has used so far (user + system), in ms (from /proc; clock ticks of 10 ms).
+ * `children`: with that of its children that have ended (and been waited for).
+ */
+export async function cpuMs(pid: number, { children = false } = {}): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th,
+  // cutime and cstime (ended children) the 14th and 15th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
+  const own = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  return (own + (children ? Number(fields[13] ?? 0) + Number(fields[14] ?? 0) : 0)) * 10;
 }
 
-/** CPU time used so far by every process named `name` (e.g. `postgres`: the server and its backends), in ms. */
+/**
+ * CPU time used so far by every process named `name` (e.g. `postgres`: the server and its
+ * backends), in ms, with their ended children's: a backend whose connection closed counts on in
+ * the server's total, so the figure never falls when a pool lets a connection go.
+ */
 export async function cpuMsOfCommand(name: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const command = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
-    if (command.trim() === name) total += await cpuMs(Number(entry));
+    if (command.trim() === name) total += await cpuMs(Number(entry), { children: true });
   }
   return total;
 }
