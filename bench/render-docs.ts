@@ -430,8 +430,7 @@ function renderScale(result: ResultFile): Rendered {
   const postgres = obj(results['postgres']);
   const throughput = obj(results['throughput']);
   const extrapolated = obj(data['extrapolated']);
-  const bounds = obj(data['bounds'] ?? data['targets']);
-  const metFlags = obj(data['met']);
+  const bounds = obj(data['bounds']);
   const what = `jobs in flight across ${fmt(workload['guilds'], 0)} guilds: ${fmt(workload['jobsOpen'], 0)} of ${fmt(workload['jobsAsked'], 0)} accepted, ${fmt(workload['inFlightUpstream'], 0)} sent upstream`;
   const tables = ((postgres['byTable'] as Json[] | undefined) ?? []).map((row) => [`\`${str(row['name'])}\``, `${fmt(row['tableBytesPerJob'], 0)} B`, `${fmt(row['indexBytesPerJob'], 0)} B`]);
   return {
@@ -439,8 +438,8 @@ function renderScale(result: ResultFile): Rendered {
       what,
       `worker RSS ${fmt(rss['open'])} MB open (peak ${fmt(rss['peak'])}); Redis ${fmt(redis['bytesPerJob'], 0)} B/job; Postgres ${fmt(postgres['bytesPerJob'], 0)} B/job; drain ${fmt(throughput['drainFinalPerSecond'])} jobs/s`,
       '–',
-      `all accepted within the budget; worker RSS ${str(bounds['workerRssMb'])} MB, Redis ${str(bounds['redisBytesPerJob'])} B/job`,
-      Array.isArray(data['targets']) ? targetsMet(result) : Object.entries(metFlags).map(([key, value]) => `${key} ${met(value)}`).join(', '),
+      `jobs accepted: ${str(bounds['jobsAccepted'])}; worker RSS ${str(bounds['workerRssMb'])} MB, Redis ${str(bounds['redisBytesPerJob'])} B/job`,
+      targetsMet(result),
     ],
     body: [
       `${cap(what)}. ${cap(str(workload['how']))}.`,
@@ -560,6 +559,7 @@ function renderHistory(result: ResultFile): Rendered {
   const maintenance = obj(data['maintenance']);
   const csv = obj(data['csvExport']);
   const seeding = obj(data['seeding']);
+  const fill = data['usageSummaryFill'] === undefined ? undefined : obj(data['usageSummaryFill']);
   const dayOne = obj(results['empty']);
   const year = obj(results['year']);
   const rows = Object.keys(year).map((name) => {
@@ -578,11 +578,9 @@ function renderHistory(result: ResultFile): Rendered {
       table(['Command', 'Day 1 p50', 'Day 1 p99', 'Year p50', 'Year p99', 'p50 ×', 'p99 ×'], rows),
       table(['Maintenance pass (database work)', 'Day 1', 'Year'], passes),
       `The CSV export of a guild with ${fmt(csv['movements'], 0)} movements: ${fmt(num(yearExport['bytes']) / 1024, 0)} KiB, the bot's resident memory grew by up to ${fmt(yearExport['peakRssGrowthMb'])} MB while it exported. Plans: [decisions/year-of-history.md](decisions/year-of-history.md).`,
-      ...(data['usageSummaryFill'] !== undefined
-        ? [`Upgrading this database to the usage summaries (migration 0011): its online fill took ${ms(obj(data['usageSummaryFill'])['totalMs'])} in all, while the slowest of ${fmt(obj(data['usageSummaryFill'])['movements'], 0)} movements made meanwhile took ${ms(obj(data['usageSummaryFill'])['slowestMovementMs'])}.`]
-        : data['usageSummaryFillMs'] === undefined
-          ? []
-          : [`Upgrading this database to the usage summaries (migration 0011) holds off new movements for ${ms(data['usageSummaryFillMs'])}, one pass over the ledger.`]),
+      ...(fill === undefined
+        ? []
+        : [`Upgrading this database to the usage summaries (migration 0011): its online fill took ${ms(fill['totalMs'])} in all, while the slowest of ${fmt(fill['movements'], 0)} movements made meanwhile took ${ms(fill['slowestMovementMs'])}.`]),
     ].join('\n\n'),
   };
 }
