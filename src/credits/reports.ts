@@ -46,15 +46,16 @@ function dayRange(query: { since: Date; until?: Date }): { from: string; to?: st
 /**
  * The usage rows of `[since, until)`: the daily summaries the ledger's triggers keep, or, until
  * their online fill of the history before migration 0011 is recorded done (`credit_usage_filled()`),
- * one row per charge read from the ledger, with what came back for its job. One statement: the
- * branch not taken is never run. Why: docs/decisions/usage-summaries.md
+ * one row per charge read from the ledger, with what came back for its job. One statement, which
+ * asks once whether the fill is done: the branch not taken is never run. Why: docs/decisions/usage-summaries.md
  */
 function usageRows(query: UsageQuery, columns: { summaries: SQL; ledger: SQL }, table: 'member' | 'guild'): SQL {
   const { from, to } = dayRange(query);
   const summaries = table === 'member' ? creditUsageMember : creditUsageGuild;
   const member = query.userId;
-  const filled = sql`(select credit_usage_filled())`;
+  const filled = sql`(select done from filled)`;
   return sql`
+    with filled as materialized (select credit_usage_filled() as done)
     select ${columns.summaries} from ${summaries} u
     where u.guild_id = ${query.guildId} and u.day >= ${from}::date ${to === undefined ? sql`` : sql`and u.day < ${to}::date`}
       ${member === undefined ? sql`` : sql`and u.user_id = ${member}`}

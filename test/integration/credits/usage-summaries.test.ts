@@ -113,6 +113,31 @@ describe('usage summaries', () => {
     await expect(guildUsage(db, { guildId, since: new Date('2031-03-01T00:00:00Z'), until: new Date('2031-03-02T00:00:01Z') })).rejects.toThrow(/until/);
   });
 
+  it('are read by a report that asks once whether the fill is done', async () => {
+    const guildId = await guildWith(db, 10);
+    const since = utcMonthStart(new Date());
+    const undo = new Error('undo the counting function');
+    const asked = await db
+      .transaction(async (tx) => {
+        // The same answer as the migration's function, counting its calls in a sequence.
+        await tx.execute(sql`create temporary sequence usage_filled_asked`);
+        await tx.execute(sql.raw(`
+          create or replace function credit_usage_filled() returns boolean language plpgsql volatile as $$
+          begin
+            perform nextval('usage_filled_asked');
+            return exists (select 1 from drizzle.__online_steps where name = '0006_credit_usage_backfill.sql');
+          end $$`));
+        await usage(tx, { guildId, since });
+        await guildUsage(tx, { guildId, since });
+        const { rows } = await tx.execute<{ n: string }>(sql`select last_value as n from usage_filled_asked`);
+        throw Object.assign(undo, { asked: Number(rows[0]!.n) });
+      })
+      .catch((error: unknown) => (error === undo ? (undo as Error & { asked: number }).asked : Promise.reject(error)));
+    expect(asked).toBe(2);
+    const { rows } = await db.execute<{ volatility: string }>(sql`select provolatile as volatility from pg_proc where proname = 'credit_usage_filled'`);
+    expect(rows).toEqual([{ volatility: 's' }]);
+  });
+
   it('start exact when the migration and its online fill run while charges and refunds go on, which never wait for the fill', async () => {
     const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0011_usage_summaries') });
     const created = [await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000)];
