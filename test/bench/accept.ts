@@ -25,7 +25,7 @@
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, cpuMs, cpuMsOfCommand, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
+import { atRate, cpuMsOfAll, cpuMsOfCommands, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -79,10 +79,9 @@ async function firstAnswers(emulator: DiscordEmulator, places: readonly Place[],
  * machine's 2 cores, read before and after a phase.
  */
 async function cpuByProcess(pids: readonly number[]) {
-  let contender = 0;
-  for (const pid of pids) contender += await cpuMs(pid);
+  const [contender, servers] = await Promise.all([cpuMsOfAll(pids), cpuMsOfCommands(['postgres', 'redis-server'])]);
   const usage = process.cpuUsage();
-  return { contender, postgres: await cpuMsOfCommand('postgres'), redis: await cpuMsOfCommand('redis-server'), world: (usage.user + usage.system) / 1000 };
+  return { contender, postgres: servers.postgres, redis: servers['redis-server'], world: (usage.user + usage.system) / 1000 };
 }
 
 /** CPU ms per job of each part between two readings of {@link cpuByProcess}. */

@@ -35,7 +35,7 @@
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, cpuMs, medianOf, cpuMsOfCommand, printTable, ratio, round, settlePostgres, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Summary } from './support.js';
+import { atRate, cpuMsOfAll, medianOf, cpuMsOfCommand, printTable, ratio, round, settlePostgres, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Summary } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -114,21 +114,15 @@ async function measure(contender: Contender, shape: Shape, count: number, perSec
   return all;
 }
 
-async function cpuOf(pids: number[]): Promise<number> {
-  let total = 0;
-  for (const pid of pids) total += await cpuMs(pid);
-  return total;
-}
-
 async function runPhase(contender: Contender, shape: Shape, phase: Phase, tag: string): Promise<PhaseRun> {
   await contender.idle();
   await settlePostgres(world.db);
-  const [processBefore, postgresBefore] = await Promise.all([cpuOf(contender.pids()), cpuMsOfCommand('postgres')]);
+  const [processBefore, postgresBefore] = await Promise.all([cpuMsOfAll(contender.pids()), cpuMsOfCommand('postgres')]);
   const COMMANDS = countOf(phase);
   const timings = await measure(contender, shape, COMMANDS, rateOf(phase), tag);
   // The work a command causes after its answer (the bot's follow-up, its workers) counts too.
   await contender.idle();
-  const [processAfter, postgresAfter] = await Promise.all([cpuOf(contender.pids()), cpuMsOfCommand('postgres')]);
+  const [processAfter, postgresAfter] = await Promise.all([cpuMsOfAll(contender.pids()), cpuMsOfCommand('postgres')]);
   return {
     summary: summarize(timings),
     cpuPerCommand: { process: round((processAfter - processBefore) / COMMANDS), postgres: round((postgresAfter - postgresBefore) / COMMANDS) },

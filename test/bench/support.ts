@@ -281,19 +281,31 @@ export async function cpuMs(pid: number, { children = false } = {}): Promise<num
   return (own + (children ? Number(fields[13] ?? 0) + Number(fields[14] ?? 0) : 0)) * 10;
 }
 
+/** CPU time used so far by the processes `pids` (their own, not their children's), in ms. */
+export async function cpuMsOfAll(pids: readonly number[]): Promise<number> {
+  const each = await Promise.all(pids.map((pid) => cpuMs(pid)));
+  return each.reduce((sum, ms) => sum + ms, 0);
+}
+
 /**
- * CPU time used so far by every process named `name` (e.g. `postgres`: the server and its
- * backends), in ms, with their ended children's: a backend whose connection closed counts on in
- * the server's total, so the figure never falls when a pool lets a connection go.
+ * CPU time used so far by every process of each name in `names` (e.g. `postgres`: the server and
+ * its backends), in ms, with their ended children's, in one walk of /proc: a backend whose
+ * connection closed counts on in the server's total, so the figure never falls when a pool lets
+ * a connection go.
  */
-export async function cpuMsOfCommand(name: string): Promise<number> {
-  let total = 0;
+export async function cpuMsOfCommands<Name extends string>(names: readonly Name[]): Promise<Record<Name, number>> {
+  const totals = Object.fromEntries(names.map((name) => [name, 0])) as Record<Name, number>;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const command = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
-    if (command.trim() === name) total += await cpuMs(Number(entry), { children: true });
+    const command = (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '')).trim() as Name;
+    if (command in totals) totals[command] += await cpuMs(Number(entry), { children: true });
   }
-  return total;
+  return totals;
+}
+
+/** {@link cpuMsOfCommands} of one name. */
+export async function cpuMsOfCommand(name: string): Promise<number> {
+  return (await cpuMsOfCommands([name]))[name]!;
 }
 
 // ---- the floor bot ----

@@ -22,7 +22,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ChannelType } from 'discord-api-types/v10';
 import { populateGuilds, sleep, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, cpuMs, percentile, printTable, ratio, round, startBenchWorld, summarize, writeResult, type BenchWorld } from './support.js';
+import { atRate, cpuMsOfAll, percentile, printTable, ratio, round, startBenchWorld, summarize, writeResult, type BenchWorld } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -71,9 +71,7 @@ interface RoundFigures {
 
 /** CPU (ms) of a process and of its live children (the bot's ffmpeg processes). */
 async function treeCpuMs(pid: number): Promise<number> {
-  let total = await cpuMs(pid);
-  for (const child of await childrenOf(pid)) total += await cpuMs(child);
-  return total;
+  return cpuMsOfAll([pid, ...(await childrenOf(pid))]);
 }
 
 async function childrenOf(pid: number): Promise<number[]> {
