@@ -157,15 +157,16 @@ export async function submitAndAcknowledge(
       opened: {
         dailyCapApplies: caller.guild.dailyCap !== null,
         alertConfigured: caller.guild.alertBelow !== null,
-        ...(caller.guild.queued?.kinds.includes(request.kind) && { queuedAhead: caller.guild.queued.count }),
+        ...(caller.guild.queued?.kinds.includes(request.kind) && { queuedAhead: caller.guild.queued.count, inFlight: caller.guild.queued.inFlight }),
       },
     },
     {
       async announce(accepted) {
         if (isPrivate) {
-          // Not in the queue yet: the job surely waits, so Cancel is shown without asking.
           const send = (withCancel: boolean) => answerPrivately(interaction, acceptedAnswer(request, accepted, context.t, withCancel));
-          await context.pipeline.offerCancel(accepted.jobId, reply, send, { waiting: true });
+          // Not in the queue yet: a job that waits surely has not been taken, so Cancel is shown without asking.
+          if (accepted.waits) await context.pipeline.offerCancel(accepted.jobId, reply, send, { waiting: true });
+          else await send(false);
         } else {
           await answerInPlace(interaction, { content: context.t(`job.starting.${kindKey(request.kind)}`, { user: caller.member.userId }) });
         }
@@ -173,10 +174,11 @@ export async function submitAndAcknowledge(
       },
     },
   );
-  context.logger.info({ jobId: result.jobId, kind: request.kind, cost: result.cost }, 'request accepted');
+  context.logger.info({ jobId: result.jobId, guildId: caller.guild.id, kind: request.kind, cost: result.cost }, 'request accepted');
   if (!isPrivate) {
     const send = (withCancel: boolean) => sendPrivateNote(interaction, acceptedAnswer(request, result, context.t, withCancel), { wait: withCancel });
-    await context.pipeline.offerCancel(result.jobId, reply, send);
+    if (result.waits) await context.pipeline.offerCancel(result.jobId, reply, send);
+    else await send(false);
   }
   return result;
 }

@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
-import { auditLog, guildRoleLimits, guilds, jobs, type JobKind } from '../db/schema.js';
+import { auditLog, guildRoleLimits, guilds, jobs, jobsInFlight, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
 import { QUEUE_COUNT_LIMIT } from '../pipeline/job-rows.js';
 
@@ -59,7 +59,8 @@ export async function openGuild(
  */
 export type OpenedGuild = GuildRow & {
   readonly dailyCap: number | null;
-  readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number } | null;
+  /** Jobs of `kinds` waiting in the queue (counted up to QUEUE_COUNT_LIMIT), and at the service. */
+  readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 };
 
 async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<OpenedGuild | undefined> {
@@ -68,7 +69,7 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
     row && {
       ...row.guild,
       dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
-      queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued) },
+      queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued), inFlight: Number(row.inFlight) },
     }
   );
 }
@@ -84,8 +85,10 @@ const guildRead = preparedOnce((db) => {
   // Counted up to QUEUE_COUNT_LIMIT, as the pipeline counts, so a backlog costs no more.
   const queued = sql<number>`(select count(*)::integer from (select 1 from ${jobs}
     where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]) limit ${sql.raw(String(QUEUE_COUNT_LIMIT))}) queued)`;
+  const inFlight = sql<number>`(select coalesce(sum(${jobsInFlight.count}), 0)::integer from ${jobsInFlight}
+    where ${jobsInFlight.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
   return db
-    .select({ guild: guilds, roleCaps, queued })
+    .select({ guild: guilds, roleCaps, queued, inFlight })
     .from(guilds)
     .where(eq(guilds.id, sql.placeholder('guildId')))
     .prepare('open_guild');

@@ -5,7 +5,7 @@
 import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { preparedOnce, type Executor } from '../db/client.js';
-import { jobs, type JobKind, type JobState } from '../db/schema.js';
+import { jobs, jobsInFlight, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -45,6 +45,15 @@ async function countQueued(db: Executor, where: SQL | undefined): Promise<number
  */
 export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
   return countQueued(db, and(eq(jobs.state, 'queued'), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
+}
+
+/** Jobs of the task type of `kind` at the service ('submitting' or 'submitted'), from the in-flight counter. */
+export async function inFlightOf(db: Executor, kind: JobKind): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${jobsInFlight.count}), 0)::integer` })
+    .from(jobsInFlight)
+    .where(inArray(jobsInFlight.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]));
+  return Number(row?.n ?? 0);
 }
 
 /** Jobs of the same task type waiting before this one (up to {@link QUEUE_COUNT_LIMIT}), plus one. */

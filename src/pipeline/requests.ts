@@ -152,6 +152,8 @@ export interface SubmitInput {
     readonly alertConfigured: boolean;
     /** Jobs of the request's task type waiting when the guild was read (its queue position, less one); absent: counted by submit. */
     readonly queuedAhead?: number;
+    /** Jobs of the request's task type at the service when the guild was read; absent: read by submit. */
+    readonly inFlight?: number;
   };
 }
 
@@ -162,6 +164,8 @@ export interface SubmitResult {
   readonly balance: number;
   /** 1 when nothing waits ahead of this job for the same kind of task. */
   readonly queuePosition: number;
+  /** The job waits for its turn (see `waitsForItsTurn`): its acknowledgement offers Cancel. */
+  readonly waits: boolean;
 }
 
 /**

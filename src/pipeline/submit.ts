@@ -20,7 +20,7 @@ import type { RowFor } from '../db/insert-from.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { getJob, queuedAhead } from './job-rows.js';
+import { getJob, inFlightOf, queuedAhead } from './job-rows.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
@@ -39,6 +39,21 @@ const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
 
 /** How long an accepted request waits for Redis to take its job before the member is answered anyway. */
 export const ENQUEUE_WAIT_MS = 1_000;
+
+/**
+ * Fewer than this many waiting ahead, and a free slot at the service: the workers take the job
+ * at once (a worker process takes 50 at a time), and a Cancel button would only flash by.
+ */
+export const TAKEN_AT_ONCE_AHEAD = 50;
+
+/**
+ * Whether a job waits for its turn long enough for Cancel to be of use: the in-flight cap holds
+ * it (`inFlight` at the service and `ahead` in the queue fill the `cap`), or at least
+ * {@link TAKEN_AT_ONCE_AHEAD} wait ahead of it. Only such a job's acknowledgement offers Cancel.
+ */
+export function waitsForItsTurn(counts: { readonly ahead: number; readonly inFlight: number; readonly cap: number }): boolean {
+  return counts.inFlight + counts.ahead >= counts.cap || counts.ahead >= TAKEN_AT_ONCE_AHEAD;
+}
 
 export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind): number {
   return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
@@ -99,7 +114,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   };
   const capApplies = input.requester.roleIds !== undefined && (input.opened?.dailyCapApplies ?? true);
   // How many wait ahead does not depend on this job: counted beside the reservation, not after it.
-  const [balance, ahead] = await Promise.all([
+  const [balance, ahead, inFlight] = await Promise.all([
     capApplies
       ? deps.db.transaction(async (tx) => {
           // Under a lock per member, so that their parallel requests cannot slip past the cap together.
@@ -114,13 +129,14 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
         })
       : reserve(deps.db),
     input.opened?.queuedAhead ?? queuedAhead(deps.db, request.kind, jobId).catch(() => 0),
+    input.opened?.inFlight ?? inFlightOf(deps.db, request.kind).catch(() => 0),
   ]);
 
   deps.metrics.jobsAccepted.inc({ kind: request.kind });
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
-  deps.logger.info({ jobId, guildId, kind: request.kind, cost }, 'job accepted');
 
-  const result: SubmitResult = { jobId, cost, balance, queuePosition: ahead + 1 };
+  const waits = waitsForItsTurn({ ahead, inFlight, cap: deps.settings.upstreamMaxInFlight });
+  const result: SubmitResult = { jobId, cost, balance, queuePosition: ahead + 1, waits };
   let announceFailure: { error: unknown } | undefined;
   if (hooks.announce) {
     try {
@@ -130,7 +146,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     }
   }
   // Postgres has the job: when the enqueue fails, the reconciler enqueues it once Redis is back.
-  const enqueued = deps.queues.enqueueSubmit(jobId).then(
+  const enqueued = deps.queues.enqueueSubmit(jobId, 0, { cancelOffered: waits }).then(
     () => true,
     (err: unknown) => {
       deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');

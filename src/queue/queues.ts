@@ -15,7 +15,11 @@ export const QUEUE_NAMES = {
   maintenance: 'maintenance',
 } as const;
 
-export const submitPayloadSchema = z.object({ jobId: z.uuid() });
+export const submitPayloadSchema = z.object({
+  jobId: z.uuid(),
+  /** False when the acknowledgement offered no Cancel button, so the worker has none to remove. */
+  cancelOffered: z.boolean().optional(),
+});
 export const pollPayloadSchema = z.object({ jobId: z.uuid(), attempt: z.number().int().min(0).default(0) });
 export const completePayloadSchema = z.object({
   jobId: z.uuid(),
@@ -59,7 +63,7 @@ export interface Queues {
   readonly deliver: Queue<DeliverPayload>;
   readonly maintenance: Queue<Record<string, never>, unknown, MaintenanceTask>;
   readonly prefix: string;
-  enqueueSubmit(jobId: string, delayMs?: number): Promise<void>;
+  enqueueSubmit(jobId: string, delayMs?: number, options?: { cancelOffered?: boolean }): Promise<void>;
   enqueuePoll(jobId: string, delayMs: number): Promise<void>;
   enqueueComplete(payload: CompletePayload): Promise<void>;
   enqueueDeliver(jobId: string, delayMs?: number): Promise<void>;
@@ -100,8 +104,8 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
     deliver,
     maintenance,
     prefix,
-    async enqueueSubmit(jobId, delayMs = 0) {
-      await submit.add('submit', submitPayloadSchema.parse({ jobId }), {
+    async enqueueSubmit(jobId, delayMs = 0, options = {}) {
+      await submit.add('submit', submitPayloadSchema.parse({ jobId, ...options }), {
         jobId: entryId.submit(jobId),
         delay: delayMs,
         attempts: submitAttempts,

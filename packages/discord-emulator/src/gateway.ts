@@ -343,7 +343,11 @@ export class Gateway {
   }
 
   #onStoreDispatch(event: StoreDispatch): void {
-    const guildId = event.t === GatewayDispatchEvents.GuildCreate ? String(event.d) : isRecord(event.d) && typeof event.d.guild_id === 'string' ? event.d.guild_id : undefined;
+    const guildId =
+      event.guildId ??
+      (event.t === GatewayDispatchEvents.GuildCreate ? String(event.d) : isRecord(event.d) && typeof event.d.guild_id === 'string' ? event.d.guild_id : undefined);
+    let made: { d: unknown } | undefined;
+    const data = () => (made ??= { d: typeof event.d === 'function' ? (event.d as () => unknown)() : event.d }).d;
     for (const session of this.#sessions.values()) {
       if ((session.intents & event.intent) === 0) continue;
       if (!onShard(guildId, session.shard)) continue;
@@ -351,7 +355,7 @@ export class Gateway {
         const guild = this.#options.store.guilds.get(String(event.d));
         if (guild) this.#dispatchTo(session, event.t, this.#options.store.guildCreatePayload(guild, this.#hasMembersIntent(session), this.#hasVoiceIntent(session)));
       } else {
-        this.#dispatchTo(session, event.t, event.d);
+        this.#dispatchTo(session, event.t, data());
       }
     }
   }

@@ -48,6 +48,8 @@ export interface TaskStoreOptions {
 export function createTaskStore(options: TaskStoreOptions): TaskStore {
   const { log, personaSongCost } = options;
   const tasks = new Map<string, SimTask>();
+  /** Tasks not yet ended, by task type: kept on create and finish, so a create never walks every task. */
+  const open = new Map<string, number>();
   let credits = options.credits;
   let taskMs = options.taskMs;
 
@@ -61,13 +63,7 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
       taskMs = ms;
     },
     costOf: (operation) => costOf(operation, personaSongCost),
-    inFlight(taskType) {
-      let count = 0;
-      for (const task of tasks.values()) {
-        if (task.view.taskType === taskType && (task.view.state === 'PENDING' || task.view.state === 'RUNNING')) count += 1;
-      }
-      return count;
-    },
+    inFlight: (taskType) => open.get(taskType) ?? 0,
     create(operation, body, behaviour) {
       const route = CREATE_OPERATIONS[operation];
       const fields = REQUEST_FIELDS[operation];
@@ -101,6 +97,7 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
         webhookSecret: typeof webhookSecret === 'string' ? webhookSecret : undefined,
       };
       tasks.set(taskId, task);
+      open.set(route.taskType, (open.get(route.taskType) ?? 0) + 1);
       const duration = behaviour.taskMs ?? taskMs;
       task.timers.push(
         setTimeout(() => {
@@ -116,6 +113,7 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
       for (const timer of task.timers) clearTimeout(timer);
       task.view.state = outcome === 'success' ? 'SUCCESS' : 'FAILED';
       task.view.endedAt = Date.now();
+      open.set(task.view.taskType, (open.get(task.view.taskType) ?? 1) - 1);
       if (outcome === 'failure') {
         // The spec: a task that fails upstream refunds its credits automatically.
         credits += task.view.cost;

@@ -137,6 +137,19 @@ describe('task lifecycle', () => {
     expect(s.getCredits()).toBe(100 - 10 - 1 - 5 - 2 - 2);
   });
 
+  it('refuses a create past concurrencyLimit tasks in flight of its type, and takes one again when a task ends', async () => {
+    const s = await start({ taskMs: 60_000, concurrencyLimit: 2 });
+    const song = () => call(s, 'POST', '/api/v1/producer/create', { task_type: 'create_music', sound: 'x' });
+    const first = await song();
+    expect((await song()).status).toBe(200);
+    expect(await song()).toMatchObject({ status: 429, json: { type: 'rate_limited' } });
+    // Another task type has its own count.
+    expect((await call(s, 'POST', '/api/v1/producer/lyrics-create', { prompt: 'x' })).status).toBe(200);
+    expect(s.completeTask(first.json!['task_id'] as string, 'failure')).toBe(true);
+    expect((await song()).status).toBe(200);
+    expect((await song()).status).toBe(429);
+  });
+
   it('sonic create-voice answers code, message and task_id; its task gives persona_id and name', async () => {
     const s = await start();
     const created = await call(s, 'POST', '/api/v1/sonic/create-voice', { audio_url: 'https://files.example.com/v.mp3' });

@@ -46,7 +46,7 @@ async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string):
 
 export function createSubmitProcessor(deps: PipelineDeps) {
   return async (entry: Job<SubmitPayload>, token?: string): Promise<void> => {
-    const { jobId } = submitPayloadSchema.parse(entry.data);
+    const { jobId, cancelOffered } = submitPayloadSchema.parse(entry.data);
     const job = await getJob(deps.db, jobId);
     if (!job) return;
 
@@ -69,8 +69,10 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       throw new DelayedError();
     }
 
-    // Taken: no longer cancellable. Its Cancel button goes beside the submission, not before it.
-    void withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
+    // Taken: no longer cancellable. Its Cancel button, if offered, goes beside the submission, not before it.
+    if (cancelOffered !== false) {
+      void withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
+    }
 
     // Read back from the job's row, which an earlier version of the bot may have written.
     const request = generationRequestSchema.parse(job.request);

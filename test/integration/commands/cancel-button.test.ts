@@ -1,9 +1,9 @@
 /**
- * The Cancel button of a request's private acknowledgement shows only while the job can be
- * cancelled, waiting in the queue, and goes once a worker takes it. One slot at the service
- * (`upstreamMaxInFlight: 1`) and a song that holds it make the next one wait.
+ * The Cancel button of a request's private acknowledgement shows only for a job that waits for
+ * its turn, and goes once a worker takes it. One slot at the service (`upstreamMaxInFlight: 1`)
+ * and a song that holds it make the next one wait; a song the workers take at once gets none.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
@@ -15,11 +15,30 @@ beforeAll(async () => {
   h = await startBot({ startingCredits: 500, settings: { upstreamMaxInFlight: 1 } });
 });
 afterAll(async () => h?.close());
-afterEach(() => {
+afterEach(async () => {
   // Nothing a test left at the service holds the slot for the next one, passed or failed.
   for (const task of h.sim.listTasks()) h.sim.completeTask(task.taskId);
+  await expect.poll(inFlight, { timeout: 10_000 }).toBe(0);
   expect(h.emulator.findings).toEqual([]);
 });
+
+/** Jobs at the service, by the counter the submission claim reads. */
+async function inFlight(): Promise<number> {
+  const { rows } = await h.db.db.execute<{ n: number }>(sql`select coalesce(sum(count), 0)::integer as n from jobs_in_flight`);
+  return rows[0]!.n;
+}
+
+/** The job of a prompt, once its row is written. */
+async function jobOfPrompt(prompt: string): Promise<string> {
+  let id: string | undefined;
+  await expect
+    .poll(async () => {
+      const [row] = await h.db.db.select({ id: jobs.id }).from(jobs).where(sql`${jobs.request}->>'prompt' = ${prompt}`);
+      return (id = row?.id);
+    }, { timeout: 10_000 })
+    .toBeDefined();
+  return id!;
+}
 
 async function stateOf(jobId: string): Promise<string | undefined> {
   const [row] = await h.db.db.select({ state: jobs.state }).from(jobs).where(eq(jobs.id, jobId));
@@ -95,19 +114,35 @@ describe('the Cancel button', () => {
   }, 30_000);
 
   it('goes from an acknowledgement that arrives after the song was taken', async () => {
-    // The acknowledgement is held up (one 429), while the worker takes the song from a free queue.
-    h.emulator.rateLimitNext('POST /webhooks/{webhook_id}/{webhook_token}', 1, { retryAfterSeconds: 0.5 });
+    const holder = await holdTheSlot('holds the slot for a late acknowledgement');
+    // The acknowledgement is held up (a 429 of 3 s) while the slot frees and a worker takes the song.
+    h.emulator.rateLimitNext('POST /webhooks/{webhook_id}/{webhook_token}', 1, { retryAfterSeconds: 3 });
     const handle = h.run(h.members.alice, { name: 'song', options: { prompt: 'quick to go' } });
+    const jobId = await jobOfPrompt('quick to go');
+    await holder.release();
+    await expect.poll(() => stateOf(jobId), { timeout: 10_000 }).toBe('submitted');
     const ack = await privateAnswer(handle);
-    const jobId = jobIdIn(ack);
-    await h.delivered(jobId);
+    // Sent with the button (the song was waiting when it was accepted), then the button goes.
+    expect(buttonsOf(ack)).toEqual([`cancel:${jobId}`]);
     await expect.poll(() => buttonsOf(now(ack)), { timeout: 10_000 }).toEqual([]);
     expect(h.emulator.rateLimited.some((hit) => hit.scripted)).toBe(true);
   }, 30_000);
 
-  it('is not offered once the song has been taken', async () => {
-    const jobId = jobIdIn(await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'already gone' } })));
+  it('is not shown for a song the workers take at once, and no edit removes it', async () => {
+    const handle = h.run(h.members.alice, { name: 'song', options: { prompt: 'no wait at all' } });
+    const ack = await privateAnswer(handle);
+    const jobId = jobIdIn(ack);
+    expect(buttonsOf(ack)).toEqual([]);
     await h.delivered(jobId);
+    const edits = h.emulator.requests.filter((request) => request.method === 'PATCH' && request.path.endsWith(`/messages/${ack.id}`));
+    expect(edits).toEqual([]);
+  }, 30_000);
+
+  it('is not offered once the song has been taken', async () => {
+    const holder = await holdTheSlot('holds the slot before it is taken');
+    const jobId = jobIdIn(await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'already gone' } })));
+    await holder.release();
+    await expect.poll(() => stateOf(jobId), { timeout: 10_000 }).toBe('submitted');
     const offered: boolean[] = [];
     const reply = { applicationId: h.emulator.applicationId, interactionToken: 'unused', createdAt: new Date() };
     await h.app.pipeline.offerCancel(jobId, reply, async (withCancel) => {
@@ -115,17 +150,20 @@ describe('the Cancel button', () => {
       return 'not-sent';
     });
     expect(offered).toEqual([false]);
-  });
+  }, 30_000);
 
   it('in a private server, goes from the private reply once the song is submitted', async () => {
     const g = h.inNewGuild();
     await privateAnswer(g.run(g.members.manager, { name: 'settings', subcommand: 'visibility', options: { mode: 'private' } }));
+    const holder = await holdTheSlot('holds the slot for a private server');
     const handle = g.run(g.members.alice, { name: 'song', options: { prompt: 'kept between us' } });
     const ack = await privateAnswer(handle);
     expect(ack.ephemeral).toBe(true);
     expect(ack.id).toBe(handle.original()?.id);
     const jobId = jobIdIn(ack);
-    await g.delivered(jobId);
+    expect(buttonsOf(ack)).toEqual([`cancel:${jobId}`]);
+    await holder.release();
+    await expect.poll(() => stateOf(jobId), { timeout: 10_000 }).toBe('submitted');
     await expect.poll(() => buttonsOf(handle.original()!), { timeout: 10_000 }).toEqual([]);
     expect(handle.original()?.content).toBe(ack.content);
   }, 30_000);

@@ -4,7 +4,7 @@ import type { APIAllowedMentions, APIEmbed, APIMessage } from 'discord-api-types
 import type { EmulatorMessage } from '../types.js';
 import { contentTypeFor, uploadedAttachments } from './attachments.js';
 import type { CreateMessageInput, MessageWrite, StoredChannel, StoredMessage, Upload } from './records.js';
-import { dispatch, requireChannel } from './state.js';
+import { dispatch, dispatchLazily, requireChannel } from './state.js';
 import type { StoreState } from './state.js';
 import { apiMember } from './views.js';
 
@@ -143,10 +143,15 @@ function dispatchMessage(state: StoreState, t: GatewayDispatchEvents, stored: St
     dispatch(state, t, { id: stored.api.id, channel_id: stored.api.channel_id, ...guildPart }, intent);
     return;
   }
-  const guild = stored.guildId ? state.guilds.get(stored.guildId) : undefined;
-  const member = guild?.members.get(stored.api.author.id);
-  const memberPart = guild && member ? { member: (({ user: _user, ...rest }) => rest)(apiMember(state, guild, member)) } : {};
-  dispatch(state, t, { ...structuredClone(stored.api), ...guildPart, ...memberPart }, intent);
+  // Made (the message copied as it is now) only for a bot that receives it, during this call.
+  const make = () => {
+    const api = structuredClone(stored.api);
+    const guild = stored.guildId ? state.guilds.get(stored.guildId) : undefined;
+    const member = guild?.members.get(api.author.id);
+    const memberPart = guild && member ? { member: (({ user: _user, ...rest }) => rest)(apiMember(state, guild, member)) } : {};
+    return { ...api, ...guildPart, ...memberPart };
+  };
+  dispatchLazily(state, t, make, intent, stored.guildId ?? undefined);
 }
 
 function applyMentions(state: StoreState, api: APIMessage, channel: StoredChannel, allowed: APIAllowedMentions | undefined): void {

@@ -109,8 +109,11 @@ export interface Upload {
 /** A gateway event the store wants sent to bots holding `intent`. */
 export interface StoreDispatch {
   t: GatewayDispatchEvents;
+  /** The event's data, or a function making it, called only once a session holds `intent`. */
   d: unknown;
   intent: number;
+  /** The guild the event concerns, for the shards; absent, `d.guild_id` says. */
+  guildId?: string;
 }
 
 /** The body fields of a message create or edit the store understands. */

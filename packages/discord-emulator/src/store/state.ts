@@ -30,6 +30,11 @@ export function dispatch(state: StoreState, t: GatewayDispatchEvents, d: unknown
   state.events.emit('dispatch', { t, d: guildCreateId ?? d, intent } satisfies StoreDispatch);
 }
 
+/** {@link dispatch} of data made by `make` only if a session holds `intent` (e.g. a message's copy). */
+export function dispatchLazily(state: StoreState, t: GatewayDispatchEvents, make: () => unknown, intent: number, guildId: string | undefined): void {
+  state.events.emit('dispatch', { t, d: make, intent, ...(guildId !== undefined && { guildId }) } satisfies StoreDispatch);
+}
+
 export function requireGuild(state: StoreState, guildId: string): StoredGuild {
   const guild = state.guilds.get(guildId);
   if (!guild) throw new Error(`the emulator has no guild ${guildId}`);
