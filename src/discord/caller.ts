@@ -21,7 +21,7 @@ import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
-import { shownPosition } from '../pipeline/job-rows.js';
+import { FIRST_ANSWER_COUNT_LIMIT, shownPosition } from '../pipeline/job-rows.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
@@ -186,7 +186,7 @@ export async function submitAndAcknowledge(
 /** What the member alone reads once a request is accepted: its cost, the balance, and while it waits, a way to cancel. */
 function acceptedAnswer(request: GenerationRequest, result: SubmitResult, t: Translator, withCancel: boolean) {
   const accepted = t(`job.accepted.${kindKey(request.kind)}`, { cost: result.cost, balance: result.balance });
-  const position = result.queuePosition > 1 ? ` ${t('job.accepted.position', { position: shownPosition(result.queuePosition) })}` : '';
+  const position = result.queuePosition > 1 ? ` ${t('job.accepted.position', { position: shownPosition(result.queuePosition, FIRST_ANSWER_COUNT_LIMIT) })}` : '';
   const cancel = new ButtonBuilder()
     .setCustomId(encodeCustomId({ action: 'cancel', subject: result.jobId }))
     .setLabel(t('job.button.cancel'))

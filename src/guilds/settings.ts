@@ -8,7 +8,7 @@ import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } f
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobs, jobsInFlight, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
-import { QUEUE_COUNT_LIMIT } from '../pipeline/job-rows.js';
+import { FIRST_ANSWER_COUNT_LIMIT } from '../pipeline/job-rows.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
 export type Visibility = GuildRow['visibility'];
@@ -59,7 +59,7 @@ export async function openGuild(
  */
 export type OpenedGuild = GuildRow & {
   readonly dailyCap: number | null;
-  /** Jobs of `kinds` waiting in the queue (counted up to QUEUE_COUNT_LIMIT), and at the service. */
+  /** Jobs of `kinds` waiting in the queue (counted up to FIRST_ANSWER_COUNT_LIMIT), and at the service. */
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 };
 
@@ -82,9 +82,9 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
 const guildRead = preparedOnce((db) => {
   const roleCaps = sql<number[]>`array(select ${guildRoleLimits.dailyCap} from ${guildRoleLimits}
     where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
-  // Counted up to QUEUE_COUNT_LIMIT, as the pipeline counts, so a backlog costs no more.
+  // Counted up to FIRST_ANSWER_COUNT_LIMIT, so a backlog costs each command no more.
   const queued = sql<number>`(select count(*)::integer from (select 1 from ${jobs}
-    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]) limit ${sql.raw(String(QUEUE_COUNT_LIMIT))}) queued)`;
+    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]) limit ${sql.raw(String(FIRST_ANSWER_COUNT_LIMIT))}) queued)`;
   const inFlight = sql<number>`(select coalesce(sum(${jobsInFlight.count}), 0)::integer from ${jobsInFlight}
     where ${jobsInFlight.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
   return db

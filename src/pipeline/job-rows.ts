@@ -27,9 +27,15 @@ const jobRead = preparedOnce((db) => db.select().from(jobs).where(eq(jobs.id, sq
  */
 export const QUEUE_COUNT_LIMIT = 1000;
 
-/** A queue position as a member reads it: the number, or `1000+` beyond what is counted. */
-export function shownPosition(position: number): number | string {
-  return position > QUEUE_COUNT_LIMIT ? `${QUEUE_COUNT_LIMIT}+` : position;
+/**
+ * How far a request's first answer counts the queue, in the guild's read every command makes:
+ * beyond, "100+". Under a backlog each count reads this many rows, so it stays small.
+ */
+export const FIRST_ANSWER_COUNT_LIMIT = 100;
+
+/** A queue position as a member reads it: the number, or `<limit>+` beyond what was counted. */
+export function shownPosition(position: number, limit = QUEUE_COUNT_LIMIT): number | string {
+  return position > limit ? `${limit}+` : position;
 }
 
 /** `count(*)` of the rows `where` selects, stopping at {@link QUEUE_COUNT_LIMIT}. */

@@ -1,14 +1,15 @@
 /**
  * A request that waits behind others is told where it stands: `/song` and `/lyrics` count the
  * jobs of their task type waiting in the queue in the same read as the guild's row (no query
- * of their own), and the private acknowledgement says the position. Counting stops at
- * QUEUE_COUNT_LIMIT, so a backlog costs each command the same: beyond, the position reads "1000+".
+ * of their own), and the private acknowledgement says the position. That count stops at
+ * FIRST_ANSWER_COUNT_LIMIT, so a backlog costs each command the same: beyond, the position reads
+ * "100+". The pipeline's own count (progress edits, /jobs show) goes on to QUEUE_COUNT_LIMIT.
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs } from '../../../src/db/schema.js';
-import { QUEUE_COUNT_LIMIT, queuePositionOf } from '../../../src/pipeline/job-rows.js';
+import { FIRST_ANSWER_COUNT_LIMIT, QUEUE_COUNT_LIMIT, queuePositionOf } from '../../../src/pipeline/job-rows.js';
 import { privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -54,12 +55,12 @@ describe('the queue position', () => {
     }
   }, 30_000);
 
-  it('stops counting at the limit: behind a backlog the answer says 1000+', async () => {
+  it('stops counting at the limit: behind a backlog the answer says 100+, and the pipeline counts on to 1000', async () => {
     const removeSongs = await waiting('song', QUEUE_COUNT_LIMIT + 5);
     try {
       const song = await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'behind a backlog' } }));
-      expect(song.content).toContain(`Position ${QUEUE_COUNT_LIMIT}+ in the queue.`);
-      // The pipeline's own count (progress edits, /jobs show) stops at the same place.
+      expect(song.content).toContain(`Position ${FIRST_ANSWER_COUNT_LIMIT}+ in the queue.`);
+      // The pipeline's own count (progress edits, /jobs show) stops further on.
       const behindAll = { id: randomUUID(), kind: 'song' as const, state: 'queued' as const, createdAt: new Date(Date.now() + 60_000) };
       expect(await queuePositionOf(h.db.db, behindAll)).toBe(QUEUE_COUNT_LIMIT + 1);
     } finally {
