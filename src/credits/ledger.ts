@@ -2,7 +2,9 @@
  * The one place that changes `guilds.balance`. Every movement is a conditional update of the
  * balance and an append to the ledger, together, under the movement's unique key.
  */
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { PgDialect, PgSession } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
 import { insertFrom, rowShape, type RowFor } from '../db/insert-from.js';
 import { creditLedger, guilds, type LedgerKind } from '../db/schema.js';
@@ -66,7 +68,7 @@ export async function currentBalance(executor: Executor, guildId: string): Promi
 export async function moveCredits(executor: Executor, movement: Movement): Promise<MovementOutcome> {
   const spend = movement.amount < 0 ? sql`and balance >= ${-movement.amount}::integer` : sql``;
   const notFrozen = movement.refuseWhenFrozen ? sql`and frozen = false` : sql``;
-  const { rows } = await executor.execute<Record<string, unknown>>(sql`
+  const statement = sql`
     with locked as (
       select id, balance from guilds
       where id = ${movement.guildId} ${spend} ${notFrozen}
@@ -97,7 +99,8 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
       case when (select balance from moved) is distinct from entry.balance_after
         then ('ledger entry and guild balance disagree: ' || entry.key)::integer end as disagreement
       ${movement.alongside ? sql`, (select to_jsonb(a) from alongside a) as alongside` : sql``}
-    from entry`);
+    from entry`;
+  const { rows } = movement.alongside ? await executeNamed(executor, 'move', statement) : await executor.execute<Record<string, unknown>>(statement);
   const [row] = rows;
   if (row) {
     const alongside = row.alongside as Record<string, unknown> | null | undefined;
@@ -106,6 +109,18 @@ export async function moveCredits(executor: Executor, movement: Movement): Promi
   const existing = await findEntryByKey(executor, movement.key);
   if (existing) return { status: 'replayed', entry: existing };
   return refusal(executor, movement);
+}
+
+/**
+ * Runs `statement` as a named statement, named by its text, so that Postgres parses and plans
+ * it once per connection (a reservation paying for a job was planned afresh each time: 0.65 ms
+ * of Postgres per command).
+ */
+async function executeNamed(executor: Executor, prefix: string, statement: SQL): Promise<{ rows: Array<Record<string, unknown>> }> {
+  const { dialect, session } = executor as unknown as { dialect: PgDialect; session: PgSession };
+  const query = dialect.sqlToQuery(statement);
+  const name = `${prefix}_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`;
+  return (await session.prepareQuery(query, undefined, name, false).execute()) as { rows: Array<Record<string, unknown>> };
 }
 
 /** One spend of a group: see {@link spendTogether}. */

@@ -1,10 +1,9 @@
 /**
- * Every command starts with the guild's read: one named statement, whatever the member's roles
- * and the kinds counted, so Postgres parses and plans it once per connection.
- * Checked on the server: its list of the connection's prepared statements, after reads with
- * different roles and kinds, holds it once. (The reservation is not named: measured under 50
- * clients on one guild, its generic plan took the guild's row for longer, 3,000 against 7,500
- * reservations a second.)
+ * Every command starts with the guild's read and, once admitted, the reservation paying for its
+ * job: each one named statement, whatever the member's roles, the kinds counted or the values,
+ * so Postgres parses and plans it once per connection. Checked on the server: its list of the
+ * connection's prepared statements, after reads with different roles and kinds and several
+ * reservations, holds each once.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -12,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { reserveForJob } from '../../../src/credits/index.js';
 import { connectDatabase } from '../../../src/db/client.js';
 import { openGuild } from '../../../src/guilds/settings.js';
+import { jobs } from '../../../src/db/schema.js';
 import { createTestDatabase } from '../../support/database.js';
 
 const test = await createTestDatabase();
@@ -34,6 +34,28 @@ describe('named statements', () => {
 
       const { rows } = await single.pool.query<{ name: string; statement: string }>('select name, statement from pg_prepared_statements order by name');
       expect(rows.filter((row) => row.name === 'open_guild')).toHaveLength(1);
+      expect(rows.filter((row) => row.name.startsWith('move_'))).toEqual([]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('the reservation paying for a job is prepared once per connection, whatever its values', async () => {
+    const single = connectDatabase(test.url, { max: 1 });
+    try {
+      const guildId = `g-${randomUUID()}`;
+      await openGuild(single.db, guildId, { startingCredits: 100 });
+      for (const [userId, amount] of [['u1', 5], ['u2', 7], ['u1', 9]] as const) {
+        const jobId = randomUUID();
+        const alongside = { table: jobs, values: { id: jobId, guildId, channelId: 'c', userId, kind: 'song' as const, request: { kind: 'song', prompt: 'x' }, cost: amount, webhookSecret: 's' } };
+        expect(await reserveForJob(single.db, { guildId, jobId, userId, amount, alongside })).toMatchObject({ ok: true, replayed: false, alongside: { id: jobId } });
+      }
+      const { rows } = await single.pool.query<{ name: string; statement: string; calls: string }>(
+        "select name, statement, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'move\\_%' order by name",
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.statement).toContain('insert into credit_ledger');
+      expect(Number(rows[0]!.calls)).toBe(3);
     } finally {
       await single.close();
     }
