@@ -16,23 +16,23 @@ export interface DatabaseHandle {
 /**
  * A pool on `url`. Its connections carry `applicationName` (default `music-bot`), so that an
  * operator finds the bot's connections, by role, in `pg_stat_activity`, and plan the named
- * statements of {@link preparedOnce} once: Postgres would otherwise go on planning one whose
+ * statements (see {@link preparedOnce}) once: Postgres would otherwise go on planning one whose
  * generic plan it guesses dearer (the guild's read, 0.35 ms a command). Unnamed statements are
  * planned for their values whatever the setting.
  */
 export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max ?? 10,
-    application_name: options.applicationName ?? 'music-bot',
-    options: '-c plan_cache_mode=force_generic_plan',
-  });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'music-bot' });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  // A checked-out client has no pool listener: one that Postgres disconnects between two
-  // statements (a transaction's, when the server stops or restarts) would emit an unhandled
-  // 'error' and crash the process. Its next statement fails instead, and the pool discards it.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    // A checked-out client has no pool listener: one that Postgres disconnects between two
+    // statements (a transaction's, when the server stops or restarts) would emit an unhandled
+    // 'error' and crash the process. Its next statement fails instead, and the pool discards it.
+    client.on('error', () => {});
+    // A SET, not a startup option, which poolers such as PgBouncer refuse. Queued before the
+    // client's first statement; should it fail, plans are only made more often.
+    client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
+  });
   const db = drizzle(pool, { schema });
   return {
     db,

@@ -51,11 +51,14 @@ describe('named statements', () => {
         expect(await reserveForJob(single.db, { guildId, jobId, userId, amount, alongside })).toMatchObject({ ok: true, replayed: false, alongside: { id: jobId } });
       }
       const { rows } = await single.pool.query<{ name: string; statement: string; calls: string }>(
-        "select name, statement, generic_plans + custom_plans as calls from pg_prepared_statements where name like 'move\\_%' order by name",
+        "select name, statement, generic_plans as calls from pg_prepared_statements where name like 'move\\_%' order by name",
       );
       expect(rows).toHaveLength(1);
       expect(rows[0]!.statement).toContain('insert into credit_ledger');
+      // Planned once, and that plan used three times.
       expect(Number(rows[0]!.calls)).toBe(3);
+      const { rows: setting } = await single.pool.query<{ mode: string }>("select current_setting('plan_cache_mode') as mode");
+      expect(setting).toEqual([{ mode: 'force_generic_plan' }]);
     } finally {
       await single.close();
     }
