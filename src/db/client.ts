@@ -21,18 +21,24 @@ export interface DatabaseHandle {
  * planned for their values whatever the setting.
  */
 export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? 'music-bot' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'music-bot',
+    // A SET before the connection's first use, not a startup option, which poolers such as
+    // PgBouncer refuse. Should it fail, plans are only made more often.
+    // (Typed as returning void, but pg-pool waits for the promise before handing the client out.)
+    onConnect: (client) => client.query('set plan_cache_mode = force_generic_plan').then(
+      () => {},
+      () => {},
+    ),
+  });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  pool.on('connect', (client) => {
-    // A checked-out client has no pool listener: one that Postgres disconnects between two
-    // statements (a transaction's, when the server stops or restarts) would emit an unhandled
-    // 'error' and crash the process. Its next statement fails instead, and the pool discards it.
-    client.on('error', () => {});
-    // A SET, not a startup option, which poolers such as PgBouncer refuse. Queued before the
-    // client's first statement; should it fail, plans are only made more often.
-    client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
-  });
+  // A checked-out client has no pool listener: one that Postgres disconnects between two
+  // statements (a transaction's, when the server stops or restarts) would emit an unhandled
+  // 'error' and crash the process. Its next statement fails instead, and the pool discards it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   return {
     db,
