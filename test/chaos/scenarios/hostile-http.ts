@@ -236,13 +236,13 @@ export const hostileHttp: Scenario = {
     for (const [id, row] of after.rows) {
       if (before.rows.has(id)) continue;
       // An earlier job's final webhook that the simulator itself sent late (a poll finished the job first) is genuine news.
-      // The bot may have written its row before the simulator saw the answer: wait for that delivery to be recorded.
+      // The bot writes its row before it answers, and the simulator records the attempt once answered or timed out: wait for it.
       const genuine = await waitFor('the simulator to record its delivery', () => sentBySimulator(world, id, row), { timeoutMs: 10_000 }).then(
         () => true,
         () => false,
       );
       if (genuine) lateGenuine += 1;
-      else accepted.push(`new row: ${id.slice(0, 60)}: ${row.slice(0, 160)}`);
+      else accepted.push(`new row: ${id.slice(0, 60)}: ${row.slice(0, 160)} (${simulatorAttemptsFor(world, row)})`);
     }
     const live = await liveFindings(world);
     accepted.push(...live);
@@ -264,7 +264,7 @@ export const hostileHttp: Scenario = {
     const slow = over.filter((probe) => probe.ms === undefined || probe.ms - (probe.controlMs ?? 0) > HEALTHZ_LIMIT_MS);
     const describe = (probe: Probe) =>
       `at +${(probe.at / 1000).toFixed(1)} s: ${probe.ms === undefined ? probe.error : `${Math.round(probe.ms)} ms`} (control ${probe.controlMs === undefined ? 'no answer' : `${Math.round(probe.controlMs)} ms`}, load ${probe.load ?? '?'})`;
-    for (const probe of slow.slice(0, 10)) details.push(`slow healthz ${describe(probe)}`);
+    for (const probe of slow.slice(0, 10)) details.push(`${quick ? 'note: ' : ''}slow healthz ${describe(probe)}`);
     for (const probe of over.filter((probe) => !slow.includes(probe)).slice(0, 5)) details.push(`note: healthz over ${HEALTHZ_LIMIT_MS} ms with the machine ${describe(probe)}`);
     // A 5xx to a body signed with the real secret is the service's own garbage, not an attack; reported, not counted.
     const fiveHundreds = outcomes.filter((outcome) => outcome.status !== undefined && outcome.status >= 500);
@@ -758,15 +758,25 @@ async function snapshot(world: ChaosWorld): Promise<{ rows: Map<string, string> 
   return { rows: new Map(rows.map((row) => [row.key, row.row])) };
 }
 
-/** A new webhook-event row that the simulator's own delivery of that task's webhook made (the bot answered it 2xx). */
+/**
+ * A new webhook-event row that the simulator's own, rightly signed webhook for that task made.
+ * Its answer does not matter: under load the bot can write the row and answer after the
+ * simulator gave up waiting.
+ */
 function sentBySimulator(world: ChaosWorld, key: string, row: string): boolean {
   if (!key.startsWith('webhook event ')) return false;
   const { job_id: jobId, event_key: eventKey } = JSON.parse(row) as { job_id?: string; event_key?: string };
   const taskId = /^task:([^:]+):/.exec(eventKey ?? '')?.[1];
   if (!jobId || !taskId) return false;
-  return world.sim.webhookAttempts.some(
-    (attempt) => attempt.url.endsWith(jobId) && attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300 && attempt.body.includes(taskId),
-  );
+  return world.sim.webhookAttempts.some((attempt) => attempt.url.endsWith(jobId) && !attempt.badSignature && attempt.body.includes(taskId));
+}
+
+/** What the simulator sent to a webhook-event row's job, for a finding's details. */
+function simulatorAttemptsFor(world: ChaosWorld, row: string): string {
+  const { job_id: jobId } = JSON.parse(row) as { job_id?: string };
+  const attempts = world.sim.webhookAttempts.filter((attempt) => jobId !== undefined && attempt.url.endsWith(jobId));
+  if (attempts.length === 0) return 'the simulator sent its job nothing';
+  return attempts.map((attempt) => `${attempt.event} #${attempt.attempt}.${attempt.copy}${attempt.badSignature ? ' badly signed' : ''} → ${attempt.status ?? attempt.error}`).join(', ');
 }
 
 /** The live songs: each succeeded with the simulator's media, and took its completion once. */
