@@ -1,4 +1,6 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.js';
 
@@ -17,8 +19,11 @@ export interface DatabaseHandle {
  * A pool on `url`. Its connections carry `applicationName` (default `music-bot`), so that an
  * operator finds the bot's connections, by role, in `pg_stat_activity`, and plan the named
  * statements (see {@link preparedOnce}) once: Postgres would otherwise go on planning one whose
- * generic plan it guesses dearer (the guild's read, 0.35 ms a command). Unnamed statements are
- * planned for their values whatever the setting.
+ * generic plan it guesses dearer (the guild's read, 0.35 ms a command).
+ *
+ * Every statement with parameters is then planned without their values, unnamed ones too. A
+ * partial index is used only when the statement names its predicate's constants: write those
+ * with {@link constants}, never as parameters.
  */
 export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
   const pool = new pg.Pool({
@@ -58,4 +63,14 @@ export function preparedOnce<T>(build: (db: Database) => T): (db: Database) => T
     if (!statement) built.set(db, (statement = build(db)));
     return statement;
   };
+}
+
+/**
+ * `column in ('a', 'b')` with the values in the statement's text, not parameters: the form a
+ * partial index's predicate can be matched by under generic plans (see {@link connectDatabase}).
+ * For the code's own constants only (states, kinds), never for a caller's input.
+ */
+export function constants(column: AnyPgColumn, values: readonly string[]): SQL {
+  if (values.length === 0 || values.some((value) => !/^[a-z_]+$/.test(value))) throw new Error(`not constants: ${values.join(', ')}`);
+  return sql`${column} in (${sql.raw(values.map((value) => `'${value}'`).join(', '))})`;
 }

@@ -4,7 +4,7 @@
  */
 import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import { preparedOnce, type Executor } from '../db/client.js';
+import { constants, preparedOnce, type Executor } from '../db/client.js';
 import { jobs, jobsInFlight, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
@@ -50,7 +50,7 @@ async function countQueued(db: Executor, where: SQL | undefined): Promise<number
  * or may not see it).
  */
 export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
-  return countQueued(db, and(eq(jobs.state, 'queued'), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
+  return countQueued(db, and(constants(jobs.state, ['queued']), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
 }
 
 /** Jobs of the task type of `kind` at the service ('submitting' or 'submitted'), from the in-flight counter. */
@@ -69,7 +69,7 @@ export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'ki
   const ahead = await countQueued(
     db,
     and(
-      eq(jobs.state, 'queued'),
+      constants(jobs.state, ['queued']),
       inArray(jobs.kind, kinds),
       or(lt(jobs.createdAt, job.createdAt), and(eq(jobs.createdAt, job.createdAt), lt(jobs.id, job.id))),
     ),
@@ -131,7 +131,7 @@ export async function listOpenJobs(
   return db
     .select({ id: jobs.id, state: jobs.state, submitUncertainAt: jobs.submitUncertainAt })
     .from(jobs)
-    .where(and(inArray(jobs.state, [...OPEN_STATES]), afterId ? sql`${jobs.id} > ${afterId}` : undefined))
+    .where(and(constants(jobs.state, OPEN_STATES), afterId ? sql`${jobs.id} > ${afterId}` : undefined))
     .orderBy(asc(jobs.id))
     .limit(limit);
 }
@@ -141,7 +141,7 @@ export async function listUndelivered(db: Executor, limit = 1000): Promise<Array
   return db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.deliveryState, 'pending'), inArray(jobs.state, ['succeeded', 'failed', 'timed_out'])))
+    .where(and(constants(jobs.deliveryState, ['pending']), constants(jobs.state, ['succeeded', 'failed', 'timed_out'])))
     .orderBy(asc(jobs.completedAt))
     .limit(limit);
 }
@@ -175,7 +175,7 @@ export function guildJobsWhere(guildId: string, filter: GuildJobFilter): SQL | u
     eq(jobs.guildId, guildId),
     filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
     filter.kinds === undefined ? undefined : inArray(jobs.kind, [...filter.kinds]),
-    filter.succeededOnly ? eq(jobs.state, 'succeeded') : undefined,
+    filter.succeededOnly ? constants(jobs.state, ['succeeded']) : undefined,
   );
 }
 

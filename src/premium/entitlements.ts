@@ -14,7 +14,7 @@ import {
   type ClaimOutcome,
   type EntitlementRow,
 } from '../credits/index.js';
-import type { Database } from '../db/client.js';
+import { constants, type Database } from '../db/client.js';
 import { entitlements, guilds, premiumOffers } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
@@ -238,7 +238,7 @@ export function createPremium(deps: PremiumDeps): Premium {
       .from(entitlements)
       .where(
         and(
-          eq(entitlements.kind, 'pack'),
+          constants(entitlements.kind, ['pack']),
           isNull(entitlements.claimedAt),
           isNull(entitlements.deletedAt),
           isNotNull(entitlements.defaultGuildId),
@@ -253,7 +253,7 @@ export function createPremium(deps: PremiumDeps): Premium {
     const unconsumed = await db
       .select({ id: entitlements.id })
       .from(entitlements)
-      .where(and(eq(entitlements.kind, 'pack'), isNotNull(entitlements.claimedAt), isNull(entitlements.consumedAt), isNull(entitlements.deletedAt)))
+      .where(and(constants(entitlements.kind, ['pack']), isNotNull(entitlements.claimedAt), isNull(entitlements.consumedAt), isNull(entitlements.deletedAt)))
       .orderBy(entitlements.claimedAt);
     for (const pack of unconsumed) if (await consume(pack.id, CONSUME_ATTEMPTS)) consumed += 1;
     // Starts, ends told by Discord and refunds refresh the guild's allowance as they come; what
@@ -289,7 +289,7 @@ export function createPremium(deps: PremiumDeps): Premium {
       const waiting = await db
         .select({ id: entitlements.id })
         .from(entitlements)
-        .where(and(eq(entitlements.userId, userId), eq(entitlements.kind, 'pack'), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt), eq(entitlements.defaultGuildId, guildId)));
+        .where(and(eq(entitlements.userId, userId), constants(entitlements.kind, ['pack']), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt), eq(entitlements.defaultGuildId, guildId)));
       for (const pack of waiting) await track(claimFor(pack.id, guildId));
     },
 
@@ -304,7 +304,7 @@ export function createPremium(deps: PremiumDeps): Premium {
       db
         .select()
         .from(entitlements)
-        .where(and(eq(entitlements.userId, userId), eq(entitlements.kind, 'pack'), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt)))
+        .where(and(eq(entitlements.userId, userId), constants(entitlements.kind, ['pack']), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt)))
         .orderBy(entitlements.createdAt),
 
     sweep: () => track(sweep()),
