@@ -154,14 +154,14 @@ export async function atRate<T>(count: number, perSecond: number, start: (i: num
 
 // ---- the world ----
 
-/** Postgres's busiest statements (pg_stat_statements: calls, total and mean time, time planning), written to `file`. */
+/** Postgres's busiest statements (pg_stat_statements: calls, total and mean time, plans made and time planning), written to `file`. */
 export async function writeBusiestStatements(db: pg.Pool, file: string): Promise<void> {
-  const { rows } = await db.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; plan_ms: number; query: string }>(
+  const { rows } = await db.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; plans: string; plan_ms: number; query: string }>(
     `select calls, round(total_exec_time::numeric, 1)::float as total_ms, round(mean_exec_time::numeric, 3)::float as mean_ms, rows,
-            round(total_plan_time::numeric, 1)::float as plan_ms, query
+            plans, round(total_plan_time::numeric, 1)::float as plan_ms, query
        from pg_stat_statements order by total_exec_time desc limit 40`,
   );
-  const text = rows.map((row) => `${row.total_ms} ms total (+ ${row.plan_ms} ms planning), ${row.calls} calls, ${row.mean_ms} ms mean, ${row.rows} rows\n  ${row.query.replace(/\s+/g, ' ')}\n`).join('\n');
+  const text = rows.map((row) => `${row.total_ms} ms total (+ ${row.plans} plans in ${row.plan_ms} ms), ${row.calls} calls, ${row.mean_ms} ms mean, ${row.rows} rows\n  ${row.query.replace(/\s+/g, ' ')}\n`).join('\n');
   await writeFile(file, text);
 }
 
