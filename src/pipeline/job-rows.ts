@@ -2,10 +2,10 @@
  * Reading job rows, and the writes that are not a state transition (transitions.ts makes
  * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
  */
-import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, ne, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import { constants, preparedOnce, type Executor } from '../db/client.js';
-import { jobs, jobsInFlight, type JobKind, type JobState } from '../db/schema.js';
+import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
+import { jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -44,24 +44,6 @@ async function countQueued(db: Executor, where: SQL | undefined): Promise<number
   return row?.n ?? 0;
 }
 
-/**
- * Jobs of this kind's task type waiting now, other than `jobId`, up to {@link QUEUE_COUNT_LIMIT}:
- * what waits ahead of a job being recorded at this moment (counted beside its insert, so it may
- * or may not see it).
- */
-export async function queuedAhead(db: Executor, kind: JobKind, jobId: string): Promise<number> {
-  return countQueued(db, and(constants(jobs.state, ['queued']), inArray(jobs.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]), ne(jobs.id, jobId)));
-}
-
-/** Jobs of the task type of `kind` at the service ('submitting' or 'submitted'), from the in-flight counter. */
-export async function inFlightOf(db: Executor, kind: JobKind): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`coalesce(sum(${jobsInFlight.count}), 0)::integer` })
-    .from(jobsInFlight)
-    .where(inArray(jobsInFlight.kind, KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]]));
-  return Number(row?.n ?? 0);
-}
-
 /** Jobs of the same task type waiting before this one (up to {@link QUEUE_COUNT_LIMIT}), plus one. */
 export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'kind' | 'createdAt' | 'state'>): Promise<number> {
   if (job.state !== 'queued') return 0;
@@ -98,6 +80,29 @@ export async function claimSubmission(
   );
   return rows[0]!.outcome;
 }
+
+export type ClaimOutcome = Awaited<ReturnType<typeof claimSubmission>>;
+
+/**
+ * The job's row as it was read, and when it was queued the outcome of claiming it (as
+ * {@link claimSubmission}; null: not queued, nothing tried), in one round trip: a worker's read
+ * and claim of its job. Undefined when there is no such job.
+ */
+export async function takeForSubmission(db: Database, jobId: string, cap: number): Promise<{ job: JobRow; outcome: ClaimOutcome | null } | undefined> {
+  const [row] = await inClaimTurn(db, () => takeStatement(db).execute({ jobId, cap }));
+  return row;
+}
+
+/** The task type's kinds and lock name, from the row's kind: the constants of TASK_TYPE_BY_KIND written as SQL. */
+const byKind = (value: (kind: JobKind) => string) =>
+  sql.raw(`case ${jobs.kind.name} ${Object.keys(TASK_TYPE_BY_KIND).map((kind) => `when '${kind}' then ${value(kind as JobKind)}`).join(' ')} end`);
+const takeStatement = preparedOnce((db) => {
+  const kinds = byKind((kind) => `'{${KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]].join(',')}}'::text[]`);
+  const lockName = byKind((kind) => `'musicbot:inflight:${TASK_TYPE_BY_KIND[kind]}'`);
+  const outcome = sql<ClaimOutcome | null>`case when ${jobs.state} = 'queued'
+    then claim_submission(${jobs.id}, ${kinds}, ${lockName}, ${sql.placeholder('cap')}::integer) end`;
+  return db.select({ job: jobs, outcome }).from(jobs).where(eq(jobs.id, sql.placeholder('jobId'))).prepare('take_job');
+});
 
 /**
  * Claims made through one pool at once. They take turns under the task type's lock inside

@@ -4,9 +4,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
-  applyMonthlyAllowance,
   checkSpendingLimits,
-  ensureGuild,
   getGuildCredits,
   isJobCharged,
   nextAllowanceTopUp,
@@ -20,7 +18,9 @@ import type { RowFor } from '../db/insert-from.js';
 import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { getJob, inFlightOf, queuedAhead } from './job-rows.js';
+import { getJob } from './job-rows.js';
+import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
+import { openGuild } from '../guilds/settings.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
@@ -67,9 +67,22 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
-  if (!input.opened) {
-    await ensureGuild(deps.db, guildId, { startingCredits: deps.settings.startingCredits });
-    await applyMonthlyAllowance(deps.db, guildId, now);
+  // Without what the caller read, the same read a command starts with: one round trip (the
+  // guild made and its allowance applied when due), the queue's counts in it.
+  let opened = input.opened;
+  if (opened?.queuedAhead === undefined || opened.inFlight === undefined) {
+    const guild = await openGuild(deps.db, guildId, {
+      startingCredits: deps.settings.startingCredits,
+      now,
+      ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
+      queuedKinds: KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[request.kind]],
+    });
+    opened = {
+      dailyCapApplies: opened?.dailyCapApplies ?? guild.dailyCap !== null,
+      alertConfigured: opened?.alertConfigured ?? guild.alertBelow !== null,
+      queuedAhead: guild.queued!.count,
+      inFlight: guild.queued!.inFlight,
+    };
   }
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
@@ -112,10 +125,9 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     if (!reservation.alongside) throw new Error(`job ${jobId} was charged before it was recorded`);
     return reservation.balance;
   };
-  const capApplies = input.requester.roleIds !== undefined && (input.opened?.dailyCapApplies ?? true);
-  // How many wait ahead does not depend on this job: counted beside the reservation, not after it.
-  const [balance, ahead, inFlight] = await Promise.all([
-    capApplies
+  const capApplies = input.requester.roleIds !== undefined && opened.dailyCapApplies;
+  const { queuedAhead: ahead = 0, inFlight = 0 } = opened;
+  const balance = await (capApplies
       ? deps.db.transaction(async (tx) => {
           // Under a lock per member, so that their parallel requests cannot slip past the cap together.
           const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds!], amount: cost, now });
@@ -127,10 +139,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
           }
           return reserve(tx);
         })
-      : reserve(deps.db),
-    input.opened?.queuedAhead ?? queuedAhead(deps.db, request.kind, jobId).catch(() => 0),
-    input.opened?.inFlight ?? inFlightOf(deps.db, request.kind).catch(() => 0),
-  ]);
+      : reserve(deps.db));
 
   deps.metrics.jobsAccepted.inc({ kind: request.kind });
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
@@ -160,7 +169,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const inTime = await Promise.race([enqueued, new Promise<false>((resolve) => (waiting = setTimeout(() => resolve(false), ENQUEUE_WAIT_MS)))]);
   clearTimeout(waiting);
   if (!inTime) deps.logger.warn({ jobId, waitedMs: ENQUEUE_WAIT_MS }, 'Redis has not taken the job yet; answering without waiting');
-  if (input.opened?.alertConfigured ?? true) void alertIfLow(deps, guildId, input.requester.guildLocale);
+  if (opened.alertConfigured) void alertIfLow(deps, guildId, input.requester.guildLocale);
   if (announceFailure) throw announceFailure.error;
   return result;
 }

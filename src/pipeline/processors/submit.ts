@@ -9,7 +9,7 @@ import { submissionFailure } from '../account-refusal.js';
 import { withdrawCancel } from '../cancel-button.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
-import { claimSubmission, getJob, type JobRow } from '../job-rows.js';
+import { takeForSubmission, type JobRow } from '../job-rows.js';
 import { recordOutsideEffect } from '../outside-effects.js';
 import { generationRequestSchema } from '../requests.js';
 import {
@@ -47,8 +47,10 @@ async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string):
 export function createSubmitProcessor(deps: PipelineDeps) {
   return async (entry: Job<SubmitPayload>, token?: string): Promise<void> => {
     const { jobId, cancelOffered } = submitPayloadSchema.parse(entry.data);
-    const job = await getJob(deps.db, jobId);
-    if (!job) return;
+    // The row, and the claim when it is queued, in one round trip.
+    const taken = await takeForSubmission(deps.db, jobId, deps.settings.upstreamMaxInFlight);
+    if (!taken) return;
+    const { job, outcome: claim } = taken;
 
     if (job.state === 'submitted') {
       await deps.queues.enqueuePoll(jobId, 0);
@@ -59,10 +61,7 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       await settleUncertain(deps, job, 'interrupted');
       return;
     }
-    if (job.state !== 'queued') return;
-
-    const claim = await claimSubmission(deps.db, job, deps.settings.upstreamMaxInFlight);
-    if (claim === 'not_queued') return;
+    if (claim === null || claim === 'not_queued') return;
     if (claim === 'cap_reached') {
       await showProgress(deps, job);
       await entry.moveToDelayed(Date.now() + backoffWithJitter(1, deps.settings.capWaitMs, deps.settings.capWaitMs * 2), token);

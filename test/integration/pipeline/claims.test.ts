@@ -10,7 +10,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/client.js';
 import { jobs } from '../../../src/db/schema.js';
-import { CLAIMS_AT_ONCE, claimSubmission } from '../../../src/pipeline/job-rows.js';
+import { CLAIMS_AT_ONCE, claimSubmission, takeForSubmission } from '../../../src/pipeline/job-rows.js';
 import { createTestDatabase } from '../../support/database.js';
 import { guildWith } from '../credits/support.js';
 
@@ -75,6 +75,19 @@ describe('claims under the in-flight cap', () => {
     const results = await Promise.allSettled([...broken, ...songs].map((job) => claimSubmission(db, job, 100)));
     expect(results.slice(0, broken.length).every((result) => result.status === 'rejected')).toBe(true);
     expect(results.slice(broken.length).map((result) => (result.status === 'fulfilled' ? result.value : 'rejected'))).toEqual(Array(6).fill('claimed'));
+  });
+
+  it("a worker's read and claim are one: the row as read, and the claim only when it was queued", async () => {
+    const [song, other] = await queuedSongs(2);
+    const taken = await takeForSubmission(db, song!.id, 10);
+    expect(taken).toMatchObject({ outcome: 'claimed', job: { id: song!.id, kind: 'song', state: 'queued', request: { prompt: 'claim me' } } });
+    expect(taken!.job.createdAt).toBeInstanceOf(Date);
+    expect(await db.$count(jobs, eq(jobs.state, 'submitting'))).toBe(1);
+    // Not queued any more: its row, and no claim tried.
+    expect(await takeForSubmission(db, song!.id, 10)).toMatchObject({ outcome: null, job: { state: 'submitting', submitAttempts: 1 } });
+    // The task type's cap counts the first one.
+    expect(await takeForSubmission(db, other!.id, 1)).toMatchObject({ outcome: 'cap_reached', job: { state: 'queued' } });
+    expect(await takeForSubmission(db, randomUUID(), 10)).toBeUndefined();
   });
 
   it('answers not_queued for a job another claim already took', async () => {
