@@ -1,6 +1,7 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { AnyPgColumn, PgDialect, PgSession } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.js';
 
@@ -73,4 +74,16 @@ export function preparedOnce<T>(build: (db: Database) => T): (db: Database) => T
 export function constants(column: AnyPgColumn, values: readonly string[]): SQL {
   if (values.length === 0 || values.some((value) => !/^[a-z_]+$/.test(value))) throw new Error(`not constants: ${values.join(', ')}`);
   return sql`${column} in (${sql.raw(values.map((value) => `'${value}'`).join(', '))})`;
+}
+
+/**
+ * Runs `statement` on `executor` (the database or a transaction) as a named statement, named by
+ * `prefix` and a digest of its text, so that Postgres parses and plans it once per connection.
+ * For statements built afresh each time whose text does not depend on the values. Rows come raw.
+ */
+export async function executeNamed(executor: Executor, prefix: string, statement: SQL): Promise<{ rows: Array<Record<string, unknown>> }> {
+  const { dialect, session } = executor as unknown as { dialect: PgDialect; session: PgSession };
+  const query = dialect.sqlToQuery(statement);
+  const name = `${prefix}_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`;
+  return (await session.prepareQuery(query, undefined, name, false).execute()) as { rows: Array<Record<string, unknown>> };
 }

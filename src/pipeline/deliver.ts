@@ -4,8 +4,9 @@
  * mentions the requester. A 403 marks the delivery failed; the result stays retrievable.
  */
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import { guilds, jobs } from '../db/schema.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { executeNamed } from '../db/client.js';
+import { guilds, jobs, type JobState } from '../db/schema.js';
 import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
 import { recordOutsideEffect } from './outside-effects.js';
@@ -213,6 +214,11 @@ export function showProgressSoon(deps: PipelineDeps, job: JobRow): void {
     });
 }
 
+/** The job's row locked for a progress edit, with what the edit needs to know (a named statement: planned once per connection). */
+const progressLock = (jobId: string) =>
+  sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
+    from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;
+
 /**
  * Shows a waiting or running job's state, position and expected time in its reply, at most
  * once per `progressEditIntervalMs` (a Redis key with a time to live is the throttle).
@@ -234,12 +240,8 @@ export async function showProgress(deps: PipelineDeps, job: JobRow, force = fals
     // overwritten by a progress edit that started earlier. The edit never waits for a rate
     // limit (editProgress drops it instead), so the lock is held for one request at most.
     const outcome = await deps.db.transaction(async (tx): Promise<'shown' | 'dropped' | 'ended'> => {
-      const [fresh] = await tx
-        .select({ state: jobs.state, deliveryState: jobs.deliveryState, visibility: guilds.visibility })
-        .from(jobs)
-        .innerJoin(guilds, eq(guilds.id, jobs.guildId))
-        .where(eq(jobs.id, job.id))
-        .for('update', { of: jobs });
+      const { rows } = await executeNamed(tx, 'progress', progressLock(job.id));
+      const fresh = rows[0] as { state: JobState; deliveryState: string; visibility: string } | undefined;
       if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return 'ended';
       // A private guild's reply was removed; there is nothing public to show progress in.
       if (fresh.visibility === 'private') return 'ended';

@@ -768,7 +768,7 @@ function sentBySimulator(world: ChaosWorld, key: string, row: string): boolean {
   const { job_id: jobId, event_key: eventKey } = JSON.parse(row) as { job_id?: string; event_key?: string };
   const taskId = /^task:([^:]+):/.exec(eventKey ?? '')?.[1];
   if (!jobId || !taskId) return false;
-  return world.sim.webhookAttempts.some((attempt) => attempt.url.endsWith(jobId) && !attempt.badSignature && attempt.body.includes(taskId));
+  return world.sim.webhookAttempts.some((attempt) => attempt.url.endsWith(jobId) && !attempt.badSignature && attempt.taskId === taskId);
 }
 
 /** What the simulator sent to a webhook-event row's job, for a finding's details. */
@@ -776,7 +776,7 @@ function simulatorAttemptsFor(world: ChaosWorld, row: string): string {
   const { job_id: jobId } = JSON.parse(row) as { job_id?: string };
   const attempts = world.sim.webhookAttempts.filter((attempt) => jobId !== undefined && attempt.url.endsWith(jobId));
   if (attempts.length === 0) return 'the simulator sent its job nothing';
-  return attempts.map((attempt) => `${attempt.event} #${attempt.attempt}.${attempt.copy}${attempt.badSignature ? ' badly signed' : ''} → ${attempt.status ?? attempt.error}`).join(', ');
+  return attempts.map((attempt) => `${attempt.event} of task ${attempt.taskId} #${attempt.attempt}.${attempt.copy}${attempt.badSignature ? ' badly signed' : ''} → ${attempt.status ?? attempt.error}`).join(', ');
 }
 
 /** The live songs: each succeeded with the simulator's media, and took its completion once. */

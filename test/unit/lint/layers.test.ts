@@ -48,7 +48,8 @@ afterEach(async () => {
   tree = undefined;
 });
 
-describe('the layer rules', () => {
+// Each case runs dependency-cruiser in a process of its own: seconds on a busy machine.
+describe('the layer rules', { timeout: 60_000 }, () => {
   it('fail a file in a folder no layer names, whether it imports, is imported or stands alone', async () => {
     const violations = await lint({
       'src/credits/ledger.ts': "import { wallet } from '../wallets/wallet.js';\nexport const ledger = wallet;\n",
