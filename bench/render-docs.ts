@@ -525,6 +525,7 @@ function renderVoice(result: ResultFile): Rendered {
   };
   const rows = phases.map((phase) => [
     str(phase['name']),
+    fmt(phase['silentRounds'] ?? 0, 0),
     pair(phase['jitterP99Ms'], ' ms'),
     pair(phase['gapsPerMinute']),
     pair(phase['cpuMsPerAudioSecond']),
@@ -546,7 +547,7 @@ function renderVoice(result: ResultFile): Rendered {
     ],
     body: [
       `${cap(what)}. Floor: ${str(floor['what'])}: ${fmt(floor['median'])} ms (worst ${fmt(floor['worst'])}). Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
-      table(['Phase', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99', '`/play`, `/stop` unanswered / guilds not started (worst round)', 'The listener’s own event-loop delay p99'], rows),
+      table(['Phase', 'Rounds without audio', 'Jitter p99 (frame interval − 20 ms)', 'Gaps per minute', 'CPU ms per audio second per guild', 'CPU ÷ floor', 'Memory per player (PSS)', 'Start to first frame p50 / p99', '`/play`, `/stop` unanswered / guilds not started (worst round)', 'The listener’s own event-loop delay p99'], rows),
     ].join('\n\n'),
   };
 }
