@@ -272,6 +272,11 @@ function renderAccept(result: ResultFile): Rendered {
   const sustainedBody = data['sustained']
     ? [
         `Sustained: ${sustainedWhat}. Floor: ${str(sustained['floor'])}.`,
+        ...(sustained['sentPerSecond'] === undefined
+          ? []
+          : [
+              `The figure cannot pass the pace the commands were sent at (${fmt(sustained['sentPerSecond'])}/s by the driver), and it counts the time the last job took to reach the service after the last command (${fmt(sustained['lastJobLagMs'], 0)} ms).`,
+            ]),
         table(
           ['', 'Received by the service', 'First answer p50', 'p99', `p99 by ${fmt(sw['windowSeconds'], 0)} s window`, 'Unanswered'],
           [

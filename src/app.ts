@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { modelListNotice, type Config } from './config.js';
-import { connectDatabase } from './db/client.js';
+import { connectDatabase, connectHealthProbe } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/discord-delivery.js';
 import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
@@ -154,9 +154,13 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     // Voice commands reach the player of the process that holds the guild's shard (src/voice).
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
     if (voice) stops.push(() => voice.stop());
-    // What the public server and the ops server share: health, readiness and metrics.
+    // What the public server and the ops server share: health, readiness and metrics. The
+    // health checks reach Postgres on a connection of their own (it opens on the first probe).
+    const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`);
+    stops.push(() => healthProbe.close());
     const opsDeps = {
       db: deps.db,
+      pingPostgres: healthProbe.ping,
       redis,
       queues,
       metrics,

@@ -54,6 +54,23 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
 }
 
 /**
+ * One connection of its own for the health checks' `select 1`: a pool whose connections are all
+ * taken (a flood of webhooks) must not make a live Postgres look slow or down. It connects on
+ * the first ping and again after a failure, and lets go of an idle connection after a minute.
+ */
+export function connectHealthProbe(url: string, applicationName = 'music-bot'): { ping(): Promise<void>; close(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 60_000, application_name: `${applicationName} health` });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return {
+    ping: async () => {
+      await pool.query('select 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+/**
  * A statement built once per database by `build` (a drizzle query ending in `.prepare(name)`)
  * and run by name, so Postgres parses it once per connection and this process builds it once.
  */

@@ -22,7 +22,7 @@ import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
 import { FIRST_ANSWER_COUNT_LIMIT, shownPosition } from '../pipeline/job-rows.js';
-import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from '../pipeline/upstream.js';
+import { kindsSharingTaskType } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf, sendPrivateNote } from './respond.js';
@@ -77,7 +77,7 @@ export async function openCaller(interaction: RepliableInteraction, context: Com
   const guild = await openGuild(context.db, interaction.guildId, {
     startingCredits: context.config.startingCredits,
     roleIds: member.roleIds,
-    ...(options.queuedFor && { queuedKinds: KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[options.queuedFor]] }),
+    ...(options.queuedFor && { queuedKinds: kindsSharingTaskType(options.queuedFor) }),
   });
   return {
     guild,

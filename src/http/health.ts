@@ -32,6 +32,11 @@ export interface HealthDeps {
   readonly shards?: Pick<ShardWatch, 'readiness'>;
   /** @defaultValue CHECK_TIMEOUT_MS */
   readonly checkTimeoutMs?: number;
+  /**
+   * Asks Postgres whether it answers, on a connection of its own (`connectHealthProbe`), so that
+   * a busy pool is not reported as Postgres down. @defaultValue `select 1` through `db`
+   */
+  readonly pingPostgres?: () => Promise<unknown>;
 }
 
 type Reachable = 'ok' | 'down';
@@ -66,7 +71,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     const phase = deps.lifecycle?.() ?? 'running';
     if (phase !== 'running') return reply.code(503).send({ status: phase });
     const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
-    const [postgres, redis] = await Promise.all([reach(pingPostgres(deps.db), timeoutMs), reach(deps.redis.ping(), timeoutMs)]);
+    const [postgres, redis] = await Promise.all([reach(pingPostgres(deps), timeoutMs), reach(deps.redis.ping(), timeoutMs)]);
     const gateway = deps.shards?.readiness();
     // Checked again: stop() may have begun while the checks ran.
     const ready = postgres === 'ok' && redis === 'ok' && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
@@ -78,7 +83,7 @@ export async function checkHealth(deps: HealthDeps, now = Date.now()): Promise<H
   const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
   const prefix = deps.queues.prefix;
   const [postgres, redis, shards, service] = await Promise.all([
-    reach(pingPostgres(deps.db), timeoutMs),
+    reach(pingPostgres(deps), timeoutMs),
     reach(deps.redis.ping(), timeoutMs),
     within(readShardHeartbeats(deps.redis, prefix), timeoutMs).catch(() => undefined),
     within(readServiceRecord(deps.redis, prefix), timeoutMs).catch(() => undefined),
@@ -118,8 +123,8 @@ export function serviceHealth(record: ServiceRecord | undefined, now: number): H
   };
 }
 
-function pingPostgres(db: Database): Promise<unknown> {
-  return db.execute(sql`select 1`);
+function pingPostgres(deps: Pick<HealthDeps, 'db' | 'pingPostgres'>): Promise<unknown> {
+  return deps.pingPostgres ? deps.pingPostgres() : deps.db.execute(sql`select 1`);
 }
 
 async function reach(check: Promise<unknown>, timeoutMs: number): Promise<Reachable> {

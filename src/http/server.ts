@@ -68,6 +68,8 @@ export interface HttpServerDeps {
   readonly shards?: Pick<ShardWatch, 'readiness' | 'sample'>;
   /** How long the deployment's gauges are reused between scrapes. @defaultValue GAUGES_MAX_AGE_MS */
   readonly gaugesMaxAgeMs?: number;
+  /** The health checks' own way to Postgres (see `HealthDeps`). @defaultValue `select 1` through `db` */
+  readonly pingPostgres?: () => Promise<unknown>;
 }
 
 const jobIdSchema = z.uuid();

@@ -6,7 +6,7 @@ import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, or, sql, type 
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
 import { jobs, type JobKind, type JobState } from '../db/schema.js';
-import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
+import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND, kindsSharingTaskType } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
 
@@ -47,7 +47,7 @@ async function countQueued(db: Executor, where: SQL | undefined): Promise<number
 /** Jobs of the same task type waiting before this one (up to {@link QUEUE_COUNT_LIMIT}), plus one. */
 export async function queuePositionOf(db: Executor, job: Pick<JobRow, 'id' | 'kind' | 'createdAt' | 'state'>): Promise<number> {
   if (job.state !== 'queued') return 0;
-  const kinds = KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[job.kind]];
+  const kinds = kindsSharingTaskType(job.kind);
   const ahead = await countQueued(
     db,
     and(
@@ -97,7 +97,7 @@ export async function takeForSubmission(db: Database, jobId: string, cap: number
 const byKind = (value: (kind: JobKind) => string) =>
   sql.raw(`case ${jobs.kind.name} ${Object.keys(TASK_TYPE_BY_KIND).map((kind) => `when '${kind}' then ${value(kind as JobKind)}`).join(' ')} end`);
 const takeStatement = preparedOnce((db) => {
-  const kinds = byKind((kind) => `'{${KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]].join(',')}}'::text[]`);
+  const kinds = byKind((kind) => `'{${kindsSharingTaskType(kind).join(',')}}'::text[]`);
   const lockName = byKind((kind) => `'musicbot:inflight:${TASK_TYPE_BY_KIND[kind]}'`);
   const outcome = sql<ClaimOutcome | null>`case when ${jobs.state} = 'queued'
     then claim_submission(${jobs.id}, ${kinds}, ${lockName}, ${sql.placeholder('cap')}::integer) end`;

@@ -19,7 +19,7 @@ import { jobs, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob } from './job-rows.js';
-import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND } from './upstream.js';
+import { kindsSharingTaskType } from './upstream.js';
 import { openGuild } from '../guilds/settings.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
@@ -59,6 +59,25 @@ export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind):
   return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
 }
 
+/**
+ * Without what the caller read, the same read a command starts with: one round trip (the guild
+ * made and its allowance applied when due), the queue's counts in it.
+ */
+async function openForSubmission(deps: PipelineDeps, input: SubmitInput, now: Date, given: SubmitInput['opened']) {
+  const guild = await openGuild(deps.db, input.requester.guildId, {
+    startingCredits: deps.settings.startingCredits,
+    now,
+    ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
+    queuedKinds: kindsSharingTaskType(input.request.kind),
+  });
+  return {
+    dailyCapApplies: given?.dailyCapApplies ?? guild.dailyCap !== null,
+    alertConfigured: given?.alertConfigured ?? guild.alertBelow !== null,
+    queuedAhead: guild.queued!.count,
+    inFlight: guild.queued!.inFlight,
+  };
+}
+
 export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hooks: SubmitHooks = {}): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
@@ -69,21 +88,11 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const now = deps.now();
   // Without what the caller read, the same read a command starts with: one round trip (the
   // guild made and its allowance applied when due), the queue's counts in it.
-  let opened = input.opened;
-  if (opened?.queuedAhead === undefined || opened.inFlight === undefined) {
-    const guild = await openGuild(deps.db, guildId, {
-      startingCredits: deps.settings.startingCredits,
-      now,
-      ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
-      queuedKinds: KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[request.kind]],
-    });
-    opened = {
-      dailyCapApplies: opened?.dailyCapApplies ?? guild.dailyCap !== null,
-      alertConfigured: opened?.alertConfigured ?? guild.alertBelow !== null,
-      queuedAhead: guild.queued!.count,
-      inFlight: guild.queued!.inFlight,
-    };
-  }
+  const given = input.opened;
+  const opened: Required<NonNullable<SubmitInput['opened']>> =
+    given?.queuedAhead !== undefined && given.inFlight !== undefined
+      ? { ...given, queuedAhead: given.queuedAhead, inFlight: given.inFlight }
+      : await openForSubmission(deps, input, now, given);
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
@@ -126,7 +135,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     return reservation.balance;
   };
   const capApplies = input.requester.roleIds !== undefined && opened.dailyCapApplies;
-  const { queuedAhead: ahead = 0, inFlight = 0 } = opened;
+  const { queuedAhead: ahead, inFlight } = opened;
   const balance = await (capApplies
       ? deps.db.transaction(async (tx) => {
           // Under a lock per member, so that their parallel requests cannot slip past the cap together.

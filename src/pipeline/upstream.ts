@@ -30,6 +30,11 @@ export const KINDS_BY_TASK_TYPE = Object.entries(TASK_TYPE_BY_KIND).reduce(
   {} as Record<UpstreamTaskType, JobKind[]>,
 );
 
+/** The kinds that share `kind`'s task type, and so its queue and its cap at the service. */
+export function kindsSharingTaskType(kind: JobKind): JobKind[] {
+  return KINDS_BY_TASK_TYPE[TASK_TYPE_BY_KIND[kind]];
+}
+
 /** Where the music service sends a job's webhook (configuration checks PUBLIC_URL against its length). */
 export { WEBHOOK_ROUTE_PREFIX, webhookUrlFor } from '../config.js';
 

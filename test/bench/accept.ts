@@ -210,12 +210,18 @@ try {
     const received = sustainedCreates().length;
     const cpu = cpuPerJob(cpuBefore, await cpuByProcess(botPids), received);
     const receivedPerSecond = round(received / ((lastAt - firstAt) / 1000), 1);
+    // What bounds the figure above: the driver's own pace, and how far the last job trailed its command.
+    const lastSentMs = Math.max(...answers.map((answer) => answer.at));
+    const sentPerSecond = round((answers.length - 1) / (lastSentMs / 1000), 1);
+    const lastJobLagMs = round(lastAt - firstAt - lastSentMs);
     const first = summarize(answers.map((answer) => answer.ms));
     const windows = byWindow(answers);
     const bound = round(2 * floorFirst.p99);
     const worstWindow = Math.max(...windows.map((w) => w.p99));
     printTable(`sustained: ${SUSTAINED} /song at ${SUSTAINED_RATE}/s across ${SUSTAINED_GUILDS} guilds`, [
       { figure: 'received by the service, per second (first command to last job)', value: receivedPerSecond, floor: '', target: `≥ ${SUSTAINED_RATE}` },
+      { figure: 'commands sent per second by the driver', value: sentPerSecond, floor: '', target: '' },
+      { figure: 'the last job reached the service after the last command, ms', value: lastJobLagMs, floor: '', target: '' },
       { figure: 'first answer p50 / p99 ms', value: `${first.p50} / ${first.p99}`, floor: `${floorFirst.p50} / ${floorFirst.p99}`, target: '' },
       { figure: `worst ${WINDOW_S} s window's first-answer p99 ms`, value: worstWindow, floor: floorFirst.p99, target: `< ${bound} (2× the floor)` },
     ]);
@@ -239,6 +245,8 @@ try {
       unanswered: answers.unanswered,
       floorUnanswered: floorAnswers.unanswered,
       secondsToLastJob: round((lastAt - firstAt) / 1000, 2),
+      sentPerSecond,
+      lastJobLagMs,
       firstAnswerMs: first,
       floorFirstAnswerMs: floorFirst,
       p99ToFloor: ratio(first.p99, floorFirst.p99),

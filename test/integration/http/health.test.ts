@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { connectDatabase } from '../../../src/db/client.js';
+import { connectDatabase, connectHealthProbe } from '../../../src/db/client.js';
 import { publishShardHealth } from '../../../src/discord/health.js';
 import { ShardWatch } from '../../../src/discord/shard-watch.js';
 import { buildHttpServer, type HttpServerDeps } from '../../../src/http/server.js';
@@ -176,6 +176,53 @@ describe('/healthz', () => {
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ status: 'down', postgres: 'down', redis: 'ok' });
     expect((await server.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+  });
+
+  it('reaches Postgres on a connection of its own: a pool with every connection taken is not Postgres down', async () => {
+    const busy = connectDatabase(h.db.url, { max: 1 });
+    const probe = connectHealthProbe(h.db.url, 'health-test');
+    onTestFinished(async () => {
+      await probe.close();
+      await busy.close();
+    });
+    // The pool's one connection held, as a flood of webhooks holds them all.
+    const held = await busy.pool.connect();
+    onTestFinished(() => held.release());
+    const withProbe = serverWith({ db: busy.db, pingPostgres: probe.ping });
+    const throughPool = serverWith({ db: busy.db });
+
+    const answer = await withProbe.inject({ method: 'GET', url: '/healthz' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({ status: 'ok', postgres: 'ok' });
+    expect((await withProbe.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ status: 'ready', postgres: 'ok' });
+    const { rows } = await h.db.pool.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where application_name = 'health-test health'");
+    expect(rows[0]!.n).toBe(1);
+    // The bot's own server does the same: a health connection of its own beside its pools.
+    expect((await healthz()).body.postgres).toBe('ok');
+    const own = await h.db.pool.query<{ name: string }>("select application_name as name from pg_stat_activity where application_name like 'music-bot % health'");
+    expect(own.rows.length).toBeGreaterThanOrEqual(1);
+    // The control: the same check through the pool waits for a connection until its limit (CHECK_TIMEOUT_MS).
+    const control = await throughPool.inject({ method: 'GET', url: '/healthz' });
+    expect(control.json()).toMatchObject({ postgres: 'down' });
+  });
+
+  it('reports Postgres down through its own connection too, and up again once it is back', async () => {
+    const proxy = await tcpProxy(h.db.url);
+    const probe = connectHealthProbe(proxy.url, 'health-test-proxy');
+    onTestFinished(async () => {
+      await probe.close().catch(() => {});
+      await proxy.close();
+    });
+    const server = serverWith({ pingPostgres: probe.ping });
+    expect((await server.inject({ method: 'GET', url: '/healthz' })).json()).toMatchObject({ postgres: 'ok' });
+
+    proxy.cut();
+    const down = await server.inject({ method: 'GET', url: '/healthz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ status: 'down', postgres: 'down' });
+
+    proxy.restore();
+    await vi.waitFor(async () => found((await server.inject({ method: 'GET', url: '/healthz' })).statusCode === 200, 'Postgres back'), 15_000);
   });
 });
 

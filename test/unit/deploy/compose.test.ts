@@ -41,8 +41,9 @@ describe('docker-compose.yml', () => {
   it("sizes Postgres's connections for --scale worker=3", () => {
     const max = Number(/max_connections=(\d+)/.exec(services.postgres!.command!.join(' '))?.[1]);
     const pool = (name: string) => Number(services[name]!.environment!.DATABASE_POOL_SIZE);
-    // One pool per process in the split roles; Postgres keeps 3 for superusers.
-    const needed = pool('gateway') + pool('http') + 3 * pool('worker') + 1 + 3;
+    // One pool and one health connection per process in the split roles, the migration's one;
+    // Postgres keeps 3 for superusers.
+    const needed = pool('gateway') + pool('http') + 3 * pool('worker') + 5 + 1 + 3;
     expect(max).toBeGreaterThanOrEqual(needed);
   });
 
