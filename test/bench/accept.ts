@@ -18,14 +18,17 @@
  * `--sustained-rate` (150/s) across `--sustained-guilds` (100) guilds of 5 members, measured from
  * the first command to the last job received by the service. The floor (test/bench/floor-bot.ts:
  * a bare discord.js bot, one guarded `UPDATE`, then reply) answers the same commands at the same
- * rate in the same shape, with its own emulator, just before. Targets: the service receives the
+ * rate in the same shape, with its own emulator, just before the bot in each of
+ * `--sustained-rounds` (3) rounds. Targets, on the median of the rounds: the service receives the
  * jobs at ≥ the rate, and the first answer's p99 is under 2× the floor's in every 10 s window.
+ * The rate cannot pass the pace the commands are sent at, and it counts how long the last job
+ * took to reach the service after the last command: both are printed beside it.
  * `--sustained-commands 0` skips it.
  */
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
-import { atRate, cpuMsOfAll, cpuMsOfCommands, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
+import { atRate, cpuMsOfAll, cpuMsOfCommands, medianOf, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,6 +38,7 @@ const { values: flags } = parseArgs({
     'sustained-commands': { type: 'string', default: '10000' },
     'sustained-rate': { type: 'string', default: '150' },
     'sustained-guilds': { type: 'string', default: '100' },
+    'sustained-rounds': { type: 'string', default: '3' },
   },
   strict: false,
 });
@@ -47,6 +51,7 @@ const TARGET = 150;
 const SUSTAINED = Number(flags['sustained-commands']);
 const SUSTAINED_RATE = Number(flags['sustained-rate']);
 const SUSTAINED_GUILDS = Math.max(1, Number(flags['sustained-guilds']));
+const SUSTAINED_ROUNDS = Math.max(1, Number(flags['sustained-rounds']));
 const SUSTAINED_MEMBERS = 5;
 /** The sustained phase's first answers are judged by windows of this many seconds of dispatch. */
 const WINDOW_S = 10;
@@ -101,6 +106,21 @@ const byWindow = (answers: ReadonlyArray<{ at: number; ms: number }>) => {
   return [...windows].sort((a, b) => a[0] - b[0]).map(([w, values]) => ({ fromS: w * WINDOW_S, n: values.length, p99: summarize(values).p99 }));
 };
 
+
+interface SustainedRound {
+  answers: Awaited<ReturnType<typeof firstAnswers>>;
+  floorAnswers: Awaited<ReturnType<typeof firstAnswers>>;
+  floorCpu: ReturnType<typeof cpuPerJob>;
+  first: ReturnType<typeof summarize>;
+  windows: ReturnType<typeof byWindow>;
+  worstWindow: number;
+  received: number;
+  receivedPerSecond: number;
+  secondsToLastJob: number;
+  sentPerSecond: number;
+  lastJobLagMs: number;
+  cpu: ReturnType<typeof cpuPerJob>;
+}
 
 const world = await startBenchWorld();
 try {
@@ -178,54 +198,97 @@ try {
   );
   const targets: Target[] = [target('burst: jobs/s end to end', jobsPerSecond, `≥ ${TARGET}`, jobsPerSecond >= TARGET)];
 
-  // ---- sustained: the floor first (its own emulator, same shape and rate), then the bot ----
+  /** One round of the sustained load on the bot: its first answers, and when the service received each job. */
+  const sustainedRound = async (r: number): Promise<Omit<SustainedRound, 'floorAnswers' | 'floorCpu'>> => {
+    const createsFrom = world.sim.requests.length;
+    const botPids = bots.map((bot) => bot.pid!);
+    const cpuBefore = await cpuByProcess(botPids);
+    const firstAt = Date.now();
+    const answers = await firstAnswers(world.emulator, sustainedPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, `sustained ${r}`);
+    const sustainedCreates = () => world.sim.requests.slice(createsFrom).filter((request) => request.path === '/api/v1/producer/create');
+    const expected = SUSTAINED - answers.unanswered;
+    await waitFor('every sustained job received by the service', () => sustainedCreates().length >= expected, { timeoutMs: 600_000, everyMs: 100 }).catch(() => {});
+    const lastAt = Math.max(...sustainedCreates().map((request) => request.at));
+    const received = sustainedCreates().length;
+    const cpu = cpuPerJob(cpuBefore, await cpuByProcess(botPids), received);
+    // What bounds the rate: the driver's own pace, and how far the last job trailed its command.
+    const lastSentMs = Math.max(...answers.map((answer) => answer.at));
+    const windows = byWindow(answers);
+    return {
+      answers,
+      first: summarize(answers.map((answer) => answer.ms)),
+      windows,
+      worstWindow: Math.max(...windows.map((w) => w.p99)),
+      received,
+      receivedPerSecond: round(received / ((lastAt - firstAt) / 1000), 1),
+      secondsToLastJob: round((lastAt - firstAt) / 1000, 2),
+      sentPerSecond: round((answers.length - 1) / (lastSentMs / 1000), 1),
+      lastJobLagMs: round(lastAt - firstAt - lastSentMs),
+      cpu,
+    };
+  };
+
+  // ---- sustained: in each round the floor (its own emulator, same shape and rate), then the bot ----
   let sustained: Record<string, unknown> | undefined;
   if (SUSTAINED > 0) {
     const floorEmulator = await startDiscordEmulator({ botToken: BOT_TOKEN, validateRequests: false });
     const floorPlaces = populateGuilds(floorEmulator, SUSTAINED_GUILDS, SUSTAINED_MEMBERS, 'Sustained');
     const floorBot = await spawnFloorBot(world, 'decide', floorEmulator, SUSTAINED_GUILDS);
-    let floorAnswers: Awaited<ReturnType<typeof firstAnswers>>;
-    let floorCpu: ReturnType<typeof cpuPerJob>;
+    const rounds: SustainedRound[] = [];
     try {
       await floorEmulator.waitForBotReady(60_000);
       await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, Math.min(300, SUSTAINED), 100, 'floor-warm');
-      const before = await cpuByProcess([floorBot.pid!]);
-      floorAnswers = await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'floor');
-      floorCpu = cpuPerJob(before, await cpuByProcess([floorBot.pid!]), SUSTAINED);
+      for (let r = 0; r < SUSTAINED_ROUNDS; r += 1) {
+        const floorBefore = await cpuByProcess([floorBot.pid!]);
+        const floorAnswers = await firstAnswers(floorEmulator, floorPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, `floor ${r}`);
+        const floorCpu = cpuPerJob(floorBefore, await cpuByProcess([floorBot.pid!]), SUSTAINED);
+        rounds.push({ ...(await sustainedRound(r)), floorAnswers, floorCpu });
+        const last = rounds.at(-1)!;
+        console.log(`sustained round ${r + 1} of ${SUSTAINED_ROUNDS}: ${last.receivedPerSecond}/s received, the last job ${last.lastJobLagMs} ms after the last command, first-answer p99 ${last.first.p99} ms (floor ${summarize(floorAnswers.map((a) => a.ms)).p99})`);
+      }
     } finally {
       await stopChild(floorBot);
       await floorEmulator.close();
     }
-    const floorFirst = summarize(floorAnswers.map((answer) => answer.ms));
 
-    const createsFrom = world.sim.requests.length;
-    const botPids = bots.map((bot) => bot.pid!);
-    const cpuBefore = await cpuByProcess(botPids);
-    const firstAt = Date.now();
-    const answers = await firstAnswers(world.emulator, sustainedPlaces, SUSTAINED_GUILDS, SUSTAINED, SUSTAINED_RATE, 'sustained');
-    const sustainedCreates = () => world.sim.requests.slice(createsFrom).filter((r) => r.path === '/api/v1/producer/create');
-    const expected = SUSTAINED - answers.unanswered;
-    await waitFor('every sustained job received by the service', () => sustainedCreates().length >= expected, { timeoutMs: 600_000, everyMs: 100 }).catch(() => {});
-    const lastAt = Math.max(...sustainedCreates().map((r) => r.at));
-    const received = sustainedCreates().length;
-    const cpu = cpuPerJob(cpuBefore, await cpuByProcess(botPids), received);
-    const receivedPerSecond = round(received / ((lastAt - firstAt) / 1000), 1);
-    // What bounds the figure above: the driver's own pace, and how far the last job trailed its command.
-    const lastSentMs = Math.max(...answers.map((answer) => answer.at));
-    const sentPerSecond = round((answers.length - 1) / (lastSentMs / 1000), 1);
-    const lastJobLagMs = round(lastAt - firstAt - lastSentMs);
-    const first = summarize(answers.map((answer) => answer.ms));
-    const windows = byWindow(answers);
-    const bound = round(2 * floorFirst.p99);
-    const worstWindow = Math.max(...windows.map((w) => w.p99));
-    printTable(`sustained: ${SUSTAINED} /song at ${SUSTAINED_RATE}/s across ${SUSTAINED_GUILDS} guilds`, [
-      { figure: 'received by the service, per second (first command to last job)', value: receivedPerSecond, floor: '', target: `≥ ${SUSTAINED_RATE}` },
-      { figure: 'commands sent per second by the driver', value: sentPerSecond, floor: '', target: '' },
-      { figure: 'the last job reached the service after the last command, ms', value: lastJobLagMs, floor: '', target: '' },
-      { figure: 'first answer p50 / p99 ms', value: `${first.p50} / ${first.p99}`, floor: `${floorFirst.p50} / ${floorFirst.p99}`, target: '' },
-      { figure: `worst ${WINDOW_S} s window's first-answer p99 ms`, value: worstWindow, floor: floorFirst.p99, target: `< ${bound} (2× the floor)` },
+    const spreadOf = (values: number[]) => ({ median: round(medianOf(values), 2), min: round(Math.min(...values), 2), max: round(Math.max(...values), 2) });
+    const floorOf = (round_: SustainedRound) => summarize(round_.floorAnswers.map((answer) => answer.ms));
+    const perRound = rounds.map((r) => ({
+      receivedPerSecond: r.receivedPerSecond,
+      received: r.received,
+      unanswered: r.answers.unanswered,
+      floorUnanswered: r.floorAnswers.unanswered,
+      secondsToLastJob: r.secondsToLastJob,
+      sentPerSecond: r.sentPerSecond,
+      lastJobLagMs: r.lastJobLagMs,
+      firstAnswerMs: { p50: r.first.p50, p99: r.first.p99 },
+      floorFirstAnswerMs: { p50: floorOf(r).p50, p99: floorOf(r).p99 },
+      worstWindowP99: r.worstWindow,
+      byWindow: r.windows,
+      cpuMsPerJob: r.cpu,
+      floorCpuMsPerCommand: r.floorCpu,
+    }));
+    const received = spreadOf(perRound.map((r) => r.receivedPerSecond));
+    const lag = spreadOf(perRound.map((r) => r.lastJobLagMs));
+    const worst = spreadOf(perRound.map((r) => r.worstWindowP99));
+    const first = summarize(rounds.flatMap((r) => r.answers.map((answer) => answer.ms)));
+    const floorFirst = summarize(rounds.flatMap((r) => r.floorAnswers.map((answer) => answer.ms)));
+    const floorP99 = spreadOf(perRound.map((r) => r.floorFirstAnswerMs.p99));
+    const bound = round(2 * floorP99.median);
+    const medianCpu = (pick: (r: (typeof perRound)[number]) => Record<string, number>) =>
+      Object.fromEntries(['contender', 'postgres', 'redis', 'world', 'total'].map((k) => [k, round(medianOf(perRound.map((r) => pick(r)[k]!)), 2)])) as ReturnType<typeof cpuPerJob>;
+    const cpu = medianCpu((r) => r.cpuMsPerJob);
+    const floorCpu = medianCpu((r) => r.floorCpuMsPerCommand);
+    const notReceived = perRound.reduce((sum, r) => sum + (SUSTAINED - r.received), 0);
+    const range = (s: { median: number; min: number; max: number }) => `${s.median} (${s.min}–${s.max})`;
+    printTable(`sustained: ${SUSTAINED} /song at ${SUSTAINED_RATE}/s across ${SUSTAINED_GUILDS} guilds, median (lowest–highest) of ${SUSTAINED_ROUNDS} rounds`, [
+      { figure: 'received by the service, per second (first command to last job)', value: range(received), floor: '', target: `≥ ${SUSTAINED_RATE}` },
+      { figure: 'commands sent per second by the driver', value: range(spreadOf(perRound.map((r) => r.sentPerSecond))), floor: '', target: '' },
+      { figure: 'the last job reached the service after the last command, ms', value: range(lag), floor: '', target: '' },
+      { figure: 'first answer p50 / p99 ms (all rounds)', value: `${first.p50} / ${first.p99}`, floor: `${floorFirst.p50} / ${floorFirst.p99}`, target: '' },
+      { figure: `worst ${WINDOW_S} s window's first-answer p99 ms`, value: range(worst), floor: range(floorP99), target: `< ${bound} (2× the floor)` },
     ]);
-    printTable('sustained: CPU ms per job, by process (the floor: per command)', [
+    printTable('sustained: CPU ms per job, by process (the floor: per command), median of the rounds', [
       { process: SPLIT ? 'bot (gateway + worker)' : 'bot', bot: cpu.contender, floor: floorCpu.contender },
       { process: 'Postgres (server and backends)', bot: cpu.postgres, floor: floorCpu.postgres },
       { process: 'Redis', bot: cpu.redis, floor: floorCpu.redis },
@@ -233,29 +296,34 @@ try {
       { process: 'total', bot: cpu.total, floor: floorCpu.total },
     ]);
     targets.push(
-      target('sustained: jobs received by the service per second', receivedPerSecond, `≥ ${SUSTAINED_RATE}`, receivedPerSecond >= SUSTAINED_RATE),
-      target(`sustained: worst ${WINDOW_S} s window's first-answer p99, ms`, worstWindow, `< 2× the floor's p99 (${bound})`, worstWindow < bound),
-      target('sustained: commands unanswered, or jobs not received', SUSTAINED - received, `0 (floor: ${floorAnswers.unanswered} unanswered)`, received === SUSTAINED),
+      target('sustained: jobs received by the service per second (median of the rounds)', received.median, `≥ ${SUSTAINED_RATE}`, received.median >= SUSTAINED_RATE),
+      target(`sustained: worst ${WINDOW_S} s window's first-answer p99, ms (median of the rounds)`, worst.median, `< 2× the floor's p99 (${bound})`, worst.median < bound),
+      target('sustained: commands unanswered, or jobs not received', notReceived, `0 (floor: ${perRound.reduce((sum, r) => sum + r.floorUnanswered, 0)} unanswered)`, notReceived === 0),
     );
+    const middle = perRound.find((r) => r.receivedPerSecond === received.median) ?? perRound[0]!;
     sustained = {
-      workload: { commands: SUSTAINED, rate: SUSTAINED_RATE, guilds: SUSTAINED_GUILDS, members: SUSTAINED_GUILDS * SUSTAINED_MEMBERS, windowSeconds: WINDOW_S },
-      floor: 'bare discord.js bot (test/bench/floor-bot.ts): one guarded UPDATE on its guild\'s row, then reply; the same commands, rate and guilds, its own emulator',
-      receivedPerSecond,
-      received,
-      unanswered: answers.unanswered,
-      floorUnanswered: floorAnswers.unanswered,
-      secondsToLastJob: round((lastAt - firstAt) / 1000, 2),
-      sentPerSecond,
-      lastJobLagMs,
+      workload: { commands: SUSTAINED, rate: SUSTAINED_RATE, guilds: SUSTAINED_GUILDS, members: SUSTAINED_GUILDS * SUSTAINED_MEMBERS, windowSeconds: WINDOW_S, rounds: SUSTAINED_ROUNDS },
+      floor: 'bare discord.js bot (test/bench/floor-bot.ts): one guarded UPDATE on its guild\'s row, then reply; the same commands, rate and guilds, its own emulator, before the bot in each round',
+      receivedPerSecond: received.median,
+      receivedPerSecondSpread: received,
+      received: middle.received,
+      unanswered: perRound.reduce((sum, r) => sum + r.unanswered, 0),
+      floorUnanswered: perRound.reduce((sum, r) => sum + r.floorUnanswered, 0),
+      secondsToLastJob: middle.secondsToLastJob,
+      sentPerSecond: medianOf(perRound.map((r) => r.sentPerSecond)),
+      lastJobLagMs: lag.median,
+      lastJobLagMsSpread: lag,
       firstAnswerMs: first,
       floorFirstAnswerMs: floorFirst,
       p99ToFloor: ratio(first.p99, floorFirst.p99),
       p50ToFloor: ratio(first.p50, floorFirst.p50),
-      worstWindowP99ToFloor: ratio(worstWindow, floorFirst.p99),
-      byWindow: windows,
+      worstWindowP99: worst,
+      worstWindowP99ToFloor: ratio(worst.median, floorP99.median),
+      byWindow: middle.byWindow,
       cpuMsPerJob: cpu,
       floorCpuMsPerCommand: floorCpu,
-      cpuNote: 'CPU ms per job from /proc, first command to last job received: the bot\'s processes, Postgres, Redis, and the benchmark process (emulator, simulator, driver); the floor\'s per command in its own run',
+      cpuNote: 'CPU ms per job from /proc, first command to last job received, the median of the rounds: the bot\'s processes, Postgres, Redis, and the benchmark process (emulator, simulator, driver); the floor\'s per command in its own run',
+      rounds: perRound,
     };
   }
 
