@@ -330,7 +330,8 @@ async function summaryFill(guildIds: readonly string[]): Promise<{ totalMs: numb
 /**
  * `EXPLAIN (ANALYZE, BUFFERS)` of every statement the member paths and the passes send:
  * their own functions are called on a pool that records what it is sent, then each select is
- * explained with its parameters.
+ * explained with its parameters, planned for their values and, as the bot's connections plan
+ * it, without them (a generic plan).
  */
 async function explainPaths(guildId: string, member: string): Promise<string> {
   const recorder = connectDatabase(world.postgresUrl, { max: 1, applicationName: 'bench-history-explain' });
@@ -372,6 +373,23 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
         const explain = async () =>
           (await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${statement.text}`, statement.values)).rows.map((row) => row['QUERY PLAN']).join('\n');
         const plan = await explain();
+        // The plan the bot runs: its connections plan every statement without the values
+        // (plan_cache_mode, src/db/client.ts), which EXPLAIN of the text with its values does not.
+        await client.query(`prepare bench_generic as ${statement.text}`);
+        let generic: string;
+        try {
+          // EXECUTE takes its arguments as SQL, not as parameters of the EXPLAIN around it.
+          const literal = (value: unknown): string => {
+            if (value === null || value === undefined) return 'null';
+            if (value instanceof Date) return client.escapeLiteral(value.toISOString());
+            if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((item) => `"${String(item).replace(/["\\]/g, '\\$&')}"`).join(',')}}`);
+            return client.escapeLiteral(typeof value === 'object' ? JSON.stringify(value) : String(value));
+          };
+          const args = statement.values.length > 0 ? `(${statement.values.map(literal).join(', ')})` : '';
+          generic = (await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) execute bench_generic${args}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+        } finally {
+          await client.query('deallocate bench_generic');
+        }
         // The library's plans without its own indexes too (migrations/online), dropped in a transaction rolled back.
         let without = '';
         if (statement.path.startsWith('/library')) {
@@ -383,7 +401,7 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
             await client.query('rollback');
           }
         }
-        out.push(`== ${statement.path}\n${statement.text}\n-- ${JSON.stringify(statement.values)}\n${plan}\n${without}`);
+        out.push(`== ${statement.path}\n${statement.text}\n-- ${JSON.stringify(statement.values)}\n${plan}\n\n-- as the bot plans it, without the values (a generic plan):\n${generic}\n${without}`);
       }
     } finally {
       client.release();
