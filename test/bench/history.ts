@@ -18,6 +18,8 @@
  * Targets: each member-facing p50 and p99 within 1.2× of the empty database's; each maintenance
  * pass under a minute. Exits 1 when one is missed, unless `--report-only`.
  *
+ * BENCH_PG_STATEMENTS=<file>: each phase's busiest statements, in `<file>.day1` and `<file>.year`.
+ *
  * Flags: `--scale S` (the issue's sizes times S), `--guilds`, `--jobs`, `--ledger`, `--songs`,
  * `--busy-movements` (the driven guild's ledger), `--rounds N` (40), `--report-only`.
  * Another size than the issue's writes `history-<scale>.json`.
@@ -26,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type pg from 'pg';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { ROOT, seedCast, sleep } from '@music-bot/test-world';
 import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, reserveForJob, returnJobCredits, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
@@ -33,7 +36,7 @@ import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
-import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
+import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type Summary } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -208,7 +211,9 @@ try {
   await seedHistory(world.db, FIRST_DAY, [{ guildId: cast.guild.id, members }], 'd');
   await settlePostgres(world.db);
   const emptyMaintenance = await maintenance();
+  await statementCountersFrom(world.db);
   const empty = await measureCommands();
+  await statementCountersTo(world.db, 'day1');
 
   // ---- a year of history, in the same database ----
   console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild)…`);
@@ -225,7 +230,9 @@ try {
     `migration 0011's fill (online, guild by guild): ${upgrade.totalMs} ms in total; the longest a movement waited (its own time included): ${upgrade.slowestMovementMs} ms, of ${upgrade.movements} made meanwhile`,
   );
   const seededMaintenance = await maintenance();
+  await statementCountersFrom(world.db);
   const seeded = await measureCommands();
+  await statementCountersTo(world.db, 'year');
 
   // ---- the plans of what those paths send, on the seeded database ----
   const plans = await explainPaths(cast.guild.id, bob);
@@ -325,6 +332,19 @@ async function summaryFill(guildIds: readonly string[]): Promise<{ totalMs: numb
   } finally {
     client.release();
   }
+}
+
+/**
+ * With BENCH_PG_STATEMENTS=<file>, Postgres's statement counters are reset before each phase's
+ * commands and written after them to `<file>.day1` and `<file>.year`: what each statement cost
+ * on the first day and after the year.
+ */
+async function statementCountersFrom(db: pg.Pool): Promise<void> {
+  if (process.env.BENCH_PG_STATEMENTS) await db.query('select pg_stat_statements_reset()');
+}
+
+async function statementCountersTo(db: pg.Pool, phase: string): Promise<void> {
+  if (process.env.BENCH_PG_STATEMENTS) await writeBusiestStatements(db, `${path.resolve(process.env.BENCH_PG_STATEMENTS)}.${phase}`);
 }
 
 /**
