@@ -91,6 +91,11 @@ export function fmt(value: unknown, digits = 1): string {
 }
 
 const ms = (value: unknown) => `${fmt(value)} ms`;
+/** A figure written as its median, then its lowest and highest: `median<unit> (min–max)`. */
+const medianSpread = (figure: unknown, format: (value: unknown) => string = (value) => fmt(value), unit = '') => {
+  const f = obj(figure);
+  return `${format(f['median'])}${unit} (${format(f['min'])}–${format(f['max'])})`;
+};
 const spread = (values: readonly number[], unit = ' ms') =>
   values.length === 0 ? '–' : `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}${unit}`;
 const met = (value: unknown) => (value === true ? 'yes' : value === false ? 'no' : 'n/a');
@@ -152,12 +157,8 @@ function renderAckShapes(result: ResultFile): Rendered {
   const ratios = obj(data['ratios']);
   const loads = obj(data['loads']);
   const shapeNames = obj(workload['shapes']);
-  const range = (figure: unknown, digits = 1) => {
-    const f = obj(figure);
-    // A negative CPU reading is an artefact of sampling another process's counters (see `cpu`).
-    const one = (value: unknown) => (num(value) < 0 ? 'n/a' : fmt(value, digits));
-    return `${one(f['median'])} (${one(f['min'])}–${one(f['max'])})`;
-  };
+  // A negative CPU reading is an artefact of sampling another process's counters (see `cpu`).
+  const range = (figure: unknown, digits = 1) => medianSpread(figure, (value) => (num(value) < 0 ? 'n/a' : fmt(value, digits)));
   const ratioCell = (figure: unknown) => {
     const f = obj(figure);
     return `${fmt(f['ratio'], 2)}× (rounds ${fmt(f['min'], 2)}–${fmt(f['max'], 2)})`;
@@ -270,10 +271,7 @@ function renderAccept(result: ResultFile): Rendered {
   const sustainedWhat = `${fmt(sw['commands'], 0)} \`/song\` at a steady ${fmt(sw['rate'], 0)}/s across ${fmt(sw['guilds'], 0)} guilds, from the first command to the last job received by the service`;
   const windows = ((sustained['byWindow'] as Json[] | undefined) ?? []).map((w) => num(w['p99']));
   const rounds = (sustained['rounds'] as Json[] | undefined) ?? [];
-  const rangeOf = (value: Json[string] | undefined, unit = '') => {
-    const r = obj(value);
-    return value === undefined ? undefined : `${fmt(r['median'])}${unit} (${fmt(r['min'])}–${fmt(r['max'])})`;
-  };
+  const rangeOf = (value: unknown, unit = '') => (value === undefined ? undefined : medianSpread(value, undefined, unit));
   const lagSpread = rangeOf(sustained['lastJobLagMsSpread'], ' ms');
   // With rounds, the median and the spread of the rounds; the median round's count and time beside it.
   const received = rounds.length > 0 ? `${rangeOf(sustained['receivedPerSecondSpread'], '/s')}, median of ${rounds.length} rounds` : `${fmt(sustained['receivedPerSecond'])}/s`;
