@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { pathWithBundledFfmpeg } from './packages/test-world/src/tools.js';
 
 export default defineConfig({
   test: {
@@ -8,8 +9,12 @@ export default defineConfig({
     // file has its own database and queue prefix, so they never see each other's rows.
     maxWorkers: 2,
     // Given to each forked worker's environment at its start, when Node reads it: the workers
-    // trust the Discord emulator's self-signed voice gateway certificate (wss://127.0.0.1).
-    env: { NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('packages/discord-emulator/certs/voice-localhost.pem', import.meta.url)) },
+    // trust the Discord emulator's self-signed voice gateway certificate (wss://127.0.0.1), and
+    // they and what they start find npm's ffmpeg where the system has none.
+    env: {
+      NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('packages/discord-emulator/certs/voice-localhost.pem', import.meta.url)),
+      PATH: pathWithBundledFfmpeg(),
+    },
     projects: [
       {
         test: {

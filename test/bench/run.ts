@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '@music-bot/test-world';
+import { pathWithBundledFfmpeg, ROOT } from '@music-bot/test-world';
 
 export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history'] as const;
 
@@ -22,6 +22,8 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark: ${unknown.join(', ')} (there are: ${BENCHMARKS.join(', ')})`);
   process.exit(2);
 }
+// Each benchmark's processes find ffmpeg as the tests do: npm's where the system has none.
+process.env.PATH = pathWithBundledFfmpeg();
 const names = asked.length > 0 ? asked : [...BENCHMARKS];
 // Passed on by the environment (BENCH_REPORT_ONLY), so that a benchmark without the flag among its options takes it too.
 const reportOnly = passOn.includes('--report-only');

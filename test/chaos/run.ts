@@ -4,6 +4,7 @@
  * and exits 1 when any figure that must be 0 is not.
  */
 import { parseArgs } from 'node:util';
+import { pathWithBundledFfmpeg } from '@music-bot/test-world';
 import { writeResult } from '../bench/support.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { runChaos, scenariosNamed } from './suite.js';
@@ -24,6 +25,8 @@ try {
   process.exit(2);
 }
 const { values: flags, positionals } = parsed;
+// The simulator makes its songs, and the bot plays them, with ffmpeg: npm's where the system has none.
+process.env.PATH = pathWithBundledFfmpeg();
 if (flags.help) {
   console.log(USAGE);
   process.exit(0);

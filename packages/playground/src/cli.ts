@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { VOICE_CA_PATH } from '@music-bot/discord-emulator';
+import { checkTools, pathWithBundledFfmpeg } from '@music-bot/test-world';
 import { exitWithError } from '../../../src/cli-support.js';
 import { createLogger } from '../../../src/logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
@@ -69,6 +70,14 @@ try {
 if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
+}
+
+// What the playground runs outside npm, checked before anything starts; ffmpeg is npm's where the system has none.
+process.env.PATH = pathWithBundledFfmpeg();
+const tools = checkTools('playground');
+if (tools.line !== undefined) {
+  process.stderr.write(`${tools.line}\n`);
+  process.exit(1);
 }
 
 const dataDir = path.resolve(args['data-dir'] ?? path.join(ROOT, 'data/playground'));

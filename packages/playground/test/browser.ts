@@ -3,23 +3,18 @@
  * from the system (Debian's `chromium` package), never from a download at install time.
  */
 import { existsSync } from 'node:fs';
+import { findChromium as findBrowser } from '@music-bot/test-world';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/snap/bin/chromium'];
 
 export const NO_BROWSER_HINT =
   'No Chromium found for the browser tests: install it (Debian/Ubuntu: apt-get install -y chromium; macOS: brew install --cask chromium) or set CHROMIUM_PATH to a Chromium or Chrome executable.';
 
-/** CHROMIUM_PATH, else the usual system locations. */
+/** CHROMIUM_PATH, else a Chromium or Chrome on the PATH or in the usual places. */
 export function findChromium(): string {
-  const fromEnv = process.env.CHROMIUM_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH is ${fromEnv}, but there is no file there. ${NO_BROWSER_HINT}`);
-    return fromEnv;
-  }
-  const found = CANDIDATES.find((candidate) => existsSync(candidate));
-  if (!found) throw new Error(NO_BROWSER_HINT);
+  const found = findBrowser();
+  if (found === undefined) throw new Error(NO_BROWSER_HINT);
+  if (!existsSync(found)) throw new Error(`CHROMIUM_PATH is ${found}, but there is no file there. ${NO_BROWSER_HINT}`);
   return found;
 }
 

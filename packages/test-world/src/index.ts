@@ -13,3 +13,5 @@ export { startStandIns } from './stand-ins.js';
 export type { StandIns } from './stand-ins.js';
 export { startWorld } from './world.js';
 export type { EmbeddedServer, World, WorldOptions } from './world.js';
+export { bundledFfmpegDir, checkTools, findChromium, onPath, pathWithBundledFfmpeg, postgresBinDirs } from './tools.js';
+export type { ToolsCheck, ToolsPurpose } from './tools.js';

@@ -1,32 +1,18 @@
 /**
- * Real files from encoders that are not ours: sox writes the WAVs, LAME the MP3s. Each plays
- * 12.0 s; LAME adds its encoder delay and padding (under 0.05 s) to the MP3s.
+ * Real files from encoders that are not ours: sox wrote the WAVs, LAME the MP3s, committed in
+ * test/fixtures/audio/ with the script that made them. Each plays 12.0 s; LAME adds its encoder
+ * delay and padding (under 0.05 s) to the MP3s.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { probeAudio } from '../../../src/audio/duration.js';
 
 const SECONDS = 12;
 const TOLERANCE = 0.1;
 
-let folder: string;
-
-function run(command: string, args: readonly string[]): void {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
-  if (result.error && 'code' in result.error && result.error.code === 'ENOENT') {
-    throw new Error(
-      `${command} is not installed. This test makes its audio with sox and lame: apt-get install -y sox lame`,
-    );
-  }
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-}
-
 function file(name: string): Buffer {
-  return readFileSync(path.join(folder, name));
+  return readFileSync(new URL(`../../fixtures/audio/${name}`, import.meta.url));
 }
 
 /** The bytes an ID3v2 tag takes, header included (its size is four 7-bit bytes). */
@@ -46,27 +32,6 @@ function noise(length: number, seed: string): Buffer {
 
 /** Text no MPEG sync word hides in: junk as a broken tool might leave it. */
 const JUNK = Buffer.from('junk before the first frame. '.repeat(70));
-
-beforeAll(() => {
-  folder = mkdtempSync(path.join(tmpdir(), 'duration-test-'));
-  const at = (name: string) => path.join(folder, name);
-  // -R: sox dithers to 16 bits with random noise; its fixed seed makes the same files every run
-  // (with a fresh seed the cut-stream case measured anything from 11.89 to 11.96 s).
-  run('sox', ['-R', '-n', '-r', '44100', '-c', '1', '-b', '16', at('mono-44k.wav'), 'synth', String(SECONDS), 'sine', '440']);
-  run('sox', ['-R', '-n', '-r', '8000', '-c', '2', '-b', '16', at('stereo-8k.wav'), 'synth', String(SECONDS), 'sine', '220']);
-  // -t: no Xing/Info frame, so the length comes from the frames themselves.
-  run('lame', ['--quiet', '-b', '128', '-t', at('mono-44k.wav'), at('cbr.mp3')]);
-  run('lame', ['--quiet', '-b', '128', at('mono-44k.wav'), at('cbr-info.mp3')]);
-  run('lame', ['--quiet', '-b', '128', '--id3v2-only', '--tt', 'My voice', at('mono-44k.wav'), at('cbr-id3.mp3')]);
-  run('lame', ['--quiet', '-V', '4', at('mono-44k.wav'), at('vbr.mp3')]);
-  run('lame', ['--quiet', '-V', '4', '--id3v2-only', '--tt', 'My voice', '--ta', 'A member', at('mono-44k.wav'), at('vbr-id3.mp3')]);
-  // MPEG-2 (22.05 kHz), as phones often record.
-  run('lame', ['--quiet', '--resample', '22.05', '-b', '32', at('stereo-8k.wav'), at('mpeg2.mp3')]);
-});
-
-afterAll(() => {
-  if (folder) rmSync(folder, { recursive: true, force: true });
-});
 
 describe('probeAudio', () => {
   it('reads a WAV’s duration from its header', async () => {
