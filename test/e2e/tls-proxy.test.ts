@@ -1,7 +1,8 @@
 /**
  * deploy/Caddyfile, the TLS proxy the operations document puts in front of the bot, run by a
- * real Caddy: a signed webhook reaches the bot over HTTPS and finishes its job; /metrics and the
- * health routes, which the bot serves on the same port, are not forwarded.
+ * real Caddy: a signed webhook reaches the bot over HTTPS and finishes its job, Discord's signed
+ * webhook events reach it too; /metrics and the health routes, which the bot serves on the same
+ * port, are not forwarded.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -27,7 +28,7 @@ const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
 beforeAll(async () => {
   if (spawnSync('caddy', ['version']).status !== 0) throw new Error('caddy is not installed (Debian: apt-get install -y caddy)');
-  h = await startHarness({ webhooks: true, startingCredits: 200 });
+  h = await startHarness({ webhooks: true, startingCredits: 200, env: (stack) => ({ DISCORD_PUBLIC_KEY: stack.emulator.publicKey }) });
   const [https, http] = [await findFreePort(), await findFreePort()];
   folder = await mkdtemp(path.join(os.tmpdir(), 'caddy-'));
   // The shipped site block, on test ports, trusting nothing system-wide and keeping its files here.
@@ -71,6 +72,14 @@ describe('the TLS proxy of docs/operations.md', () => {
     });
     expect(answer.status).toBe(200);
     await vi.waitFor(async () => found(((await jobRow(h.db.db, jobId))?.state === 'succeeded' ? true : undefined), 'the job finished by the proxied webhook'), 10_000);
+  });
+
+  it('forwards Discord\'s signed webhook events over HTTPS, and the bot answers them', async () => {
+    const ping = JSON.stringify({ version: 1, application_id: h.env.DISCORD_APPLICATION_ID, type: 0 });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${proxy}/webhook-events`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: ping, dispatcher: insecure });
+    expect((await post(h.emulator.signInteraction(ping))).status).toBe(204);
+    expect((await post({})).status, 'unsigned: the bot, not the proxy, refuses it').toBe(401);
   });
 
   it('answers /metrics and the health routes with 404, though the bot serves them on the port behind it', async () => {

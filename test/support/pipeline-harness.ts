@@ -44,8 +44,8 @@ export interface HarnessOptions {
   readonly settings?: Partial<PipelineSettings>;
   readonly startingCredits?: number;
   readonly overrides?: AppOverrides;
-  /** Extra environment for the bot's configuration. */
-  readonly env?: Record<string, string>;
+  /** Extra environment for the bot's configuration; a function when it names the stack's parts (the emulator's public key). */
+  readonly env?: Record<string, string> | ((stack: Stack) => Record<string, string>);
   /** The Discord emulator's options, e.g. its rate limits. */
   readonly emulator?: Partial<DiscordEmulatorOptions>;
   /** The bot's logger. @defaultValue silentLogger */
@@ -68,7 +68,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const httpPort = await findFreePort();
   const publicUrl = options.webhooks ? `http://127.0.0.1:${httpPort}` : undefined;
   const config = loadConfig({
-    env: { ...stack.env, HTTP_PORT: String(httpPort), PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent', POLL_MAX_PER_SECOND: '50', ...options.env },
+    env: { ...stack.env, HTTP_PORT: String(httpPort), PUBLIC_URL: publicUrl, LOG_LEVEL: 'silent', POLL_MAX_PER_SECOND: '50', ...(typeof options.env === 'function' ? options.env(stack) : options.env) },
   });
   const app = await startApp(config, options.logger ?? silentLogger, {
     parts: { gateway: false, worker: true, http: true },
