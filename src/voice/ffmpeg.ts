@@ -39,14 +39,24 @@ export const FFMPEG_MISSING =
 export type EncodedStream = ChildProcessByStdio<null, Readable, Readable>;
 
 /**
- * Starts ffmpeg reading `url`: Ogg Opus out when `libopus`, else raw 48 kHz stereo s16le for
- * an Opus encoder in Node. Stdout is the audio; stderr is kept short for the error line.
+ * The protocols the decoder may open: http and https and what they run over. A song's address
+ * comes from the music service; a local file, or any other protocol it or a redirect names, is
+ * refused by ffmpeg itself.
+ */
+export const DECODER_PROTOCOLS = 'http,https,tcp,tls';
+
+/**
+ * Starts ffmpeg reading `url` (http or https only, see {@link DECODER_PROTOCOLS}): Ogg Opus out
+ * when `libopus`, else raw 48 kHz stereo s16le for an Opus encoder in Node. Stdout is the
+ * audio; stderr is kept short for the error line.
  */
 export function spawnDecoder(path: string, url: string, libopus: boolean): EncodedStream {
   // A network source may drop mid-song: ffmpeg reconnects rather than ending the song early.
-  const reconnect = /^https?:\/\//.test(url) ? ['-reconnect', '1', '-reconnect_streamed', '1', '-reconnect_delay_max', '4'] : [];
+  const reconnect = ['-reconnect', '1', '-reconnect_streamed', '1', '-reconnect_delay_max', '4'];
   const output = libopus
     ? ['-c:a', 'libopus', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-f', 'ogg', 'pipe:1']
     : ['-f', 's16le', '-ar', '48000', '-ac', '2', 'pipe:1'];
-  return spawn(path, ['-hide_banner', '-loglevel', 'error', '-nostdin', ...reconnect, '-i', url, '-vn', ...output], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(path, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', DECODER_PROTOCOLS, ...reconnect, '-i', url, '-vn', ...output], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

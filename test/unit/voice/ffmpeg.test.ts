@@ -1,5 +1,11 @@
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkFfmpeg, FFMPEG_MISSING } from '../../../src/voice/ffmpeg.js';
+import { checkFfmpeg, FFMPEG_MISSING, spawnDecoder } from '../../../src/voice/ffmpeg.js';
 
 describe('the ffmpeg check at start-up', () => {
   it('finds the machine’s ffmpeg and whether it has libopus', async () => {
@@ -12,5 +18,44 @@ describe('the ffmpeg check at start-up', () => {
     expect(await checkFfmpeg('/nonexistent/ffmpeg')).toEqual({ found: false, libopus: false });
     expect(FFMPEG_MISSING).toContain('apt-get install -y ffmpeg');
     expect(FFMPEG_MISSING).toContain('FFMPEG_PATH');
+  });
+});
+
+describe('the decoder', () => {
+  const fixture = path.resolve(import.meta.dirname, '../../fixtures/audio/cbr.mp3');
+
+  /** The decoder's exit code, the bytes it wrote and its error text. */
+  async function decode(url: string): Promise<{ code: number | null; bytes: number; error: string }> {
+    const child = spawnDecoder('ffmpeg', url, false);
+    let bytes = 0;
+    let error = '';
+    child.stdout.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (error += chunk));
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { code, bytes, error };
+  }
+
+  it('reads a song over http', async () => {
+    const data = await readFile(fixture);
+    const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'audio/mpeg' }).end(data));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const decoded = await decode(`http://127.0.0.1:${port}/song.mp3`);
+      expect(decoded.code, decoded.error).toBe(0);
+      expect(decoded.bytes).toBeGreaterThan(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a local file, whether named by file: or by its path', async () => {
+    for (const url of [pathToFileURL(fixture).href, fixture]) {
+      const decoded = await decode(url);
+      expect(decoded.code, url).not.toBe(0);
+      expect(decoded.bytes, url).toBe(0);
+      expect(decoded.error, url).toMatch(/not on whitelist/);
+    }
   });
 });
