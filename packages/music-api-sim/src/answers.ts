@@ -26,17 +26,19 @@ export function pollBody(task: SimTask, media: MediaSettings, taskState: SimTask
   const { baseUrl, songSeconds } = media;
   const { view } = task;
   const done = taskState === 'SUCCESS';
+  // An empty success ends SUCCESS without the one field its task type is for.
+  const empty = done && task.behaviour.emptySuccess;
   const failure = taskState === 'FAILED' ? { [RESPONSE_FIELDS.failureReason]: 'the generation provider failed (simulated)' } : {};
   if (view.platform === 'producer') {
     // The envelope stays exactly code, message, data, status; the reason rides in the items.
-    const data = producerData(task, baseUrl, done, songSeconds).map((item) => ({ ...item, ...failure }));
+    const data = producerData(task, baseUrl, done, songSeconds, empty).map((item) => ({ ...item, ...failure }));
     return { code: 200, message: 'success', data, status: taskState };
   }
   const state = { PENDING: 'pending', RUNNING: 'running', SUCCESS: 'succeeded', FAILED: 'failed' }[taskState];
   const { clipState, clipTitle, clipTags, clipLyrics, clipDuration } = RESPONSE_FIELDS;
   if (task.operation === 'voice') {
     const data = done
-      ? { [clipState]: state, persona_id: `persona-${view.taskId.slice(0, 8)}`, name: `Voice ${view.taskId.slice(0, 4)}` }
+      ? { [clipState]: state, ...(empty ? {} : { persona_id: `persona-${view.taskId.slice(0, 8)}` }), name: `Voice ${view.taskId.slice(0, 4)}` }
       : { [clipState]: state, ...failure };
     return { code: 200, message: 'success', data };
   }
@@ -48,29 +50,29 @@ export function pollBody(task: SimTask, media: MediaSettings, taskState: SimTask
     [clipTags]: stringOr(view.body[fields.tags], ''),
     [clipLyrics]: stringOr(view.body[fields.lyrics], ''),
     // notes "Sonic": a sonic clip's duration may be a string.
-    ...(done ? { audio_url: mediaLinks(baseUrl, clipId)['audio_url'], image_url: mediaLinks(baseUrl, clipId)['image_url'], [clipDuration]: songSeconds.toFixed(2) } : {}),
+    ...(done ? { ...(empty ? {} : { audio_url: mediaLinks(baseUrl, clipId)['audio_url'] }), image_url: mediaLinks(baseUrl, clipId)['image_url'], [clipDuration]: songSeconds.toFixed(2) } : {}),
     ...failure,
   }));
   return { code: 200, message: 'success', data };
 }
 
-function producerData(task: SimTask, baseUrl: string, done: boolean, songSeconds: number): Record<string, unknown>[] {
+function producerData(task: SimTask, baseUrl: string, done: boolean, songSeconds: number, empty: boolean): Record<string, unknown>[] {
   const { body } = task.view;
   const clipId = task.clipIds[0] ?? task.view.taskId;
   const { clipTitle, clipSound, clipLyrics, clipTags, clipDuration, lyricsText, downloadUrl } = RESPONSE_FIELDS;
   switch (task.operation) {
     case 'lyrics': {
       const prompt = stringOr(body[REQUEST_FIELDS.lyrics.prompt], 'a song');
-      return [{ [clipTitle]: titleFrom(prompt), ...(done ? { [lyricsText]: lyricsFor(prompt) } : {}) }];
+      return [{ [clipTitle]: titleFrom(prompt), ...(done && !empty ? { [lyricsText]: lyricsFor(prompt) } : {}) }];
     }
     case 'video':
-      return [{ clip_id: clipId, ...(done ? { video_url: mediaLinks(baseUrl, clipId)['video_url'], image_url: mediaLinks(baseUrl, clipId)['image_url'] } : {}) }];
+      return [{ clip_id: clipId, ...(done ? { ...(empty ? {} : { video_url: mediaLinks(baseUrl, clipId)['video_url'] }), image_url: mediaLinks(baseUrl, clipId)['image_url'] } : {}) }];
     case 'upload':
       return [{ clip_id: clipId, [clipTitle]: 'Uploaded audio', ...(done ? { audio_url: mediaLinks(baseUrl, clipId)['audio_url'] } : {}) }];
     case 'download': {
       const format = body[REQUEST_FIELDS.download.format] === 'wav' ? 'wav' : 'mp3';
       const url = format === 'wav' ? `${baseUrl}/producer/${clipId}-wav.wav` : `${baseUrl}/producer/${clipId}.mp3`;
-      return [{ clip_id: clipId, format, ...(done ? { [downloadUrl]: url } : {}) }];
+      return [{ clip_id: clipId, format, ...(done && !empty ? { [downloadUrl]: url } : {}) }];
     }
     default: {
       const fields = REQUEST_FIELDS.song;
@@ -84,7 +86,8 @@ function producerData(task: SimTask, baseUrl: string, done: boolean, songSeconds
           [clipLyrics]: lyrics,
           [clipTags]: sound.slice(0, 60),
           mv: stringOr(body[fields.model], DEFAULT_MODEL),
-          ...(done ? { ...mediaLinks(baseUrl, clipId), [clipDuration]: songSeconds } : {}),
+          // A song without its audio has no `audio_url`, nor the `wav_url` and `video_url` made from it.
+          ...(done ? { ...(empty ? { image_url: mediaLinks(baseUrl, clipId)['image_url'] } : mediaLinks(baseUrl, clipId)), [clipDuration]: songSeconds } : {}),
         },
       ];
     }

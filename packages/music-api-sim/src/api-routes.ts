@@ -146,8 +146,17 @@ function answerFault(exchange: Exchange, fault: RequestFault): void {
     case 'status': {
       const type = fault.type ?? TYPE_BY_STATUS[fault.status] ?? 'internal_error';
       exchange.send(fault.status, { type, message: `simulated ${fault.status} ${type}` });
+      return;
     }
+    case 'proxy':
+      exchange.sendText(fault.status, 'text/html; charset=utf-8', proxyPage(fault.status));
   }
+}
+
+/** The page a proxy or CDN in front of the service answers with: no JSON, no `type`. */
+function proxyPage(status: number): string {
+  const title = status === 200 ? 'Checking your browser' : `${status} ${status === 502 ? 'Bad Gateway' : 'Error'}`;
+  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>simulated proxy</center>\r\n</body>\r\n</html>\r\n`;
 }
 
 function notAllowed(exchange: Exchange): void {

@@ -15,6 +15,11 @@ export type RequestFault =
   | { kind: 'code'; code: number; type?: string; accepted?: boolean; times?: number; path?: string }
   /** Close the connection without an answer once the body has been read. */
   | { kind: 'reset'; accepted?: boolean; times?: number; path?: string }
+  /**
+   * Answer this status (200 to 599) with an HTML page, as a reverse proxy or CDN in front of
+   * the service does: with `accepted`, after the service behind it made the task.
+   */
+  | { kind: 'proxy'; status: number; accepted?: boolean; times?: number; path?: string }
   /** Never answer. */
   | { kind: 'hang'; accepted?: boolean; times?: number; path?: string };
 
@@ -27,7 +32,13 @@ export type TaskFault =
   /** The task's intermediate callback (`song.streaming`, the RUNNING body) comes after its final one. */
   | { kind: 'webhook-out-of-order'; times?: number }
   | { kind: 'bad-signature'; times?: number }
-  | { kind: 'task-ms'; ms: number; times?: number };
+  | { kind: 'task-ms'; ms: number; times?: number }
+  /**
+   * The task ends SUCCESS without the result its task type gives: a song without `audio_url`,
+   * lyrics without `text`, a video without `video_url`, a download without `download_url`, a
+   * voice without `persona_id`.
+   */
+  | { kind: 'empty-success'; times?: number };
 
 export type SimFault = RequestFault | TaskFault;
 
@@ -40,6 +51,8 @@ export interface TaskBehaviour {
   outOfOrder: boolean;
   badSignature: boolean;
   taskMs: number | undefined;
+  /** Ends SUCCESS without its result (see the `empty-success` fault). */
+  emptySuccess: boolean;
 }
 
 export const NORMAL_BEHAVIOUR: Readonly<TaskBehaviour> = Object.freeze({
@@ -49,6 +62,7 @@ export const NORMAL_BEHAVIOUR: Readonly<TaskBehaviour> = Object.freeze({
   outOfOrder: false,
   badSignature: false,
   taskMs: undefined,
+  emptySuccess: false,
 });
 
 /** The upstream `type` the service sends with each error status. */
@@ -83,6 +97,11 @@ export function parseFault(input: unknown): SimFault | string {
       if (fault['type'] !== undefined && typeof fault['type'] !== 'string') return 'type: a string';
       return fault as SimFault;
     }
+    case 'proxy': {
+      const status = fault['status'];
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) return 'proxy: a status from 200 to 599';
+      return fault as SimFault;
+    }
     case 'reset':
     case 'webhook-late':
     case 'task-ms':
@@ -94,14 +113,15 @@ export function parseFault(input: unknown): SimFault | string {
     case 'webhook-twice':
     case 'webhook-out-of-order':
     case 'bad-signature':
+    case 'empty-success':
       return fault as SimFault;
     default:
-      return 'kind: one of status, code, reset, hang, fail-task, no-webhook, webhook-twice, webhook-late, webhook-out-of-order, bad-signature, task-ms';
+      return 'kind: one of status, code, reset, proxy, hang, fail-task, no-webhook, webhook-twice, webhook-late, webhook-out-of-order, bad-signature, task-ms, empty-success';
   }
 }
 
 export function isRequestFault(fault: SimFault): fault is RequestFault {
-  return fault.kind === 'status' || fault.kind === 'code' || fault.kind === 'reset' || fault.kind === 'hang';
+  return fault.kind === 'status' || fault.kind === 'code' || fault.kind === 'reset' || fault.kind === 'proxy' || fault.kind === 'hang';
 }
 
 /** A marker as written, with the fault it stands for. */
@@ -110,7 +130,7 @@ export interface Marker {
   fault: SimFault;
 }
 
-const MARKER = /\[sim:(\d{3}(?:-accepted)?|code-\d{3}(?:-accepted)?|[a-z][a-z-]*)(?:=(\d+))?(?:x(\d+))?\]/gi;
+const MARKER = /\[sim:(\d{3}(?:-accepted)?|(?:code|proxy)-\d{3}(?:-accepted)?|[a-z][a-z-]*)(?:=(\d+))?(?:x(\d+))?\]/gi;
 
 /**
  * Every `[sim:...]` marker in the strings of a request body. Syntax: `[sim:NAME]`,
@@ -133,9 +153,10 @@ export function parseMarkers(body: unknown): Marker[] {
 
 function markerFault(name: string, value: number | undefined, times: number | undefined): SimFault | undefined {
   const counted = times === undefined ? {} : { times };
-  const answer = /^(code-)?(\d{3})(-accepted)?$/.exec(name);
+  const answer = /^(code-|proxy-)?(\d{3})(-accepted)?$/.exec(name);
   if (answer !== null) {
     const status = Number(answer[2]);
+    if (answer[1] === 'proxy-') return { kind: 'proxy', status, ...(answer[3] === undefined ? {} : { accepted: true }), ...counted };
     const type = TYPE_BY_STATUS[status];
     const accepted = answer[3] === undefined ? {} : { accepted: true };
     const typed = type === undefined ? {} : { type };
@@ -166,6 +187,8 @@ function markerFault(name: string, value: number | undefined, times: number | un
       return { kind: 'bad-signature', ...counted };
     case 'task-ms':
       return value === undefined ? undefined : { kind: 'task-ms', ms: value, ...counted };
+    case 'empty-success':
+      return { kind: 'empty-success', ...counted };
     default:
       return undefined;
   }
@@ -188,6 +211,8 @@ export function applyTaskFault(behaviour: TaskBehaviour, fault: TaskFault): Task
       return { ...behaviour, badSignature: true };
     case 'task-ms':
       return { ...behaviour, taskMs: fault.ms };
+    case 'empty-success':
+      return { ...behaviour, emptySuccess: true };
   }
 }
 

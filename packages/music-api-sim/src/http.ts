@@ -58,6 +58,10 @@ export function createSimHttp(options: SimHttpOptions): FastifyInstance {
         if (body === undefined) void reply.code(status).send();
         else sendJson(reply, status, body);
       },
+      sendText(status, contentType, text) {
+        if (record !== undefined) record.status = status;
+        void reply.code(status).header('content-type', contentType).send(Buffer.from(text));
+      },
       hang() {
         reply.hijack();
         const response = reply.raw;

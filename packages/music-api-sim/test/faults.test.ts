@@ -34,6 +34,21 @@ describe('simulator prompt markers', () => {
     expect(first?.text).not.toBe(second?.text);
   });
 
+  it('reads proxy markers: an HTML page with that status, without or after creating the task', () => {
+    expect(parseMarkers('x [sim:proxy-502-accepted] [sim:proxy-200-accepted] [sim:proxy-502x2]').map((marker) => marker.fault)).toEqual([
+      { kind: 'proxy', status: 502, accepted: true },
+      { kind: 'proxy', status: 200, accepted: true },
+      { kind: 'proxy', status: 502, times: 2 },
+    ]);
+    expect(parseFault({ kind: 'proxy', status: 502, accepted: true })).toEqual({ kind: 'proxy', status: 502, accepted: true });
+    expect(parseFault({ kind: 'proxy', status: 99 })).toMatch(/proxy/);
+  });
+
+  it('reads the empty-success marker and fault', () => {
+    expect(parseMarkers('x [sim:empty-success]').map((marker) => marker.fault)).toEqual([{ kind: 'empty-success' }]);
+    expect(parseFault({ kind: 'empty-success', times: 2 })).toEqual({ kind: 'empty-success', times: 2 });
+  });
+
   it('checks faults sent to the control API', () => {
     expect(parseFault({ kind: 'status', status: 502 })).toEqual({ kind: 'status', status: 502 });
     expect(parseFault({ kind: 'status', status: 200 })).toMatch(/status/);

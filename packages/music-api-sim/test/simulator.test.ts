@@ -161,6 +161,46 @@ describe('task lifecycle', () => {
     expect(polled.json).toMatchObject({ code: 200, message: 'success', data: { persona_id: expect.any(String), name: expect.any(String) } });
   });
 
+  it('a proxy fault answers an HTML page, after making the task with -accepted', async () => {
+    const s = await start();
+    const proxied = async (sound: string) => {
+      const response = await fetch(`${s.url}/api/v1/producer/create`, { method: 'POST', headers: auth, body: JSON.stringify({ task_type: 'create_music', sound }) });
+      return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+    };
+    const taken = await proxied('a [sim:proxy-502-accepted]');
+    expect(taken).toMatchObject({ status: 502, type: expect.stringMatching(/^text\/html/), text: expect.stringContaining('<html') });
+    expect(s.listTasks().filter((task) => task.body['sound'] === 'a [sim:proxy-502-accepted]')).toHaveLength(1);
+    expect(await proxied('b [sim:proxy-502]')).toMatchObject({ status: 502, type: expect.stringMatching(/^text\/html/) });
+    expect(s.listTasks().filter((task) => task.body['sound'] === 'b [sim:proxy-502]')).toHaveLength(0);
+    expect(await proxied('c [sim:proxy-200-accepted]')).toMatchObject({ status: 200, type: expect.stringMatching(/^text\/html/) });
+    expect(s.listTasks().filter((task) => task.body['sound'] === 'c [sim:proxy-200-accepted]')).toHaveLength(1);
+  });
+
+  it('an empty success ends SUCCESS without the result its task type gives', async () => {
+    const s = await start();
+    const cases: Array<[string, Record<string, unknown>, string, string]> = [
+      ['/api/v1/producer/create', { task_type: 'create_music', sound: 'x' }, 'producer', 'audio_url'],
+      ['/api/v1/producer/lyrics-create', { prompt: 'x' }, 'producer', 'text'],
+      ['/api/v1/producer/video-clip', { clip_id: 'c1' }, 'producer', 'video_url'],
+      ['/api/v1/producer/download', { clip_id: 'c1', format: 'mp3' }, 'producer', 'download_url'],
+      ['/api/v1/sonic/create-voice', { audio_url: 'https://files.example.com/v.mp3' }, 'sonic', 'persona_id'],
+      ['/api/v1/sonic/create', { task_type: 'persona_music', persona_id: 'p1', custom_mode: true, prompt: 'x' }, 'sonic', 'audio_url'],
+    ];
+    for (const [path, body, platform, field] of cases) {
+      s.injectFault({ kind: 'empty-success' });
+      const id = (await call(s, 'POST', path, body)).json!['task_id'] as string;
+      s.completeTask(id);
+      const polled = await call(s, 'GET', `/api/v1/${platform}/task/${id}`);
+      const text = JSON.stringify(polled.json);
+      expect(text, path).toMatch(/"(SUCCESS|succeeded)"/);
+      expect(text, path).not.toContain(`"${field}"`);
+      // The same task without the fault has it.
+      const normal = (await call(s, 'POST', path, body)).json!['task_id'] as string;
+      s.completeTask(normal);
+      expect(JSON.stringify((await call(s, 'GET', `/api/v1/${platform}/task/${normal}`)).json), path).toContain(`"${field}"`);
+    }
+  });
+
   it('answers 404 for an unknown task', async () => {
     const s = await start();
     expect((await call(s, 'GET', '/api/v1/producer/task/nope')).status).toBe(404);
