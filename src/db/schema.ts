@@ -37,6 +37,11 @@ export const guilds = pgTable(
     monthlyAllowance: integer('monthly_allowance').notNull().default(0),
     /** The period (`YYYY-MM`) whose allowance was last applied. */
     allowancePeriod: text('allowance_period'),
+    /**
+     * The allowance that period was given: the largest live one when it was applied, raised by
+     * a larger subscription first seen later in it (which adds only the difference).
+     */
+    allowanceFloor: integer('allowance_floor').notNull().default(0),
     /** Credits one member may spend per UTC day; null means no cap. */
     userDailyCap: integer('user_daily_cap'),
     allowedChannelIds: text('allowed_channel_ids').array().notNull().default(sql`'{}'::text[]`),
