@@ -132,6 +132,10 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
       return refuse(400, 'malformed', 'malformed body');
     }
     if (event.taskId && job.taskId && event.taskId !== job.taskId) return refuse(400, 'task_mismatch', 'task does not match job');
+    // The state comes from the signed body alone; a header that says otherwise is only noted.
+    if (headerContradicts(event.headerEvent, event.status.state)) {
+      deps.logger.info({ jobId: job.id, headerEvent: event.headerEvent, state: event.status.state }, 'webhook header contradicts its signed body; the body decides');
+    }
     if (event.status.state !== 'succeeded' && event.status.state !== 'failed') {
       deps.metrics.webhooks.inc({ outcome: 'not_final' });
       return reply.code(202).send({ ok: true });
@@ -175,6 +179,14 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;
+}
+
+/** Whether X-Webhook-Event names an end (`*.failed`, `*.completed`) other than the state the signed body gives. */
+function headerContradicts(headerEvent: string | undefined, state: string): boolean {
+  if (headerEvent === undefined) return false;
+  if (headerEvent.endsWith('.failed')) return state !== 'failed';
+  if (headerEvent.endsWith('.completed')) return state !== 'succeeded';
+  return false;
 }
 
 function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): void {

@@ -227,8 +227,13 @@ export interface WebhookEvent {
   taskId: string | undefined;
   /** `producer` or `sonic` when the service says so. */
   platform: string | undefined;
-  /** `song.completed`, `song.failed`, `song.streaming` (body `event` or X-Webhook-Event). */
+  /** `song.completed`, `song.failed`, `song.streaming`: the body's `event`, which the signature covers. */
   event: string | undefined;
+  /**
+   * X-Webhook-Event as sent. Outside the signature, so anyone replaying a signed body can change
+   * it: for logs only, never for the state.
+   */
+  headerEvent: string | undefined;
   /**
    * X-Webhook-Id (or Idempotency-Key): the real service's id of this event. Outside the signature,
    * so anyone can change it: the HTTP server does not deduplicate by it.
@@ -254,14 +259,15 @@ export function normaliseWebhookPayload(payload: unknown, headers?: HeaderBag): 
   const parsed: unknown =
     typeof payload === 'string' || Buffer.isBuffer(payload) ? JSON.parse(payload.toString()) : payload;
   const body = webhookBodySchema.parse(parsed);
-  const event = body.event ?? (headers === undefined ? undefined : headerValue(headers, 'x-webhook-event'));
+  const event = body.event;
   const status = toTaskStatus(body);
-  // A bare envelope may say nothing about the state; the real service's event names do.
+  // A bare envelope may say nothing about the state; the real service's event names, in the signed body, do.
   if (body.status === undefined && status.upstreamState === undefined && event !== undefined) {
     if (event.endsWith('.failed')) status.state = 'failed';
     else if (event.endsWith('.completed') && status.state === 'pending') status.state = 'succeeded';
   }
+  const headerEvent = headers === undefined ? undefined : headerValue(headers, 'x-webhook-event');
   const eventId =
     headers === undefined ? undefined : (headerValue(headers, 'x-webhook-id') ?? headerValue(headers, 'idempotency-key'));
-  return { taskId: body.task_id, platform: body.platform, event, eventId, status };
+  return { taskId: body.task_id, platform: body.platform, event, headerEvent, eventId, status };
 }

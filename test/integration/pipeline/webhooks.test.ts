@@ -173,6 +173,32 @@ describe('a voice persona finishing by webhook', () => {
   });
 });
 
+describe('a header outside the signature', () => {
+  it('cannot fail a job: a sonic body replayed with a forged X-Webhook-Event: song.failed saves the persona it carries', async () => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'voice', name: 'Tenor Tom', audioUrl: 'https://files.example.com/tenor.mp3' });
+    const { jobId } = result as SubmitResult;
+    const job = await vi.waitFor(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
+    // create-voice's polling body: the persona, no state word; only the body is signed.
+    const body = JSON.stringify({ code: 200, message: 'success', data: { persona_id: 'persona-tenor-tom', name: 'Tenor' } });
+    const signature = createHmac('sha256', job.webhookSecret!).update(body).digest('hex');
+
+    const forged = await postWebhook(jobId, body, { 'x-webhook-signature': signature, 'x-webhook-event': 'song.failed' });
+    expect(forged.status).toBe(200);
+    const done = await finished(jobId);
+    expect(done).toMatchObject({ state: 'succeeded', error: null });
+    expect(await h.db.db.select().from(voicePersonas).where(eq(voicePersonas.jobId, jobId))).toMatchObject([{ personaId: 'persona-tenor-tom', name: 'Tenor Tom' }]);
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -4, key: `job:${jobId}:debit` }]);
+
+    // The same signed bytes without the header: the same event, a repeat.
+    const genuine = await postWebhook(jobId, body, { 'x-webhook-signature': signature });
+    expect(await genuine.json()).toMatchObject({ duplicate: true });
+  });
+});
+
 describe('a persona song, with webhooks on', () => {
   it('is sent without webhook fields (the sonic create takes none) and finished by polling', async () => {
     const { result } = await h.request({ kind: 'persona_song', voiceId: randomUUID(), personaId: 'persona-polled', prompt: 'a lullaby', lyrics: 'Sleep now' });

@@ -152,11 +152,18 @@ describe('normaliseWebhookPayload', () => {
     expect(event.status.clips[0]?.audioUrl).toBe(clip.audio_url);
   });
 
-  it('normalises a sonic body the same way as the poll, and falls back to the event name', () => {
+  it('normalises a sonic body the same way as the poll, and falls back to the event name in the body', () => {
     const sonicBody = { code: 200, data: [{ clip_id: 'a', state: 'failed' }, { clip_id: 'b', state: 'failed' }], task_id: 't-2' };
     expect(normaliseWebhookPayload(Buffer.from(JSON.stringify(sonicBody))).status.state).toBe('failed');
-    const bare = normaliseWebhookPayload({ code: 200, data: [] }, { 'X-Webhook-Event': 'song.failed', 'Idempotency-Key': 'k-1' });
-    expect(bare).toMatchObject({ event: 'song.failed', eventId: 'k-1', status: { state: 'failed' } });
+    const named = normaliseWebhookPayload({ code: 200, data: [], event: 'song.failed' }, { 'Idempotency-Key': 'k-1' });
+    expect(named).toMatchObject({ event: 'song.failed', eventId: 'k-1', status: { state: 'failed' } });
+  });
+
+  it('reads the state from the body alone: X-Webhook-Event, outside the signature, is kept for logs', () => {
+    const bare = normaliseWebhookPayload({ code: 200, data: [] }, { 'X-Webhook-Event': 'song.failed' });
+    expect(bare).toMatchObject({ event: undefined, headerEvent: 'song.failed', status: { state: 'pending' } });
+    const persona = normaliseWebhookPayload({ code: 200, data: { persona_id: 'p-1' } }, { 'X-Webhook-Event': 'song.failed' });
+    expect(persona.status).toMatchObject({ state: 'succeeded', personaId: 'p-1' });
   });
 
   it('throws on a body that is not JSON', () => {
