@@ -10,6 +10,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     frozen: false,
     monthlyAllowance: 0,
     allowancePeriod: null,
+    allowanceFloor: 0,
     userDailyCap: null,
     allowedChannelIds: [],
     requiredRoleId: null,
