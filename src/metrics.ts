@@ -8,6 +8,8 @@ export interface Metrics {
   readonly upstreamErrors: Counter<'type'>;
   /** Creates the service may have taken without the bot learning the task (never sent again; refunded). */
   readonly submissionsUncertain: Counter<'kind'>;
+  /** Final states reported for a job that already had another (`standing`): the first stands. */
+  readonly secondFinalStates: Counter<'kind' | 'standing' | 'reported'>;
   readonly credits: Counter<'movement'>;
   readonly deliveries: Counter<'outcome'>;
   /** Results posted by path: `edit` (through the interaction), `channel` (a channel message) or `failed` (an attempt that posted nothing). */
@@ -58,6 +60,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: 'musicbot_submissions_uncertain_total',
       help: 'Creates the music service may have taken without answering with a task id (5xx but 502, cut off, timed out); refunded, never sent again',
       labelNames: ['kind'],
+      registers,
+    }),
+    secondFinalStates: new Counter({
+      name: 'musicbot_second_final_states_total',
+      help: 'Final states the music service reported for a job that already had another (standing); the first stands',
+      labelNames: ['kind', 'standing', 'reported'],
       registers,
     }),
     credits: new Counter({ name: 'musicbot_credits_total', help: 'Credits reserved, charged, released and refunded', labelNames: ['movement'], registers }),

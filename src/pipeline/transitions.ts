@@ -9,7 +9,7 @@ import { preparedOnce, type Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import type { JobRow } from './job-rows.js';
+import { getJob, type JobRow } from './job-rows.js';
 import { takesWebhook } from './upstream.js';
 import { english } from '../i18n/index.js';
 
@@ -100,6 +100,26 @@ export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<
  * that succeeds after the bot gave up on its job (refunded) is still the member's: see `arrivedLate`.
  */
 export async function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string): Promise<JobRow | undefined> {
+  const finished = await finishAsReported(deps, jobId, status, taskId);
+  if (!finished) await noteAnotherEnd(deps, jobId, status);
+  return finished;
+}
+
+/**
+ * A final state reported for a job that already ended otherwise at the service (succeeded,
+ * then failed, or the reverse): the first stands. Counted and logged, so that an operator sees it.
+ */
+async function noteAnotherEnd(deps: PipelineDeps, jobId: string, status: TaskStatus): Promise<void> {
+  const job = await getJob(deps.db, jobId);
+  if (!job || (job.state !== 'succeeded' && job.state !== 'failed') || job.state === status.state) return;
+  deps.metrics.secondFinalStates.inc({ kind: job.kind, standing: job.state, reported: status.state });
+  deps.logger.warn(
+    { jobId, taskId: job.upstreamTaskId, standing: job.state, reported: status.state, upstreamState: status.upstreamState },
+    'a second, different final state for a job; the first stands',
+  );
+}
+
+async function finishAsReported(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId: string | undefined): Promise<JobRow | undefined> {
   const result = toStoredResult(status);
   if (status.state === 'failed') {
     return finish(

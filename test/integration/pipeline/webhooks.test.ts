@@ -199,6 +199,39 @@ describe('a header outside the signature', () => {
   });
 });
 
+describe('a second, different final state for one job', () => {
+  it.each([
+    ['SUCCESS', 'FAILED', 'succeeded', 'failed'],
+    ['FAILED', 'SUCCESS', 'failed', 'succeeded'],
+  ] as const)('%s then %s: the first stands, the second is counted', async (first, second, standing, reported) => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'song', prompt: `changes its mind ${first}` });
+    const { jobId } = result as SubmitResult;
+    const job = await vi.waitFor(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
+    const send = (status: string) => {
+      const body = JSON.stringify({ code: 200, message: 'success', status, task_id: job.upstreamTaskId, data: [{ clip_id: `c-${jobId}`, audio_url: 'https://cdn.example/c.mp3' }] });
+      return postWebhook(jobId, body, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(body).digest('hex') });
+    };
+    const counted = `musicbot_second_final_states_total{kind="song",standing="${standing}",reported="${reported}"}`;
+    const before = (await metrics()).get(counted) ?? 0;
+
+    expect((await send(first)).status).toBe(200);
+    const done = await finished(jobId);
+    expect(done.state).toBe(standing);
+    const ledger = await ledgerOfJob(h.db.db, jobId);
+
+    expect((await send(second)).status).toBe(200);
+    await expect.poll(async () => ((await metrics()).get(counted) ?? 0) - before, { timeout: 10_000 }).toBe(1);
+    expect(await jobRow(h.db.db, jobId)).toMatchObject({ state: standing, result: done.result, error: done.error, deliveryState: done.deliveryState });
+    expect(await ledgerOfJob(h.db.db, jobId)).toEqual(ledger);
+    await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
+    expect(resultEdits(jobId).length).toBeLessThanOrEqual(1);
+  });
+});
+
 describe('a persona song, with webhooks on', () => {
   it('is sent without webhook fields (the sonic create takes none) and finished by polling', async () => {
     const { result } = await h.request({ kind: 'persona_song', voiceId: randomUUID(), personaId: 'persona-polled', prompt: 'a lullaby', lyrics: 'Sleep now' });
