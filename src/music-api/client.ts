@@ -349,8 +349,8 @@ export class MusicApiClient {
     } catch (error) {
       const kind: MusicApiErrorKind = timedOut ? 'timeout' : options.signal?.aborted === true ? 'aborted' : 'network';
       if (response !== undefined && !response.ok) {
-        // The status says enough; the body was lost on the way.
-        const maybeAccepted = method === 'POST' && mayHaveCreatedTask(response.status);
+        // The body, and with it any `type`, was lost on the way: the status alone decides.
+        const maybeAccepted = method === 'POST' && mayHaveCreatedTask(response.status, undefined);
         throw fail({ kind: kindForHttpError(response.status, undefined), status: response.status, maybeAccepted, cause: error });
       }
       const code = errorCode(error);
@@ -368,7 +368,7 @@ export class MusicApiClient {
         kind: kindForHttpError(response.status, type, text),
         status: response.status,
         type,
-        maybeAccepted: method === 'POST' && mayHaveCreatedTask(response.status),
+        maybeAccepted: method === 'POST' && mayHaveCreatedTask(response.status, type),
         detail: text,
         retryAfterMs: retryAfter(response.headers.get('retry-after')),
       });
@@ -382,7 +382,7 @@ export class MusicApiClient {
       if (method === 'POST' && code !== undefined && code >= 400) {
         // Some gateways answer 200 with the error in the body: read as that status would be.
         const type = stringAt(json, 'type');
-        throw fail({ kind: kindForHttpError(code, type, text), status: code, type, maybeAccepted: mayHaveCreatedTask(code), detail: text });
+        throw fail({ kind: kindForHttpError(code, type, text), status: code, type, maybeAccepted: mayHaveCreatedTask(code, type), detail: text });
       }
       throw fail({
         kind: 'bad_response',

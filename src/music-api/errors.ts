@@ -32,7 +32,8 @@ export type MusicApiOperation =
 
 /**
  * Kinds worth trying again later, provided no task may already exist upstream: on a creating
- * POST only a 429, a 502 or a request that never left are sent again (see `mayHaveCreatedTask`).
+ * POST only a 429, a 502 `upstream_error` or a request that never left are sent again (see
+ * `mayHaveCreatedTask`).
  */
 export const TRANSIENT_KINDS: ReadonlySet<MusicApiErrorKind> = new Set([
   'rate_limited',
@@ -110,8 +111,8 @@ export class MusicApiError extends Error {
   readonly type: string | undefined;
   /**
    * True when a task may exist upstream despite this error: a POST that timed out, was cut
-   * off after it left, was answered a 5xx other than 502 (in the status or in a 200's `code`),
-   * or was answered 2xx with a body we could not read. Never sent again: the pipeline refunds
+   * off after it left, was answered a 5xx other than the spec's 502 `upstream_error` (in the
+   * status or in a 200's `code`), or was answered 2xx with a body we could not read. Never sent again: the pipeline refunds
    * the job and waits for a webhook that may still bring the task.
    */
   readonly maybeAccepted: boolean;
@@ -210,11 +211,12 @@ export function kindForHttpError(status: number, type: string | undefined, bodyT
 
 /**
  * Whether an error answer to a creating POST leaves a task possibly made upstream. The spec asks
- * for a retry of 429 ("wait and retry") and 502 ("retry after a short backoff") only; a 500, a
- * 503, a 504 or any other 5xx may come after the service took the request. 4xx are refusals.
+ * for a retry of 429 ("wait and retry") and of 502 with `type: upstream_error` ("retry after a
+ * short backoff") only. Any other 5xx may come after the service took the request: a 500, a 503,
+ * a 504, and a 502 without that `type` (a proxy's page, a body lost on the way). 4xx are refusals.
  */
-export function mayHaveCreatedTask(status: number): boolean {
-  return status >= 500 && status !== 502;
+export function mayHaveCreatedTask(status: number, type: string | undefined): boolean {
+  return status >= 500 && !(status === 502 && type === 'upstream_error');
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

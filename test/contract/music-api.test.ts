@@ -285,7 +285,7 @@ describe('errors', () => {
     expect(h.sim.getCredits()).toBe(70);
   });
 
-  it('answers after the task was made: 5xx but 502, a 200 with an error code, a reset', async () => {
+  it("answers after the task was made: 5xx but 502, a 200 with an error code, a reset, a proxy's page", async () => {
     const h = await setup();
     const cases = [
       ['[sim:500-accepted]', { kind: 'internal', status: 500 }],
@@ -293,18 +293,21 @@ describe('errors', () => {
       ['[sim:504-accepted]', { kind: 'internal', status: 504 }],
       ['[sim:code-500-accepted]', { kind: 'internal', status: 500 }],
       ['[sim:reset-accepted]', { kind: 'network', status: undefined }],
+      // A 502 without the spec's `upstream_error` body, and a 200 whose body is no JSON.
+      ['[sim:proxy-502-accepted]', { kind: 'upstream', status: 502, type: undefined }],
+      ['[sim:proxy-200-accepted]', { kind: 'bad_response', status: 200 }],
     ] as const;
     for (const [sound, expected] of cases) {
       const error = await failure(h.client.createSong({ sound }));
       expect(error, sound).toMatchObject({ ...expected, maybeAccepted: true, retryable: false });
       expect(h.sim.listTasks().filter((task) => task.body.sound === sound), sound).toHaveLength(1);
     }
-    expect(h.sim.getCredits()).toBe(100 - 5 * 10);
+    expect(h.sim.getCredits()).toBe(100 - 7 * 10);
   });
 
   it('the same faults without `-accepted` make no task, and are still uncertain to the client', async () => {
     const h = await setup();
-    for (const sound of ['[sim:504]', '[sim:code-503]', '[sim:reset]']) {
+    for (const sound of ['[sim:504]', '[sim:code-503]', '[sim:reset]', '[sim:proxy-502]']) {
       const error = await failure(h.client.createSong({ sound }));
       expect(error, sound).toMatchObject({ maybeAccepted: true, retryable: false });
     }

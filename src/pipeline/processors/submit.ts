@@ -33,10 +33,10 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
 }
 
 /**
- * A job whose submission may have reached the service (an answer lost, cut off, or a 5xx but
- * 502): never sent again. The member gets the credits back now; should the service have made
- * the task after all, its webhook still finds the job through its URL and the result is posted
- * free (see `completeJob`). The account check names these jobs beside its drift.
+ * A job whose submission may have reached the service (an answer lost, cut off, a 5xx but the
+ * spec's 502 `upstream_error`, or an error the client did not sort): never sent again. The
+ * member gets the credits back now; should the service have made the task after all, its
+ * webhook still finds the job through its URL and the result is posted free (see `completeJob`). The account check names these jobs beside its drift.
  */
 async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
   deps.metrics.submissionsUncertain.inc({ kind: job.kind });
@@ -84,8 +84,10 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       accepted = await submitUpstream(deps.musicApi, request, webhook);
     } catch (err) {
       if (!isMusicApiError(err)) {
-        await requeue(deps, jobId);
-        throw err;
+        // Only the client's own errors say whether the request left; any other may come after it did.
+        deps.logger.error({ jobId, err }, 'unexpected error while submitting');
+        await settleUncertain(deps, job, 'unexpected_error');
+        return;
       }
       deps.metrics.upstreamErrors.inc({ type: err.type ?? err.kind });
       if (err.maybeAccepted) {

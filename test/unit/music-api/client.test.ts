@@ -104,6 +104,41 @@ describe('answers the simulator does not give', () => {
     expect(await failure(busy.client.createSong({ sound: 'x' }))).toMatchObject({ status: 502, maybeAccepted: false, retryable: true });
   });
 
+  it("a 502 without the spec's upstream_error body may have made a task: a proxy's page, another type, no body", async () => {
+    const answers = [
+      () => new Response('<html><head><title>502 Bad Gateway</title></head></html>', { status: 502, headers: { 'content-type': 'text/html' } }),
+      () => json(502, { type: 'bad_gateway', message: 'origin unreachable' }),
+      () => json(502, { message: 'upstream_error' }),
+      () => new Response(null, { status: 502 }),
+    ];
+    for (const answer of answers) {
+      const { client } = clientAnswering(answer);
+      const error = await failure(client.createSong({ sound: 'x' }));
+      expect(error, error.detail).toMatchObject({ status: 502, maybeAccepted: true, retryable: false });
+    }
+  });
+
+  it('a 502 whose body is cut off on a create is uncertain: its type never arrived', async () => {
+    const { client } = clientAnswering(
+      () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"type":"upstream_'));
+              controller.error(new Error('terminated'));
+            },
+          }),
+          { status: 502 },
+        ),
+    );
+    expect(await failure(client.createSong({ sound: 'x' }))).toMatchObject({ status: 502, maybeAccepted: true, retryable: false });
+  });
+
+  it('a 200 carrying code 502 without the upstream_error type is uncertain', async () => {
+    const { client } = clientAnswering(() => json(200, { code: 502, message: 'bad gateway' }));
+    expect(await failure(client.createSong({ sound: 'x' }))).toMatchObject({ status: 502, maybeAccepted: true, retryable: false });
+  });
+
   it('a 5xx poll is retried: a GET makes nothing', async () => {
     const { client } = clientAnswering(() => json(500, { type: 'internal_error' }));
     expect(await failure(client.getProducerTask('t-1'))).toMatchObject({ status: 500, maybeAccepted: false, retryable: true });
