@@ -1,12 +1,13 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { guilds } from '../db/schema.js';
-import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit } from './audit.js';
+import { entitlements, guilds } from '../db/schema.js';
+import { ensureGuild } from './accounts.js';
+import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit, type GuildRow } from './audit.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
 import { atomically, moveCredits } from './ledger.js';
 import { utcMonth } from './periods.js';
-import { largestSubscription } from './premium.js';
+import { isLive, largestSubscription, refreshSubscriptionAllowance, type EntitlementRow } from './premium.js';
 
 export interface SetMonthlyAllowanceInput {
   readonly guildId: string;
@@ -45,7 +46,7 @@ export async function setMonthlyAllowance(
     const skipThisMonth = input.fromNextMonth === true && (guild.allowancePeriod === null || guild.allowancePeriod < month);
     await tx
       .update(guilds)
-      .set({ monthlyAllowance: input.amount, ...(skipThisMonth && { allowancePeriod: month }), updatedAt: sql`now()` })
+      .set({ monthlyAllowance: input.amount, ...(skipThisMonth && { allowancePeriod: month, allowanceFloor: 0 }), updatedAt: sql`now()` })
       .where(eq(guilds.id, input.guildId));
     await writeAudit(tx, {
       guildId: input.guildId,
@@ -72,14 +73,16 @@ export interface AllowanceResult {
 /**
  * Applies the monthly allowance at the first use in a new UTC month.
  *
- * The rule: the allowance is a floor, not a gift on top. On the first call in a month
- * (`YYYY-MM`, UTC) later than `allowancePeriod`, the balance is topped up to the allowance —
- * an `allowance` movement of `max(0, allowance - balance)` keyed
- * `allowance:<guildId>:<YYYY-MM>` — and `allowancePeriod` becomes that month. Credits above
- * the allowance (bought or granted) are kept and nothing is added; unspent allowance does not
- * pile up month after month. Later calls in the same month, and calls with a `now` earlier
- * than the applied month, change nothing. A guild with no allowance (0) is left alone and its
- * period untouched, so an allowance set mid-month applies at the next use.
+ * The rule: one floor per guild and month. On the first call in a month (`YYYY-MM`, UTC) later
+ * than `allowancePeriod`, the balance is topped up to the largest live allowance, the owners'
+ * or a subscription's: a movement of `max(0, allowance - balance)` keyed
+ * `allowance:<guildId>:<YYYY-MM>` whichever allowance it is (kind `subscription`, naming the
+ * entitlement, when a subscription's). Credits above the allowance (bought or granted) are
+ * kept and nothing is added; unspent allowance does not pile up month after month. Later calls
+ * in the same month, and calls with a `now` earlier than the applied month, change nothing. A
+ * guild with no allowance (0) is left alone and its period untouched, so an allowance set
+ * mid-month applies at the next use. A subscription first seen later in the month may add the
+ * difference ({@link startSubscription}). Why: docs/decisions/monthly-floor.md
  *
  * Call it when a guild uses the bot (before checking limits and reserving); a scheduler calls
  * {@link applyDueAllowances} hourly for guilds that stay quiet.
@@ -101,35 +104,75 @@ export async function applyMonthlyAllowance(
   if (!isDue(peek.allowance, peek.period, period)) {
     return { guildId, period, applied: false, amount: 0, balance: peek.balance };
   }
+  return atomically(executor, async (tx) => ({ guildId, period, ...(await applyFloor(tx, await lockGuild(tx, guildId), now, false)) }));
+}
 
+/**
+ * What a live subscription gives when it is received (each event, each listing): in a month not
+ * yet applied, the month's floor, as {@link applyMonthlyAllowance} gives it; in a month already
+ * applied, the difference between its allowance and the month's floor when it is the larger,
+ * topping the balance up to its allowance at most (key `entitlement:<id>:<YYYY-MM>`). Once the
+ * month's floor is its allowance, later receives move nothing. It also keeps the guild's
+ * `subscription_allowance` up to date.
+ */
+export async function startSubscription(
+  executor: Executor,
+  input: { readonly entitlementId: string; readonly startingCredits?: number; readonly now?: Date },
+): Promise<{ readonly amount: number; readonly guildId: string | null }> {
+  const now = input.now ?? new Date();
+  const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
+  if (!peek?.guildId) return { amount: 0, guildId: null };
+  await ensureGuild(executor, peek.guildId, { startingCredits: input.startingCredits ?? 0 });
   return atomically(executor, async (tx) => {
-    const guild = await lockGuild(tx, guildId);
-    // The largest allowance wins: the owners', or a live subscription's (premium.ts).
-    const subscription = guild.subscriptionAllowance > 0 ? await largestSubscription(tx, guildId, now) : undefined;
-    const fromSubscription = subscription !== undefined && subscription.credits > guild.monthlyAllowance;
-    const allowance = fromSubscription ? subscription.credits : guild.monthlyAllowance;
-    if (!isDue(Math.max(guild.monthlyAllowance, guild.subscriptionAllowance), guild.allowancePeriod, period)) {
-      return { guildId, period, applied: false, amount: 0, balance: guild.balance };
-    }
-    const topUp = Math.max(0, allowance - guild.balance);
-    let balance = guild.balance;
-    let amount = 0;
-    if (topUp > 0) {
-      const outcome = await moveCredits(tx, {
-        guildId,
-        ...(fromSubscription
-          ? { key: ledgerKeys.subscription(subscription.id, period), kind: 'subscription', userId: subscription.userId, reason: `subscription ${subscription.skuId} ${period}` }
-          : { key: ledgerKeys.allowance(guildId, period), kind: 'allowance', reason: `monthly allowance ${period}` }),
-        amount: topUp,
-      });
-      if (outcome.status === 'moved') {
-        balance = outcome.entry.balanceAfter;
-        amount = outcome.entry.amount;
-      }
-    }
-    await tx.update(guilds).set({ allowancePeriod: period, updatedAt: sql`now()` }).where(eq(guilds.id, guildId));
-    return { guildId, period, applied: true, amount, balance };
+    // The guild first, then the entitlement: the order claims and refunds lock in.
+    const guild = await lockGuild(tx, peek.guildId!);
+    const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
+    await refreshSubscriptionAllowance(tx, guild.id, now);
+    if (!row || !isLive(row, now)) return { amount: 0, guildId: guild.id };
+    const { amount } = await applyFloor(tx, guild, now, true);
+    return { amount, guildId: guild.id };
   });
+}
+
+/**
+ * The month's floor on a locked guild: applied when its month is due; with `raise`, in a month
+ * already applied, the largest live subscription adds the difference above the month's floor.
+ */
+async function applyFloor(tx: Executor, guild: GuildRow, now: Date, raise: boolean): Promise<Omit<AllowanceResult, 'guildId' | 'period'>> {
+  const period = utcMonth(now);
+  const due = guild.allowancePeriod === null || guild.allowancePeriod < period;
+  const nothing = { applied: false, amount: 0, balance: guild.balance };
+  if (!due && !(raise && guild.allowancePeriod === period)) return nothing;
+  const subscription = await largestSubscription(tx, guild.id, now);
+  const fromSubscription = subscription !== undefined && (due ? subscription.credits > guild.monthlyAllowance : subscription.credits > guild.allowanceFloor);
+  if (!due && !fromSubscription) return nothing;
+  const allowance = fromSubscription ? subscription.credits : guild.monthlyAllowance;
+  if (allowance === 0) return nothing;
+  const topUp = due ? allowance - guild.balance : Math.min(allowance - guild.allowanceFloor, allowance - guild.balance);
+  let { balance } = guild;
+  let amount = 0;
+  if (topUp > 0) {
+    const outcome = await moveCredits(tx, {
+      guildId: guild.id,
+      ...(!due
+        ? { key: ledgerKeys.subscription(subscription!.id, period), kind: 'subscription', userId: subscription!.userId, reason: subscriptionReason(subscription!, period, false) }
+        : fromSubscription
+          ? { key: ledgerKeys.allowance(guild.id, period), kind: 'subscription', userId: subscription.userId, reason: subscriptionReason(subscription, period, true) }
+          : { key: ledgerKeys.allowance(guild.id, period), kind: 'allowance', reason: `monthly allowance ${period}` }),
+      amount: topUp,
+    });
+    if (outcome.status === 'moved') {
+      balance = outcome.entry.balanceAfter;
+      amount = outcome.entry.amount;
+    }
+  }
+  await tx.update(guilds).set({ allowancePeriod: period, allowanceFloor: allowance, updatedAt: sql`now()` }).where(eq(guilds.id, guild.id));
+  return { applied: true, amount, balance };
+}
+
+/** A subscription's movement names its SKU and month; the month's floor, under the guild's key, names the entitlement too (see `purchaseOf`). */
+function subscriptionReason(subscription: EntitlementRow, period: string, floor: boolean): string {
+  return `subscription ${subscription.skuId} ${period}${floor ? ` entitlement ${subscription.id}` : ''}`;
 }
 
 /** Whether the guild's monthly allowance is still to be applied this month (no database call). */

@@ -1,15 +1,15 @@
 /**
- * The credit movements of Discord purchases: a pack claimed for a server, a subscription's
- * allowance, and what a refund takes back. Each is keyed by the entitlement id, so a second
- * event, a replay or another process moves nothing, and each changes the entitlement's row in
- * the same transaction as the ledger.
+ * The credit movements of Discord purchases: a pack claimed for a server, and what a refund
+ * takes back (a subscription's monthly allowance is the month's floor: allowance.ts). Each is
+ * keyed by the entitlement id, so a second event, a replay or another process moves nothing,
+ * and each changes the entitlement's row in the same transaction as the ledger.
  */
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { entitlements, guilds } from '../db/schema.js';
 import { ensureGuild } from './accounts.js';
-import { lockGuild } from './audit.js';
-import { ledgerKeys } from './keys.js';
+import { lockGuild, type GuildRow } from './audit.js';
+import { ledgerKeys, purchaseOf } from './keys.js';
 import { atomically, findEntryByKey, moveCredits } from './ledger.js';
 import { utcMonth } from './periods.js';
 
@@ -60,42 +60,25 @@ export async function claimPack(
 }
 
 /**
- * The allowance a subscription gives at its start: the guild's balance is topped up to it for
- * the current month (a floor, as the owners' allowance is), and the month counts as applied.
- * Later months come from the monthly pass (allowance.ts), which takes the largest allowance.
+ * What a subscription gave the guild this month that the month would not have given without
+ * it: its part of the month's floor, or its raise, less what the owners' allowance or another
+ * live subscription gives the month anyway. The month's floor drops to that remaining allowance.
  */
-export async function startSubscription(
-  executor: Executor,
-  input: { readonly entitlementId: string; readonly startingCredits?: number; readonly now?: Date },
-): Promise<{ readonly amount: number; readonly guildId: string | null }> {
-  const now = input.now ?? new Date();
-  const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
-  if (!peek?.guildId) return { amount: 0, guildId: null };
-  await ensureGuild(executor, peek.guildId, { startingCredits: input.startingCredits ?? 0 });
-  return atomically(executor, async (tx) => {
-    const guild = await lockGuild(tx, peek.guildId!);
-    const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
-    await refreshSubscriptionAllowance(tx, guild.id, now);
-    if (!row || !isLive(row, now)) return { amount: 0, guildId: guild.id };
-    const period = utcMonth(now);
-    const topUp = Math.max(0, row.credits - guild.balance);
-    let amount = 0;
-    if (topUp > 0) {
-      const outcome = await moveCredits(tx, {
-        guildId: guild.id,
-        key: ledgerKeys.subscription(row.id, period),
-        kind: 'subscription',
-        amount: topUp,
-        userId: row.userId,
-        reason: `subscription ${row.skuId} ${period}`,
-      });
-      if (outcome.status === 'moved') amount = outcome.entry.amount;
-    }
-    if (guild.allowancePeriod === null || guild.allowancePeriod < period) {
-      await tx.update(guilds).set({ allowancePeriod: period, updatedAt: sql`now()` }).where(eq(guilds.id, guild.id));
-    }
-    return { amount, guildId: guild.id };
-  });
+async function monthGivenBy(tx: Executor, guild: GuildRow, row: EntitlementRow, now: Date): Promise<number> {
+  const period = utcMonth(now);
+  const floor = await findEntryByKey(tx, ledgerKeys.allowance(guild.id, period));
+  const raise = await findEntryByKey(tx, ledgerKeys.subscription(row.id, period));
+  const given = (floor && purchaseOf(floor)?.entitlementId === row.id ? floor.amount : 0) + (raise?.amount ?? 0);
+  const [other] = await tx
+    .select({ credits: entitlements.credits })
+    .from(entitlements)
+    .where(and(liveSubscriptions(now, guild.id), ne(entitlements.id, row.id)))
+    .orderBy(sql`${entitlements.credits} desc`)
+    .limit(1);
+  const remaining = Math.max(guild.monthlyAllowance, other?.credits ?? 0);
+  if (remaining >= guild.allowanceFloor) return 0;
+  await tx.update(guilds).set({ allowanceFloor: remaining, updatedAt: sql`now()` }).where(eq(guilds.id, guild.id));
+  return Math.min(given, guild.allowanceFloor - remaining);
 }
 
 /** Whether a subscription gives its allowance at `now`: not refunded, started, not ended. */
@@ -147,8 +130,9 @@ export interface ReversalOutcome {
 
 /**
  * A refund (Discord deleted the entitlement): marks it deleted and takes back what it gave,
- * as far as the guild's balance allows: a claimed pack's credits, or a subscription's top-up
- * of the current month (its allowance stops). What cannot be taken back is recorded on the row.
+ * as far as the guild's balance allows: a claimed pack's credits, or what a subscription gave
+ * the current month beyond what the month gives without it (its allowance stops). What cannot
+ * be taken back is recorded on the row.
  */
 export async function reverseEntitlement(executor: Executor, input: { readonly entitlementId: string; readonly now?: Date }): Promise<ReversalOutcome> {
   // A claim may land between the look and the locks: then the guild to lock has changed, and the step starts again.
@@ -177,8 +161,8 @@ async function reverseOnce(executor: Executor, input: { readonly entitlementId: 
     let given = 0;
     if (row.kind === 'pack' && row.claimedAt && row.guildId) {
       given = (await findEntryByKey(tx, ledgerKeys.entitlement(row.id)))?.amount ?? 0;
-    } else if (row.kind === 'subscription' && row.guildId) {
-      given = (await findEntryByKey(tx, ledgerKeys.subscription(row.id, utcMonth(now))))?.amount ?? 0;
+    } else if (row.kind === 'subscription' && guild && row.guildId === guild.id && guild.allowancePeriod === utcMonth(now)) {
+      given = await monthGivenBy(tx, guild, row, now);
     }
     let taken = 0;
     if (given > 0 && guild && row.guildId === guild.id) {

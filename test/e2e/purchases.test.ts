@@ -4,7 +4,7 @@
  * all). Members press the premium buttons the bot shows, and the credits must go in once,
  * whatever the events, the restarts and the second gateway do; refunds take them back.
  */
-import { and, eq, like } from 'drizzle-orm';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { APIButtonComponent, APIMessageComponent } from 'discord-api-types/v10';
 import { ButtonStyle, ComponentType, InteractionType } from 'discord-api-types/v10';
@@ -64,6 +64,15 @@ async function movementsOf(entitlementId: string) {
     .select({ guildId: creditLedger.guildId, key: creditLedger.key, kind: creditLedger.kind, amount: creditLedger.amount })
     .from(creditLedger)
     .where(like(creditLedger.key, `entitlement:${entitlementId}%`))
+    .orderBy(creditLedger.id);
+}
+
+/** The guild's monthly floors: the owners' allowance and the subscriptions'. */
+async function allowancesOf(guildId: string) {
+  return bot.db.db
+    .select({ key: creditLedger.key, kind: creditLedger.kind, amount: creditLedger.amount, reason: creditLedger.reason })
+    .from(creditLedger)
+    .where(and(eq(creditLedger.guildId, guildId), inArray(creditLedger.kind, ['allowance', 'subscription'])))
     .orderBy(creditLedger.id);
 }
 
@@ -178,9 +187,12 @@ describe('a server subscription', () => {
     const place = bot.newGuild();
     await credits(place, place.members.alice);
     const entitlement = bot.emulator.subscribe({ userId: place.members.alice, guildId: place.guild.id, skuId: PLAN });
-    await vi.waitFor(async () => expect(await movementsOf(entitlement.id)).toHaveLength(1), 15_000);
+    await vi.waitFor(async () => expect(await allowancesOf(place.guild.id)).toHaveLength(1), 15_000);
     const month = new Date().toISOString().slice(0, 7);
-    expect(await movementsOf(entitlement.id)).toEqual([{ guildId: place.guild.id, key: `entitlement:${entitlement.id}:${month}`, kind: 'subscription', amount: 480 }]);
+    // The month's floor, under the server's one key for the month, given by the subscription.
+    expect(await allowancesOf(place.guild.id)).toEqual([
+      { key: `allowance:${place.guild.id}:${month}`, kind: 'subscription', amount: 480, reason: `subscription ${PLAN} ${month} entitlement ${entitlement.id}` },
+    ]);
     expect(await balanceOf(place.guild.id)).toBe(500);
     const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1));
     expect((await largestSubscription(bot.db.db, place.guild.id, nextMonth))?.id).toBe(entitlement.id);
@@ -193,7 +205,7 @@ describe('a server subscription', () => {
     // Next month's first use finds no allowance to apply; this month's credits stay.
     expect(await largestSubscription(bot.db.db, place.guild.id, nextMonth)).toBeUndefined();
     expect(await balanceOf(place.guild.id)).toBe(500);
-    expect(await movementsOf(entitlement.id)).toHaveLength(1);
+    expect(await allowancesOf(place.guild.id)).toHaveLength(1);
   }, 60_000);
 });
 

@@ -110,19 +110,19 @@ describe('server subscriptions', () => {
     expect(await applyMonthlyAllowance(db.db, guildId, december)).toMatchObject({ amount: 80, balance: 100 });
     await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'member', amount: 90 });
 
-    // Started mid-month: the balance goes up to its 500 now, not to 510.
+    // Started mid-month: the month gave a floor of 100, so its 500 adds the difference, 400.
     const id = await subscription(guildId, 500, { startsAt: december });
-    expect(await startSubscription(db.db, { entitlementId: id, now: december })).toEqual({ amount: 490, guildId });
+    expect(await startSubscription(db.db, { entitlementId: id, now: december })).toEqual({ amount: 400, guildId });
     expect(await startSubscription(db.db, { entitlementId: id, now: december })).toEqual({ amount: 0, guildId });
-    expect(await balanceOf(db.db, guildId)).toBe(500);
+    expect(await balanceOf(db.db, guildId)).toBe(410);
     const [cached] = await db.db.select({ allowance: guilds.subscriptionAllowance }).from(guilds).where(eq(guilds.id, guildId));
     expect(cached?.allowance).toBe(500);
 
-    await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'member', amount: 450 });
-    // January: the subscription's 500 beats the owners' 100.
+    await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'member', amount: 360 });
+    // January: the subscription's 500 beats the owners' 100, under the guild's one key for the month.
     expect(await applyMonthlyAllowance(db.db, guildId, january)).toMatchObject({ applied: true, amount: 450, balance: 500 });
     const january_ = (await ledgerOf(db.db, guildId)).at(-1);
-    expect(january_).toMatchObject({ kind: 'subscription', key: `entitlement:${id}:2032-01` });
+    expect(january_).toMatchObject({ kind: 'subscription', key: `allowance:${guildId}:2032-01`, userId: 'subscriber' });
 
     // It ends on the last day of January: February is the owners' allowance again, and January's credits stay.
     await db.db.update(entitlements).set({ endsAt: new Date('2032-01-31T00:00:00Z') }).where(eq(entitlements.id, id));
@@ -147,7 +147,7 @@ describe('server subscriptions', () => {
     expect(cached?.allowance).toBe(200);
     await reserveForJob(db.db, { guildId, jobId: randomUUID(), userId: 'member', amount: 200 });
     expect(await applyMonthlyAllowance(db.db, guildId, january)).toMatchObject({ amount: 200 });
-    expect((await ledgerOf(db.db, guildId)).at(-1)).toMatchObject({ key: `entitlement:${small}:2032-01` });
+    expect((await ledgerOf(db.db, guildId)).at(-1)).toMatchObject({ key: `allowance:${guildId}:2032-01`, kind: 'subscription', reason: `subscription 900000000000000002 2032-01 entitlement ${small}` });
     await expectConsistent(db.db, guildId);
   });
 

@@ -101,7 +101,8 @@ describe('history and CSV of purchases', () => {
     const month = now.toISOString().slice(0, 7);
     expect(entries.map(({ kind, amount, key }) => ({ kind, amount, key })).reverse()).toEqual([
       { kind: 'purchase', amount: 100, key: `entitlement:${packId}` },
-      { kind: 'subscription', amount: 150, key: `entitlement:${subscriptionId}:${month}` },
+      // The month's floor, the server's one key for it: the subscription's, as its reason says.
+      { kind: 'subscription', amount: 150, key: `allowance:${guildId}:${month}` },
       { kind: 'reversal', amount: -100, key: `entitlement:${packId}:reversal` },
       { kind: 'reversal', amount: -150, key: `entitlement:${subscriptionId}:reversal` },
     ]);
@@ -113,7 +114,7 @@ describe('history and CSV of purchases', () => {
     expect(rows[0]).toEqual(['id', 'time', 'kind', 'amount', 'balance_after', 'user', 'actor', 'job', 'reason', 'entitlement']);
     expect(rows.slice(1).map((row) => [row[2], row[3], row[5], row[6], row[8], row[9]])).toEqual([
       ['purchase', '100', 'buyer', 'buyer', `credit pack ${PACK_SKU}`, packId],
-      ['subscription', '150', 'subscriber', '', `subscription ${SUBSCRIPTION_SKU} ${month}`, subscriptionId],
+      ['subscription', '150', 'subscriber', '', `subscription ${SUBSCRIPTION_SKU} ${month} entitlement ${subscriptionId}`, subscriptionId],
       ['reversal', '-100', 'buyer', '', `refund of credit pack ${PACK_SKU}`, packId],
       ['reversal', '-150', 'subscriber', '', `refund of subscription ${SUBSCRIPTION_SKU}`, subscriptionId],
     ]);
