@@ -3,9 +3,10 @@
  * member refused `/credits-admin` even when Discord let the command through, and the CSV
  * export. Each scenario checks what Discord showed and what the ledger holds.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { grant, setFrozen, setUserDailyCap } from '../../src/credits/index.js';
 import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
+import { awayFromUtcMidnight } from '../support/utc-day.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 /** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions. */
@@ -80,6 +81,9 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
   });
 
   describe("a member's daily cap", () => {
+    // The first song's charge and the cap's reading of today's spending on one UTC day (the bot's clocks).
+    beforeEach(() => awayFromUtcMidnight(45_000));
+
     it('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
       await bot.setBalance(100);
       onTestFinished(async () => {

@@ -5,7 +5,7 @@
  * whatever the events, the restarts and the second gateway do; refunds take them back.
  */
 import { and, eq, inArray, like } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { APIButtonComponent, APIMessageComponent } from 'discord-api-types/v10';
 import { ButtonStyle, ComponentType, InteractionType } from 'discord-api-types/v10';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
@@ -13,6 +13,7 @@ import { largestSubscription, verifyLedger } from '../../src/credits/index.js';
 import { creditLedger, entitlements, guilds, premiumOffers } from '../../src/db/schema.js';
 import type { StackGuild } from '../support/stack.js';
 import { found } from '../support/found.js';
+import { awayFromUtcMidnight } from '../support/utc-day.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 import { PACK, PLAN, PURCHASE_ENV, PURCHASE_SKUS, STRAY } from './purchases.support.js';
 
@@ -183,6 +184,9 @@ describe('a credit pack', () => {
 });
 
 describe('a server subscription', () => {
+  // The month the bot gives the allowance for, and the next one, as this test reckons them: one UTC day.
+  beforeEach(() => awayFromUtcMidnight(60_000));
+
   it('gives its allowance at once, and stops at its end; what it gave stays', async () => {
     const place = bot.newGuild();
     await credits(place, place.members.alice);

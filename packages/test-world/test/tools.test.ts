@@ -42,7 +42,8 @@ async function npm(args: readonly string[], pathValue: string): Promise<{ code: 
   const started = performance.now();
   const child = spawn(process.execPath, [npmCli(), ...args], {
     cwd: ROOT,
-    env: { PATH: pathValue, HOME: process.env.HOME ?? os.tmpdir() },
+    // No update check: npm would ask the registry for its latest version (weekly, by the date).
+    env: { PATH: pathValue, HOME: process.env.HOME ?? os.tmpdir(), npm_config_update_notifier: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -7,6 +7,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { grant } from '../../../src/credits/index.js';
 import { auditLog, creditLedger, guilds } from '../../../src/db/schema.js';
+import { awayFromUtcMidnight } from '../../support/utc-day.js';
 import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -17,8 +18,11 @@ beforeAll(async () => {
   h = await startBot({ startingCredits: 100 });
 });
 afterAll(async () => h?.close());
-beforeEach(() => {
+beforeEach(async () => {
   g = h.inNewGuild();
+  // A test charges, then reads today's and this month's spending, the allowance's month and its
+  // next top-up, through the bot's clock: all of it on one UTC day.
+  await awayFromUtcMidnight(30_000);
 });
 afterEach(() => expect(h.emulator.findings).toEqual([]));
 

@@ -151,11 +151,13 @@ describe('owners and moderators', () => {
 
     const subscription = String((next += 1n));
     await g.db.db.insert(entitlements).values({ id: subscription, skuId: SUBSCRIPTION, kind: 'subscription', type: 8, userId: g.members.bob, guildId: g.guild.id, credits: 1_000 });
-    expect(await startSubscription(g.db.db, { entitlementId: subscription })).toMatchObject({ amount: 495 });
+    // The subscription's month is the one of the instant it started at.
+    const startedAt = new Date();
+    expect(await startSubscription(g.db.db, { entitlementId: subscription, now: startedAt })).toMatchObject({ amount: 495 });
     expect(await reverseEntitlement(g.db.db, { entitlementId: pack })).toMatchObject({ taken: 500, unrecovered: 0 });
 
     const page = await privateAnswer(g.run(g.members.manager, { name: 'credits-admin', subcommand: 'history' }));
-    const month = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date());
+    const month = new Intl.DateTimeFormat('en', { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(startedAt);
     expect(page.content).toContain(`**purchase** (entitlement \`${pack}\`, SKU \`${PACK_LARGE}\`) +500 → 505 · for <@${g.members.alice}> by <@${g.members.alice}>`);
     expect(page.content).toContain(`**subscription** (${month} · entitlement \`${subscription}\`, SKU \`${SUBSCRIPTION}\`) +495 → 1000 · for <@${g.members.bob}>`);
     expect(page.content).toContain(`**taken back (Discord refund)** (entitlement \`${pack}\`, SKU \`${PACK_LARGE}\`) -500 → 500 · for <@${g.members.alice}>`);

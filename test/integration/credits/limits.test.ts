@@ -114,13 +114,16 @@ describe('checkSpendingLimits', () => {
     await setUserDailyCap(db.db, { guildId, amount: 10, actorId: 'mod' });
     const pool = connectDatabase(db.url, { max: 6 });
     try {
-      const now = new Date();
       const attempts = await Promise.all(
         Array.from({ length: 6 }, () =>
           pool.db.transaction(async (tx) => {
-            const allowed = await checkSpendingLimits(tx, { guildId, userId: 'spammer', roleIds: [], amount: 10, now });
+            const allowed = await checkSpendingLimits(tx, { guildId, userId: 'spammer', roleIds: [], amount: 10, now: day });
             if (!allowed.ok) return allowed;
-            return reserveForJob(tx, { guildId, jobId: randomUUID(), userId: 'spammer', amount: 10 });
+            const jobId = randomUUID();
+            const reserved = await reserveForJob(tx, { guildId, jobId, userId: 'spammer', amount: 10 });
+            // Dated on the day checked, before the lock is let go (Postgres's clock may be on the next day).
+            await tx.update(creditLedger).set({ createdAt: day }).where(eq(creditLedger.jobId, jobId));
+            return reserved;
           }),
         ),
       );

@@ -4,7 +4,7 @@
  * taken back, read from the real entitlements and ledger.
  */
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { claimPack, history, reserveForJob, reverseEntitlement, startSubscription, exportCsv, utcMonthStart } from '../../../src/credits/index.js';
 import { creditLedger, entitlements, jobs } from '../../../src/db/schema.js';
@@ -31,38 +31,40 @@ async function subscription(guildId: string, credits: number, values: Partial<ty
   return id;
 }
 
-/** A job the service took (it has a task id), charged `cost` now. */
-async function chargedJob(guildId: string, cost: number): Promise<void> {
+/** A job the service took (it has a task id), charged `cost`, its charge dated `at`. */
+async function chargedJob(guildId: string, cost: number, at: Date): Promise<void> {
   const id = randomUUID();
   await db.db.insert(jobs).values({ id, guildId, channelId: 'c', userId: 'member', kind: 'lyrics', request: {}, cost, upstreamTaskId: `task-${id}`, state: 'succeeded' });
   const reserved = await reserveForJob(db.db, { guildId, jobId: id, userId: 'member', amount: cost });
   expect(reserved.ok).toBe(true);
+  await db.db.update(creditLedger).set({ createdAt: at }).where(eq(creditLedger.jobId, id));
 }
 
 describe('the sales report', () => {
   it('counts this month’s packs and subscriptions, the credits sold beside the service’s charges, and refunds with what could not be taken back', async () => {
-    const now = new Date();
+    // The report's month, and every row it reads dated in it or before it: not the wall clock's.
+    const now = new Date('2021-05-14T12:00:00Z');
     const lastMonth = new Date(utcMonthStart(now).getTime() - 24 * 60 * 60_000);
     const empty = await salesReport(db.db, now);
     expect(empty).toMatchObject({ packs: { count: 0, credits: 0, waiting: 0 }, subscriptions: { live: 0, credits: 0 }, sold: 0, serviceCharged: 0, refunds: { count: 0 } });
 
     const guildId = await guildWith(db.db, 0);
-    const claimed = await pack(100);
-    expect(await claimPack(db.db, { entitlementId: claimed, guildId })).toMatchObject({ status: 'claimed', balance: 100 });
-    await pack(500);
+    const claimed = await pack(100, { createdAt: now });
+    expect(await claimPack(db.db, { entitlementId: claimed, guildId, now })).toMatchObject({ status: 'claimed', balance: 100 });
+    await pack(500, { createdAt: now });
     // Bought last month: not this month's sale.
     await pack(1_000, { createdAt: lastMonth });
 
     const subscribed = await guildWith(db.db, 10);
     const live = await subscription(subscribed, 300, { startsAt: lastMonth });
     expect(await startSubscription(db.db, { entitlementId: live, now })).toMatchObject({ amount: 290 });
+    await db.db.update(creditLedger).set({ createdAt: now }).where(and(eq(creditLedger.guildId, subscribed), eq(creditLedger.kind, 'subscription')));
     // Ended: not live.
     await subscription(await guildWith(db.db, 0), 700, { startsAt: lastMonth, endsAt: lastMonth });
 
-    await chargedJob(guildId, 30);
+    await chargedJob(guildId, 30, now);
     // The service's charges of last month do not count in this one.
-    await chargedJob(subscribed, 5);
-    await db.db.update(creditLedger).set({ createdAt: lastMonth }).where(eq(creditLedger.amount, -5));
+    await chargedJob(subscribed, 5, lastMonth);
 
     // A refund after 30 of the pack's 100 credits were spent: 70 come back, 30 cannot.
     const refunded = await reverseEntitlement(db.db, { entitlementId: claimed, now });

@@ -68,8 +68,12 @@ describe('usage summaries', () => {
     expect(await expectSummariesMatchLedger(db)).toBeGreaterThanOrEqual(12);
     expect(await verifyLedger(db)).toEqual([]);
 
-    // What the commands read agrees with the summaries: the guild's month is its members' month.
-    const since = utcMonthStart(new Date());
+    // What the commands read agrees with the summaries: the guild's month is its members' month,
+    // from the month of the first charge (the ledger's clock, which may have passed midnight since).
+    const { rows: first } = await db.execute<{ month: string }>(
+      sql`select to_char(min(created_at) at time zone 'UTC', 'YYYY-MM') as month from credit_ledger where kind = 'reserve' and guild_id in ${guildIds}`,
+    );
+    const since = new Date(`${first[0]!.month}-01T00:00:00Z`);
     for (const guildId of guildIds) {
       const report = await usage(db, { guildId, since });
       const totals = await guildUsage(db, { guildId, since });
@@ -89,17 +93,24 @@ describe('usage summaries', () => {
     const jobId = randomUUID();
     await reserveForJob(db, { guildId, jobId, userId: 'erin', amount: 40 });
     await returnJobCredits(db, { jobId, kind: 'refund', reason: 'failed' });
-    // One statement moves the charge and its refund to another month (as the report tests do).
-    await db.execute(sql`update credit_ledger set created_at = '2031-03-10T12:00:00Z' where job_id = ${jobId}`);
+    // The UTC day the ledger dated the charge: it counts there until it is moved.
+    const { rows: charged } = await db.execute<{ day: string }>(
+      sql`select (created_at at time zone 'UTC')::date::text as day from credit_ledger where job_id = ${jobId} and kind = 'reserve'`,
+    );
+    const dayStart = new Date(`${charged[0]!.day}T00:00:00Z`);
+    const chargeDay = { since: dayStart, until: new Date(dayStart.getTime() + 86_400_000) };
+    expect((await guildUsage(db, { guildId, ...chargeDay })).jobs).toBe(1);
+    // One statement moves the charge and its refund to another month, long past (as the report tests do).
+    await db.execute(sql`update credit_ledger set created_at = '2021-03-10T12:00:00Z' where job_id = ${jobId}`);
     await expectSummariesMatchLedger(db);
-    const march = await usage(db, { guildId, userId: 'erin', since: new Date('2031-03-01T00:00:00Z'), until: new Date('2031-04-01T00:00:00Z') });
+    const march = await usage(db, { guildId, userId: 'erin', since: new Date('2021-03-01T00:00:00Z'), until: new Date('2021-04-01T00:00:00Z') });
     expect(march).toMatchObject({ jobs: 1, charged: 40, returned: 40, spent: 0 });
-    expect((await guildUsage(db, { guildId, since: utcMonthStart(new Date()), until: new Date('2031-03-01T00:00:00Z') })).jobs).toBe(0);
+    expect((await guildUsage(db, { guildId, ...chargeDay })).jobs).toBe(0);
 
     // A repair that deletes the refund: the charge counts in full again.
     await db.execute(sql`delete from credit_ledger where job_id = ${jobId} and kind = 'refund'`);
     await expectSummariesMatchLedger(db);
-    expect(await guildUsage(db, { guildId, since: new Date('2031-03-01T00:00:00Z'), until: new Date('2031-04-01T00:00:00Z') })).toEqual({
+    expect(await guildUsage(db, { guildId, since: new Date('2021-03-01T00:00:00Z'), until: new Date('2021-04-01T00:00:00Z') })).toEqual({
       jobs: 1,
       charged: 40,
       returned: 0,

@@ -195,11 +195,11 @@ describe('/healthz', () => {
     expect(answer.statusCode).toBe(200);
     expect(answer.json()).toMatchObject({ status: 'ok', postgres: 'ok' });
     expect((await withProbe.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ status: 'ready', postgres: 'ok' });
-    const { rows } = await h.db.pool.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where application_name = 'health-test health'");
+    const { rows } = await h.db.pool.query<{ n: number }>("select count(*)::integer as n from pg_stat_activity where datname = current_database() and application_name = 'health-test health'");
     expect(rows[0]!.n).toBe(1);
     // The bot's own server does the same: a health connection of its own beside its pools.
     expect((await healthz()).body.postgres).toBe('ok');
-    const own = await h.db.pool.query<{ name: string }>("select application_name as name from pg_stat_activity where application_name like 'music-bot % health'");
+    const own = await h.db.pool.query<{ name: string }>("select application_name as name from pg_stat_activity where datname = current_database() and application_name like 'music-bot % health'");
     expect(own.rows.length).toBeGreaterThanOrEqual(1);
     // The control: the same check through the pool waits for a connection until its limit (CHECK_TIMEOUT_MS).
     const control = await throughPool.inject({ method: 'GET', url: '/healthz' });

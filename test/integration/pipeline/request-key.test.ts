@@ -14,6 +14,7 @@ import { jobIdFor } from '../../../src/pipeline/submit.js';
 import { found } from '../../support/found.js';
 import { balanceOf, ledgerOfJob } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { awayFromUtcMidnight } from '../../support/utc-day.js';
 
 let h: Harness;
 
@@ -61,6 +62,8 @@ describe('a request submitted twice at once', () => {
   });
 
   it('is not refused by a daily cap that only its own twin filled', async () => {
+    // The charges and the cap's reading of today's spending on one UTC day (the bot's clocks).
+    await awayFromUtcMidnight(15_000);
     // A cap of one song's cost: the twin's charge fills it, and the second submission must say "taken", not "over the cap".
     await setUserDailyCap(h.db.db, { guildId: h.guildId, amount: 10, actorId: 'moderator' });
     const member = { userId: 'member-with-a-cap', roleIds: [] };
