@@ -193,6 +193,20 @@ async function arrivedLate(
   return job;
 }
 
+/**
+ * How long after its deadline a refunded job whose task id is known is still polled, so that a
+ * task that ends late is posted, free: as long again as the poll deadline.
+ */
+export function lateGraceMs(settings: Pick<PipelineDeps['settings'], 'pollDeadlineMs'>): number {
+  return settings.pollDeadlineMs;
+}
+
+/** Until when a timed-out job is still polled for its task: its deadline's grace. */
+export function followedUntil(job: Pick<JobRow, 'deadlineAt' | 'completedAt'>, settings: Pick<PipelineDeps['settings'], 'pollDeadlineMs'>): Date | undefined {
+  const deadline = job.deadlineAt ?? job.completedAt;
+  return deadline ? new Date(deadline.getTime() + lateGraceMs(settings)) : undefined;
+}
+
 /** Not finished by its deadline (or never confirmed): refunded, and marked so an operator sees it. */
 export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>, uncertain: boolean) {
   return finish(

@@ -9,7 +9,7 @@ import { isMusicApiError, type TaskStatus } from '../../music-api/index.js';
 import type { JobKind } from '../../db/schema.js';
 import type { PipelineDeps, PipelineSettings } from '../deps.js';
 import { getJob } from '../job-rows.js';
-import { completeJob, timeOutJob } from '../transitions.js';
+import { completeJob, followedUntil, timeOutJob } from '../transitions.js';
 import { pollUpstream, takesWebhook } from '../upstream.js';
 import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
@@ -63,14 +63,21 @@ export function createPollProcessor(deps: PipelineDeps) {
   return async (entry: Job<PollPayload>, token?: string): Promise<void> => {
     const { jobId, attempt } = pollPayloadSchema.parse(entry.data);
     const job = await getJob(deps.db, jobId);
-    if (!job || !['submitting', 'submitted'].includes(job.state)) return;
+    if (!job) return;
+    const open = job.state === 'submitting' || job.state === 'submitted';
+    // A job refunded while its task may still end is polled through its deadline's grace.
+    const late = job.state === 'timed_out' && job.upstreamTaskId !== null;
+    if (!open && !late) return;
 
     const now = deps.now();
     // The next poll is timed from this one, not from the end of its answer and progress edit.
     const polledAt = Date.now();
-    if (job.deadlineAt && now >= job.deadlineAt) {
-      deps.logger.warn({ jobId, uncertain: !job.upstreamTaskId }, 'job passed its deadline; refunding');
-      if (await timeOutJob(deps, job, !job.upstreamTaskId)) await deliverNowOrLater(deps, jobId);
+    // Its polls are put back only within the grace (below), so an entry of a late job is due.
+    const graceEnd = followedUntil(job, deps.settings);
+    const pastDeadline = open && job.deadlineAt !== null && now >= job.deadlineAt;
+    if (pastDeadline && !job.upstreamTaskId) {
+      deps.logger.warn({ jobId, uncertain: true }, 'job passed its deadline; refunding');
+      if (await timeOutJob(deps, job, true)) await deliverNowOrLater(deps, jobId);
       return;
     }
 
@@ -91,10 +98,19 @@ export function createPollProcessor(deps: PipelineDeps) {
         }
         return;
       }
-      if (status) await showProgress(deps, job);
+      if (status && open && !pastDeadline) await showProgress(deps, job);
+    }
+    if (pastDeadline) {
+      // The last poll, at the deadline, found the task still running.
+      deps.logger.warn({ jobId, uncertain: false }, 'job passed its deadline; refunding, and polling its task through the grace');
+      if (await timeOutJob(deps, job, false)) await deliverNowOrLater(deps, jobId);
     }
 
-    const untilDeadline = job.deadlineAt ? job.deadlineAt.getTime() - now.getTime() : Infinity;
+    // Polls go on until the deadline, then through its grace.
+    const beforeDeadline = open && !pastDeadline;
+    const until = beforeDeadline ? job.deadlineAt : graceEnd;
+    if (!beforeDeadline && (!until || now >= until)) return;
+    const untilDeadline = until ? until.getTime() - now.getTime() : Infinity;
     // Timed from submission (or from the unconfirmed attempt, when the service never named a task).
     const since = job.submittedAt ?? job.submitUncertainAt ?? job.createdAt;
     const delay = nextPollDelayMs(now.getTime() - since.getTime(), deps.settings.pollIntervalMs, untilDeadline, webhooksOn(deps.settings, job.kind));
