@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { checkAudioAttachment } from '../src/discord/attachments.js';
+import { readAudioAttachment, vetAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { english } from '../src/i18n/index.js';
 import { LIMITS, uploadRequestSchema } from '../src/pipeline/requests.js';
@@ -35,10 +35,12 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     uploadRequestSchema.shape.title.parse(args.title);
-    const checked = await checkAudioAttachment(args.audio);
-    const request = uploadRequestSchema.parse({ kind: 'upload', audioUrl: checked.url, title: args.title });
+    const vetted = vetAudioAttachment(args.audio, context.config.discordCdnUrls);
     const caller = await openCaller(interaction, context);
     await admit(context, caller);
+    // Only an admitted member makes the bot download anything.
+    const checked = await readAudioAttachment(vetted);
+    const request = uploadRequestSchema.parse({ kind: 'upload', audioUrl: checked.url, title: args.title });
     await submitAndAcknowledge(interaction, context, caller, request);
   },
 });

@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliableInteraction } from 'discord.js';
-import { AUDIO_LIMITS, checkAudioAttachment } from '../src/discord/attachments.js';
+import { AUDIO_LIMITS, readAudioAttachment, vetAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
@@ -136,15 +136,17 @@ export default defineCommand({
     switch (args.subcommand) {
       case 'create': {
         const { audio, name } = args.options;
-        // Name and file first: bad input is refused before the database is touched.
+        // Name and what the file declares first: bad input is refused before the database is touched.
         const named = voiceRequestSchema.shape.name.parse(name);
-        const checked = await checkAudioAttachment(audio, { minSeconds: AUDIO_LIMITS.voiceMinSeconds });
-        const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });
+        const vetted = vetAudioAttachment(audio, context.config.discordCdnUrls);
         const caller = await openCaller(interaction, context);
-        if (await findVoice(context.db, caller.guild.id, request.name)) {
-          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(request.name) }));
+        if (await findVoice(context.db, caller.guild.id, named)) {
+          throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(named) }));
         }
         await admit(context, caller);
+        // Only an admitted member makes the bot download anything.
+        const checked = await readAudioAttachment(vetted, { minSeconds: AUDIO_LIMITS.voiceMinSeconds });
+        const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });
         await submitAndAcknowledge(interaction, context, caller, request);
         return;
       }

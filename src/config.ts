@@ -110,6 +110,11 @@ const envSchema = z.object({
   DISCORD_TOKEN: optional(z.string().min(20, 'the bot token from the Discord developer portal')),
   DISCORD_APPLICATION_ID: optional(snowflake),
   DISCORD_API_URL: defaulted(httpUrl.default('https://discord.com/api')),
+  DISCORD_CDN_URLS: defaulted(
+    commaList
+      .pipe(z.array(httpUrl).min(1, 'at least one address'))
+      .default(['https://cdn.discordapp.com', 'https://media.discordapp.net']),
+  ),
   DISCORD_DEV_GUILD_ID: optional(snowflake),
   INTERACTIONS: defaulted(z.enum(INTERACTION_MODES, { error: `one of ${INTERACTION_MODES.join(', ')}` }).default('gateway')),
   DISCORD_PUBLIC_KEY: optional(
@@ -212,6 +217,8 @@ const configSchema = envSchema.transform((e) =>
     discordToken: e.DISCORD_TOKEN ?? '',
     discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
     discordApiUrl: e.DISCORD_API_URL,
+    /** Where Discord keeps attachments: the only addresses a member's attachment is downloaded from. */
+    discordCdnUrls: Object.freeze([...e.DISCORD_CDN_URLS]),
     discordDevGuildId: e.DISCORD_DEV_GUILD_ID,
     /** `http`: Discord POSTs interactions to the http role's /interactions, and no process routes them from the gateway. */
     interactions: e.INTERACTIONS,

@@ -4,6 +4,7 @@
  * mentions the requester. A 403 marks the delivery failed; the result stays retrievable.
  */
 import { createHash } from 'node:crypto';
+import { DownloadError, downloadCapped, type Downloaded } from '../audio/download.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { executeNamed } from '../db/client.js';
 import { guilds, jobs, type JobState } from '../db/schema.js';
@@ -157,7 +158,10 @@ function deliveryNonce(job: JobRow): string {
   return nonceFor(job.state === 'succeeded' && job.error ? `${job.id}:late` : job.id);
 }
 
-/** Where the audio fits the upload limit, the result carries it too, so it plays inside Discord. */
+/**
+ * Where the audio fits the upload limit, the result carries it too, so it plays inside Discord.
+ * The address is the service's: it is read within the limit, and a redirect only on its scheme.
+ */
 async function attachAudio(
   deps: PipelineDeps,
   job: JobRow,
@@ -167,18 +171,21 @@ async function attachAudio(
   const clip = job.result?.clips?.[0];
   const url = clip?.audioUrl;
   if (!url || !['song', 'persona_song'].includes(job.kind)) return;
-  const response = await fetch(url, { signal: AbortSignal.timeout(20_000) });
-  if (!response.ok) throw new Error(`audio download answered ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > deps.settings.attachmentLimitBytes) return;
-  const data = Buffer.from(await response.arrayBuffer());
-  if (data.byteLength > deps.settings.attachmentLimitBytes) return;
+  let audio: Downloaded;
+  try {
+    audio = await downloadCapped(url, { maxBytes: deps.settings.attachmentLimitBytes, timeoutMs: 20_000, redirects: 'same-scheme' });
+  } catch (error) {
+    // Too large to attach: the result's link is enough.
+    if (error instanceof DownloadError && error.reason === 'too_large') return;
+    throw error;
+  }
+  const { data } = audio;
   const extension = new URL(url).pathname.split('.').pop() ?? 'm4a';
   const base = (clip.title ?? 'song').replace(/[^\p{L}\p{N}_-]+/gu, '_').slice(0, 60) || 'song';
   const file: OutgoingFile = {
     name: `${base}.${extension}`,
     data,
-    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+    contentType: audio.contentType ?? 'application/octet-stream',
   };
   if (posted.channel) {
     await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message.channel) }, [file]);

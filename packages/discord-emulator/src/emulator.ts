@@ -27,6 +27,7 @@ import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
   AutocompleteInput,
+  CdnRequest,
   ClickButtonInput,
   DiscordEmulatorOptions,
   EmulatorMessage,
@@ -119,6 +120,8 @@ export class DiscordEmulator {
   readonly rateLimited: RateLimitHit[] = [];
   /** Every ENTITLEMENT_* event sent (or withheld) and how: to gateway sessions, each webhook POST. */
   readonly entitlementDeliveries: EntitlementDeliveryRecord[] = [];
+  /** Every request to the attachment CDN, in order. */
+  readonly cdnRequests: CdnRequest[] = [];
 
   readonly #app: FastifyInstance;
   readonly #store: EmulatorStore;
@@ -264,7 +267,10 @@ export class DiscordEmulator {
     });
     this.#app = createEmulatorHttp({
       rest: this.#rest,
-      attachment: (path) => this.#store.cdn.get(path),
+      attachment: (method, path) => {
+        this.cdnRequests.push({ method, path, at: this.clock.now() });
+        return this.#store.cdn.get(path);
+      },
       clock: this.clock,
       apiBase: `${API_PREFIX}/v10`,
       // Room for a message's attachments at the limit each, and its JSON.
@@ -765,6 +771,7 @@ export class DiscordEmulator {
   // ---- voice ----
 
   /**
+    this.cdnRequests.length = 0;
    * The voice gateway's certificate (self-signed, for 127.0.0.1 and localhost). A client trusts it
    * with `NODE_EXTRA_CA_CERTS=<this path>` in its environment at start (Node reads it once).
    */

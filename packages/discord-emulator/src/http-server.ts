@@ -9,6 +9,7 @@ import type { EmulatorClock } from './clock.js';
 import { DiscordErrors } from './errors.js';
 import { BodyTooLargeError, parseBody, readBody, type ParsedBody } from './http-body.js';
 import type { RestAnswer, RestApi } from './rest-api.js';
+import type { CdnFile } from './store/state.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,8 +22,8 @@ declare module 'fastify' {
 
 export interface EmulatorHttpOptions {
   rest: RestApi;
-  /** An uploaded file by its URL path, `/attachments/{channel}/{id}/{filename}`. */
-  attachment: (path: string) => { data: Buffer; contentType: string } | undefined;
+  /** An uploaded file by its URL path, `/attachments/{channel}/{id}/{filename}`; each call is one request to the CDN. */
+  attachment: (method: string, path: string) => CdnFile | undefined;
   clock: EmulatorClock;
   /** The versioned API's path, `/api/v10`. */
   apiBase: string;
@@ -90,8 +91,9 @@ export function createEmulatorHttp(options: EmulatorHttpOptions): FastifyInstanc
   }
 
   function serveAttachment(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const file = options.attachment(new URL(request.originalUrl, URL_BASE).pathname);
+    const file = options.attachment(request.method, new URL(request.originalUrl, URL_BASE).pathname);
     if (!file) return sendAnswer(reply, { status: 404, body: DiscordErrors.notFound().toBody() });
+    if (file.redirectTo !== undefined) return reply.code(302).header('location', file.redirectTo).send();
     return reply.code(200).header('content-type', file.contentType).send(file.data);
   }
 

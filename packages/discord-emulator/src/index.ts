@@ -19,6 +19,7 @@ export type {
   AttachmentInput,
   AutocompleteChoice,
   AutocompleteInput,
+  CdnRequest,
   ClickButtonInput,
   CommandOptionValue,
   DiscordEmulatorOptions,

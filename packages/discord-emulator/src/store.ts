@@ -20,7 +20,7 @@ import { channelMessages, createMessage, deleteMessage, editMessage, publicMessa
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
 import type { CreateMessageInput, MessageWrite, StoredChannel, StoredGuild, StoredMember, StoredMessage, Upload } from './store/records.js';
 import { requireChannel, requireGuild } from './store/state.js';
-import type { StoreState } from './store/state.js';
+import type { CdnFile, StoreState } from './store/state.js';
 import { Monetization } from './store/monetization.js';
 import type { EntitlementDelivery, EntitlementEventType } from './store/monetization.js';
 import { createForumPost, createThread } from './store/threads.js';
@@ -46,7 +46,7 @@ export class EmulatorStore implements StoreState {
   readonly messages = new Map<string, StoredMessage>();
   readonly channelMessageIds = new Map<string, string[]>();
   readonly deniedChannels = new Set<string>();
-  readonly cdn = new Map<string, { data: Buffer; contentType: string }>();
+  readonly cdn = new Map<string, CdnFile>();
   /**
    * `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage),
    * `entitlement` (EntitlementEvent).
@@ -211,7 +211,7 @@ export class EmulatorStore implements StoreState {
 
   storeAttachment(
     channelId: string,
-    upload: { filename: string; contentType?: string; data: Buffer; description?: string },
+    upload: { filename: string; contentType?: string; data: Buffer; description?: string; url?: string; redirectTo?: string },
     ephemeral = false,
   ): EmulatorAttachment {
     return storeAttachment(this, channelId, upload, ephemeral);

@@ -204,6 +204,19 @@ export interface AttachmentInput {
 /**
  * Where and by whom: omitted ids default to the first guild created, its first channel, and
  * the first member added with `addMember` (else the guild's owner).
+  /** The address the interaction gives for the file instead of the CDN's (as a forged payload might). */
+  url?: string;
+  /** The CDN answers the file's address with a 302 to this one instead of the bytes. */
+  redirectTo?: string;
+}
+
+/** A request to the emulator's attachment CDN. */
+export interface CdnRequest {
+  method: string;
+  /** The URL's path, `/attachments/{channel}/{id}/{filename}`. */
+  path: string;
+  /** Emulator clock time of arrival (ms since epoch). */
+  at: number;
  */
 export interface InteractionPlace {
   guildId?: string;

@@ -7,8 +7,8 @@ export interface StandIns {
   readonly sim: MusicApiSim;
   readonly emulator: DiscordEmulator;
   /**
-   * The bot's settings for them: DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL, MUSIC_API_URL,
-   * MUSIC_API_KEY, and NODE_EXTRA_CA_CERTS (Node's own: trust for the emulator's voice gateway certificate).
+   * The bot's settings for them: DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL, DISCORD_CDN_URLS,
+   * MUSIC_API_URL, MUSIC_API_KEY, and NODE_EXTRA_CA_CERTS (Node's own: trust for the emulator's voice gateway certificate).
    */
   readonly env: Readonly<Record<string, string>>;
   close(): Promise<void>;
@@ -32,6 +32,8 @@ export async function startStandIns(options: { sim?: Partial<MusicApiSimOptions>
       DISCORD_TOKEN: emulator.botToken,
       DISCORD_APPLICATION_ID: emulator.applicationId,
       DISCORD_API_URL: emulator.apiUrl,
+      // Attachments are read only from the emulator's CDN, as the bot reads them only from Discord's.
+      DISCORD_CDN_URLS: options.emulator?.cdnUrl ?? emulator.origin,
       MUSIC_API_URL: sim.url,
       MUSIC_API_KEY: apiKey,
       NODE_EXTRA_CA_CERTS: emulator.voiceCaPath,

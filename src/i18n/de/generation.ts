@@ -128,6 +128,8 @@ export const generation: Translation<typeof english> = {
   'attachment.unreadable': 'Diese Datei ist keine lesbare MP3- oder WAV-Aufnahme.',
   'attachment.tooShort': 'Diese Aufnahme ist {seconds:seconds} lang; eine Stimme braucht mehr als {min:seconds} klaren Sologesang.',
   'attachment.downloadFailed': 'Der Bot konnte diesen Anhang nicht lesen. Lade ihn bitte noch einmal hoch.',
+  'attachment.notFromDiscord': 'Diese Datei liegt nicht bei Discord, deshalb lädt der Bot sie nicht herunter. Hänge die Datei direkt an den Befehl an.',
+  'attachment.busy': 'Der Bot liest gerade zu viele Dateien. Versuche es bitte in einer Minute noch einmal.',
 
   'jobs.kind.song': 'Song',
   'jobs.kind.personaSong': 'Song mit Stimme',

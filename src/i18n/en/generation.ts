@@ -136,6 +136,8 @@ export const generation = {
   'attachment.unreadable': 'That file is not a readable MP3 or WAV recording.',
   'attachment.tooShort': 'That recording is {seconds:seconds} long; a voice needs more than {min:seconds} of clear solo singing.',
   'attachment.downloadFailed': 'The bot could not read that attachment. Please upload it again.',
+  'attachment.notFromDiscord': 'That file is not stored by Discord, so the bot will not fetch it. Attach the file to the command itself.',
+  'attachment.busy': 'The bot is reading too many files right now. Please try again in a minute.',
 
   // ---- /jobs ----
   'jobs.kind.song': 'song',

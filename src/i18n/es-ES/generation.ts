@@ -128,6 +128,8 @@ export const generation: Translation<typeof english> = {
   'attachment.unreadable': 'Ese archivo no es una grabación MP3 o WAV legible.',
   'attachment.tooShort': 'Esa grabación dura {seconds:seconds}; una voz necesita más de {min:seconds} de canto solista claro.',
   'attachment.downloadFailed': 'El bot no ha podido leer ese adjunto. Vuelve a subirlo.',
+  'attachment.notFromDiscord': 'Ese archivo no está guardado en Discord, así que el bot no lo descargará. Adjunta el archivo al propio comando.',
+  'attachment.busy': 'El bot está leyendo demasiados archivos ahora mismo. Vuelve a intentarlo dentro de un minuto.',
 
   'jobs.kind.song': 'canción',
   'jobs.kind.personaSong': 'canción con voz',

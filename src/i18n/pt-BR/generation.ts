@@ -128,6 +128,8 @@ export const generation: Translation<typeof english> = {
   'attachment.unreadable': 'Esse arquivo não é uma gravação MP3 ou WAV legível.',
   'attachment.tooShort': 'Essa gravação tem {seconds:seconds}; uma voz precisa de mais de {min:seconds} de canto solo limpo.',
   'attachment.downloadFailed': 'O bot não conseguiu ler esse anexo. Envie de novo, por favor.',
+  'attachment.notFromDiscord': 'Esse arquivo não está guardado no Discord, então o bot não vai baixá-lo. Anexe o arquivo ao próprio comando.',
+  'attachment.busy': 'O bot está lendo arquivos demais agora. Tente de novo daqui a um minuto.',
 
   'jobs.kind.song': 'música',
   'jobs.kind.personaSong': 'música com voz',

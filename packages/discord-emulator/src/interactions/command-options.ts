@@ -85,7 +85,11 @@ export function buildOptions(
     const type = typeOf(name, ApplicationCommandOptionType.Attachment);
     if (type !== ApplicationCommandOptionType.Attachment) throw new Error(`option "${name}" of /${input.name} is not an attachment option`);
     const data = typeof file.data === 'string' ? Buffer.from(file.data) : Buffer.from(file.data);
-    const { data: _bytes, ...attachment } = store.storeAttachment(channel.id, { filename: file.filename, contentType: file.contentType, data }, true);
+    const { data: _bytes, ...attachment } = store.storeAttachment(
+      channel.id,
+      { filename: file.filename, contentType: file.contentType, data, ...(file.url !== undefined && { url: file.url }), ...(file.redirectTo !== undefined && { redirectTo: file.redirectTo }) },
+      true,
+    );
     (resolved.attachments ??= {})[attachment.id] = attachment;
     result.push({ name, type, value: attachment.id });
   }

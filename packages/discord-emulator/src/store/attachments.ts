@@ -36,14 +36,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function storeAttachment(
   state: StoreState,
   channelId: string,
-  upload: { filename: string; contentType?: string; data: Buffer; description?: string },
+  upload: { filename: string; contentType?: string; data: Buffer; description?: string; url?: string; redirectTo?: string },
   ephemeral = false,
 ): EmulatorAttachment {
   const id = state.ids.next();
   const path = `/attachments/${channelId}/${id}/${encodeURIComponent(upload.filename)}`;
   const contentType = contentTypeFor(upload.filename, upload.contentType);
-  state.cdn.set(path, { data: upload.data, contentType });
-  const url = `${state.cdnBase()}${path}`;
+  state.cdn.set(path, { data: upload.data, contentType, ...(upload.redirectTo !== undefined && { redirectTo: upload.redirectTo }) });
+  const url = upload.url ?? `${state.cdnBase()}${path}`;
   return {
     id,
     filename: upload.filename,

@@ -5,6 +5,13 @@ import type { EmulatorClock } from '../clock.js';
 import type { SnowflakeGenerator } from '../snowflake.js';
 import type { StoreDispatch, StoredChannel, StoredGuild, StoredMessage } from './records.js';
 
+/** A file on the emulator's CDN: its bytes, or where the CDN sends a client instead. */
+export interface CdnFile {
+  readonly data: Buffer;
+  readonly contentType: string;
+  readonly redirectTo?: string;
+}
+
 export interface StoreState {
   readonly users: Map<string, APIUser>;
   readonly guilds: Map<string, StoredGuild>;
@@ -12,7 +19,7 @@ export interface StoreState {
   readonly messages: Map<string, StoredMessage>;
   readonly channelMessageIds: Map<string, string[]>;
   readonly deniedChannels: Set<string>;
-  readonly cdn: Map<string, { data: Buffer; contentType: string }>;
+  readonly cdn: Map<string, CdnFile>;
   /** `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage). */
   readonly events: EventEmitter;
   readonly botUser: APIUser;
