@@ -1,12 +1,14 @@
 /**
  * What the bot stops keeping once it cannot be used (the `retention` maintenance pass):
- * interaction tokens after 15 minutes, webhook secrets of finished jobs after the poll deadline,
- * webhook records after WEBHOOK_EVENTS_RETENTION_DAYS. Results, library, ledger and audit stay.
+ * interaction tokens after 15 minutes, webhook secrets of finished jobs after the poll deadline
+ * (of timed-out ones, once their task can no longer bring a result), webhook records after
+ * WEBHOOK_EVENTS_RETENTION_DAYS. Results, library, ledger and audit stay.
  * Each statement touches at most `batch` rows; the rest waits for the next pass.
  */
 import { sql } from 'drizzle-orm';
 import type { PipelineDeps } from './deps.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './deliver.js';
+import { lateGraceMs } from './transitions.js';
 
 export interface RetentionReport {
   readonly interactionTokens: number;
@@ -25,11 +27,18 @@ export async function applyRetention(deps: Pick<PipelineDeps, 'db' | 'logger' | 
   const tokens = await deps.db.execute(sql`
     update jobs set interaction_token = null
     where id in (select id from jobs where interaction_token is not null and interaction_at < ${tokensBefore} limit ${batch})`);
+  // A timed-out job may still get its result (a late webhook, or a poll in the grace): from a
+  // task made when it was refunded, run to its deadline, or from a deadline set when its task id
+  // was recorded late; and the grace after either.
+  const refundedBefore = new Date(now - deps.settings.pollDeadlineMs - lateGraceMs(deps.settings)).toISOString();
+  const deadlineBefore = new Date(now - lateGraceMs(deps.settings)).toISOString();
   const secrets = await deps.db.execute(sql`
     update jobs set webhook_secret = null
     where id in (
       select id from jobs
-      where webhook_secret is not null and state in ('succeeded', 'failed', 'timed_out', 'cancelled') and completed_at < ${secretsBefore}
+      where webhook_secret is not null and (
+        (state in ('succeeded', 'failed', 'cancelled') and completed_at < ${secretsBefore})
+        or (state = 'timed_out' and completed_at < ${refundedBefore} and (deadline_at is null or deadline_at < ${deadlineBefore})))
       limit ${batch})`);
   const events = await deps.db.execute(sql`
     delete from webhook_events

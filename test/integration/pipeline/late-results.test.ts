@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
+import { applyRetention } from '../../../src/pipeline/retention.js';
 import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob } from '../../support/ledger.js';
@@ -14,8 +15,10 @@ import { jobRow, ledgerOfJob } from '../../support/ledger.js';
 const DEADLINE_MS = 4_000;
 
 let polling: Harness;
+let webhooks: Harness;
 
 beforeAll(async () => {
+  webhooks = await startHarness({ webhooks: true, startingCredits: 500, settings: { pollDeadlineMs: DEADLINE_MS }, env: { MUSIC_API_TIMEOUT_MS: '400' } });
   // Two polls before the deadline: one halfway, and the last one at the deadline itself.
   polling = await startHarness({
     webhooks: false,
@@ -23,7 +26,10 @@ beforeAll(async () => {
     settings: { pollDeadlineMs: DEADLINE_MS, pollIntervalMs: { min: DEADLINE_MS / 2, max: DEADLINE_MS / 2 } },
   });
 });
-afterAll(async () => polling?.close());
+afterAll(async () => {
+  await polling?.close();
+  await webhooks?.close();
+});
 
 const refunded = (jobId: string) => [
   { kind: 'reserve', amount: -10, key: `job:${jobId}:debit` },
@@ -89,5 +95,39 @@ describe('a task still running at its deadline', () => {
     expect(last.at - job.deadlineAt!.getTime()).toBeLessThanOrEqual(DEADLINE_MS + 1_000);
     expect(last.at - job.deadlineAt!.getTime()).toBeGreaterThanOrEqual(DEADLINE_MS / 2);
     expect(await jobRow(polling.db.db, job.id)).toMatchObject({ state: 'timed_out', error: { kind: 'deadline', creditsReturned: 10 } });
+  });
+});
+
+describe('a job refunded as uncertain', () => {
+  const retentionAt = (offsetMs: number) => applyRetention({ ...webhooks.app.deps, now: () => new Date(Date.now() + offsetMs) });
+
+  it('keeps its webhook secret while its task may still end, so that the late webhook is matched and the song posted free', async () => {
+    const prompt = 'taken, unanswered, and slow [sim:504-accepted] [sim:task-ms=60000]';
+    const { handle, result } = await webhooks.request({ kind: 'song', prompt });
+    const { jobId } = result as SubmitResult;
+    await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('could not be made'));
+    const refundedJob = await jobRow(webhooks.db.db, jobId);
+    expect(refundedJob).toMatchObject({ state: 'timed_out', error: { kind: 'unconfirmed_submission', mayArrive: true } });
+
+    // Past the deadline since it was refunded: the task it may have made can still be running.
+    await retentionAt(DEADLINE_MS + 1_000);
+    expect((await jobRow(webhooks.db.db, jobId))?.webhookSecret).toBe(refundedJob!.webhookSecret);
+
+    const [task] = webhooks.sim.listTasks().filter((t) => t.body.sound === prompt);
+    expect(webhooks.sim.completeTask(task!.taskId)).toBe(true);
+    const song = await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('Free (credits returned)'));
+    expect(JSON.stringify(song.embeds)).toContain('Links');
+    expect(await jobRow(webhooks.db.db, jobId)).toMatchObject({ state: 'succeeded', error: { kind: 'unconfirmed_submission', creditsReturned: 10 } });
+    expect(await ledgerOfJob(webhooks.db.db, jobId)).toEqual(refunded(jobId));
+  });
+
+  it('lets its secret go once no result can come: past the deadline and its grace', async () => {
+    const { handle, result } = await webhooks.request({ kind: 'song', prompt: 'taken, unanswered, never heard of again [sim:504-accepted] [sim:no-webhook]' });
+    const { jobId } = result as SubmitResult;
+    await handle.waitForEdit((m) => JSON.stringify(m.embeds ?? []).includes('could not be made'));
+    await retentionAt(DEADLINE_MS * 2 - 1_000);
+    expect((await jobRow(webhooks.db.db, jobId))?.webhookSecret).toEqual(expect.any(String));
+    await retentionAt(DEADLINE_MS * 2 + 1_000);
+    expect(await jobRow(webhooks.db.db, jobId)).toMatchObject({ state: 'timed_out', webhookSecret: null });
   });
 });
