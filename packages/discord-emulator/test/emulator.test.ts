@@ -178,6 +178,24 @@ describe('discord.js against the emulator', () => {
     expect(result.channelName).toBe('music');
     expect(result.memberRoles).toBeGreaterThanOrEqual(1);
     expect(emu.channelMessages(channel.id).map((message) => message.id)).toContain(edited.id);
+    expect(emu.cdnRequests.filter((request) => request.path.endsWith('/reference.mp3'))).toMatchObject([{ method: 'GET' }]);
+  });
+
+  it('gives an attachment another address, or has the CDN redirect it, when a test asks', async () => {
+    const urlOf = async (reference: { filename: string; data: string; url?: string; redirectTo?: string }) => {
+      const seen = onNextInteraction(async (interaction) => {
+        if (!interaction.isChatInputCommand()) throw new Error(`unexpected ${interaction.type}`);
+        await interaction.reply('ok');
+        return interaction.options.getAttachment('reference', true).url;
+      });
+      emu.runCommand({ guildId: guild.id, channelId: channel.id, userId: alice.id, name: 'song', subcommand: 'create', options: { prompt: 'p' }, attachments: { reference } });
+      return seen;
+    };
+    expect(await urlOf({ filename: 'forged.mp3', data: 'x', url: 'https://elsewhere.example/forged.mp3' })).toBe('https://elsewhere.example/forged.mp3');
+    const moved = await urlOf({ filename: 'moved.mp3', data: 'x', redirectTo: 'https://elsewhere.example/moved.mp3' });
+    const answer = await fetch(moved, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')).toBe('https://elsewhere.example/moved.mp3');
   });
 
   it('resolves user, member, role and channel options through data.resolved', async () => {
