@@ -8,7 +8,8 @@ import type { Executor } from '../db/client.js';
 /**
  * The credits the ledger charged for jobs the service took (a task id, or a result by webhook),
  * net of refunds of tasks the service failed, since the beginning. Jobs the service never took
- * do not count; a job the bot refunded itself (deadline) still does. Cumulative, not "since a
+ * do not count; a job the bot refunded itself (deadline, or a success without its result,
+ * `empty_result`) still does. Cumulative, not "since a
  * time", so a late-committing movement is counted by the next reading.
  * What counts and why: docs/decisions/account-checks.md
  */
@@ -30,7 +31,7 @@ async function upstreamSpent(executor: Executor, within: SQL): Promise<number> {
     from credit_ledger l
     join jobs j on j.id = l.job_id
     where (j.upstream_task_id is not null or j.result is not null)
-      and (l.kind = 'reserve' or (l.kind = 'refund' and j.state = 'failed'))
+      and (l.kind = 'reserve' or (l.kind = 'refund' and j.state = 'failed' and (j.error->>'kind') is distinct from 'empty_result'))
       and ${within}`);
   return Number(rows[0]?.total ?? 0);
 }

@@ -19,6 +19,7 @@ import { shownPosition, type JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
 import { givenTitle, titleForDisplay } from './titles.js';
+import { downloadLinkOf, lyricsTextOf } from './result-needs.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,
@@ -41,6 +42,7 @@ export function kindKey(kind: JobKind): KindKey {
 /** A finished job's error kind (see transitions.ts and the music API's kinds) and the message it shows. */
 const ERROR_KEYS: Readonly<Record<string, MessageKey>> = {
   upstream_failed: 'failure.upstreamFailed',
+  empty_result: 'failure.emptyResult',
   unconfirmed_submission: 'failure.unconfirmed',
   deadline: 'failure.deadline',
   cancelled: 'failure.cancelledQueued',
@@ -227,7 +229,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       break;
     }
     case 'lyrics': {
-      const text = result.lyrics ?? clip?.lyrics ?? '';
+      const text = lyricsTextOf(result) ?? '';
       const title = result.lyricsTitle ?? clip?.title;
       embed.title = title ? truncate(escapeMarkdown(title), DISCORD_LIMITS.embedTitle) : t('result.lyrics.title');
       embed.description = text ? escapeMarkdown(text) : t('result.lyrics.empty');
@@ -251,7 +253,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
     }
     case 'download': {
       const format = requestText(job, 'format')?.toUpperCase() ?? t('result.download.file');
-      const url = safeUrl(clip?.downloadUrl ?? (format === 'WAV' ? clip?.wavUrl : clip?.audioUrl));
+      const url = downloadLinkOf(clip, format);
       embed.title = truncate(t('result.download.title', { format }), DISCORD_LIMITS.embedTitle);
       embed.description = url ? t('result.download.link', { format, url }) : t('result.download.noLink');
       if (url) buttons.push(linkButton(t('result.button.download', { format }), url));

@@ -11,9 +11,13 @@ import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, type JobRow } from './job-rows.js';
 import { takesWebhook } from './upstream.js';
+import { describeShape, lackingResult } from './result-needs.js';
 import { english } from '../i18n/index.js';
 
 export type { JobError } from '../db/schema.js';
+
+/** The error kind of a job whose task succeeded without what the job is for. */
+const EMPTY_RESULT = 'empty_result';
 
 export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: string): Promise<boolean> {
   const now = deps.now();
@@ -96,13 +100,49 @@ export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<
 }
 
 /**
- * The service finished the task. A failed task is refunded, as the service refunds it. A task
- * that succeeds after the bot gave up on its job (refunded) is still the member's: see `arrivedLate`.
+ * The service finished the task. A failed task is refunded, as the service refunds it, and so is
+ * a success without what the job is for (`failEmptySuccess`). A task that succeeds after the bot
+ * gave up on its job (refunded) is still the member's: see `arrivedLate`.
  */
 export async function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string): Promise<JobRow | undefined> {
+  const lacking = status.state === 'succeeded' ? await lackingFromSuccess(deps, jobId, status) : undefined;
+  if (lacking !== undefined) return failEmptySuccess(deps, jobId, status, lacking, taskId);
   const finished = await finishAsReported(deps, jobId, status, taskId);
   if (!finished) await noteAnotherEnd(deps, jobId, status);
   return finished;
+}
+
+/** The field a success lacks for its job's kind (see result-needs.ts); undefined when it has it, or the job is gone. */
+async function lackingFromSuccess(deps: PipelineDeps, jobId: string, status: TaskStatus): Promise<string | undefined> {
+  const job = await getJob(deps.db, jobId);
+  return job && lackingResult(job.kind, job.request, toStoredResult(status));
+}
+
+/**
+ * A success without what the job is for: failed and refunded, though the service charged for it
+ * (the account check counts it as spent). Logged once, with the body's field names and types, so
+ * that an operator sees a field the service renamed. A job already ended is left as it is.
+ */
+async function failEmptySuccess(deps: PipelineDeps, jobId: string, status: TaskStatus, lacking: string, taskId: string | undefined) {
+  const failed = await finish(
+    deps,
+    jobId,
+    ['submitting', 'submitted'],
+    'failed',
+    { kind: 'refund', reason: EMPTY_RESULT },
+    {
+      error: { kind: EMPTY_RESULT, message: english('failure.emptyResult') },
+      result: toStoredResult(status),
+      ...(taskId && { upstreamTaskId: taskId }),
+    },
+  );
+  if (failed) {
+    deps.logger.warn(
+      { jobId, kind: failed.kind, taskId: failed.upstreamTaskId, lacking, upstreamState: status.upstreamState, shape: describeShape(status.raw) },
+      'task reported success without its result; refunded as failed',
+    );
+  }
+  return failed;
 }
 
 /**

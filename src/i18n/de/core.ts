@@ -125,6 +125,7 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Es wurden keine Credits zurückgegeben.',
   'failure.unknown': 'Etwas ist schiefgelaufen.',
   'failure.upstreamFailed': 'Der Musikdienst konnte das nicht erstellen.',
+  'failure.emptyResult': 'Der Musikdienst hat dies als fertig gemeldet, aber nichts zum Posten zurückgeschickt.',
   'failure.unconfirmed': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, um nicht doppelt zu bezahlen.',
   'failure.unconfirmedMayArrive': 'Der Musikdienst hat diese Anfrage nicht bestätigt (seine Antwort war ein Fehler oder ging verloren). Der Bot hat die Credits zurückgegeben und schickt sie nicht noch einmal, um nicht doppelt zu bezahlen. Falls der Dienst sie doch erstellt hat, erscheint sie trotzdem hier, kostenlos.',
   'failure.deadline': 'Der Musikdienst ist nicht rechtzeitig fertig geworden.',

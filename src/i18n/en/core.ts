@@ -130,6 +130,7 @@ export const core = {
   'failure.noCreditsReturned': 'No credits were returned.',
   'failure.unknown': 'Something went wrong.',
   'failure.upstreamFailed': 'The music service could not make this one.',
+  'failure.emptyResult': 'The music service reported this as done but sent nothing back to post.',
   'failure.unconfirmed': 'The music service did not confirm this request (its answer was an error or was lost), so the bot gave the credits back and will not send it again rather than risk paying twice.',
   'failure.unconfirmedMayArrive': 'The music service did not confirm this request (its answer was an error or was lost), so the bot gave the credits back and will not send it again rather than risk paying twice. If the service made it after all, it will still be posted here, free.',
   'failure.deadline': 'The music service did not finish in time.',

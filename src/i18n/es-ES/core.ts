@@ -127,6 +127,7 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'No se ha devuelto ningún crédito.',
   'failure.unknown': 'Algo salió mal.',
   'failure.upstreamFailed': 'El servicio de música no pudo crear esto.',
+  'failure.emptyResult': 'El servicio de música lo dio por terminado, pero no devolvió nada que publicar.',
   'failure.unconfirmed': 'El servicio de música no confirmó esta petición (su respuesta fue un error o se perdió), así que el bot devolvió los créditos y no la enviará otra vez para no arriesgarse a pagar dos veces.',
   'failure.unconfirmedMayArrive': 'El servicio de música no confirmó esta petición (su respuesta fue un error o se perdió), así que el bot devolvió los créditos y no la enviará otra vez para no arriesgarse a pagar dos veces. Si el servicio la hizo de todos modos, se publicará aquí, gratis.',
   'failure.deadline': 'El servicio de música no terminó a tiempo.',

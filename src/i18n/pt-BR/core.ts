@@ -127,6 +127,7 @@ export const core: Translation<typeof english> = {
   'failure.noCreditsReturned': 'Nenhum crédito foi devolvido.',
   'failure.unknown': 'Algo deu errado.',
   'failure.upstreamFailed': 'O serviço de música não conseguiu criar isso.',
+  'failure.emptyResult': 'O serviço de música deu isso como concluído, mas não devolveu nada para publicar.',
   'failure.unconfirmed': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes.',
   'failure.unconfirmedMayArrive': 'O serviço de música não confirmou este pedido (a resposta foi um erro ou se perdeu), então o bot devolveu os créditos e não vai enviá-lo de novo para não correr o risco de pagar duas vezes. Se o serviço o fez mesmo assim, ele ainda será publicado aqui, de graça.',
   'failure.deadline': 'O serviço de música não terminou a tempo.',
