@@ -22,7 +22,7 @@ export interface EntitlementRecord {
 export interface EntitlementsApi {
   /** The entitlement as Discord has it; undefined when Discord does not know it (404). */
   get(entitlementId: string): Promise<EntitlementRecord | undefined>;
-  /** One page, oldest first after `after`. */
+  /** One page of at most `limit`, in an order Discord does not document (see `listEntitlements` in src/premium). */
   list(query: RESTGetAPIEntitlementsQuery): Promise<EntitlementRecord[]>;
   consume(entitlementId: string): Promise<void>;
 }

@@ -312,18 +312,15 @@ export function createPremium(deps: PremiumDeps): Premium {
     reconcile: () =>
       track(
         (async () => {
-          let listed = 0;
-          // From the oldest: without `after`, Discord lists the newest first.
-          let after = '0';
-          for (;;) {
-            const page = await api.list({ sku_ids: catalog.skuIds.join(','), exclude_deleted: false, limit: LIST_PAGE, after });
+          const seen = new Set<string>();
+          for await (const page of listEntitlements(api, { sku_ids: catalog.skuIds.join(','), exclude_deleted: false }, logger)) {
             for (const entitlement of page) {
+              if (seen.has(entitlement.id)) continue;
+              seen.add(entitlement.id);
               await receive(entitlement, 'listing').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id }, 'an entitlement from the listing failed'));
             }
-            listed += page.length;
-            if (page.length < LIST_PAGE) break;
-            after = page.reduce((last, entitlement) => (BigInt(entitlement.id) > BigInt(last) ? entitlement.id : last), page[0]!.id);
           }
+          const listed = seen.size;
           const swept = await sweep();
           logger.info({ listed, ...swept }, 'entitlements reconciled');
           return { listed, sweep: swept };
@@ -337,4 +334,38 @@ export function createPremium(deps: PremiumDeps): Premium {
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+/**
+ * Every entitlement the query matches, a page at a time, whatever order Discord answers in (it
+ * documents none for `before` and `after`). The first page, without a cursor, is the newest or
+ * the oldest; from there `before` the smallest id seen walks down and `after` the largest walks
+ * up, each until a page comes back empty. Why this covers every order: docs/decisions/entitlement-listing.md
+ */
+export async function* listEntitlements(
+  api: Pick<EntitlementsApi, 'list'>,
+  query: Omit<Parameters<EntitlementsApi['list']>[0], 'before' | 'after' | 'limit'>,
+  logger: Logger,
+): AsyncGenerator<EntitlementRecord[]> {
+  const first = await api.list({ ...query, limit: LIST_PAGE });
+  if (first.length === 0) return;
+  yield first;
+  const ids = (page: readonly EntitlementRecord[]) => page.map((entitlement) => BigInt(entitlement.id));
+  let lowest = ids(first).reduce((a, b) => (b < a ? b : a));
+  let highest = ids(first).reduce((a, b) => (b > a ? b : a));
+  for (const direction of ['before', 'after'] as const) {
+    for (;;) {
+      const cursor = direction === 'before' ? lowest : highest;
+      const page = await api.list({ ...query, limit: LIST_PAGE, [direction]: String(cursor) });
+      // Only ids beyond the cursor move it: a page without one (a cursor ignored) ends this side.
+      const beyond = ids(page).filter((id) => (direction === 'before' ? id < cursor : id > cursor));
+      if (page.length > 0) yield page;
+      if (beyond.length === 0) {
+        if (page.length > 0) logger.warn({ direction, cursor: String(cursor) }, 'the entitlement listing answered a page outside its cursor; that side ends here');
+        break;
+      }
+      if (direction === 'before') lowest = beyond.reduce((a, b) => (b < a ? b : a));
+      else highest = beyond.reduce((a, b) => (b > a ? b : a));
+    }
+  }
 }

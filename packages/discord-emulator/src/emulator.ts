@@ -22,7 +22,7 @@ import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore, type EntitlementEvent } from './store.js';
 import type { CreateChannelInput } from './store/guilds.js';
-import type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementRecord } from './store/monetization.js';
+import type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementOrder, EntitlementRecord } from './store/monetization.js';
 import type { StoredChannel, StoredMessage } from './store/records.js';
 import type {
   AutocompleteChoice,
@@ -238,6 +238,7 @@ export class DiscordEmulator {
     });
     this.#store.events.on('entitlement', (event: EntitlementEvent) => this.#deliverEntitlement(event));
     for (const sku of options.skus ?? []) this.createSku(sku);
+    this.#store.monetization.order = options.entitlementOrder ?? 'from-cursor';
     const validate = options.validateRequests ?? true;
     const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
     if (validate && !existsSync(specLocation instanceof URL ? fileURLToPath(specLocation) : specLocation)) {
@@ -397,6 +398,11 @@ export class DiscordEmulator {
   /** Discord refunds: the entitlement is deleted (`deleted: true`), ENTITLEMENT_DELETE; lists hide it unless `exclude_deleted=false`. */
   refund(entitlementId: string, input: { delivery?: EntitlementDelivery } = {}): void {
     this.#store.monetization.refund(entitlementId, input);
+  }
+
+  /** The order List Entitlements answers in from now on (Discord documents none): see {@link EntitlementOrder}. */
+  setEntitlementOrder(order: EntitlementOrder): void {
+    this.#store.monetization.order = order;
   }
 
   /** Every entitlement, deleted and ended ones included, oldest first. */

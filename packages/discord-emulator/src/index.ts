@@ -1,7 +1,7 @@
 /** The Discord emulator's public API, for tests, the playground and the CLI. */
 export { DiscordEmulator, startDiscordEmulator } from './emulator.js';
 export type { CreateForumPostInput, CreateThreadInput, EmulatorChannel, EmulatorGuild, EmulatorMember, EntitlementDeliveryRecord } from './emulator.js';
-export type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementRecord, SkuKind } from './store/monetization.js';
+export type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementOrder, EntitlementRecord, SkuKind } from './store/monetization.js';
 export { WEBHOOK_EVENT_TIMEOUT_MS } from './webhook-events.js';
 export type { WebhookEventRetry } from './webhook-events.js';
 export { EmulatorClock } from './clock.js';

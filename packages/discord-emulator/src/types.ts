@@ -12,7 +12,7 @@ import type {
 } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { RateLimitSettings } from './rate-limits.js';
-import type { CreateSkuInput } from './store/monetization.js';
+import type { CreateSkuInput, EntitlementOrder } from './store/monetization.js';
 import type { WebhookEventRetry } from './webhook-events.js';
 
 /** Options for {@link startDiscordEmulator}. */
@@ -70,6 +70,11 @@ export interface DiscordEmulatorOptions {
   voice?: { decode?: boolean; dave?: boolean; heartbeatIntervalMs?: number };
   /** The application's SKUs (Premium Apps), as `createSku` makes them. @defaultValue none */
   skus?: CreateSkuInput[];
+  /**
+   * The order List Entitlements answers in, which Discord does not document; `setEntitlementOrder` changes it.
+   * @defaultValue 'from-cursor' (newest first, oldest first from an `after` cursor)
+   */
+  entitlementOrder?: EntitlementOrder;
   /**
    * How webhook events are retried when the endpoint does not acknowledge them (a 2xx within 3 s).
    * @defaultValue { initialDelayMs: 500, maxDelayMs: 60000, giveUpAfterMs: 600000 } (Discord: up to 10 minutes)

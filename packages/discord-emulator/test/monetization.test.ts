@@ -184,6 +184,30 @@ describe('SKUs and the entitlement routes', () => {
     expect((await refused(rest.get(Routes.entitlements('1234567890123')))).status).toBe(403);
   });
 
+  it('answers List Entitlements in the order set, which Discord does not document', async () => {
+    const own = await startDiscordEmulator({ skus: [{ name: '100 credits', type: 'consumable' }], rateLimits: false, entitlementOrder: 'newest-first' });
+    cleanups.push(() => own.close());
+    const shop = own.createGuild({ name: 'Orders' });
+    const ids = ['a', 'b', 'c', 'd'].map((username) => own.purchase({ userId: own.addMember(shop.id, { username }).id, skuId: own.skus()[0]!.id }).id);
+    const ownRest = new REST({ api: own.apiUrl, retries: 0 }).setToken(own.botToken);
+    const list = async (query: Record<string, unknown>) =>
+      ((await ownRest.get(Routes.entitlements(own.applicationId), { query: makeURLSearchParams(query) })) as APIEntitlement[]).map((entitlement) => entitlement.id);
+    // The newest page after the cursor, not the nearest one.
+    expect(await list({ after: '0', limit: 2 })).toEqual(ids.slice(-2).reverse());
+    expect(await list({ before: ids.at(-1), limit: 2 })).toEqual(ids.slice(-3, -1).reverse());
+    // The oldest page before the cursor, not the nearest one.
+    own.setEntitlementOrder('oldest-first');
+    expect(await list({ limit: 2 })).toEqual(ids.slice(0, 2));
+    expect(await list({ before: ids.at(-1), limit: 2 })).toEqual(ids.slice(0, 2));
+    expect(await list({ after: ids[0], limit: 2 })).toEqual(ids.slice(1, 3));
+    // The page nearest the cursor, newest first without one.
+    own.setEntitlementOrder('from-cursor');
+    expect(await list({ limit: 2 })).toEqual(ids.slice(-2).reverse());
+    expect(await list({ after: ids[0], limit: 2 })).toEqual(ids.slice(1, 3));
+    expect(await list({ before: ids.at(-1), limit: 2 })).toEqual(ids.slice(-3, -1).reverse());
+    expect(own.findings).toEqual([]);
+  });
+
   it('consumes a consumable once; consuming again changes nothing and is recorded; other SKUs are refused', async () => {
     const app = emu.applicationId;
     const bought = emu.entitlements().find((entitlement) => entitlement.sku_id === credits.id)!;

@@ -22,6 +22,15 @@ export interface CreateSkuInput {
   flags?: number;
 }
 
+/**
+ * The order List Entitlements answers in, which Discord does not document (it documents the
+ * filters: `before`, `after`, `limit`). Each takes the first `limit` entitlements in its order.
+ * - `from-cursor`: newest first, but oldest first from an `after` cursor (the page nearest a cursor).
+ * - `newest-first`: always newest first, so `after` gives the newest page after the cursor.
+ * - `oldest-first`: always oldest first, so `before` gives the oldest page before the cursor.
+ */
+export type EntitlementOrder = 'from-cursor' | 'newest-first' | 'oldest-first';
+
 /** When the bot hears of an entitlement change: once (Discord's way), twice (a duplicate), never (only REST shows it), or late. */
 export type EntitlementDelivery = 'normal' | 'twice' | 'never' | { delayMs: number };
 
@@ -76,6 +85,8 @@ const SKU_TYPES: Record<SkuKind, SKUType> = { consumable: SKUType.Consumable, du
 export class Monetization {
   readonly skus = new Map<string, APISKU>();
   readonly records: EntitlementRecord[] = [];
+  /** How List Entitlements orders its answer. */
+  order: EntitlementOrder = 'from-cursor';
   readonly #entitlements = new Map<string, StoredEntitlement>();
   readonly #subscriptions = new Map<string, EmulatorSubscription>();
   readonly #options: MonetizationOptions;
@@ -288,10 +299,7 @@ export class Monetization {
     return structuredClone(stored.api);
   }
 
-  /**
-   * List Entitlements, filtered as documented. Without `after`, newest first (before `before`
-   * when given); with `after`, oldest first from there; `limit` of them.
-   */
+  /** List Entitlements, filtered as documented; `limit` of them in the emulator's `order`. */
   list(query: {
     userId?: string;
     guildId?: string;
@@ -316,7 +324,8 @@ export class Monetization {
           !(query.excludeEnded && ended(api, now)),
       )
       .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    if (query.after === undefined) found = found.reverse();
+    const oldestFirst = this.order === 'oldest-first' || (this.order === 'from-cursor' && query.after !== undefined);
+    if (!oldestFirst) found = found.reverse();
     return found.slice(0, query.limit).map((api) => structuredClone(api));
   }
 
