@@ -58,7 +58,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     upstreamErrors: new Counter({ name: 'musicbot_upstream_errors_total', help: 'Music API errors, by type', labelNames: ['type'], registers }),
     submissionsUncertain: new Counter({
       name: 'musicbot_submissions_uncertain_total',
-      help: 'Creates the music service may have taken without answering with a task id (5xx but 502, cut off, timed out); refunded, never sent again',
+      help: 'Creates the music service may have taken without answering with a task id (5xx but a 502 upstream_error, cut off, timed out); refunded, never sent again',
       labelNames: ['kind'],
       registers,
     }),
