@@ -22,6 +22,7 @@ import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
 import { loggableError } from './errors.js';
 import { CACHE_LIMITS } from './gateway.js';
 import { createInteractionRouter } from './router.js';
+import { entitlementNoticeOf } from './entitlement-notice.js';
 
 /** What to send back to Discord, and a callback to call once it has been written out. */
 export interface HttpInteractionAnswer {
@@ -70,8 +71,11 @@ function createPayloadClient(context: BaseCommandContext): Client {
 export function createHttpInteractionReceiver(options: HttpInteractionOptions): HttpInteractionReceiver {
   const { context } = options;
   const client = createPayloadClient(context);
-  const route = createInteractionRouter(context, options.commands);
   const exchanges = new Map<string, Exchange>();
+  // The payload's entitlements, read by the router as the gateway's are (discord.js cannot build them here).
+  const route = createInteractionRouter(context, options.commands, {
+    entitlementsOf: (interaction) => (exchanges.get(interaction.id)?.payload.entitlements ?? []).map(entitlementNoticeOf),
+  });
   const handling = new Set<Promise<void>>();
   // The channel each interaction names, for `interaction.channel` (a thread counts as its
   // parent): without the gateway no guild is cached, so discord.js would not keep it.
@@ -141,8 +145,8 @@ export function createHttpInteractionReceiver(options: HttpInteractionOptions): 
         const releaseChannel = holdChannel(payload);
         try {
           // The same action the gateway's INTERACTION_CREATE runs: it builds the interaction and emits it.
-          // discord.js reads two fields without checking them; the bot sells nothing, so entitlements
-          // are never read (and would need the application, which only the gateway's READY brings).
+          // discord.js reads two fields without checking them. Its entitlements would need the
+          // application, which only the gateway's READY brings: the router reads the payload's.
           const data = { ...payload, authorizing_integration_owners: payload.authorizing_integration_owners ?? {}, entitlements: [] };
           (client as unknown as { actions: { InteractionCreate: { handle(data: unknown): void } } }).actions.InteractionCreate.handle(data);
         } catch (error) {

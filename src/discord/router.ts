@@ -15,13 +15,20 @@ import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 import { countInteraction } from './outcomes.js';
 import { entitlementNotice } from './entitlement-notice.js';
+import type { EntitlementNotice } from '../premium/entitlements.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
 
 export type InteractionRouter = (interaction: Interaction) => Promise<void>;
 
-export function createInteractionRouter(context: BaseCommandContext, commands: readonly Command[]): InteractionRouter {
+export interface InteractionRouterOptions {
+  /** The entitlements an interaction carries; by default discord.js's `interaction.entitlements` (the gateway's). */
+  readonly entitlementsOf?: (interaction: Interaction) => readonly EntitlementNotice[];
+}
+
+export function createInteractionRouter(context: BaseCommandContext, commands: readonly Command[], options: InteractionRouterOptions = {}): InteractionRouter {
+  const entitlementsOf = options.entitlementsOf ?? ((interaction: Interaction) => [...interaction.entitlements.values()].map(entitlementNotice));
   const byName = new Map<string, Command>();
   const buttons = new Map<CustomIdAction, ButtonHandler>();
   const modals = new Map<CustomIdAction, ModalHandler>();
@@ -72,7 +79,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         if (!fitsDefinition(command.definition, interaction.options.data)) throw new Refusal('invalid_input', localText('refusal.commandOutdated'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
-        await notePurchases(interaction, handlerContext);
+        await notePurchases(interaction, entitlementsOf(interaction), handlerContext);
         await command.execute(interaction, args, handlerContext);
         // Discord shows "The application did not respond" to a handler that returned without a word.
         if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
@@ -87,7 +94,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.buttonGone'));
         await open(handler.acknowledge);
-        await notePurchases(interaction, handlerContext);
+        await notePurchases(interaction, entitlementsOf(interaction), handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isStringSelectMenu()) {
         const id = decodeCustomId(interaction.customId);
@@ -122,9 +129,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
  * Discord lists the member's entitlements on every interaction: a pack bought but not yet
  * seen is received, and one waiting for this server goes in before the command spends.
  */
-async function notePurchases(interaction: Interaction<'cached' | 'raw'>, context: CommandContext): Promise<void> {
-  if (!context.premium || interaction.entitlements.size === 0) return;
-  const held = [...interaction.entitlements.values()].map(entitlementNotice);
+async function notePurchases(interaction: Interaction<'cached' | 'raw'>, held: readonly EntitlementNotice[], context: CommandContext): Promise<void> {
+  if (!context.premium || held.length === 0) return;
   await context.premium
     .noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held })
     .catch((err: unknown) => context.logger.warn({ err }, "could not take the member's purchases into account"));
