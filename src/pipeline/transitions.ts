@@ -3,7 +3,7 @@
  * transaction with the credit movement it implies. Whoever loses a race (a webhook and a poll,
  * two workers) finds the condition false and changes nothing.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { returnJobCredits } from '../credits/index.js';
 import { preparedOnce, type Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
@@ -41,6 +41,28 @@ const submittedMark = preparedOnce((db) =>
     .returning({ id: jobs.id })
     .prepare('mark_submitted'),
 );
+
+/**
+ * The task id of a create answered after its job was settled (found still `submitting` and
+ * refunded while the worker that sent it was away, or finished by a webhook that named no
+ * task): recorded anyway. A refunded job gets a deadline from now, and its task is polled like
+ * any late result. Undefined when the job is not settled, or already has a task id.
+ */
+export async function recordLateTask(deps: PipelineDeps, jobId: string, taskId: string): Promise<JobRow | undefined> {
+  const now = deps.now();
+  const deadlineAt = new Date(now.getTime() + deps.settings.pollDeadlineMs);
+  const [row] = await deps.db
+    .update(jobs)
+    .set({
+      upstreamTaskId: taskId,
+      submittedAt: sql`coalesce(${jobs.submittedAt}, ${now.toISOString()}::timestamptz)`,
+      deadlineAt: sql`case when ${jobs.state} = 'timed_out' then ${deadlineAt.toISOString()}::timestamptz else ${jobs.deadlineAt} end`,
+      updatedAt: now,
+    })
+    .where(and(eq(jobs.id, jobId), inArray(jobs.state, ['timed_out', 'succeeded', 'failed']), isNull(jobs.upstreamTaskId)))
+    .returning();
+  return row;
+}
 
 /** Back to the queue after a retryable error, so the in-flight cap does not count it. */
 export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> {

@@ -15,6 +15,7 @@ import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,
   markSubmitted,
+  recordLateTask,
   requeue,
   timeOutJob,
 } from '../transitions.js';
@@ -107,13 +108,32 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       return;
     }
     deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
-    // The service has the task now: its id is recorded however long Postgres takes to answer.
-    // Failing here would leave the job 'submitting' without its task id, or send it twice.
-    if (await recordOutsideEffect(deps, { jobId, effect: 'submission' }, () => markSubmitted(deps, jobId, accepted.taskId))) {
-      deps.logger.info({ jobId, taskId: accepted.taskId }, 'job submitted');
-      await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
-      // Off the submission's path: the next entry need not wait for Discord.
-      showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
-    }
+    await recordAcceptedTask(deps, job, accepted.taskId);
   };
+}
+
+/**
+ * Writes down the task the service accepted, however long Postgres takes to answer: failing
+ * here would leave the job `submitting` without its task id, or send it twice. A job settled
+ * meanwhile (found still `submitting` by another worker and refunded) gets the id anyway, and
+ * its task is followed like any late result.
+ */
+async function recordAcceptedTask(deps: PipelineDeps, job: JobRow, taskId: string): Promise<void> {
+  const jobId = job.id;
+  const recorded = await recordOutsideEffect(deps, { jobId, effect: 'submission' }, async () =>
+    (await markSubmitted(deps, jobId, taskId)) ? ('submitted' as const) : ((await recordLateTask(deps, jobId, taskId)) ?? ('not_recorded' as const)),
+  );
+  if (recorded === 'submitted') {
+    deps.logger.info({ jobId, taskId }, 'job submitted');
+    await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
+    // Off the submission's path: the next entry need not wait for Discord.
+    showProgressSoon(deps, { ...job, state: 'submitted', submittedAt: deps.now() });
+    return;
+  }
+  if (recorded === 'not_recorded') {
+    deps.logger.warn({ jobId, taskId }, 'a task accepted for a job that no longer takes one; not followed');
+    return;
+  }
+  deps.logger.warn({ jobId, taskId, state: recorded.state }, 'a task accepted after its job was settled; recorded, and followed as a late result');
+  if (recorded.state === 'timed_out') await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));
 }
