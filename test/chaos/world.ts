@@ -131,13 +131,22 @@ const SETTLED_STATES = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']
 
 /** The credit pack the chaos world sells (CREDIT_PACKS), bought by the purchases scenario. */
 export const CHAOS_PACK = { skuId: '1400000000000000001', credits: 100 } as const;
+/** The server subscriptions it sells (SUBSCRIPTION_ALLOWANCES): two, so that a server can hold both. */
+export const CHAOS_PLANS = { large: { skuId: '1400000000000000002', credits: 300 }, small: { skuId: '1400000000000000003', credits: 200 } } as const;
 
 export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
   const base = await startWorld({
     // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
     redis: { persistent: true },
     sim: { taskMs: 1_500, concurrencyLimit: 1_000_000, ...options.sim },
-    emulator: { ...options.emulator, skus: [{ id: CHAOS_PACK.skuId, name: `${CHAOS_PACK.credits} credits`, type: 'consumable' }, ...(options.emulator?.skus ?? [])] },
+    emulator: {
+      ...options.emulator,
+      skus: [
+        { id: CHAOS_PACK.skuId, name: `${CHAOS_PACK.credits} credits`, type: 'consumable' },
+        ...Object.entries(CHAOS_PLANS).map(([name, plan]) => ({ id: plan.skuId, name: `${name} plan`, type: 'subscription' as const })),
+        ...(options.emulator?.skus ?? []),
+      ],
+    },
   });
   const cleanups: Array<() => Promise<unknown>> = [() => base.close()];
   const close = async () => {
@@ -181,6 +190,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       // scenario's) ends in seconds rather than the production 30 s, and no scenario's calls come near it.
       MUSIC_API_TIMEOUT_MS: '5000',
       CREDIT_PACKS: `${CHAOS_PACK.skuId}:${CHAOS_PACK.credits}`,
+      SUBSCRIPTION_ALLOWANCES: Object.values(CHAOS_PLANS).map((plan) => `${plan.skuId}:${plan.credits}`).join(','),
       PACK_CLAIM_MINUTES: '0',
       ENTITLEMENT_CHECK_SECONDS: '5',
       ...options.env,

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_TOKEN, SIM_KEY, waitFor } from '@music-bot/test-world';
+import { auditAllowances, auditSalesReport } from '../chaos/sales-audit.js';
 import { runChaos } from '../chaos/suite.js';
 import { SCENARIOS } from '../chaos/scenarios/index.js';
 import { CHAOS_PACK, startChaosWorld, type ChaosWorld } from '../chaos/world.js';
@@ -131,4 +132,34 @@ describe('the chaos suite, short', () => {
     expect(audit.details).toContainEqual(expect.stringContaining(`pack ${credited!.id} was credited 2 times`));
     expect(audit.details).toContainEqual(expect.stringContaining(`pack ${waiting.id} bought for ${CHAOS_PACK.credits} credits: 0 in`));
   }, 120_000);
+
+  it('counts allowance credits above the largest allowance of a month, and a sale the ledger never gave', async () => {
+    const [allowances, sales] = [await auditAllowances(world.db), await auditSalesReport(world.db)];
+    expect([allowances.over, sales.off]).toEqual([0, 0]);
+    const { rows } = await world.db.query<{ id: string }>(
+      `select id from guilds g where monthly_allowance = 0 and not exists (select 1 from entitlements e where e.guild_id = g.id and e.kind = 'subscription') limit 1`,
+    );
+    const guildId = rows[0]!.id;
+    const month = new Date().toISOString().slice(0, 7);
+    // A floor for a server with no allowance, written behind the ledger's back (balance and all), as a bug would.
+    await world.db.query(
+      `with g as (update guilds set balance = balance + 50 where id = $1 returning balance)
+       insert into credit_ledger (guild_id, key, kind, amount, balance_after) select $1, $2, 'allowance', 50, balance from g`,
+      [guildId, `allowance-check:${guildId}:${month}`],
+    );
+    // A pack recorded as claimed whose credits never went in.
+    await world.db.query(`insert into entitlements (id, sku_id, kind, type, user_id, credits, guild_id, claimed_at) values ('1400000000000009901', $1, 'pack', 1, 'buyer', $2, $3, now())`, [
+      CHAOS_PACK.skuId,
+      CHAOS_PACK.credits,
+      guildId,
+    ]);
+
+    const after = await auditAllowances(world.db);
+    expect(after.over).toBe(50);
+    expect(after.details).toContainEqual(expect.stringContaining(`guild ${guildId} got 50 allowance credits in ${month}`));
+    const report = await auditSalesReport(world.db);
+    // The pack's credits, and the credits sold with them.
+    expect(report.off).toBe(2 * CHAOS_PACK.credits);
+    expect(report.details).toContainEqual(expect.stringContaining('sales report: pack credits'));
+  }, 60_000);
 });
