@@ -122,10 +122,17 @@ describe('the chaos suite, short', () => {
        insert into credit_ledger (guild_id, key, kind, amount, balance_after) select $1, $2, 'purchase', 100, balance from g`,
       [rows[0]!.guild_id, `entitlement:${credited!.id}:again`],
     );
-    // Bought from the Store page (no Buy button shown): the bot holds it for its buyer, in no server yet.
-    const member = world.places.at(-1)!;
-    const waiting = world.emulator.purchase({ userId: member.userId, skuId: CHAOS_PACK.skuId });
-    await waitFor('the bot to record the waiting pack', async () => (await world.db.query('select 1 from entitlements where id = $1', [waiting.id])).rowCount === 1, { timeoutMs: 15_000 });
+    // Bought from the Store page by a member never shown a Buy button (the scenarios' members may
+    // have been, and a pack then goes to that server): the bot holds it for its buyer, in no server.
+    const buyer = world.emulator.addMember(world.places.at(-1)!.guildId, { username: 'store-page-buyer' });
+    const waiting = world.emulator.purchase({ userId: buyer.id, skuId: CHAOS_PACK.skuId });
+    const recorded = await waitFor(
+      'the bot to record the waiting pack',
+      async () => (await world.db.query<{ guild_id: string | null; default_guild_id: string | null }>('select guild_id, default_guild_id from entitlements where id = $1', [waiting.id])).rows[0],
+      { timeoutMs: 15_000 },
+    );
+    // No server to go to: nothing will claim it.
+    expect(recorded).toEqual({ guild_id: null, default_guild_id: null });
 
     const audit = await world.settleAndAudit({ prefix, timeoutMs: 5_000 });
     expect(audit.ledgerDrift - clean.ledgerDrift).toBe(2 * CHAOS_PACK.credits);
