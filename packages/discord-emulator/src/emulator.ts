@@ -771,13 +771,13 @@ export class DiscordEmulator {
     this.findings.length = 0;
     this.rateLimited.length = 0;
     this.entitlementDeliveries.length = 0;
+    this.cdnRequests.length = 0;
     this.#store.monetization.records.length = 0;
   }
 
   // ---- voice ----
 
   /**
-    this.cdnRequests.length = 0;
    * The voice gateway's certificate (self-signed, for 127.0.0.1 and localhost). A client trusts it
    * with `NODE_EXTRA_CA_CERTS=<this path>` in its environment at start (Node reads it once).
    */

@@ -204,11 +204,6 @@ export interface AttachmentInput {
   filename: string;
   data: Buffer | Uint8Array | string;
   contentType?: string;
-}
-
-/**
- * Where and by whom: omitted ids default to the first guild created, its first channel, and
- * the first member added with `addMember` (else the guild's owner).
   /** The address the interaction gives for the file instead of the CDN's (as a forged payload might). */
   url?: string;
   /** The CDN answers the file's address with a 302 to this one instead of the bytes. */
@@ -222,6 +217,11 @@ export interface CdnRequest {
   path: string;
   /** Emulator clock time of arrival (ms since epoch). */
   at: number;
+}
+
+/**
+ * Where and by whom: omitted ids default to the first guild created, its first channel, and
+ * the first member added with `addMember` (else the guild's owner).
  */
 export interface InteractionPlace {
   guildId?: string;
