@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import type { FrontFirst } from './front-first.js';
+import { RECORD_PATIENCE_MS } from './outside-effects.js';
 
 export interface PipelineSettings {
   /** HTTPS base of the bot's webhook route; undefined: polling only. */
@@ -34,6 +35,8 @@ export interface PipelineSettings {
   readonly account: AccountSettings;
   /** How long webhook de-duplication records are kept (src/pipeline/retention.ts). */
   readonly webhookEventsRetentionDays: number;
+  /** How long a worker keeps trying to write down a task the service accepted before it tries again later (outside-effects.ts). */
+  readonly recordPatienceMs: number;
 }
 
 export interface AccountSettings {
@@ -58,6 +61,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   progressEditIntervalMs: 5_000,
   account: { lowCredits: 0, alertChannelId: undefined, ownerIds: [] },
   webhookEventsRetentionDays: 7,
+  recordPatienceMs: RECORD_PATIENCE_MS,
 };
 
 /** Everything the pipeline's functions and processors need, passed in by the composition root. */

@@ -19,6 +19,8 @@ export const submitPayloadSchema = z.object({
   jobId: z.uuid(),
   /** False when the acknowledgement offered no Cancel button, so the worker has none to remove. */
   cancelOffered: z.boolean().optional(),
+  /** The task the service accepted for the job, kept here while Postgres could not record it. */
+  taskId: z.string().min(1).optional(),
 });
 export const pollPayloadSchema = z.object({ jobId: z.uuid(), attempt: z.number().int().min(0).default(0) });
 export const completePayloadSchema = z.object({

@@ -9,7 +9,7 @@ import { submissionFailure } from '../account-refusal.js';
 import { withdrawCancel } from '../cancel-button.js';
 import { showProgress, showProgressSoon } from '../deliver.js';
 import type { PipelineDeps } from '../deps.js';
-import { takeForSubmission, type JobRow } from '../job-rows.js';
+import { getJob, takeForSubmission, type JobRow } from '../job-rows.js';
 import { recordOutsideEffect } from '../outside-effects.js';
 import { generationRequestSchema } from '../requests.js';
 import {
@@ -47,7 +47,9 @@ async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string):
 
 export function createSubmitProcessor(deps: PipelineDeps) {
   return async (entry: Job<SubmitPayload>, token?: string): Promise<void> => {
-    const { jobId, cancelOffered } = submitPayloadSchema.parse(entry.data);
+    const { jobId, cancelOffered, taskId } = submitPayloadSchema.parse(entry.data);
+    // A task the service accepted whose id Postgres could not take yet: written before anything else.
+    if (taskId !== undefined) return recordAcceptedTask(deps, entry, token, taskId);
     // The row, and the claim when it is queued, in one round trip.
     const taken = await takeForSubmission(deps.db, jobId, deps.settings.upstreamMaxInFlight);
     if (!taken) return;
@@ -108,21 +110,38 @@ export function createSubmitProcessor(deps: PipelineDeps) {
       return;
     }
     deps.metrics.upstreamLatency.observe({ operation: 'submit' }, (performance.now() - started) / 1000);
-    await recordAcceptedTask(deps, job, accepted.taskId);
+    await recordAcceptedTask(deps, entry, token, accepted.taskId, job);
   };
 }
 
+/** How long an entry whose task id could not be written waits before it tries again. */
+export const RECORD_AGAIN_MS = 1_000;
+
 /**
- * Writes down the task the service accepted, however long Postgres takes to answer: failing
- * here would leave the job `submitting` without its task id, or send it twice. A job settled
- * meanwhile (found still `submitting` by another worker and refunded) gets the id anyway, and
- * its task is followed like any late result.
+ * Writes down the task the service accepted: failing here would leave the job `submitting`
+ * without its task id, to be refunded, or send it twice. Postgres away past the patience: the id
+ * goes with the queue entry, which comes back to write it. A job settled meanwhile (found still
+ * `submitting` by another worker and refunded) gets the id anyway, and its task is followed
+ * like any late result.
  */
-async function recordAcceptedTask(deps: PipelineDeps, job: JobRow, taskId: string): Promise<void> {
-  const jobId = job.id;
-  const recorded = await recordOutsideEffect(deps, { jobId, effect: 'submission' }, async () =>
-    (await markSubmitted(deps, jobId, taskId)) ? ('submitted' as const) : ((await recordLateTask(deps, jobId, taskId)) ?? ('not_recorded' as const)),
-  );
+async function recordAcceptedTask(deps: PipelineDeps, entry: Job<SubmitPayload>, token: string | undefined, taskId: string, sent?: JobRow): Promise<void> {
+  const { jobId } = entry.data;
+  let recorded: 'submitted' | 'not_recorded' | JobRow;
+  try {
+    recorded = await recordOutsideEffect(
+      deps,
+      { jobId, effect: 'submission' },
+      async () => ((await markSubmitted(deps, jobId, taskId)) ? ('submitted' as const) : ((await recordLateTask(deps, jobId, taskId)) ?? ('not_recorded' as const))),
+      deps.settings.recordPatienceMs,
+    );
+  } catch {
+    deps.logger.warn({ jobId, taskId, retryInMs: RECORD_AGAIN_MS }, 'could not record an accepted task; its id stays with the queue entry');
+    await entry.updateData({ ...entry.data, taskId });
+    await entry.moveToDelayed(Date.now() + RECORD_AGAIN_MS, token);
+    throw new DelayedError();
+  }
+  const job = sent ?? (await getJob(deps.db, jobId));
+  if (!job) return;
   if (recorded === 'submitted') {
     deps.logger.info({ jobId, taskId }, 'job submitted');
     await deps.queues.enqueuePoll(jobId, firstPollDelayMs(deps, job));

@@ -13,7 +13,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, type App } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
 import type { GenerationRequest } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
@@ -58,6 +58,8 @@ const song = (prompt: string): GenerationRequest => ({ kind: 'song', prompt });
 describe('Postgres gone at the moment a worker records what it did', () => {
   let stack: Stack;
   let app: App;
+  let impatient: App;
+  let config: Config;
   let database: TcpProxy;
   const closers: Array<{ name: string; close: () => Promise<unknown> }> = [];
   const workerLog: string[] = [];
@@ -79,7 +81,7 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     const musicApi = await httpProxy(stack.sim.url, cutting);
     const discord = await httpProxy(stack.emulator.apiUrl.replace(/\/api(\/v\d+)?\/?$/, ''), cutting);
     closers.push({ name: 'the music API proxy', close: musicApi.close }, { name: 'the Discord proxy', close: discord.close });
-    const config = loadConfig({
+    config = loadConfig({
       env: {
         ...stack.env,
         DATABASE_URL: database.url,
@@ -94,6 +96,9 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     const logger = createLogger({ level: 'debug' }, { write: (line: string) => void workerLog.push(line) });
     app = await startApp(config, logger, workerOnly(stack.prefix));
     closers.unshift({ name: 'the bot', close: () => app.stop() });
+    // A worker of its own (its own queues), whose patience runs out well within an outage.
+    impatient = await startApp(config, logger, workerOnly(`${stack.prefix}-impatient`, { recordPatienceMs: 200 }));
+    closers.unshift({ name: 'the impatient bot', close: () => impatient.stop() });
   });
   afterEach(() => {
     cutOn = undefined;
@@ -126,6 +131,26 @@ describe('Postgres gone at the moment a worker records what it did', () => {
     expect(cutOn).toBeUndefined();
     expect(row.state).toBe('succeeded');
     expect(stack.sim.listTasks().filter((task) => task.body.sound === prompt)).toHaveLength(1);
+    expect(await ledgerOfJob(stack.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+  }, 60_000);
+
+  it('keeps a task id it could not record within its patience with the queue entry, and records it once Postgres is back: the job is not refunded', async () => {
+    const prompt = 'accepted past patience';
+    cutOn = (method, path) => method === 'POST' && path.startsWith('/api/v1/');
+    const { jobId } = await impatient.pipeline.submit({
+      requester: { guildId: stack.guild.id, channelId: stack.channelId, userId: stack.members.alice },
+      request: song(prompt),
+    });
+
+    const row = await vi.waitFor(async () => {
+      const current = await jobRow(stack.db.db, jobId);
+      return found(current && current.deliveryState !== 'pending' ? current : undefined, 'the job delivered');
+    }, 30_000);
+    expect(cutOn).toBeUndefined();
+    expect(row).toMatchObject({ state: 'succeeded', error: null, submitUncertainAt: null });
+    const tasks = stack.sim.listTasks().filter((task) => task.body.sound === prompt);
+    expect(tasks).toHaveLength(1);
+    expect(row.upstreamTaskId).toBe(tasks[0]!.taskId);
     expect(await ledgerOfJob(stack.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
   }, 60_000);
 
