@@ -8,7 +8,6 @@ import type { Metrics } from '../metrics.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import type { FrontFirst } from './front-first.js';
-import { RECORD_PATIENCE_MS } from './outside-effects.js';
 
 export interface PipelineSettings {
   /** HTTPS base of the bot's webhook route; undefined: polling only. */
@@ -61,7 +60,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   progressEditIntervalMs: 5_000,
   account: { lowCredits: 0, alertChannelId: undefined, ownerIds: [] },
   webhookEventsRetentionDays: 7,
-  recordPatienceMs: RECORD_PATIENCE_MS,
+  recordPatienceMs: 5 * 60_000,
 };
 
 /** Everything the pipeline's functions and processors need, passed in by the composition root. */

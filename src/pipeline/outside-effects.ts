@@ -3,10 +3,10 @@
  * posted). The write is retried with backoff while Postgres is away, since failing the attempt
  * would make the queue repeat the effect (a second task charged, a second message).
  */
-import type { PipelineDeps } from './deps.js';
+import { DEFAULT_SETTINGS, type PipelineDeps } from './deps.js';
 
 /** How long a worker keeps trying to record an effect before it gives up. */
-export const RECORD_PATIENCE_MS = 5 * 60_000;
+export const RECORD_PATIENCE_MS = DEFAULT_SETTINGS.recordPatienceMs;
 const FIRST_WAIT_MS = 250;
 const LONGEST_WAIT_MS = 5_000;
 
