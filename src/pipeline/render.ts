@@ -19,7 +19,7 @@ import { shownPosition, type JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
 import { givenTitle, titleForDisplay } from './titles.js';
-import { downloadLinkOf, lyricsTextOf } from './result-needs.js';
+import { downloadLinkOf, httpUrl as safeUrl, lyricsTextOf } from './result-needs.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,
@@ -63,17 +63,6 @@ function errorText(job: JobRow, t: Translator): string {
 function requestText(job: JobRow, field: string): string | undefined {
   const value = job.request[field];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
-/** Only http(s) links from the service are ever rendered as links. */
-function safeUrl(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.toString() : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface ProgressView {

@@ -45,7 +45,7 @@ export function downloadLinkOf(clip: StoredClip | undefined, format: unknown): s
   return httpUrl(clip?.downloadUrl) ?? httpUrl(inFormat);
 }
 
-/** An http(s) link, normalised; anything else is no link. */
+/** An http(s) link, normalised; anything else is no link (only these are ever rendered as links). */
 export function httpUrl(url: string | null | undefined): string | undefined {
   if (!url) return undefined;
   try {
