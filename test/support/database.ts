@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -44,8 +44,11 @@ export function committedMigrationTags(): string[] {
   return journal.entries.map((entry) => entry.tag);
 }
 
-/** Applies the first `count` committed migrations, as a release that had only those would. */
-async function migrateTo(url: string, count: number): Promise<void> {
+/**
+ * Applies the first `count` committed migrations, as a release that had only those would; with
+ * `online`, also the online steps that follow them (each release ships them all).
+ */
+export async function migrateTo(url: string, count: number, { online = false }: { online?: boolean } = {}): Promise<void> {
   const folder = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
   try {
     const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: JournalEntry[] };
@@ -53,6 +56,7 @@ async function migrateTo(url: string, count: number): Promise<void> {
     await mkdir(path.join(folder, 'meta'));
     await writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }));
     for (const { tag } of entries) await copyFile(path.join(MIGRATIONS_FOLDER, `${tag}.sql`), path.join(folder, `${tag}.sql`));
+    if (online) await cp(path.join(MIGRATIONS_FOLDER, 'online'), path.join(folder, 'online'), { recursive: true });
     await runMigrations(url, { migrationsFolder: folder });
   } finally {
     await rm(folder, { recursive: true, force: true });

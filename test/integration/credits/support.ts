@@ -1,6 +1,6 @@
 /** Helpers for the credits integration tests: ids of their own, and what the ledger holds. */
 import { randomUUID } from 'node:crypto';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { ensureGuild, verifyLedger, type LedgerEntry } from '../../../src/credits/index.js';
 import type { Executor } from '../../../src/db/client.js';
@@ -8,6 +8,19 @@ import { creditLedger, guilds } from '../../../src/db/schema.js';
 
 export function newGuildId(): string {
   return `guild-${randomUUID()}`;
+}
+
+/**
+ * A guild as `guildWith` makes it, written in SQL for a database migrated only part of the way:
+ * the schema module names columns that later migrations add.
+ */
+export async function guildOnEarlierSchema(db: Executor, credits: number): Promise<string> {
+  const guildId = newGuildId();
+  await db.execute(sql`
+    with g as (insert into guilds (id, balance) values (${guildId}, ${credits}) returning id, balance)
+    insert into credit_ledger (guild_id, key, kind, amount, balance_after)
+    select id, ${`guild:${guildId}:starting-credits`}, 'grant', balance, balance from g where balance > 0`);
+  return guildId;
 }
 
 /** A guild of its own for one test, starting with `credits` (recorded as a grant). */

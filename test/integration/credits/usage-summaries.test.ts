@@ -10,9 +10,8 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { grant, guildUsage, reserveForJob, returnJobCredits, usage, utcMonthStart, verifyLedger } from '../../../src/credits/index.js';
 import type { Executor } from '../../../src/db/client.js';
-import { runMigrations } from '../../../src/db/migrate.js';
-import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
-import { guildWith } from './support.js';
+import { committedMigrationTags, createTestDatabase, migrateTo } from '../../support/database.js';
+import { guildOnEarlierSchema, guildWith } from './support.js';
 
 const test = await createTestDatabase();
 const db = test.db;
@@ -151,7 +150,7 @@ describe('usage summaries', () => {
 
   it('start exact when the migration and its online fill run while charges and refunds go on, which never wait for the fill', async () => {
     const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0011_usage_summaries') });
-    const created = [await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000), await guildWith(before.db, 1_000_000)];
+    const created = [await guildOnEarlierSchema(before.db, 1_000_000), await guildOnEarlierSchema(before.db, 1_000_000), await guildOnEarlierSchema(before.db, 1_000_000)];
     // The fill goes through the guilds in the database's order: the middle one is held below.
     const { rows: ordered } = await before.db.execute<{ id: string }>(sql`select id from guilds where id in ${created} order by id`);
     const [first, held, last] = ordered.map((row) => row.id) as [string, string, string];
@@ -181,7 +180,8 @@ describe('usage summaries', () => {
       }
     };
     const writers = [writer(0, first), writer(1, last), writer(2, first)];
-    const migrating = runMigrations(before.url);
+    // The release that brought the summaries: later migrations take other locks, which are not this test's subject.
+    const migrating = migrateTo(before.url, committedMigrationTags().indexOf('0012_usage_backfill') + 1, { online: true });
     try {
       // The fill has reached the held guild (so the first is filled, the last not yet)…
       await vi.waitFor(

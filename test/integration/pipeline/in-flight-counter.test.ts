@@ -26,7 +26,7 @@ import {
 } from '../../../src/pipeline/transitions.js';
 import { runMigrations } from '../../../src/db/migrate.js';
 import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
-import { guildWith } from '../credits/support.js';
+import { guildOnEarlierSchema, guildWith } from '../credits/support.js';
 
 const test = await createTestDatabase();
 const db = test.db;
@@ -255,9 +255,7 @@ describe('the in-flight counter', () => {
 
   it('starts from an exact count when the migration runs while jobs move in and out of flight', async () => {
     const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0010_in_flight_counter') });
-    // The guild as the schema was then: today's schema names columns later migrations add.
-    const guildId = randomUUID();
-    await before.db.execute(sql`insert into guilds (id) values (${guildId})`);
+    const guildId = await guildOnEarlierSchema(before.db, 0);
     const states = ['queued', 'submitting', 'submitted'] as const;
     const rows = Array.from({ length: 300 }, (_, i) => ({
       id: randomUUID(),
