@@ -42,7 +42,11 @@ export async function downloadCapped(url: string, limits: DownloadLimits, fetche
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), limits.timeoutMs);
   try {
-    const response = await follow(url, limits, fetcher, stop.signal);
+    const response = await followRedirects(url, limits.redirects, fetcher, stop.signal);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new DownloadError('status', `answered ${response.status}`);
+    }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
     if (declared > limits.maxBytes) throw new DownloadError('too_large', `declared ${declared} bytes, over ${limits.maxBytes}`);
     if (!response.body) return { data: Buffer.alloc(0), contentType: response.headers.get('content-type') };
@@ -66,14 +70,25 @@ export async function downloadCapped(url: string, limits: DownloadLimits, fetche
   }
 }
 
-/** The first answer that is not a redirect, following only what `limits.redirects` allows. */
-async function follow(url: string, limits: DownloadLimits, fetcher: typeof globalThis.fetch, signal: AbortSignal): Promise<Response> {
+/**
+ * The first answer to a GET of `url` that is not a redirect, whatever its status, following
+ * only what `redirects` allows. `headers` go with every request (a `Range`, say).
+ *
+ * @throws DownloadError: `redirect` for one not taken, `unreachable` for no answer.
+ */
+export async function followRedirects(
+  url: string,
+  redirects: DownloadLimits['redirects'],
+  fetcher: typeof globalThis.fetch,
+  signal: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   let address = new URL(url);
   for (let hop = 0; ; hop += 1) {
     if (address.protocol !== 'http:' && address.protocol !== 'https:') throw new DownloadError('redirect', `not an http(s) address: ${address.protocol}`);
     let response: Response;
     try {
-      response = await fetcher(address, { redirect: 'manual', signal });
+      response = await fetcher(address, { redirect: 'manual', signal, headers });
     } catch (error) {
       throw new DownloadError('unreachable', describe(error));
     }
@@ -81,15 +96,11 @@ async function follow(url: string, limits: DownloadLimits, fetcher: typeof globa
       await response.body?.cancel().catch(() => {});
       const location = response.headers.get('location');
       const next = location === null ? undefined : parseUrl(location, address);
-      if (limits.redirects === 'refuse' || !next || next.protocol !== address.protocol || hop >= MAX_REDIRECTS) {
+      if (redirects === 'refuse' || !next || next.protocol !== address.protocol || hop >= MAX_REDIRECTS) {
         throw new DownloadError('redirect', `answered ${response.status}, not followed`);
       }
       address = next;
       continue;
-    }
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
-      throw new DownloadError('status', `answered ${response.status}`);
     }
     return response;
   }

@@ -39,9 +39,9 @@ export const FFMPEG_MISSING =
 export type EncodedStream = ChildProcessByStdio<null, Readable, Readable>;
 
 /**
- * The protocols the decoder may open: http and https and what they run over. A song's address
- * comes from the music service; a local file, or any other protocol it or a redirect names, is
- * refused by ffmpeg itself.
+ * The protocols the decoder may open: http and https and what they run over. The player hands
+ * it the media relay's loopback address (relay.ts), which fetches the song; a local file, or
+ * any other protocol an address names, is refused by ffmpeg itself.
  */
 export const DECODER_PROTOCOLS = 'http,https,tcp,tls';
 

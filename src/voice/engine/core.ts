@@ -19,6 +19,7 @@ import {
   type VoiceConnection,
 } from '@discordjs/voice';
 import { spawnDecoder, type EncodedStream } from '../ffmpeg.js';
+import { createMediaRelay, type RelayedSong } from '../relay.js';
 import type { FromVoice, ToVoice, VoiceCall } from './protocol.js';
 
 interface Line {
@@ -27,7 +28,7 @@ interface Line {
   readonly audio: AudioPlayer;
   adapter?: DiscordGatewayAdapterLibraryMethods;
   resource?: AudioResource;
-  decoder?: { readonly process: EncodedStream; readonly exited: Promise<{ code: number | null; error: string }> };
+  decoder?: { readonly process: EncodedStream; readonly song: RelayedSong; readonly exited: Promise<{ code: number | null; error: string }> };
   playId: number;
   left: boolean;
 }
@@ -40,11 +41,20 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
   /** The adapter's methods, handed over while joinVoiceChannel runs (before its line exists). */
   let pendingAdapter: DiscordGatewayAdapterLibraryMethods | undefined;
   const log = (level: 'debug' | 'info' | 'warn', msg: string, fields: Record<string, unknown>) => post({ type: 'log', level, msg, fields });
+  // The decoders read songs through it (relay.ts): nothing is handled before it listens.
+  const relay = createMediaRelay();
+  let waiting: ToVoice[] | undefined = [];
+  void relay.listening.then(() => {
+    const queued = waiting ?? [];
+    waiting = undefined;
+    for (const message of queued) handle(message);
+  });
 
   function stopDecoder(line: Line): void {
     const decoder = line.decoder;
     line.decoder = undefined;
     if (decoder && decoder.process.exitCode === null) decoder.process.kill('SIGKILL');
+    decoder?.song.close();
   }
 
   async function songEnded(line: Line): Promise<void> {
@@ -105,16 +115,29 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
 
   function play(line: Line, call: Extract<VoiceCall, { op: 'play' }>): void {
     stopDecoder(line);
-    const process = spawnDecoder(call.ffmpegPath, call.url, call.libopus);
+    let song: RelayedSong;
+    try {
+      song = relay.open(call.url, (reason) => log('warn', 'voice song cut off by the media relay', { guildId: line.guildId, reason }));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      log('warn', 'voice song not played', { guildId: line.guildId, error: reason });
+      line.playId = call.playId;
+      line.resource = undefined;
+      // A song still sounding ends now, and its end reports this play's; else the end is told here.
+      if (!line.audio.stop(true)) post({ type: 'ended', guildId: line.guildId, end: { playId: call.playId, playedMs: 0, exitCode: -1, error: reason } });
+      return;
+    }
+    const process = spawnDecoder(call.ffmpegPath, song.url, call.libopus);
     let error = '';
     process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
     const exited = new Promise<{ code: number | null; error: string }>((resolve) => {
       process.on('error', (spawnError) => resolve({ code: -1, error: spawnError.message }));
       process.on('close', (code) => resolve({ code, error }));
     });
+    void exited.then(() => song.close());
     process.stdout.on('error', () => {});
     line.playId = call.playId;
-    line.decoder = { process, exited };
+    line.decoder = { process, song, exited };
     line.resource = createAudioResource(process.stdout, { inputType: call.libopus ? StreamType.OggOpus : StreamType.Raw });
     line.audio.play(line.resource);
   }
@@ -152,28 +175,35 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
     }
   }
 
+  function handle(message: ToVoice): void {
+    switch (message.type) {
+      case 'call':
+        run(message.call).then(
+          (value) => post({ type: 'result', id: message.id, value }),
+          (error: unknown) => post({ type: 'result', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+        );
+        return;
+      case 'voice-server':
+        lines.get(message.guildId)?.adapter?.onVoiceServerUpdate(message.data);
+        return;
+      case 'voice-state':
+        lines.get(message.guildId)?.adapter?.onVoiceStateUpdate(message.data);
+        return;
+      case 'adapter-destroyed':
+        lines.get(message.guildId)?.adapter?.destroy();
+        return;
+    }
+  }
+
   return {
     receive(message) {
-      switch (message.type) {
-        case 'call':
-          run(message.call).then(
-            (value) => post({ type: 'result', id: message.id, value }),
-            (error: unknown) => post({ type: 'result', id: message.id, error: error instanceof Error ? error.message : String(error) }),
-          );
-          return;
-        case 'voice-server':
-          lines.get(message.guildId)?.adapter?.onVoiceServerUpdate(message.data);
-          return;
-        case 'voice-state':
-          lines.get(message.guildId)?.adapter?.onVoiceStateUpdate(message.data);
-          return;
-        case 'adapter-destroyed':
-          lines.get(message.guildId)?.adapter?.destroy();
-          return;
-      }
+      if (waiting) waiting.push(message);
+      else handle(message);
     },
     close() {
+      waiting = undefined;
       for (const line of [...lines.values()]) leave(line);
+      void relay.close();
     },
   };
 }
