@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,6 +69,18 @@ function play(url: string): Played {
   return { exited, stop: () => child.kill('SIGKILL') };
 }
 
+/** Writes `chunk` again and again, as fast as the reader takes it, until the response is gone; `onChunk` counts each. */
+function sendForever(response: ServerResponse, chunk: Buffer, onChunk: (length: number) => void): void {
+  const write = () => {
+    while (!response.destroyed) {
+      onChunk(chunk.length);
+      if (!response.write(chunk)) return;
+    }
+  };
+  response.on('drain', write);
+  write();
+}
+
 describe('the media relay', () => {
   it('stops an endless song near the cap, and the play ends', async () => {
     const mp3 = await readFile(fixture);
@@ -79,16 +91,11 @@ describe('the media relay', () => {
     // The same song over and over, without Content-Length, as fast as the reader takes it.
     const url = await http((_request, response) => {
       response.writeHead(200, { 'content-type': 'audio/mpeg' });
-      const write = () => {
-        while (!response.destroyed) {
-          sent += mp3.length;
-          if (sent > CAP + IN_FLIGHT) tooMuch();
-          if (!response.write(mp3)) return;
-        }
-      };
-      response.on('drain', write);
       response.on('close', () => (closed = true));
-      write();
+      sendForever(response, mp3, (length) => {
+        sent += length;
+        if (sent > CAP + IN_FLIGHT) tooMuch();
+      });
     });
     const played = play(`${url}/endless.mp3`);
     const first = await Promise.race([played.exited, overflowed]);
@@ -110,15 +117,10 @@ describe('the media relay', () => {
     const url = await http((_request, response) => {
       requests += 1;
       response.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': 1024 ** 3 });
-      const write = () => {
-        while (!response.destroyed) {
-          sent += mp3.length;
-          if (sent > CAP + IN_FLIGHT) tooMuch();
-          if (!response.write(mp3)) return;
-        }
-      };
-      response.on('drain', write);
-      write();
+      sendForever(response, mp3, (length) => {
+        sent += length;
+        if (sent > CAP + IN_FLIGHT) tooMuch();
+      });
     });
     const played = play(`${url}/huge.mp3`);
     const first = await Promise.race([played.exited, overflowed]);
