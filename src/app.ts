@@ -15,7 +15,7 @@ import { createPipeline } from './pipeline/create-pipeline.js';
 import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pipeline/deps.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import { reconcile } from './pipeline/reconcile.js';
-import { connectRedis } from './queue/connection.js';
+import { connectRedis, rateLimitedErrorLog } from './queue/connection.js';
 import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
@@ -96,9 +96,12 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
 
     const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}` });
     stops.push(() => database.close());
-    const redis = connectRedis(infrastructure.redisUrl);
+    const redis = connectRedis(infrastructure.redis, { name: 'main', logger });
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
-    const queues = createQueues(redis, { prefix: overrides.queuePrefix ?? config.queuePrefix });
+    const queues = createQueues(redis, {
+      prefix: overrides.queuePrefix ?? config.queuePrefix,
+      onError: rateLimitedErrorLog({ name: 'queues', logger }, 'queue error'),
+    });
     stops.push(() => queues.close());
 
     // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
@@ -207,7 +210,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     }
 
     if (runs.worker) {
-      const workerConnection = connectRedis(infrastructure.redisUrl);
+      const workerConnection = connectRedis(infrastructure.redis, { name: 'workers', logger });
       stops.push(async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a

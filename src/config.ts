@@ -46,7 +46,90 @@ const postgresUrl = z
   .string()
   .refine((value) => /^postgres(ql)?:\/\//.test(value), 'a postgres:// connection URL');
 
-const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value), 'a redis:// connection URL');
+/** A Redis server, a sentinel or a cluster node. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Where the bot's Redis is: one server; a primary that sentinels watch and replace when it
+ * fails; or a cluster, reached through any of its nodes. Passwords are secrets: never logged.
+ */
+export type RedisTarget =
+  | { readonly mode: 'single'; readonly url: string; readonly password?: string | undefined }
+  | {
+      readonly mode: 'sentinel';
+      readonly sentinels: readonly RedisNode[];
+      /** The primary's name in the sentinels' `sentinel monitor <name> …`. */
+      readonly name: string;
+      readonly db: number;
+      readonly username?: string | undefined;
+      readonly password?: string | undefined;
+      readonly sentinelPassword?: string | undefined;
+    }
+  | { readonly mode: 'cluster'; readonly nodes: readonly RedisNode[]; readonly username?: string | undefined; readonly password?: string | undefined };
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^\s:,/@[\]]+):(\d{1,5})$/;
+
+function redisNode(value: string): RedisNode | undefined {
+  const match = HOST_PORT.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65_535) return undefined;
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+interface NodesUrl {
+  readonly mode: 'sentinel' | 'cluster';
+  readonly nodes: RedisNode[];
+  readonly name: string | undefined;
+  readonly db: number;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly sentinelPassword: string | undefined;
+}
+
+/**
+ * `redis+sentinel://[[user]:password@]host:port,…/<name>[/<db>][?sentinelPassword=…]` or
+ * `redis+cluster://[[user]:password@]host:port,…`; undefined when it is neither.
+ */
+function parseNodesUrl(value: string): NodesUrl | undefined {
+  const match = /^redis\+(sentinel|cluster):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#@]+)(?:\/([^/?#]+))?(?:\/(\d+))?\/?(?:\?([^#]*))?$/.exec(value);
+  if (!match) return undefined;
+  const [, mode, username, password, hosts, name, db, query] = match;
+  const nodes = hosts!.split(',').map(redisNode);
+  if (nodes.some((node) => node === undefined)) return undefined;
+  if ((mode === 'sentinel') !== (name !== undefined) || (mode === 'cluster' && db !== undefined)) return undefined;
+  try {
+    const decode = (part: string | undefined) => (part === undefined || part === '' ? undefined : decodeURIComponent(part));
+    const sentinelPassword = new URLSearchParams(query ?? '').get('sentinelPassword') ?? undefined;
+    return { mode: mode as NodesUrl['mode'], nodes: nodes as RedisNode[], name: decode(name), db: Number(db ?? 0), username: decode(username), password: decode(password), sentinelPassword };
+  } catch {
+    return undefined;
+  }
+}
+
+const redisUrl = z
+  .string()
+  .refine((value) => /^(rediss?|redis\+sentinel|redis\+cluster):\/\//.test(value), 'a redis:// connection URL (redis+sentinel:// or redis+cluster:// for sentinels or a cluster)')
+  .refine(
+    (value) => !value.startsWith('redis+') || parseNodesUrl(value) !== undefined,
+    'redis+sentinel://[[user]:password@]host:port,…/<primary name>[/<db>] or redis+cluster://[[user]:password@]host:port,…',
+  );
+
+/** `host:port,host:port`: sentinels, or a cluster's nodes. */
+const redisNodes = (example: string) =>
+  commaList
+    .refine((items) => items.length > 0 && items.every((item) => redisNode(item) !== undefined), `a list of host:port such as ${example}`)
+    .transform((items) => items.map((item) => redisNode(item)!));
+
+/**
+ * Whether `prefix` carries a Redis hash tag (`{…}`, not empty): a cluster then keeps every key
+ * that starts with it in one slot, as BullMQ's scripts and the bot's transactions need.
+ */
+export function hasHashTag(prefix: string): boolean {
+  return /\{[^{}]+\}/.test(prefix);
+}
 
 const positiveInt = (fallback: number) => z.coerce.number().int('a whole number').positive('a number above 0').default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').default(fallback);
@@ -143,6 +226,11 @@ const envSchema = z.object({
   WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
   REDIS_URL: optional(redisUrl),
   DATA_DIR: defaulted(z.string().min(1).default('./data')),
+  REDIS_SENTINELS: optional(redisNodes('10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379')),
+  REDIS_SENTINEL_NAME: optional(z.string().regex(/^[\x21-\x7e]{1,128}$/, 'the name the sentinels know the primary by (their sentinel monitor <name>), such as mymaster')),
+  REDIS_SENTINEL_PASSWORD: optional(z.string().min(1, 'the password of the sentinels')),
+  REDIS_CLUSTER_NODES: optional(redisNodes('10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379')),
+  REDIS_PASSWORD: optional(z.string().min(1, 'the password of the Redis servers')),
   PUBLIC_URL: optional(
     httpUrl.refine(
       (value) => value.startsWith('https://') || LOOPBACK_HTTP.test(value),
@@ -163,11 +251,16 @@ const envSchema = z.object({
       .default('info'),
   ),
   QUEUE_PREFIX: defaulted(
-    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or - (at most 64)').default('musicbot'),
+    z
+      .string()
+      .regex(/^(?=.{1,64}$)[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\})?[A-Za-z0-9_-]*$/, 'letters, digits, _ or - (at most 64), with at most one hash tag in braces such as {musicbot}')
+      .default('musicbot'),
   ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
   SHARD_COUNT: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   SHARD_IDS: optional(shardIdList),
+  GATEWAY_REPLICAS: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
+  GATEWAY_ORDINAL: optional(z.string().trim().regex(/^\d+$/, "this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index").transform(Number)),
   GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
   ANSWER_BUDGET_MS: defaulted(
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
@@ -211,6 +304,46 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
+/**
+function redisTargetOf(e: Env): RedisTarget | undefined {
+  const url = e.REDIS_URL === undefined ? undefined : parseNodesUrl(e.REDIS_URL);
+  const password = url?.password ?? e.REDIS_PASSWORD;
+  if (url?.mode === 'sentinel') {
+    const sentinelPassword = url.sentinelPassword ?? e.REDIS_SENTINEL_PASSWORD;
+    return { mode: 'sentinel', sentinels: url.nodes, name: url.name!, db: url.db, username: url.username, password, sentinelPassword };
+  }
+  if (url?.mode === 'cluster') return { mode: 'cluster', nodes: url.nodes, username: url.username, password };
+  if (e.REDIS_URL !== undefined) return { mode: 'single', url: e.REDIS_URL, password: e.REDIS_PASSWORD };
+  if (e.REDIS_SENTINELS !== undefined) {
+    return { mode: 'sentinel', sentinels: e.REDIS_SENTINELS, name: e.REDIS_SENTINEL_NAME ?? '', db: 0, password, sentinelPassword: e.REDIS_SENTINEL_PASSWORD };
+  }
+  if (e.REDIS_CLUSTER_NODES !== undefined) return { mode: 'cluster', nodes: e.REDIS_CLUSTER_NODES, password };
+  return undefined;
+}
+
+ * The shards of gateway replica `ordinal` of `replicas`: one contiguous range each, as even as
+ * whole shards allow (the first `shardCount % replicas` replicas hold one more), together
+ * covering 0..shardCount-1 exactly once.
+ */
+export function shardIdsForOrdinal(shardCount: number, replicas: number, ordinal: number): number[] {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > shardCount) throw new RangeError(`replicas must be from 1 to the shard count (${shardCount}), not ${replicas}`);
+  if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= replicas) throw new RangeError(`ordinal must be from 0 to ${replicas - 1}, not ${ordinal}`);
+  const size = Math.floor(shardCount / replicas);
+  const larger = shardCount % replicas;
+  const first = ordinal * size + Math.min(ordinal, larger);
+  return Array.from({ length: size + (ordinal < larger ? 1 : 0) }, (_, index) => first + index);
+}
+
+/** SHARD_IDS, or the range of GATEWAY_ORDINAL; loadConfig refuses the combinations this cannot read. */
+function shardIdsOf(e: Env): number[] | undefined {
+  if (e.SHARD_IDS !== undefined) return [...e.SHARD_IDS];
+  const { SHARD_COUNT: count, GATEWAY_REPLICAS: replicas, GATEWAY_ORDINAL: ordinal } = e;
+  if (count === undefined || replicas === undefined || ordinal === undefined || replicas > count || ordinal >= replicas) return undefined;
+  return shardIdsForOrdinal(count, replicas, ordinal);
+}
+
+const freezeShardIds = (ids: number[] | undefined): readonly number[] | undefined => (ids === undefined ? undefined : Object.freeze(ids));
+
 /** The environment, camel-cased and frozen: what the composition root passes on. */
 const configSchema = envSchema.transform((e) =>
   Object.freeze({
@@ -243,6 +376,8 @@ const configSchema = envSchema.transform((e) =>
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,
     httpPort: e.HTTP_PORT,
+    /** How the bot reaches Redis; undefined: an embedded redis-server under DATA_DIR. */
+    redis: redisTargetOf(e),
     /** Where this process serves /metrics, /healthz and /readyz, off the public port; undefined: on HTTP_PORT for the http role, nowhere for the others. */
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
@@ -252,8 +387,8 @@ const configSchema = envSchema.transform((e) =>
     role: e.ROLE,
     /** Shards of the whole bot: undefined for what Discord recommends (GET /gateway/bot). */
     shardCount: e.SHARD_COUNT,
-    /** The shards this process runs: undefined for all of them. */
-    shardIds: e.SHARD_IDS === undefined ? undefined : Object.freeze([...e.SHARD_IDS]),
+    /** The shards this process runs (SHARD_IDS, or its replica's range of SHARD_COUNT): undefined for all of them. */
+    shardIds: freezeShardIds(shardIdsOf(e)),
     /** How long a shard of this process may be other than ready before its /readyz fails. */
     gatewayReadyGraceMs: e.GATEWAY_READY_GRACE_MS,
     /** How long a handler may take to decide before the router defers its first answer. */
@@ -358,8 +493,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const both = parsed.data.subscriptionAllowances.filter((entry) => packs.has(entry.skuId));
     if (both.length > 0) byVariable.set('SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`);
   }
+  if (parsed.success) for (const [name, problem] of gatewayReplicaProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
   const problems = [...byVariable.values()];
   for (const part of parts) {
+  if (parsed.success) for (const [name, problem] of redisProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
     for (const { name, expected } of REQUIRED_BY_PART[part]) {
       const present = env[name] !== undefined && env[name]?.trim() !== '';
       if (!present) problems.push(`${name} is not set: expected ${expected}`);
@@ -367,6 +504,40 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
+}
+
+/** What is wrong with a gateway replica's place (GATEWAY_REPLICAS, GATEWAY_ORDINAL), by variable. */
+function gatewayReplicaProblems(env: Record<string, string | undefined>, config: Pick<Config, 'shardCount'>): Array<[string, string]> {
+  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
+/** What is wrong with how Redis is asked for, by variable: one way to reach it, and what that way needs. */
+function redisProblems(env: Record<string, string | undefined>, config: Pick<Config, 'redis' | 'queuePrefix'>): Array<[string, string]> {
+  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
+  const ways = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'].filter(isSet);
+  const problems: Array<[string, string]> = [];
+  if (ways.length > 1) problems.push([ways[1]!, `${ways[1]}: expected one way to reach Redis, but ${ways.join(' and ')} are both set: REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES`]);
+  if (isSet('REDIS_SENTINELS') && !isSet('REDIS_SENTINEL_NAME')) {
+    problems.push(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_NAME is not set: REDIS_SENTINELS needs the name the sentinels know the primary by, such as mymaster']);
+  }
+  if (isSet('REDIS_SENTINEL_NAME') && !isSet('REDIS_SENTINELS')) problems.push(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_NAME: expected REDIS_SENTINELS too, the sentinels that know it']);
+  if (config.redis?.mode === 'cluster' && !hasHashTag(config.queuePrefix)) {
+    problems.push([
+      'QUEUE_PREFIX',
+      `QUEUE_PREFIX: expected a hash tag such as {${config.queuePrefix.replace(/[{}]/g, '')}} on a Redis Cluster, so that each queue's keys stay in one slot; "${config.queuePrefix}" has none`,
+    ]);
+  }
+  return problems;
+}
+
+  if (!isSet('GATEWAY_REPLICAS') && !isSet('GATEWAY_ORDINAL')) return [];
+  if (!isSet('GATEWAY_REPLICAS')) return [['GATEWAY_REPLICAS', 'GATEWAY_REPLICAS is not set: GATEWAY_ORDINAL needs the number of gateway replicas it is one of']];
+  if (!isSet('GATEWAY_ORDINAL')) return [['GATEWAY_ORDINAL', "GATEWAY_ORDINAL is not set: GATEWAY_REPLICAS needs this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index"]];
+  if (isSet('SHARD_IDS')) return [['SHARD_IDS', 'SHARD_IDS: expected SHARD_IDS or GATEWAY_REPLICAS with GATEWAY_ORDINAL, not both: each says which shards this process runs']];
+  if (config.shardCount === undefined) return [['SHARD_COUNT', 'SHARD_COUNT is not set: GATEWAY_REPLICAS splits a fixed shard count between the replicas, so every replica must be given the same one']];
+  const replicas = Number(env['GATEWAY_REPLICAS']);
+  const ordinal = Number(env['GATEWAY_ORDINAL']);
+  if (replicas > config.shardCount) return [['GATEWAY_REPLICAS', `GATEWAY_REPLICAS: expected at most SHARD_COUNT (${config.shardCount}): a replica without a shard has nothing to run`]];
+  if (ordinal >= replicas) return [['GATEWAY_ORDINAL', `GATEWAY_ORDINAL: expected an index below GATEWAY_REPLICAS (${replicas}), from 0 to ${replicas - 1}; ${ordinal} is past them (is GATEWAY_REPLICAS behind the replica count?)`]];
+  return [];
 }
 
 /** Whether `url` names this machine by a loopback name or address (localhost, 127.x.x.x, [::1]). */

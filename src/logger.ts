@@ -24,6 +24,8 @@ export const REDACTED_PATHS = [
   'headers["x-webhook-signature"]',
   'password',
   '*.password',
+  'sentinelPassword',
+  '*.sentinelPassword',
   'metricsToken',
   '*.metricsToken',
 ];

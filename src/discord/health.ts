@@ -4,14 +4,14 @@
  * shards it does not run. The same readings feed this process's {@link ShardWatch}.
  */
 import { Events, Status, type Client } from 'discord.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Logger } from '../logger.js';
 import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health.js';
 import { ShardWatch } from './shard-watch.js';
 
 export interface ShardHealthOptions {
   readonly client: Client;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   readonly logger: Logger;
   /** @defaultValue HEARTBEAT_EVERY_MS */

@@ -3,7 +3,7 @@
  * a select menu's custom id (a prompt, lyrics), in Redis under the asking interaction's id, so a
  * pick works after a restart and on another process while the menu can still answer.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 
 export interface PendingChoices {
   /** Keeps `value` (JSON) under `id` for {@link PENDING_CHOICE_SECONDS}. */
@@ -19,7 +19,7 @@ export interface PendingChoices {
 /** Discord's interaction tokens last 15 minutes; the menu answers no longer. */
 export const PENDING_CHOICE_SECONDS = 15 * 60;
 
-export function createPendingChoices(redis: Redis, prefix: string): PendingChoices {
+export function createPendingChoices(redis: RedisClient, prefix: string): PendingChoices {
   const key = (id: string) => `${prefix}:pending-choice:${id}`;
   return {
     async keep(id, value) {

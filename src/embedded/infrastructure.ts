@@ -3,19 +3,22 @@
  * DATA_DIR for a bot run on a single machine without any setup.
  */
 import path from 'node:path';
-import type { Config } from '../config.js';
+import type { Config, RedisTarget } from '../config.js';
 import type { Logger } from '../logger.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { startRedisServer } from './redis-server.js';
 
 export interface Infrastructure {
   readonly databaseUrl: string;
+  /** The configured Redis, or the embedded one; a single server's address, '' when none was needed. */
   readonly redisUrl: string;
+  /** Where every Redis connection goes: the configured server, sentinels or cluster, or the embedded server. */
+  readonly redis: RedisTarget;
   stop(): Promise<void>;
 }
 
 export async function startInfrastructure(
-  config: Pick<Config, 'databaseUrl' | 'redisUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'redis' | 'dataDir'>,
   logger: Logger,
   needs: { redis: boolean } = { redis: true },
 ): Promise<Infrastructure> {
@@ -30,13 +33,13 @@ export async function startInfrastructure(
       stops.push(() => postgres.stop());
       databaseUrl = postgres.url;
     }
-    let redisUrl = config.redisUrl ?? '';
-    if (!redisUrl && needs.redis) {
-      const redis = await startRedisServer({ dataDir: path.join(config.dataDir, 'redis'), logger });
-      stops.push(() => redis.stop());
-      redisUrl = redis.url;
+    let redis: RedisTarget = config.redis ?? { mode: 'single', url: '' };
+    if (config.redis === undefined && needs.redis) {
+      const server = await startRedisServer({ dataDir: path.join(config.dataDir, 'redis'), logger });
+      stops.push(() => server.stop());
+      redis = { mode: 'single', url: server.url };
     }
-    return { databaseUrl, redisUrl, stop };
+    return { databaseUrl, redisUrl: redis.mode === 'single' ? redis.url : '', redis, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import { readServiceRecord, readShardHeartbeats, SHARD_STALE_MS, type ServiceRecord, type ShardHeartbeat } from '../queue/health.js';
 import type { Queues } from '../queue/queues.js';
@@ -22,7 +22,7 @@ export type Lifecycle = 'starting' | 'running' | 'stopping';
 
 export interface HealthDeps {
   readonly db: Database;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly queues: Pick<Queues, 'prefix'>;
   /** @defaultValue () => 'running' */
   readonly lifecycle?: () => Lifecycle;

@@ -8,7 +8,7 @@ import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import { jobs, webhookEvents } from '../db/schema.js';
 import type { Logger } from '../logger.js';
@@ -38,7 +38,7 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 
 export interface HttpServerDeps {
   readonly db: Database;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly queues: Queues;
   readonly metrics: Metrics;
   readonly logger: Logger;

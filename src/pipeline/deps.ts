@@ -1,5 +1,5 @@
 import type { Premium } from '../premium/entitlements.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import type { JobKind } from '../db/schema.js';
 import type { DiscordDelivery } from '../discord-rest/discord-delivery.js';
@@ -67,7 +67,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
 export interface PipelineDeps {
   readonly db: Database;
   readonly queues: Queues;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly musicApi: MusicApiClient;
   readonly discord: DiscordDelivery;
   readonly logger: Logger;

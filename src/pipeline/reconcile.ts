@@ -4,7 +4,7 @@
  * pass. Entry ids derived from job ids make a second pass a no-op.
  */
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
 import { listOpenJobs, listUndelivered } from './job-rows.js';
@@ -16,7 +16,7 @@ import { listOpenJobs, listUndelivered } from './job-rows.js';
  * was kept sits in the completed or failed set; those are removed, so that the job can be
  * enqueued again under the same id. Why one round trip: docs/decisions/first-answer-path.md
  */
-async function liveEntries(redis: Redis, queue: Queue, ids: readonly string[]): Promise<Set<string>> {
+async function liveEntries(redis: RedisClient, queue: Queue, ids: readonly string[]): Promise<Set<string>> {
   const live = new Set<string>();
   if (ids.length === 0) return live;
   const pipeline = redis.pipeline();

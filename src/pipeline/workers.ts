@@ -10,6 +10,7 @@ import { createPollProcessor } from './processors/poll.js';
 import { backoffWithJitter } from './processors/shared.js';
 import { createSubmitProcessor } from './processors/submit.js';
 import { JITTER_BACKOFF, QUEUE_NAMES } from '../queue/queues.js';
+import { rateLimitedErrorLog } from '../queue/connection.js';
 
 export interface WorkerOptions {
   /** Poll requests per second across all workers sharing this Redis. */
@@ -81,7 +82,8 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
     worker.on('failed', (entry, err) => {
       deps.logger.warn({ queue: worker.name, entryId: entry?.id, attempts: entry?.attemptsMade, err: err.message }, 'queue entry failed');
     });
-    worker.on('error', (err) => deps.logger.error({ queue: worker.name, err: err.message }, 'worker error'));
+    // Mostly its connection's errors, one per retry while Redis is away: rate-limited, with a count.
+    worker.on('error', rateLimitedErrorLog({ name: `worker:${worker.name}`, logger: deps.logger }, 'worker error'));
   }
   return {
     all,

@@ -5,7 +5,7 @@
  * and `<prefix>:health:music-api` (the service's last answer, success, failure, failing since).
  */
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { TRANSIENT_KINDS, type MusicApiErrorKind } from '../music-api/errors.js';
@@ -39,7 +39,7 @@ const shardSchema = z.object({
 });
 export type ShardHeartbeat = z.infer<typeof shardSchema>;
 
-export async function writeShardHeartbeats(redis: Redis, prefix: string, shards: readonly ShardHeartbeat[]): Promise<void> {
+export async function writeShardHeartbeats(redis: RedisClient, prefix: string, shards: readonly ShardHeartbeat[]): Promise<void> {
   if (shards.length === 0) return;
   const key = healthKeys(prefix).gateway;
   await redis
@@ -50,12 +50,12 @@ export async function writeShardHeartbeats(redis: Redis, prefix: string, shards:
 }
 
 /** A gateway that stops cleanly takes its shards out: stopping on purpose is not an outage. */
-export async function removeShardHeartbeats(redis: Redis, prefix: string, ids: readonly number[]): Promise<void> {
+export async function removeShardHeartbeats(redis: RedisClient, prefix: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await redis.hdel(healthKeys(prefix).gateway, ...ids.map((id) => `shard:${id}`));
 }
 
-export async function readShardHeartbeats(redis: Redis, prefix: string): Promise<ShardHeartbeat[]> {
+export async function readShardHeartbeats(redis: RedisClient, prefix: string): Promise<ShardHeartbeat[]> {
   const fields = await redis.hgetall(healthKeys(prefix).gateway);
   const shards: ShardHeartbeat[] = [];
   for (const value of Object.values(fields)) {
@@ -88,7 +88,7 @@ export function isServiceFailure(kind: MusicApiErrorKind): boolean {
  * the next answer writes again. Writes when the answer changes from good to failing or back,
  * otherwise at most every {@link SERVICE_RECORD_EVERY_MS}, so a busy worker adds no Redis load.
  */
-export function createServiceAnswerRecorder(redis: Redis, prefix: string, logger: Logger): (answer: ServiceAnswer) => void {
+export function createServiceAnswerRecorder(redis: RedisClient, prefix: string, logger: Logger): (answer: ServiceAnswer) => void {
   const key = healthKeys(prefix).musicApi;
   let last: { at: number; failing: boolean } | undefined;
   return (answer) => {
@@ -117,7 +117,7 @@ export interface ServiceRecord {
   readonly failingSince: number | undefined;
 }
 
-export async function readServiceRecord(redis: Redis, prefix: string): Promise<ServiceRecord> {
+export async function readServiceRecord(redis: RedisClient, prefix: string): Promise<ServiceRecord> {
   const fields = await redis.hgetall(healthKeys(prefix).musicApi);
   const time = (name: string) => (fields[name] === undefined ? undefined : Number(fields[name]));
   return {
@@ -136,7 +136,7 @@ export async function readServiceRecord(redis: Redis, prefix: string): Promise<S
  * every worker gone this is what grows). 0 when nothing is overdue. Two Redis reads; `redis`
  * is the queue's own server.
  */
-export async function oldestWaitingSeconds(queue: Queue, redis: Redis, now = Date.now()): Promise<number> {
+export async function oldestWaitingSeconds(queue: Queue, redis: RedisClient, now = Date.now()): Promise<number> {
   const [[waiting], delayed] = await Promise.all([queue.getJobs(['waiting'], 0, 0, true), redis.zrange(queue.keys.delayed!, 0, 0, 'WITHSCORES')]);
   // A retried entry keeps its first timestamp: it was due no earlier than its last attempt.
   const waitingSince = waiting ? Math.max(waiting.timestamp + (waiting.delay ?? 0), waiting.processedOn ?? 0) : now;

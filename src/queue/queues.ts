@@ -83,12 +83,14 @@ export interface QueueOptions {
   readonly prefix?: string;
   /** Submission attempts for retryable upstream errors. @defaultValue 6 */
   readonly submitAttempts?: number;
+  /** Hears the queues' errors (their connection's, mostly); without it BullMQ writes them to the console. */
+  readonly onError?: (error: Error) => void;
 }
 
 /** Name of the custom backoff the submit worker implements (exponential with equal jitter, capped, after Retry-After). */
 export const JITTER_BACKOFF = 'jitter';
 
-export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot', submitAttempts = 6 }: QueueOptions = {}): Queues {
+export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot', submitAttempts = 6, onError }: QueueOptions = {}): Queues {
   const options = { connection, prefix, defaultJobOptions: common };
   const submit = new Queue<SubmitPayload>(QUEUE_NAMES.submit, options);
   const poll = new Queue<PollPayload>(QUEUE_NAMES.poll, options);
@@ -98,6 +100,7 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
     ...options,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 100 },
   });
+  if (onError) for (const queue of [submit, poll, complete, deliver, maintenance]) queue.on('error', onError);
 
   return {
     submit,

@@ -4,7 +4,7 @@
  * gateway process that does; only that process answers, on this process's reply channel.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { watchRedisConnection, type RedisClient } from '../queue/connection.js';
 import { localText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { loggableError } from '../discord/errors.js';
@@ -20,7 +20,7 @@ export interface VoiceControl {
 }
 
 export interface VoiceControlOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   readonly logger: Logger;
   /** How long a request waits for the holder's answer. @defaultValue 2000 */
@@ -40,7 +40,7 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
   const replyTo = `${prefix}:voice:replies:${randomUUID()}`;
   const pending = new Map<string, (answer: PlayerAnswer) => void>();
   let host: PlayerService | undefined;
-  let subscriber: Redis | undefined;
+  let subscriber: RedisClient | undefined;
   let subscribed: Promise<void> | undefined;
 
   async function serve(envelope: Envelope): Promise<void> {
@@ -54,7 +54,7 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
   function subscribe(): Promise<void> {
     subscribed ??= (async () => {
       subscriber = redis.duplicate();
-      subscriber.on('error', () => {});
+      watchRedisConnection(subscriber, { name: 'voice-subscriber', logger });
       subscriber.on('message', (channel: string, raw: string) => {
         try {
           if (channel === replyTo) {

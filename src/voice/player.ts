@@ -18,7 +18,7 @@ import {
   type VoiceBasedChannel,
   type VoiceState,
 } from 'discord.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { loggableError } from '../discord/errors.js';
@@ -37,7 +37,7 @@ import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 export interface PlayerHostOptions {
   readonly client: Client<true>;
   readonly db: Database;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly prefix: string;
   readonly store: PlayerStore;
   readonly logger: Logger;

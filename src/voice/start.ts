@@ -1,7 +1,7 @@
 /** Starting the players in a process that runs the gateway: its checks at start-up, and the host's life. */
 import { generateDependencyReport } from '@discordjs/voice';
 import { Events, type Client } from 'discord.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
@@ -32,7 +32,7 @@ export interface Players {
 export async function startPlayers(input: {
   client: Client<true>;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   logger: Logger;
   config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds'>;

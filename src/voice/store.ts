@@ -3,7 +3,7 @@
  * process loses nothing: the channels, the song playing, the queue, pause, radio, and the
  * skip votes. Only the process that holds the guild's player writes a guild's keys.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.js';
 
 /** A song as the player keeps it: enough to play it and to name it, without reading Postgres again. */
 export interface QueueEntry {
@@ -59,7 +59,7 @@ export interface PlayerStore {
   clearVotes(guildId: string): Promise<void>;
 }
 
-export function createPlayerStore(redis: Redis, prefix: string): PlayerStore {
+export function createPlayerStore(redis: RedisClient, prefix: string): PlayerStore {
   const key = {
     active: `${prefix}:voice:active`,
     guild: (id: string) => `${prefix}:voice:guild:${id}`,

@@ -140,7 +140,7 @@ describe('/healthz', () => {
 
   it('answers 503 while Redis is unreachable, and 200 again once it is back', async () => {
     const proxy = await tcpProxy(h.redisUrl);
-    const viaProxy = connectRedis(proxy.url);
+    const viaProxy = connectRedis(proxy.url, { name: 'via-proxy', logger: silentLogger });
     onTestFinished(async () => {
       viaProxy.disconnect();
       await proxy.close();

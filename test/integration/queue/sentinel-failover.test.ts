@@ -1,0 +1,108 @@
+/**
+ * The bot on a Redis that Sentinel watches: a primary, a replica and three sentinels. The
+ * primary is killed (SIGKILL) in the middle of a batch of songs; the sentinels promote the
+ * replica, every connection of the bot (its queues and BullMQ's workers) finds it through them,
+ * and every song is delivered and charged exactly once. Replication is asynchronous and nothing
+ * here waits for it (no WAIT): what the old primary had not yet passed on is lost, and Postgres,
+ * through the reconciler, is what makes up for it.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../../src/logger.js';
+import type { SubmitResult } from '../../../src/pipeline/requests.js';
+import { found } from '../../support/found.js';
+import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
+import { startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { startSentinelGroup, withAdmin, type SentinelGroup } from '../../support/redis-topology.js';
+
+const PASSWORD = 'data-pw-5d0e-never-logged';
+const SENTINEL_PASSWORD = 'sentinel-pw-9b3a-never-logged';
+const SONGS = 10;
+
+let group: SentinelGroup;
+let h: Harness;
+const log: string[] = [];
+const lines = (msg: string) => log.map((line) => JSON.parse(line) as { msg: string; redis?: string }).filter((line) => line.msg === msg);
+
+beforeAll(async () => {
+  group = await startSentinelGroup({ password: PASSWORD, sentinelPassword: SENTINEL_PASSWORD });
+  h = await startHarness({
+    webhooks: true,
+    startingCredits: 500,
+    sim: { taskMs: 1_000 },
+    // A few songs at the service at a time: when the primary dies some are made, some are being made, some wait.
+    settings: { upstreamMaxInFlight: 3 },
+    overrides: { reconcileIntervalMs: 3_000 },
+    env: {
+      REDIS_URL: '',
+      REDIS_SENTINELS: group.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
+      REDIS_SENTINEL_NAME: group.name,
+      REDIS_PASSWORD: PASSWORD,
+      REDIS_SENTINEL_PASSWORD: SENTINEL_PASSWORD,
+    },
+    logger: createLogger({ level: 'info' }, { write: (line: string) => void log.push(line) }),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  await group?.stop();
+});
+
+/** How many times the result was posted: requests Discord took, progress edits and files left out. */
+function finalEditCount(jobId: string): number {
+  return h.emulator.requests.filter((r) => {
+    if (r.status >= 300) return false;
+    const body = JSON.stringify(r.body ?? {});
+    return (
+      ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
+      body.includes(`Job ${jobId}`) &&
+      !body.includes('Making your') &&
+      r.files.length === 0
+    );
+  }).length;
+}
+
+describe('a Redis primary killed under a batch of songs', () => {
+  it('fails over through the sentinels, and every song is delivered and charged once', async () => {
+    const jobIds: string[] = [];
+    for (let i = 0; i < SONGS; i += 1) {
+      const { result } = await h.request({ kind: 'song', prompt: `failover ${i}` });
+      jobIds.push((result as SubmitResult).jobId);
+    }
+    // The bot's queues are on the sentinels' primary.
+    const firstPrimary = await group.primaryPort();
+    expect(firstPrimary).toBe(group.dataPorts[0]);
+    expect(await withAdmin(firstPrimary, PASSWORD, (redis) => redis.keys(`${h.prefix}:*`))).not.toHaveLength(0);
+
+    // In the middle: some songs delivered, some not yet sent to the service.
+    await vi.waitFor(async () => {
+      const rows = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
+      const delivered = rows.filter((row) => row?.deliveryState === 'delivered').length;
+      const waiting = rows.filter((row) => row?.state === 'queued').length;
+      return found(delivered >= 1 && waiting >= 1 ? true : undefined, 'some songs delivered, some still waiting');
+    }, 30_000);
+    const killed = await group.killPrimary();
+
+    // The sentinels promote the replica, and the bot's connections find it.
+    await vi.waitFor(async () => found((await group.primaryPort()) !== killed ? true : undefined, 'a new primary'), 30_000);
+    await vi.waitFor(() => expect(lines('redis connection restored').map((line) => line.redis)).toEqual(expect.arrayContaining(['main', 'workers'])), 30_000);
+
+    const rows = await vi.waitFor(async () => {
+      const current = await Promise.all(jobIds.map((id) => jobRow(h.db.db, id)));
+      return found(current.every((row) => row?.deliveryState === 'delivered') ? current : undefined, 'every song delivered');
+    }, 60_000);
+    expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
+    for (const jobId of jobIds) {
+      expect(finalEditCount(jobId)).toBe(1);
+      expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
+    }
+    // One upstream task per song, and the balance is the ledger's sum.
+    const prompts = jobIds.map((_, i) => `failover ${i}`);
+    expect(h.sim.listTasks().filter((task) => prompts.includes(String(task.body.sound)))).toHaveLength(SONGS);
+    expect(await ledgerSum(h.db.db, h.guildId)).toBe(await balanceOf(h.db.db, h.guildId));
+    // The outage was logged, and no password with it.
+    expect(lines('redis connection lost; reconnecting').map((line) => line.redis)).toEqual(expect.arrayContaining(['main', 'workers']));
+    expect(log.join('\n')).not.toContain(PASSWORD);
+    expect(log.join('\n')).not.toContain(SENTINEL_PASSWORD);
+  }, 90_000);
+});
