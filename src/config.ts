@@ -225,12 +225,12 @@ const envSchema = z.object({
   MIGRATE_ON_START: defaulted(booleanFlag(true)),
   WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
   REDIS_URL: optional(redisUrl),
-  DATA_DIR: defaulted(z.string().min(1).default('./data')),
   REDIS_SENTINELS: optional(redisNodes('10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379')),
   REDIS_SENTINEL_NAME: optional(z.string().regex(/^[\x21-\x7e]{1,128}$/, 'the name the sentinels know the primary by (their sentinel monitor <name>), such as mymaster')),
   REDIS_SENTINEL_PASSWORD: optional(z.string().min(1, 'the password of the sentinels')),
   REDIS_CLUSTER_NODES: optional(redisNodes('10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379')),
   REDIS_PASSWORD: optional(z.string().min(1, 'the password of the Redis servers')),
+  DATA_DIR: defaulted(z.string().min(1).default('./data')),
   PUBLIC_URL: optional(
     httpUrl.refine(
       (value) => value.startsWith('https://') || LOOPBACK_HTTP.test(value),
@@ -304,7 +304,6 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
-/**
 function redisTargetOf(e: Env): RedisTarget | undefined {
   const url = e.REDIS_URL === undefined ? undefined : parseNodesUrl(e.REDIS_URL);
   const password = url?.password ?? e.REDIS_PASSWORD;
@@ -321,6 +320,7 @@ function redisTargetOf(e: Env): RedisTarget | undefined {
   return undefined;
 }
 
+/**
  * The shards of gateway replica `ordinal` of `replicas`: one contiguous range each, as even as
  * whole shards allow (the first `shardCount % replicas` replicas hold one more), together
  * covering 0..shardCount-1 exactly once.
@@ -373,11 +373,11 @@ const configSchema = envSchema.transform((e) =>
     /** Days a webhook's de-duplication record is kept. */
     webhookEventsRetentionDays: e.WEBHOOK_EVENTS_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
+    /** How the bot reaches Redis; undefined: an embedded redis-server under DATA_DIR. */
+    redis: redisTargetOf(e),
     dataDir: e.DATA_DIR,
     publicUrl: e.PUBLIC_URL,
     httpPort: e.HTTP_PORT,
-    /** How the bot reaches Redis; undefined: an embedded redis-server under DATA_DIR. */
-    redis: redisTargetOf(e),
     /** Where this process serves /metrics, /healthz and /readyz, off the public port; undefined: on HTTP_PORT for the http role, nowhere for the others. */
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
@@ -493,10 +493,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const both = parsed.data.subscriptionAllowances.filter((entry) => packs.has(entry.skuId));
     if (both.length > 0) byVariable.set('SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`);
   }
+  if (parsed.success) for (const [name, problem] of redisProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
   if (parsed.success) for (const [name, problem] of gatewayReplicaProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
   const problems = [...byVariable.values()];
   for (const part of parts) {
-  if (parsed.success) for (const [name, problem] of redisProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
     for (const { name, expected } of REQUIRED_BY_PART[part]) {
       const present = env[name] !== undefined && env[name]?.trim() !== '';
       if (!present) problems.push(`${name} is not set: expected ${expected}`);
@@ -506,9 +506,6 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return parsed.data;
 }
 
-/** What is wrong with a gateway replica's place (GATEWAY_REPLICAS, GATEWAY_ORDINAL), by variable. */
-function gatewayReplicaProblems(env: Record<string, string | undefined>, config: Pick<Config, 'shardCount'>): Array<[string, string]> {
-  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
 /** What is wrong with how Redis is asked for, by variable: one way to reach it, and what that way needs. */
 function redisProblems(env: Record<string, string | undefined>, config: Pick<Config, 'redis' | 'queuePrefix'>): Array<[string, string]> {
   const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
@@ -528,6 +525,9 @@ function redisProblems(env: Record<string, string | undefined>, config: Pick<Con
   return problems;
 }
 
+/** What is wrong with a gateway replica's place (GATEWAY_REPLICAS, GATEWAY_ORDINAL), by variable. */
+function gatewayReplicaProblems(env: Record<string, string | undefined>, config: Pick<Config, 'shardCount'>): Array<[string, string]> {
+  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
   if (!isSet('GATEWAY_REPLICAS') && !isSet('GATEWAY_ORDINAL')) return [];
   if (!isSet('GATEWAY_REPLICAS')) return [['GATEWAY_REPLICAS', 'GATEWAY_REPLICAS is not set: GATEWAY_ORDINAL needs the number of gateway replicas it is one of']];
   if (!isSet('GATEWAY_ORDINAL')) return [['GATEWAY_ORDINAL', "GATEWAY_ORDINAL is not set: GATEWAY_REPLICAS needs this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index"]];
