@@ -34,13 +34,17 @@ export interface Metrics {
   /** This process's gateway shards: 1 while `ready`, 0 otherwise (src/discord/shard-watch.ts). */
   readonly gatewayShardUp: Gauge<'shard'>;
   readonly gatewayPing: Gauge<'shard'>;
+  /** The deployment's shards that no live gateway process holds (read from Redis at scrape time). */
+  readonly gatewayShardsMissing: Gauge<string>;
+  /** Each shard of the deployment's count: 1 while a live gateway process holds it, 0 while none does. */
+  readonly gatewayShardHeld: Gauge<'shard'>;
 }
 
 export interface MetricsOptions {
   readonly defaultMetrics?: boolean;
   /**
    * Export the gauges read from Postgres and Redis at scrape time (queues, jobs, the service
-   * account). Only the process that refreshes them (the http role) may export them, or it
+   * account, the gateway shards missing). Only the process that refreshes them (the http role) may export them, or it
    * exports never-set zeros. Why: docs/decisions/gateway-health.md @defaultValue true
    */
   readonly deploymentGauges?: boolean;
@@ -160,6 +164,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       labelNames: ['shard'],
       registers,
     }),
+    gatewayShardsMissing: new Gauge({
+      name: 'musicbot_gateway_shards_missing',
+      help: 'Shards of the deployment (0 to its shard count - 1) that no live gateway process holds: killed, stopped or never started',
+      registers: deployment,
+    }),
+    gatewayShardHeld: new Gauge({
+      name: 'musicbot_gateway_shard_held',
+      help: 'Each shard of the deployment: 1 while a live gateway process holds it, 0 while none does (from the heartbeats in Redis)',
+      labelNames: ['shard'],
+      registers: deployment,
+    }),
   };
 }
 
@@ -168,7 +183,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * that refreshes them (the http role's `/metrics`) exports them, whatever the registry was built with.
  */
 export function exportDeploymentGauges(metrics: Metrics): void {
-  const gauges = [metrics.queueDepth, metrics.queueOldestWaiting, metrics.jobsOpen, metrics.accountCredits, metrics.accountDrift, metrics.accountLowThreshold, metrics.accountLastCheck];
+  const gauges = [
+    metrics.queueDepth,
+    metrics.queueOldestWaiting,
+    metrics.jobsOpen,
+    metrics.accountCredits,
+    metrics.accountDrift,
+    metrics.accountLowThreshold,
+    metrics.accountLastCheck,
+    metrics.gatewayShardsMissing,
+    metrics.gatewayShardHeld,
+  ];
   for (const gauge of gauges) {
     const { name } = gauge as unknown as { name: string };
     if (!metrics.registry.getSingleMetric(name)) metrics.registry.registerMetric(gauge);

@@ -1,7 +1,8 @@
 /**
- * The gateway's heartbeat for `/healthz`: each shard's status and ping, written to Redis
- * (src/queue/health.ts) every few seconds and on connect or drop, so the http process can report
- * shards it does not run. The same readings feed this process's {@link ShardWatch}.
+ * The gateway's heartbeat for `/healthz`: each shard's status and ping, and the deployment's
+ * shard count, written to Redis (src/queue/health.ts) every few seconds and on connect or drop,
+ * so the http process can report shards it does not run and those nobody runs. The same
+ * readings feed this process's {@link ShardWatch}.
  */
 import { Events, Status, type Client } from 'discord.js';
 import type { RedisClient } from '../queue/connection.js';
@@ -31,7 +32,10 @@ export function shardStatusName(status: number): string {
   return STATUS_NAMES.get(status) ?? `unknown_${status}`;
 }
 
-/** Starts writing heartbeats at once; `stop` ends them and takes this process's shards out of the record. */
+/**
+ * Starts writing heartbeats at once; `stop` ends them and takes this process's shards out of the
+ * record (they then count as missing until a process holds them again).
+ */
 export function publishShardHealth(options: ShardHealthOptions): { stop(): Promise<void> } {
   const { client, redis, prefix, logger } = options;
   const watch = options.watch ?? new ShardWatch({ graceMs: 0 });
@@ -40,7 +44,11 @@ export function publishShardHealth(options: ShardHealthOptions): { stop(): Promi
   let writing: Promise<void> = Promise.resolve();
   const publish = () => {
     const at = Date.now();
-    const shards: ShardHeartbeat[] = watch.sample(at).map(({ downSince, ...shard }) => ({ ...shard, at, ...(downSince !== undefined && { downSince }) }));
+    // discord.js knows the count once it has asked Discord for it (SHARD_COUNT unset), before it makes any shard.
+    const { shardCount } = client.options;
+    const shards: ShardHeartbeat[] = watch
+      .sample(at)
+      .map(({ downSince, ...shard }) => ({ ...shard, at, ...(downSince !== undefined && { downSince }), ...(shardCount !== undefined && shardCount > 0 && { shardCount }) }));
     for (const shard of shards) written.add(shard.id);
     writing = writeShardHeartbeats(redis, prefix, shards).catch((err: unknown) => logger.debug({ err }, 'could not write the gateway heartbeat'));
   };

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
-import { readServiceRecord, readShardHeartbeats, SHARD_STALE_MS, type ServiceRecord, type ShardHeartbeat } from '../queue/health.js';
+import { readGatewayRecord, readServiceRecord, shardCoverage, SHARD_STALE_MS, type GatewayRecord, type ServiceRecord } from '../queue/health.js';
 import type { Queues } from '../queue/queues.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
 
@@ -49,7 +49,12 @@ export interface HealthReport {
   readonly postgres: Reachable;
   readonly redis: Reachable;
   readonly gateway: {
+    /** `degraded` while a shard is missing or not ready, `down` while every shard is missing. */
     readonly status: GatewayStatus;
+    /** The deployment's shard count, as its gateway processes publish it; 0 when none has. */
+    readonly shardCount: number;
+    /** The shards in 0..shardCount-1 that no live gateway process holds. */
+    readonly missingShards: readonly number[];
     /** `downForSeconds`: how long a shard has not been `ready`, as its gateway last wrote. */
     readonly shards: ReadonlyArray<{ id: number; status: string; pingMs: number; seenSecondsAgo: number; downForSeconds?: number }>;
   };
@@ -82,21 +87,28 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
 export async function checkHealth(deps: HealthDeps, now = Date.now()): Promise<HealthReport> {
   const timeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
   const prefix = deps.queues.prefix;
-  const [postgres, redis, shards, service] = await Promise.all([
+  const [postgres, redis, record, service] = await Promise.all([
     reach(pingPostgres(deps), timeoutMs),
     reach(deps.redis.ping(), timeoutMs),
-    within(readShardHeartbeats(deps.redis, prefix), timeoutMs).catch(() => undefined),
+    within(readGatewayRecord(deps.redis, prefix), timeoutMs).catch(() => undefined),
     within(readServiceRecord(deps.redis, prefix), timeoutMs).catch(() => undefined),
   ]);
-  const gateway = gatewayHealth(shards, deps.expectGateway ?? false, now);
+  const gateway = gatewayHealth(record, deps.expectGateway ?? false, now);
   const musicApi = serviceHealth(service, now);
   const status =
     postgres === 'down' || redis === 'down' ? 'down' : gateway.status === 'down' || gateway.status === 'degraded' || musicApi.status === 'failing' ? 'degraded' : 'ok';
   return { status, postgres, redis, gateway, musicApi };
 }
 
-export function gatewayHealth(shards: readonly ShardHeartbeat[] | undefined, expected: boolean, now: number): HealthReport['gateway'] {
-  if (shards === undefined) return { status: 'unknown', shards: [] };
+/**
+ * The gateway as the record in Redis shows it. With a published shard count, a shard is missing
+ * whatever the reason (killed, stopped, never started); without one (no gateway yet, or one from
+ * before counts), only the heartbeats present are judged.
+ */
+export function gatewayHealth(record: GatewayRecord | undefined, expected: boolean, now: number): HealthReport['gateway'] {
+  if (record === undefined) return { status: 'unknown', shardCount: 0, missingShards: [], shards: [] };
+  const { shards } = record;
+  const { shardCount, missing } = shardCoverage(record, now);
   const seconds = (ms: number) => Math.max(0, Math.round(ms / 1000));
   const seen = shards.map((shard) => ({
     id: shard.id,
@@ -105,10 +117,16 @@ export function gatewayHealth(shards: readonly ShardHeartbeat[] | undefined, exp
     seenSecondsAgo: seconds(now - shard.at),
     ...(shard.downSince !== undefined && { downForSeconds: seconds(now - shard.downSince) }),
   }));
-  if (seen.length === 0) return { status: expected ? 'down' : 'absent', shards: seen };
+  const coverage = { shardCount, missingShards: missing, shards: seen };
   const alive = shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
-  const status = alive.length === 0 ? 'down' : alive.length < shards.length || alive.some((shard) => shard.status !== 'ready') ? 'degraded' : 'ok';
-  return { status, shards: seen };
+  const notReady = alive.some((shard) => shard.status !== 'ready');
+  if (shardCount > 0) {
+    const status = missing.length === shardCount ? 'down' : missing.length > 0 || notReady ? 'degraded' : 'ok';
+    return { status, ...coverage };
+  }
+  if (seen.length === 0) return { status: expected ? 'down' : 'absent', ...coverage };
+  const status = alive.length === 0 ? 'down' : alive.length < shards.length || notReady ? 'degraded' : 'ok';
+  return { status, ...coverage };
 }
 
 export function serviceHealth(record: ServiceRecord | undefined, now: number): HealthReport['musicApi'] {

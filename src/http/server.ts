@@ -16,7 +16,7 @@ import { exportDeploymentGauges, type Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
-import { oldestWaitingSeconds } from '../queue/health.js';
+import { oldestWaitingSeconds, readGatewayRecord, setShardCoverageGauges, shardCoverage } from '../queue/health.js';
 import { registerHealthRoutes, within, type Lifecycle } from './health.js';
 import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
@@ -259,8 +259,8 @@ export function atMostEvery(refresh: () => Promise<void>, maxAgeMs: number, now:
 export const FINISHED_COUNTS_MAX_AGE_MS = 5 * 60_000;
 
 /**
- * Reads the gauges of the deployment: queue depths and ages from Redis, jobs by kind and state
- * from Postgres. The open jobs (few, on a partial index) are counted at every call; the
+ * Reads the gauges of the deployment: queue depths and ages and the gateway shards missing from
+ * Redis, jobs by kind and state from Postgres. The open jobs (few, on a partial index) are counted at every call; the
  * finished ones, which grow with history, at most every {@link FINISHED_COUNTS_MAX_AGE_MS}.
  */
 function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): () => Promise<void> {
@@ -288,7 +288,11 @@ function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTime
       metrics.jobsOpen.reset();
       for (const row of [...open.rows, ...finished]) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
     };
+    const readGateway = async () => {
+      const record = await readGatewayRecord(deps.redis, queues.prefix);
+      setShardCoverageGauges(metrics, shardCoverage(record, deps.now?.() ?? Date.now()));
+    };
     // Side by side: the Redis round trips and the two Postgres reads do not wait on each other.
-    await Promise.all([...[queues.submit, queues.poll, queues.complete, queues.deliver].map(readQueue), readJobs(), refreshAccountGauges(db, metrics)]);
+    await Promise.all([...[queues.submit, queues.poll, queues.complete, queues.deliver].map(readQueue), readJobs(), readGateway(), refreshAccountGauges(db, metrics)]);
   };
 }

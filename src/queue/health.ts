@@ -1,13 +1,15 @@
 /**
  * Health records in Redis, written by the process that knows and read by the one serving
  * `/healthz`: `<prefix>:health:gateway` (a hash, one `shard:<id>` field per shard, refreshed every
- * {@link HEARTBEAT_EVERY_MS}; older than {@link SHARD_STALE_MS} means a gateway died uncleanly)
+ * {@link HEARTBEAT_EVERY_MS}; older than {@link SHARD_STALE_MS} means a gateway died uncleanly;
+ * and `shardCount`, the count the last writer runs, kept when its shards are taken out)
  * and `<prefix>:health:music-api` (the service's last answer, success, failure, failing since).
  */
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.js';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { TRANSIENT_KINDS, type MusicApiErrorKind } from '../music-api/errors.js';
 
 /** How often a gateway writes its shards' heartbeats. */
@@ -36,33 +38,81 @@ const shardSchema = z.object({
   at: z.number(),
   /** Since when the shard has not been `ready` (ms since the epoch); absent while it is. */
   downSince: z.number().optional(),
+  /** How many shards the deployment has, as the writing process was told (SHARD_COUNT or Discord's recommendation). */
+  shardCount: z.number().int().positive().optional(),
 });
 export type ShardHeartbeat = z.infer<typeof shardSchema>;
+
+/** The gateway record: the heartbeats, and the shard count last published. */
+export interface GatewayRecord {
+  readonly shards: readonly ShardHeartbeat[];
+  readonly shardCount: number | undefined;
+}
 
 export async function writeShardHeartbeats(redis: RedisClient, prefix: string, shards: readonly ShardHeartbeat[]): Promise<void> {
   if (shards.length === 0) return;
   const key = healthKeys(prefix).gateway;
-  await redis
-    .multi()
-    .hset(key, Object.fromEntries(shards.map((shard) => [`shard:${shard.id}`, JSON.stringify(shard)])))
-    .pexpire(key, GATEWAY_RECORD_TTL_MS)
-    .exec();
+  const counts = shards.flatMap((shard) => (shard.shardCount === undefined ? [] : [shard.shardCount]));
+  const fields: Record<string, string> = Object.fromEntries(shards.map((shard) => [`shard:${shard.id}`, JSON.stringify(shard)]));
+  if (counts.length > 0) fields['shardCount'] = String(Math.max(...counts));
+  await redis.multi().hset(key, fields).pexpire(key, GATEWAY_RECORD_TTL_MS).exec();
 }
 
-/** A gateway that stops cleanly takes its shards out: stopping on purpose is not an outage. */
+/**
+ * A gateway that stops cleanly takes its shards out at once; the shard count stays, so they
+ * count as missing until a process holds them again (docs/decisions/gateway-health.md).
+ */
 export async function removeShardHeartbeats(redis: RedisClient, prefix: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await redis.hdel(healthKeys(prefix).gateway, ...ids.map((id) => `shard:${id}`));
 }
 
-export async function readShardHeartbeats(redis: RedisClient, prefix: string): Promise<ShardHeartbeat[]> {
+export async function readGatewayRecord(redis: RedisClient, prefix: string): Promise<GatewayRecord> {
   const fields = await redis.hgetall(healthKeys(prefix).gateway);
   const shards: ShardHeartbeat[] = [];
-  for (const value of Object.values(fields)) {
+  for (const [field, value] of Object.entries(fields)) {
+    if (!field.startsWith('shard:')) continue;
     const parsed = shardSchema.safeParse(parseJson(value));
     if (parsed.success) shards.push(parsed.data);
   }
-  return shards.sort((a, b) => a.id - b.id);
+  const count = Number(fields['shardCount']);
+  return { shards: shards.sort((a, b) => a.id - b.id), shardCount: Number.isInteger(count) && count > 0 ? count : undefined };
+}
+
+export interface ShardCoverage {
+  /** 0 when no gateway has published a count. */
+  readonly shardCount: number;
+  /** Ascending, each in 0..shardCount-1. */
+  readonly missing: readonly number[];
+}
+
+/**
+ * Which shards of the deployment no live process holds. The count is the largest a live
+ * heartbeat carries (the record's own while none is live); a shard is held by a heartbeat
+ * heard from within {@link SHARD_STALE_MS} for that count. A count of 0: no gateway has
+ * published one, so nothing can be missing.
+ */
+export function shardCoverage(record: GatewayRecord, now: number): ShardCoverage {
+  const live = record.shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
+  const liveCounts = live.flatMap((shard) => (shard.shardCount === undefined ? [] : [shard.shardCount]));
+  const shardCount = liveCounts.length > 0 ? Math.max(...liveCounts) : (record.shardCount ?? 0);
+  // A heartbeat without a count comes from a version before counts: it holds its id.
+  const held = new Set(live.filter((shard) => (shard.shardCount ?? shardCount) === shardCount).map((shard) => shard.id));
+  const missing = Array.from({ length: shardCount }, (_, id) => id).filter((id) => !held.has(id));
+  return { shardCount, missing };
+}
+
+/**
+ * The http role's gauges of the coverage: how many shards are missing, and each shard held or
+ * not (a series per shard, so that an alert's `for:` follows one shard, not a count that a
+ * rolling restart keeps above 0 while the shards it takes away change).
+ */
+export function setShardCoverageGauges(metrics: Pick<Metrics, 'gatewayShardsMissing' | 'gatewayShardHeld'>, coverage: ShardCoverage): void {
+  metrics.gatewayShardsMissing.set(coverage.missing.length);
+  const missing = new Set(coverage.missing);
+  // A shard of a count no longer in use goes from the export.
+  metrics.gatewayShardHeld.reset();
+  for (let id = 0; id < coverage.shardCount; id += 1) metrics.gatewayShardHeld.set({ shard: String(id) }, missing.has(id) ? 0 : 1);
 }
 
 /** One finished request to the music service, as the client reports it. */

@@ -18,7 +18,7 @@ import { buildHttpServer, type HttpServerDeps } from '../../../src/http/server.j
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { connectRedis } from '../../../src/queue/connection.js';
-import { removeShardHeartbeats, writeShardHeartbeats } from '../../../src/queue/health.js';
+import { healthKeys, removeShardHeartbeats, writeShardHeartbeats } from '../../../src/queue/health.js';
 import { createQueues } from '../../../src/queue/queues.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
@@ -43,7 +43,7 @@ interface Health {
   status: string;
   postgres: string;
   redis: string;
-  gateway: { status: string; shards: Array<{ id: number; status: string; pingMs: number; seenSecondsAgo: number }> };
+  gateway: { status: string; shardCount: number; missingShards: number[]; shards: Array<{ id: number; status: string; pingMs: number; seenSecondsAgo: number }> };
   musicApi: { status: string; lastAnswerSecondsAgo?: number; lastError?: string; failingForSeconds?: number };
 }
 
@@ -97,13 +97,15 @@ describe('/healthz', () => {
     expect(body.musicApi.status).toBe('ok');
   });
 
-  it("reports a real gateway's shard from its heartbeat, and nothing once it stops cleanly", async () => {
+  it("reports a real gateway's shard and shard count from its heartbeat, and the shard missing once it stops cleanly", async () => {
     const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: h.emulator.apiUrl } });
     onTestFinished(() => client.destroy());
     const ready = once(client, Events.ClientReady);
     await client.login(h.emulator.botToken);
     await ready;
     const heartbeat = publishShardHealth({ client, redis, prefix: h.prefix, logger: silentLogger });
+    // The shard count outlives the heartbeats: the next tests start without a gateway.
+    onTestFinished(async () => void (await redis.del(healthKeys(h.prefix).gateway)));
 
     const { code, body } = await vi.waitFor(async () => {
       const health = await healthz();
@@ -111,9 +113,11 @@ describe('/healthz', () => {
     }, 10_000);
     expect(code).toBe(200);
     expect(body.gateway.shards).toEqual([{ id: 0, status: 'ready', pingMs: expect.any(Number), seenSecondsAgo: expect.any(Number) }]);
+    expect(body.gateway).toMatchObject({ shardCount: 1, missingShards: [] });
 
+    // Stopping on purpose or not, nobody holds the shard now: the alert's `for:` absorbs a restart.
     await heartbeat.stop();
-    expect((await healthz()).body.gateway).toEqual({ status: 'absent', shards: [] });
+    expect((await healthz()).body.gateway).toEqual({ status: 'down', shardCount: 1, missingShards: [0], shards: [] });
   });
 
   it('reports a shard not heard from as down and a reconnecting one as degraded, still 200', async () => {
