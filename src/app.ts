@@ -90,11 +90,12 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     const infrastructure = await startInfrastructure(config, logger);
     stops.push(() => infrastructure.stop());
     if (config.migrateOnStart) {
-      const { applied } = await runMigrations(infrastructure.databaseUrl);
+      const { applied } = await runMigrations(infrastructure.databaseUrl, { lockTimeoutMs: config.migrationLockTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs });
       if (applied > 0) logger.info({ applied }, 'database migrated');
     }
 
-    const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}` });
+    const poolLimits = { statementTimeoutMs: config.databaseStatementTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs };
+    const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}`, ...poolLimits });
     stops.push(() => database.close());
     const redis = connectRedis(infrastructure.redis, { name: 'main', logger });
     stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
@@ -159,7 +160,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
     if (voice) stops.push(() => voice.stop());
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
-    const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`);
+    const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });
     stops.push(() => healthProbe.close());
     const opsDeps = {
       db: deps.db,
@@ -215,7 +216,7 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection. A worker-only process has no front to protect.
-      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role} workers` }) : undefined;
+      const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role} workers`, ...poolLimits }) : undefined;
       if (workerDatabase) stops.push(() => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);

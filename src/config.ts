@@ -223,6 +223,9 @@ const envSchema = z.object({
   DATABASE_URL: optional(postgresUrl),
   DATABASE_POOL_SIZE: defaulted(z.coerce.number().int('a whole number').min(1, 'a number above 0').max(500, 'at most 500').default(20)),
   MIGRATE_ON_START: defaulted(booleanFlag(true)),
+  DATABASE_STATEMENT_TIMEOUT_MS: defaulted(nonNegativeInt(60_000)),
+  DATABASE_CONNECT_TIMEOUT_MS: defaulted(nonNegativeInt(5_000)),
+  MIGRATION_LOCK_TIMEOUT_MS: defaulted(nonNegativeInt(10_000)),
   WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
   REDIS_URL: optional(redisUrl),
   REDIS_SENTINELS: optional(redisNodes('10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379')),
@@ -262,6 +265,10 @@ const envSchema = z.object({
   GATEWAY_REPLICAS: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   GATEWAY_ORDINAL: optional(z.string().trim().regex(/^\d+$/, "this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index").transform(Number)),
   GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
+  SHUTDOWN_DRAIN_MS: defaulted(
+    z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(20_000, 'at most 20000: the whole stop must end within 30 s').default(5_000),
+  ),
+  LIVEZ_STALL_MS: defaulted(positiveInt(5_000)),
   ANSWER_BUDGET_MS: defaulted(
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
   ),
@@ -370,6 +377,12 @@ const configSchema = envSchema.transform((e) =>
     databasePoolSize: e.DATABASE_POOL_SIZE,
     /** Apply the committed migrations at start; off where a one-shot `npm run db:migrate` does it. */
     migrateOnStart: e.MIGRATE_ON_START,
+    /** Postgres's `statement_timeout` on every pooled connection; 0: none. */
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    /** How long opening one Postgres connection may take; 0: no limit. */
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    /** How long a migration may wait for a table's lock before it gives up; 0: no limit. */
+    migrationLockTimeoutMs: e.MIGRATION_LOCK_TIMEOUT_MS,
     /** Days a webhook's de-duplication record is kept. */
     webhookEventsRetentionDays: e.WEBHOOK_EVENTS_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
@@ -393,6 +406,10 @@ const configSchema = envSchema.transform((e) =>
     gatewayReadyGraceMs: e.GATEWAY_READY_GRACE_MS,
     /** How long a handler may take to decide before the router defers its first answer. */
     answerBudgetMs: e.ANSWER_BUDGET_MS,
+    /** After SIGTERM, how long the public server keeps answering (its /readyz already 503) before it closes. */
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    /** /livez fails while the event loop stalled longer than this within the last 10 s. */
+    livezStallMs: e.LIVEZ_STALL_MS,
     queuePrefix: e.QUEUE_PREFIX,
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
     /** Submissions one worker process makes at once (each mostly waits on the service). */

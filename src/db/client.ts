@@ -16,6 +16,29 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+export interface PoolOptions {
+  /** @defaultValue 10 */
+  readonly max?: number;
+  /** @defaultValue 'music-bot' */
+  readonly applicationName?: string;
+  /** Postgres's `statement_timeout` on every connection of the pool. @defaultValue none */
+  readonly statementTimeoutMs?: number;
+  /** How long opening one connection may take, TCP to ready. @defaultValue none */
+  readonly connectTimeoutMs?: number;
+}
+
+/**
+ * pg's client whose `connect` gives up after `ms`. Given to the pool as its `Client`, so that the
+ * pool's own `connectionTimeoutMillis`, which would also bound the wait for a free connection, stays unset.
+ */
+function clientConnectingWithin(ms: number): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: ms });
+    }
+  };
+}
+
 /**
  * A pool on `url`. Its connections carry `applicationName` (default `music-bot`), so that an
  * operator finds the bot's connections, by role, in `pg_stat_activity`, and plan the named
@@ -25,19 +48,25 @@ export interface DatabaseHandle {
  * Every statement with parameters is then planned without their values, unnamed ones too. A
  * partial index is used only when the statement names its predicate's constants: write those
  * with {@link constants}, never as parameters.
+ *
+ * `statementTimeoutMs` cancels any statement of the pool that runs longer (a path that needs
+ * longer sets its own with `set local statement_timeout` in its transaction);
+ * `connectTimeoutMs` bounds opening a connection, not waiting for a busy pool's free one.
  */
-export function connectDatabase(url: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+export function connectDatabase(url: string, options: PoolOptions = {}): DatabaseHandle {
+  const settings = ['set plan_cache_mode = force_generic_plan'];
+  if (options.statementTimeoutMs !== undefined) settings.push(`set statement_timeout = ${Math.trunc(options.statementTimeoutMs)}`);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'music-bot',
-    // A SET before the connection's first use, not a startup option, which poolers such as
-    // PgBouncer refuse. Should it fail, plans are only made more often.
+    ...(options.connectTimeoutMs !== undefined && { Client: clientConnectingWithin(options.connectTimeoutMs) }),
+    // SETs before the connection's first use, not startup options, which poolers such as
+    // PgBouncer refuse. Should one fail, plans are only made more often, or statements run unbounded.
     // (Typed as returning void, but pg-pool waits for the promise before handing the client out.)
-    onConnect: (client) => client.query('set plan_cache_mode = force_generic_plan').then(
-      () => {},
-      () => {},
-    ),
+    onConnect: async (client) => {
+      for (const setting of settings) await client.query(setting).catch(() => {});
+    },
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -58,8 +87,18 @@ export function connectDatabase(url: string, options: { max?: number; applicatio
  * taken (a flood of webhooks) must not make a live Postgres look slow or down. It connects on
  * the first ping and again after a failure, and lets go of an idle connection after a minute.
  */
-export function connectHealthProbe(url: string, applicationName = 'music-bot'): { ping(): Promise<void>; close(): Promise<void> } {
-  const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 60_000, application_name: `${applicationName} health` });
+export function connectHealthProbe(
+  url: string,
+  applicationName = 'music-bot',
+  options: Pick<PoolOptions, 'connectTimeoutMs'> = {},
+): { ping(): Promise<void>; close(): Promise<void> } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    idleTimeoutMillis: 60_000,
+    application_name: `${applicationName} health`,
+    ...(options.connectTimeoutMs !== undefined && { Client: clientConnectingWithin(options.connectTimeoutMs) }),
+  });
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   return {

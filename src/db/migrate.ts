@@ -16,6 +16,27 @@ const MIGRATION_LOCK_KEY = 7_215_334_101;
 export interface MigrateOptions {
   /** A folder laid out as drizzle-kit writes one (tests migrate to an earlier point). @defaultValue the committed migrations */
   readonly migrationsFolder?: string;
+  /**
+   * How long a migration may wait for a lock on a table (`lock_timeout`) before it gives up and
+   * applies nothing. A waiting `ALTER TABLE` queues every later reader of that table behind it,
+   * so a long wait would stall the bot. The online steps wait as long as they need: they block
+   * no reader or writer. @defaultValue none
+   */
+  readonly lockTimeoutMs?: number;
+  /** How long opening the connection may take. @defaultValue none */
+  readonly connectTimeoutMs?: number;
+}
+
+/** Thrown when a migration gave up waiting for a lock: nothing of that run was applied. */
+export class MigrationLockTimeout extends Error {
+  constructor(lockTimeoutMs: number, cause: unknown) {
+    super(
+      `a migration waited more than ${lockTimeoutMs} ms (MIGRATION_LOCK_TIMEOUT_MS) for a lock on a table another session holds, and gave up: ` +
+        'nothing was applied. A long transaction or a session idle in one holds it (see pg_stat_activity); run the migrations again once it ends, or raise MIGRATION_LOCK_TIMEOUT_MS.',
+      { cause },
+    );
+    this.name = 'MigrationLockTimeout';
+  }
 }
 
 /**
@@ -24,14 +45,22 @@ export interface MigrateOptions {
  */
 export async function runMigrations(
   url: string,
-  { migrationsFolder = MIGRATIONS_FOLDER }: MigrateOptions = {},
+  { migrationsFolder = MIGRATIONS_FOLDER, lockTimeoutMs, connectTimeoutMs }: MigrateOptions = {},
 ): Promise<{ applied: number; online: number }> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, ...(connectTimeoutMs !== undefined && { connectionTimeoutMillis: connectTimeoutMs }) });
   await client.connect();
   try {
     await takeMigrationLock(client);
     const before = await countApplied(client);
-    await migrate(drizzle(client), { migrationsFolder });
+    if (lockTimeoutMs !== undefined) await client.query(`set lock_timeout = ${Math.trunc(lockTimeoutMs)}`);
+    try {
+      await migrate(drizzle(client), { migrationsFolder });
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown }; code?: unknown }).cause?.code ?? (error as { code?: unknown }).code;
+      if (lockTimeoutMs !== undefined && code === '55P03') throw new MigrationLockTimeout(lockTimeoutMs, error);
+      throw error;
+    }
+    await client.query('set lock_timeout = 0');
     const after = await countApplied(client);
     const online = await applyOnlineSteps(client, path.join(migrationsFolder, 'online'));
     return { applied: after - before, online };

@@ -10,7 +10,7 @@ try {
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const infrastructure = await startInfrastructure(config, logger, { redis: false });
   try {
-    const { applied, online } = await runMigrations(infrastructure.databaseUrl);
+    const { applied, online } = await runMigrations(infrastructure.databaseUrl, { lockTimeoutMs: config.migrationLockTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs });
     console.log(
       applied + online === 0 ? 'database schema is up to date' : `applied ${applied} migration(s)${online > 0 ? ` and ${online} online step(s)` : ''}`,
     );
