@@ -20,6 +20,7 @@ import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
+import type { Players } from './voice/start.js';
 import { startInfrastructure } from './embedded/infrastructure.js';
 import type { Lifecycle } from './http/health.js';
 import { createServiceAnswerRecorder } from './queue/health.js';
@@ -66,12 +67,15 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
   };
 }
 
-export async function startApp(config: Config, logger: Logger, overrides: AppOverrides = {}): Promise<App> {
+export async function startApp(config: Config, processLogger: Logger, overrides: AppOverrides = {}): Promise<App> {
   const runs = overrides.parts ?? {
     gateway: config.role === 'all' || config.role === 'gateway',
     worker: config.role === 'all' || config.role === 'worker',
     http: config.role === 'all' || config.role === 'http',
   };
+  // A gateway process's lines name its shards (with neither SHARD_IDS nor SHARD_COUNT it holds them all).
+  const shardIds = runs.gateway ? (config.shardIds ?? (config.shardCount === undefined ? undefined : Array.from({ length: config.shardCount }, (_, id) => id))) : undefined;
+  const logger = shardIds ? processLogger.child({ shards: shardIds }) : processLogger;
   const stops: Array<() => Promise<void>> = [];
   // For /readyz: ready once everything below has started, and no longer from the moment stop() begins.
   let lifecycle: Lifecycle = 'starting';
@@ -247,16 +251,30 @@ export async function startApp(config: Config, logger: Logger, overrides: AppOve
       const { commands } = await import('../commands/index.js');
       const { checkVoiceDependencies, startPlayers } = await import('./voice/start.js');
       const ffmpeg = await checkVoiceDependencies(config, logger);
+      const { redisIdentifyThrottler } = await import('./discord/identify-throttler.js');
+      // Returns while the shards identify, one per max_concurrency bucket every 5 s across the
+      // deployment: /readyz says "not yet" until each has been ready once (ShardWatch).
       const gateway = await startGateway({
         commands,
         context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
         routeInteractions: config.interactions === 'gateway',
+        buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix }),
       });
       stops.push(() => gateway.stop());
-      // Before the gateway stops: the players leave their channels and keep their queues in Redis.
-      const players = await startPlayers({ client: gateway.client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
-      stops.push(() => players.stop());
-      // The shards' heartbeat for /healthz; stopped first, so a clean stop takes them out of the record.
+      // Once every shard is ready, since they need the guilds; before the gateway stops they
+      // leave their channels and keep their queues in Redis.
+      let players: Promise<Players> | undefined;
+      void gateway.ready.then(
+        (client) => {
+          if (lifecycle === 'stopping') return;
+          players = startPlayers({ client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
+          players.catch((err: unknown) => logger.error({ err }, 'voice players did not start'));
+        },
+        () => {},
+      );
+      stops.push(async () => (await players?.catch(() => undefined))?.stop());
+      // The shards' heartbeat for /healthz, from now on (a shard identifying is held, not missing);
+      // stopped first, so a clean stop takes them out of the record.
       const { publishShardHealth } = await import('./discord/health.js');
       const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, ...(shards && { watch: shards }) });
       stops.push(() => heartbeat.stop());

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { REST } from '@discordjs/rest';
-import { Client, Events, GatewayIntentBits, Options, Partials, type Entitlement, type GuildMember, type User } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Options, Partials, type Entitlement, type GuildMember, type User, type WebSocketOptions } from 'discord.js';
 import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
@@ -20,14 +20,20 @@ export interface GatewayOptions {
   readonly context: BaseCommandContext;
   /** The slash commands to route: the entry points hand over `commands/`. */
   readonly commands: readonly Command[];
-  /** How long to wait for READY. @defaultValue 30000 */
-  readonly readyTimeoutMs?: number;
+  /** When each shard may identify: the deployment's shared queue (identify-throttler.ts). @defaultValue discord.js's, for this process alone */
+  readonly buildIdentifyThrottler?: WebSocketOptions['buildIdentifyThrottler'];
   /** False with `INTERACTIONS=http`: they arrive at /interactions, and the gateway is kept for guild joins and voice. @defaultValue true */
   readonly routeInteractions?: boolean;
 }
 
 export interface Gateway {
-  readonly client: Client<true>;
+  /** Logged in and connecting; its shards identify in turn, so it may be far from ready. */
+  readonly client: Client;
+  /**
+   * Every shard of this process ready (discord.js's ClientReady), however long identifying
+   * takes; rejects if the gateway stops or fails first.
+   */
+  readonly ready: Promise<Client<true>>;
   stop(): Promise<void>;
 }
 
@@ -67,8 +73,8 @@ export const CACHE_LIMITS = {
   }),
 };
 
-/** A client configured as the bot runs it, not yet logged in. */
-export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }): Client {
+/** A client configured as the bot runs it, not yet logged in; `ws` may name its identify throttler. */
+export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }, ws: Pick<WebSocketOptions, 'buildIdentifyThrottler'> = {}): Client {
   return new Client({
     ...(plan.shards === 'auto' ? { shards: 'auto' } : { shards: [...plan.shards], shardCount: plan.shardCount }),
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
@@ -79,16 +85,32 @@ export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 
     // Its REST calls are the interactions' answers; the rare welcome message may pass the local limit.
     rest: { api: config.discordApiUrl, ...INTERACTION_REST },
     allowedMentions: { parse: [] },
+    ...(ws.buildIdentifyThrottler && { ws: { buildIdentifyThrottler: ws.buildIdentifyThrottler } }),
     ...CACHE_LIMITS,
   });
 }
 
-/** Logs in, attaches the router and resolves once the gateway is ready. */
+/**
+ * Attaches the router, logs in and resolves once the shards are connecting: Discord has given
+ * the gateway and the session limit allows them, so what is left is each shard's turn to
+ * identify. `ready` tells when they all are. A bad token or no sessions left rejects here.
+ */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { context } = options;
   const { config, logger } = context;
   const plan = await shardPlan(config);
-  const client = createDiscordClient(config, plan);
+  // Connecting: the first shard asks for its turn to identify (or one is already ready or resumed).
+  let connected!: () => void;
+  const connecting = new Promise<void>((resolve) => (connected = resolve));
+  const buildThrottler = options.buildIdentifyThrottler;
+  const client = createDiscordClient(config, plan, {
+    ...(buildThrottler && {
+      buildIdentifyThrottler: (manager) => {
+        connected();
+        return buildThrottler(manager);
+      },
+    }),
+  });
   const route = createInteractionRouter(context, options.commands);
 
   if (options.routeInteractions !== false) {
@@ -114,19 +136,37 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     client.on(Events.EntitlementDelete, (entitlement) => receive(entitlement, 'delete'));
   }
   client.on(Events.ShardDisconnect, (_event, shardId) => logger.warn({ shardId }, 'gateway disconnected'));
+  client.on(Events.ShardReady, (shardId) => logger.info({ shardId }, 'shard ready'));
+  for (const event of [Events.ShardReady, Events.ShardResume, Events.ShardReconnecting] as const) client.once(event, () => connected());
 
-  const ready = once(client, Events.ClientReady, { signal: AbortSignal.timeout(options.readyTimeoutMs ?? 30_000) });
+  const started = performance.now();
+  const stopping = new AbortController();
+  const ready = once(client, Events.ClientReady, { signal: stopping.signal }).then(() => {
+    logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size, shardCount: client.options.shardCount, afterMs: Math.round(performance.now() - started) }, 'gateway ready');
+    return client as Client<true>;
+  });
+  // Whoever waits on it handles it; nobody waiting is no reason for an unhandled rejection.
+  ready.catch(() => {});
+  const login = client.login(config.discordToken);
   try {
-    await Promise.all([client.login(config.discordToken), ready]);
+    await Promise.race([login, connecting]);
   } catch (error) {
+    stopping.abort(error);
     await client.destroy();
     throw error;
   }
-  logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size, shards: client.options.shards, shardCount: client.options.shardCount }, 'gateway ready');
+  // After connecting, login settles once every shard is ready; a failure now leaves the client destroyed.
+  login.catch((error: unknown) => {
+    logger.error({ err: loggableError(error) }, 'gateway failed');
+    stopping.abort(error);
+  });
+  logger.info({ shards: client.options.shards, shardCount: client.options.shardCount }, 'gateway connecting');
 
   return {
-    client: client as Client<true>,
+    client,
+    ready,
     async stop() {
+      stopping.abort(new Error('the gateway stopped before it was ready'));
       client.removeAllListeners(Events.InteractionCreate);
       await client.destroy();
     },

@@ -1,7 +1,9 @@
 /**
  * This process's own gateway shards, as its `/readyz` and `/metrics` see them: status, ping and
- * since when a shard has not been `ready`; past the grace period `/readyz` fails. No discord.js
- * here: the http server only holds the watch.
+ * since when a shard has not been `ready`. While the process starts, `/readyz` says "not yet"
+ * until every shard has been ready once (identifying takes 5 s a shard per max_concurrency
+ * bucket, so no time limit applies); after that, a shard down past the grace period fails it.
+ * No discord.js here: the http server only holds the watch.
  */
 import type { Metrics } from '../metrics.js';
 
@@ -19,8 +21,10 @@ export interface ShardSample extends ShardState {
 
 export interface GatewayReadiness {
   readonly ready: boolean;
-  /** The shards not ready, with how long; `overGrace` once past the grace period. */
+  /** The shards that were ready once and are not now, with how long; `overGrace` once past the grace period. */
   readonly shardsDown: ReadonlyArray<{ id: number; status: string; downForSeconds: number; overGrace: boolean }>;
+  /** The shards not yet ready since the process started (waiting to identify, identifying, receiving their guilds); absent once none is. */
+  readonly starting?: readonly number[];
 }
 
 export interface ShardWatchOptions {
@@ -34,6 +38,8 @@ export class ShardWatch {
   readonly graceMs: number;
   readonly #metrics: ShardWatchOptions['metrics'];
   readonly #downSince = new Map<number, number>();
+  /** The shards seen `ready` at least once. */
+  readonly #everReady = new Set<number>();
   #read: (() => readonly ShardState[]) | undefined;
 
   constructor(options: ShardWatchOptions) {
@@ -52,7 +58,10 @@ export class ShardWatch {
     return shards.map((shard) => {
       const label = { shard: String(shard.id) };
       const up = shard.status === 'ready';
-      if (up) this.#downSince.delete(shard.id);
+      if (up) {
+        this.#downSince.delete(shard.id);
+        this.#everReady.add(shard.id);
+      }
       else if (!this.#downSince.has(shard.id)) this.#downSince.set(shard.id, now);
       this.#metrics?.gatewayShardUp.set(label, up ? 1 : 0);
       if (shard.pingMs >= 0) this.#metrics?.gatewayPing.set(label, shard.pingMs / 1000);
@@ -61,14 +70,16 @@ export class ShardWatch {
     });
   }
 
-  /** Ready unless a shard has been down for longer than the grace period. */
+  /** Ready once every shard has been ready, and then unless a shard has been down for longer than the grace period. */
   readiness(now = Date.now()): GatewayReadiness {
-    const shardsDown = this.sample(now)
-      .filter((shard) => shard.downSince !== undefined)
+    const shards = this.sample(now);
+    const starting = shards.filter((shard) => !this.#everReady.has(shard.id)).map((shard) => shard.id);
+    const shardsDown = shards
+      .filter((shard) => shard.downSince !== undefined && this.#everReady.has(shard.id))
       .map((shard) => {
         const downForMs = now - shard.downSince!;
         return { id: shard.id, status: shard.status, downForSeconds: Math.round(downForMs / 1000), overGrace: downForMs > this.graceMs };
       });
-    return { ready: !shardsDown.some((shard) => shard.overGrace), shardsDown };
+    return { ready: starting.length === 0 && !shardsDown.some((shard) => shard.overGrace), shardsDown, ...(starting.length > 0 && { starting }) };
   }
 }

@@ -28,7 +28,7 @@ export interface HealthDeps {
   readonly lifecycle?: () => Lifecycle;
   /** This process runs a gateway, so a missing heartbeat is a gateway down, not a deployment without one. */
   readonly expectGateway?: boolean;
-  /** This process's own shards, when it runs the gateway: `/readyz` fails while one is down past its grace. */
+  /** This process's own shards, when it runs the gateway: `/readyz` says `not_yet` until each has been ready once, and fails while one is down past its grace. */
   readonly shards?: Pick<ShardWatch, 'readiness'>;
   /** @defaultValue CHECK_TIMEOUT_MS */
   readonly checkTimeoutMs?: number;
@@ -80,7 +80,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     const gateway = deps.shards?.readiness();
     // Checked again: stop() may have begun while the checks ran.
     const ready = postgres === 'ok' && redis === 'ok' && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', postgres, redis, ...(gateway && { gateway }) });
+    // `not_yet`: nothing wrong, the shards are still identifying (in turn, 5 s apart per bucket).
+    const notYet = !ready && postgres === 'ok' && redis === 'ok' && gateway?.starting !== undefined && !gateway.shardsDown.some((shard) => shard.overGrace);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : notYet ? 'not_yet' : 'not_ready', postgres, redis, ...(gateway && { gateway }) });
   });
 }
 

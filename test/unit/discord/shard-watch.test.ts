@@ -43,6 +43,27 @@ describe('ShardWatch', () => {
     expect(samples.has('musicbot_gateway_ping_seconds{shard="3"}')).toBe(false);
   });
 
+  it('says "not yet", with no time limit, until every shard has been ready once; then the grace period applies', () => {
+    const shards: ShardState[] = [
+      { id: 6, status: 'waiting_for_guilds', pingMs: -1 },
+      { id: 7, status: 'connecting', pingMs: -1 },
+    ];
+    const watch = new ShardWatch({ graceMs: 1_000 });
+    watch.watch(() => shards);
+    expect(watch.readiness(0)).toEqual({ ready: false, shardsDown: [], starting: [6, 7] });
+    shards[0] = { id: 6, status: 'ready', pingMs: 30 };
+    shards[1] = { id: 7, status: 'identifying', pingMs: -1 };
+    // Far past the grace period: a shard waiting its turn to identify is not down.
+    expect(watch.readiness(120_000)).toEqual({ ready: false, shardsDown: [], starting: [7] });
+    shards[1] = { id: 7, status: 'ready', pingMs: 30 };
+    expect(watch.readiness(121_000)).toEqual({ ready: true, shardsDown: [] });
+    // Ready once: from now on a drop counts against the grace period.
+    shards[0] = { id: 6, status: 'reconnecting', pingMs: 30 };
+    expect(watch.readiness(122_000)).toEqual({ ready: true, shardsDown: [{ id: 6, status: 'reconnecting', downForSeconds: 0, overGrace: false }] });
+    expect(watch.readiness(123_001)).toMatchObject({ ready: false, shardsDown: [{ id: 6, overGrace: true }] });
+    expect(watch.readiness(123_001)).not.toHaveProperty('starting');
+  });
+
   it('watches nothing, and is ready, before the gateway runs', () => {
     expect(new ShardWatch({ graceMs: 0 }).readiness()).toEqual({ ready: true, shardsDown: [] });
   });
