@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import { spawnSupervised } from '../../src/embedded/supervised.js';
+import { tcpProxy } from '@music-bot/test-world';
 
 interface Server {
   readonly port: number;
@@ -22,7 +23,12 @@ interface Server {
 /** Where the processes live, and how they go. */
 class Processes {
   readonly servers: Server[] = [];
+  readonly #onStop: Array<() => Promise<void>> = [];
   constructor(readonly dir: string) {}
+
+  onStop(fn: () => Promise<void>): void {
+    this.#onStop.push(fn);
+  }
 
   async start(name: string, args: readonly string[]): Promise<Server> {
     const port = await findFreePort();
@@ -44,6 +50,7 @@ class Processes {
   async stop(): Promise<void> {
     for (const { child } of this.servers) child.stdin?.end();
     await Promise.all(this.servers.map(({ child }) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
+    for (const fn of this.#onStop) await fn().catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
 }
@@ -86,6 +93,14 @@ export interface SentinelGroup {
   readonly dataPorts: readonly number[];
   /** Kills the current primary with SIGKILL; resolves with its port. */
   killPrimary(): Promise<number>;
+  /**
+   * Cuts the first replica off the first primary (its link runs through a proxy): from now on
+   * what the primary acknowledges never reaches the replica, as when a failover comes before
+   * asynchronous replication has caught up. Resolves with the replica's last offset.
+   */
+  cutReplication(): Promise<number>;
+  /** How far the primary's replication stream has come (its master_repl_offset). */
+  primaryOffset(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -106,7 +121,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions): Promise
   try {
     const auth = ['--requirepass', password, '--masterauth', password];
     const primary = await processes.start('primary', auth);
-    const replica = await processes.start('replica', [...auth, '--replicaof', '127.0.0.1', String(primary.port)]);
+    const link = await tcpProxy(`redis://127.0.0.1:${primary.port}`);
+    processes.onStop(() => link.close());
+    const replica = await processes.start('replica', [...auth, '--replicaof', '127.0.0.1', String(link.port)]);
     const sentinels: Server[] = [];
     for (let i = 0; i < 3; i += 1) {
       sentinels.push(
@@ -148,6 +165,11 @@ export async function startSentinelGroup(options: SentinelGroupOptions): Promise
         process.kill(pid, 'SIGKILL');
         return port;
       },
+      async cutReplication() {
+        link.cut();
+        return withAdmin(replica.port, password, async (redis) => Number(/slave_repl_offset:(\d+)/.exec(await redis.info('replication'))?.[1]));
+      },
+      primaryOffset: () => withAdmin(primary.port, password, async (redis) => Number(/master_repl_offset:(\d+)/.exec(await redis.info('replication'))?.[1])),
       stop: () => processes.stop(),
     };
   } catch (error) {
