@@ -58,7 +58,7 @@ describe('README', () => {
     const pages = [readme, ...readdirSync(path.join(root, 'docs'), { recursive: true, encoding: 'utf8' })
       .filter((name) => name.endsWith('.md'))
       .map((name) => readFileSync(path.join(root, 'docs', name), 'utf8'))];
-    const named = pages.flatMap((page) => [...page.matchAll(/`npm run ([a-z:-]+)/g)].map((match) => match[1]));
+    const named = pages.flatMap((page) => [...page.matchAll(/`npm run ([a-z0-9:-]+)/g)].map((match) => match[1]));
     expect(named).toContain('playground');
     for (const name of named) expect(scripts).toContain(name);
   });
