@@ -34,6 +34,8 @@ export interface Metrics {
   /** This process's gateway shards: 1 while `ready`, 0 otherwise (src/discord/shard-watch.ts). */
   readonly gatewayShardUp: Gauge<'shard'>;
   readonly gatewayPing: Gauge<'shard'>;
+  /** This process's gateway shards: the guilds each carries (Discord refuses a shard past 2,500). */
+  readonly gatewayShardGuilds: Gauge<'shard'>;
   /** The deployment's shards that no live gateway process holds (read from Redis at scrape time). */
   readonly gatewayShardsMissing: Gauge<string>;
   /** Each shard of the deployment's count: 1 while a live gateway process holds it, 0 while none does. */
@@ -161,6 +163,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     gatewayPing: new Gauge({
       name: 'musicbot_gateway_ping_seconds',
       help: "Round trip of each shard's last gateway heartbeat",
+      labelNames: ['shard'],
+      registers,
+    }),
+    gatewayShardGuilds: new Gauge({
+      name: 'musicbot_gateway_shard_guilds',
+      help: "This process's gateway shards: the guilds each carries (Discord refuses to start a shard past 2,500; reshard before)",
       labelNames: ['shard'],
       registers,
     }),

@@ -39,7 +39,10 @@ export function shardStatusName(status: number): string {
 export function publishShardHealth(options: ShardHealthOptions): { stop(): Promise<void> } {
   const { client, redis, prefix, logger } = options;
   const watch = options.watch ?? new ShardWatch({ graceMs: 0 });
-  watch.watch(() => client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping })));
+  watch.watch(() => {
+    const guilds = guildsByShard(client);
+    return client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping, guilds: guilds.get(shard.id) ?? 0 }));
+  });
   const written = new Set<number>();
   let writing: Promise<void> = Promise.resolve();
   const publish = () => {
@@ -66,4 +69,11 @@ export function publishShardHealth(options: ShardHealthOptions): { stop(): Promi
       await removeShardHeartbeats(redis, prefix, [...written]).catch((err: unknown) => logger.warn({ err }, 'could not remove the gateway heartbeat'));
     },
   };
+}
+
+/** How many guilds each shard of this process carries: the client holds every guild of its shards (the Guilds intent). */
+function guildsByShard(client: Client): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const guild of client.guilds.cache.values()) counts.set(guild.shardId, (counts.get(guild.shardId) ?? 0) + 1);
+  return counts;
 }

@@ -12,6 +12,8 @@ export interface ShardState {
   readonly id: number;
   readonly status: string;
   readonly pingMs: number;
+  /** The guilds the client holds on this shard, for `musicbot_gateway_shard_guilds`. */
+  readonly guilds?: number;
 }
 
 export interface ShardSample extends ShardState {
@@ -31,7 +33,7 @@ export interface ShardWatchOptions {
   /** How long a shard may be other than `ready` before `/readyz` fails (GATEWAY_READY_GRACE_MS). */
   readonly graceMs: number;
   /** Where `musicbot_gateway_shard_up` and `musicbot_gateway_ping_seconds` are kept. */
-  readonly metrics?: Pick<Metrics, 'gatewayShardUp' | 'gatewayPing'>;
+  readonly metrics?: Pick<Metrics, 'gatewayShardUp' | 'gatewayPing' | 'gatewayShardGuilds'>;
 }
 
 export class ShardWatch {
@@ -66,6 +68,7 @@ export class ShardWatch {
       this.#metrics?.gatewayShardUp.set(label, up ? 1 : 0);
       if (shard.pingMs >= 0) this.#metrics?.gatewayPing.set(label, shard.pingMs / 1000);
       else this.#metrics?.gatewayPing.remove(label);
+      if (shard.guilds !== undefined) this.#metrics?.gatewayShardGuilds.set(label, shard.guilds);
       return { ...shard, downSince: this.#downSince.get(shard.id) };
     });
   }

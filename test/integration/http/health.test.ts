@@ -276,6 +276,9 @@ describe('/readyz', () => {
     }, 10_000);
     expect(up.get('musicbot_gateway_shard_up{shard="0"}')).toBe(1);
     expect(up.get('musicbot_gateway_ping_seconds{shard="0"}')).toBeGreaterThanOrEqual(0);
+    // The guilds discord.js holds for the shard: the test world's, at least one.
+    expect(client.guilds.cache.size).toBeGreaterThan(0);
+    expect(up.get('musicbot_gateway_shard_guilds{shard="0"}')).toBe(client.guilds.cache.size);
 
     h.emulator.setGatewayAvailable(false);
     onTestFinished(() => h.emulator.setGatewayAvailable(true));

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ShardWatch } from '../../../src/discord/shard-watch.js';
 import { createMetrics, type Metrics } from '../../../src/metrics.js';
+import { setShardCoverageGauges, shardCoverage } from '../../../src/queue/health.js';
 import { alertRules } from '../../support/alert-rules.js';
 import { evaluate, parseExposition, type Instant, type Sample, type Scrape } from '../../support/promql.js';
 
@@ -18,6 +19,9 @@ const NOW = 1_800_000_000;
 /** What differs from a healthy deployment. */
 interface Faults {
   shardStatus?: string;
+  /** The deployment has a second shard, and no process holds it (its gateway killed, or stopped for good). */
+  shardMissing?: boolean;
+  shardGuilds?: number;
   oldestSubmitSeconds?: number;
   failedDeliveries?: number;
   failedCommands?: number;
@@ -32,7 +36,7 @@ interface Faults {
 /** The four processes of the split deployment, in two scrapes 60 s apart; between them, the work of a healthy minute. */
 async function deployment(faults: Faults = {}): Promise<Instant & { targets: string[] }> {
   const gateway = createMetrics({ defaultMetrics: true, deploymentGauges: false });
-  const shard = { id: 0, status: 'ready', pingMs: 45 };
+  const shard = { id: 0, status: 'ready', pingMs: 45, guilds: 1_200 };
   const watch = new ShardWatch({ graceMs: 60_000, metrics: gateway });
   watch.watch(() => [shard]);
   const workers = [1, 2].map(() => createMetrics({ defaultMetrics: true, deploymentGauges: faults.workerWithDeploymentGauges ?? false }));
@@ -54,7 +58,12 @@ async function deployment(faults: Faults = {}): Promise<Instant & { targets: str
     http.accountDrift.set(faults.drift ?? 0);
     http.accountLastCheck.set(NOW - (faults.lastCheckSecondsAgo ?? 1_200));
     if (minute === 1 && faults.shardStatus) shard.status = faults.shardStatus;
+    if (minute === 1 && faults.shardGuilds) shard.guilds = faults.shardGuilds;
     watch.sample();
+    // What the http role reads from the gateway processes' heartbeats in Redis.
+    const shardCount = minute === 1 && faults.shardMissing ? 2 : 1;
+    const heartbeat = { id: 0, status: shard.status, pingMs: shard.pingMs, at: (NOW - 5) * 1000, shardCount };
+    setShardCoverageGauges(http, shardCoverage({ shards: [heartbeat], shardCount }, NOW * 1000));
   };
   const scrape = async (at: number): Promise<Scrape> => {
     const samples: Sample[] = [];
@@ -89,6 +98,8 @@ const FAULTS: Record<string, () => Promise<Instant>> = {
   MusicBotDown: async () => withSample(await deployment(), 'up', 'worker-1', 0),
   MusicBotHealthzFailing: async () => withSample(await deployment(), 'probe_success', 'http', 0),
   MusicBotGatewayShardDown: () => deployment({ shardStatus: 'reconnecting' }),
+  MusicBotGatewayShardsMissing: () => deployment({ shardMissing: true }),
+  MusicBotGatewayShardGuildsHigh: () => deployment({ shardGuilds: 2_000 }),
   MusicBotQueueStuck: () => deployment({ oldestSubmitSeconds: 600 }),
   MusicBotDeliveriesFailing: () => deployment({ failedDeliveries: 10 }),
   MusicBotCommandsFailing: () => deployment({ failedCommands: 5 }),
@@ -103,7 +114,14 @@ describe('the alert rules on a split deployment (gateway, two workers, http)', (
     const healthy = await deployment();
     // The series the rules read are there: the check is not passing on an empty scrape.
     const names = new Set(healthy.current.samples.map((sample) => `${sample.labels['__name__']}@${sample.labels['instance']}`));
-    for (const seen of ['musicbot_gateway_shard_up@gateway', 'musicbot_account_last_check_timestamp_seconds@http', 'musicbot_result_deliveries_total@worker-1']) {
+    for (const seen of [
+      'musicbot_gateway_shard_up@gateway',
+      'musicbot_gateway_shard_guilds@gateway',
+      'musicbot_gateway_shard_held@http',
+      'musicbot_gateway_shards_missing@http',
+      'musicbot_account_last_check_timestamp_seconds@http',
+      'musicbot_result_deliveries_total@worker-1',
+    ]) {
       expect(names, seen).toContain(seen);
     }
     expect(firing(healthy)).toEqual([]);
@@ -127,6 +145,12 @@ describe('the alert rules on a split deployment (gateway, two workers, http)', (
     expect(firing(await deployment({ shardStatus: 'resuming' }))).toEqual([
       { alert: 'MusicBotGatewayShardDown', labels: { __name__: 'musicbot_gateway_shard_up', job: 'music-bot', instance: 'gateway', shard: '0' } },
     ]);
+  });
+
+  it('name the shard no process holds, and the shard with too many guilds', async () => {
+    expect(firing(await deployment({ shardMissing: true }))).toEqual([{ alert: 'MusicBotGatewayShardsMissing', labels: { shard: '1' } }]);
+    expect(firing(await deployment({ shardGuilds: 1_999 }))).toEqual([]);
+    expect(firing(await deployment({ shardGuilds: 2_400 }))).toEqual([{ alert: 'MusicBotGatewayShardGuildsHigh', labels: { shard: '0' } }]);
   });
 
   it("would fire on a worker's never-set account timestamp, were the worker to export it", async () => {

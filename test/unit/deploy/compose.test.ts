@@ -1,13 +1,14 @@
 /**
  * docker-compose.yml as an operator runs it (no engine runs here; CI also checks it with
  * `docker-compose config`): one migration, the commands registered, a connection budget that
- * holds three workers, Redis as BullMQ needs it, rotated logs, the password from .env, and
- * /metrics off the public port.
+ * holds three workers and a second gateway, Redis as BullMQ needs it, rotated logs, the password
+ * from .env, /metrics off the public port, and gateway processes that each hold shards of their own.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const text = readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
@@ -25,7 +26,7 @@ interface Service {
   healthcheck?: { test: string[] };
 }
 const services = (yaml.load(text) as { services: Record<string, Service> }).services;
-const botServices = ['gateway', 'worker', 'http', 'bot'] as const;
+const botServices = ['gateway', 'gateway-2', 'worker', 'http', 'bot'] as const;
 
 describe('docker-compose.yml', () => {
   it('migrates once, in a one-shot service the bot waits for, and registers the commands', () => {
@@ -38,12 +39,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("sizes Postgres's connections for --scale worker=3", () => {
+  it("sizes Postgres's connections for --scale worker=3 and the second gateway", () => {
     const max = Number(/max_connections=(\d+)/.exec(services.postgres!.command!.join(' '))?.[1]);
     const pool = (name: string) => Number(services[name]!.environment!.DATABASE_POOL_SIZE);
     // One pool and one health connection per process in the split roles, the migration's one;
     // Postgres keeps 3 for superusers.
-    const needed = pool('gateway') + pool('http') + 3 * pool('worker') + 5 + 1 + 3;
+    const needed = pool('gateway') + pool('gateway-2') + pool('http') + 3 * pool('worker') + 6 + 1 + 3;
     expect(max).toBeGreaterThanOrEqual(needed);
   });
 
@@ -74,6 +75,22 @@ describe('docker-compose.yml', () => {
       expect(services[name]!.environment!.METRICS_PORT, name).toBe('9100');
       expect(services[name]!.healthcheck?.test, name).toEqual(['CMD', 'node', 'build/src/scripts/healthcheck.js']);
     }
+  });
+
+  it('gives each gateway process shards of its own, from .env, and says not to scale the gateway', () => {
+    const gateways = Object.entries(services).filter(([, service]) => service.environment?.ROLE === 'gateway');
+    expect(gateways.map(([name]) => name)).toEqual(['gateway', 'gateway-2']);
+    // Unset, the first holds every shard (one gateway); the second runs only in its profile.
+    expect(services.gateway!.environment!.SHARD_IDS).toBe('${GATEWAY_SHARD_IDS:-}');
+    expect(services['gateway-2']!.profiles).toEqual(['sharded']);
+    // Without its ids the second refuses to start (an invalid SHARD_IDS) rather than hold every shard again.
+    const unset = /^\$\{GATEWAY_2_SHARD_IDS:-(.+)\}$/.exec(services['gateway-2']!.environment!.SHARD_IDS!)?.[1];
+    expect(unset).toBeDefined();
+    expect(() => loadConfig({ env: { SHARD_IDS: unset }, require: [] })).toThrow(/SHARD_IDS: expected shard ids/);
+    expect(() => loadConfig({ env: { SHARD_IDS: '4-7' }, require: [] })).not.toThrow();
+    for (const [name, service] of gateways) expect(service.environment!.SHARD_COUNT, name).toBe('${SHARD_COUNT:-}');
+    expect(text).toMatch(/--scale gateway=N/);
+    expect(text).toMatch(/--profile sharded up -d/);
   });
 
   it('tags the image with a version', () => {

@@ -99,6 +99,8 @@ describe('deploy/grafana/music-bot.json', () => {
       'musicbot_credits_total',
       'musicbot_account_credits',
       'musicbot_account_drift_credits',
+      'musicbot_gateway_shards_missing',
+      'musicbot_gateway_shard_guilds',
     ]) {
       expect(exprs.some((expr) => selectorsIn(expr).some((s) => s.metric === name)), name).toBe(true);
     }
@@ -126,9 +128,19 @@ describe('deploy/prometheus/alerts.yml', () => {
     expect(new Set(all.map((rule) => rule['alert'])).size).toBe(all.length);
   });
 
-  it('alerts on a shard down, a stuck queue, failing deliveries, upstream errors and a low account', () => {
+  it('alerts on a shard down or missing, a shard near its guild limit, a stuck queue, failing deliveries, upstream errors and a low account', () => {
     const names = all.map((rule) => rule['alert']);
-    expect(names).toEqual(expect.arrayContaining(['MusicBotGatewayShardDown', 'MusicBotQueueStuck', 'MusicBotDeliveriesFailing', 'MusicBotUpstreamErrors', 'MusicBotAccountLow']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'MusicBotGatewayShardDown',
+        'MusicBotGatewayShardsMissing',
+        'MusicBotGatewayShardGuildsHigh',
+        'MusicBotQueueStuck',
+        'MusicBotDeliveriesFailing',
+        'MusicBotUpstreamErrors',
+        'MusicBotAccountLow',
+      ]),
+    );
   });
 
   it('reads only metrics and labels the bot exports', async () => {

@@ -43,6 +43,22 @@ describe('ShardWatch', () => {
     expect(samples.has('musicbot_gateway_ping_seconds{shard="3"}')).toBe(false);
   });
 
+  it("sets each shard's guild count as the client reports it", async () => {
+    const metrics = createMetrics();
+    const shards: ShardState[] = [
+      { id: 4, status: 'ready', pingMs: 42, guilds: 1_930 },
+      { id: 5, status: 'waiting_for_guilds', pingMs: 40, guilds: 0 },
+    ];
+    const watch = new ShardWatch({ graceMs: 1_000, metrics });
+    watch.watch(() => shards);
+    watch.sample();
+    shards[0] = { ...shards[0]!, guilds: 1_931 };
+    watch.sample();
+    const samples = parseSamples(await metrics.registry.metrics());
+    expect(samples.get('musicbot_gateway_shard_guilds{shard="4"}')).toBe(1_931);
+    expect(samples.get('musicbot_gateway_shard_guilds{shard="5"}')).toBe(0);
+  });
+
   it('says "not yet", with no time limit, until every shard has been ready once; then the grace period applies', () => {
     const shards: ShardState[] = [
       { id: 6, status: 'waiting_for_guilds', pingMs: -1 },
