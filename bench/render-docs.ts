@@ -611,6 +611,36 @@ function renderHistory(result: ResultFile): Rendered {
   };
 }
 
+function renderIdentify(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const cases = (data['cases'] as Json[] | undefined) ?? [];
+  const name = (one: Json) => `${fmt(one['shards'], 0)} shards, max_concurrency ${fmt(one['maxConcurrency'], 0)}`;
+  const figure = (one: Json) => obj(one['identifyToReady']);
+  const rows = cases.map((one) => [
+    name(one),
+    `${fmt(figure(one)['median'])} s`,
+    `${fmt(figure(one)['worst'])} s`,
+    `${fmt(one['floorSeconds'], 0)} s`,
+    `${fmt(obj(one['spawnToReady'])['median'])} s`,
+    fmt(one['identifiesRefused'], 0),
+  ]);
+  const what = `a cold deployment's shards from the first IDENTIFY to the last ready, ${fmt(workload['processes'], 0)} gateway processes sharing the identify queue; median of ${fmt(workload['rounds'], 0)} rounds`;
+  return {
+    summary: [
+      what,
+      cases.map((one) => `${name(one)}: ${fmt(figure(one)['median'])} s`).join('; '),
+      cases.map((one) => `${fmt(one['floorSeconds'], 0)} s`).join(', ') + ` (Discord's pacing: (⌈shards ÷ max_concurrency⌉ − 1) × ${fmt(workload['windowSeconds'], 0)} s)`,
+      str(data['target']),
+      met(data['met']),
+    ],
+    body: [
+      `${cap(what)}. The floor is Discord's pacing alone, every IDENTIFY at the first moment allowed and READY at once. Target: ${str(data['target'])}. Met: ${met(data['met'])}. Why start-up works this way: [decisions/gateway-start.md](decisions/gateway-start.md).`,
+      table(['Shards', 'Identify to ready, median', 'Worst', 'Floor', 'Spawn to ready, median', 'Identifies refused'], rows),
+    ].join('\n\n'),
+  };
+}
+
 function renderOther(result: ResultFile): Rendered {
   const header = ['benchmark', 'date', 'commit', 'commitDirty'];
   const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
@@ -633,6 +663,7 @@ function renderOne(result: ResultFile): Rendered {
     scrape: renderScrape,
     chaos: renderChaos,
     voice: renderVoice,
+    identify: renderIdentify,
   };
   return (renderers[name] ?? renderOther)(result);
 }
@@ -656,7 +687,7 @@ assertion. Why the figures are what they are:
 chosen: [decisions/benchmark-floors-and-targets.md](decisions/benchmark-floors-and-targets.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
-const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'chaos'];
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'chaos'];
 const rank = (name: string) => {
   const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
   return index < 0 ? ORDER.length : index;

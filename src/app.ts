@@ -254,6 +254,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       const { redisIdentifyThrottler } = await import('./discord/identify-throttler.js');
       // Returns while the shards identify, one per max_concurrency bucket every 5 s across the
       // deployment: /readyz says "not yet" until each has been ready once (ShardWatch).
+      const gatewayStarted = performance.now();
       const gateway = await startGateway({
         commands,
         context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
@@ -262,13 +263,14 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       });
       stops.push(() => gateway.stop());
       // Once every shard is ready, since they need the guilds; before the gateway stops they
-      // leave their channels and keep their queues in Redis.
+      // leave their channels and keep their queues in Redis. "gateway ready" once they run.
       let players: Promise<Players> | undefined;
       void gateway.ready.then(
-        (client) => {
+        async (client) => {
           if (lifecycle === 'stopping') return;
           players = startPlayers({ client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
-          players.catch((err: unknown) => logger.error({ err }, 'voice players did not start'));
+          await players.catch((err: unknown) => logger.error({ err }, 'voice players did not start'));
+          logger.info({ userId: client.user.id, guilds: client.guilds.cache.size, afterMs: Math.round(performance.now() - gatewayStarted) }, 'gateway ready');
         },
         () => {},
       );

@@ -139,12 +139,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   client.on(Events.ShardReady, (shardId) => logger.info({ shardId }, 'shard ready'));
   for (const event of [Events.ShardReady, Events.ShardResume, Events.ShardReconnecting] as const) client.once(event, () => connected());
 
-  const started = performance.now();
   const stopping = new AbortController();
-  const ready = once(client, Events.ClientReady, { signal: stopping.signal }).then(() => {
-    logger.info({ userId: client.user?.id, guilds: client.guilds.cache.size, shardCount: client.options.shardCount, afterMs: Math.round(performance.now() - started) }, 'gateway ready');
-    return client as Client<true>;
-  });
+  const ready = once(client, Events.ClientReady, { signal: stopping.signal }).then(() => client as Client<true>);
   // Whoever waits on it handles it; nobody waiting is no reason for an unhandled rejection.
   ready.catch(() => {});
   const login = client.login(config.discordToken);

@@ -114,10 +114,16 @@ export class BotProcess {
     return started.child;
   }
 
-  /** Starts it and resolves once it logged "bot started" (LOG_LEVEL info or lower); rejects if it exits first. */
+  /**
+   * Starts it and resolves once it logged "bot started" and, when it runs the gateway (ROLE all
+   * or gateway), "gateway ready": the bot starts while its shards identify (LOG_LEVEL info or
+   * lower). Rejects if it exits first.
+   */
   async start(): Promise<void> {
     this.spawn();
-    await this.#process!.waitForLine((line) => line.includes('"bot started"') && parseLogLine(line)?.msg === 'bot started', 'it started');
+    const logged = (msg: string, what: string) => this.#process!.waitForLine((line) => line.includes(`"${msg}"`) && parseLogLine(line)?.msg === msg, what);
+    const role = this.#options.env['ROLE'] ?? 'all';
+    await Promise.all([logged('bot started', 'it started'), ...(role === 'all' || role === 'gateway' ? [logged('gateway ready', 'its gateway ready')] : [])]);
   }
 
   /** SIGTERM, as `docker stop` sends it; SIGKILL if it is still running after `stopTimeoutMs`. Resolves with how it ended. */
