@@ -30,13 +30,19 @@ import { createVoiceControl } from './voice/control.js';
 import { createCatalog } from './premium/catalog.js';
 import { createEntitlementsApi } from './discord-rest/entitlements.js';
 import { createPremium, type Premium } from './premium/entitlements.js';
+import { watchEventLoop, type Liveness } from './http/liveness.js';
 
 export interface App {
   readonly deps: PipelineDeps;
   readonly pipeline: Pipeline;
   /** The HTTP server's address when this process runs the http role. */
   readonly httpUrl: string | undefined;
-  stop(): Promise<void>;
+  /**
+   * Stops every part, once. `drainMs`: how long the public server keeps answering after
+   * `/readyz` turned 503 and before anything stops (main passes SHUTDOWN_DRAIN_MS); a process
+   * without the http role does not wait it.
+   */
+  stop(options?: { readonly drainMs?: number }): Promise<void>;
 }
 
 /** Overrides for tests and benchmarks; a normal start passes none. */
@@ -79,11 +85,18 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
   const stops: Array<() => Promise<void>> = [];
   // For /readyz: ready once everything below has started, and no longer from the moment stop() begins.
   let lifecycle: Lifecycle = 'starting';
+  // For /livez: undefined (live) until start-up has finished.
+  let checkLiveness: Liveness['check'] | undefined;
   // Once, however often it is called: a second call waits for the first.
   let stopped: Promise<void> | undefined;
-  const stopAll = () =>
+  const stopAll = (drainMs = 0) =>
     (stopped ??= (async () => {
       lifecycle = 'stopping';
+      // /readyz answers 503 from now on; load balancers take the process out while it still answers.
+      if (drainMs > 0) {
+        logger.info({ drainMs }, 'draining');
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
       for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
     })());
 
@@ -177,6 +190,11 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       expectGateway: gatewayStarts,
       metricsToken: config.metricsToken,
       shards,
+      // Ready means able to do this role's work: only the workers need Redis for theirs. A gateway's
+      // or http process's commands are answered and their jobs wait in Postgres for the reconciler;
+      // a webhook refused while Redis is away is sent again by the service (docs/operations.md).
+      readyNeeds: { postgres: true, redis: runs.worker },
+      liveness: () => checkLiveness?.(),
     };
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;
@@ -282,9 +300,13 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       stops.push(() => heartbeat.stop());
     }
 
+    // From here on, not during start-up, whose module loading may hold the loop for seconds.
+    const loop = watchEventLoop({ stallLimitMs: config.livezStallMs });
+    stops.push(async () => loop.stop());
+    checkLiveness = () => loop.check();
     lifecycle = 'running';
     logger.info({ role: config.role, webhooks: Boolean(config.publicUrl) }, 'bot started');
-    return { deps, pipeline, httpUrl, stop: stopAll };
+    return { deps, pipeline, httpUrl, stop: ({ drainMs = 0 } = {}) => stopAll(runs.http ? drainMs : 0) };
   } catch (error) {
     await stopAll();
     throw error;

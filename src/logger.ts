@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -48,14 +49,20 @@ export function serializeError(value: unknown): unknown {
   };
 }
 
-/** A pino logger with secrets redacted, writing to stdout unless given a `destination`. */
-export function createLogger(options: { level?: string; name?: string } & LoggerOptions = {}, destination?: DestinationStream): Logger {
+/**
+ * A pino logger with secrets redacted, writing to stdout unless given a `destination`. With a
+ * `role` (a process's logger), every line carries the role, the process id and the host name,
+ * so lines from many processes can be told apart once gathered in one place.
+ */
+export function createLogger(options: { level?: string; name?: string; role?: string } & LoggerOptions = {}, destination?: DestinationStream): Logger {
+  const { role, ...rest } = options;
+  const base = { ...(role !== undefined && { role, pid: process.pid, hostname: hostname() }), ...(options.name !== undefined && { name: options.name }) };
   const settings: LoggerOptions = {
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError, error: serializeError },
-    base: options.name ? { name: options.name } : undefined,
-    ...options,
+    base: Object.keys(base).length > 0 ? base : undefined,
+    ...rest,
   };
   return destination ? pino(settings, destination) : pino(settings);
 }

@@ -1,20 +1,23 @@
 /** `npm start`: the bot, in the role that ROLE names (all parts in one process by default). */
 import { exitWithError, isExpectedFailure } from './cli-support.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import type { App } from './app.js';
 
-/** Enough for a worker to finish the entries in hand (their lock lasts 30 s anyway). */
+/**
+ * Enough for the drain (SHUTDOWN_DRAIN_MS, at most 20 s) and for a worker to finish the entries
+ * in hand (their lock lasts 30 s anyway).
+ */
 const SHUTDOWN_LIMIT_MS = 30_000;
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
   exitWithError(error);
 }
 
-const logger = createLogger({ level: config.logLevel });
+const logger = createLogger({ level: config.logLevel, role: config.role });
 let app: App | undefined;
 let signalled: NodeJS.Signals | undefined;
 
@@ -34,7 +37,7 @@ function shutdown(signal: NodeJS.Signals): void {
 
 function stopAndExit(running: App): void {
   running
-    .stop()
+    .stop({ drainMs: config.shutdownDrainMs })
     .then(() => {
       logger.info('stopped');
       process.exit(0);
@@ -45,6 +48,16 @@ function stopAndExit(running: App): void {
     });
 }
 
+// Logged and counted, and the process runs on rather than crash as Node would: one stray
+// rejection must not drop a gateway's sessions and the interactions in hand.
+// Why: docs/decisions/health-for-schedulers.md
+let unhandledBeforeStart = 0;
+process.on('unhandledRejection', (reason) => {
+  logger.error({ err: reason }, 'unhandled rejection');
+  if (app) app.deps.metrics.unhandledRejections.inc();
+  else unhandledBeforeStart += 1;
+});
+
 // Listening before start-up: a SIGTERM that arrives while the bot starts must stop it cleanly,
 // not kill it with the default action.
 process.on('SIGTERM', shutdown);
@@ -54,6 +67,7 @@ try {
   // Imported only once the configuration is known to be good: a bad one fails in milliseconds.
   const { startApp } = await import('./app.js');
   app = await startApp(config, logger);
+  app.deps.metrics.unhandledRejections.inc(unhandledBeforeStart);
   if (signalled) stopAndExit(app);
 } catch (error) {
   // An expected failure (a service that cannot start) is the one line exitWithError prints.

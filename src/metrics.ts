@@ -34,6 +34,8 @@ export interface Metrics {
   /** This process's gateway shards: 1 while `ready`, 0 otherwise (src/discord/shard-watch.ts). */
   readonly gatewayShardUp: Gauge<'shard'>;
   readonly gatewayPing: Gauge<'shard'>;
+  /** Promise rejections nothing handled in this process: each is logged, and the process runs on. */
+  readonly unhandledRejections: Counter<string>;
   /** This process's gateway shards: the guilds each carries (Discord refuses a shard past 2,500). */
   readonly gatewayShardGuilds: Gauge<'shard'>;
   /** The deployment's shards that no live gateway process holds (read from Redis at scrape time). */
@@ -158,6 +160,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       name: 'musicbot_gateway_shard_up',
       help: "This process's gateway shards: 1 while ready, 0 while connecting, resuming or disconnected",
       labelNames: ['shard'],
+      registers,
+    }),
+    unhandledRejections: new Counter({
+      name: 'musicbot_unhandled_rejections_total',
+      help: 'Promise rejections nothing handled in this process (each logged as "unhandled rejection"); the process runs on',
       registers,
     }),
     gatewayPing: new Gauge({

@@ -1,6 +1,7 @@
 /**
  * `/healthz` (alive; 503 only when Postgres or Redis is unreachable, `degraded` otherwise) and
- * `/readyz` (ready for traffic; 503 from the moment `stop()` begins). Checks run side by side,
+ * `/readyz` (ready for this role's traffic: only the dependencies its work needs; 503 from the
+ * moment `stop()` begins) and `/livez` (the event loop turns; no dependency). Checks run side by side,
  * each with its own limit, so an answer comes within about {@link CHECK_TIMEOUT_MS}.
  * docs/operations.md says what each answers.
  */
@@ -37,6 +38,13 @@ export interface HealthDeps {
    * a busy pool is not reported as Postgres down. @defaultValue `select 1` through `db`
    */
   readonly pingPostgres?: () => Promise<unknown>;
+  /**
+   * What this process's work needs to be reachable for `/readyz` to say ready (both are still
+   * reported). docs/operations.md gives each role's. @defaultValue both
+   */
+  readonly readyNeeds?: { readonly postgres: boolean; readonly redis: boolean };
+  /** Whether the event loop kept turning, for `/livez` (./liveness.ts). @defaultValue always live */
+  readonly liveness?: () => { readonly live: boolean; readonly stallMs: number } | undefined;
 }
 
 type Reachable = 'ok' | 'down';
@@ -72,6 +80,12 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     return reply.code(report.status === 'down' ? 503 : 200).send(report);
   });
 
+  // The process alone, never a dependency: see ./liveness.ts.
+  app.get('/livez', async (_request, reply) => {
+    const loop = deps.liveness?.() ?? { live: true, stallMs: 0 };
+    return reply.code(loop.live ? 200 : 503).send({ status: loop.live ? 'live' : 'stalled', stallMs: loop.stallMs });
+  });
+
   app.get('/readyz', async (_request, reply) => {
     const phase = deps.lifecycle?.() ?? 'running';
     if (phase !== 'running') return reply.code(503).send({ status: phase });
@@ -79,7 +93,9 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     const [postgres, redis] = await Promise.all([reach(pingPostgres(deps), timeoutMs), reach(deps.redis.ping(), timeoutMs)]);
     const gateway = deps.shards?.readiness();
     // Checked again: stop() may have begun while the checks ran.
-    const ready = postgres === 'ok' && redis === 'ok' && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
+    const needs = deps.readyNeeds ?? { postgres: true, redis: true };
+    const reachable = (postgres === 'ok' || !needs.postgres) && (redis === 'ok' || !needs.redis);
+    const ready = reachable && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
     // `not_yet`: nothing wrong, the shards are still identifying (in turn, 5 s apart per bucket).
     const notYet = !ready && postgres === 'ok' && redis === 'ok' && gateway?.starting !== undefined && !gateway.shardsDown.some((shard) => shard.overGrace);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : notYet ? 'not_yet' : 'not_ready', postgres, redis, ...(gateway && { gateway }) });

@@ -1,5 +1,5 @@
 /**
- * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz` and `/metrics`. A
+ * The bot's HTTP server: the music service's webhooks, `/healthz`, `/readyz`, `/livez` and `/metrics`. A
  * webhook is checked (job, signature, body) before anything changes, then queued; a repeat is a
  * 2xx no-op. docs/operations.md lists every route, its body limit and its answer to a stranger.
  */
@@ -17,7 +17,7 @@ import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/in
 import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
 import { oldestWaitingSeconds, readGatewayRecord, setShardCoverageGauges, shardCoverage } from '../queue/health.js';
-import { registerHealthRoutes, within, type Lifecycle } from './health.js';
+import { registerHealthRoutes, within, type HealthDeps, type Lifecycle } from './health.js';
 import { createRefusalLog, type RefusalLog } from './refusal-log.js';
 import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
@@ -70,6 +70,10 @@ export interface HttpServerDeps {
   readonly gaugesMaxAgeMs?: number;
   /** The health checks' own way to Postgres (see `HealthDeps`). @defaultValue `select 1` through `db` */
   readonly pingPostgres?: () => Promise<unknown>;
+  /** What `/readyz` requires of Postgres and Redis for this role (see `HealthDeps`). @defaultValue both */
+  readonly readyNeeds?: HealthDeps['readyNeeds'];
+  /** What `/livez` answers (see `HealthDeps`). @defaultValue always live */
+  readonly liveness?: HealthDeps['liveness'];
 }
 
 const jobIdSchema = z.uuid();
@@ -204,7 +208,7 @@ function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'int
 }
 
 /**
- * What a process serves on METRICS_PORT: `/healthz`, `/readyz` and its own `/metrics` (the
+ * What a process serves on METRICS_PORT: `/healthz`, `/readyz`, `/livez` and its own `/metrics` (the
  * counters and histograms it keeps: a gateway's commands and first answers, a worker's
  * submissions and deliveries, and the process's CPU and memory). The gauges read from Postgres
  * and Redis are the deployment's, not the process's: only the http role's carries them

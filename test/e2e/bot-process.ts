@@ -61,6 +61,8 @@ export interface E2EOptions {
   readonly entry?: 'source' | 'build';
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Flags for node before the bot's entry (a preloaded script), for the bot process (the gateway's with `splitRoles`). */
+  readonly nodeArgs?: readonly string[];
   /**
    * Runs the roles apart: `ROLE=gateway`, `ROLE=worker` and `ROLE=http`, one process each (with
    * `interactions: 'http'`, interactions reach the http process, and the gateway's work through
@@ -101,7 +103,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
 
   const entry = options.entry ?? 'source';
   await world.deployCommands({ entry, env });
-  const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry });
+  const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry, ...(options.nodeArgs && { nodeArgs: options.nodeArgs }) });
   const others = options.splitRoles ? [world.bot({ env: { ...env, ROLE: 'worker' }, entry }), world.bot({ env: { ...env, ROLE: 'http' }, entry })] : [];
   await bot.start();
   for (const other of others) await other.start();
