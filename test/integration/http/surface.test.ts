@@ -236,10 +236,12 @@ describe('POST /webhooks/music/:jobId', () => {
 });
 
 describe('the GET routes and every other path', () => {
-  it('serves /healthz and /readyz to anyone, reading no body', async () => {
+  it('serves /healthz, /readyz and /livez to anyone, reading no body', async () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await fetch(`${base}/livez`)).status).toBe(200);
     expect(await getWithBody('/healthz', 2 * WEBHOOK_BODY_LIMIT)).toBe(200);
+    expect(await getWithBody('/livez', 2 * WEBHOOK_BODY_LIMIT)).toBe(200);
   });
 
   it('answers 404 to a small body on a path or method it does not serve, and 413 past the default limit', async () => {

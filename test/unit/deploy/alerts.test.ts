@@ -25,6 +25,8 @@ interface Faults {
   oldestSubmitSeconds?: number;
   failedDeliveries?: number;
   failedCommands?: number;
+  /** Promise rejections nothing handled, in the gateway process. */
+  unhandledRejections?: number;
   upstreamErrors?: number;
   credits?: number;
   drift?: number;
@@ -46,6 +48,7 @@ async function deployment(faults: Faults = {}): Promise<Instant & { targets: str
   const work = (minute: number) => {
     gateway.commands.inc({ command: 'song', outcome: 'accepted', reason: '' }, 20);
     gateway.commands.inc({ command: 'song', outcome: 'failed', reason: '' }, minute === 1 ? (faults.failedCommands ?? 0) : 0);
+    gateway.unhandledRejections.inc(minute === 1 ? (faults.unhandledRejections ?? 0) : 0);
     for (const worker of workers) {
       worker.resultDeliveries.inc({ path: 'edit' }, 10);
       worker.resultDeliveries.inc({ path: 'failed' }, minute === 1 ? (faults.failedDeliveries ?? 0) : 0);
@@ -103,6 +106,7 @@ const FAULTS: Record<string, () => Promise<Instant>> = {
   MusicBotQueueStuck: () => deployment({ oldestSubmitSeconds: 600 }),
   MusicBotDeliveriesFailing: () => deployment({ failedDeliveries: 10 }),
   MusicBotCommandsFailing: () => deployment({ failedCommands: 5 }),
+  MusicBotUnhandledRejections: () => deployment({ unhandledRejections: 1 }),
   MusicBotUpstreamErrors: () => deployment({ upstreamErrors: 20 }),
   MusicBotAccountLow: () => deployment({ credits: 100 }),
   MusicBotAccountCheckStale: () => deployment({ lastCheckSecondsAgo: 3 * 3600 }),
