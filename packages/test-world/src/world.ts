@@ -95,6 +95,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       ...(queuePrefix !== undefined && { QUEUE_PREFIX: queuePrefix }),
       HTTP_PORT: String(httpPort),
       DATA_DIR: path.join(temp, 'data'),
+      // No load balancer to drain from here: a stopped process closes at once (a test of the drain sets its own).
+      SHUTDOWN_DRAIN_MS: '0',
       ...extra,
     });
     return {
