@@ -152,6 +152,28 @@ describe('deployment variables', () => {
   it('refuse a pool of no connections', () => {
     expect(problemsOf({ ...complete, DATABASE_POOL_SIZE: '0' })).toEqual([expect.stringContaining('DATABASE_POOL_SIZE')]);
   });
+
+  it('default the limits on Postgres, the drain and the liveness stall, and read each (0: no Postgres limit)', () => {
+    expect(loadConfig({ env: complete })).toMatchObject({
+      databaseStatementTimeoutMs: 60_000,
+      databaseConnectTimeoutMs: 5_000,
+      migrationLockTimeoutMs: 10_000,
+      shutdownDrainMs: 5_000,
+      livezStallMs: 5_000,
+    });
+    const env = { DATABASE_STATEMENT_TIMEOUT_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '2000', MIGRATION_LOCK_TIMEOUT_MS: '0', SHUTDOWN_DRAIN_MS: '0', LIVEZ_STALL_MS: '2500' };
+    expect(loadConfig({ env: { ...complete, ...env } })).toMatchObject({
+      databaseStatementTimeoutMs: 0,
+      databaseConnectTimeoutMs: 2_000,
+      migrationLockTimeoutMs: 0,
+      shutdownDrainMs: 0,
+      livezStallMs: 2_500,
+    });
+  });
+
+  it('refuse a drain that leaves the rest of the stop under 10 s of the 30 s limit', () => {
+    expect(problemsOf({ ...complete, SHUTDOWN_DRAIN_MS: '25000' })).toEqual(['SHUTDOWN_DRAIN_MS: expected at most 20000: the whole stop must end within 30 s']);
+  });
 });
 
 describe('shard variables', () => {
