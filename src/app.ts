@@ -29,6 +29,8 @@ import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
 import { createCatalog } from './premium/catalog.js';
 import { createEntitlementsApi } from './discord-rest/entitlements.js';
+import { createMakeRequest, type RestTraffic } from './discord-rest/rest-requests.js';
+import { createRequestBudget } from './queue/request-budget.js';
 import { createPremium, type Premium } from './premium/entitlements.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
@@ -124,13 +126,20 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
 
     // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
     const metrics = createMetrics({ defaultMetrics: true, deploymentGauges: runs.http });
+    // Discord's global REST limit is per bot token: every client of every process takes its
+    // permits from one budget in Redis, and counts Discord's answers (docs/decisions/discord-rest-budget.md).
+    const discordTraffic: RestTraffic = {
+      budget: createRequestBudget({ redis, prefix: queues.prefix, name: 'discord-rest', perSecond: config.discordRestRequestsPerSecond, logger }),
+      metrics,
+    };
+    const discordRequest = createMakeRequest(discordTraffic);
     // Purchases through Discord: only when something is for sale.
     const catalog = createCatalog(config);
     let premium: Premium | undefined;
     if (catalog.skuIds.length > 0) {
       premium = createPremium({
         db: database.db,
-        api: createEntitlementsApi({ apiUrl: config.discordApiUrl, token: config.discordToken, applicationId: config.discordApplicationId }),
+        api: createEntitlementsApi({ apiUrl: config.discordApiUrl, token: config.discordToken, applicationId: config.discordApplicationId, traffic: discordTraffic }),
         catalog,
         logger,
         applicationId: config.discordApplicationId,
@@ -155,7 +164,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         // For /healthz, which may run in another process: when the service last answered, and how.
         onAnswer: createServiceAnswerRecorder(redis, queues.prefix, logger),
       }),
-      discord: overrides.discord ?? createDiscordDelivery({ apiUrl: config.discordApiUrl, token: config.discordToken }),
+      discord: overrides.discord ?? createDiscordDelivery({ apiUrl: config.discordApiUrl, token: config.discordToken, traffic: discordTraffic }),
       logger,
       metrics,
       settings: settingsFromConfig(config, overrides.settings),
@@ -204,7 +213,11 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         // Loaded only where interactions arrive: discord.js builds them from Discord's POSTs.
         const { createHttpInteractionReceiver } = await import('./discord/http-interactions.js');
         const { commands } = await import('../commands/index.js');
-        const receiver = createHttpInteractionReceiver({ commands, context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium } });
+        const receiver = createHttpInteractionReceiver({
+          commands,
+          context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
+          makeRequest: discordRequest,
+        });
         // After the server has closed: the interactions in hand finish their follow-ups.
         stops.push(() => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
@@ -277,6 +290,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         commands,
         context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
         routeInteractions: config.interactions === 'gateway',
+        makeRequest: discordRequest,
         buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix }),
       });
       stops.push(() => gateway.stop());

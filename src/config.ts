@@ -193,6 +193,7 @@ const envSchema = z.object({
   DISCORD_TOKEN: optional(z.string().min(20, 'the bot token from the Discord developer portal')),
   DISCORD_APPLICATION_ID: optional(snowflake),
   DISCORD_API_URL: defaulted(httpUrl.default('https://discord.com/api')),
+  DISCORD_REST_REQUESTS_PER_SECOND: defaulted(positiveInt(45)),
   DISCORD_CDN_URLS: defaulted(
     commaList
       .pipe(z.array(httpUrl).min(1, 'at least one address'))
@@ -357,6 +358,8 @@ const configSchema = envSchema.transform((e) =>
     discordToken: e.DISCORD_TOKEN ?? '',
     discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
     discordApiUrl: e.DISCORD_API_URL,
+    /** REST requests under Discord's global limit that all processes together send in any second. */
+    discordRestRequestsPerSecond: e.DISCORD_REST_REQUESTS_PER_SECOND,
     /** Where Discord keeps attachments: the only addresses a member's attachment is downloaded from. */
     discordCdnUrls: Object.freeze([...e.DISCORD_CDN_URLS]),
     discordDevGuildId: e.DISCORD_DEV_GUILD_ID,

@@ -1,6 +1,12 @@
 /** Prometheus metrics, one registry per app so that tests can build several apps in one process. */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The route classes of `musicbot_discord_rest_responses_total`: a fixed list (src/discord-rest/rest-requests.ts sorts routes into it). */
+export const DISCORD_ROUTE_CLASSES = ['interaction_callback', 'interaction_webhook', 'channel_message', 'entitlement', 'command', 'other'] as const;
+export type DiscordRouteClass = (typeof DISCORD_ROUTE_CLASSES)[number];
+/** The answers the alerts watch: their series exist from the start at 0, so that the first one shows in `rate()`. */
+const WATCHED_DISCORD_STATUSES = ['401', '403', '429'] as const;
+
 export interface Metrics {
   readonly registry: Registry;
   readonly jobsAccepted: Counter<'kind'>;
@@ -42,6 +48,8 @@ export interface Metrics {
   readonly gatewayShardsMissing: Gauge<string>;
   /** Each shard of the deployment's count: 1 while a live gateway process holds it, 0 while none does. */
   readonly gatewayShardHeld: Gauge<'shard'>;
+  /** Discord's answers to this process's REST requests: `status` the HTTP status (or `error`: none), `route_class` from a fixed list. */
+  readonly discordRestResponses: Counter<'status' | 'route_class'>;
 }
 
 export interface MetricsOptions {
@@ -59,6 +67,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'musicbot_' });
   const registers = [registry];
   const deployment = options.deploymentGauges === false ? [] : registers;
+  const discordRestResponses = new Counter({
+    name: 'musicbot_discord_rest_responses_total',
+    help: "Discord's answers to REST requests, by HTTP status (error: no answer) and route class (interaction_callback, interaction_webhook, channel_message, entitlement, command, other)",
+    labelNames: ['status', 'route_class'],
+    registers,
+  });
+  for (const status of WATCHED_DISCORD_STATUSES) for (const routeClass of DISCORD_ROUTE_CLASSES) discordRestResponses.inc({ status, route_class: routeClass }, 0);
   return {
     registry,
     jobsAccepted: new Counter({ name: 'musicbot_jobs_accepted_total', help: 'Jobs accepted, by kind', labelNames: ['kind'], registers }),
@@ -190,6 +205,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       labelNames: ['shard'],
       registers: deployment,
     }),
+    discordRestResponses,
   };
 }
 

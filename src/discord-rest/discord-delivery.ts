@@ -11,6 +11,7 @@ import {
   type RESTPatchAPIWebhookWithTokenMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord-api-types/v10';
+import { restTrafficOptions, type RestTraffic } from './rest-requests.js';
 
 export interface OutgoingFile {
   readonly name: string;
@@ -104,8 +105,9 @@ export const INTERACTION_REST = { ...REST_SWEEPS, globalRequestsPerSecond: 1_000
 /** A progress edit that takes longer than this is given up: it holds the job's row lock meanwhile. */
 export const PROGRESS_EDIT_TIMEOUT_MS = 3_000;
 
-export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number }): DiscordDelivery {
-  const common = { api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS };
+export function createDiscordDelivery(options: { apiUrl: string; token: string; timeoutMs?: number; traffic?: RestTraffic }): DiscordDelivery {
+  const timeout = options.timeoutMs ?? 15_000;
+  const common = { api: options.apiUrl, timeout, retries: 2, ...REST_SWEEPS, ...restTrafficOptions(options.traffic ?? {}, timeout) };
   const bot = new API(new REST(common).setToken(options.token));
   // Interaction webhooks are not bound by Discord's global limit of 50 requests a second (only
   // by their own per-route buckets, which this client still follows), so they get a client of

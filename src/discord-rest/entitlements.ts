@@ -3,6 +3,7 @@ import { API } from '@discordjs/core';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import type { RESTGetAPIEntitlementsQuery } from 'discord-api-types/v10';
 import { REST_SWEEPS } from './discord-delivery.js';
+import { restTrafficOptions, type RestTraffic } from './rest-requests.js';
 
 /** What the bot reads of Discord's entitlement object. */
 export interface EntitlementRecord {
@@ -27,8 +28,10 @@ export interface EntitlementsApi {
   consume(entitlementId: string): Promise<void>;
 }
 
-export function createEntitlementsApi(options: { apiUrl: string; token: string; applicationId: string; timeoutMs?: number }): EntitlementsApi {
-  const { monetization } = new API(new REST({ api: options.apiUrl, timeout: options.timeoutMs ?? 15_000, retries: 2, ...REST_SWEEPS }).setToken(options.token));
+export function createEntitlementsApi(options: { apiUrl: string; token: string; applicationId: string; timeoutMs?: number; traffic?: RestTraffic }): EntitlementsApi {
+  const timeout = options.timeoutMs ?? 15_000;
+  const rest = new REST({ api: options.apiUrl, timeout, retries: 2, ...REST_SWEEPS, ...restTrafficOptions(options.traffic ?? {}, timeout) });
+  const { monetization } = new API(rest.setToken(options.token));
   return {
     async get(entitlementId) {
       try {

@@ -10,6 +10,7 @@ import { Routes, type RESTGetAPIGatewayBotResult } from 'discord-api-types/v10';
 import type { Command } from './command.js';
 import type { Config } from '../config.js';
 import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
+import type { MakeRequest } from '../discord-rest/rest-requests.js';
 import type { BaseCommandContext } from './context.js';
 import { loggableError } from './errors.js';
 import { createInteractionRouter } from './router.js';
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   readonly buildIdentifyThrottler?: WebSocketOptions['buildIdentifyThrottler'];
   /** False with `INTERACTIONS=http`: they arrive at /interactions, and the gateway is kept for guild joins and voice. @defaultValue true */
   readonly routeInteractions?: boolean;
+  /** How its REST requests are sent: through the deployment's shared budget, counted (src/discord-rest/rest-requests.ts). */
+  readonly makeRequest?: MakeRequest;
 }
 
 export interface Gateway {
@@ -73,8 +76,8 @@ export const CACHE_LIMITS = {
   }),
 };
 
-/** A client configured as the bot runs it, not yet logged in; `ws` may name its identify throttler. */
-export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }, ws: Pick<WebSocketOptions, 'buildIdentifyThrottler'> = {}): Client {
+/** A client configured as the bot runs it, not yet logged in; `makeRequest` puts its channel posts under the shared budget. */
+export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }, makeRequest?: MakeRequest, ws: Pick<WebSocketOptions, 'buildIdentifyThrottler'> = {}): Client {
   return new Client({
     ...(plan.shards === 'auto' ? { shards: 'auto' } : { shards: [...plan.shards], shardCount: plan.shardCount }),
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
@@ -82,8 +85,9 @@ export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 
     // discord.js builds the channel from that when it is not cached (a private thread the bot was
     // never added to), so `interaction.channel` tells a thread of an allowed channel apart.
     partials: [Partials.Channel],
-    // Its REST calls are the interactions' answers; the rare welcome message may pass the local limit.
-    rest: { api: config.discordApiUrl, ...INTERACTION_REST },
+    // Its REST calls are mostly the interactions' answers, outside the global limit; the others
+    // (welcomes, now-playing) take their permits from the shared budget in `makeRequest`.
+    rest: { api: config.discordApiUrl, ...INTERACTION_REST, ...(makeRequest && { makeRequest }) },
     allowedMentions: { parse: [] },
     ...(ws.buildIdentifyThrottler && { ws: { buildIdentifyThrottler: ws.buildIdentifyThrottler } }),
     ...CACHE_LIMITS,
@@ -103,7 +107,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let connected!: () => void;
   const connecting = new Promise<void>((resolve) => (connected = resolve));
   const buildThrottler = options.buildIdentifyThrottler;
-  const client = createDiscordClient(config, plan, {
+  const client = createDiscordClient(config, plan, options.makeRequest, {
     ...(buildThrottler && {
       buildIdentifyThrottler: (manager) => {
         connected();

@@ -19,6 +19,7 @@ import type { RequestData, RouteLike } from '@discordjs/rest';
 import type { Command } from './command.js';
 import type { BaseCommandContext } from './context.js';
 import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
+import type { MakeRequest } from '../discord-rest/rest-requests.js';
 import { loggableError } from './errors.js';
 import { CACHE_LIMITS } from './gateway.js';
 import { createInteractionRouter } from './router.js';
@@ -44,6 +45,8 @@ export interface HttpInteractionReceiver {
 export interface HttpInteractionOptions {
   readonly context: BaseCommandContext;
   readonly commands: readonly Command[];
+  /** How its REST requests are sent: through the deployment's shared budget, counted (src/discord-rest/rest-requests.ts). */
+  readonly makeRequest?: MakeRequest;
 }
 
 interface Exchange {
@@ -55,11 +58,11 @@ interface Exchange {
 const CALLBACK_ROUTE = /^\/interactions\/(\d+)\/[^/]+\/callback$/;
 
 /** The discord.js client that builds interactions from payloads; it never connects to the gateway. */
-function createPayloadClient(context: BaseCommandContext): Client {
+function createPayloadClient(context: BaseCommandContext, makeRequest: MakeRequest | undefined): Client {
   const client = new Client({
     intents: [],
     partials: [Partials.Channel],
-    rest: { api: context.config.discordApiUrl, ...INTERACTION_REST },
+    rest: { api: context.config.discordApiUrl, ...INTERACTION_REST, ...(makeRequest && { makeRequest }) },
     allowedMentions: { parse: [] },
     ...CACHE_LIMITS,
   });
@@ -70,7 +73,7 @@ function createPayloadClient(context: BaseCommandContext): Client {
 
 export function createHttpInteractionReceiver(options: HttpInteractionOptions): HttpInteractionReceiver {
   const { context } = options;
-  const client = createPayloadClient(context);
+  const client = createPayloadClient(context, options.makeRequest);
   const exchanges = new Map<string, Exchange>();
   // The payload's entitlements, read by the router as the gateway's are (discord.js cannot build them here).
   const route = createInteractionRouter(context, options.commands, {

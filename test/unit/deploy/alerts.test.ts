@@ -33,6 +33,10 @@ interface Faults {
   lastCheckSecondsAgo?: number;
   /** The worker exports the account gauges it never sets, as every role once did. */
   workerWithDeploymentGauges?: boolean;
+  /** Discord's answers to each worker over the minute: 429s, 401s outside interaction webhooks (a refused bot token), 401s and 403s of any route. */
+  discord429s?: number;
+  tokenRefused?: number;
+  invalidBurst?: number;
 }
 
 /** The four processes of the split deployment, in two scrapes 60 s apart; between them, the work of a healthy minute. */
@@ -54,7 +58,19 @@ async function deployment(faults: Faults = {}): Promise<Instant & { targets: str
       worker.resultDeliveries.inc({ path: 'failed' }, minute === 1 ? (faults.failedDeliveries ?? 0) : 0);
       for (let i = 0; i < 10; i += 1) worker.upstreamLatency.observe({ operation: 'create' }, 0.3);
       worker.upstreamErrors.inc({ type: 'server_error' }, minute === 1 ? (faults.upstreamErrors ?? 0) : 0);
+      // A healthy minute has a few expired tokens (401, then the channel) and a rare 429.
+      worker.discordRestResponses.inc({ status: '200', route_class: 'interaction_webhook' }, 10);
+      worker.discordRestResponses.inc({ status: '401', route_class: 'interaction_webhook' }, 2);
+      worker.discordRestResponses.inc({ status: '200', route_class: 'channel_message' }, 2);
+      worker.discordRestResponses.inc({ status: '429', route_class: 'channel_message' }, 1);
+      if (minute === 1) {
+        worker.discordRestResponses.inc({ status: '429', route_class: 'channel_message' }, faults.discord429s ?? 0);
+        worker.discordRestResponses.inc({ status: '401', route_class: 'channel_message' }, faults.tokenRefused ?? 0);
+        worker.discordRestResponses.inc({ status: '401', route_class: 'interaction_webhook' }, faults.invalidBurst ?? 0);
+        worker.discordRestResponses.inc({ status: '403', route_class: 'channel_message' }, faults.invalidBurst ?? 0);
+      }
     }
+    gateway.discordRestResponses.inc({ status: '204', route_class: 'interaction_callback' }, 20);
     for (const queue of QUEUES) http.queueOldestWaiting.set({ queue }, queue === 'submit' && minute === 1 ? (faults.oldestSubmitSeconds ?? 2) : 0);
     http.accountCredits.set(faults.credits ?? 2_000);
     http.accountLowThreshold.set(250);
@@ -111,6 +127,11 @@ const FAULTS: Record<string, () => Promise<Instant>> = {
   MusicBotAccountLow: () => deployment({ credits: 100 }),
   MusicBotAccountCheckStale: () => deployment({ lastCheckSecondsAgo: 3 * 3600 }),
   MusicBotAccountDrift: () => deployment({ drift: -500 }),
+  // Two workers: 60 more 429s in the minute, 1 a second.
+  MusicBotDiscordRateLimited: () => deployment({ discord429s: 30 }),
+  MusicBotDiscordUnauthorized: () => deployment({ tokenRefused: 2 }),
+  // 600 more 401s and 403s in the minute: 10 a second.
+  MusicBotDiscordInvalidRequests: () => deployment({ invalidBurst: 150 }),
 };
 
 describe('the alert rules on a split deployment (gateway, two workers, http)', () => {
