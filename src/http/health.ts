@@ -97,7 +97,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     const reachable = (postgres === 'ok' || !needs.postgres) && (redis === 'ok' || !needs.redis);
     const ready = reachable && (gateway?.ready ?? true) && (deps.lifecycle?.() ?? 'running') === 'running';
     // `not_yet`: nothing wrong, the shards are still identifying (in turn, 5 s apart per bucket).
-    const notYet = !ready && postgres === 'ok' && redis === 'ok' && gateway?.starting !== undefined && !gateway.shardsDown.some((shard) => shard.overGrace);
+    const notYet = !ready && reachable && gateway?.starting !== undefined && !gateway.shardsDown.some((shard) => shard.overGrace);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : notYet ? 'not_yet' : 'not_ready', postgres, redis, ...(gateway && { gateway }) });
   });
 }
