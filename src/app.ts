@@ -40,6 +40,11 @@ export interface App {
   /** The HTTP server's address when this process runs the http role. */
   readonly httpUrl: string | undefined;
   /**
+   * With the gateway: resolves once each of its shards has been ready and the voice players run
+   * ("gateway ready"), or once it gave up; start-up does not wait for it. Undefined without the gateway.
+   */
+  readonly gatewayReady: Promise<void> | undefined;
+  /**
    * Stops every part, once. `drainMs`: how long the public server keeps answering after
    * `/readyz` turned 503 and before anything stops (main passes SHUTDOWN_DRAIN_MS); a process
    * without the http role does not wait it.
@@ -87,6 +92,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
   const stops: Array<() => Promise<void>> = [];
   // For /readyz: ready once everything below has started, and no longer from the moment stop() begins.
   let lifecycle: Lifecycle = 'starting';
+  let gatewayReady: Promise<void> | undefined;
   // For /livez: undefined (live) until start-up has finished.
   let checkLiveness: Liveness['check'] | undefined;
   // Once, however often it is called: a second call waits for the first.
@@ -297,7 +303,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       // Once every shard is ready, since they need the guilds; before the gateway stops they
       // leave their channels and keep their queues in Redis. "gateway ready" once they run.
       let players: Promise<Players> | undefined;
-      void gateway.ready.then(
+      gatewayReady = gateway.ready.then(
         async (client) => {
           if (lifecycle === 'stopping') return;
           players = startPlayers({ client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
@@ -320,7 +326,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     checkLiveness = () => loop.check();
     lifecycle = 'running';
     logger.info({ role: config.role, webhooks: Boolean(config.publicUrl) }, 'bot started');
-    return { deps, pipeline, httpUrl, stop: ({ drainMs = 0 } = {}) => stopAll(runs.http ? drainMs : 0) };
+    return { deps, pipeline, httpUrl, gatewayReady, stop: ({ drainMs = 0 } = {}) => stopAll(runs.http ? drainMs : 0) };
   } catch (error) {
     await stopAll();
     throw error;

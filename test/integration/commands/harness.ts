@@ -85,14 +85,18 @@ export async function startBot(
     },
   });
   const logger = pino({ level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
-  const start = () =>
-    startApp(config, logger, {
+  // As the test world's bot process: the tests command a bot whose gateway is ready.
+  const start = async () => {
+    const started = await startApp(config, logger, {
       parts: { gateway: true, worker: true, http: false },
       queuePrefix: stack.prefix,
       settings: { ...FAST, ...options.settings },
       reconcileIntervalMs: 60_000,
       lockDurationMs: 4_000,
     });
+    await started.gatewayReady;
+    return started;
+  };
   let app = await start();
 
   /** The bot as seen from one of the stack's guilds. */
