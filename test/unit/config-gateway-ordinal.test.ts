@@ -3,24 +3,11 @@
  * ranges, the one for GATEWAY_ORDINAL (a StatefulSet pod's index), and what the configuration refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, shardIdsForOrdinal } from '../../src/config.js';
+import { loadConfig, shardIdsForOrdinal } from '../../src/config.js';
+import { COMPLETE_ENV, problemsOf } from '../support/config-env.js';
 
-const complete = {
-  DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
-  DISCORD_APPLICATION_ID: '123456789012345678',
-  MUSIC_API_URL: 'https://api.example.com/',
-  MUSIC_API_KEY: 'key-123',
-};
+const complete = COMPLETE_ENV;
 
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    loadConfig({ env });
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 describe('shardIdsForOrdinal', () => {
   it('gives each ordinal a contiguous range, the ranges covering every shard exactly once', () => {

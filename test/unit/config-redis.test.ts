@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, hasHashTag, loadConfig } from '../../src/config.js';
+import { hasHashTag, loadConfig } from '../../src/config.js';
+import { COMPLETE_ENV, problemsOf } from '../support/config-env.js';
 
-const complete = {
-  DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
-  DISCORD_APPLICATION_ID: '123456789012345678',
-  MUSIC_API_URL: 'https://api.example.com/',
-  MUSIC_API_KEY: 'key-123',
-};
+const complete = COMPLETE_ENV;
 
-function problemsOf(env: Record<string, string | undefined>): string[] {
-  try {
-    loadConfig({ env: { ...complete, ...env } });
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
+/** The problems of the complete environment with `env` on top. */
+const problemsWith = (env: Record<string, string | undefined>) => problemsOf({ ...complete, ...env });
 
 describe('how Redis is asked for', () => {
   it('is an embedded server by default, and one server with REDIS_URL', () => {
@@ -73,10 +62,10 @@ describe('how Redis is asked for', () => {
   });
 
   it('refuses, in one line, a queue prefix without a hash tag on a cluster', () => {
-    expect(problemsOf({ REDIS_CLUSTER_NODES: 'n1:7000' })).toEqual([
+    expect(problemsWith({ REDIS_CLUSTER_NODES: 'n1:7000' })).toEqual([
       'QUEUE_PREFIX: expected a hash tag such as {musicbot} on a Redis Cluster, so that each queue\'s keys stay in one slot; "musicbot" has none',
     ]);
-    expect(problemsOf({ REDIS_URL: 'redis+cluster://n1:7000', QUEUE_PREFIX: 'bot' })).toHaveLength(1);
+    expect(problemsWith({ REDIS_URL: 'redis+cluster://n1:7000', QUEUE_PREFIX: 'bot' })).toHaveLength(1);
     // Off a cluster the default stays as it was: existing deployments keep their queues.
     expect(loadConfig({ env: complete }).queuePrefix).toBe('musicbot');
   });
@@ -84,23 +73,23 @@ describe('how Redis is asked for', () => {
   it('accepts one hash tag in QUEUE_PREFIX, and nothing else in braces', () => {
     expect(loadConfig({ env: { ...complete, QUEUE_PREFIX: '{musicbot}' } }).queuePrefix).toBe('{musicbot}');
     expect(loadConfig({ env: { ...complete, QUEUE_PREFIX: 'eu-{musicbot}-1' } }).queuePrefix).toBe('eu-{musicbot}-1');
-    for (const prefix of ['{}', '{a}{b}', 'a{b', 'a}b', '{a:b}', 'bad prefix']) expect(problemsOf({ QUEUE_PREFIX: prefix })[0]).toMatch(/^QUEUE_PREFIX: expected/);
+    for (const prefix of ['{}', '{a}{b}', 'a{b', 'a}b', '{a:b}', 'bad prefix']) expect(problemsWith({ QUEUE_PREFIX: prefix })[0]).toMatch(/^QUEUE_PREFIX: expected/);
     expect(hasHashTag('{musicbot}')).toBe(true);
     expect(hasHashTag('musicbot')).toBe(false);
   });
 
   it('names what is missing or doubled, and each malformed address', () => {
-    expect(problemsOf({ REDIS_SENTINELS: 's1:26379' })).toEqual([expect.stringMatching(/^REDIS_SENTINEL_NAME is not set: .*mymaster/)]);
-    expect(problemsOf({ REDIS_SENTINEL_NAME: 'mymaster' })).toEqual([expect.stringMatching(/^REDIS_SENTINEL_NAME: expected REDIS_SENTINELS/)]);
-    expect(problemsOf({ REDIS_URL: 'redis://x:6379', REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm' })).toEqual([expect.stringMatching(/^REDIS_SENTINELS: expected one way to reach Redis/)]);
-    expect(problemsOf({ REDIS_SENTINELS: 's1', REDIS_SENTINEL_NAME: 'm' })[0]).toMatch(/^REDIS_SENTINELS: expected a list of host:port/);
-    expect(problemsOf({ REDIS_CLUSTER_NODES: 'n1:99999' })[0]).toMatch(/^REDIS_CLUSTER_NODES: expected a list of host:port/);
-    expect(problemsOf({ REDIS_URL: 'redis+sentinel://s1:26379' })[0]).toMatch(/^REDIS_URL: expected redis\+sentinel:/);
-    expect(problemsOf({ REDIS_URL: 'redis+cluster://n1:7000/mymaster' })[0]).toMatch(/^REDIS_URL: expected/);
+    expect(problemsWith({ REDIS_SENTINELS: 's1:26379' })).toEqual([expect.stringMatching(/^REDIS_SENTINEL_NAME is not set: .*mymaster/)]);
+    expect(problemsWith({ REDIS_SENTINEL_NAME: 'mymaster' })).toEqual([expect.stringMatching(/^REDIS_SENTINEL_NAME: expected REDIS_SENTINELS/)]);
+    expect(problemsWith({ REDIS_URL: 'redis://x:6379', REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm' })).toEqual([expect.stringMatching(/^REDIS_SENTINELS: expected one way to reach Redis/)]);
+    expect(problemsWith({ REDIS_SENTINELS: 's1', REDIS_SENTINEL_NAME: 'm' })[0]).toMatch(/^REDIS_SENTINELS: expected a list of host:port/);
+    expect(problemsWith({ REDIS_CLUSTER_NODES: 'n1:99999' })[0]).toMatch(/^REDIS_CLUSTER_NODES: expected a list of host:port/);
+    expect(problemsWith({ REDIS_URL: 'redis+sentinel://s1:26379' })[0]).toMatch(/^REDIS_URL: expected redis\+sentinel:/);
+    expect(problemsWith({ REDIS_URL: 'redis+cluster://n1:7000/mymaster' })[0]).toMatch(/^REDIS_URL: expected/);
   });
 
   it('never repeats a password in a problem', () => {
-    const problems = problemsOf({ REDIS_URL: 'redis+sentinel://:hunter2-secret@s1/mymaster', REDIS_PASSWORD: 'x'.repeat(3) });
+    const problems = problemsWith({ REDIS_URL: 'redis+sentinel://:hunter2-secret@s1/mymaster', REDIS_PASSWORD: 'x'.repeat(3) });
     expect(problems).toHaveLength(1);
     expect(problems.join('\n')).not.toContain('hunter2-secret');
   });

@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, MAX_PUBLIC_URL_LENGTH, modelListNotice, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
+import { loadConfig, MAX_PUBLIC_URL_LENGTH, modelListNotice, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../src/music-api-spec.js';
+import { COMPLETE_ENV, problemsOf } from '../support/config-env.js';
 
-const complete = {
-  DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
-  DISCORD_APPLICATION_ID: '123456789012345678',
-  MUSIC_API_URL: 'https://api.example.com/',
-  MUSIC_API_KEY: 'key-123',
-};
+const complete = COMPLETE_ENV;
 
-function problemsOf(env: Record<string, string | undefined>, require?: Array<'discord' | 'musicApi'>): string[] {
-  try {
-    loadConfig({ env, ...(require ? { require } : {}) });
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 describe('loadConfig', () => {
   it('applies the documented defaults to a minimal environment', () => {
