@@ -62,6 +62,23 @@ export interface Harness extends Stack {
   request(request: GenerationRequest, options?: { userId?: string }): Promise<{ handle: InteractionHandle; result: SubmitResult | Error }>;
 }
 
+/**
+ * How many times a job's result was posted: requests Discord took (a 429 posts nothing and is
+ * retried), progress edits and the files' uploads left out.
+ */
+export function resultPostCount(h: Pick<Harness, 'emulator'>, jobId: string): number {
+  return h.emulator.requests.filter((r) => {
+    if (r.status >= 300) return false;
+    const body = JSON.stringify(r.body ?? {});
+    return (
+      ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
+      body.includes(`Job ${jobId}`) &&
+      !body.includes('Making your') &&
+      r.files.length === 0
+    );
+  }).length;
+}
+
 /** Call in `beforeAll`; the database is dropped after the file. */
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const stack = await startStack({ startingCredits: options.startingCredits ?? 100, sim: options.sim, emulator: options.emulator });

@@ -8,7 +8,7 @@ import { BotProcess, ROOT } from '@music-bot/test-world';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
-import { startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { resultPostCount, startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow, ledgerOfJob, ledgerSum, balanceOf } from '../../support/ledger.js';
 
 const harnesses: Harness[] = [];
@@ -20,19 +20,6 @@ afterEach(async () => {
 afterAll(async () => {
   for (const h of harnesses) await h.close();
 });
-
-/** How many times the result was posted: requests Discord took (a 429 posts nothing and is retried). */
-function finalEditCount(h: Harness, jobId: string): number {
-  return h.emulator.requests.filter((r) => {
-    if (r.status >= 300) return false;
-    const body = JSON.stringify(r.body ?? {});
-    return (
-      ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
-      body.includes(`Job ${jobId}`) &&
-      !body.includes('Making your') && r.files.length === 0
-    );
-  }).length;
-}
 
 async function allDelivered(h: Harness, jobIds: string[], timeoutMs: number) {
   return vi.waitFor(async () => {
@@ -81,7 +68,7 @@ describe('a worker in its own process', () => {
     const rows = await allDelivered(h, jobIds, 70_000);
     expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
     for (const jobId of jobIds) {
-      expect(finalEditCount(h, jobId)).toBe(1);
+      expect(resultPostCount(h, jobId)).toBe(1);
       expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     }
     // Never a second upstream task for a job.
@@ -126,7 +113,7 @@ describe('Redis emptied while jobs are in flight', () => {
     const rows = await allDelivered(h, jobIds, 40_000);
     expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
     for (const jobId of jobIds) {
-      expect(finalEditCount(h, jobId)).toBe(1);
+      expect(resultPostCount(h, jobId)).toBe(1);
       expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     }
     expect(h.sim.listTasks().filter((t) => t.taskType === 'create_music')).toHaveLength(5);

@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/logger.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
 import { balanceOf, jobRow, ledgerOfJob, ledgerSum } from '../../support/ledger.js';
-import { startHarness, type Harness } from '../../support/pipeline-harness.js';
+import { resultPostCount, startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { startSentinelGroup, withAdmin, type SentinelGroup } from '../../support/redis-topology.js';
 
 const PASSWORD = 'data-pw-5d0e-never-logged';
@@ -47,20 +47,6 @@ afterAll(async () => {
   await h?.close();
   await group?.stop();
 });
-
-/** How many times the result was posted: requests Discord took, progress edits and files left out. */
-function finalEditCount(jobId: string): number {
-  return h.emulator.requests.filter((r) => {
-    if (r.status >= 300) return false;
-    const body = JSON.stringify(r.body ?? {});
-    return (
-      ((r.method === 'PATCH' && /\/messages\/(@|%40)original$/.test(r.path)) || (r.method === 'POST' && r.path.endsWith('/messages'))) &&
-      body.includes(`Job ${jobId}`) &&
-      !body.includes('Making your') &&
-      r.files.length === 0
-    );
-  }).length;
-}
 
 describe('a Redis primary killed under a batch of songs', () => {
   it('fails over through the sentinels, and every song is delivered and charged once', async () => {
@@ -100,7 +86,7 @@ describe('a Redis primary killed under a batch of songs', () => {
     }, 60_000);
     expect(rows.map((row) => row?.state)).toEqual(jobIds.map(() => 'succeeded'));
     for (const jobId of jobIds) {
-      expect(finalEditCount(jobId)).toBe(1);
+      expect(resultPostCount(h, jobId)).toBe(1);
       expect(await ledgerOfJob(h.db.db, jobId)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${jobId}:debit` }]);
     }
     // One upstream task per song, and the balance is the ledger's sum.
