@@ -8,6 +8,7 @@
  * once a minute: a request waits its turn, but never for Redis.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 
@@ -27,7 +28,7 @@ export interface RequestBudgetOptions {
 }
 
 export interface RequestBudget {
-  /** Resolves when one request may be sent. Rejects with the signal's reason when it aborts first. */
+  /** Resolves when one request may be sent. Rejects (an AbortError, or the signal's reason) when it aborts first. */
   take(signal?: AbortSignal): Promise<void>;
 }
 
@@ -130,7 +131,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       signal?.throwIfAborted();
       const wait = await ask();
       if (wait === 0) return;
-      await sleep(wait, signal);
+      await sleep(wait, undefined, { signal });
     }
   }
 
@@ -141,18 +142,4 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       return turn;
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
