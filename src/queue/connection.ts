@@ -72,15 +72,13 @@ export function watchRedisConnection(client: RedisClient, options: RedisLogOptio
   const reportError = rateLimitedErrorLog(options, 'redis connection error');
   let downSince: number | undefined;
   let errorsWhileDown = 0;
-  client.on('error', (error: unknown) => {
+  const onError = (error: unknown) => {
     if (downSince !== undefined) errorsWhileDown += 1;
     reportError(error);
-  });
+  };
+  client.on('error', onError);
   // A cluster tells of a node's errors apart from its own.
-  client.on('node error', (error: unknown) => {
-    if (downSince !== undefined) errorsWhileDown += 1;
-    reportError(error);
-  });
+  client.on('node error', onError);
   client.on('reconnecting', () => {
     if (downSince !== undefined) return;
     downSince = Date.now();
