@@ -3,24 +3,21 @@
  * it works, as `docker stop` stops it through the image's init: the graceful shutdown runs, the
  * queue entries in hand are released, the process exits 0, and a new start finishes every job once.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFolder } from '@music-bot/test-world';
 import { ledgerOfJob } from '../support/ledger.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let bot: E2E;
 printBotLogsOnFailure(() => bot);
 
 beforeAll(async () => {
-  // `npm run build`, as the image's build stage runs it.
-  await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
-  // The build holds the bot alone: nothing of the stand-ins is compiled into it.
-  expect(existsSync(path.join(root, 'build/src/main.js'))).toBe(true);
-  expect(existsSync(path.join(root, 'build/packages'))).toBe(false);
+  // The suite's build (test/support/bot-build.ts) is `npm run build`'s, as the image's build stage
+  // runs it. It holds the bot alone: nothing of the stand-ins is compiled into it.
+  expect(existsSync(path.join(buildFolder(), 'src/main.js'))).toBe(true);
+  expect(existsSync(path.join(buildFolder(), 'packages'))).toBe(false);
   bot = await startE2E({ webhooks: false, entry: 'build', startingCredits: 200, sim: { taskMs: 3_000 } });
 }, 240_000);
 afterAll(async () => bot?.close());

@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { runMigrations } from '../../src/db/migrate.js';
 import { startEmbeddedPostgres } from '../../src/embedded/embedded-postgres.js';
 import { startRedisServer } from '../../src/embedded/redis-server.js';
+import { compiledBot } from './bot-build.js';
 
 export const TEMPLATE_DATABASE = 'musicbot_test_template';
 
@@ -40,6 +41,10 @@ export default async function setup(project: TestProject) {
   };
 
   try {
+    // Compiled while Postgres and Redis start; the bot processes the tests start run from it
+    // (the test world's BotProcess reads MUSIC_BOT_BUILD_DIR), as the image runs the bot.
+    const build = compiledBot();
+    build.catch(() => {});
     let adminUrl = process.env.TEST_DATABASE_URL;
     if (!adminUrl) {
       // Test files run side by side, each with its own app, workers and bot processes.
@@ -65,6 +70,7 @@ export default async function setup(project: TestProject) {
       redisUrl = redis.url;
     }
 
+    process.env.MUSIC_BOT_BUILD_DIR = await build;
     project.provide('postgresAdminUrl', adminUrl);
     project.provide('templateDatabase', TEMPLATE_DATABASE);
     project.provide('redisUrl', redisUrl);

@@ -13,6 +13,15 @@ export const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 export type LogLine = Record<string, unknown>;
 
+/** The compiled bot's folder: MUSIC_BOT_BUILD_DIR, else the repository's build/. */
+export function buildFolder(): string {
+  return process.env['MUSIC_BOT_BUILD_DIR'] ?? path.join(ROOT, 'build');
+}
+
+function defaultEntry(): 'source' | 'build' {
+  return process.env['MUSIC_BOT_BUILD_DIR'] ? 'build' : 'source';
+}
+
 /** An exit nobody asked for. */
 export interface Crash {
   readonly name: string;
@@ -27,7 +36,11 @@ export interface BotProcessOptions {
   readonly name?: string;
   /** Its whole environment (PATH and HOME are added). */
   readonly env: NodeJS.ProcessEnv;
-  /** The sources through tsx, or the compiled build (`npm run build` first). @defaultValue 'source' */
+  /**
+   * The sources through tsx, or a compiled build: the one in MUSIC_BOT_BUILD_DIR when set (the
+   * test suite compiles one per run), else build/ (`npm run build` first).
+   * @defaultValue 'build' when MUSIC_BOT_BUILD_DIR is set, else 'source'
+   */
   readonly entry?: 'source' | 'build';
   /** Where it runs; a `.env` there is read. @defaultValue the repository's root */
   readonly cwd?: string;
@@ -94,8 +107,8 @@ export class BotProcess {
 
   /** Starts it without waiting: for a caller that waits on its own signal (or its log level hides the start line). */
   spawn(): ChildProcess {
-    const { entry = 'source', nodeArgs = [], output = 'keep' } = this.#options;
-    const main = entry === 'build' ? [path.join(ROOT, 'build/src/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+    const { entry = defaultEntry(), nodeArgs = [], output = 'keep' } = this.#options;
+    const main = entry === 'build' ? [path.join(buildFolder(), 'src/main.js')] : ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
     const earlier = this.output();
     this.#earlierOutput = earlier === '' || earlier.endsWith('\n') ? earlier : `${earlier}\n`;
     // node itself, not the tsx binary: a signal reaches the bot, not a wrapper around it.
@@ -145,8 +158,8 @@ export class BotProcess {
 }
 
 /** Runs one of the bot's scripts (`deploy-commands`, `db-migrate`) to its end; rejects with its output if it fails. */
-export async function runBotScript(script: string, env: NodeJS.ProcessEnv, entry: 'source' | 'build' = 'source'): Promise<string> {
-  const file = entry === 'build' ? path.join(ROOT, `build/src/scripts/${script}.js`) : path.join(ROOT, `src/scripts/${script}.ts`);
+export async function runBotScript(script: string, env: NodeJS.ProcessEnv, entry: 'source' | 'build' = defaultEntry()): Promise<string> {
+  const file = entry === 'build' ? path.join(buildFolder(), `src/scripts/${script}.js`) : path.join(ROOT, `src/scripts/${script}.ts`);
   const run = new NodeProcess(entry === 'build' ? [file] : ['--import', 'tsx', file], { name: script, cwd: ROOT, env });
   const { code } = await run.exited;
   if (code !== 0) throw new Error(`${script} exited ${code}: ${run.output()}`);

@@ -1,5 +1,5 @@
 /** The test world's public API: the tests, the chaos suite, the benchmarks and the playground build their world with it. */
-export { BotProcess, ROOT, runBotScript } from './bot-process.js';
+export { BotProcess, buildFolder, ROOT, runBotScript } from './bot-process.js';
 export type { BotProcessOptions, Crash, LogLine, ProcessExit } from './bot-process.js';
 export { populateGuilds, seedCast } from './cast.js';
 export type { CastGuild, Members, Place } from './cast.js';

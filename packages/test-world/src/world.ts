@@ -116,7 +116,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         bots.push(bot);
         return bot;
       },
-      async deployCommands({ entry = 'source', env: extra } = {}) {
+      async deployCommands({ entry, env: extra } = {}) {
         await runBotScript('deploy-commands', env(extra), entry);
       },
       close,
