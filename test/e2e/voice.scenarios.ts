@@ -44,10 +44,20 @@ async function secondsOf(url: string): Promise<number> {
 
 type Place = Partial<Pick<RunCommandInput, 'guildId' | 'channelId'>>;
 
-/** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions, the roles in one process or apart. */
+/**
+ * The scenarios of this file, with interactions brought over the gateway or POSTed to
+ * /interactions, the roles in one process or apart. Those where the way in matters (an answer,
+ * a button, a command reaching the player, a restart of the process holding it) run on every
+ * way; the player's own behaviour runs over the gateway in one process (voice.test.ts) alone.
+ */
 export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRoles'>): void {
   let bot: E2E;
   let voice: string;
+  const overGatewayAlone = setup.interactions !== 'http' && setup.splitRoles !== true;
+  /** A scenario of the player's own, the same whichever way its commands came. */
+  const playerOnly = (name: string, scenario: () => Promise<void>, timeoutMs?: number): void => {
+    if (overGatewayAlone) it(name, scenario, timeoutMs);
+  };
   const songs: VoiceSong[] = [];
   printBotLogsOnFailure(() => bot);
 
@@ -177,7 +187,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     await botInVoice(voice, false);
   });
 
-  it('plays the library as radio until stopped', async () => {
+  playerOnly('plays the library as radio until stopped', async () => {
     const { alice, manager } = bot.members;
     bot.emulator.joinVoice(alice, voice);
     bot.emulator.resetVoiceReception(bot.guild.id);
@@ -190,7 +200,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     await botInVoice(voice, false);
   });
 
-  it('leaves a channel nobody listens in', async () => {
+  playerOnly('leaves a channel nobody listens in', async () => {
     const { alice } = bot.members;
     bot.emulator.joinVoice(alice, voice);
     // The radio never runs out of songs: only the empty channel makes the bot leave.
@@ -222,7 +232,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     }
   });
 
-  it('does not join a full channel', async () => {
+  playerOnly('does not join a full channel', async () => {
     const room = bot.emulator.createChannel(bot.guild.id, { name: 'Booth', type: ChannelType.GuildVoice, userLimit: 1 });
     bot.emulator.joinVoice(bot.members.owner, room.id);
     const answer = await answerOf(bot.run(bot.members.owner, { name: 'radio' }));
@@ -231,7 +241,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     bot.emulator.leaveVoice(bot.guild.id, bot.members.owner);
   });
 
-  it('skips a song whose audio cannot be fetched, with a line in the channel, and plays on', async () => {
+  playerOnly('skips a song whose audio cannot be fetched, with a line in the channel, and plays on', async () => {
     const [, second, third] = songs;
     const { alice } = bot.members;
     // The stored address of one song no longer answers.
@@ -255,7 +265,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     }
   });
 
-  it('plays in two guilds at once', async () => {
+  playerOnly('plays in two guilds at once', async () => {
     const other = bot.newGuild();
     const otherVoice = bot.emulator.createChannel(other.guild.id, { name: 'Den', type: ChannelType.GuildVoice }).id;
     const place = { guildId: other.guild.id, channelId: other.channelId };
@@ -292,10 +302,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     const expected = first!.seconds + second!.seconds;
     expect(Math.abs(heard.seconds - expected) / expected, JSON.stringify({ heard: heard.seconds, expected })).toBeLessThan(0.1);
   });
-  // Once is enough: the same path whatever brings the interactions.
-  if (setup.interactions !== 'gateway' || setup.splitRoles) return;
-
-  it('carries on after a crash, once the dead process’s claim on the guild lapses', async () => {
+  playerOnly('carries on after a crash, once the dead process’s claim on the guild lapses', async () => {
     const [first] = songs;
     const { alice } = bot.members;
     bot.emulator.joinVoice(alice, voice);
