@@ -30,20 +30,39 @@ export default defineConfig({
         },
       },
       {
-        // The stand-in packages' own tests, and the music API client against the simulator, over
-        // real sockets: servers, no database.
+        // The music API client against the simulator, over real sockets: no database.
         test: {
           name: 'contract',
-          include: ['test/contract/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          // The playground's tests drive the whole bot in a browser: they run with the integration tests.
+          include: ['test/contract/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        // The stand-in packages' own tests: servers, no database.
+        test: {
+          name: 'stand-ins',
+          include: ['packages/*/test/**/*.test.ts'],
+          // The playground's tests drive the whole bot in a browser: they run with the end-to-end tests.
           exclude: [...configDefaults.exclude, 'packages/playground/**'],
           environment: 'node',
         },
       },
       {
+        // The bot's parts on a real Postgres and Redis, in the test's process.
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts', 'packages/playground/test/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        // The bot as processes, against the emulator and the simulator; the playground in a browser.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts', 'packages/playground/test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,

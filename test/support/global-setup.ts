@@ -1,7 +1,8 @@
 /**
  * Gives the integration and end-to-end tests a throwaway Postgres and Redis, unless
  * TEST_DATABASE_URL / TEST_REDIS_URL point at running ones. The schema is migrated once
- * into a template database; each test file clones it (see ./database.ts).
+ * into a template database; each test file clones it (see ./database.ts). Both projects name
+ * this setup; one run starts the services once and stops them after the last project.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -29,7 +30,33 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+interface Services {
+  readonly postgresAdminUrl: string;
+  readonly redisUrl: string;
+  readonly teardown: () => Promise<void>;
+}
+
+/** Shared by the projects' setups, which vitest may load as separate module instances. */
+const SHARED = Symbol.for('music-bot.test-services');
+type Shared = { services: Promise<Services>; users: number };
+const shared = globalThis as typeof globalThis & { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject) {
+  const running = (shared[SHARED] ??= { services: startServices(), users: 0 });
+  running.users += 1;
+  const services = await running.services;
+  project.provide('postgresAdminUrl', services.postgresAdminUrl);
+  project.provide('templateDatabase', TEMPLATE_DATABASE);
+  project.provide('redisUrl', services.redisUrl);
+  return async () => {
+    running.users -= 1;
+    if (running.users > 0) return;
+    delete shared[SHARED];
+    await services.teardown();
+  };
+}
+
+async function startServices(): Promise<Services> {
   const stops: Array<() => Promise<void>> = [];
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-test-'));
   // Run as root, Postgres runs as the `postgres` user. Let it in, so the cluster stays in here and
@@ -71,12 +98,9 @@ export default async function setup(project: TestProject) {
     }
 
     process.env.MUSIC_BOT_BUILD_DIR = await build;
-    project.provide('postgresAdminUrl', adminUrl);
-    project.provide('templateDatabase', TEMPLATE_DATABASE);
-    project.provide('redisUrl', redisUrl);
+    return { postgresAdminUrl: adminUrl, redisUrl, teardown };
   } catch (error) {
     await teardown();
     throw error;
   }
-  return teardown;
 }
