@@ -75,7 +75,14 @@ async function startServices(): Promise<Services> {
     let adminUrl = process.env.TEST_DATABASE_URL;
     if (!adminUrl) {
       // Test files run side by side, each with its own app, workers and bot processes.
-      const postgres = await startEmbeddedPostgres({ dataDir: path.join(tempDir, 'postgres'), database: 'postgres', maxConnections: 500 });
+      // Thrown away after the run: no test needs it to survive a crash, so commits skip the disk
+      // flush (the chaos suite's and the restore test's servers are their own, with the defaults).
+      const postgres = await startEmbeddedPostgres({
+        dataDir: path.join(tempDir, 'postgres'),
+        database: 'postgres',
+        maxConnections: 500,
+        settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+      });
       stops.push(() => postgres.stop());
       adminUrl = postgres.adminUrl;
     }
