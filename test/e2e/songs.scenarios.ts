@@ -12,9 +12,17 @@ import { ledgerOfJob } from '../support/ledger.js';
 import { SIM_KEY } from '../support/stack.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
-/** Every scenario of this file, with interactions brought over the gateway or POSTed to /interactions. */
+/**
+ * The scenarios of this file, with interactions brought over the gateway or POSTed to
+ * /interactions. What happens after the first answer the same way whichever way the command
+ * came (the service's 429s, its webhooks) runs over the gateway alone.
+ */
 export function songScenarios(interactions: 'gateway' | 'http'): void {
   let bot: E2E;
+  /** A scenario the way in does not touch. */
+  const overGatewayAlone = (name: string, scenario: () => Promise<void>): void => {
+    if (interactions === 'gateway') it(name, scenario);
+  };
   printBotLogsOnFailure(() => bot);
 
   beforeAll(async () => {
@@ -185,7 +193,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.delivered(jobId)).toEqual({ state: 'failed', deliveryState: 'delivered' });
     });
 
-    it('retries a 429 and delivers the song, charged once', async () => {
+    overGatewayAlone('retries a 429 and delivers the song, charged once', async () => {
       const before = await bot.balance();
       const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'busy service [sim:429x2]' } });
       const jobId = await bot.jobIdOf(handle);
@@ -195,7 +203,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.balance()).toBe(before - 10);
     });
 
-    it('refuses a forged webhook and changes nothing', async () => {
+    overGatewayAlone('refuses a forged webhook and changes nothing', async () => {
       const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'slow and forged [sim:task-ms=60000]' } });
       const jobId = await bot.jobIdOf(handle);
       // At the service, and waiting for its webhook: what a forger would aim at.
