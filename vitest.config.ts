@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { pathWithBundledFfmpeg } from './packages/test-world/src/tools.js';
+import LongestFirst from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -14,6 +15,7 @@ export default defineConfig({
     // imports per file (docs/decisions/suite-in-minutes.md).
     pool: 'forks',
     isolate: false,
+    sequence: { sequencer: LongestFirst },
     // Given to each forked worker's environment at its start, when Node reads it: the workers
     // trust the Discord emulator's self-signed voice gateway certificate (wss://127.0.0.1), and
     // they and what they start find npm's ffmpeg where the system has none.
