@@ -50,6 +50,38 @@ export function serializeError(value: unknown): unknown {
 }
 
 /**
+ * A log-safe picture of an error, `secrets` (interaction tokens) cut out of its text. Discord's
+ * REST errors carry the request URL, which holds the interaction token for every interaction
+ * response: only the route's shape is kept. An error that says how it is logged (`toJSON`, as
+ * the music API's errors do) is logged so; a failed query without the statement's values.
+ */
+export function loggableError(error: unknown, secrets: readonly string[] = []): Record<string, unknown> {
+  const hide = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('[redacted]') : out), text);
+  if (isDiscordApiError(error)) {
+    return {
+      name: error.name,
+      code: error.code,
+      status: error.status,
+      method: error.method,
+      route: hide(new URL(error.url, 'http://x').pathname).replace(/\/[\w-]{60,}(?=\/|$)/g, '/[token]'),
+      message: hide(error.message),
+    };
+  }
+  if (error instanceof Error && 'toJSON' in error && typeof error.toJSON === 'function') return error.toJSON() as Record<string, unknown>;
+  // A failed query's message holds the statement's values: the logger's own form leaves them out.
+  if (error instanceof Error && 'query' in error && 'params' in error) return serializeError(error) as Record<string, unknown>;
+  if (error instanceof Error) {
+    return { name: error.name, message: hide(error.message), stack: error.stack === undefined ? undefined : hide(error.stack) };
+  }
+  return { value: hide(String(error)) };
+}
+
+/** discord.js's `DiscordAPIError` (named `DiscordAPIError[code]`), told by its shape: this module stays below the Discord client. */
+function isDiscordApiError(error: unknown): error is Error & { code: unknown; status: number; method: string; url: string } {
+  return error instanceof Error && error.name.startsWith('DiscordAPIError') && 'url' in error && 'status' in error && 'method' in error;
+}
+
+/**
  * A pino logger with secrets redacted, writing to stdout unless given a `destination`. With a
  * `role` (a process's logger), every line carries the role, the process id and the host name,
  * so lines from many processes can be told apart once gathered in one place.

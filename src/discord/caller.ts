@@ -127,10 +127,12 @@ export async function admit(context: CommandContext, caller: Caller): Promise<vo
 
 /**
  * Hands an admitted request to the pipeline and answers once it is accepted (see respond.ts):
- * the reservation is made before the first answer, so a refusal is only ever private. In a
- * public guild the first answer is the public "Starting…" line the pipeline then edits, and
- * the cost goes to the member in private; in a private guild the private acknowledgement is
- * the answer.
+ * the reservation is made before the first answer, so a refusal is only ever private, and the
+ * job is queued after it, so no progress edit reaches a reply not yet made. In a public guild
+ * the first answer is the public "Starting…" line the pipeline then edits, and the cost goes
+ * to the member in private; in a private guild the private acknowledgement is the answer.
+ * The Cancel button is decided here, once: offered only to a job that waits for its turn
+ * (docs/decisions/cancel-button.md).
  */
 export async function submitAndAcknowledge(
   interaction: RepliableInteraction,
@@ -140,47 +142,43 @@ export async function submitAndAcknowledge(
 ): Promise<SubmitResult> {
   const isPrivate = caller.guild.visibility === 'private';
   const reply = replyTargetOf(interaction);
-  const result = await context.pipeline.submit(
-    {
-      requester: {
-        guildId: caller.guild.id,
-        channelId: caller.place.channelId,
-        userId: caller.member.userId,
-        roleIds: caller.member.roleIds,
-        locale: resolveLocale(interaction.locale),
-        guildLocale: resolveLocale(interaction.guildLocale),
-      },
-      request,
-      // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.
-      requestKey: interaction.id,
-      reply,
-      opened: {
-        dailyCapApplies: caller.guild.dailyCap !== null,
-        alertConfigured: caller.guild.alertBelow !== null,
-        ...(caller.guild.queued?.kinds.includes(request.kind) && { queuedAhead: caller.guild.queued.count, inFlight: caller.guild.queued.inFlight }),
-      },
+  const accepted = await context.pipeline.accept({
+    requester: {
+      guildId: caller.guild.id,
+      channelId: caller.place.channelId,
+      userId: caller.member.userId,
+      roleIds: caller.member.roleIds,
+      locale: resolveLocale(interaction.locale),
+      guildLocale: resolveLocale(interaction.guildLocale),
     },
-    {
-      async announce(accepted) {
-        if (isPrivate) {
-          const send = (withCancel: boolean) => answerPrivately(interaction, acceptedAnswer(request, accepted, context.t, withCancel));
-          // Not in the queue yet: a job that waits surely has not been taken, so Cancel is shown without asking.
-          if (accepted.waits) await context.pipeline.offerCancel(accepted.jobId, reply, send, { waiting: true });
-          else await send(false);
-        } else {
-          await answerInPlace(interaction, { content: context.t(`job.starting.${kindKey(request.kind)}`, { user: caller.member.userId }) });
-        }
-        handOverPublicReply(interaction);
-      },
-    },
-  );
-  context.logger.info({ jobId: result.jobId, guildId: caller.guild.id, kind: request.kind, cost: result.cost }, 'request accepted');
-  if (!isPrivate) {
-    const send = (withCancel: boolean) => sendPrivateNote(interaction, acceptedAnswer(request, result, context.t, withCancel), { wait: withCancel });
-    if (result.waits) await context.pipeline.offerCancel(result.jobId, reply, send);
-    else await send(false);
+    request,
+    // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.
+    requestKey: interaction.id,
+    reply,
+    guild: caller.guild,
+  });
+  const acknowledgement = (withCancel: boolean) => acceptedAnswer(request, accepted, context.t, withCancel);
+  try {
+    if (isPrivate) {
+      // Not in the queue yet: a job that waits surely has not been taken, so Cancel is shown without asking.
+      const messageId = await answerPrivately(interaction, acknowledgement(accepted.waits));
+      if (accepted.waits) void context.pipeline.cancelShown(accepted.jobId, reply, messageId);
+    } else {
+      await answerInPlace(interaction, { content: context.t(`job.starting.${kindKey(request.kind)}`, { user: caller.member.userId }) });
+    }
+    handOverPublicReply(interaction);
+  } finally {
+    // The credits are taken: the job is queued even when the answer failed.
+    await context.pipeline.enqueue(accepted);
   }
-  return result;
+  context.logger.info({ jobId: accepted.jobId, guildId: caller.guild.id, kind: request.kind, cost: accepted.cost }, 'request accepted');
+  if (!isPrivate) {
+    // In the queue now: a worker may have taken the job already, and then Cancel is not offered.
+    const withCancel = accepted.waits && (await context.pipeline.isTaken(accepted.jobId)) === false;
+    const messageId = await sendPrivateNote(interaction, acknowledgement(withCancel), { wait: withCancel });
+    if (withCancel && messageId !== undefined) void context.pipeline.cancelShown(accepted.jobId, reply, messageId);
+  }
+  return accepted;
 }
 
 /** What the member alone reads once a request is accepted: its cost, the balance, and while it waits, a way to cancel. */

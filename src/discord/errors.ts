@@ -3,7 +3,7 @@
  * Every text shown here is written in this codebase; no upstream body, stack, key or token
  * ever reaches a Discord message.
  */
-import { ActionRowBuilder, DiscordAPIError, StringSelectMenuBuilder, type ButtonBuilder } from 'discord.js';
+import { ActionRowBuilder, StringSelectMenuBuilder, type ButtonBuilder } from 'discord.js';
 import { encodeCustomId, type CustomId } from '../discord-rest/custom-ids.js';
 import { truncate } from '../text.js';
 import { isGoneInteraction } from '../discord-rest/discord-delivery.js';
@@ -15,7 +15,6 @@ import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js'
 import { english, type LocalText, type MessageKey, type Translator } from '../i18n/index.js';
 import type { Catalog } from '../premium/catalog.js';
 import { premiumRows, sellsAnything } from './premium-buttons.js';
-import { serializeError } from '../logger.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
 export type RefusalKind =
@@ -135,27 +134,5 @@ export function isExpected(error: unknown): boolean {
 /** The interaction can take no more answers: the one list of Discord's codes for it. */
 export { isGoneInteraction };
 
-/**
- * A log-safe picture of an error. Discord's errors carry the request URL, which holds the
- * interaction token for every interaction response: only the route shape is kept.
- */
-export function loggableError(error: unknown, secrets: readonly string[] = []): Record<string, unknown> {
-  const hide = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('[redacted]') : out), text);
-  if (error instanceof DiscordAPIError) {
-    return {
-      name: error.name,
-      code: error.code,
-      status: error.status,
-      method: error.method,
-      route: hide(new URL(error.url, 'http://x').pathname).replace(/\/[\w-]{60,}(?=\/|$)/g, '/[token]'),
-      message: hide(error.message),
-    };
-  }
-  if (error instanceof MusicApiError) return error.toJSON();
-  // A failed query's message holds the statement's values: the logger's own form leaves them out.
-  if (error instanceof Error && 'query' in error && 'params' in error) return serializeError(error) as Record<string, unknown>;
-  if (error instanceof Error) {
-    return { name: error.name, message: hide(error.message), stack: error.stack === undefined ? undefined : hide(error.stack) };
-  }
-  return { value: hide(String(error)) };
-}
+/** A log-safe picture of an error: see src/logger.ts. */
+export { loggableError } from '../logger.js';

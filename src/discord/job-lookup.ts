@@ -6,14 +6,16 @@
 import type { ApplicationCommandOptionChoiceData } from 'discord.js';
 import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
-import { english, localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
+import { localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../discord-rest/custom-ids.js';
 import { findJobsNamed } from '../pipeline/job-names.js';
 import type { GuildJobFilter, JobRow } from '../pipeline/job-rows.js';
-import { givenTitle, titleForDisplay } from '../pipeline/titles.js';
+import { describeJob, kindWord } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../text.js';
+
+export { KIND_WORDS, describeJob, kindWord } from '../pipeline/titles.js';
 
 /** Results a music video can be made of: anything with an audio clip. */
 export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
@@ -25,16 +27,6 @@ const PREFIX = /^[0-9a-f-]{6,35}$/i;
 /** How far back a typed prefix is looked for. */
 const PREFIX_SEARCH_LIMIT = 200;
 
-export const KIND_WORDS = {
-  song: 'jobs.kind.song',
-  persona_song: 'jobs.kind.personaSong',
-  lyrics: 'jobs.kind.lyrics',
-  voice: 'jobs.kind.voice',
-  video: 'jobs.kind.video',
-  download: 'jobs.kind.download',
-  upload: 'jobs.kind.upload',
-} as const satisfies Record<JobKind, MessageKey>;
-
 const STATE_WORDS = {
   queued: 'jobs.state.queued',
   submitting: 'jobs.state.submitting',
@@ -44,11 +36,6 @@ const STATE_WORDS = {
   timed_out: 'jobs.state.timedOut',
   cancelled: 'jobs.state.cancelled',
 } as const satisfies Record<JobState, MessageKey>;
-
-/** What kind of request a job is, in words ("song", "persona song"), in `t`'s language. */
-export function kindWord(t: Translate, kind: JobKind): string {
-  return t(KIND_WORDS[kind]);
-}
 
 /** Where a job stands, in words ("waiting", "done"), in `t`'s language. */
 export function stateWord(t: Translate, state: JobState): string {
@@ -190,15 +177,6 @@ export async function resolveSong(
   const clipId = kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
   if (!clipId) throw new Refusal('not_found', localText('jobLookup.notASong'));
   return { job, clipId };
-}
-
-/**
- * A job's name in plain text, at most `max` characters (a menu label's 100 by default): its title
- * (see titles.ts), marked when it is a remix, or its kind (in `t`'s language). Escape it for markdown.
- */
-export function describeJob(job: JobRow, t: Translate = english, max = 100): string {
-  const title = givenTitle(job);
-  return title === undefined ? kindWord(t, job.kind) : titleForDisplay(job, title, t, max);
 }
 
 /** Autocomplete choices: the guild's recent jobs of these kinds, matching what was typed, described in the member's language. */

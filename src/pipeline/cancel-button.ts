@@ -7,7 +7,6 @@ import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
-import type { SendAcknowledgement } from './pipeline.js';
 import type { ReplyTarget } from './requests.js';
 
 /** The key's value once the job has left the queue; before, the id of the message carrying the button. */
@@ -21,29 +20,22 @@ function keyOf(deps: PipelineDeps, jobId: string): string {
 /** How long the acknowledgement waits to learn whether the job was taken; past it (Redis away), it goes without Cancel. */
 export const TAKEN_CHECK_MS = 500;
 
+/** Whether a worker has taken the job; undefined when Redis did not say within {@link TAKEN_CHECK_MS}. */
+export function isTaken(deps: PipelineDeps, jobId: string): Promise<boolean | undefined> {
+  return takenWithin(deps, keyOf(deps, jobId), TAKEN_CHECK_MS);
+}
+
 /**
- * Sends a job's acknowledgement through `send`: with Cancel unless a worker has taken the job
- * already, and the button removed again should one take it while the message is on its way
- * (that check runs after this returns). `waiting`: the caller knows the job is not in the
- * queue yet, so nothing is asked first.
+ * Records the message that shows the job's Cancel button. Whichever of this and the worker's
+ * mark comes second removes the button. Never throws.
  */
-export async function offerCancel(
-  deps: PipelineDeps,
-  jobId: string,
-  reply: ReplyTarget,
-  send: SendAcknowledgement,
-  options: { waiting?: boolean } = {},
-): Promise<void> {
-  const key = keyOf(deps, jobId);
-  const waiting = options.waiting === true || (await takenWithin(deps, key, TAKEN_CHECK_MS)) === false;
-  const messageId = await send(waiting);
-  if (!waiting || messageId === undefined) return;
-  // Redis's answer is not waited for: the acknowledgement is out, and whichever of this and the
-  // worker's mark comes second removes the button.
-  void deps.redis
-    .set(key, messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX')
-    .then((recorded) => (recorded === 'OK' ? undefined : removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId)))
-    .catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not record the cancel button'));
+export async function cancelShown(deps: PipelineDeps, jobId: string, reply: ReplyTarget, messageId: string): Promise<void> {
+  try {
+    const recorded = await deps.redis.set(keyOf(deps, jobId), messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX');
+    if (recorded !== 'OK') await removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId);
+  } catch (err) {
+    deps.logger.debug({ jobId, err }, 'could not record the cancel button');
+  }
 }
 
 /** Whether a worker has marked the job taken; undefined when Redis did not say within `ms`. */

@@ -2,18 +2,26 @@
 import { eq } from 'drizzle-orm';
 import { jobs } from '../db/schema.js';
 import { checkAccount } from './account.js';
-import { offerCancel, withdrawCancel } from './cancel-button.js';
+import { cancelShown, isTaken, withdrawCancel } from './cancel-button.js';
 import { deliverJob } from './deliver.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
-import { costOfKind, submitRequest } from './submit.js';
+import { acceptRequest, costOfKind, enqueueAccepted } from './submit.js';
+import type { OpenGuildForRequest } from './requests.js';
 import { cancelQueuedJob } from './transitions.js';
 
-export function createPipeline(deps: PipelineDeps): Pipeline {
+/** `openGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
+export function createPipeline(deps: PipelineDeps, openGuild: OpenGuildForRequest): Pipeline {
   return {
-    submit: (input, hooks) => submitRequest(deps, input, hooks),
+    accept: (input) => acceptRequest(deps, openGuild, input),
+    enqueue: (accepted) => enqueueAccepted(deps, accepted),
+    async submit(input) {
+      const accepted = await acceptRequest(deps, openGuild, input);
+      await enqueueAccepted(deps, accepted);
+      return accepted;
+    },
 
     async cancel(jobId, by) {
       const job = await getJob(deps.db, jobId);
@@ -33,7 +41,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return { cancelled: true, refunded };
     },
 
-    offerCancel: (jobId, reply, send, options) => offerCancel(deps, jobId, reply, send, options),
+    isTaken: (jobId) => isTaken(deps, jobId),
+    cancelShown: (jobId, reply, messageId) => cancelShown(deps, jobId, reply, messageId),
 
     async redeliver(jobId, reply) {
       const job = await getJob(deps.db, jobId);

@@ -14,38 +14,34 @@ export interface CancelResult {
   readonly refunded: number;
 }
 
-export interface SubmitHooks {
-  announce?(accepted: SubmitResult): Promise<void>;
-}
-
-/**
- * Posts the acknowledgement of an accepted request, and resolves with the id of its message
- * (`@original` for the interaction's reply); `withCancel`: with the Cancel button.
- */
-export type SendAcknowledgement = (withCancel: boolean) => Promise<string | undefined>;
-
 export interface Pipeline {
   /**
    * Checks what the guild and member may spend (the freeze, the daily cap, the balance),
-   * reserves the cost, records the job, enqueues it and returns at once. Throws
-   * `RequestRefusedError` (nothing reserved) when the request cannot be accepted.
-   * `input.request` is the value the edge parsed with the request schemas; it is not parsed again.
-   *
-   * `announce`, when given, runs once the reservation is committed and before the job is
-   * queued: the Discord layer sends its first answer there, so no progress edit of the
-   * workers can reach the reply before the reply exists. The job is queued even when
-   * `announce` throws (its error is rethrown afterwards): credits reserved are never left
-   * without their job.
+   * reserves the cost and records the job, and returns what the member is told. The job is
+   * not queued yet: the caller answers, then calls `enqueue`, so no progress edit of the
+   * workers can reach the reply before the reply exists. A caller that has taken credits
+   * calls `enqueue` even when its answer failed (a job the caller never enqueues is found by
+   * the reconciler). Throws `RequestRefusedError` (nothing reserved) when the request cannot
+   * be accepted. `input.request` is the value the edge parsed with the request schemas.
    */
-  submit(input: SubmitInput, hooks?: SubmitHooks): Promise<SubmitResult>;
+  accept(input: SubmitInput): Promise<SubmitResult>;
+  /** Queues an accepted job for the workers; waits a moment at most, and never throws. */
+  enqueue(accepted: SubmitResult): Promise<void>;
+  /** `accept` then `enqueue`, for a caller that answers nobody (an operator's retry, a benchmark). */
+  submit(input: SubmitInput): Promise<SubmitResult>;
   /** Cancels a job that was not yet sent to the service and returns its credits. */
   cancel(jobId: string, by: { userId: string; isModerator: boolean }): Promise<CancelResult>;
   /**
-   * Sends a job's private acknowledgement through `send` (on `reply`'s interaction), with a
-   * Cancel button only while the job waits in the queue; the button is removed once a worker
-   * takes the job or it is cancelled. `waiting`: the job is not in the queue yet (inside `announce`).
+   * Whether a worker has taken the job from the queue (its Cancel button would be of no use);
+   * undefined when Redis did not say within a moment (show no button then).
    */
-  offerCancel(jobId: string, reply: ReplyTarget, send: SendAcknowledgement, options?: { waiting?: boolean }): Promise<void>;
+  isTaken(jobId: string): Promise<boolean | undefined>;
+  /**
+   * Records that the acknowledgement `messageId` (on `reply`'s interaction) shows the job's
+   * Cancel button, so that the worker that takes the job removes it; when a worker took it
+   * meanwhile, removes it now. Never throws; the caller need not wait for it.
+   */
+  cancelShown(jobId: string, reply: ReplyTarget, messageId: string): Promise<void>;
   /** Posts a finished job's result again (for `/jobs show`), answering through `reply` when given. */
   redeliver(jobId: string, reply?: ReplyTarget): Promise<void>;
   /** One job of a guild, or undefined. */

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { english, type AppLocale, type LocalText } from '../i18n/index.js';
 import { messageKey } from '../i18n/zod-text.js';
+import type { JobKind } from '../db/schema.js';
 
 /** Limits of the service where it states them, and ours where it does not (docs/members.md lists them). */
 export const LIMITS = {
@@ -141,21 +142,28 @@ export interface SubmitInput {
   /** Absent when there is no interaction to answer (e.g. a retry by an operator). */
   readonly reply?: ReplyTarget;
   /**
-   * What the caller learnt from the guild's row it read a moment ago (its first use handled,
-   * its allowance applied): submit then skips that work and the checks that cannot apply.
-   * Absent: submit does it all itself.
+   * The guild as the caller read it a moment ago (`openGuild` in src/guilds, its first use
+   * handled and its allowance applied), passed whole: submit then skips that read. Its queue
+   * counts are used when they cover the request's kind. Absent: submit reads it itself.
    */
-  readonly opened?: {
-    /** A daily cap applies to this member (the guild's or one of their roles'): checked under a lock per member. */
-    readonly dailyCapApplies: boolean;
-    /** The guild has a low-balance alert configured. */
-    readonly alertConfigured: boolean;
-    /** Jobs of the request's task type waiting when the guild was read (its queue position, less one); absent: counted by submit. */
-    readonly queuedAhead?: number;
-    /** Jobs of the request's task type at the service when the guild was read; absent: read by submit. */
-    readonly inFlight?: number;
-  };
+  readonly guild?: GuildForRequest;
 }
+
+/** What submit uses of the guild's read: structurally the `OpenedGuild` of src/guilds/settings.ts. */
+export interface GuildForRequest {
+  /** The daily cap that holds for this member (null: none): checked under a lock per member. */
+  readonly dailyCap: number | null;
+  /** The low-balance alert's threshold (null: none configured). */
+  readonly alertBelow: number | null;
+  /** Jobs of `kinds` waiting in the queue and at the service when the guild was read; null: not counted. */
+  readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
+}
+
+/** Opens a guild for a request, as src/guilds/settings.ts's `openGuild` does: the pipeline's port to it. */
+export type OpenGuildForRequest = (
+  guildId: string,
+  options: { now: Date; roleIds?: readonly string[]; queuedKinds: readonly JobKind[] },
+) => Promise<GuildForRequest>;
 
 export interface SubmitResult {
   readonly jobId: string;

@@ -1,6 +1,7 @@
 /**
- * The entry point the command handlers call: check, reserve, record, enqueue, and return at
- * once. No discord.js types here; the pipeline runs without a gateway.
+ * The entry point the command handlers call, in two steps: accept (check, reserve, record)
+ * returns what the caller answers with; enqueue hands the job to the workers once the caller
+ * has answered. No discord.js types here; the pipeline runs without a gateway.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
@@ -20,12 +21,10 @@ import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob } from './job-rows.js';
 import { kindsSharingTaskType } from './upstream.js';
-import { openGuild } from '../guilds/settings.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
-import type { SubmitHooks } from './pipeline.js';
-import { RequestRefusedError, RequestTakenError, type SubmitInput, type SubmitResult } from './requests.js';
+import { RequestRefusedError, RequestTakenError, type GuildForRequest, type OpenGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
   song: 'song',
@@ -60,25 +59,28 @@ export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind):
 }
 
 /**
- * Without what the caller read, the same read a command starts with: one round trip (the guild
- * made and its allowance applied when due), the queue's counts in it.
+ * The guild as the caller read it, or when the caller read none (or its queue counts are of
+ * other kinds), the same read a command starts with: one round trip, the queue's counts in it.
  */
-async function openForSubmission(deps: PipelineDeps, input: SubmitInput, now: Date, given: SubmitInput['opened']) {
-  const guild = await openGuild(deps.db, input.requester.guildId, {
-    startingCredits: deps.settings.startingCredits,
+async function guildFor(input: SubmitInput, openGuild: OpenGuildForRequest, now: Date): Promise<GuildForRequest & { queued: NonNullable<GuildForRequest['queued']> }> {
+  const given = input.guild;
+  if (given?.queued?.kinds.includes(input.request.kind)) return { ...given, queued: given.queued };
+  const read = await openGuild(input.requester.guildId, {
     now,
     ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
     queuedKinds: kindsSharingTaskType(input.request.kind),
   });
-  return {
-    dailyCapApplies: given?.dailyCapApplies ?? guild.dailyCap !== null,
-    alertConfigured: given?.alertConfigured ?? guild.alertBelow !== null,
-    queuedAhead: guild.queued!.count,
-    inFlight: guild.queued!.inFlight,
-  };
+  return { ...read, queued: read.queued! };
 }
 
-export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hooks: SubmitHooks = {}): Promise<SubmitResult> {
+/**
+ * Checks what the guild and member may spend, reserves the cost and records the job, and
+ * returns what the member is told. The job is not queued yet: the caller answers first, then
+ * calls {@link enqueueAccepted}, so no progress edit can reach a reply that does not exist.
+ *
+ * @throws RequestRefusedError (nothing reserved), RequestTakenError (accepted by another submission).
+ */
+export async function acceptRequest(deps: PipelineDeps, openGuild: OpenGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -86,13 +88,7 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
-  // Without what the caller read, the same read a command starts with: one round trip (the
-  // guild made and its allowance applied when due), the queue's counts in it.
-  const given = input.opened;
-  const opened: Required<NonNullable<SubmitInput['opened']>> =
-    given?.queuedAhead !== undefined && given.inFlight !== undefined
-      ? { ...given, queuedAhead: given.queuedAhead, inFlight: given.inFlight }
-      : await openForSubmission(deps, input, now, given);
+  const guild = await guildFor(input, openGuild, now);
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
@@ -134,8 +130,8 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
     if (!reservation.alongside) throw new Error(`job ${jobId} was charged before it was recorded`);
     return reservation.balance;
   };
-  const capApplies = input.requester.roleIds !== undefined && opened.dailyCapApplies;
-  const { queuedAhead: ahead, inFlight } = opened;
+  const capApplies = input.requester.roleIds !== undefined && guild.dailyCap !== null;
+  const { count: ahead, inFlight } = guild.queued;
   const balance = await (capApplies
       ? deps.db.transaction(async (tx) => {
           // Under a lock per member, so that their parallel requests cannot slip past the cap together.
@@ -154,17 +150,18 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
 
   const waits = waitsForItsTurn({ ahead, inFlight, cap: deps.settings.upstreamMaxInFlight });
-  const result: SubmitResult = { jobId, cost, balance, queuePosition: ahead + 1, waits };
-  let announceFailure: { error: unknown } | undefined;
-  if (hooks.announce) {
-    try {
-      await hooks.announce(result);
-    } catch (error) {
-      announceFailure = { error };
-    }
-  }
-  // Postgres has the job: when the enqueue fails, the reconciler enqueues it once Redis is back.
-  const enqueued = deps.queues.enqueueSubmit(jobId, 0, { cancelOffered: waits }).then(
+  if (guild.alertBelow !== null) void alertIfLow(deps, guildId, input.requester.guildLocale);
+  return { jobId, cost, balance, queuePosition: ahead + 1, waits };
+}
+
+/**
+ * Puts an accepted job in the submit queue, waiting at most {@link ENQUEUE_WAIT_MS}. Never
+ * throws: Postgres has the job, and when the enqueue fails the reconciler enqueues it once
+ * Redis is back.
+ */
+export async function enqueueAccepted(deps: PipelineDeps, accepted: Pick<SubmitResult, 'jobId' | 'waits'>): Promise<void> {
+  const { jobId } = accepted;
+  const enqueued = deps.queues.enqueueSubmit(jobId, 0, { cancelOffered: accepted.waits }).then(
     () => true,
     (err: unknown) => {
       deps.logger.warn({ err, jobId }, 'enqueue failed; the reconciler will pick the job up');
@@ -178,9 +175,6 @@ export async function submitRequest(deps: PipelineDeps, input: SubmitInput, hook
   const inTime = await Promise.race([enqueued, new Promise<false>((resolve) => (waiting = setTimeout(() => resolve(false), ENQUEUE_WAIT_MS)))]);
   clearTimeout(waiting);
   if (!inTime) deps.logger.warn({ jobId, waitedMs: ENQUEUE_WAIT_MS }, 'Redis has not taken the job yet; answering without waiting');
-  if (opened.alertConfigured) void alertIfLow(deps, guildId, input.requester.guildLocale);
-  if (announceFailure) throw announceFailure.error;
-  return result;
 }
 
 /**

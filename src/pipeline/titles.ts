@@ -3,7 +3,8 @@
  * choices): the member's title, else the service's, else what it was asked for. A remix
  * (the Remix button) says so, since it often carries its source's title.
  */
-import type { Translate } from '../i18n/index.js';
+import type { JobKind } from '../db/schema.js';
+import { english, type MessageKey, type Translate } from '../i18n/index.js';
 import { truncate } from '../text.js';
 import type { JobRow } from './job-rows.js';
 
@@ -30,4 +31,28 @@ export function titleForDisplay(job: Pick<JobRow, 'request' | 'remixOf'>, title:
   if (!isRemix(job)) return truncate(title, max);
   const room = max - t('result.remixTitle', { title: '' }).length;
   return t('result.remixTitle', { title: truncate(title, Math.max(room, 1)) });
+}
+
+export const KIND_WORDS = {
+  song: 'jobs.kind.song',
+  persona_song: 'jobs.kind.personaSong',
+  lyrics: 'jobs.kind.lyrics',
+  voice: 'jobs.kind.voice',
+  video: 'jobs.kind.video',
+  download: 'jobs.kind.download',
+  upload: 'jobs.kind.upload',
+} as const satisfies Record<JobKind, MessageKey>;
+
+/** What kind of request a job is, in words ("song", "persona song"), in `t`'s language. */
+export function kindWord(t: Translate, kind: JobKind): string {
+  return t(KIND_WORDS[kind]);
+}
+
+/**
+ * A job's name in plain text, at most `max` characters (a menu label's 100 by default): its title
+ * (see titles.ts), marked when it is a remix, or its kind (in `t`'s language). Escape it for markdown.
+ */
+export function describeJob(job: Pick<JobRow, 'kind' | 'request' | 'result' | 'remixOf'>, t: Translate = english, max = 100): string {
+  const title = givenTitle(job);
+  return title === undefined ? kindWord(t, job.kind) : titleForDisplay(job, title, t, max);
 }

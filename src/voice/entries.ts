@@ -1,6 +1,6 @@
 /** A library song as a queue entry, and the radio's pick of the library. */
 import type { Executor } from '../db/client.js';
-import { describeJob } from '../discord/job-lookup.js';
+import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';

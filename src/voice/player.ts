@@ -21,11 +21,10 @@ import {
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
-import { loggableError } from '../discord/errors.js';
+import { loggableError, type Logger } from '../logger.js';
 import { checkPlaceAndRole, isModerator } from '../guilds/access.js';
 import { findGuild } from '../guilds/settings.js';
 import { localText, translator, type LocalText, type Translator } from '../i18n/index.js';
-import type { Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
 import { radioRound } from './entries.js';
 import type { VoiceEngine, VoiceLine, SongEnd } from './engine/engine.js';
