@@ -2,9 +2,8 @@
  * Who may use the bot where: the guild's allowed channels, its required role, its cooldown,
  * and who counts as a moderator. Plain values in, plain answers out: no Discord types.
  */
-import { and, eq, max } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { jobs } from '../db/schema.js';
+import { lastRequestAt } from '../pipeline/job-rows.js';
 import type { GuildRow } from './settings.js';
 
 export interface Member {
@@ -52,11 +51,8 @@ export function checkPlaceAndRole(guild: GuildRow, place: Place, member: Member)
  */
 export async function cooldownLeft(executor: Executor, guild: GuildRow, member: Member, now: Date): Promise<number> {
   if (guild.cooldownSeconds <= 0 || isModerator(guild, member)) return 0;
-  const [row] = await executor
-    .select({ last: max(jobs.createdAt) })
-    .from(jobs)
-    .where(and(eq(jobs.guildId, guild.id), eq(jobs.userId, member.userId)));
-  if (!row?.last) return 0;
-  const elapsedMs = now.getTime() - row.last.getTime();
+  const last = await lastRequestAt(executor, guild.id, member.userId);
+  if (!last) return 0;
+  const elapsedMs = now.getTime() - last.getTime();
   return Math.max(0, Math.ceil(guild.cooldownSeconds - elapsedMs / 1000));
 }

@@ -6,9 +6,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
-import { auditLog, guildRoleLimits, guilds, jobs, jobsInFlight, type JobKind } from '../db/schema.js';
+import { auditLog, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
 import { english, localText, type LocalText } from '../i18n/index.js';
-import { FIRST_ANSWER_COUNT_LIMIT } from '../pipeline/job-rows.js';
+import { queuedCountOf } from '../pipeline/job-rows.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
 export type Visibility = GuildRow['visibility'];
@@ -82,9 +82,8 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
 const guildRead = preparedOnce((db) => {
   const roleCaps = sql<number[]>`array(select ${guildRoleLimits.dailyCap} from ${guildRoleLimits}
     where ${guildRoleLimits.guildId} = ${guilds.id} and ${guildRoleLimits.roleId} = any(${sql.placeholder('roleIds')}::text[]))`;
-  // Counted up to FIRST_ANSWER_COUNT_LIMIT, so a backlog costs each command no more.
-  const queued = sql<number>`(select count(*)::integer from (select 1 from ${jobs}
-    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${sql.placeholder('queuedKinds')}::text[]) limit ${sql.raw(String(FIRST_ANSWER_COUNT_LIMIT))}) queued)`;
+  // Counted up to a limit, so a backlog costs each command no more.
+  const queued = queuedCountOf(sql`${sql.placeholder('queuedKinds')}`);
   const inFlight = sql<number>`(select coalesce(sum(${jobsInFlight.count}), 0)::integer from ${jobsInFlight}
     where ${jobsInFlight.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
   return db

@@ -6,11 +6,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
-import { jobs, webhookEvents } from '../db/schema.js';
+import { webhookEvents } from '../db/schema.js';
+import { countJobsByKindAndState, webhookTargetOf } from '../pipeline/job-rows.js';
 import type { Logger } from '../logger.js';
 import { exportDeploymentGauges, type Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
@@ -112,10 +113,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
     const parsedId = jobIdSchema.safeParse(request.params.jobId);
     if (!parsedId.success) return refuse(404, 'unknown_job', 'unknown job');
-    const [job] = await deps.db
-      .select({ id: jobs.id, secret: jobs.webhookSecret, taskId: jobs.upstreamTaskId })
-      .from(jobs)
-      .where(eq(jobs.id, parsedId.data));
+    const job = await webhookTargetOf(deps.db, parsedId.data);
     if (!job) return refuse(404, 'unknown_job', 'unknown job');
     // Past its retention (long finished): no webhook can change it any more.
     if (job.secret === null) return refuse(404, 'expired_job', 'unknown job');
@@ -269,13 +267,9 @@ export const FINISHED_COUNTS_MAX_AGE_MS = 5 * 60_000;
  */
 function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTimeoutMs'>): () => Promise<void> {
   const { queues, metrics, db } = deps;
-  type Count = { kind: string; state: string; n: number };
-  let finished: Count[] = [];
+  let finished: Array<{ kind: string; state: string; n: number }> = [];
   const countFinished = atMostEvery(async () => {
-    const rows = await db.execute<Count>(
-      sql`select kind, state, count(*)::int as n from jobs where state not in ('queued', 'submitting', 'submitted') group by kind, state`,
-    );
-    finished = rows.rows;
+    finished = await countJobsByKindAndState(db, 'finished');
   }, FINISHED_COUNTS_MAX_AGE_MS);
   return async () => {
     const readQueue = async (queue: Queue) => {
@@ -284,13 +278,9 @@ function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTime
       metrics.queueOldestWaiting.set({ queue: queue.name }, oldest);
     };
     const readJobs = async () => {
-      // Written as literals, so that Postgres sees the partial index on open jobs applies.
-      const [open] = await Promise.all([
-        db.execute<Count>(sql`select kind, state, count(*)::int as n from jobs where state in ('queued', 'submitting', 'submitted') group by kind, state`),
-        countFinished(),
-      ]);
+      const [open] = await Promise.all([countJobsByKindAndState(db, 'open'), countFinished()]);
       metrics.jobsOpen.reset();
-      for (const row of [...open.rows, ...finished]) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
+      for (const row of [...open, ...finished]) metrics.jobsOpen.set({ kind: row.kind, state: row.state }, row.n);
     };
     const readGateway = async () => {
       const record = await readGatewayRecord(deps.redis, queues.prefix);

@@ -1,6 +1,4 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
-import { eq } from 'drizzle-orm';
-import { jobs } from '../db/schema.js';
 import { checkAccount } from './account.js';
 import { cancelShown, isTaken, withdrawCancel } from './cancel-button.js';
 import { deliverJob } from './deliver.js';
@@ -10,7 +8,7 @@ import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
 import { acceptRequest, costOfKind, enqueueAccepted } from './submit.js';
 import type { OpenGuildForRequest } from './requests.js';
-import { cancelQueuedJob } from './transitions.js';
+import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
 /** `openGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
 export function createPipeline(deps: PipelineDeps, openGuild: OpenGuildForRequest): Pipeline {
@@ -36,7 +34,7 @@ export function createPipeline(deps: PipelineDeps, openGuild: OpenGuildForReques
       await deps.queues.submit.remove(entryId.submit(jobId)).catch(() => {});
       await withdrawCancel(deps, job).catch((err: unknown) => deps.logger.debug({ jobId, err }, 'could not withdraw the cancel button'));
       // The cancel command answers the user itself; the original reply is not edited again.
-      await deps.db.update(jobs).set({ deliveryState: 'delivered', deliveredAt: deps.now() }).where(eq(jobs.id, jobId));
+      await closeDeliveryOfCancelled(deps, jobId);
       const refunded = cancelled.error?.creditsReturned ?? 0;
       return { cancelled: true, refunded };
     },
@@ -47,18 +45,7 @@ export function createPipeline(deps: PipelineDeps, openGuild: OpenGuildForReques
     async redeliver(jobId, reply) {
       const job = await getJob(deps.db, jobId);
       if (!job || !['succeeded', 'failed', 'timed_out'].includes(job.state)) return;
-      await deps.db
-        .update(jobs)
-        .set({
-          deliveryState: 'pending',
-          deliveryClaimedAt: null,
-          ...(reply && {
-            applicationId: reply.applicationId,
-            interactionToken: reply.interactionToken,
-            interactionAt: reply.createdAt,
-          }),
-        })
-        .where(eq(jobs.id, jobId));
+      await reopenDelivery(deps, jobId, reply);
       await deliverJob(deps, jobId);
     },
 

@@ -5,10 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { DownloadError, downloadCapped, type Downloaded } from '../audio/download.js';
-import { and, eq, sql } from 'drizzle-orm';
 import { executeNamed } from '../db/client.js';
-import { guilds, jobs, type JobState } from '../db/schema.js';
-import { claimDelivery, queuePositionOf, type JobRow } from './job-rows.js';
+import { guilds, type JobState } from '../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { claimDelivery, progressLock, queuePositionOf, type JobRow } from './job-rows.js';
+import { failDelivery, markDelivered, releaseDeliveryClaim } from './transitions.js';
 import type { PipelineDeps } from './deps.js';
 import { recordOutsideEffect } from './outside-effects.js';
 import { inBackgroundSlot } from './front-first.js';
@@ -51,12 +52,12 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   } catch (err) {
     if (isMissingAccess(err)) {
       deps.logger.warn({ jobId, channelId: job.channelId, error: describeDiscordError(err) }, 'no access to the channel; result kept for /jobs show');
-      await deps.db.update(jobs).set({ deliveryState: 'failed', updatedAt: deps.now() }).where(eq(jobs.id, jobId));
+      await failDelivery(deps, jobId);
       deps.metrics.deliveries.inc({ outcome: 'missing_access' });
       deps.metrics.resultDeliveries.inc({ path: 'failed' });
       return 'failed';
     }
-    await deps.db.update(jobs).set({ deliveryClaimedAt: null }).where(eq(jobs.id, jobId));
+    await releaseDeliveryClaim(deps, jobId);
     deps.metrics.deliveries.inc({ outcome: 'retry' });
     deps.metrics.resultDeliveries.inc({ path: 'failed' });
     throw new Error(`delivery of job ${jobId} failed: ${JSON.stringify(describeDiscordError(err))}`);
@@ -65,12 +66,7 @@ export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<Del
   // Posted: a failure to record it (Postgres gone) must not let the retry post it again.
   // Only for the state posted: a result that arrived meanwhile (`arrivedLate`) is posted in turn.
   const { messageId } = posted;
-  await recordOutsideEffect(deps, { jobId, effect: 'delivery' }, () =>
-    deps.db
-      .update(jobs)
-      .set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() })
-      .where(and(eq(jobs.id, jobId), eq(jobs.state, job.state))),
-  );
+  await recordOutsideEffect(deps, { jobId, effect: 'delivery' }, () => markDelivered(deps, jobId, job.state, messageId));
   deps.metrics.deliveries.inc({ outcome: posted.channel ? 'channel_message' : 'interaction_reply' });
   deps.metrics.resultDeliveries.inc({ path: posted.channel ? 'channel' : 'edit' });
   deps.metrics.discordLatency.observe((performance.now() - started) / 1000);
@@ -220,11 +216,6 @@ export function showProgressSoon(deps: PipelineDeps, job: JobRow): void {
       counter.inFlight -= 1;
     });
 }
-
-/** The job's row locked for a progress edit, with what the edit needs to know (a named statement: planned once per connection). */
-const progressLock = (jobId: string) =>
-  sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
-    from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;
 
 /**
  * Shows a waiting or running job's state, position and expected time in its reply, at most

@@ -1,11 +1,13 @@
 /**
  * Reading job rows, and the writes that are not a state transition (transitions.ts makes
- * those, under the row's lock). Submission, delivery and the HTTP server also touch `jobs`.
+ * those, under the row's lock). With transitions.ts the only modules that touch `jobs` (eslint.config.js
+ * checks): everyone else asks them by name.
  */
-import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, max, or, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
-import { jobs, type JobKind, type JobState } from '../db/schema.js';
+import type { RowFor } from '../db/insert-from.js';
+import { guilds, jobs, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND, kindsSharingTaskType } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -196,3 +198,47 @@ export async function listJobsOfGuild(
     .orderBy(desc(jobs.createdAt))
     .limit(Math.min(filter.limit ?? 25, 100));
 }
+
+/** A new job's row, for the statement that reserves its credits to write (`alongside`, src/credits/ledger.ts). */
+export function newJobRow(values: typeof jobs.$inferInsert & { readonly id: string }): RowFor<typeof jobs> {
+  return { table: jobs, values };
+}
+
+/** When the member last asked for anything in the guild (their cooldown counts from it); undefined: never. */
+export async function lastRequestAt(db: Executor, guildId: string, userId: string): Promise<Date | undefined> {
+  const [row] = await db
+    .select({ last: max(jobs.createdAt) })
+    .from(jobs)
+    .where(and(eq(jobs.guildId, guildId), eq(jobs.userId, userId)));
+  return row?.last ?? undefined;
+}
+
+/** What a webhook for the job is checked against: its secret (null past its retention) and its task. */
+export async function webhookTargetOf(db: Executor, jobId: string): Promise<{ id: string; secret: string | null; taskId: string | null } | undefined> {
+  const [job] = await db.select({ id: jobs.id, secret: jobs.webhookSecret, taskId: jobs.upstreamTaskId }).from(jobs).where(eq(jobs.id, jobId));
+  return job;
+}
+
+/**
+ * Jobs by kind and state, the open ones or the finished ones. Open states are written as
+ * literals, so that Postgres sees the partial index on open jobs applies.
+ */
+export async function countJobsByKindAndState(db: Executor, which: 'open' | 'finished'): Promise<Array<{ kind: string; state: string; n: number }>> {
+  const where = which === 'open' ? sql`state in ('queued', 'submitting', 'submitted')` : sql`state not in ('queued', 'submitting', 'submitted')`;
+  const { rows } = await db.execute<{ kind: string; state: string; n: number }>(sql`select kind, state, count(*)::int as n from ${jobs} where ${where} group by kind, state`);
+  return rows;
+}
+
+/**
+ * A column expression for another table's named statement: how many jobs of the kinds in the
+ * `kinds` placeholder (a text array) wait in the queue, counted up to {@link FIRST_ANSWER_COUNT_LIMIT}.
+ */
+export function queuedCountOf(kinds: SQL): SQL<number> {
+  return sql<number>`(select count(*)::integer from (select 1 from ${jobs}
+    where ${jobs.state} = 'queued' and ${jobs.kind} = any(${kinds}::text[]) limit ${sql.raw(String(FIRST_ANSWER_COUNT_LIMIT))}) queued)`;
+}
+
+/** The job's row locked for a progress edit, with what the edit needs to know (run as a named statement: planned once per connection). */
+export const progressLock = (jobId: string) =>
+  sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
+    from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;

@@ -15,11 +15,10 @@ import {
 } from '../credits/index.js';
 import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import type { Executor } from '../db/client.js';
-import type { RowFor } from '../db/insert-from.js';
-import { jobs, type JobKind } from '../db/schema.js';
+import type { JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
-import { getJob } from './job-rows.js';
+import { getJob, newJobRow } from './job-rows.js';
 import { kindsSharingTaskType } from './upstream.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
@@ -112,7 +111,7 @@ export async function acceptRequest(deps: PipelineDeps, openGuild: OpenGuildForR
     createdAt: now,
     updatedAt: now,
   };
-  const row: RowFor<typeof jobs> = { table: jobs, values };
+  const row = newJobRow(values);
   const reserve = async (executor: Executor): Promise<number> => {
     const reservation = await reserveForJob(executor, { guildId, jobId, userId, amount: cost, alongside: row });
     if (!reservation.ok) {

@@ -9,6 +9,7 @@ import { preparedOnce, type Transaction } from '../db/client.js';
 import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } from '../db/schema.js';
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
+import type { ReplyTarget } from './requests.js';
 import { getJob, type JobRow } from './job-rows.js';
 import { takesWebhook } from './upstream.js';
 import { describeShape, lackingResult } from './result-needs.js';
@@ -329,4 +330,39 @@ export function toStoredResult(status: TaskStatus): StoredResult {
     ...(status.personaId !== undefined && { personaId: status.personaId }),
     ...(status.personaName !== undefined && { personaName: storable(status.personaName) }),
   };
+}
+
+/** A cancelled job's delivery is done: the cancel command answered the member, and nothing posts its result. */
+export async function closeDeliveryOfCancelled(deps: Pick<PipelineDeps, 'db' | 'now'>, jobId: string): Promise<void> {
+  await deps.db.update(jobs).set({ deliveryState: 'delivered', deliveredAt: deps.now() }).where(eq(jobs.id, jobId));
+}
+
+/** A finished job's result is to be posted again, through `reply`'s interaction when given. */
+export async function reopenDelivery(deps: Pick<PipelineDeps, 'db'>, jobId: string, reply?: ReplyTarget): Promise<void> {
+  await deps.db
+    .update(jobs)
+    .set({
+      deliveryState: 'pending',
+      deliveryClaimedAt: null,
+      ...(reply && { applicationId: reply.applicationId, interactionToken: reply.interactionToken, interactionAt: reply.createdAt }),
+    })
+    .where(eq(jobs.id, jobId));
+}
+
+/** The job's result cannot be posted (no access to its channel): kept for `/jobs show`. */
+export async function failDelivery(deps: Pick<PipelineDeps, 'db' | 'now'>, jobId: string): Promise<void> {
+  await deps.db.update(jobs).set({ deliveryState: 'failed', updatedAt: deps.now() }).where(eq(jobs.id, jobId));
+}
+
+/** The delivery failed for now: its claim is let go, for the retry to take. */
+export async function releaseDeliveryClaim(deps: Pick<PipelineDeps, 'db'>, jobId: string): Promise<void> {
+  await deps.db.update(jobs).set({ deliveryClaimedAt: null }).where(eq(jobs.id, jobId));
+}
+
+/** The result of the job in `state` is posted as `messageId`; a job that changed state since is left to post again. */
+export async function markDelivered(deps: Pick<PipelineDeps, 'db' | 'now'>, jobId: string, state: JobState, messageId: string): Promise<void> {
+  await deps.db
+    .update(jobs)
+    .set({ deliveryState: 'delivered', messageId, deliveredAt: deps.now(), updatedAt: deps.now() })
+    .where(and(eq(jobs.id, jobId), eq(jobs.state, state)));
 }
