@@ -3,22 +3,12 @@
  * the requested title or name, or the prompt. For an autocomplete option typed instead of
  * picked (`/video song:Rainy Night`).
  */
-import { and, desc, or, sql, type SQL } from 'drizzle-orm';
+import { or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { jobs } from '../db/schema.js';
-import { guildJobsWhere, type GuildJobFilter, type JobRow } from './job-rows.js';
+import { JOB_NAME_TEXTS, findGuildJobs, type GuildJobFilter, type JobRow } from './job-rows.js';
 
 /** At most this many jobs are returned: what a select menu can offer. */
 export const MAX_NAMED_JOBS = 25;
-
-/** The texts a job is shown by (see `describeJob`), in the order it prefers them. */
-const NAMES = [
-  sql`${jobs.result} -> 'clips' -> 0 ->> 'title'`,
-  sql`${jobs.result} ->> 'lyricsTitle'`,
-  sql`${jobs.request} ->> 'title'`,
-  sql`${jobs.request} ->> 'name'`,
-  sql`${jobs.request} ->> 'prompt'`,
-];
 
 /** A stored name as compared: lower case, trimmed (stored texts have their inner spaces as written). */
 const normalized = (value: SQL) => sql`lower(btrim(${value}))`;
@@ -43,14 +33,7 @@ export async function findJobsNamed(
   if (name === '') return [];
   const test = (value: SQL) =>
     how === 'exact' ? sql`${normalized(value)} = ${name}` : sql`${normalized(value)} like ${`%${escapeLike(name)}%`}`;
-  return db
-    .select()
-    .from(jobs)
-    .where(
-      and(guildJobsWhere(guildId, filter), or(...NAMES.map(test))),
-    )
-    .orderBy(desc(jobs.createdAt))
-    .limit(MAX_NAMED_JOBS);
+  return findGuildJobs(db, guildId, filter, or(...JOB_NAME_TEXTS.map(test)), MAX_NAMED_JOBS);
 }
 
 function escapeLike(text: string): string {

@@ -242,3 +242,17 @@ export function queuedCountOf(kinds: SQL): SQL<number> {
 export const progressLock = (jobId: string) =>
   sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
     from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;
+
+/** The texts a job is shown by (see `describeJob` in titles.ts), in the order it prefers them, as column expressions. */
+export const JOB_NAME_TEXTS: readonly SQL[] = [
+  sql`${jobs.result} -> 'clips' -> 0 ->> 'title'`,
+  sql`${jobs.result} ->> 'lyricsTitle'`,
+  sql`${jobs.request} ->> 'title'`,
+  sql`${jobs.request} ->> 'name'`,
+  sql`${jobs.request} ->> 'prompt'`,
+];
+
+/** The guild's jobs that `filter` and `where` admit, newest first, at most `limit`. */
+export async function findGuildJobs(db: Executor, guildId: string, filter: GuildJobFilter, where: SQL | undefined, limit: number): Promise<JobRow[]> {
+  return db.select().from(jobs).where(and(guildJobsWhere(guildId, filter), where)).orderBy(desc(jobs.createdAt)).limit(limit);
+}
