@@ -4,7 +4,7 @@
  * joins), and Discord answers no 429 and sees no more requests under its global limit in any two
  * seconds than the limit allows. The limit is Discord's scaled down, 20 a second rather than 50: on a
  * machine of two busy cores the bot's own pace could stay under 50 without any budget, and the
- * test must fail without one. The bot's budget is half of it, where production keeps 45 of 50:
+ * test must fail without one. The bot's budget is a quarter of it, where production keeps 45 of 50:
  * this Discord is a process on the same busy cores, whose stalls of up to a second bunch the
  * requests' arrival far more than a network's jitter does.
  */
@@ -20,7 +20,7 @@ const GUILDS = 40;
 const JOINS = 40;
 /** Discord's global limit, scaled down (see above), and the bot's budget within it. */
 const GLOBAL_LIMIT = 20;
-const BUDGET = 10;
+const BUDGET = 5;
 const PREFIX = 'chaos rest budget';
 
 let world: ChaosWorld;
