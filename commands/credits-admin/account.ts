@@ -1,6 +1,6 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { getGuildCredits } from '../../src/credits/index.js';
-import { KIND_WORDS } from '../../src/discord/job-lookup.js';
+import { KIND_WORDS } from '../../src/pipeline/titles.js';
 import { english, type Translator } from '../../src/i18n/index.js';
 import { sellsAnything } from '../../src/discord/premium-buttons.js';
 import { hasSales, salesReport, type SalesReport } from '../../src/premium/sales.js';

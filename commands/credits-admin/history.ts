@@ -11,7 +11,7 @@ import type { LedgerKind } from '../../src/db/schema.js';
 import { answerInPlace, deferNow, type Answer } from '../../src/discord/respond.js';
 import { attachmentLimitOf, editReplyWithDiskFiles, filesPerMessage, followUpWithDiskFiles } from '../../src/discord/file-answer.js';
 import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
-import { KIND_WORDS } from '../../src/discord/job-lookup.js';
+import { KIND_WORDS } from '../../src/pipeline/titles.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';

@@ -134,5 +134,3 @@ export function isExpected(error: unknown): boolean {
 /** The interaction can take no more answers: the one list of Discord's codes for it. */
 export { isGoneInteraction };
 
-/** A log-safe picture of an error: see src/logger.ts. */
-export { loggableError } from '../logger.js';

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
 import type { MakeRequest } from '../discord-rest/rest-requests.js';
 import type { BaseCommandContext } from './context.js';
-import { loggableError } from './errors.js';
+import { loggableError } from '../logger.js';
 import { createInteractionRouter } from './router.js';
 import { welcomeGuild } from './welcome.js';
 import { entitlementNotice } from './entitlement-notice.js';

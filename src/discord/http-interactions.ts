@@ -20,7 +20,7 @@ import type { Command } from './command.js';
 import type { BaseCommandContext } from './context.js';
 import { INTERACTION_REST } from '../discord-rest/discord-delivery.js';
 import type { MakeRequest } from '../discord-rest/rest-requests.js';
-import { loggableError } from './errors.js';
+import { loggableError } from '../logger.js';
 import { CACHE_LIMITS } from './gateway.js';
 import { createInteractionRouter } from './router.js';
 import { entitlementNoticeOf } from './entitlement-notice.js';

@@ -15,8 +15,6 @@ import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../text.js';
 
-export { KIND_WORDS, describeJob, kindWord } from '../pipeline/titles.js';
-
 /** Results a music video can be made of: anything with an audio clip. */
 export const VIDEO_SOURCE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload'];
 /** Results that can be downloaded re-encoded: generated songs. */

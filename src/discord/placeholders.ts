@@ -8,7 +8,7 @@ import type { REST } from '@discordjs/rest';
 import type { Logger } from '../logger.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from '../pipeline/deliver.js';
 import type { JobRow } from '../pipeline/job-rows.js';
-import { loggableError } from './errors.js';
+import { loggableError } from '../logger.js';
 
 export async function removePlaceholder(
   rest: REST,

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
-import { loggableError } from './errors.js';
+import { loggableError } from '../logger.js';
 import { resolveLocale, translator, type Translator } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
 

@@ -50,7 +50,7 @@ describe('the logger', () => {
 
 describe('loggableError', () => {
   it('gives a failed query without its values, as the logger does', async () => {
-    const { loggableError } = await import('../../src/discord/errors.js');
+    const { loggableError } = await import('../../src/logger.js');
     const secret = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const error = new DrizzleQueryError('select $1', [secret], new Error('canceling statement due to statement timeout'));
     const logged = JSON.stringify(loggableError(error));

@@ -6,11 +6,11 @@ import { z } from 'zod';
 import {
   isExpected,
   isGoneInteraction,
-  loggableError,
   Refusal,
   userMessageFor,
 } from '../../../src/discord/errors.js';
 import { MusicApiError } from '../../../src/music-api/errors.js';
+import { loggableError } from '../../../src/logger.js';
 
 /** Interaction tokens are long; Discord puts them in the path of every interaction response. */
 const token = `aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDEyMzQ1Njc4OnNlY3JldA${'x'.repeat(40)}`;
