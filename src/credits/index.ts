@@ -75,3 +75,15 @@ export {
   type EntitlementRow,
   type ReversalOutcome,
 } from './premium.js';
+export {
+  findEntitlement,
+  guildsWithEndedSubscriptions,
+  markConsumed,
+  offeredGuild,
+  packsDueForDefault,
+  recordEntitlement,
+  recordOffer,
+  unclaimedPacksOf,
+  unconsumedPacks,
+  type EntitlementFacts,
+} from './purchase-rows.js';

@@ -5,17 +5,24 @@
  * through the ledger under the entitlement's id. A pack is consumed after its credits are in;
  * a consume that fails is retried by every sweep until Discord takes it.
  */
-import { and, eq, gte, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import {
   claimPack,
+  findEntitlement,
+  guildsWithEndedSubscriptions,
+  markConsumed,
+  offeredGuild,
+  packsDueForDefault,
+  recordEntitlement,
+  recordOffer,
   refreshSubscriptionAllowance,
   reverseEntitlement,
   startSubscription,
+  unclaimedPacksOf,
+  unconsumedPacks,
   type ClaimOutcome,
   type EntitlementRow,
 } from '../credits/index.js';
-import { constants, type Database } from '../db/client.js';
-import { entitlements, guilds, premiumOffers } from '../db/schema.js';
+import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
 import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements.js';
@@ -93,18 +100,11 @@ export function createPremium(deps: PremiumDeps): Premium {
     return work;
   };
 
-  async function row(id: string): Promise<EntitlementRow | undefined> {
-    const [found] = await db.select().from(entitlements).where(eq(entitlements.id, id));
-    return found;
-  }
+  const row = (id: string): Promise<EntitlementRow | undefined> => findEntitlement(db, id);
 
   async function defaultGuildFor(userId: string | undefined, at: Date): Promise<string | null> {
     if (!userId) return null;
-    const [offer] = await db
-      .select({ guildId: premiumOffers.guildId })
-      .from(premiumOffers)
-      .where(and(eq(premiumOffers.userId, userId), gte(premiumOffers.shownAt, new Date(at.getTime() - OFFER_VALID_MS))));
-    return offer?.guildId ?? null;
+    return offeredGuild(db, userId, new Date(at.getTime() - OFFER_VALID_MS));
   }
 
   /** Marks the pack consumed once Discord says so; retried a few times here, then by every sweep. */
@@ -127,7 +127,7 @@ export function createPremium(deps: PremiumDeps): Premium {
         return false;
       }
     }
-    await db.update(entitlements).set({ consumedAt: now(), updatedAt: sql`now()` }).where(and(eq(entitlements.id, entitlementId), isNull(entitlements.consumedAt)));
+    await markConsumed(db, entitlementId, now());
     logger.info({ entitlementId }, 'entitlement consumed');
     return true;
   }
@@ -197,25 +197,19 @@ export function createPremium(deps: PremiumDeps): Premium {
   }
 
   async function insert(entitlement: EntitlementRecord, kind: EntitlementRow['kind'], credits: number, defaultGuildId: string | null, deletedAt: Date | null): Promise<void> {
-    const startsAt = entitlement.starts_at ? new Date(entitlement.starts_at) : null;
-    const endsAt = entitlement.ends_at ? new Date(entitlement.ends_at) : null;
-    await db
-      .insert(entitlements)
-      .values({
-        id: entitlement.id,
-        skuId: entitlement.sku_id,
-        kind,
-        type: entitlement.type,
-        userId: entitlement.user_id ?? null,
-        credits,
-        guildId: kind === 'subscription' ? (entitlement.guild_id ?? null) : null,
-        defaultGuildId,
-        startsAt,
-        endsAt,
-        deletedAt,
-      })
-      // A subscription's end is the one thing Discord changes on a live entitlement.
-      .onConflictDoUpdate({ target: entitlements.id, set: { startsAt, endsAt, updatedAt: sql`now()` }, where: sql`${entitlements.deletedAt} is null` });
+    await recordEntitlement(db, {
+      id: entitlement.id,
+      skuId: entitlement.sku_id,
+      kind,
+      type: entitlement.type,
+      userId: entitlement.user_id ?? null,
+      credits,
+      guildId: entitlement.guild_id ?? null,
+      defaultGuildId,
+      startsAt: entitlement.starts_at ? new Date(entitlement.starts_at) : null,
+      endsAt: entitlement.ends_at ? new Date(entitlement.ends_at) : null,
+      deletedAt,
+    });
   }
 
   async function refund(entitlementId: string, log: Logger): Promise<ReceiveOutcome> {
@@ -233,37 +227,15 @@ export function createPremium(deps: PremiumDeps): Premium {
     const at = now();
     let claimed = 0;
     let consumed = 0;
-    const due = await db
-      .select({ id: entitlements.id, guildId: entitlements.defaultGuildId })
-      .from(entitlements)
-      .where(
-        and(
-          constants(entitlements.kind, ['pack']),
-          isNull(entitlements.claimedAt),
-          isNull(entitlements.deletedAt),
-          isNotNull(entitlements.defaultGuildId),
-          lte(entitlements.createdAt, new Date(at.getTime() - deps.packClaimMinutes * 60_000)),
-        ),
-      )
-      .orderBy(entitlements.createdAt);
+    const due = await packsDueForDefault(db, new Date(at.getTime() - deps.packClaimMinutes * 60_000));
     for (const pack of due) {
-      const outcome = await claimFor(pack.id, pack.guildId!).catch((err: unknown) => logger.error({ err, entitlementId: pack.id }, 'claiming a pack failed'));
+      const outcome = await claimFor(pack.id, pack.guildId).catch((err: unknown) => logger.error({ err, entitlementId: pack.id }, 'claiming a pack failed'));
       if (outcome && outcome.status === 'claimed') claimed += 1;
     }
-    const unconsumed = await db
-      .select({ id: entitlements.id })
-      .from(entitlements)
-      .where(and(constants(entitlements.kind, ['pack']), isNotNull(entitlements.claimedAt), isNull(entitlements.consumedAt), isNull(entitlements.deletedAt)))
-      .orderBy(entitlements.claimedAt);
-    for (const pack of unconsumed) if (await consume(pack.id, CONSUME_ATTEMPTS)) consumed += 1;
+    for (const id of await unconsumedPacks(db)) if (await consume(id, CONSUME_ATTEMPTS)) consumed += 1;
     // Starts, ends told by Discord and refunds refresh the guild's allowance as they come; what
     // is left is a subscription whose end has since passed, on a guild whose allowance counts it still.
-    const ended = await db
-      .selectDistinct({ id: guilds.id })
-      .from(entitlements)
-      .innerJoin(guilds, eq(guilds.id, entitlements.guildId))
-      .where(and(eq(entitlements.kind, 'subscription'), lte(entitlements.endsAt, at), sql`${guilds.subscriptionAllowance} > 0`));
-    for (const guild of ended) await refreshSubscriptionAllowance(db, guild.id, at);
+    for (const guildId of await guildsWithEndedSubscriptions(db, at)) await refreshSubscriptionAllowance(db, guildId, at);
     return { claimed, consumed };
   }
 
@@ -286,26 +258,13 @@ export function createPremium(deps: PremiumDeps): Premium {
         if (!known) await receive(entitlement, 'interaction');
       }
       // The buyer is back in the server they bought for: their packs waiting for it go in now.
-      const waiting = await db
-        .select({ id: entitlements.id })
-        .from(entitlements)
-        .where(and(eq(entitlements.userId, userId), constants(entitlements.kind, ['pack']), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt), eq(entitlements.defaultGuildId, guildId)));
+      const waiting = await unclaimedPacksOf(db, userId, guildId);
       for (const pack of waiting) await track(claimFor(pack.id, guildId));
     },
 
-    async recordOffer(userId, guildId) {
-      await db
-        .insert(premiumOffers)
-        .values({ userId, guildId, shownAt: now() })
-        .onConflictDoUpdate({ target: premiumOffers.userId, set: { guildId, shownAt: now() } });
-    },
+    recordOffer: (userId, guildId) => recordOffer(db, { userId, guildId, at: now() }),
 
-    unclaimedPacks: (userId) =>
-      db
-        .select()
-        .from(entitlements)
-        .where(and(eq(entitlements.userId, userId), constants(entitlements.kind, ['pack']), isNull(entitlements.claimedAt), isNull(entitlements.deletedAt)))
-        .orderBy(entitlements.createdAt),
+    unclaimedPacks: (userId) => unclaimedPacksOf(db, userId),
 
     sweep: () => track(sweep()),
 
