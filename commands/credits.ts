@@ -28,7 +28,7 @@ function packLine(pack: EntitlementRow, context: CommandContext, interaction: Gu
   const { t } = context;
   const at = Math.floor(pack.createdAt.getTime() / 1000);
   if (!pack.defaultGuildId) return t('credits.packWaitingNowhere', { credits: pack.credits, at });
-  const otherName = pack.defaultGuildId === interaction.guildId ? undefined : interaction.client.guilds.cache.get(pack.defaultGuildId)?.name;
+  const otherName = pack.defaultGuildId === interaction.guildId ? undefined : interaction.client.guilds?.cache.get(pack.defaultGuildId)?.name;
   const place =
     pack.defaultGuildId === interaction.guildId ? t('credits.packPlaceHere') : otherName ? `**${otherName}**` : t('credits.packPlaceOther');
   const due = new Date(pack.createdAt.getTime() + context.config.packClaimMinutes * 60_000);

@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -41,7 +41,7 @@ export const definition = {
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
 async function requestDownload(
-  interaction: RepliableInteraction,
+  interaction: RepliablePort,
   context: CommandContext,
   input: { song: string; format: string | undefined; requesterOrModerator: boolean },
 ): Promise<void> {

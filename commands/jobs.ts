@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { getBalance } from '../src/credits/index.js';
 import { openCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
@@ -62,7 +62,7 @@ async function ownJob(context: CommandContext, caller: Caller, typed: string, pi
 }
 
 /** Cancels before submission; returns the sentence that tells the member how it went, in their language. */
-async function cancelJob(interaction: RepliableInteraction, context: CommandContext, caller: Caller, job: JobRow): Promise<string> {
+async function cancelJob(interaction: RepliablePort, context: CommandContext, caller: Caller, job: JobRow): Promise<string> {
   const outcome = await context.pipeline.cancel(job.id, { userId: caller.member.userId, isModerator: caller.isModerator });
   if (!outcome.cancelled) {
     switch (outcome.reason) {
@@ -85,7 +85,7 @@ async function cancelJob(interaction: RepliableInteraction, context: CommandCont
 }
 
 /** `/jobs cancel` with what the member typed or picked. */
-async function cancelTyped(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
+async function cancelTyped(interaction: RepliablePort, context: CommandContext, caller: Caller, typed: string): Promise<void> {
   const job = await ownJob(context, caller, typed, 'jobs-cancel-pick');
   await answerInPlace(interaction, { content: await cancelJob(interaction, context, caller, job) });
 }
@@ -121,7 +121,7 @@ function linesWithin(lines: readonly string[], max: number): string {
 }
 
 /** Has the pipeline edit this interaction's public reply into the job's result, buttons included. */
-async function showJob(interaction: RepliableInteraction, context: CommandContext, caller: Caller, typed: string): Promise<void> {
+async function showJob(interaction: RepliablePort, context: CommandContext, caller: Caller, typed: string): Promise<void> {
   const job = await ownJob(context, caller, typed, 'jobs-show-pick');
   if (job.state === 'cancelled') throw new Refusal('not_found', localText('jobs.refusal.cancelledNoResult'));
   if (!['succeeded', 'failed', 'timed_out'].includes(job.state)) {

@@ -15,8 +15,8 @@ import {
   ButtonStyle,
   EmbedBuilder,
   StringSelectMenuBuilder,
-  type RepliableInteraction,
 } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { openCaller } from '../src/discord/caller.js';
 import { defineCommand, type ButtonHandler, type SelectHandler } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
@@ -184,7 +184,7 @@ async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cur
 }
 
 /** In a private server the library, and a song shown from it, are the member's alone. */
-async function answer(interaction: RepliableInteraction, isPrivate: boolean, reply: Answer): Promise<void> {
+async function answer(interaction: RepliablePort, isPrivate: boolean, reply: Answer): Promise<void> {
   await (isPrivate ? answerPrivately(interaction, reply) : answerInPlace(interaction, reply));
 }
 

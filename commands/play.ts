@@ -4,7 +4,7 @@
  * menu do the same. Free: nothing is spent, the music service is not called.
  */
 import { ApplicationCommandOptionType, InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { defineCommand } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -30,7 +30,7 @@ export const definition = {
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
 /** Plays (or queues) the guild's song the member typed, picked or pressed Play on. */
-export async function playSong(interaction: RepliableInteraction, context: CommandContext, song: string): Promise<void> {
+export async function playSong(interaction: RepliablePort, context: CommandContext, song: string): Promise<void> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const { job } = await resolveSong(context, interaction.guildId, song, VIDEO_SOURCE_KINDS, { action: 'play-pick', subject: 'song' });
   const entry = entryOf(job, interaction.user.id);

@@ -4,7 +4,7 @@
  * command asks the guild's player (src/voice/control.ts finds the process that holds it).
  */
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { memberOf } from '../src/discord/caller.js';
 import { defineCommand, type ButtonHandler, type Command } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
@@ -18,7 +18,7 @@ import { isPlayerButton } from '../src/voice/player.js';
  * Sends `action` to the guild's player and answers with what it says: in place (public or
  * private, as the command was acknowledged), or to the member alone for a refusal.
  */
-export async function askPlayer(interaction: RepliableInteraction, context: CommandContext, action: PlayerOp): Promise<void> {
+export async function askPlayer(interaction: RepliablePort, context: CommandContext, action: PlayerOp): Promise<void> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   if (!context.voice) throw new Refusal('not_allowed', localText('player.unreachable'));
   const reply = await context.voice.request({

@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
@@ -152,7 +152,7 @@ export function configuredModel(models: readonly string[], typed: string): strin
 
 /** Validates, admits and submits a song; used by `/song` and by the "Make a song" form. */
 export async function requestSong(
-  interaction: RepliableInteraction,
+  interaction: RepliablePort,
   context: CommandContext,
   fields: SongFields,
   options: { typed?: boolean } = {},

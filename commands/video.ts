@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -36,7 +36,7 @@ export const definition = {
  * comes with its video (an old button) gets its link, free.
  */
 async function requestVideo(
-  interaction: RepliableInteraction,
+  interaction: RepliablePort,
   context: CommandContext,
   song: string,
   options: { requesterOrModerator: boolean },

@@ -3,7 +3,7 @@ import {
   InteractionContextType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import type { RepliableInteraction } from 'discord.js';
+import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { AUDIO_LIMITS, readAudioAttachment, vetAudioAttachment } from '../src/discord/attachments.js';
 import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -111,7 +111,7 @@ export async function pickVoice(
 }
 
 /** `/voice delete` with what the member typed or picked. */
-async function deleteTyped(interaction: RepliableInteraction, context: CommandContext, typed: string): Promise<void> {
+async function deleteTyped(interaction: RepliablePort, context: CommandContext, typed: string): Promise<void> {
   const caller = await openCaller(interaction, context);
   const voice = await pickVoice(context, caller.guild.id, typed, { menu: { action: 'voice-delete-pick', subject: 'voice' } });
   const outcome = await deleteVoice(context.db, {

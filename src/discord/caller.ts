@@ -9,10 +9,6 @@ import {
   ButtonStyle,
   ChannelType,
   PermissionFlagsBits,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  type ModalSubmitInteraction,
-  type RepliableInteraction,
 } from 'discord.js';
 import type { JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
@@ -25,12 +21,8 @@ import { FIRST_ANSWER_COUNT_LIMIT, shownPosition } from '../pipeline/job-rows.js
 import { kindsSharingTaskType } from '../pipeline/upstream.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
+import type { RepliablePort } from './interaction-port.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf, sendPrivateNote } from './respond.js';
-
-type GuildInteraction =
-  | ChatInputCommandInteraction<'cached' | 'raw'>
-  | ButtonInteraction<'cached' | 'raw'>
-  | ModalSubmitInteraction<'cached' | 'raw'>;
 
 export interface Caller {
   readonly guild: OpenedGuild;
@@ -41,9 +33,9 @@ export interface Caller {
 }
 
 /** The member as the interaction describes it: no fetch, no extra intent. */
-export function memberOf(interaction: GuildInteraction | RepliableInteraction): Member {
+export function memberOf(interaction: RepliablePort): Member {
   const member = interaction.member;
-  const roleIds = !member ? [] : Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+  const roleIds = !member ? [] : 'cache' in member.roles ? [...member.roles.cache.keys()] : [...member.roles];
   return {
     userId: interaction.user.id,
     roleIds,
@@ -56,7 +48,7 @@ export function memberOf(interaction: GuildInteraction | RepliableInteraction): 
  * allowed channels; `interaction.channel` is built from the interaction's own channel data when
  * the thread is not cached (see the partials in gateway.ts), so no thread has to be known first.
  */
-function placeOf(interaction: RepliableInteraction): Place {
+function placeOf(interaction: RepliablePort): Place {
   const channel = interaction.channel;
   const isThread =
     channel !== null &&
@@ -71,7 +63,7 @@ function placeOf(interaction: RepliableInteraction): Place {
  * handlers. `queuedFor`: a request of this kind is coming; the same read counts the jobs of
  * its task type waiting in the queue, for its position, so the request needs no query for it.
  */
-export async function openCaller(interaction: RepliableInteraction, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
+export async function openCaller(interaction: RepliablePort, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const member = memberOf(interaction);
   const guild = await openGuild(context.db, interaction.guildId, {
@@ -135,7 +127,7 @@ export async function admit(context: CommandContext, caller: Caller): Promise<vo
  * (docs/decisions/cancel-button.md).
  */
 export async function submitAndAcknowledge(
-  interaction: RepliableInteraction,
+  interaction: RepliablePort,
   context: CommandContext,
   caller: Caller,
   request: GenerationRequest,

@@ -4,14 +4,7 @@
  * handler, and optionally its autocomplete and the buttons and modals that belong to it.
  */
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import type {
-  ApplicationCommandOptionChoiceData,
-  AutocompleteInteraction,
-  ButtonInteraction,
-  ChatInputCommandInteraction,
-  ModalSubmitInteraction,
-  StringSelectMenuInteraction,
-} from 'discord.js';
+import type { AutocompletePort, ButtonPort, ChatInputPort, InGuild, ModalSubmitPort, StringSelectPort } from './interaction-port.js';
 import type { CommandContext } from './context.js';
 import type { CustomId, CustomIdAction } from '../discord-rest/custom-ids.js';
 import type { CommandArgs } from './options.js';
@@ -19,12 +12,21 @@ import type { AcknowledgementKind } from './respond.js';
 
 export type { CommandContext } from './context.js';
 
-/** Commands run only in guilds (`contexts: [0]`), so the router hands on guild interactions only. */
-export type GuildChatInput = ChatInputCommandInteraction<'cached' | 'raw'>;
-export type GuildAutocomplete = AutocompleteInteraction<'cached' | 'raw'>;
-export type GuildButton = ButtonInteraction<'cached' | 'raw'>;
-export type GuildModalSubmit = ModalSubmitInteraction<'cached' | 'raw'>;
-export type GuildStringSelect = StringSelectMenuInteraction<'cached' | 'raw'>;
+/**
+ * Commands run only in guilds (`contexts: [0]`), so the router hands on guild interactions only,
+ * through the interaction port (interaction-port.ts), whichever way they came.
+ */
+export type GuildChatInput = ChatInputPort & InGuild;
+export type GuildAutocomplete = AutocompletePort & InGuild;
+export type GuildButton = ButtonPort & InGuild;
+export type GuildModalSubmit = ModalSubmitPort & InGuild;
+export type GuildStringSelect = StringSelectPort & InGuild;
+
+/** An autocomplete choice: Discord shows `name` and sends back `value`. */
+export interface AutocompleteChoice {
+  readonly name: string;
+  readonly value: string | number;
+}
 
 /** How the router answers Discord before the handler runs (see {@link AcknowledgementKind}). */
 export type Acknowledgement = AcknowledgementKind;
@@ -37,7 +39,7 @@ export interface Command<Definition extends ChatInputDefinition = ChatInputDefin
   acknowledge(args: CommandArgs<Definition>): 'public' | 'ephemeral';
   execute(interaction: GuildChatInput, args: CommandArgs<Definition>, context: CommandContext): Promise<void>;
   /** Choices for the focused option; the router answers with at most 25. */
-  autocomplete?(interaction: GuildAutocomplete, context: CommandContext): Promise<readonly ApplicationCommandOptionChoiceData[]>;
+  autocomplete?(interaction: GuildAutocomplete, context: CommandContext): Promise<readonly AutocompleteChoice[]>;
   /** Buttons this command's results carry, by custom-id action. */
   readonly buttons?: Partial<Record<CustomIdAction, ButtonHandler>>;
   /** Modals this command opens, by custom-id action. */

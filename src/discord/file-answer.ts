@@ -6,8 +6,8 @@
  * Why: docs/decisions/streamed-csv-export.md
  */
 import { openAsBlob } from 'node:fs';
-import { MessageFlags, type RepliableInteraction } from 'discord.js';
-import { Routes, type APIMessage } from 'discord-api-types/v10';
+import { MessageFlags, Routes, type APIMessage } from 'discord-api-types/v10';
+import type { RepliablePort } from './interaction-port.js';
 
 /** Discord's upload limit per attachment for a bot in a server without boosts, when the interaction does not say. */
 export const DEFAULT_ATTACHMENT_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -50,7 +50,7 @@ export interface FileMessage {
 }
 
 /** The largest attachment the interaction's server takes (more with boosts), in bytes. */
-export function attachmentLimitOf(interaction: RepliableInteraction): number {
+export function attachmentLimitOf(interaction: RepliablePort): number {
   const limit = (interaction as { attachmentSizeLimit?: number }).attachmentSizeLimit;
   return typeof limit === 'number' && limit > 0 ? limit : DEFAULT_ATTACHMENT_LIMIT_BYTES;
 }
@@ -76,7 +76,7 @@ async function multipart(message: FileMessage, flags?: number): Promise<FormData
  * Puts `message` in place of the interaction's deferred reply. The caller must have deferred
  * it (`deferNow`) and must keep the files until this resolves.
  */
-export async function editReplyWithDiskFiles(interaction: RepliableInteraction, message: FileMessage): Promise<void> {
+export async function editReplyWithDiskFiles(interaction: RepliablePort, message: FileMessage): Promise<void> {
   await interaction.client.rest.patch(Routes.webhookMessage(interaction.applicationId, interaction.token, '@original'), {
     body: await multipart(message),
     passThroughBody: true,
@@ -85,7 +85,7 @@ export async function editReplyWithDiskFiles(interaction: RepliableInteraction, 
 }
 
 /** A follow-up with files, ephemeral unless told otherwise; resolves with the message. */
-export async function followUpWithDiskFiles(interaction: RepliableInteraction, message: FileMessage, options: { ephemeral?: boolean } = {}): Promise<APIMessage> {
+export async function followUpWithDiskFiles(interaction: RepliablePort, message: FileMessage, options: { ephemeral?: boolean } = {}): Promise<APIMessage> {
   return (await interaction.client.rest.post(Routes.webhook(interaction.applicationId, interaction.token), {
     body: await multipart(message, options.ephemeral === false ? undefined : MessageFlags.Ephemeral),
     passThroughBody: true,

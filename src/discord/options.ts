@@ -4,7 +4,7 @@
  * follows from them and is never written twice (the pattern Yuudachi uses).
  */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import type { Attachment, CommandInteractionOption, User } from 'discord.js';
+import type { CommandOption, InteractionUser, OptionAttachment } from './interaction-port.js';
 
 /** A channel or role option: the id and what the interaction resolved about it. */
 export interface ResolvedChannel {
@@ -35,13 +35,13 @@ type ValueOf<O extends OptionShape> = O extends { readonly choices: readonly { r
       : O['type'] extends ApplicationCommandOptionType.Boolean
         ? boolean
         : O['type'] extends ApplicationCommandOptionType.User
-          ? User
+          ? InteractionUser
           : O['type'] extends ApplicationCommandOptionType.Channel
             ? ResolvedChannel
             : O['type'] extends ApplicationCommandOptionType.Role
               ? ResolvedRole
               : O['type'] extends ApplicationCommandOptionType.Attachment
-                ? Attachment
+                ? OptionAttachment
                 : O['type'] extends ApplicationCommandOptionType.Mentionable
                   ? string
                   : never;
@@ -67,7 +67,7 @@ export type CommandArgs<Definition> = Definition extends { readonly options: inf
     : SubcommandArgs<Options[number]>
   : Record<string, never>;
 
-function valueOf(option: CommandInteractionOption): unknown {
+function valueOf(option: CommandOption): unknown {
   switch (option.type) {
     case ApplicationCommandOptionType.User:
       return option.user;
@@ -87,7 +87,7 @@ function valueOf(option: CommandInteractionOption): unknown {
   }
 }
 
-function collect(options: readonly CommandInteractionOption[] | undefined): Record<string, unknown> {
+function collect(options: readonly CommandOption[] | undefined): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const option of options ?? []) {
     const value = valueOf(option);
@@ -97,7 +97,7 @@ function collect(options: readonly CommandInteractionOption[] | undefined): Reco
 }
 
 /** Whether the value Discord sent is of the option's type (and, for ids, resolved). */
-function valueFits(option: CommandInteractionOption): boolean {
+function valueFits(option: CommandOption): boolean {
   switch (option.type) {
     case ApplicationCommandOptionType.String:
       return typeof option.value === 'string';
@@ -128,7 +128,7 @@ function valueFits(option: CommandInteractionOption): boolean {
  * fit (an option since renamed, a subcommand since removed), and so does a forged payload;
  * handlers read `args` as their definition types them, so such a payload never reaches one.
  */
-export function fitsDefinition(definition: { readonly options?: readonly OptionShape[] }, data: readonly CommandInteractionOption[]): boolean {
+export function fitsDefinition(definition: { readonly options?: readonly OptionShape[] }, data: readonly CommandOption[]): boolean {
   const declared = definition.options ?? [];
   const subcommands = declared.filter(
     (option) => option.type === ApplicationCommandOptionType.Subcommand || option.type === ApplicationCommandOptionType.SubcommandGroup,
@@ -151,7 +151,7 @@ export function fitsDefinition(definition: { readonly options?: readonly OptionS
  * Reads the options of a chat input interaction into the shape `CommandArgs` describes.
  * Values are what Discord sent: every text still goes through a zod schema before use.
  */
-export function readArgs<Definition>(data: readonly CommandInteractionOption[]): CommandArgs<Definition> {
+export function readArgs<Definition>(data: readonly CommandOption[]): CommandArgs<Definition> {
   const first = data[0];
   if (first?.type === ApplicationCommandOptionType.Subcommand) {
     return { subcommand: first.name, options: collect(first.options) } as unknown as CommandArgs<Definition>;

@@ -3,7 +3,7 @@
  * command's name, or a component's type and action) and how it ended. The refusal codes are
  * one small vocabulary across the errors that refuse, so a dashboard can group them.
  */
-import type { Interaction } from 'discord.js';
+import type { InteractionPort } from './interaction-port.js';
 import { ZodError } from 'zod';
 import { CreditsError } from '../credits/errors.js';
 import { SettingsError } from '../guilds/settings.js';
@@ -16,12 +16,18 @@ import { Refusal, isExpected, isGoneInteraction } from './errors.js';
 export type CommandOutcome = 'accepted' | 'refused' | 'failed';
 
 /** The `command` label: the slash command's name, or `button:<action>`, `select:<action>`, `modal:<action>`. */
-export function commandLabelOf(interaction: Interaction): string | undefined {
+export function commandLabelOf(interaction: InteractionPort): string | undefined {
   if (interaction.isChatInputCommand()) return interaction.commandName;
-  const kind = interaction.isButton() ? 'button' : interaction.isStringSelectMenu() ? 'select' : interaction.isModalSubmit() ? 'modal' : undefined;
-  if (kind === undefined || !('customId' in interaction)) return undefined;
+  const [kind, customId] = interaction.isButton()
+    ? ['button', interaction.customId]
+    : interaction.isStringSelectMenu()
+      ? ['select', interaction.customId]
+      : interaction.isModalSubmit()
+        ? ['modal', interaction.customId]
+        : [];
+  if (kind === undefined || customId === undefined) return undefined;
   // A custom id this bot did not make is counted as one label, not one label per forged id.
-  return `${kind}:${decodeCustomId(interaction.customId)?.action ?? 'unknown'}`;
+  return `${kind}:${decodeCustomId(customId)?.action ?? 'unknown'}`;
 }
 
 /**
@@ -37,7 +43,7 @@ export function outcomeOf(thrown: { error: unknown } | undefined): { outcome: Co
 }
 
 /** Counts one interaction; autocomplete and anything the router does not route are not counted. */
-export function countInteraction(metrics: Metrics | undefined, interaction: Interaction, thrown: { error: unknown } | undefined): void {
+export function countInteraction(metrics: Metrics | undefined, interaction: InteractionPort, thrown: { error: unknown } | undefined): void {
   if (metrics === undefined) return;
   const command = commandLabelOf(interaction);
   const counted = command === undefined ? undefined : outcomeOf(thrown);

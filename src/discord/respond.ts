@@ -3,15 +3,8 @@
  * deferring only when the decision outlasts `ANSWER_BUDGET_MS`. A refusal is only ever private.
  * Why: docs/decisions/answer-once.md
  */
-import {
-  MessageFlags,
-  type BaseMessageOptions,
-  type Interaction,
-  type MessageComponentInteraction,
-  type ModalSubmitInteraction,
-  type RepliableInteraction,
-} from 'discord.js';
-import { Routes, type APIMessage } from 'discord-api-types/v10';
+import { MessageFlags, Routes, type APIMessage } from 'discord-api-types/v10';
+import type { AnswerOptions, ComponentPort, InteractionPort, ModalSubmitPort, RepliablePort } from './interaction-port.js';
 import type { ReplyTarget } from '../pipeline/requests.js';
 
 /**
@@ -39,7 +32,7 @@ interface ReplyState {
   publicReplySettled: boolean;
 }
 
-const states = new WeakMap<Interaction, ReplyState>();
+const states = new WeakMap<InteractionPort, ReplyState>();
 
 /** Mentions in our texts are never pings: prompts and names come from members. */
 const NO_PINGS = { parse: [] } as const;
@@ -58,13 +51,13 @@ export interface OpenAnswerOptions {
  * whose message will change); `public` and `ephemeral` wait for the handler's decision, up to
  * the budget; `modal` is the handler's.
  */
-export async function openAnswer(interaction: RepliableInteraction, kind: AcknowledgementKind, options: OpenAnswerOptions): Promise<void> {
+export async function openAnswer(interaction: RepliablePort, kind: AcknowledgementKind, options: OpenAnswerOptions): Promise<void> {
   const state: ReplyState = { kind, first: 'open', receivedAt: options.receivedAt, publicReplySettled: false };
   states.set(interaction, state);
   if (kind === 'update') {
     state.first = 'deferred';
     state.firstAnswerMs = performance.now() - state.receivedAt;
-    await (interaction as MessageComponentInteraction | ModalSubmitInteraction).deferUpdate();
+    await (interaction as ComponentPort | ModalSubmitPort).deferUpdate();
     return;
   }
   if (kind === 'modal') return;
@@ -85,13 +78,13 @@ export async function openAnswer(interaction: RepliableInteraction, kind: Acknow
 }
 
 /** Stops the budget's timer: the handler is done, whatever it answered. */
-export function closeAnswer(interaction: Interaction): void {
+export function closeAnswer(interaction: InteractionPort): void {
   const state = states.get(interaction);
   if (state?.deadline) clearTimeout(state.deadline);
 }
 
 /** How the first answer went, and how long after receipt, for the router's log line. */
-export function firstAnswerOf(interaction: Interaction): { kind: AcknowledgementKind; first: FirstAnswer; ms?: number } | undefined {
+export function firstAnswerOf(interaction: InteractionPort): { kind: AcknowledgementKind; first: FirstAnswer; ms?: number } | undefined {
   const state = states.get(interaction);
   return state && { kind: state.kind, first: state.first, ...(state.firstAnswerMs === undefined ? {} : { ms: Math.round(state.firstAnswerMs) }) };
 }
@@ -101,7 +94,7 @@ export function firstAnswerOf(interaction: Interaction): { kind: Acknowledgement
  * `open` means the caller must now send the first answer itself (synchronously claimed: the
  * budget's timer can no longer defer).
  */
-async function claimFirstAnswer(interaction: RepliableInteraction, taking: 'answered' | 'deferred' = 'answered'): Promise<FirstAnswer> {
+async function claimFirstAnswer(interaction: RepliablePort, taking: 'answered' | 'deferred' = 'answered'): Promise<FirstAnswer> {
   let state = states.get(interaction);
   if (!state) {
     // Not opened by the router (a handler called from elsewhere): read discord.js's flags.
@@ -121,12 +114,12 @@ async function claimFirstAnswer(interaction: RepliableInteraction, taking: 'answ
 }
 
 /** Defers now, if nothing was answered yet: for handlers whose answer is sent by someone else (the pipeline). */
-export async function deferNow(interaction: RepliableInteraction): Promise<void> {
+export async function deferNow(interaction: RepliablePort): Promise<void> {
   if ((await claimFirstAnswer(interaction, 'deferred')) !== 'open') return;
   await interaction.deferReply(states.get(interaction)?.kind === 'ephemeral' ? { flags: MessageFlags.Ephemeral } : {});
 }
 
-export type Answer = Pick<BaseMessageOptions, 'content' | 'embeds' | 'components' | 'files'>;
+export type Answer = Pick<AnswerOptions, 'content' | 'embeds' | 'components' | 'files'>;
 
 function complete(answer: Answer) {
   return { ...answer, content: answer.content ?? '', embeds: answer.embeds ?? [], components: answer.components ?? [], allowedMentions: NO_PINGS };
@@ -137,7 +130,7 @@ function complete(answer: Answer) {
  * command was acknowledged), or an edit of the deferred reply. After a button's `update` or a
  * modal, an ephemeral follow-up.
  */
-export async function answerInPlace(interaction: RepliableInteraction, answer: Answer): Promise<void> {
+export async function answerInPlace(interaction: RepliablePort, answer: Answer): Promise<void> {
   const kind = states.get(interaction)?.kind;
   const first = await claimFirstAnswer(interaction);
   if (first === 'open') {
@@ -155,7 +148,7 @@ export async function answerInPlace(interaction: RepliableInteraction, answer: A
  * remains; a button that deferred an update gets an ephemeral follow-up and its message stays
  * as it was. Resolves with the answer's message id: `@original` for the reply itself.
  */
-export async function answerPrivately(interaction: RepliableInteraction, answer: Answer): Promise<string> {
+export async function answerPrivately(interaction: RepliablePort, answer: Answer): Promise<string> {
   const state = states.get(interaction);
   const first = await claimFirstAnswer(interaction);
   if (first === 'open') {
@@ -172,17 +165,17 @@ export async function answerPrivately(interaction: RepliableInteraction, answer:
 }
 
 /** Deletes the public deferred reply. */
-async function dropPublicReply(interaction: RepliableInteraction): Promise<void> {
+async function dropPublicReply(interaction: RepliablePort): Promise<void> {
   await interaction.deleteReply();
   settle(interaction);
 }
 
 /** From now on the public reply belongs to the pipeline (progress, then the result). */
-export function handOverPublicReply(interaction: RepliableInteraction): void {
+export function handOverPublicReply(interaction: RepliablePort): void {
   settle(interaction);
 }
 
-function settle(interaction: RepliableInteraction): void {
+function settle(interaction: RepliablePort): void {
   const state = states.get(interaction);
   if (state) state.publicReplySettled = true;
 }
@@ -193,7 +186,7 @@ function settle(interaction: RepliableInteraction): void {
  * `followUp`: docs/decisions/answer-once.md
  */
 export async function sendPrivateNote(
-  interaction: RepliableInteraction,
+  interaction: RepliablePort,
   note: { content: string; components?: ReadonlyArray<{ toJSON(): unknown }> },
   options: { wait?: boolean } = {},
 ): Promise<string | undefined> {
@@ -211,6 +204,6 @@ export async function sendPrivateNote(
 }
 
 /** Where the pipeline answers: the interaction's token, valid 15 minutes from its creation. */
-export function replyTargetOf(interaction: RepliableInteraction): ReplyTarget {
+export function replyTargetOf(interaction: RepliablePort): ReplyTarget {
   return { applicationId: interaction.applicationId, interactionToken: interaction.token, createdAt: interaction.createdAt };
 }

@@ -3,8 +3,8 @@
  * hands the interaction to its command, button or modal, and turns every failure into a
  * friendly ephemeral answer in one place.
  */
-import type { Interaction, RepliableInteraction } from 'discord.js';
 import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
+import type { InGuild, InteractionPort, RepliablePort } from './interaction-port.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
 import { Refusal, isExpected, isGoneInteraction, offersPurchase, userComponentsFor, userMessageFor } from './errors.js';
@@ -16,20 +16,14 @@ import { localText, translator, type Translator } from '../i18n/index.js';
 import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
 import { countInteraction } from './outcomes.js';
 import { entitlementNotice } from './entitlement-notice.js';
-import type { EntitlementNotice } from '../premium/entitlements.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
 
-export type InteractionRouter = (interaction: Interaction) => Promise<void>;
+/** Takes an interaction through the port: discord.js's own over the gateway, one built from the payload over HTTP. */
+export type InteractionRouter = (interaction: InteractionPort) => Promise<void>;
 
-export interface InteractionRouterOptions {
-  /** The entitlements an interaction carries; by default discord.js's `interaction.entitlements` (the gateway's). */
-  readonly entitlementsOf?: (interaction: Interaction) => readonly EntitlementNotice[];
-}
-
-export function createInteractionRouter(context: BaseCommandContext, commands: readonly Command[], options: InteractionRouterOptions = {}): InteractionRouter {
-  const entitlementsOf = options.entitlementsOf ?? ((interaction: Interaction) => [...interaction.entitlements.values()].map(entitlementNotice));
+export function createInteractionRouter(context: BaseCommandContext, commands: readonly Command[]): InteractionRouter {
   const byName = new Map<string, Command>();
   const buttons = new Map<CustomIdAction, ButtonHandler>();
   const modals = new Map<CustomIdAction, ModalHandler>();
@@ -42,15 +36,15 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     register(selects, command.selects, 'select');
   }
 
-  return async function routeInteraction(interaction: Interaction): Promise<void> {
+  return async function routeInteraction(interaction: InteractionPort): Promise<void> {
     const logger = context.logger.child({
       interactionId: interaction.id,
       interactionType: interaction.type,
       guildId: interaction.guildId,
       channelId: interaction.channelId,
       userId: interaction.user.id,
-      ...(interaction.isCommand() || interaction.isAutocomplete() ? { command: interaction.commandName } : {}),
-      ...(interaction.isMessageComponent() || interaction.isModalSubmit() ? { customId: interaction.customId } : {}),
+      ...(interaction.isChatInputCommand() || interaction.isAutocomplete() ? { command: interaction.commandName } : {}),
+      ...(interaction.isButton() || interaction.isStringSelectMenu() || interaction.isModalSubmit() ? { customId: interaction.customId } : {}),
     });
     const t = translator(interaction.locale);
     const handlerContext: CommandContext = { ...context, logger, t, guildT: translator(interaction.guildLocale) };
@@ -58,7 +52,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     const done = context.frontFirst?.begin();
     let thrown: { error: unknown } | undefined;
     const open = (kind: AcknowledgementKind) =>
-      openAnswer(interaction as RepliableInteraction, kind, {
+      openAnswer(interaction as RepliablePort, kind, {
         budgetMs: context.config.answerBudgetMs,
         receivedAt: started,
         onDeferred: (error) =>
@@ -69,7 +63,10 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
 
     try {
       if (!interaction.inGuild()) {
-        if (interaction.isAutocomplete()) return await interaction.respond([]);
+        if (interaction.isAutocomplete()) {
+          await interaction.respond([]);
+          return;
+        }
         throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
       }
 
@@ -80,7 +77,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         if (!fitsDefinition(command.definition, interaction.options.data)) throw new Refusal('invalid_input', localText('refusal.commandOutdated'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
-        await notePurchases(interaction, entitlementsOf(interaction), handlerContext);
+        await notePurchases(interaction, handlerContext);
         await command.execute(interaction, args, handlerContext);
         // Discord shows "The application did not respond" to a handler that returned without a word.
         if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
@@ -95,7 +92,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.buttonGone'));
         await open(handler.acknowledge);
-        await notePurchases(interaction, entitlementsOf(interaction), handlerContext);
+        await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isStringSelectMenu()) {
         const id = decodeCustomId(interaction.customId);
@@ -130,7 +127,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
  * Discord lists the member's entitlements on every interaction: a pack bought but not yet
  * seen is received, and one waiting for this server goes in before the command spends.
  */
-async function notePurchases(interaction: Interaction<'cached' | 'raw'>, held: readonly EntitlementNotice[], context: CommandContext): Promise<void> {
+async function notePurchases(interaction: InteractionPort & InGuild, context: CommandContext): Promise<void> {
+  const held = [...interaction.entitlements.values()].map(entitlementNotice);
   if (!context.premium || held.length === 0) return;
   await context.premium
     .noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held })
@@ -149,7 +147,7 @@ function register<H>(into: Map<CustomIdAction, H>, handlers: Partial<Record<Cust
  * private. Never throws: an interaction that expired or was already answered is only logged.
  */
 async function answerFailure(
-  interaction: Interaction,
+  interaction: InteractionPort,
   error: unknown,
   logger: CommandContext['logger'],
   durationMs: number,
@@ -171,7 +169,7 @@ async function answerFailure(
     ? interaction.responded
       ? Promise.resolve()
       : interaction.respond([])
-    : answerPrivately(interaction as RepliableInteraction, { content: message, components: userComponentsFor(error, t, premium?.catalog) });
+    : answerPrivately(interaction as RepliablePort, { content: message, components: userComponentsFor(error, t, premium?.catalog) });
   const told = await answered.then(
     () => true,
     (secondError: unknown) => {

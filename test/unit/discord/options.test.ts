@@ -1,5 +1,5 @@
 import { ApplicationCommandOptionType, ChannelType } from 'discord-api-types/v10';
-import type { Attachment, CommandInteractionOption } from 'discord.js';
+import type { CommandOption, OptionAttachment } from '../../../src/discord/interaction-port.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { definition as jobs } from '../../../commands/jobs.js';
 import type { definition as download } from '../../../commands/download.js';
@@ -7,8 +7,8 @@ import { definition as song } from '../../../commands/song.js';
 import type { definition as voice } from '../../../commands/voice.js';
 import { fitsDefinition, readArgs, type CommandArgs, type ResolvedChannel, type ResolvedRole } from '../../../src/discord/options.js';
 
-/** Options as discord.js hands them over; only the fields `readArgs` looks at. */
-const option = (fields: Record<string, unknown>) => fields as unknown as CommandInteractionOption;
+/** Options as the interaction port hands them over; only the fields `readArgs` looks at. */
+const option = (fields: Record<string, unknown>) => fields as unknown as CommandOption;
 const string = (name: string, value: string) => option({ name, type: ApplicationCommandOptionType.String, value });
 
 describe('readArgs', () => {
@@ -84,7 +84,7 @@ describe('readArgs', () => {
     expectTypeOf<CommandArgs<typeof download>>().toEqualTypeOf<{ song: string; format: 'mp3' | 'wav' }>();
     type VoiceArgs = CommandArgs<typeof voice>;
     expectTypeOf<VoiceArgs['subcommand']>().toEqualTypeOf<'create' | 'list' | 'delete'>();
-    expectTypeOf<Extract<VoiceArgs, { subcommand: 'create' }>['options']>().toEqualTypeOf<{ audio: Attachment; name: string }>();
+    expectTypeOf<Extract<VoiceArgs, { subcommand: 'create' }>['options']>().toEqualTypeOf<{ audio: OptionAttachment; name: string }>();
     expectTypeOf<keyof Extract<VoiceArgs, { subcommand: 'list' }>['options']>().toBeNever();
   });
 });
@@ -96,7 +96,7 @@ describe('readArgs and U+0000', () => {
 });
 
 describe('fitsDefinition', () => {
-  const subcommand = (name: string, options: CommandInteractionOption[] = []) => option({ name, type: ApplicationCommandOptionType.Subcommand, options });
+  const subcommand = (name: string, options: CommandOption[] = []) => option({ name, type: ApplicationCommandOptionType.Subcommand, options });
 
   it('takes what a current app sends', () => {
     expect(fitsDefinition(song, [string('prompt', 'rain')])).toBe(true);
