@@ -99,12 +99,14 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const handler = id && selects.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.menuGone'));
         await open(handler.acknowledge);
+        await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isModalSubmit()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && modals.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.formGone'));
         await open(handler.acknowledge);
+        await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       }
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
@@ -125,7 +127,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
 
 /**
  * Discord lists the member's entitlements on every interaction: a pack bought but not yet
- * seen is received, and one waiting for this server goes in before the command spends.
+ * seen is received, and one waiting for this server goes in before the command, button, menu
+ * or form spends.
  */
 async function notePurchases(interaction: InteractionPort & InGuild, context: CommandContext): Promise<void> {
   const held = [...interaction.entitlements.values()].map(entitlementNotice);

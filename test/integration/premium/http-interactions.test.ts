@@ -1,12 +1,13 @@
 /**
  * An interaction POSTed to `/interactions` (INTERACTIONS=http) carries the member's
  * entitlements to the same path as the gateway's: a pack whose event never came goes in at the
- * buyer's next command, in the server they were offered it in, and is consumed. Discord is the
- * emulator, delivering by HTTP; the ledger is the real one.
+ * buyer's next command, menu pick or form, in the server they were offered it in, and is
+ * consumed. Discord is the emulator, delivering by HTTP; the ledger is the real one.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { ApplicationCommandType } from 'discord-api-types/v10';
+import { ActionRowBuilder, StringSelectMenuBuilder } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { loadConfig } from '../../../src/config.js';
@@ -16,6 +17,7 @@ import { defineCommand, type Command } from '../../../src/discord/command.js';
 import type { BaseCommandContext } from '../../../src/discord/context.js';
 import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
 import { answerInPlace } from '../../../src/discord/respond.js';
+import { encodeCustomId } from '../../../src/discord-rest/custom-ids.js';
 import { createEntitlementsApi } from '../../../src/discord-rest/entitlements.js';
 import { registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
@@ -26,11 +28,22 @@ import { createTestDatabase } from '../../support/database.js';
 const db = await createTestDatabase();
 const PACK = '1800000000000000001';
 
+const MENU = encodeCustomId({ action: 'play-pick', subject: 'fixture' });
+const FORM = encodeCustomId({ action: 'make-song-modal', subject: 'fixture' });
+
+/** Answers with a menu; the menu and a form (as if opened) answer in words. */
 const hello = defineCommand({
   definition: { name: 'hello', description: 'hello (a fixture)', type: ApplicationCommandType.ChatInput },
   acknowledge: () => 'ephemeral',
   execute: async (interaction) => {
-    await answerInPlace(interaction, { content: 'hello' });
+    const menu = new StringSelectMenuBuilder().setCustomId(MENU).addOptions({ label: 'one', value: 'one' });
+    await answerInPlace(interaction, { content: 'hello', components: [new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(menu)] });
+  },
+  selects: {
+    'play-pick': { acknowledge: 'ephemeral', execute: async (interaction) => answerInPlace(interaction, { content: `picked ${interaction.values[0]}` }) },
+  },
+  modals: {
+    'make-song-modal': { acknowledge: 'ephemeral', execute: async (interaction) => answerInPlace(interaction, { content: 'sent' }) },
   },
 }) as Command;
 
@@ -101,6 +114,34 @@ describe('entitlements on interactions over HTTP', () => {
     const [row] = await db.db.select().from(entitlements).where(eq(entitlements.id, pack.id));
     expect(row).toMatchObject({ guildId: guild.id, kind: 'pack' });
     await expect.poll(() => emulator.entitlement(pack.id)?.consumed, { timeout: 10_000 }).toBe(true);
+    expect(emulator.findings).toEqual([]);
+  });
+
+  it('take a pack bought while a menu was open at its pick, and one bought while a form was open at its sending', async () => {
+    const guild = emulator.createGuild({ name: 'Forms' });
+    const channel = emulator.createChannel(guild.id, { name: 'music' });
+    const buyer = emulator.addMember(guild.id, { username: 'buyer' }).id;
+    await fetch(`${emulator.apiUrl}/v10/applications/${emulator.applicationId}/guilds/${guild.id}/commands`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(hello.definition),
+    });
+    const command = emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: buyer, name: 'hello' });
+    await command.waitForResponse();
+    const messageId = command.original()!.id;
+    await premium.recordOffer(buyer, guild.id);
+
+    const first = emulator.purchase({ userId: buyer, skuId: PACK, delivery: 'never' });
+    const pick = emulator.selectOption({ messageId, customId: MENU, userId: buyer, values: ['one'] });
+    await pick.waitForResponse();
+    await expect.poll(async () => getBalance(db.db, guild.id), { timeout: 10_000 }).toBe(100);
+    await expect.poll(() => emulator.entitlement(first.id)?.consumed, { timeout: 10_000 }).toBe(true);
+
+    const second = emulator.purchase({ userId: buyer, skuId: PACK, delivery: 'never' });
+    const form = emulator.submitModal({ guildId: guild.id, channelId: channel.id, userId: buyer, customId: FORM, fields: {} });
+    await form.waitForResponse();
+    await expect.poll(async () => getBalance(db.db, guild.id), { timeout: 10_000 }).toBe(200);
+    await expect.poll(() => emulator.entitlement(second.id)?.consumed, { timeout: 10_000 }).toBe(true);
     expect(emulator.findings).toEqual([]);
   });
 });
