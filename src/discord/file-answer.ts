@@ -51,7 +51,7 @@ export interface FileMessage {
 
 /** The largest attachment the interaction's server takes (more with boosts), in bytes. */
 export function attachmentLimitOf(interaction: RepliablePort): number {
-  const limit = (interaction as { attachmentSizeLimit?: number }).attachmentSizeLimit;
+  const limit = interaction.attachmentSizeLimit;
   return typeof limit === 'number' && limit > 0 ? limit : DEFAULT_ATTACHMENT_LIMIT_BYTES;
 }
 

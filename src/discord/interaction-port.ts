@@ -108,6 +108,8 @@ export interface InteractionPort {
   /** The channel the interaction ran in, as the interaction describes it (a thread knows its parent). */
   readonly channel: { readonly type: ChannelType; readonly parentId?: string | null } | null;
   readonly createdAt: Date;
+  /** The largest attachment the interaction's server takes, in bytes, when the interaction says. */
+  readonly attachmentSizeLimit?: number;
   /** What the member holds of the application's SKUs (Discord lists them on every interaction). */
   readonly entitlements: ReadonlyMap<string, InteractionEntitlement>;
   readonly client: InteractionClient;

@@ -146,6 +146,7 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
   readonly memberPermissions: { has(permission: bigint): boolean } | null;
   readonly channel: { readonly type: number; readonly parentId: string | null } | null;
   readonly createdAt: Date;
+  readonly attachmentSizeLimit?: number;
   readonly entitlements: ReadonlyMap<string, InteractionEntitlement>;
   readonly client: { readonly rest: REST };
   readonly commandName: string;
@@ -183,6 +184,7 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
         : { has: (permission) => (permissions & PermissionFlagsBits.Administrator) !== 0n || (permissions & permission) === permission };
     this.channel = payload.channel ? { type: payload.channel.type, parentId: ('parent_id' in payload.channel && payload.channel.parent_id) || null } : null;
     this.createdAt = new Date(Number((BigInt(payload.id) >> 22n) + DISCORD_EPOCH));
+    if ('attachment_size_limit' in payload && typeof payload.attachment_size_limit === 'number') this.attachmentSizeLimit = payload.attachment_size_limit;
     this.entitlements = new Map((payload.entitlements ?? []).map((entitlement) => [entitlement.id, entitlementOf(entitlement)]));
     this.client = { rest: answering.rest };
 

@@ -88,6 +88,7 @@ describe('an interaction read from its payload', () => {
     expect(interaction.channel).toEqual({ type: ChannelType.PublicThread, parentId: '1700000000000000000' });
     expect(interaction.createdAt.getTime()).toBe(Number((BigInt(base.id) >> 22n) + 1_420_070_400_000n));
     expect(interaction.locale).toBe('de');
+    expect(interaction.attachmentSizeLimit).toBe(10_485_760);
     expect(readArgs(interaction.options.data)).toEqual({
       subcommand: 'create',
       options: { audio: { id: '9', name: 'take.mp3', url: 'https://cdn.example/take.mp3', size: 1234, contentType: 'audio/mpeg' }, name: 'mine' },
