@@ -9,7 +9,7 @@ const LAYERS = [
   {
     name: 'foundation',
     what: 'configuration, logging, metrics, the music API spec\'s facts, the message catalogue and small pure helpers',
-    path: '^src/(config|logger|metrics|text|music-api-spec)\\.ts$|^src/(audio|i18n)/',
+    path: '^src/(config|logger|metrics|text|music-api-spec|webhook-address)\\.ts$|^src/(audio|i18n)/',
   },
   {
     name: 'adapters',

@@ -6,20 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { MAX_WEBHOOK_URL_LENGTH, SPEC_MODELS } from './music-api-spec.js';
+import { MAX_PUBLIC_URL_LENGTH, WEBHOOK_ROUTE_PREFIX, webhookUrlFor } from './webhook-address.js';
 
 /** The spec's `mv` values: the default of MUSIC_MODELS. */
 export const SPEC_MODEL_LIST = SPEC_MODELS;
-
-/** Where, under PUBLIC_URL, the music service posts a job's webhook: the HTTP server serves this route. */
-export const WEBHOOK_ROUTE_PREFIX = '/webhooks/music';
-
-/** A job's webhook address. Job ids are UUIDs (36 characters), so its length depends on PUBLIC_URL alone. */
-export function webhookUrlFor(publicUrl: string, jobId: string): string {
-  return `${publicUrl}${WEBHOOK_ROUTE_PREFIX}/${jobId}`;
-}
-
-/** The longest PUBLIC_URL whose webhook addresses fit the service's `webhook_url` limit. */
-export const MAX_PUBLIC_URL_LENGTH = MAX_WEBHOOK_URL_LENGTH - webhookUrlFor('', '00000000-0000-0000-0000-000000000000').length;
 
 export const ROLES = ['all', 'gateway', 'worker', 'http'] as const;
 export type Role = (typeof ROLES)[number];
@@ -353,7 +343,7 @@ function shardIdsOf(e: Env): number[] | undefined {
 const freezeShardIds = (ids: number[] | undefined): readonly number[] | undefined => (ids === undefined ? undefined : Object.freeze(ids));
 
 /** The environment, camel-cased and frozen: what the composition root passes on. */
-const configSchema = envSchema.transform((e) =>
+const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payload) => payload.issues.length === 0 }).transform((e) =>
   Object.freeze({
     discordToken: e.DISCORD_TOKEN ?? '',
     discordApplicationId: e.DISCORD_APPLICATION_ID ?? '',
@@ -489,32 +479,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? 'environment');
-      if (!byVariable.has(name)) byVariable.set(name, `${name}: expected ${issue.message}`);
+      const line = issue.code === 'custom' && issue.params?.['line'] === true ? issue.message : `${name}: expected ${issue.message}`;
+      if (!byVariable.has(name)) byVariable.set(name, line);
     }
   }
-  if (parsed.success && parsed.data.shardCount !== undefined && parsed.data.shardIds?.some((id) => id >= parsed.data.shardCount!)) {
-    byVariable.set('SHARD_IDS', `SHARD_IDS: expected ids below SHARD_COUNT (${parsed.data.shardCount}), from 0 to ${parsed.data.shardCount - 1}`);
-  }
-  if (parsed.success && parsed.data.interactions === 'http' && parsed.data.discordPublicKey === undefined && !byVariable.has('DISCORD_PUBLIC_KEY')) {
-    byVariable.set('DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)");
-  }
-  if (parsed.success && parsed.data.publicUrl !== undefined && parsed.data.publicUrl.length > MAX_PUBLIC_URL_LENGTH) {
-    const length = webhookUrlFor(parsed.data.publicUrl, '00000000-0000-0000-0000-000000000000').length;
-    byVariable.set(
-      'PUBLIC_URL',
-      `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
-    );
-  }
-  if (parsed.success && parsed.data.accountLowCredits > 0 && parsed.data.accountAlertChannelId === undefined && parsed.data.botOwnerIds.length === 0) {
-    byVariable.set('ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages');
-  }
-  if (parsed.success) {
-    const packs = new Set(parsed.data.creditPacks.map((entry) => entry.skuId));
-    const both = parsed.data.subscriptionAllowances.filter((entry) => packs.has(entry.skuId));
-    if (both.length > 0) byVariable.set('SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`);
-  }
-  if (parsed.success) for (const [name, problem] of redisProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
-  if (parsed.success) for (const [name, problem] of gatewayReplicaProblems(env, parsed.data)) if (!byVariable.has(name)) byVariable.set(name, problem);
   const problems = [...byVariable.values()];
   for (const part of parts) {
     for (const { name, expected } of REQUIRED_BY_PART[part]) {
@@ -526,36 +494,62 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return parsed.data;
 }
 
+/**
+ * What no single variable shows: the variables that must agree. Each problem is one whole line
+ * under the variable to change, checked once every variable has parsed on its own.
+ */
+function checkAcrossVariables(e: Env, context: z.RefinementCtx): void {
+  const problems: Array<[string, string]> = [];
+  if (e.SHARD_COUNT !== undefined && e.SHARD_IDS?.some((id) => id >= e.SHARD_COUNT!)) {
+    problems.push(['SHARD_IDS', `SHARD_IDS: expected ids below SHARD_COUNT (${e.SHARD_COUNT}), from 0 to ${e.SHARD_COUNT - 1}`]);
+  }
+  if (e.INTERACTIONS === 'http' && e.DISCORD_PUBLIC_KEY === undefined) {
+    problems.push(['DISCORD_PUBLIC_KEY', "DISCORD_PUBLIC_KEY is not set: INTERACTIONS=http needs the application's public key from the developer portal (64 hexadecimal characters)"]);
+  }
+  if (e.PUBLIC_URL !== undefined && e.PUBLIC_URL.length > MAX_PUBLIC_URL_LENGTH) {
+    const length = webhookUrlFor(e.PUBLIC_URL, '00000000-0000-0000-0000-000000000000').length;
+    problems.push([
+      'PUBLIC_URL',
+      `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
+    ]);
+  }
+  if (e.ACCOUNT_LOW_CREDITS > 0 && e.ACCOUNT_ALERT_CHANNEL_ID === undefined && e.BOT_OWNER_IDS.length === 0) {
+    problems.push(['ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages']);
+  }
+  const packs = new Set((e.CREDIT_PACKS ?? []).map((entry) => entry.skuId));
+  const both = (e.SUBSCRIPTION_ALLOWANCES ?? []).filter((entry) => packs.has(entry.skuId));
+  if (both.length > 0) problems.push(['SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`]);
+  problems.push(...redisProblems(e), ...gatewayReplicaProblems(e));
+  for (const [name, line] of problems) context.addIssue({ code: 'custom', path: [name], message: line, params: { line: true } });
+}
+
 /** What is wrong with how Redis is asked for, by variable: one way to reach it, and what that way needs. */
-function redisProblems(env: Record<string, string | undefined>, config: Pick<Config, 'redis' | 'queuePrefix'>): Array<[string, string]> {
-  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
-  const ways = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'].filter(isSet);
+function redisProblems(e: Env): Array<[string, string]> {
+  const ways = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((name) => e[name] !== undefined);
   const problems: Array<[string, string]> = [];
   if (ways.length > 1) problems.push([ways[1]!, `${ways[1]}: expected one way to reach Redis, but ${ways.join(' and ')} are both set: REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES`]);
-  if (isSet('REDIS_SENTINELS') && !isSet('REDIS_SENTINEL_NAME')) {
+  if (e.REDIS_SENTINELS !== undefined && e.REDIS_SENTINEL_NAME === undefined) {
     problems.push(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_NAME is not set: REDIS_SENTINELS needs the name the sentinels know the primary by, such as mymaster']);
   }
-  if (isSet('REDIS_SENTINEL_NAME') && !isSet('REDIS_SENTINELS')) problems.push(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_NAME: expected REDIS_SENTINELS too, the sentinels that know it']);
-  if (config.redis?.mode === 'cluster' && !hasHashTag(config.queuePrefix)) {
+  if (e.REDIS_SENTINEL_NAME !== undefined && e.REDIS_SENTINELS === undefined) problems.push(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_NAME: expected REDIS_SENTINELS too, the sentinels that know it']);
+  if (redisTargetOf(e)?.mode === 'cluster' && !hasHashTag(e.QUEUE_PREFIX)) {
     problems.push([
       'QUEUE_PREFIX',
-      `QUEUE_PREFIX: expected a hash tag such as {${config.queuePrefix.replace(/[{}]/g, '')}} on a Redis Cluster, so that each queue's keys stay in one slot; "${config.queuePrefix}" has none`,
+      `QUEUE_PREFIX: expected a hash tag such as {${e.QUEUE_PREFIX.replace(/[{}]/g, '')}} on a Redis Cluster, so that each queue's keys stay in one slot; "${e.QUEUE_PREFIX}" has none`,
     ]);
   }
   return problems;
 }
 
 /** What is wrong with a gateway replica's place (GATEWAY_REPLICAS, GATEWAY_ORDINAL), by variable. */
-function gatewayReplicaProblems(env: Record<string, string | undefined>, config: Pick<Config, 'shardCount'>): Array<[string, string]> {
-  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
-  if (!isSet('GATEWAY_REPLICAS') && !isSet('GATEWAY_ORDINAL')) return [];
-  if (!isSet('GATEWAY_REPLICAS')) return [['GATEWAY_REPLICAS', 'GATEWAY_REPLICAS is not set: GATEWAY_ORDINAL needs the number of gateway replicas it is one of']];
-  if (!isSet('GATEWAY_ORDINAL')) return [['GATEWAY_ORDINAL', "GATEWAY_ORDINAL is not set: GATEWAY_REPLICAS needs this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index"]];
-  if (isSet('SHARD_IDS')) return [['SHARD_IDS', 'SHARD_IDS: expected SHARD_IDS or GATEWAY_REPLICAS with GATEWAY_ORDINAL, not both: each says which shards this process runs']];
-  if (config.shardCount === undefined) return [['SHARD_COUNT', 'SHARD_COUNT is not set: GATEWAY_REPLICAS splits a fixed shard count between the replicas, so every replica must be given the same one']];
-  const replicas = Number(env['GATEWAY_REPLICAS']);
-  const ordinal = Number(env['GATEWAY_ORDINAL']);
-  if (replicas > config.shardCount) return [['GATEWAY_REPLICAS', `GATEWAY_REPLICAS: expected at most SHARD_COUNT (${config.shardCount}): a replica without a shard has nothing to run`]];
+function gatewayReplicaProblems(e: Env): Array<[string, string]> {
+  const { GATEWAY_REPLICAS: replicas, GATEWAY_ORDINAL: ordinal, SHARD_COUNT: shardCount } = e;
+  if (replicas === undefined && ordinal === undefined) return [];
+  if (replicas === undefined) return [['GATEWAY_REPLICAS', 'GATEWAY_REPLICAS is not set: GATEWAY_ORDINAL needs the number of gateway replicas it is one of']];
+  if (ordinal === undefined) return [['GATEWAY_ORDINAL', "GATEWAY_ORDINAL is not set: GATEWAY_REPLICAS needs this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index"]];
+  if (e.SHARD_IDS !== undefined) return [['SHARD_IDS', 'SHARD_IDS: expected SHARD_IDS or GATEWAY_REPLICAS with GATEWAY_ORDINAL, not both: each says which shards this process runs']];
+  if (shardCount === undefined) return [['SHARD_COUNT', 'SHARD_COUNT is not set: GATEWAY_REPLICAS splits a fixed shard count between the replicas, so every replica must be given the same one']];
+  if (replicas > shardCount) return [['GATEWAY_REPLICAS', `GATEWAY_REPLICAS: expected at most SHARD_COUNT (${shardCount}): a replica without a shard has nothing to run`]];
   if (ordinal >= replicas) return [['GATEWAY_ORDINAL', `GATEWAY_ORDINAL: expected an index below GATEWAY_REPLICAS (${replicas}), from 0 to ${replicas - 1}; ${ordinal} is past them (is GATEWAY_REPLICAS behind the replica count?)`]];
   return [];
 }

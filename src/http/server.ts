@@ -16,7 +16,7 @@ import type { Logger } from '../logger.js';
 import { exportDeploymentGauges, type Metrics } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
-import { WEBHOOK_ROUTE_PREFIX } from '../pipeline/upstream.js';
+import { WEBHOOK_ROUTE_PREFIX } from '../webhook-address.js';
 import { oldestWaitingSeconds, readGatewayRecord, setShardCoverageGauges, shardCoverage } from '../queue/health.js';
 import { registerHealthRoutes, within, type HealthDeps, type Lifecycle } from './health.js';
 import { createRefusalLog, type RefusalLog } from './refusal-log.js';

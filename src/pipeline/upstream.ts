@@ -36,7 +36,6 @@ export function kindsSharingTaskType(kind: JobKind): JobKind[] {
 }
 
 /** Where the music service sends a job's webhook (configuration checks PUBLIC_URL against its length). */
-export { WEBHOOK_ROUTE_PREFIX, webhookUrlFor } from '../config.js';
 
 /**
  * Whether the operation that submits `kind` takes a webhook. The spec registers `webhook_url`

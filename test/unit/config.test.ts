@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, MAX_PUBLIC_URL_LENGTH, modelListNotice, SPEC_MODEL_LIST, webhookUrlFor } from '../../src/config.js';
+import { loadConfig, modelListNotice, SPEC_MODEL_LIST } from '../../src/config.js';
+import { MAX_PUBLIC_URL_LENGTH, webhookUrlFor } from '../../src/webhook-address.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../../src/music-api-spec.js';
 import { COMPLETE_ENV, problemsOf } from '../support/config-env.js';
 

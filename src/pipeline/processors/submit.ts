@@ -19,7 +19,8 @@ import {
   requeue,
   timeOutJob,
 } from '../transitions.js';
-import { submitUpstream, webhookUrlFor } from '../upstream.js';
+import { submitUpstream } from '../upstream.js';
+import { webhookUrlFor } from '../../webhook-address.js';
 import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
 import { initialPollDelayMs, webhooksOn } from './poll.js';
 import { backoffWithJitter, deliverNowOrLater } from './shared.js';
