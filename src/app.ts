@@ -32,6 +32,7 @@ import { createCatalog } from './premium/catalog.js';
 import { createEntitlementsApi } from './discord-rest/entitlements.js';
 import { createMakeRequest, type RestTraffic } from './discord-rest/rest-requests.js';
 import { createRequestBudget } from './queue/request-budget.js';
+import type { BaseCommandContext } from './discord/context.js';
 import { createPremium, type Premium } from './premium/entitlements.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
@@ -192,6 +193,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     // Voice commands reach the player of the process that holds the guild's shard (src/voice).
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
     if (voice) stops.push(() => voice.stop());
+    // What every command handler is handed, over either way in (the router adds its logger and languages).
+    const commandContext: BaseCommandContext = { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium };
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
     const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });
@@ -223,7 +226,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         const { commands } = await import('../commands/index.js');
         const receiver = createHttpInteractionReceiver({
           commands,
-          context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
+          context: commandContext,
           makeRequest: discordRequest,
         });
         // After the server has closed: the interactions in hand finish their follow-ups.
@@ -296,7 +299,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       const gatewayStarted = performance.now();
       const gateway = await startGateway({
         commands,
-        context: { config, db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium },
+        context: commandContext,
         routeInteractions: config.interactions === 'gateway',
         makeRequest: discordRequest,
         buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix }),
