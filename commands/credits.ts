@@ -31,7 +31,7 @@ function packLine(pack: EntitlementRow, context: CommandContext, interaction: Gu
   const otherName = pack.defaultGuildId === interaction.guildId ? undefined : interaction.client.guilds?.cache.get(pack.defaultGuildId)?.name;
   const place =
     pack.defaultGuildId === interaction.guildId ? t('credits.packPlaceHere') : otherName ? `**${otherName}**` : t('credits.packPlaceOther');
-  const due = new Date(pack.createdAt.getTime() + context.config.packClaimMinutes * 60_000);
+  const due = new Date(pack.createdAt.getTime() + context.settings.packClaimMinutes * 60_000);
   return due > now
     ? t('credits.packWaiting', { credits: pack.credits, at, place, due: Math.floor(due.getTime() / 1000) })
     : t('credits.packWaitingSoon', { credits: pack.credits, at, place });

@@ -61,7 +61,7 @@ async function keptSettings(context: CommandContext, job: JobRow): Promise<Pick<
   }
   const model = requestString(job, 'model');
   return {
-    model: model !== undefined && context.config.musicModels.includes(model) ? model : undefined,
+    model: model !== undefined && context.settings.musicModels.includes(model) ? model : undefined,
     instrumental: job.request.instrumental === true ? true : undefined,
   };
 }

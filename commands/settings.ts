@@ -144,7 +144,7 @@ export default defineCommand({
         // A model typed rather than picked counts in any case.
         change = {
           setting: 'defaultModel',
-          model: args.options.model === undefined ? null : (configuredModel(context.config.musicModels, args.options.model) ?? args.options.model),
+          model: args.options.model === undefined ? null : (configuredModel(context.settings.musicModels, args.options.model) ?? args.options.model),
         };
         break;
       case 'cooldown':
@@ -158,13 +158,13 @@ export default defineCommand({
       guildId: caller.guild.id,
       actorId: caller.member.userId,
       change,
-      models: context.config.musicModels,
+      models: context.settings.musicModels,
     });
     await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t)}` });
   },
   async autocomplete(interaction, context) {
     const typed = interaction.options.getFocused().trim().toLowerCase();
-    return context.config.musicModels
+    return context.settings.musicModels
       .filter((model) => model.toLowerCase().includes(typed))
       .map((model) => ({ name: model.slice(0, 100), value: model.slice(0, 100) }));
   },

@@ -129,7 +129,7 @@ async function completeSongRequest(
 ): Promise<GenerationRequest> {
   if (checked.voice === undefined) {
     const serverDefault = caller.guild.defaultModel ?? undefined;
-    const model = checked.request.model ?? (serverDefault && context.config.musicModels.includes(serverDefault) ? serverDefault : undefined);
+    const model = checked.request.model ?? (serverDefault && context.settings.musicModels.includes(serverDefault) ? serverDefault : undefined);
     return model === undefined ? checked.request : { ...checked.request, model };
   }
   const { pendingChoices } = context;
@@ -157,7 +157,7 @@ export async function requestSong(
   fields: SongFields,
   options: { typed?: boolean } = {},
 ): Promise<void> {
-  const checked = checkSongFields(context.config.musicModels, fields, options);
+  const checked = checkSongFields(context.settings.musicModels, fields, options);
   const caller = await openCaller(interaction, context, { queuedFor: 'song' });
   const request = await completeSongRequest(context, caller, checked, fields, interaction.id);
   await admit(context, caller);
@@ -187,7 +187,7 @@ export default defineCommand({
     const focused = interaction.options.getFocused(true);
     const typed = focused.value.trim().toLowerCase();
     if (focused.name === 'model') {
-      return context.config.musicModels
+      return context.settings.musicModels
         .filter((model) => model.toLowerCase().includes(typed))
         .map((model) => ({ name: model.slice(0, 100), value: model.slice(0, 100) }));
     }

@@ -35,7 +35,7 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     uploadRequestSchema.shape.title.parse(args.title);
-    const vetted = vetAudioAttachment(args.audio, context.config.discordCdnUrls);
+    const vetted = vetAudioAttachment(args.audio, context.settings.discordCdnUrls);
     const caller = await openCaller(interaction, context);
     await admit(context, caller);
     // Only an admitted member makes the bot download anything.

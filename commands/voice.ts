@@ -138,7 +138,7 @@ export default defineCommand({
         const { audio, name } = args.options;
         // Name and what the file declares first: bad input is refused before the database is touched.
         const named = voiceRequestSchema.shape.name.parse(name);
-        const vetted = vetAudioAttachment(audio, context.config.discordCdnUrls);
+        const vetted = vetAudioAttachment(audio, context.settings.discordCdnUrls);
         const caller = await openCaller(interaction, context);
         if (await findVoice(context.db, caller.guild.id, named)) {
           throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(named) }));

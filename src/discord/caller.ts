@@ -67,7 +67,7 @@ export async function openCaller(interaction: RepliablePort, context: CommandCon
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const member = memberOf(interaction);
   const guild = await openGuild(context.db, interaction.guildId, {
-    startingCredits: context.config.startingCredits,
+    startingCredits: context.settings.startingCredits,
     roleIds: member.roleIds,
     ...(options.queuedFor && { queuedKinds: kindsSharingTaskType(options.queuedFor) }),
   });
@@ -76,7 +76,7 @@ export async function openCaller(interaction: RepliablePort, context: CommandCon
     member,
     place: placeOf(interaction),
     isModerator: isModerator(guild, member),
-    isOwner: context.config.botOwnerIds.includes(member.userId),
+    isOwner: context.settings.botOwnerIds.includes(member.userId),
   };
 }
 

@@ -9,13 +9,22 @@ import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
 import type { Premium } from '../premium/entitlements.js';
 
+/** The settings the handlers read: no tokens, keys or addresses. */
+export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;
+
+/** The handlers' settings out of the whole configuration: a copy, so that no handler can reach a token. */
+export function commandSettings(config: Config): CommandSettings {
+  const { musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds } = config;
+  return Object.freeze({ musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds });
+}
+
 /**
  * What every command, autocomplete and button handler receives. The router hands each
  * interaction its own copy whose `logger` carries the interaction id and whose `t` and
  * `guildT` write in the member's and the guild's language.
  */
 export interface CommandContext {
-  readonly config: Config;
+  readonly settings: CommandSettings;
   readonly db: Database;
   readonly logger: Logger;
   readonly pipeline: Pipeline;

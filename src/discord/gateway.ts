@@ -18,6 +18,8 @@ import { welcomeGuild } from './welcome.js';
 import { entitlementNotice } from './entitlement-notice.js';
 
 export interface GatewayOptions {
+  /** The client's: its token, REST address and shards. */
+  readonly config: Config;
   readonly context: BaseCommandContext;
   /** The slash commands to route: the entry points hand over `commands/`. */
   readonly commands: readonly Command[];
@@ -100,8 +102,8 @@ export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 
  * identify. `ready` tells when they all are. A bad token or no sessions left rejects here.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { context } = options;
-  const { config, logger } = context;
+  const { context, config } = options;
+  const { logger } = context;
   const plan = await shardPlan(config);
   // Connecting: the first shard asks for its turn to identify (or one is already ready or resumed).
   let connected!: () => void;

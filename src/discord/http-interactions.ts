@@ -38,6 +38,8 @@ export interface HttpInteractionReceiver {
 export interface HttpInteractionOptions {
   readonly context: BaseCommandContext;
   readonly commands: readonly Command[];
+  /** Where the follow-ups go and the bot token they carry. */
+  readonly discord: { readonly apiUrl: string; readonly token: string };
   /** How its REST requests are sent: through the deployment's shared budget, counted (src/discord-rest/rest-requests.ts). */
   readonly makeRequest?: MakeRequest;
 }
@@ -51,8 +53,8 @@ function deferralFor(body: APIInteractionResponse): APIInteractionResponse {
 
 export function createHttpInteractionReceiver(options: HttpInteractionOptions): HttpInteractionReceiver {
   const { context } = options;
-  const rest = new REST({ api: context.config.discordApiUrl, ...INTERACTION_REST, ...(options.makeRequest && { makeRequest: options.makeRequest }) });
-  rest.setToken(context.config.discordToken);
+  const rest = new REST({ api: options.discord.apiUrl, ...INTERACTION_REST, ...(options.makeRequest && { makeRequest: options.makeRequest }) });
+  rest.setToken(options.discord.token);
   const api = new API(rest);
   const route = createInteractionRouter(context, options.commands);
   const handling = new Set<Promise<void>>();

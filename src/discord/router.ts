@@ -53,11 +53,11 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     let thrown: { error: unknown } | undefined;
     const open = (kind: AcknowledgementKind) =>
       openAnswer(interaction as RepliablePort, kind, {
-        budgetMs: context.config.answerBudgetMs,
+        budgetMs: context.settings.answerBudgetMs,
         receivedAt: started,
         onDeferred: (error) =>
           error === undefined
-            ? logger.info({ budgetMs: context.config.answerBudgetMs }, 'no decision within the answer budget; deferred')
+            ? logger.info({ budgetMs: context.settings.answerBudgetMs }, 'no decision within the answer budget; deferred')
             : logger.warn({ err: loggableError(error, [interaction.token ?? '']) }, 'could not defer the answer'),
       });
 

@@ -4,7 +4,7 @@
  * often the bot comes back (src/guilds/welcome.ts keeps the record), and only where it may post.
  */
 import { PermissionFlagsBits, type Guild } from 'discord.js';
-import type { Config } from '../config.js';
+import type { CommandSettings } from './context.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
@@ -30,7 +30,7 @@ export function welcomeText(options: { botName: string; startingCredits: number 
 }
 
 /** Welcomes a guild the bot has just joined; never throws. */
-export async function welcomeGuild(guild: Guild, context: { db: Database; config: Config; logger: Logger }): Promise<WelcomeOutcome> {
+export async function welcomeGuild(guild: Guild, context: { db: Database; settings: Pick<CommandSettings, 'startingCredits'>; logger: Logger }): Promise<WelcomeOutcome> {
   const logger = context.logger.child({ guildId: guild.id });
   const channel = guild.systemChannel;
   if (!channel) {
@@ -55,7 +55,7 @@ export async function welcomeGuild(guild: Guild, context: { db: Database; config
     await channel.send({
       // Posted to the channel, for everyone: in the guild's language.
       content: welcomeText(
-        { botName: guild.client.user.username, startingCredits: context.config.startingCredits },
+        { botName: guild.client.user.username, startingCredits: context.settings.startingCredits },
         translator(resolveLocale(guild.preferredLocale)),
       ),
       allowedMentions: { parse: [] },

@@ -11,7 +11,7 @@ import { ApplicationCommandType, InteractionResponseType } from 'discord-api-typ
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { defineCommand, type Command } from '../../../src/discord/command.js';
-import type { BaseCommandContext } from '../../../src/discord/context.js';
+import { commandSettings, type BaseCommandContext } from '../../../src/discord/context.js';
 import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
 import { answerInPlace, firstAnswerOf } from '../../../src/discord/respond.js';
 import { INTERACTIONS_BODY_LIMIT, registerInteractionsRoute } from '../../../src/http/interactions.js';
@@ -77,8 +77,8 @@ beforeAll(async () => {
     },
   });
   // These fixtures touch neither the database, the pipeline nor the service.
-  const context = { config, logger: silentLogger } as BaseCommandContext;
-  receiver = createHttpInteractionReceiver({ context, commands });
+  const context = { settings: commandSettings(config), logger: silentLogger } as BaseCommandContext;
+  receiver = createHttpInteractionReceiver({ context, commands, discord: { apiUrl: config.discordApiUrl, token: config.discordToken } });
   server = Fastify();
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -14,7 +14,7 @@ import { loadConfig } from '../../../src/config.js';
 import { getBalance } from '../../../src/credits/index.js';
 import { entitlements } from '../../../src/db/schema.js';
 import { defineCommand, type Command } from '../../../src/discord/command.js';
-import type { BaseCommandContext } from '../../../src/discord/context.js';
+import { commandSettings, type BaseCommandContext } from '../../../src/discord/context.js';
 import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
 import { answerInPlace } from '../../../src/discord/respond.js';
 import { encodeCustomId } from '../../../src/discord-rest/custom-ids.js';
@@ -78,8 +78,8 @@ beforeAll(async () => {
     packClaimMinutes: 0,
   });
   // The router reads only these for a command that spends nothing.
-  const context = { config, logger: silentLogger, premium } as BaseCommandContext;
-  receiver = createHttpInteractionReceiver({ context, commands: [hello] });
+  const context = { settings: commandSettings(config), logger: silentLogger, premium } as BaseCommandContext;
+  receiver = createHttpInteractionReceiver({ context, commands: [hello], discord: { apiUrl: config.discordApiUrl, token: config.discordToken } });
   server = Fastify();
   server.removeContentTypeParser('application/json');
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
