@@ -12,7 +12,7 @@ import type { ReplyTarget } from './requests.js';
 /** The key's value once the job has left the queue; before, the id of the message carrying the button. */
 const TAKEN = 'taken';
 
-function keyOf(deps: PipelineDeps, jobId: string): string {
+function keyOf(deps: Pick<PipelineDeps, 'queues'>, jobId: string): string {
   return `${deps.queues.prefix}:cancel-button:${jobId}`;
 }
 
@@ -21,7 +21,7 @@ function keyOf(deps: PipelineDeps, jobId: string): string {
 export const TAKEN_CHECK_MS = 500;
 
 /** Whether a worker has taken the job; undefined when Redis did not say within {@link TAKEN_CHECK_MS}. */
-export function isTaken(deps: PipelineDeps, jobId: string): Promise<boolean | undefined> {
+export function isTaken(deps: Pick<PipelineDeps, 'logger' | 'queues' | 'redis'>, jobId: string): Promise<boolean | undefined> {
   return takenWithin(deps, keyOf(deps, jobId), TAKEN_CHECK_MS);
 }
 
@@ -29,7 +29,7 @@ export function isTaken(deps: PipelineDeps, jobId: string): Promise<boolean | un
  * Records the message that shows the job's Cancel button. Whichever of this and the worker's
  * mark comes second removes the button. Never throws.
  */
-export async function cancelShown(deps: PipelineDeps, jobId: string, reply: ReplyTarget, messageId: string): Promise<void> {
+export async function cancelShown(deps: Pick<PipelineDeps, 'discord' | 'logger' | 'queues' | 'redis'>, jobId: string, reply: ReplyTarget, messageId: string): Promise<void> {
   try {
     const recorded = await deps.redis.set(keyOf(deps, jobId), messageId, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'NX');
     if (recorded !== 'OK') await removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId);
@@ -39,7 +39,7 @@ export async function cancelShown(deps: PipelineDeps, jobId: string, reply: Repl
 }
 
 /** Whether a worker has marked the job taken; undefined when Redis did not say within `ms`. */
-async function takenWithin(deps: PipelineDeps, key: string, ms: number): Promise<boolean | undefined> {
+async function takenWithin(deps: Pick<PipelineDeps, 'redis'>, key: string, ms: number): Promise<boolean | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
   try {
@@ -53,7 +53,7 @@ async function takenWithin(deps: PipelineDeps, key: string, ms: number): Promise
 }
 
 /** The job has left the queue (taken for submission, or cancelled): its Cancel button, if shown, goes. */
-export async function withdrawCancel(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'applicationId' | 'interactionToken' | 'interactionAt'>): Promise<void> {
+export async function withdrawCancel(deps: Pick<PipelineDeps, 'discord' | 'logger' | 'now' | 'queues' | 'redis'>, job: Pick<JobRow, 'id' | 'applicationId' | 'interactionToken' | 'interactionAt'>): Promise<void> {
   // Past the token's life nothing could be shown or removed any more.
   if (!interactionTokenUsable(job, deps.now())) return;
   const messageId = await deps.redis.set(keyOf(deps, job.id), TAKEN, 'PX', INTERACTION_TOKEN_LIFETIME_MS, 'GET');
@@ -62,7 +62,7 @@ export async function withdrawCancel(deps: PipelineDeps, job: Pick<JobRow, 'id' 
 }
 
 /** The message stays as it reads; only its button goes. A message the member dismissed is left alone. */
-async function removeButton(deps: PipelineDeps, jobId: string, applicationId: string, token: string, messageId: string): Promise<void> {
+async function removeButton(deps: Pick<PipelineDeps, 'discord' | 'logger'>, jobId: string, applicationId: string, token: string, messageId: string): Promise<void> {
   try {
     await deps.discord.editInteractionMessage(applicationId, token, messageId, { components: [] });
   } catch (err) {

@@ -36,7 +36,7 @@ export function interactionTokenUsable(job: Pick<JobRow, 'interactionToken' | 'a
 export type DeliveryOutcome = 'delivered' | 'skipped' | 'failed';
 
 /** Posts the job's result or failure. Throws on errors worth retrying (the queue retries). */
-export async function deliverJob(deps: PipelineDeps, jobId: string): Promise<DeliveryOutcome> {
+export async function deliverJob(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, jobId: string): Promise<DeliveryOutcome> {
   const now = deps.now();
   const job = await claimDelivery(deps.db, jobId, now);
   if (!job) return 'skipped';
@@ -87,7 +87,7 @@ interface Rendered {
 }
 
 async function post(
-  deps: PipelineDeps,
+  deps: Pick<PipelineDeps, 'discord' | 'logger'>,
   job: JobRow,
   message: Rendered,
   now: Date,
@@ -110,7 +110,7 @@ async function post(
   return { messageId: sent.id, channel: true };
 }
 
-async function guildIsPrivate(deps: PipelineDeps, guildId: string): Promise<boolean> {
+async function guildIsPrivate(deps: Pick<PipelineDeps, 'db'>, guildId: string): Promise<boolean> {
   const [guild] = await deps.db.select({ visibility: guilds.visibility }).from(guilds).where(eq(guilds.id, guildId));
   return guild?.visibility === 'private';
 }
@@ -121,7 +121,7 @@ async function guildIsPrivate(deps: PipelineDeps, guildId: string): Promise<bool
  * the job so the member can see it with `/jobs show`; the result itself stays private.
  */
 async function postPrivately(
-  deps: PipelineDeps,
+  deps: Pick<PipelineDeps, 'discord' | 'logger'>,
   job: JobRow,
   message: Rendered,
   now: Date,
@@ -159,7 +159,7 @@ function deliveryNonce(job: JobRow): string {
  * The address is the service's: it is read within the limit, and a redirect only on its scheme.
  */
 async function attachAudio(
-  deps: PipelineDeps,
+  deps: Pick<PipelineDeps, 'discord' | 'now' | 'settings'>,
   job: JobRow,
   message: Rendered,
   posted: { messageId: string; channel: boolean },
@@ -191,7 +191,7 @@ async function attachAudio(
 }
 
 /** Progress edits under way in the background, per pipeline. */
-const backgroundEdits = new WeakMap<PipelineDeps, { inFlight: number }>();
+const backgroundEdits = new WeakMap<object, { inFlight: number }>();
 /** Beyond this many, a background progress edit is dropped: the next one, or the result, shows the newer state. */
 export const MAX_BACKGROUND_PROGRESS_EDITS = 8;
 
@@ -221,7 +221,7 @@ export function showProgressSoon(deps: PipelineDeps, job: JobRow): void {
  * Shows a waiting or running job's state, position and expected time in its reply, at most
  * once per `progressEditIntervalMs` (a Redis key with a time to live is the throttle).
  */
-export async function showProgress(deps: PipelineDeps, job: JobRow, force = false): Promise<void> {
+export async function showProgress(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'now' | 'queues' | 'redis' | 'settings'>, job: JobRow, force = false): Promise<void> {
   const now = deps.now();
   if (!interactionTokenUsable(job, now)) return;
   const key = `${deps.queues.prefix}:progress:${job.id}`;

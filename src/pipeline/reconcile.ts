@@ -45,7 +45,7 @@ export interface ReconcileReport {
   readonly deliver: number;
 }
 
-export async function reconcile(deps: PipelineDeps): Promise<ReconcileReport> {
+export async function reconcile(deps: Pick<PipelineDeps, 'db' | 'logger' | 'queues' | 'redis'>): Promise<ReconcileReport> {
   const report = { submit: 0, poll: 0, deliver: 0 };
   const { queues } = deps;
   let afterId: string | undefined;

@@ -79,7 +79,7 @@ async function guildFor(input: SubmitInput, openGuild: OpenGuildForRequest, now:
  *
  * @throws RequestRefusedError (nothing reserved), RequestTakenError (accepted by another submission).
  */
-export async function acceptRequest(deps: PipelineDeps, openGuild: OpenGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
+export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, openGuild: OpenGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -158,7 +158,7 @@ export async function acceptRequest(deps: PipelineDeps, openGuild: OpenGuildForR
  * throws: Postgres has the job, and when the enqueue fails the reconciler enqueues it once
  * Redis is back.
  */
-export async function enqueueAccepted(deps: PipelineDeps, accepted: Pick<SubmitResult, 'jobId' | 'waits'>): Promise<void> {
+export async function enqueueAccepted(deps: Pick<PipelineDeps, 'logger' | 'queues'>, accepted: Pick<SubmitResult, 'jobId' | 'waits'>): Promise<void> {
   const { jobId } = accepted;
   const enqueued = deps.queues.enqueueSubmit(jobId, 0, { cancelOffered: accepted.waits }).then(
     () => true,
@@ -191,7 +191,7 @@ export function jobIdFor(requestKey: string): string {
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */
-async function checkRemixSource(deps: PipelineDeps, guildId: string, sourceJobId: string): Promise<void> {
+async function checkRemixSource(deps: Pick<PipelineDeps, 'db'>, guildId: string, sourceJobId: string): Promise<void> {
   const source = await getJob(deps.db, sourceJobId);
   if (!source || source.guildId !== guildId || !LIBRARY_KINDS.includes(source.kind) || source.state !== 'succeeded') {
     throw new RequestRefusedError('invalid_request', REFUSAL_TEXTS.remixSourceGone());
@@ -199,7 +199,7 @@ async function checkRemixSource(deps: PipelineDeps, guildId: string, sourceJobId
 }
 
 /** One message in the moderators' chosen channel when the balance falls under their threshold. */
-async function alertIfLow(deps: PipelineDeps, guildId: string, guildLocale: AppLocale | null | undefined): Promise<void> {
+async function alertIfLow(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'now'>, guildId: string, guildLocale: AppLocale | null | undefined): Promise<void> {
   try {
     const alert = await takeLowBalanceAlert(deps.db, guildId);
     if (!alert) return;

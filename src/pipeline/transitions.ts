@@ -20,7 +20,7 @@ export type { JobError } from '../db/schema.js';
 /** The error kind of a job whose task succeeded without what the job is for. */
 const EMPTY_RESULT = 'empty_result';
 
-export async function markSubmitted(deps: PipelineDeps, jobId: string, taskId: string): Promise<boolean> {
+export async function markSubmitted(deps: Pick<PipelineDeps, 'db' | 'now' | 'settings'>, jobId: string, taskId: string): Promise<boolean> {
   const now = deps.now();
   const deadlineAt = new Date(now.getTime() + deps.settings.pollDeadlineMs);
   const rows = await submittedMark(deps.db).execute({ jobId, taskId, now: now.toISOString(), deadlineAt: deadlineAt.toISOString() });
@@ -49,7 +49,7 @@ const submittedMark = preparedOnce((db) =>
  * task): recorded anyway. A refunded job gets a deadline from now, and its task is polled like
  * any late result. Undefined when the job is not settled, or already has a task id.
  */
-export async function recordLateTask(deps: PipelineDeps, jobId: string, taskId: string): Promise<JobRow | undefined> {
+export async function recordLateTask(deps: Pick<PipelineDeps, 'db' | 'now' | 'settings'>, jobId: string, taskId: string): Promise<JobRow | undefined> {
   const now = deps.now();
   const deadlineAt = new Date(now.getTime() + deps.settings.pollDeadlineMs);
   const [row] = await deps.db
@@ -66,7 +66,7 @@ export async function recordLateTask(deps: PipelineDeps, jobId: string, taskId: 
 }
 
 /** Back to the queue after a retryable error, so the in-flight cap does not count it. */
-export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> {
+export async function requeue(deps: Pick<PipelineDeps, 'db' | 'now'>, jobId: string): Promise<void> {
   await deps.db
     .update(jobs)
     .set({ state: 'queued', updatedAt: deps.now() })
@@ -74,7 +74,7 @@ export async function requeue(deps: PipelineDeps, jobId: string): Promise<void> 
 }
 
 async function finish(
-  deps: PipelineDeps,
+  deps: Pick<PipelineDeps, 'db' | 'metrics' | 'now'>,
   jobId: string,
   from: readonly JobState[],
   to: JobState,
@@ -118,7 +118,7 @@ async function finish(
 }
 
 /** A permanent error at submission: the service charged nothing, so the reservation is released. */
-export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<JobError, 'creditsReturned'>) {
+export function failAtSubmission(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>, jobId: string, error: Omit<JobError, 'creditsReturned'>) {
   return finish(deps, jobId, ['queued', 'submitting'], 'failed', { kind: 'release', reason: error.kind }, { error });
 }
 
@@ -127,7 +127,7 @@ export function failAtSubmission(deps: PipelineDeps, jobId: string, error: Omit<
  * a success without what the job is for (`failEmptySuccess`). A task that succeeds after the bot
  * gave up on its job (refunded) is still the member's: see `arrivedLate`.
  */
-export async function completeJob(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId?: string): Promise<JobRow | undefined> {
+export async function completeJob(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>, jobId: string, status: TaskStatus, taskId?: string): Promise<JobRow | undefined> {
   const lacking = status.state === 'succeeded' ? await lackingFromSuccess(deps, jobId, status) : undefined;
   if (lacking !== undefined) return failEmptySuccess(deps, jobId, status, lacking, taskId);
   const finished = await finishAsReported(deps, jobId, status, taskId);
@@ -136,7 +136,7 @@ export async function completeJob(deps: PipelineDeps, jobId: string, status: Tas
 }
 
 /** The field a success lacks for its job's kind (see result-needs.ts); undefined when it has it, or the job is gone. */
-async function lackingFromSuccess(deps: PipelineDeps, jobId: string, status: TaskStatus): Promise<string | undefined> {
+async function lackingFromSuccess(deps: Pick<PipelineDeps, 'db'>, jobId: string, status: TaskStatus): Promise<string | undefined> {
   const job = await getJob(deps.db, jobId);
   return job && lackingResult(job.kind, job.request, toStoredResult(status));
 }
@@ -146,7 +146,7 @@ async function lackingFromSuccess(deps: PipelineDeps, jobId: string, status: Tas
  * (the account check counts it as spent). Logged once, with the body's field names and types, so
  * that an operator sees a field the service renamed. A job already ended is left as it is.
  */
-async function failEmptySuccess(deps: PipelineDeps, jobId: string, status: TaskStatus, lacking: string, taskId: string | undefined) {
+async function failEmptySuccess(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>, jobId: string, status: TaskStatus, lacking: string, taskId: string | undefined) {
   const failed = await finish(
     deps,
     jobId,
@@ -172,7 +172,7 @@ async function failEmptySuccess(deps: PipelineDeps, jobId: string, status: TaskS
  * A final state reported for a job that already ended otherwise at the service (succeeded,
  * then failed, or the reverse): the first stands. Counted and logged, so that an operator sees it.
  */
-async function noteAnotherEnd(deps: PipelineDeps, jobId: string, status: TaskStatus): Promise<void> {
+async function noteAnotherEnd(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics'>, jobId: string, status: TaskStatus): Promise<void> {
   const job = await getJob(deps.db, jobId);
   if (!job || (job.state !== 'succeeded' && job.state !== 'failed') || job.state === status.state) return;
   deps.metrics.secondFinalStates.inc({ kind: job.kind, standing: job.state, reported: status.state });
@@ -182,7 +182,7 @@ async function noteAnotherEnd(deps: PipelineDeps, jobId: string, status: TaskSta
   );
 }
 
-async function finishAsReported(deps: PipelineDeps, jobId: string, status: TaskStatus, taskId: string | undefined): Promise<JobRow | undefined> {
+async function finishAsReported(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>, jobId: string, status: TaskStatus, taskId: string | undefined): Promise<JobRow | undefined> {
   const result = toStoredResult(status);
   if (status.state === 'failed') {
     return finish(
@@ -225,7 +225,7 @@ async function savePersona(tx: Transaction, job: JobRow, status: TaskStatus): Pr
  * which is how the result says it was free. Delivery starts again, so the result is posted.
  */
 async function arrivedLate(
-  deps: PipelineDeps,
+  deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>,
   jobId: string,
   result: StoredResult,
   status: TaskStatus,
@@ -271,7 +271,7 @@ export function followedUntil(job: Pick<JobRow, 'deadlineAt' | 'completedAt'>, s
 }
 
 /** Not finished by its deadline (or never confirmed): refunded, and marked so an operator sees it. */
-export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>, uncertain: boolean) {
+export function timeOutJob(deps: Pick<PipelineDeps, 'db' | 'metrics' | 'now' | 'settings'>, job: Pick<JobRow, 'id' | 'kind'>, uncertain: boolean) {
   return finish(
     deps,
     job.id,
@@ -293,7 +293,7 @@ export function timeOutJob(deps: PipelineDeps, job: Pick<JobRow, 'id' | 'kind'>,
 }
 
 /** Cancelled before it was sent: the reservation is released. */
-export function cancelQueuedJob(deps: PipelineDeps, jobId: string) {
+export function cancelQueuedJob(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'now'>, jobId: string) {
   return finish(deps, jobId, ['queued'], 'cancelled', { kind: 'release', reason: 'cancelled' }, {
     error: { kind: 'cancelled', message: english('failure.cancelledQueued') },
   });

@@ -5,7 +5,7 @@ import { completeJob } from '../transitions.js';
 import { completePayloadSchema, type CompletePayload } from '../../queue/queues.js';
 import { deliverNowOrLater } from './shared.js';
 
-export function createCompleteProcessor(deps: PipelineDeps) {
+export function createCompleteProcessor(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'queues' | 'settings'>) {
   return async (entry: Job<CompletePayload>): Promise<void> => {
     const payload = completePayloadSchema.parse(entry.data);
     const done = await completeJob(deps, payload.jobId, payload.status, payload.taskId);

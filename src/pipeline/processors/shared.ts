@@ -6,7 +6,7 @@ import type { PipelineDeps } from '../deps.js';
  * Posts a result at once, in the worker that finished the job (the fast path); a failure
  * hands it to the deliver queue, which retries with backoff.
  */
-export async function deliverNowOrLater(deps: PipelineDeps, jobId: string): Promise<void> {
+export async function deliverNowOrLater(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'queues' | 'settings'>, jobId: string): Promise<void> {
   try {
     await deliverJob(deps, jobId);
   } catch (err) {

@@ -29,7 +29,7 @@ import { backoffWithJitter, deliverNowOrLater } from './shared.js';
  * The first poll comes at a little over half the kind's expected duration, or at the whole of
  * it when webhooks are on and the poll is only the backup (see `initialPollDelayMs`).
  */
-export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>): number {
+export function firstPollDelayMs(deps: Pick<PipelineDeps, 'settings'>, job: Pick<JobRow, 'kind'>): number {
   const { expectedSeconds, pollIntervalMs, pollDeadlineMs } = deps.settings;
   return initialPollDelayMs(expectedSeconds[job.kind], pollIntervalMs, pollDeadlineMs, webhooksOn(deps.settings, job.kind));
 }
@@ -40,7 +40,7 @@ export function firstPollDelayMs(deps: PipelineDeps, job: Pick<JobRow, 'kind'>):
  * member gets the credits back now; should the service have made the task after all, its
  * webhook still finds the job through its URL and the result is posted free (see `completeJob`). The account check names these jobs beside its drift.
  */
-async function settleUncertain(deps: PipelineDeps, job: JobRow, reason: string): Promise<void> {
+async function settleUncertain(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'queues' | 'settings'>, job: JobRow, reason: string): Promise<void> {
   deps.metrics.submissionsUncertain.inc({ kind: job.kind });
   deps.logger.warn({ jobId: job.id, reason, webhooks: webhooksOn(deps.settings, job.kind) }, 'submission unconfirmed; refunded, not sending it again');
   if (await timeOutJob(deps, job, true)) await deliverNowOrLater(deps, job.id);
