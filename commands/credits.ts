@@ -1,6 +1,6 @@
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { getGuildCredits, guildUsage, nextAllowanceTopUp, spentToday, usage, utcMonthStart } from '../src/credits/index.js';
+import { nextAllowanceTopUp, utcMonthStart } from '../src/credits/index.js';
 import type { EntitlementRow } from '../src/credits/index.js';
 import { openCaller } from '../src/discord/caller.js';
 import type { ButtonHandler, GuildButton, GuildChatInput } from '../src/discord/command.js';
@@ -11,7 +11,6 @@ import { encodeCustomId } from '../src/discord-rest/custom-ids.js';
 import { english, type Translator } from '../src/i18n/index.js';
 import { BUTTONS_PER_ROW, MAX_ROWS, noteOffer, offerLines, premiumRows, sellsAnything } from '../src/discord/premium-buttons.js';
 import type { ClaimResult } from '../src/premium/entitlements.js';
-import { liveSubscriptionSkus } from '../src/premium/sales.js';
 
 export const definition = {
   name: 'credits',
@@ -71,12 +70,12 @@ export default defineCommand({
     const { premium } = context;
     const selling = sellsAnything(premium?.catalog);
     const [credits, month, mine, today, packs, subscribed] = await Promise.all([
-      getGuildCredits(context.db, guildId),
-      guildUsage(context.db, { guildId, since: utcMonthStart(now) }),
-      usage(context.db, { guildId, userId, since: utcMonthStart(now) }),
-      spentToday(context.db, { guildId, userId, now }),
+      context.credits.getGuildCredits(guildId),
+      context.credits.guildUsage({ guildId, since: utcMonthStart(now) }),
+      context.credits.usage({ guildId, userId, since: utcMonthStart(now) }),
+      context.credits.spentToday({ guildId, userId, now }),
       premium ? premium.unclaimedPacks(userId) : Promise.resolve([]),
-      selling ? liveSubscriptionSkus(context.db, guildId, now) : Promise.resolve([]),
+      selling ? context.credits.liveSubscriptionSkus(guildId, now) : Promise.resolve([]),
     ]);
     const balance = credits?.balance ?? caller.guild.balance;
     const cap = caller.guild.dailyCap;

@@ -3,7 +3,6 @@
  * limits, and whether they are a moderator. Only the member sees it.
  */
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import { getGuildCredits, spentToday } from '../src/credits/index.js';
 import type { JobKind } from '../src/db/schema.js';
 import { costOf, openCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
@@ -73,8 +72,8 @@ export default defineCommand({
     const { guild, member } = caller;
     const { t } = context;
     const [account, today] = await Promise.all([
-      getGuildCredits(context.db, guild.id),
-      spentToday(context.db, { guildId: guild.id, userId: member.userId, now: new Date() }),
+      context.credits.getGuildCredits(guild.id),
+      context.credits.spentToday({ guildId: guild.id, userId: member.userId, now: new Date() }),
     ]);
     const balance = account?.balance ?? guild.balance;
     const cap = guild.dailyCap;

@@ -4,7 +4,6 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { getBalance } from '../src/credits/index.js';
 import { openCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -77,7 +76,7 @@ async function cancelJob(interaction: RepliablePort, context: CommandContext, ca
     }
   }
   await removePlaceholder(interaction.client.rest, job, context.logger);
-  const balance = await getBalance(context.db, caller.guild.id);
+  const balance = await context.credits.getBalance(caller.guild.id);
   const kind = kindWord(context.t, job.kind);
   return balance === null
     ? context.t('jobs.cancelled', { kind, count: outcome.refunded })

@@ -27,7 +27,7 @@ import { isJobId } from '../src/discord/job-lookup.js';
 import { describeJob } from '../src/pipeline/titles.js';
 import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
-import { LIBRARY_KINDS, libraryPage, type LibraryCursor, type LibraryFilter, type LibraryPage } from '../src/pipeline/library.js';
+import { LIBRARY_KINDS, type LibraryCursor, type LibraryFilter, type LibraryPage } from '../src/pipeline/library.js';
 import { renderResult } from '../src/pipeline/render.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { remixButtons, remixModals, remixSelects } from './remix.js';
@@ -136,8 +136,8 @@ function rangeText(t: Translator, page: LibraryPage): string {
  */
 async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cursor?: LibraryCursor): Promise<Answer> {
   const { t } = context;
-  let page = await libraryPage(context.db, filter, cursor);
-  if (page.songs.length === 0 && cursor) page = await libraryPage(context.db, filter);
+  let page = await context.library.libraryPage(filter, cursor);
+  if (page.songs.length === 0 && cursor) page = await context.library.libraryPage(filter);
   const query = filter.query === undefined ? undefined : escapeMarkdown(filter.query);
   const heading = [filter.userId ? t('library.by', { user: filter.userId }) : '', query ? t('library.matching', { query }) : '']
     .filter(Boolean)

@@ -11,7 +11,6 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { isModerator } from '../src/guilds/access.js';
-import { findGuild } from '../src/guilds/settings.js';
 import type { JobRow } from '../src/pipeline/job-rows.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
@@ -51,7 +50,7 @@ async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: Cus
   if (!isJobId(id.subject)) throw new Refusal('not_found', localText('lyrics.refusal.gone'));
   const [job, guild] = await Promise.all([
     context.pipeline.findJob(interaction.guildId, id.subject),
-    findGuild(context.db, interaction.guildId),
+    context.guilds.findGuild(interaction.guildId),
   ]);
   if (!job || job.kind !== 'lyrics' || job.state !== 'succeeded') {
     throw new Refusal('not_found', localText('lyrics.refusal.gone'));

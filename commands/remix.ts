@@ -11,8 +11,7 @@ import { Refusal } from '../src/discord/errors.js';
 import { localText, type Translator } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { describeJob } from '../src/pipeline/titles.js';
-import { findVoice } from '../src/guilds/voices.js';
-import { getJob, type JobRow } from '../src/pipeline/job-rows.js';
+import { type JobRow } from '../src/pipeline/job-rows.js';
 import { LIBRARY_KINDS } from '../src/pipeline/library.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 import { truncate } from '../src/text.js';
@@ -27,7 +26,7 @@ import { requestSong, type SongFields } from './song.js';
 async function remixSource(context: CommandContext, guildId: string, jobId: string | undefined): Promise<JobRow> {
   // The same sentence as the pipeline's, when the source disappears after the form was sent.
   if (jobId === undefined || !isJobId(jobId)) throw new Refusal('not_found', localText('refusal.remixSourceGone'));
-  const job = await getJob(context.db, jobId);
+  const job = await context.jobs.getJob(jobId);
   if (job && job.guildId !== guildId) throw new Refusal('not_allowed', localText('remix.refusal.otherGuild'));
   if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('refusal.remixSourceGone'));
   return job;
@@ -55,7 +54,7 @@ function formValues(job: JobRow): { prompt?: string; lyrics?: string; title?: st
 async function keptSettings(context: CommandContext, job: JobRow): Promise<Pick<SongFields, 'model' | 'instrumental' | 'voice'>> {
   if (job.kind === 'persona_song') {
     const voiceId = requestString(job, 'voiceId');
-    const voice = voiceId === undefined ? undefined : await findVoice(context.db, job.guildId, voiceId);
+    const voice = voiceId === undefined ? undefined : await context.library.findVoice(job.guildId, voiceId);
     if (!voice) throw new Refusal('not_found', localText('remix.refusal.voiceGone'));
     return { voice: voice.id };
   }

@@ -9,7 +9,7 @@ import { openCaller, requireModerator } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
-import { changeSettings, MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
+import { MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
 import { defineCommand } from '../src/discord/command.js';
 import { configuredModel } from './song.js';
 
@@ -154,7 +154,7 @@ export default defineCommand({
         change = { setting: 'visibility', visibility: args.options.mode };
         break;
     }
-    const updated = await changeSettings(context.db, {
+    const updated = await context.guilds.changeSettings({
       guildId: caller.guild.id,
       actorId: caller.member.userId,
       change,

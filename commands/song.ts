@@ -8,7 +8,6 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
-import { listVoices } from '../src/guilds/voices.js';
 import { pickVoice } from './voice.js';
 import {
   LIMITS,
@@ -192,7 +191,7 @@ export default defineCommand({
         .map((model) => ({ name: model.slice(0, 100), value: model.slice(0, 100) }));
     }
     if (focused.name === 'voice') {
-      const voices = await listVoices(context.db, interaction.guildId, { search: typed, limit: 25 });
+      const voices = await context.library.listVoices(interaction.guildId, { search: typed, limit: 25 });
       return voices.map((voice) => ({ name: voice.name, value: voice.id }));
     }
     return [];

@@ -12,7 +12,7 @@ import { answerInPlace } from '../src/discord/respond.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { listLines, shortDate } from '../src/discord/job-lookup.js';
 import type { CustomId } from '../src/discord-rest/custom-ids.js';
-import { deleteVoice, findVoice, listVoices, resolveVoice, type VoicePersona } from '../src/guilds/voices.js';
+import type { VoicePersona } from '../src/guilds/voices.js';
 import { LIMITS, voiceRequestSchema } from '../src/pipeline/requests.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { defineCommand } from '../src/discord/command.js';
@@ -79,7 +79,7 @@ export async function pickVoice(
   typed: string,
   ask?: { readonly menu: CustomId; readonly keep?: () => Promise<void> },
 ): Promise<VoicePersona> {
-  const match = await resolveVoice(context.db, guildId, typed);
+  const match = await context.library.resolveVoice(guildId, typed);
   if ('voice' in match) return match.voice;
   const name = escapeMarkdown(truncate(typed.replaceAll('\u0000', '').trim().replace(/\s+/g, ' '), 100));
   if (match.candidates.length === 0) throw new Refusal('not_found', localText('voice.refusal.noneNamed', { name }));
@@ -114,7 +114,7 @@ export async function pickVoice(
 async function deleteTyped(interaction: RepliablePort, context: CommandContext, typed: string): Promise<void> {
   const caller = await openCaller(interaction, context);
   const voice = await pickVoice(context, caller.guild.id, typed, { menu: { action: 'voice-delete-pick', subject: 'voice' } });
-  const outcome = await deleteVoice(context.db, {
+  const outcome = await context.library.deleteVoice({
     guildId: caller.guild.id,
     idOrName: voice.id,
     actorId: caller.member.userId,
@@ -140,7 +140,7 @@ export default defineCommand({
         const named = voiceRequestSchema.shape.name.parse(name);
         const vetted = vetAudioAttachment(audio, context.settings.discordCdnUrls);
         const caller = await openCaller(interaction, context);
-        if (await findVoice(context.db, caller.guild.id, named)) {
+        if (await context.library.findVoice(caller.guild.id, named)) {
           throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(named) }));
         }
         await admit(context, caller);
@@ -151,7 +151,7 @@ export default defineCommand({
         return;
       }
       case 'list': {
-        const voices = await listVoices(context.db, interaction.guildId, { limit: 50 });
+        const voices = await context.library.listVoices(interaction.guildId, { limit: 50 });
         const lines = voices.map((voice) =>
           context.t('voice.list.line', { name: escapeMarkdown(voice.name), user: voice.ownerId, date: discordTimestamp(voice.createdAt, 'd') }),
         );
@@ -177,7 +177,7 @@ export default defineCommand({
   },
   async autocomplete(interaction, context) {
     const typed = interaction.options.getFocused();
-    const voices = await listVoices(context.db, interaction.guildId, { search: typed, limit: 25 });
+    const voices = await context.library.listVoices(interaction.guildId, { search: typed, limit: 25 });
     return voices.map((voice) => ({ name: voice.name, value: voice.id }));
   },
 });

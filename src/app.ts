@@ -33,6 +33,7 @@ import { createEntitlementsApi } from './discord-rest/entitlements.js';
 import { createMakeRequest, type RestTraffic } from './discord-rest/rest-requests.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { commandSettings, type BaseCommandContext } from './discord/context.js';
+import { dataFacades } from './discord/data.js';
 import { createPremium, type Premium } from './premium/entitlements.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
@@ -194,7 +195,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
     if (voice) stops.push(() => voice.stop());
     // What every command handler is handed, over either way in (the router adds its logger and languages).
-    const commandContext: BaseCommandContext = { settings: commandSettings(config), db: deps.db, logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium };
+    const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium };
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
     const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });

@@ -1,9 +1,8 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { getGuildCredits } from '../../src/credits/index.js';
 import { KIND_WORDS } from '../../src/pipeline/titles.js';
 import { english, type Translator } from '../../src/i18n/index.js';
 import { sellsAnything } from '../../src/discord/premium-buttons.js';
-import { hasSales, salesReport, type SalesReport } from '../../src/premium/sales.js';
+import { hasSales, type SalesReport } from '../../src/premium/sales.js';
 import { defineSubcommand } from './subcommand.js';
 
 export const account = defineSubcommand({
@@ -16,7 +15,7 @@ export const account = defineSubcommand({
   async execute(_options, { context, caller, reply }) {
     // A check now, recorded like the hourly one: the next check compares with it.
     const account = await context.pipeline.checkAccount();
-    const credits = await getGuildCredits(context.db, caller.guild.id);
+    const credits = await context.credits.getGuildCredits(caller.guild.id);
     const { t } = context;
     // The account's figures are shown as the service gives them, without grouping.
     const own =
@@ -46,7 +45,7 @@ export const account = defineSubcommand({
       }
     }
     // Sales through Discord, when the bot sells anything or sold this month: refunds it could not take back included.
-    const sales = await salesReport(context.db);
+    const sales = await context.credits.salesReport();
     if (sellsAnything(context.premium?.catalog) || hasSales(sales)) lines.push('', ...salesLines(sales, t));
     return reply(lines.join('\n'));
   },

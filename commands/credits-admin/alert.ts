@@ -1,5 +1,4 @@
 import { ApplicationCommandOptionType, ChannelType } from 'discord-api-types/v10';
-import { setLowBalanceAlert } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { MAX_AMOUNT } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -29,7 +28,7 @@ export const alert = defineSubcommand({
   },
   ownersOnly: false,
   async execute({ channel, below }, { context, caller, reply }) {
-    await setLowBalanceAlert(context.db, {
+    await context.credits.setLowBalanceAlert({
       guildId: caller.guild.id,
       actorId: caller.member.userId,
       channelId: below === 0 ? null : channel.id,

@@ -5,7 +5,7 @@
  */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { applyMonthlyAllowance, latestTake, nextAllowanceTopUp, setMonthlyAllowance, utcMonth, utcMonthStart } from '../../src/credits/index.js';
+import { nextAllowanceTopUp, utcMonth, utcMonthStart } from '../../src/credits/index.js';
 import { openCaller, requireOwner, type Caller } from '../../src/discord/caller.js';
 import type { ButtonHandler } from '../../src/discord/command.js';
 import type { CommandContext } from '../../src/discord/context.js';
@@ -28,9 +28,9 @@ async function setAllowance(context: CommandContext, caller: Caller, amount: num
   const { t } = context;
   const now = new Date();
   const guildId = caller.guild.id;
-  const outcome = await setMonthlyAllowance(context.db, { guildId, amount, actorId: caller.member.userId, key, fromNextMonth: when === 'next', now });
+  const outcome = await context.credits.setMonthlyAllowance({ guildId, amount, actorId: caller.member.userId, key, fromNextMonth: when === 'next', now });
   if (amount === 0) return t('creditsAdmin.allowanceOff');
-  const applied = await applyMonthlyAllowance(context.db, guildId, now);
+  const applied = await context.credits.applyMonthlyAllowance(guildId, now);
   const set = t('creditsAdmin.allowanceOn', { count: outcome.monthlyAllowance, previous: outcome.previous });
   const toppedUp = applied.amount > 0 ? ` ${t('creditsAdmin.allowanceToppedUp', { before: applied.balance - applied.amount, balance: applied.balance })}` : '';
   return `${set}${toppedUp} ${nextTopUpLine(t, amount, applied.balance, now)}`;
@@ -56,7 +56,7 @@ export const allowance = defineSubcommand({
     if (!wouldTopUpNow) return reply(await setAllowance(context, caller, amount, interaction.id, 'now'));
 
     const { t } = context;
-    const take = await latestTake(context.db, caller.guild.id, utcMonthStart(now));
+    const take = await context.credits.latestTake(caller.guild.id, utcMonthStart(now));
     const lines = [t('creditsAdmin.allowanceConfirm', { count: amount, balance })];
     if (take) lines.push(t('creditsAdmin.allowanceUndoesTake', { taken: take.amount, at: unixSeconds(take.createdAt) }));
     lines.push(t('creditsAdmin.allowanceChoose', { at: unixSeconds(nextAllowanceTopUp(now)) }));

@@ -1,11 +1,10 @@
 /** `/credits-admin freeze` and `unfreeze`: one switch, two subcommands. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { setFrozen } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { defineSubcommand, type SubcommandRun } from './subcommand.js';
 
 async function switchSpending(frozen: boolean, { context, caller, reply }: SubcommandRun): Promise<void> {
-  const outcome = await setFrozen(context.db, { guildId: caller.guild.id, frozen, actorId: caller.member.userId });
+  const outcome = await context.credits.setFrozen({ guildId: caller.guild.id, frozen, actorId: caller.member.userId });
   if (frozen) return reply(context.t(outcome.changed ? 'creditsAdmin.frozen' : 'creditsAdmin.alreadyFrozen'));
   return reply(context.t(outcome.changed ? 'creditsAdmin.unfrozen' : 'creditsAdmin.alreadyUnfrozen'));
 }

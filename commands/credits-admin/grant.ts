@@ -3,14 +3,14 @@
  * under a monthly allowance says that the next top-up gives it back.
  */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { grant as grantCredits, nextAllowanceTopUp, take as takeCredits } from '../../src/credits/index.js';
+import { nextAllowanceTopUp } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { amountOption, reasonOption } from './options.js';
 import { defineSubcommand, type SubcommandRun } from './subcommand.js';
 
 async function move(direction: 'grant' | 'take', amount: number, reason: string, { interaction, context, caller, reply }: SubcommandRun): Promise<void> {
-  const movement = direction === 'grant' ? grantCredits : takeCredits;
-  const outcome = await movement(context.db, { guildId: caller.guild.id, amount, actorId: caller.member.userId, reason, key: interaction.id });
+  const movement = direction === 'grant' ? context.credits.grant : context.credits.take;
+  const outcome = await movement({ guildId: caller.guild.id, amount, actorId: caller.member.userId, reason, key: interaction.id });
   const moved = context.t(direction === 'grant' ? 'creditsAdmin.granted' : 'creditsAdmin.taken', { count: amount, balance: outcome.balance });
   const { monthlyAllowance } = caller.guild;
   if (direction === 'grant' || monthlyAllowance <= outcome.balance) return reply(moved);

@@ -1,7 +1,7 @@
 /** `/credits-admin history`, its paging buttons and its CSV export. */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { history as ledgerHistory, ledgerKeys, purchaseOf, writeLedgerCsv, type HistoryEntry } from '../../src/credits/index.js';
+import { ledgerKeys, purchaseOf, type HistoryEntry } from '../../src/credits/index.js';
 import { openCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
@@ -89,9 +89,9 @@ function pageButton(scope: Scope, direction: 'n' | 'o', id: number | null, label
 
 async function historyAnswer(context: CommandContext, guildId: string, scope: Scope, start?: PageStart): Promise<Answer> {
   const userId = scope === 'all' ? undefined : scope;
-  let page = await ledgerHistory(context.db, { guildId, userId, limit: PAGE_SIZE, ...start });
+  let page = await context.credits.history({ guildId, userId, limit: PAGE_SIZE, ...start });
   // Nothing newer after all (an old message's button): the newest page is what the moderator wants.
-  if (page.entries.length === 0 && start !== undefined) page = await ledgerHistory(context.db, { guildId, userId, limit: PAGE_SIZE });
+  if (page.entries.length === 0 && start !== undefined) page = await context.credits.history({ guildId, userId, limit: PAGE_SIZE });
   const { t } = context;
   const heading = scope === 'all' ? t('creditsAdmin.historyHeading') : t('creditsAdmin.historyHeadingOf', { user: scope });
   const body = page.entries.length === 0 ? t('creditsAdmin.historyEmpty') : page.entries.map((entry) => describeEntry(entry, t)).join('\n');
@@ -117,7 +117,7 @@ async function historyAnswer(context: CommandContext, guildId: string, scope: Sc
 async function sendCsv(interaction: GuildButton, context: CommandContext, guildId: string, scope: Scope): Promise<void> {
   await deferNow(interaction);
   const limit = attachmentLimitOf(interaction);
-  const exported = await writeLedgerCsv(context.db, { guildId, userId: scope === 'all' ? undefined : scope, maxFileBytes: limit });
+  const exported = await context.credits.writeLedgerCsv({ guildId, userId: scope === 'all' ? undefined : scope, maxFileBytes: limit });
   try {
     const day = new Date().toISOString().slice(0, 10);
     const base = `credits-${guildId}${scope === 'all' ? '' : `-${scope}`}-${day}`;

@@ -1,5 +1,5 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { usage as usageReport, utcMonthStart } from '../../src/credits/index.js';
+import { utcMonthStart } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -15,7 +15,7 @@ export const usage = defineSubcommand({
   async execute(options, { context, caller, reply }) {
     const now = new Date();
     const userId = options.user?.id;
-    const report = await usageReport(context.db, { guildId: caller.guild.id, userId, since: utcMonthStart(now) });
+    const report = await context.credits.usage({ guildId: caller.guild.id, userId, since: utcMonthStart(now) });
     const { t } = context;
     const month = t.month(now);
     if (userId !== undefined) {

@@ -1,5 +1,4 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { setUserDailyCap } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { amountOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -16,7 +15,7 @@ export const userLimit = defineSubcommand({
   },
   ownersOnly: false,
   async execute({ amount, role }, { interaction, context, caller, reply }) {
-    await setUserDailyCap(context.db, {
+    await context.credits.setUserDailyCap({
       guildId: caller.guild.id,
       actorId: caller.member.userId,
       amount: amount === 0 ? null : amount,

@@ -11,8 +11,8 @@ import {
   PermissionFlagsBits,
 } from 'discord.js';
 import type { JobKind } from '../db/schema.js';
-import { checkPlaceAndRole, cooldownLeft, isModerator, type Member, type Place } from '../guilds/access.js';
-import { openGuild, type OpenedGuild } from '../guilds/settings.js';
+import { checkPlaceAndRole, isModerator, type Member, type Place } from '../guilds/access.js';
+import type { OpenedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
@@ -66,7 +66,7 @@ function placeOf(interaction: RepliablePort): Place {
 export async function openCaller(interaction: RepliablePort, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const member = memberOf(interaction);
-  const guild = await openGuild(context.db, interaction.guildId, {
+  const guild = await context.guilds.openGuild(interaction.guildId, {
     startingCredits: context.settings.startingCredits,
     roleIds: member.roleIds,
     ...(options.queuedFor && { queuedKinds: kindsSharingTaskType(options.queuedFor) }),
@@ -111,7 +111,7 @@ export async function admit(context: CommandContext, caller: Caller): Promise<vo
   if (access?.reason === 'missing_role') {
     throw new Refusal('missing_role', localText('refusal.missingRole', { role: access.roleId }));
   }
-  const wait = await cooldownLeft(context.db, guild, member, new Date());
+  const wait = await context.guilds.cooldownLeft(guild, member, new Date());
   if (wait > 0) {
     throw new Refusal('cooldown', localText('refusal.cooldown', { count: wait }));
   }

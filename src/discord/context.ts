@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Database } from '../db/client.js';
+import type { DataFacades } from './data.js';
 import type { Logger } from '../logger.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { Translator } from '../i18n/index.js';
@@ -23,9 +23,8 @@ export function commandSettings(config: Config): CommandSettings {
  * interaction its own copy whose `logger` carries the interaction id and whose `t` and
  * `guildT` write in the member's and the guild's language.
  */
-export interface CommandContext {
+export interface CommandContext extends DataFacades {
   readonly settings: CommandSettings;
-  readonly db: Database;
   readonly logger: Logger;
   readonly pipeline: Pipeline;
   /** The process's metrics, when it exports them (the router times its first answers). */

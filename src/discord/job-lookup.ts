@@ -8,7 +8,6 @@ import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
 import { localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../discord-rest/custom-ids.js';
-import { findJobsNamed } from '../pipeline/job-names.js';
 import type { GuildJobFilter, JobRow } from '../pipeline/job-rows.js';
 import { describeJob, kindWord } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
@@ -84,11 +83,11 @@ export async function pickGuildJob(
     const recent = await context.pipeline.listJobs(guildId, { userId: filter.userId, limit: PREFIX_SEARCH_LIMIT });
     candidates = recent.filter((job) => job.id.startsWith(id) && fits(job));
   }
-  if (candidates.length === 0) candidates = await findJobsNamed(context.db, guildId, value, 'exact', filter);
+  if (candidates.length === 0) candidates = await context.jobs.findJobsNamed(guildId, value, 'exact', filter);
   if (candidates.length === 0) {
     exact = false;
     // A name copied from a list may end cut short ("A very long title…").
-    candidates = await findJobsNamed(context.db, guildId, value.replace(/…$/, ''), 'contains', filter);
+    candidates = await context.jobs.findJobsNamed(guildId, value.replace(/…$/, ''), 'contains', filter);
   }
   if (exact && candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) throw new Refusal('not_found', question.notFound);

@@ -4,10 +4,7 @@
  * often the bot comes back (src/guilds/welcome.ts keeps the record), and only where it may post.
  */
 import { PermissionFlagsBits, type Guild } from 'discord.js';
-import type { CommandSettings } from './context.js';
-import type { Database } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
+import type { CommandContext } from './context.js';
 import { loggableError } from '../logger.js';
 import { resolveLocale, translator, type Translator } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
@@ -30,7 +27,7 @@ export function welcomeText(options: { botName: string; startingCredits: number 
 }
 
 /** Welcomes a guild the bot has just joined; never throws. */
-export async function welcomeGuild(guild: Guild, context: { db: Database; settings: Pick<CommandSettings, 'startingCredits'>; logger: Logger }): Promise<WelcomeOutcome> {
+export async function welcomeGuild(guild: Guild, context: Pick<CommandContext, 'guilds' | 'settings' | 'logger'>): Promise<WelcomeOutcome> {
   const logger = context.logger.child({ guildId: guild.id });
   const channel = guild.systemChannel;
   if (!channel) {
@@ -43,7 +40,7 @@ export async function welcomeGuild(guild: Guild, context: { db: Database; settin
     return 'not_allowed_to_post';
   }
   try {
-    if (!(await claimWelcome(context.db, guild.id, channel.id))) {
+    if (!(await context.guilds.claimWelcome(guild.id, channel.id))) {
       logger.debug('guild already welcomed');
       return 'already_welcomed';
     }
@@ -64,7 +61,7 @@ export async function welcomeGuild(guild: Guild, context: { db: Database; settin
     return 'posted';
   } catch (error) {
     logger.warn({ err: loggableError(error), channelId: channel.id }, 'could not post the welcome; a later join will try again');
-    await releaseWelcome(context.db, guild.id).catch(() => {});
+    await context.guilds.releaseWelcome(guild.id).catch(() => {});
     return 'failed';
   }
 }

@@ -15,6 +15,7 @@ import type { InteractionHandle } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { createInteractionRouter } from '../../../src/discord/router.js';
 import { commandSettings } from '../../../src/discord/context.js';
+import { dataFacades } from '../../../src/discord/data.js';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { count, eq } from 'drizzle-orm';
@@ -184,7 +185,7 @@ describe('direct messages', () => {
         data: { id: '1300000000000000005', name: 'song', type: 1, options: [{ name: 'prompt', type: 3, value: 'hi' }] },
       } as unknown as APIChatInputApplicationCommandInteraction;
       const interaction = Reflect.construct(ChatInputCommandInteraction, [client, payload]) as ChatInputCommandInteraction;
-      const route = createInteractionRouter({ ...h.app.deps, settings: commandSettings(h.config), logger, pipeline: h.app.pipeline }, commands);
+      const route = createInteractionRouter({ ...h.app.deps, ...dataFacades(h.app.deps.db), settings: commandSettings(h.config), logger, pipeline: h.app.pipeline }, commands);
       await route(interaction);
       expect(callbacks).toHaveLength(1);
       expect(callbacks[0]?.url).toContain('/interactions/1300000000000000001/');

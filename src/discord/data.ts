@@ -1,0 +1,70 @@
+/**
+ * What the command handlers read and write, each function bound to the database: guilds,
+ * credits, the library and jobs. Handlers reach data through these and never hold the
+ * database itself, so what a command may touch is listed here.
+ */
+import type { Database } from '../db/client.js';
+import {
+  applyMonthlyAllowance,
+  getBalance,
+  getGuildCredits,
+  grant,
+  guildUsage,
+  history,
+  latestTake,
+  setFrozen,
+  setLowBalanceAlert,
+  setMonthlyAllowance,
+  setUserDailyCap,
+  spentToday,
+  take,
+  usage,
+  writeLedgerCsv,
+} from '../credits/index.js';
+import { cooldownLeft } from '../guilds/access.js';
+import { changeSettings, findGuild, openGuild } from '../guilds/settings.js';
+import { deleteVoice, findVoice, listVoices, resolveVoice } from '../guilds/voices.js';
+import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
+import { findJobsNamed } from '../pipeline/job-names.js';
+import { getJob } from '../pipeline/job-rows.js';
+import { libraryPage } from '../pipeline/library.js';
+import { liveSubscriptionSkus, salesReport } from '../premium/sales.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any arguments after the database
+type OnDatabase = (db: Database, ...args: any[]) => unknown;
+type Bound<F> = F extends (db: Database, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+function bind<T extends Record<string, OnDatabase>>(db: Database, functions: T): { readonly [K in keyof T]: Bound<T[K]> } {
+  const bound: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(functions)) bound[name] = (...args: unknown[]) => fn(db, ...args);
+  return Object.freeze(bound) as { readonly [K in keyof T]: Bound<T[K]> };
+}
+
+export function dataFacades(db: Database) {
+  return {
+    guilds: bind(db, { openGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome }),
+    credits: bind(db, {
+      getGuildCredits,
+      getBalance,
+      spentToday,
+      usage,
+      guildUsage,
+      latestTake,
+      history,
+      writeLedgerCsv,
+      grant,
+      take,
+      setFrozen,
+      setUserDailyCap,
+      setMonthlyAllowance,
+      applyMonthlyAllowance,
+      setLowBalanceAlert,
+      salesReport,
+      liveSubscriptionSkus,
+    }),
+    library: bind(db, { libraryPage, listVoices, findVoice, resolveVoice, deleteVoice }),
+    jobs: bind(db, { getJob, findJobsNamed }),
+  };
+}
+
+export type DataFacades = ReturnType<typeof dataFacades>;
