@@ -23,8 +23,8 @@ import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/
 import { startWorkers, type Workers } from './pipeline/workers.js';
 import type { Players } from './voice/start.js';
 import { startInfrastructure } from './embedded/infrastructure.js';
-import type { Lifecycle } from './http/health.js';
-import { createServiceAnswerRecorder } from './queue/health.js';
+import type { Lifecycle } from './http/health-routes.js';
+import { createServiceAnswerRecorder } from './queue/health-records.js';
 import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
@@ -323,7 +323,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       stops.push(async () => (await players?.catch(() => undefined))?.stop());
       // The shards' heartbeat for /healthz, from now on (a shard identifying is held, not missing);
       // stopped first, so a clean stop takes them out of the record.
-      const { publishShardHealth } = await import('./discord/health.js');
+      const { publishShardHealth } = await import('./discord/shard-heartbeat.js');
       const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, ...(shards && { watch: shards }) });
       stops.push(() => heartbeat.stop());
     }

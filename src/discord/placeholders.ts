@@ -6,7 +6,7 @@
 import { API } from '@discordjs/core/http-only';
 import type { REST } from '@discordjs/rest';
 import type { Logger } from '../logger.js';
-import { INTERACTION_TOKEN_LIFETIME_MS } from '../pipeline/deliver.js';
+import { INTERACTION_TOKEN_LIFETIME_MS } from '../pipeline/post-result.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import { loggableError } from '../logger.js';
 

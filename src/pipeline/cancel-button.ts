@@ -4,7 +4,7 @@
  * removes the button. Why: docs/decisions/cancel-button.md
  */
 import { describeDiscordError } from '../discord-rest/discord-delivery.js';
-import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './deliver.js';
+import { INTERACTION_TOKEN_LIFETIME_MS, interactionTokenUsable } from './post-result.js';
 import type { PipelineDeps } from './deps.js';
 import type { JobRow } from './job-rows.js';
 import type { ReplyTarget } from './requests.js';

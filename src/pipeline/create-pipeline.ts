@@ -1,12 +1,12 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
 import { checkAccount } from './account.js';
 import { cancelShown, isTaken, withdrawCancel } from './cancel-button.js';
-import { deliverJob } from './deliver.js';
+import { deliverJob } from './post-result.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
-import { acceptRequest, costOfKind, enqueueAccepted } from './submit.js';
+import { acceptRequest, costOfKind, enqueueAccepted } from './accept-request.js';
 import type { OpenGuildForRequest } from './requests.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 

@@ -34,7 +34,7 @@ export interface PipelineSettings {
   readonly account: AccountSettings;
   /** How long webhook de-duplication records are kept (src/pipeline/retention.ts). */
   readonly webhookEventsRetentionDays: number;
-  /** How long a worker keeps trying to write down a task the service accepted before it tries again later (outside-effects.ts). */
+  /** How long a worker keeps trying to write down a task the service accepted before it tries again later (record-outside-effect.ts). */
   readonly recordPatienceMs: number;
 }
 

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { PipelineDeps } from './deps.js';
-import { INTERACTION_TOKEN_LIFETIME_MS } from './deliver.js';
+import { INTERACTION_TOKEN_LIFETIME_MS } from './post-result.js';
 import { lateGraceMs } from './transitions.js';
 
 export interface RetentionReport {

@@ -4,11 +4,11 @@ import { isMusicApiError } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { inBackgroundSlot } from './front-first.js';
 import { createCompleteProcessor } from './processors/complete.js';
-import { createDeliverProcessor } from './processors/deliver.js';
+import { createDeliverProcessor } from './processors/retry-delivery.js';
 import { createMaintenanceProcessor } from './processors/maintenance.js';
 import { createPollProcessor } from './processors/poll.js';
-import { backoffWithJitter } from './processors/shared.js';
-import { createSubmitProcessor } from './processors/submit.js';
+import { backoffWithJitter } from './processors/deliver-now-or-later.js';
+import { createSubmitProcessor } from './processors/send-to-service.js';
 import { JITTER_BACKOFF, QUEUE_NAMES } from '../queue/queues.js';
 import { rateLimitedErrorLog } from '../queue/connection.js';
 

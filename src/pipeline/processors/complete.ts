@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import type { PipelineDeps } from '../deps.js';
 import { completeJob } from '../transitions.js';
 import { completePayloadSchema, type CompletePayload } from '../../queue/queues.js';
-import { deliverNowOrLater } from './shared.js';
+import { deliverNowOrLater } from './deliver-now-or-later.js';
 
 export function createCompleteProcessor(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'queues' | 'settings'>) {
   return async (entry: Job<CompletePayload>): Promise<void> => {

@@ -4,7 +4,7 @@
  * deadline passes; looser with webhooks on. Why: docs/decisions/poll-schedule.md
  */
 import { DelayedError, type Job } from 'bullmq';
-import { showProgress } from '../deliver.js';
+import { showProgress } from '../post-result.js';
 import { isMusicApiError, type TaskStatus } from '../../music-api/index.js';
 import type { JobKind } from '../../db/schema.js';
 import type { PipelineDeps, PipelineSettings } from '../deps.js';
@@ -12,7 +12,7 @@ import { getJob } from '../job-rows.js';
 import { completeJob, followedUntil, timeOutJob } from '../transitions.js';
 import { pollUpstream, takesWebhook } from '../upstream.js';
 import { pollPayloadSchema, type PollPayload } from '../../queue/queues.js';
-import { deliverNowOrLater } from './shared.js';
+import { deliverNowOrLater } from './deliver-now-or-later.js';
 
 /** Webhooks off: the first poll comes this share of the kind's expected duration after submission. */
 export const FIRST_POLL_SHARE = 0.55;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { buildHttpServer } from '../../../src/http/server.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
-import { SHARD_STALE_MS, writeShardHeartbeats } from '../../../src/queue/health.js';
+import { SHARD_STALE_MS, writeShardHeartbeats } from '../../../src/queue/health-records.js';
 import { createQueues } from '../../../src/queue/queues.js';
 import { createTestDatabase, testRedis, type TestDatabase } from '../../support/database.js';
 import { parseSamples } from '../../support/metrics.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setUserDailyCap } from '../../../src/credits/index.js';
 import { creditLedger, jobs } from '../../../src/db/schema.js';
 import { RequestTakenError, type SubmitInput, type SubmitResult } from '../../../src/pipeline/requests.js';
-import { jobIdFor } from '../../../src/pipeline/submit.js';
+import { jobIdFor } from '../../../src/pipeline/accept-request.js';
 import { found } from '../../support/found.js';
 import { balanceOf, ledgerOfJob } from '../../support/ledger.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPendingChoices } from '../../../src/discord/pending-choices.js';
 import { reconcile } from '../../../src/pipeline/reconcile.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
-import { writeShardHeartbeats } from '../../../src/queue/health.js';
+import { writeShardHeartbeats } from '../../../src/queue/health-records.js';
 import { createQueues } from '../../../src/queue/queues.js';
 import { createPlayerStore } from '../../../src/voice/store.js';
 import { found } from '../../support/found.js';

@@ -6,7 +6,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oldestWaitingSeconds } from '../../../src/queue/health.js';
+import { oldestWaitingSeconds } from '../../../src/queue/health-records.js';
 import { testRedis } from '../../support/database.js';
 
 let redis: Redis;

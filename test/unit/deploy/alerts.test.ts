@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ShardWatch } from '../../../src/discord/shard-watch.js';
 import { createMetrics, type Metrics } from '../../../src/metrics.js';
-import { setShardCoverageGauges, shardCoverage } from '../../../src/queue/health.js';
+import { setShardCoverageGauges, shardCoverage } from '../../../src/queue/health-records.js';
 import { alertRules } from '../../support/alert-rules.js';
 import { evaluate, parseExposition, type Instant, type Sample, type Scrape } from '../../support/promql.js';
 

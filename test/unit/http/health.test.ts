@@ -1,7 +1,7 @@
 /** What `/healthz` makes of the records in Redis: the gateway's shards and the music service's answers. */
 import { describe, expect, it } from 'vitest';
-import { gatewayHealth, serviceHealth, SERVICE_FAILING_AFTER_MS } from '../../../src/http/health.js';
-import { SHARD_STALE_MS } from '../../../src/queue/health.js';
+import { gatewayHealth, serviceHealth, SERVICE_FAILING_AFTER_MS } from '../../../src/http/health-routes.js';
+import { SHARD_STALE_MS } from '../../../src/queue/health-records.js';
 
 const now = 1_700_000_000_000;
 const shard = (id: number, status: string, ageMs: number, shardCount?: number) => ({ id, status, pingMs: 40, at: now - ageMs, ...(shardCount && { shardCount }) });

@@ -4,7 +4,7 @@
  * value below is pinned.
  */
 import { describe, expect, it } from 'vitest';
-import { jobIdFor } from '../../../src/pipeline/submit.js';
+import { jobIdFor } from '../../../src/pipeline/accept-request.js';
 
 describe('jobIdFor', () => {
   it('derives the same name-based UUID (version 8, RFC 9562 variant) as every earlier version', () => {

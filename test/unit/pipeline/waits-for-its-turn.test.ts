@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TAKEN_AT_ONCE_AHEAD, waitsForItsTurn } from '../../../src/pipeline/submit.js';
+import { TAKEN_AT_ONCE_AHEAD, waitsForItsTurn } from '../../../src/pipeline/accept-request.js';
 
 describe('waitsForItsTurn (whether an acknowledgement offers Cancel)', () => {
   it('is false for a job the workers take at once: a free slot and few ahead', () => {

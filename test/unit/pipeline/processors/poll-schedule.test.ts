@@ -16,7 +16,7 @@ import {
   POLL_SPACING_SHARE,
   webhooksOn,
 } from '../../../../src/pipeline/processors/poll.js';
-import { firstPollDelayMs } from '../../../../src/pipeline/processors/submit.js';
+import { firstPollDelayMs } from '../../../../src/pipeline/processors/send-to-service.js';
 
 const EXPECTED_SECONDS = 60;
 const INTERVAL = { min: 5_000, max: 60_000 };

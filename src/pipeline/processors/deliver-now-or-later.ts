@@ -1,4 +1,4 @@
-import { deliverJob } from '../deliver.js';
+import { deliverJob } from '../post-result.js';
 import { describeDiscordError } from '../../discord-rest/discord-delivery.js';
 import type { PipelineDeps } from '../deps.js';
 

@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { claimDelivery, progressLock, queuePositionOf, type JobRow } from './job-rows.js';
 import { failDelivery, markDelivered, releaseDeliveryClaim } from './transitions.js';
 import type { PipelineDeps } from './deps.js';
-import { recordOutsideEffect } from './outside-effects.js';
+import { recordOutsideEffect } from './record-outside-effect.js';
 import { inBackgroundSlot } from './front-first.js';
 import {
   describeDiscordError,
@@ -21,7 +21,7 @@ import {
   type OutgoingMessage,
 } from '../discord-rest/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
-import { costOfKind } from './submit.js';
+import { costOfKind } from './accept-request.js';
 import { translator } from '../i18n/index.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffWithJitter } from '../../../../src/pipeline/processors/shared.js';
+import { backoffWithJitter } from '../../../../src/pipeline/processors/deliver-now-or-later.js';
 
 describe('backoffWithJitter', () => {
   it('grows exponentially, stays within [bound/2, bound], and respects the cap', () => {

@@ -1,13 +1,13 @@
 /**
  * The gateway's heartbeat for `/healthz`: each shard's status and ping, and the deployment's
- * shard count, written to Redis (src/queue/health.ts) every few seconds and on connect or drop,
+ * shard count, written to Redis (src/queue/health-records.ts) every few seconds and on connect or drop,
  * so the http process can report shards it does not run and those nobody runs. The same
  * readings feed this process's {@link ShardWatch}.
  */
 import { Events, Status, type Client } from 'discord.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Logger } from '../logger.js';
-import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health.js';
+import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health-records.js';
 import { ShardWatch } from './shard-watch.js';
 
 export interface ShardHealthOptions {

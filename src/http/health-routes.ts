@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
-import { readGatewayRecord, readServiceRecord, shardCoverage, SHARD_STALE_MS, type GatewayRecord, type ServiceRecord } from '../queue/health.js';
+import { readGatewayRecord, readServiceRecord, shardCoverage, SHARD_STALE_MS, type GatewayRecord, type ServiceRecord } from '../queue/health-records.js';
 import type { Queues } from '../queue/queues.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
 

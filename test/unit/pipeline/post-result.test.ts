@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interactionTokenUsable, nonceFor } from '../../../src/pipeline/deliver.js';
+import { interactionTokenUsable, nonceFor } from '../../../src/pipeline/post-result.js';
 import { redactRoute } from '../../../src/discord-rest/discord-delivery.js';
 
 describe('interactionTokenUsable', () => {

@@ -7,10 +7,10 @@ import { DelayedError, type Job } from 'bullmq';
 import { isMusicApiError } from '../../music-api/index.js';
 import { submissionFailure } from '../account-refusal.js';
 import { withdrawCancel } from '../cancel-button.js';
-import { showProgress, showProgressSoon } from '../deliver.js';
+import { showProgress, showProgressSoon } from '../post-result.js';
 import type { PipelineDeps } from '../deps.js';
 import { getJob, takeForSubmission, type JobRow } from '../job-rows.js';
-import { recordOutsideEffect } from '../outside-effects.js';
+import { recordOutsideEffect } from '../record-outside-effect.js';
 import { generationRequestSchema } from '../requests.js';
 import {
   failAtSubmission,
@@ -23,7 +23,7 @@ import { submitUpstream } from '../upstream.js';
 import { webhookUrlFor } from '../../webhook-address.js';
 import { submitPayloadSchema, type SubmitPayload } from '../../queue/queues.js';
 import { initialPollDelayMs, webhooksOn } from './poll.js';
-import { backoffWithJitter, deliverNowOrLater } from './shared.js';
+import { backoffWithJitter, deliverNowOrLater } from './deliver-now-or-later.js';
 
 /**
  * The first poll comes at a little over half the kind's expected duration, or at the whole of

@@ -1,6 +1,6 @@
 /** Retries of result posts that failed on the fast path. */
 import type { Job } from 'bullmq';
-import { deliverJob } from '../deliver.js';
+import { deliverJob } from '../post-result.js';
 import type { PipelineDeps } from '../deps.js';
 import { deliverPayloadSchema, type DeliverPayload } from '../../queue/queues.js';
 
