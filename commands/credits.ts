@@ -2,7 +2,7 @@ import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } f
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { nextAllowanceTopUp, utcMonthStart } from '../src/credits/index.js';
 import type { EntitlementRow } from '../src/credits/index.js';
-import { openCaller } from '../src/discord/caller.js';
+import { loadCaller } from '../src/discord/caller.js';
 import type { ButtonHandler, GuildButton, GuildChatInput } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { answerInPlace } from '../src/discord/respond.js';
@@ -63,7 +63,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'ephemeral',
   async execute(interaction, _args, context) {
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     const now = new Date();
     const guildId = caller.guild.id;
     const userId = caller.member.userId;

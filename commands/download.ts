@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
@@ -47,7 +47,7 @@ async function requestDownload(
 ): Promise<void> {
   const format = downloadRequestSchema.shape.format.safeParse(input.format);
   if (!format.success) throw new Refusal('invalid_input', localText('download.refusal.format'));
-  const caller = await openCaller(interaction, context);
+  const caller = await loadCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS, {
     action: 'download-pick',
     subject: format.data,
@@ -62,7 +62,7 @@ async function requestDownload(
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/download' }));
   }
   const request = downloadRequestSchema.parse({ kind: 'download', clipId, format: format.data, sourceJobId: job.id });
-  await admit(context, caller);
+  await checkMayRequest(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 

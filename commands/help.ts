@@ -4,7 +4,7 @@
  */
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import type { JobKind } from '../src/db/schema.js';
-import { costOf, openCaller } from '../src/discord/caller.js';
+import { costOf, loadCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
@@ -68,7 +68,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'ephemeral',
   async execute(interaction, _args, context) {
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     const { guild, member } = caller;
     const { t } = context;
     const [account, today] = await Promise.all([

@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { openCaller, type Caller } from '../src/discord/caller.js';
+import { loadCaller, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { isJobId, jobChoices, pickGuildJob, stateWord } from '../src/discord/job-lookup.js';
@@ -141,7 +141,7 @@ export default defineCommand({
   definition,
   acknowledge: (args) => (args.subcommand === 'show' ? 'public' : 'ephemeral'),
   async execute(interaction, args, context) {
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     switch (args.subcommand) {
       case 'list': {
         const jobs = await context.pipeline.listJobs(caller.guild.id, { userId: caller.member.userId, limit: 15 });
@@ -169,7 +169,7 @@ export default defineCommand({
       acknowledge: 'public',
       async execute(interaction, id, context) {
         if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobs.refusal.gone'));
-        await showJob(interaction, context, await openCaller(interaction, context), id.subject);
+        await showJob(interaction, context, await loadCaller(interaction, context), id.subject);
       },
     },
     /** On the acknowledgement of a request: the acknowledgement itself becomes the answer. */
@@ -177,7 +177,7 @@ export default defineCommand({
       acknowledge: 'update',
       async execute(interaction, id, context) {
         if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobs.refusal.gone'));
-        const caller = await openCaller(interaction, context);
+        const caller = await loadCaller(interaction, context);
         const job = await ownJob(context, caller, id.subject, 'jobs-cancel-pick');
         const text = await cancelJob(interaction, context, caller, job);
         await interaction.editReply({ content: text, components: [], allowedMentions: { parse: [] } });
@@ -189,13 +189,13 @@ export default defineCommand({
     'jobs-show-pick': {
       acknowledge: 'public',
       async execute(interaction, _id, context) {
-        await showJob(interaction, context, await openCaller(interaction, context), interaction.values[0] ?? '');
+        await showJob(interaction, context, await loadCaller(interaction, context), interaction.values[0] ?? '');
       },
     },
     'jobs-cancel-pick': {
       acknowledge: 'ephemeral',
       async execute(interaction, _id, context) {
-        await cancelTyped(interaction, context, await openCaller(interaction, context), interaction.values[0] ?? '');
+        await cancelTyped(interaction, context, await loadCaller(interaction, context), interaction.values[0] ?? '');
       },
     },
   },

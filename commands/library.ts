@@ -17,7 +17,7 @@ import {
   StringSelectMenuBuilder,
 } from 'discord.js';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { openCaller } from '../src/discord/caller.js';
+import { loadCaller } from '../src/discord/caller.js';
 import { defineCommand, type ButtonHandler, type SelectHandler } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../src/discord-rest/custom-ids.js';
@@ -204,7 +204,7 @@ const showSelects = {
     acknowledge: 'public',
     async execute(interaction, _id, context) {
       const jobId = interaction.values[0];
-      const caller = await openCaller(interaction, context);
+      const caller = await loadCaller(interaction, context);
       const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
       if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('library.notInLibrary'));
       if (caller.guild.visibility === 'private') {
@@ -224,7 +224,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     const query = searchWords(args.query);
     const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
     await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));

@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
-import { admit, memberOf, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { checkMayRequest, memberOf, loadCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
@@ -76,8 +76,8 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     const request = lyricsRequestSchema.parse({ kind: 'lyrics', prompt: args.prompt });
-    const caller = await openCaller(interaction, context, { queuedFor: 'lyrics' });
-    await admit(context, caller);
+    const caller = await loadCaller(interaction, context, { queuedFor: 'lyrics' });
+    await checkMayRequest(context, caller);
     await submitAndAcknowledge(interaction, context, caller, request);
   },
   buttons: {

@@ -5,7 +5,7 @@ import {
   PermissionFlagsBits,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { openCaller, requireModerator } from '../src/discord/caller.js';
+import { loadCaller, requireModerator } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
@@ -108,7 +108,7 @@ export default defineCommand({
   definition,
   acknowledge: () => 'ephemeral',
   async execute(interaction, args, context) {
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     // Discord's default permission can be overridden per guild: check again here.
     requireModerator(caller);
     if (args.subcommand === 'show') {

@@ -6,7 +6,7 @@ import {
 import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { admit, openCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
+import { checkMayRequest, loadCaller, submitAndAcknowledge, type Caller } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { pickVoice } from './voice.js';
 import {
@@ -157,9 +157,9 @@ export async function requestSong(
   options: { typed?: boolean } = {},
 ): Promise<void> {
   const checked = checkSongFields(context.settings.musicModels, fields, options);
-  const caller = await openCaller(interaction, context, { queuedFor: 'song' });
+  const caller = await loadCaller(interaction, context, { queuedFor: 'song' });
   const request = await completeSongRequest(context, caller, checked, fields, interaction.id);
-  await admit(context, caller);
+  await checkMayRequest(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 

@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import { readAudioAttachment, vetAudioAttachment } from '../src/discord/attachments.js';
-import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { english } from '../src/i18n/index.js';
 import { LIMITS, uploadRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand } from '../src/discord/command.js';
@@ -36,8 +36,8 @@ export default defineCommand({
   async execute(interaction, args, context) {
     uploadRequestSchema.shape.title.parse(args.title);
     const vetted = vetAudioAttachment(args.audio, context.settings.discordCdnUrls);
-    const caller = await openCaller(interaction, context);
-    await admit(context, caller);
+    const caller = await loadCaller(interaction, context);
+    await checkMayRequest(context, caller);
     // Only an admitted member makes the bot download anything.
     const checked = await readAudioAttachment(vetted);
     const request = uploadRequestSchema.parse({ kind: 'upload', audioUrl: checked.url, title: args.title });

@@ -4,7 +4,7 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
@@ -41,7 +41,7 @@ async function requestVideo(
   song: string,
   options: { requesterOrModerator: boolean },
 ): Promise<void> {
-  const caller = await openCaller(interaction, context);
+  const caller = await loadCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
   const linked = linkedFile(job, 'video');
   if (linked) {
@@ -52,7 +52,7 @@ async function requestVideo(
     throw new Refusal('not_allowed', localText('songButtons.notYours', { command: '/video' }));
   }
   const request = videoRequestSchema.parse({ kind: 'video', clipId, sourceJobId: job.id });
-  await admit(context, caller);
+  await checkMayRequest(context, caller);
   await submitAndAcknowledge(interaction, context, caller, request);
 }
 

@@ -5,7 +5,7 @@ import {
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
 import { AUDIO_LIMITS, readAudioAttachment, vetAudioAttachment } from '../src/discord/attachments.js';
-import { admit, openCaller, submitAndAcknowledge } from '../src/discord/caller.js';
+import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discord/caller.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
@@ -112,7 +112,7 @@ export async function pickVoice(
 
 /** `/voice delete` with what the member typed or picked. */
 async function deleteTyped(interaction: RepliablePort, context: CommandContext, typed: string): Promise<void> {
-  const caller = await openCaller(interaction, context);
+  const caller = await loadCaller(interaction, context);
   const voice = await pickVoice(context, caller.guild.id, typed, { menu: { action: 'voice-delete-pick', subject: 'voice' } });
   const outcome = await context.library.deleteVoice({
     guildId: caller.guild.id,
@@ -139,11 +139,11 @@ export default defineCommand({
         // Name and what the file declares first: bad input is refused before the database is touched.
         const named = voiceRequestSchema.shape.name.parse(name);
         const vetted = vetAudioAttachment(audio, context.settings.discordCdnUrls);
-        const caller = await openCaller(interaction, context);
+        const caller = await loadCaller(interaction, context);
         if (await context.library.findVoice(caller.guild.id, named)) {
           throw new Refusal('invalid_input', localText('voice.refusal.nameTaken', { name: escapeMarkdown(named) }));
         }
-        await admit(context, caller);
+        await checkMayRequest(context, caller);
         // Only an admitted member makes the bot download anything.
         const checked = await readAudioAttachment(vetted, { minSeconds: AUDIO_LIMITS.voiceMinSeconds });
         const request = voiceRequestSchema.parse({ kind: 'voice', name: named, audioUrl: checked.url });

@@ -11,7 +11,7 @@ import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/ser
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { MusicApiClient } from './music-api/index.js';
-import { openGuild } from './guilds/settings.js';
+import { loadGuild } from './guilds/settings.js';
 import { createPipeline } from './pipeline/create-pipeline.js';
 import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pipeline/deps.js';
 import type { Pipeline } from './pipeline/pipeline.js';
@@ -188,7 +188,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
     const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
     // A request submitted without its guild read (an operator's retry, a benchmark) opens the guild as a command does.
-    const pipeline = createPipeline(deps, (guildId, options) => openGuild(deps.db, guildId, { ...options, startingCredits: config.startingCredits }));
+    const pipeline = createPipeline(deps, (guildId, options) => loadGuild(deps.db, guildId, { ...options, startingCredits: config.startingCredits }));
     // The options a command keeps while it asks which voice was meant (see pending-choices.ts).
     const pendingChoices = createPendingChoices(redis, queues.prefix);
     // Voice commands reach the player of the process that holds the guild's shard (src/voice).

@@ -6,7 +6,7 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { nextAllowanceTopUp, utcMonth, utcMonthStart } from '../../src/credits/index.js';
-import { openCaller, requireOwner, type Caller } from '../../src/discord/caller.js';
+import { loadCaller, requireOwner, type Caller } from '../../src/discord/caller.js';
 import type { ButtonHandler } from '../../src/discord/command.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { Refusal } from '../../src/discord/errors.js';
@@ -80,7 +80,7 @@ export const allowanceButtons = {
       if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT || (id.arg !== 'now' && id.arg !== 'next')) {
         throw new Refusal('not_found', localText('creditsAdmin.buttonGone'));
       }
-      const caller = await openCaller(interaction, context);
+      const caller = await loadCaller(interaction, context);
       requireOwner(caller);
       const content = await setAllowance(context, caller, amount, interaction.id, id.arg);
       await interaction.editReply({ content, components: [], allowedMentions: { parse: [] } });

@@ -2,7 +2,7 @@
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { ledgerKeys, purchaseOf, type HistoryEntry } from '../../src/credits/index.js';
-import { openCaller, requireModerator } from '../../src/discord/caller.js';
+import { loadCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
@@ -155,7 +155,7 @@ function pageStartOf(arg: string | undefined): PageStart {
 
 /** The history buttons are moderators' too: Discord's command permissions do not cover them. */
 async function moderatorGuildId(interaction: GuildButton, context: CommandContext): Promise<string> {
-  const caller = await openCaller(interaction, context);
+  const caller = await loadCaller(interaction, context);
   requireModerator(caller, { ownersToo: true });
   return caller.guild.id;
 }

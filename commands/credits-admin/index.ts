@@ -9,7 +9,7 @@ import {
   type APIApplicationCommandSubcommandOption,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
-import { openCaller, requireModerator, requireOwner } from '../../src/discord/caller.js';
+import { loadCaller, requireModerator, requireOwner } from '../../src/discord/caller.js';
 import { answerInPlace } from '../../src/discord/respond.js';
 import { defineCommand } from '../../src/discord/command.js';
 import { english } from '../../src/i18n/index.js';
@@ -42,7 +42,7 @@ export default defineCommand({
   async execute(interaction, args, context) {
     const subcommand = byName.get(args.subcommand);
     if (!subcommand) throw new Error(`unknown /credits-admin subcommand ${args.subcommand}`);
-    const caller = await openCaller(interaction, context);
+    const caller = await loadCaller(interaction, context);
     // Discord's default permission can be overridden per guild: check again here.
     if (subcommand.ownersOnly) requireOwner(caller);
     else requireModerator(caller, { ownersToo: true });

@@ -12,7 +12,7 @@ import {
 } from 'discord.js';
 import type { JobKind } from '../db/schema.js';
 import { checkPlaceAndRole, isModerator, type Member, type Place } from '../guilds/access.js';
-import type { OpenedGuild } from '../guilds/settings.js';
+import type { LoadedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
@@ -25,7 +25,7 @@ import type { RepliablePort } from './interaction-port.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf, sendPrivateNote } from './respond.js';
 
 export interface Caller {
-  readonly guild: OpenedGuild;
+  readonly guild: LoadedGuild;
   readonly member: Member;
   readonly place: Place;
   readonly isModerator: boolean;
@@ -63,10 +63,10 @@ function placeOf(interaction: RepliablePort): Place {
  * handlers. `queuedFor`: a request of this kind is coming; the same read counts the jobs of
  * its task type waiting in the queue, for its position, so the request needs no query for it.
  */
-export async function openCaller(interaction: RepliablePort, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
+export async function loadCaller(interaction: RepliablePort, context: CommandContext, options: { queuedFor?: JobKind } = {}): Promise<Caller> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const member = memberOf(interaction);
-  const guild = await context.guilds.openGuild(interaction.guildId, {
+  const guild = await context.guilds.loadGuild(interaction.guildId, {
     startingCredits: context.settings.startingCredits,
     roleIds: member.roleIds,
     ...(options.queuedFor && { queuedKinds: kindsSharingTaskType(options.queuedFor) }),
@@ -101,7 +101,7 @@ export function costOf(context: CommandContext, kind: JobKind): number {
  *
  * @throws Refusal with a sentence for the member.
  */
-export async function admit(context: CommandContext, caller: Caller): Promise<void> {
+export async function checkMayRequest(context: CommandContext, caller: Caller): Promise<void> {
   const { guild, member } = caller;
   const access = checkPlaceAndRole(guild, caller.place, member);
   if (access?.reason === 'channel_not_allowed') {

@@ -31,7 +31,7 @@ export const SETTINGS_AUDIT_ACTIONS = {
  * The guild's row, created on first use (with the configured starting credits) and with
  * this month's allowance applied, as every use of the bot should see it.
  */
-export async function openGuild(
+export async function loadGuild(
   db: Database,
   guildId: string,
   options: {
@@ -41,7 +41,7 @@ export async function openGuild(
     /** Also count the jobs of these kinds waiting in the queue (where a new job would queue), in the same read. */
     queuedKinds?: readonly JobKind[];
   },
-): Promise<OpenedGuild> {
+): Promise<LoadedGuild> {
   const now = options.now ?? new Date();
   // One round trip on the common path: the guild exists and its allowance is applied.
   const found = await readGuild(db, guildId, options.roleIds ?? [], options.queuedKinds);
@@ -57,13 +57,13 @@ export async function openGuild(
  * The guild's row, the daily cap that holds for a member with `roleIds` (`effectiveDailyCap`;
  * null: none), and when asked, how many jobs of the given kinds were waiting in the queue (null: not asked).
  */
-export type OpenedGuild = GuildRow & {
+export type LoadedGuild = GuildRow & {
   readonly dailyCap: number | null;
   /** Jobs of `kinds` waiting in the queue (counted up to FIRST_ANSWER_COUNT_LIMIT), and at the service. */
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 };
 
-async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<OpenedGuild | undefined> {
+async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<LoadedGuild | undefined> {
   const [row] = await guildRead(db).execute({ guildId, roleIds: [...roleIds], queuedKinds: [...(queuedKinds ?? [])] });
   return (
     row && {

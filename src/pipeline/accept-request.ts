@@ -23,7 +23,7 @@ import { kindsSharingTaskType } from './upstream.js';
 import { LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
-import { RequestRefusedError, RequestTakenError, type GuildForRequest, type OpenGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
+import { RequestRefusedError, RequestTakenError, type GuildForRequest, type LoadGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
   song: 'song',
@@ -61,10 +61,10 @@ export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind):
  * The guild as the caller read it, or when the caller read none (or its queue counts are of
  * other kinds), the same read a command starts with: one round trip, the queue's counts in it.
  */
-async function guildFor(input: SubmitInput, openGuild: OpenGuildForRequest, now: Date): Promise<GuildForRequest & { queued: NonNullable<GuildForRequest['queued']> }> {
+async function guildFor(input: SubmitInput, loadGuild: LoadGuildForRequest, now: Date): Promise<GuildForRequest & { queued: NonNullable<GuildForRequest['queued']> }> {
   const given = input.guild;
   if (given?.queued?.kinds.includes(input.request.kind)) return { ...given, queued: given.queued };
-  const read = await openGuild(input.requester.guildId, {
+  const read = await loadGuild(input.requester.guildId, {
     now,
     ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
     queuedKinds: kindsSharingTaskType(input.request.kind),
@@ -79,7 +79,7 @@ async function guildFor(input: SubmitInput, openGuild: OpenGuildForRequest, now:
  *
  * @throws RequestRefusedError (nothing reserved), RequestTakenError (accepted by another submission).
  */
-export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, openGuild: OpenGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
+export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, loadGuild: LoadGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -87,7 +87,7 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
-  const guild = await guildFor(input, openGuild, now);
+  const guild = await guildFor(input, loadGuild, now);
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row

@@ -7,16 +7,16 @@ import type { PipelineDeps } from './deps.js';
 import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
 import { acceptRequest, costOfKind, enqueueAccepted } from './accept-request.js';
-import type { OpenGuildForRequest } from './requests.js';
+import type { LoadGuildForRequest } from './requests.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
-/** `openGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
-export function createPipeline(deps: PipelineDeps, openGuild: OpenGuildForRequest): Pipeline {
+/** `loadGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
+export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForRequest): Pipeline {
   return {
-    accept: (input) => acceptRequest(deps, openGuild, input),
+    accept: (input) => acceptRequest(deps, loadGuild, input),
     enqueue: (accepted) => enqueueAccepted(deps, accepted),
     async submit(input) {
-      const accepted = await acceptRequest(deps, openGuild, input);
+      const accepted = await acceptRequest(deps, loadGuild, input);
       await enqueueAccepted(deps, accepted);
       return accepted;
     },

@@ -142,14 +142,14 @@ export interface SubmitInput {
   /** Absent when there is no interaction to answer (e.g. a retry by an operator). */
   readonly reply?: ReplyTarget;
   /**
-   * The guild as the caller read it a moment ago (`openGuild` in src/guilds, its first use
+   * The guild as the caller read it a moment ago (`loadGuild` in src/guilds, its first use
    * handled and its allowance applied), passed whole: submit then skips that read. Its queue
    * counts are used when they cover the request's kind. Absent: submit reads it itself.
    */
   readonly guild?: GuildForRequest;
 }
 
-/** What submit uses of the guild's read: structurally the `OpenedGuild` of src/guilds/settings.ts. */
+/** What submit uses of the guild's read: structurally the `LoadedGuild` of src/guilds/settings.ts. */
 export interface GuildForRequest {
   /** The daily cap that holds for this member (null: none): checked under a lock per member. */
   readonly dailyCap: number | null;
@@ -159,8 +159,8 @@ export interface GuildForRequest {
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 }
 
-/** Opens a guild for a request, as src/guilds/settings.ts's `openGuild` does: the pipeline's port to it. */
-export type OpenGuildForRequest = (
+/** Loads a guild for a request, as src/guilds/settings.ts's `loadGuild` does: the pipeline's port to it. */
+export type LoadGuildForRequest = (
   guildId: string,
   options: { now: Date; roleIds?: readonly string[]; queuedKinds: readonly JobKind[] },
 ) => Promise<GuildForRequest>;

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { reserveForJob } from '../../../src/credits/index.js';
 import { connectDatabase } from '../../../src/db/client.js';
-import { openGuild } from '../../../src/guilds/settings.js';
+import { loadGuild } from '../../../src/guilds/settings.js';
 import { jobs } from '../../../src/db/schema.js';
 import { createTestDatabase } from '../../support/database.js';
 
@@ -22,14 +22,14 @@ describe('named statements', () => {
     const single = connectDatabase(test.url, { max: 1 });
     try {
       const guildId = `g-${randomUUID()}`;
-      const first = await openGuild(single.db, guildId, { startingCredits: 100 });
+      const first = await loadGuild(single.db, guildId, { startingCredits: 100 });
       expect(first).toMatchObject({ id: guildId, balance: 100, dailyCap: null, queued: null });
       await single.db.execute(sql`insert into guild_role_limits (guild_id, role_id, daily_cap) values (${guildId}, 'role-a', 7)`);
-      const withRoles = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-a', 'role-b'], queuedKinds: ['song', 'persona_song'] });
+      const withRoles = await loadGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-a', 'role-b'], queuedKinds: ['song', 'persona_song'] });
       expect(withRoles).toMatchObject({ dailyCap: 7, queued: { kinds: ['song', 'persona_song'], count: 0 } });
 
       await reserveForJob(single.db, { guildId, jobId: randomUUID(), userId: 'u', amount: 8 });
-      const reopened = await openGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-b'], queuedKinds: ['lyrics'] });
+      const reopened = await loadGuild(single.db, guildId, { startingCredits: 100, roleIds: ['role-b'], queuedKinds: ['lyrics'] });
       expect(reopened).toMatchObject({ balance: 92, dailyCap: null, queued: { kinds: ['lyrics'], count: 0 } });
 
       const { rows } = await single.pool.query<{ name: string; statement: string }>('select name, statement from pg_prepared_statements order by name');
@@ -44,7 +44,7 @@ describe('named statements', () => {
     const single = connectDatabase(test.url, { max: 1 });
     try {
       const guildId = `g-${randomUUID()}`;
-      await openGuild(single.db, guildId, { startingCredits: 100 });
+      await loadGuild(single.db, guildId, { startingCredits: 100 });
       for (const [userId, amount] of [['u1', 5], ['u2', 7], ['u1', 9]] as const) {
         const jobId = randomUUID();
         const alongside = { table: jobs, values: { id: jobId, guildId, channelId: 'c', userId, kind: 'song' as const, request: { kind: 'song', prompt: 'x' }, cost: amount, webhookSecret: 's' } };
