@@ -11,6 +11,7 @@ import {
 } from '../../../src/credits/index.js';
 import { entitlements, guilds } from '../../../src/db/schema.js';
 import { createTestDatabase } from '../../support/database.js';
+import { randomForTest } from '../../support/seeded-random.js';
 import { balanceOf, expectConsistent, guildWith, ledgerOf, newGuildId } from './support.js';
 
 const db = await createTestDatabase();
@@ -90,12 +91,14 @@ describe('credit packs', () => {
   });
 
   it('claim racing a refund: credits in and back out, or never in', async () => {
+    const random = randomForTest();
     for (let round = 0; round < 5; round += 1) {
       const guildId = await guildWith(db.db, 0);
       const id = await pack(40);
-      // The claim first by a few milliseconds, or the refund, or both at once.
+      // The claim first by a few milliseconds, or the refund, or both at once (the seed says which).
       const claim = claimPack(db.db, { entitlementId: id, guildId });
-      if (round % 2 === 1) await new Promise((resolve) => setTimeout(resolve, round));
+      const pauseMs = random.below(6);
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       await Promise.all([claim, reverseEntitlement(db.db, { entitlementId: id })]);
       expect(await balanceOf(db.db, guildId)).toBe(0);
       await expectConsistent(db.db, guildId);
