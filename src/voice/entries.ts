@@ -1,11 +1,11 @@
-/** A library song as a queue entry, and the radio's pick of the library. */
+/** A library song as a queue entry, the radio's pick of the library, and what plays next. */
 import type { Executor } from '../db/client.js';
 import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
 import type { JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
 import { shuffled } from './rules.js';
-import type { QueueEntry } from './store.js';
+import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 
 /** At most this many songs of the library are queued by one radio round; the next round reshuffles. */
 export const RADIO_ROUND = 100;
@@ -32,4 +32,14 @@ export async function radioRound(db: Executor, filter: LibraryFilter, requestedB
     page.songs.map((job) => entryOf(job, requestedBy)).filter((entry): entry is QueueEntry => entry !== undefined),
     random,
   );
+}
+
+/** The next entry to play: the queue's first, or, for a radio with an empty queue, the first of a new round it adds. */
+export async function nextEntry(store: PlayerStore, db: Executor, guildId: string, state: PlayerState): Promise<QueueEntry | undefined> {
+  const next = await store.next(guildId);
+  if (next || !state.radio) return next;
+  const round = await radioRound(db, { guildId, userId: state.radio.userId ?? undefined, query: state.radio.query ?? undefined }, state.current?.requestedBy ?? '');
+  if (round.length === 0) return undefined;
+  await store.enqueue(guildId, ...round);
+  return store.next(guildId);
 }

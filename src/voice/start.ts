@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { VoiceControl } from './control.js';
 import { checkFfmpeg, FFMPEG_MISSING, type FfmpegCheck } from './ffmpeg.js';
 import { VoiceEngine } from './engine/engine.js';
+import { RedisGuildLease } from './guild-lease.js';
 import { PlayerHost } from './player.js';
 import { createPlayerStore } from './store.js';
 
@@ -44,8 +45,7 @@ export async function startPlayers(input: {
   const host = new PlayerHost({
     client,
     db: input.db,
-    redis: input.redis,
-    prefix: input.prefix,
+    lease: new RedisGuildLease({ redis: input.redis, prefix: input.prefix }),
     store: createPlayerStore(input.redis, input.prefix),
     logger,
     ffmpeg: input.ffmpeg,

@@ -1,0 +1,111 @@
+/**
+ * The player's messages in its text channel: the now-playing card (the song, who made and asked
+ * for it, what is next, and the buttons), kept up to date by editing it, closed with why the
+ * player ended, and one-line notices such as a song that could not be played.
+ */
+import { ActionRowBuilder, ButtonBuilder, ButtonStyle, ChannelType, EmbedBuilder, type Client } from 'discord.js';
+import { encodeCustomId } from '../discord-rest/custom-ids.js';
+import { translator, type LocalText, type Translator } from '../i18n/index.js';
+import { loggableError, type Logger } from '../logger.js';
+import { truncate } from '../text.js';
+import { clock } from './rules.js';
+import type { PlayerState, PlayerStore } from './store.js';
+
+const PLAYER_BUTTONS = ['pause', 'resume', 'skip', 'stop'] as const;
+export type PlayerButton = (typeof PLAYER_BUTTONS)[number];
+
+export function isPlayerButton(value: string): value is PlayerButton {
+  return (PLAYER_BUTTONS as readonly string[]).includes(value);
+}
+
+type CardMessage = ReturnType<typeof nowPlayingMessage>;
+
+/** The now-playing message: the song, who made and asked for it, its length, what is next, and the buttons. */
+export function nowPlayingMessage(t: Translator, state: PlayerState, queued: number) {
+  const current = state.current!;
+  const embed = new EmbedBuilder()
+    .setTitle(truncate(`${state.paused ? '⏸' : '▶'} ${current.title}`, 256))
+    .setDescription(
+      [
+        t('player.message.maker', { maker: current.makerId, requester: current.requestedBy }),
+        current.durationSeconds === null ? '' : t('player.message.length', { length: clock(current.durationSeconds) }),
+        t(state.radio ? 'player.message.radio' : 'player.message.queued', { count: queued }),
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    );
+  const button = (action: PlayerButton, label: string, style: ButtonStyle) =>
+    new ButtonBuilder().setCustomId(encodeCustomId({ action: 'player', subject: action })).setLabel(label).setStyle(style);
+  const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
+    state.paused ? button('resume', t('player.button.resume'), ButtonStyle.Primary) : button('pause', t('player.button.pause'), ButtonStyle.Secondary),
+    button('skip', t('player.button.skip'), ButtonStyle.Secondary),
+    button('stop', t('player.button.stop'), ButtonStyle.Danger),
+  );
+  return { content: state.paused ? t('player.message.paused') : t('player.message.playing'), embeds: [embed], components: [row] };
+}
+
+export interface PlayerMessagesOptions {
+  readonly client: Client<true>;
+  readonly store: PlayerStore;
+  readonly logger: Logger;
+}
+
+/** Posts and edits the player's messages; a failure is logged, never thrown: the music plays on. */
+export class PlayerMessages {
+  readonly #options: PlayerMessagesOptions;
+
+  constructor(options: PlayerMessagesOptions) {
+    this.#options = options;
+  }
+
+  /** Shows the guild's current song: edits the card, or posts a new one when it is gone. */
+  async show(guildId: string): Promise<void> {
+    const { store, logger } = this.#options;
+    const state = await store.read(guildId);
+    if (!state?.current) return;
+    const message = nowPlayingMessage(translator(state.guildLocale), state, await store.queueLength(guildId));
+    try {
+      if (state.nowPlayingMessageId) {
+        await this.#edit(state, message);
+        return;
+      }
+    } catch {
+      // Deleted or no longer editable: a new one below.
+    }
+    try {
+      const channel = await this.#options.client.channels.fetch(state.textChannelId);
+      if (!channel?.isSendable()) return;
+      const sent = await channel.send({ ...message, allowedMentions: { parse: [] } });
+      const latest = await store.read(guildId);
+      if (latest) await store.write(guildId, { ...latest, nowPlayingMessageId: sent.id });
+    } catch (error) {
+      logger.warn({ err: loggableError(error), guildId }, 'could not post the now-playing message');
+    }
+  }
+
+  /** Replaces the card of a player that ended with `text`, and takes its buttons away. */
+  async close(guildId: string, state: PlayerState, text: string): Promise<void> {
+    if (!state.nowPlayingMessageId) return;
+    await this.#edit(state, { content: text, embeds: [], components: [] }).catch((error: unknown) =>
+      this.#options.logger.warn({ err: loggableError(error), guildId }, 'could not close the now-playing message'),
+    );
+  }
+
+  /** One line in the player's text channel, in the guild's language. */
+  async post(guildId: string, text: LocalText): Promise<void> {
+    const state = await this.#options.store.read(guildId);
+    if (!state) return;
+    try {
+      const channel = await this.#options.client.channels.fetch(state.textChannelId);
+      if (channel?.isSendable()) await channel.send({ content: translator(state.guildLocale).text(text), allowedMentions: { parse: [] } });
+    } catch (error) {
+      this.#options.logger.warn({ err: loggableError(error), guildId }, 'could not post to the player channel');
+    }
+  }
+
+  async #edit(state: PlayerState, message: Pick<CardMessage, 'content'> & { embeds: EmbedBuilder[]; components: ActionRowBuilder<ButtonBuilder>[] }): Promise<void> {
+    const channel = await this.#options.client.channels.fetch(state.textChannelId);
+    if (!channel?.isTextBased() || channel.type === ChannelType.DM || !state.nowPlayingMessageId) throw new Error('no channel to edit in');
+    await channel.messages.edit(state.nowPlayingMessageId, { ...message, allowedMentions: { parse: [] } });
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The player host with a fake voice line and a fake lease (a voice connection cannot run here;
+ * the e2e voice tests play through the real ones) and the real player store in Redis: a song
+ * that cannot be played is named in the channel and the next one plays, and a lapsed lease
+ * makes this process leave the guild without touching what plays, for the process that took it.
+ */
+import { Collection, type Client } from 'discord.js';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/logger.js';
+import type { VoiceEngine, VoiceLine } from '../../../src/voice/engine/engine.js';
+import type { GuildLease } from '../../../src/voice/guild-lease.js';
+import { PlayerHost } from '../../../src/voice/player.js';
+import { createPlayerStore, type PlayerState, type QueueEntry } from '../../../src/voice/store.js';
+import { testRedis } from '../../support/database.js';
+
+const { url, prefix } = testRedis();
+const redis = new Redis(url, { maxRetriesPerRequest: null });
+const store = createPlayerStore(redis, prefix);
+const hosts: PlayerHost[] = [];
+afterAll(async () => {
+  for (const host of hosts) await host.stop();
+  await redis.quit();
+});
+
+const BOT = '900000000000000001';
+const LISTENER = '900000000000000002';
+
+/** A voice line that records what it is told; the test ends songs through `onEnded`. */
+class FakeLine {
+  readonly played: string[] = [];
+  left = false;
+  onEnded: VoiceLine['onEnded'] = () => {};
+  onGone: VoiceLine['onGone'] = () => {};
+  constructor(readonly guildId: string, readonly channelId: string) {}
+  play(url: string): number {
+    this.played.push(url);
+    return this.played.length;
+  }
+  async stopSong(): Promise<boolean> {
+    return false;
+  }
+  async pause(): Promise<void> {}
+  async unpause(): Promise<void> {}
+  async playbackMs(): Promise<number> {
+    return 0;
+  }
+  leave(): void {
+    this.left = true;
+  }
+}
+
+/** A lease every guild is free under, whose lapse the test calls. */
+class FakeLease implements GuildLease {
+  readonly durationMs = 15_000;
+  readonly held = new Map<string, () => void>();
+  readonly released: string[] = [];
+  async claim(): Promise<boolean> {
+    return true;
+  }
+  hold(guildId: string, lapsed: () => void): void {
+    this.held.set(guildId, lapsed);
+  }
+  async release(guildId: string): Promise<void> {
+    this.held.delete(guildId);
+    this.released.push(guildId);
+  }
+  async close(): Promise<void> {}
+}
+
+/** Discord as the host reads it: one guild whose voice channel has the bot and a listener, and a text channel that keeps what is sent. */
+function fakeDiscord(guildId: string, voiceChannelId: string) {
+  const sent: string[] = [];
+  const textChannel = {
+    isSendable: () => true,
+    isTextBased: () => true,
+    send: async (message: { content: string }) => {
+      sent.push(message.content);
+      return { id: String(900_000_000_000_000_100n + BigInt(sent.length)) };
+    },
+    messages: { edit: async () => ({}) },
+  };
+  const voiceStates = new Collection([
+    [BOT, { id: BOT, channelId: voiceChannelId, member: { user: { bot: true } } }],
+    [LISTENER, { id: LISTENER, channelId: voiceChannelId, member: { user: { bot: false } } }],
+  ]);
+  const client = {
+    user: { id: BOT },
+    on: () => client,
+    off: () => client,
+    channels: { fetch: async () => textChannel },
+    guilds: { cache: new Collection<string, unknown>() },
+  };
+  const guild = { id: guildId, client, voiceStates: { cache: voiceStates }, channels: { cache: new Collection([[voiceChannelId, { id: voiceChannelId, isVoiceBased: () => true }]]) } };
+  client.guilds.cache.set(guildId, guild);
+  return { client: client as unknown as Client<true>, sent };
+}
+
+function entry(n: number): QueueEntry {
+  return { jobId: `job-${n}`, clipId: `clip-${n}`, title: `Song ${n}`, makerId: LISTENER, mediaUrl: `https://media.example/${n}.mp3`, durationSeconds: 60, requestedBy: LISTENER };
+}
+
+/** A host whose guild `guildId` has `current` playing and `queued` waiting, resumed as after a restart. */
+async function playing(guildId: string, current: QueueEntry, ...queued: QueueEntry[]) {
+  const voiceChannelId = `${guildId}1`;
+  const discord = fakeDiscord(guildId, voiceChannelId);
+  const lines: FakeLine[] = [];
+  const engine = { join: (_guild: unknown, channelId: string) => lines[lines.push(new FakeLine(guildId, channelId)) - 1] } as unknown as VoiceEngine;
+  const lease = new FakeLease();
+  const state: PlayerState = { voiceChannelId, textChannelId: `${guildId}2`, guildLocale: 'en-US', nowPlayingMessageId: null, current, paused: false, radio: null, stay: false };
+  await store.write(guildId, state);
+  if (queued.length > 0) await store.enqueue(guildId, ...queued);
+  const host = new PlayerHost({ client: discord.client, db: undefined as never, lease, store, logger: silentLogger, ffmpeg: { found: true } as never, engine, idleSeconds: 300 });
+  hosts.push(host);
+  await host.resumeAll();
+  expect(lines).toHaveLength(1);
+  return { host, line: lines[0]!, lease, sent: discord.sent };
+}
+
+describe('the player host', () => {
+  it('names a song that could not be played in the channel, and plays the next', async () => {
+    const { line, sent } = await playing('800000000000000001', entry(1), entry(2));
+    expect(line.played).toEqual([entry(1).mediaUrl]);
+    line.onEnded({ exitCode: 1, error: 'Server returned 404 Not Found', playedMs: 0 } as never);
+    await expect.poll(() => line.played).toEqual([entry(1).mediaUrl, entry(2).mediaUrl]);
+    expect(sent).toContainEqual(expect.stringMatching(/^Could not play \*\*Song 1\*\*/));
+    expect((await store.read('800000000000000001'))?.current?.jobId).toBe('job-2');
+  });
+
+  it('leaves when its lease lapsed, leaving what plays in Redis for the process that took the guild', async () => {
+    const guildId = '800000000000000002';
+    const { line, lease } = await playing(guildId, entry(3), entry(4));
+    const lapsed = lease.held.get(guildId);
+    expect(lapsed).toBeDefined();
+    lapsed!();
+    await expect.poll(() => line.left).toBe(true);
+    // What plays is the other process's now: this one neither cleared it nor released its lease.
+    expect((await store.read(guildId))?.current?.jobId).toBe('job-3');
+    expect(await store.queue(guildId)).toEqual([entry(4)]);
+    expect(lease.released).toEqual([]);
+    // A song's end reported late by the old line moves nothing.
+    line.onEnded({ exitCode: 0, error: '', playedMs: 60_000 } as never);
+    await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe('job-3');
+    expect(line.played).toEqual([entry(3).mediaUrl]);
+  });
+});
