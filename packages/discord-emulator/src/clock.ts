@@ -1,7 +1,9 @@
+import { performance } from 'node:perf_hooks';
+
 /**
  * The emulator's notion of "now". Real time flows, and tests can jump ahead with
  * `advance(ms)` to cross Discord's deadlines (the 3-second initial response window,
- * the 15-minute interaction token lifetime) without waiting.
+ * the 15-minute interaction token lifetime, a gap between voice frames) without waiting.
  */
 export class EmulatorClock {
   #offsetMs = 0;
@@ -9,6 +11,11 @@ export class EmulatorClock {
   /** Milliseconds since the Unix epoch, including every advance so far. */
   now(): number {
     return Date.now() + this.#offsetMs;
+  }
+
+  /** A monotonic reading in fractional ms (performance.now plus every advance), for timing intervals finely. */
+  monotonic(): number {
+    return performance.now() + this.#offsetMs;
   }
 
   /** Moves the clock forward by `ms` milliseconds. */

@@ -186,6 +186,7 @@ export class DiscordEmulator {
     this.#voiceServer = new VoiceServer({
       logger: this.#logger,
       clockNow: () => this.clock.now(),
+      clockMonotonic: () => this.clock.monotonic(),
       onFinding: voiceFinding,
       decode: options.voice?.decode ?? true,
       heartbeatIntervalMs: options.voice?.heartbeatIntervalMs,

@@ -183,12 +183,13 @@ describe('the voice gateway', () => {
       cipher.setAAD(header);
       return Buffer.concat([header, cipher.update(opus), cipher.final(), cipher.getAuthTag(), nonce.subarray(0, 4)]);
     };
-    // Frames for longer than the grace a frame gets to overtake Speaking: a finding.
+    // Frames for longer than the grace a frame gets to overtake Speaking (the emulator clock moved 20 ms a frame): a finding.
     for (let sequence = 1; sequence <= 20; sequence += 1) {
       udp.send(packet(ready.d.ssrc, sequence), ready.d.port, ready.d.ip);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(sequence);
+      if (sequence === 1) expect(emu.findings).toEqual([]);
+      emu.clock.advance(20);
     }
-    await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(20);
     expect(emu.findings).toMatchObject([{ kind: 'voice-protocol', message: 'voice frames sent without Speaking (op 5) set' }]);
 
     send(ws, VoiceOpcodes.Speaking, { speaking: 1, delay: 0, ssrc: ready.d.ssrc });
@@ -196,20 +197,25 @@ describe('the voice gateway', () => {
     // While speaking, 150 ms without a frame is a gap; the intervals are kept.
     udp.send(packet(ready.d.ssrc, 21), ready.d.port, ready.d.ip);
     await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(21);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    emu.clock.advance(150);
     udp.send(packet(ready.d.ssrc, 22), ready.d.port, ready.d.ip);
     await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(22);
     const timed = emu.voiceReception(guild.id);
-    expect(timed.gaps).toBeGreaterThanOrEqual(1);
+    expect(timed.gaps).toBe(1);
     expect(timed.intervalMaxMs).toBeGreaterThanOrEqual(150);
     // 19 intervals among the first 20 frames; Speaking began a new run at frame 21, so 20 → 21 is not measured.
     expect(timed.intervalsMs).toHaveLength(20);
     expect(timed.seconds).toBeCloseTo(0.44);
+    expect(timed.rtpDiscontinuities).toBe(0);
 
     udp.send(packet(ready.d.ssrc + 7, 23), ready.d.port, ready.d.ip);
     await expect.poll(() => emu.findings.length).toBe(2);
     expect(emu.findings[1]?.message).toBe(`voice frame with ssrc ${ready.d.ssrc + 7}; Ready gave ${ready.d.ssrc}`);
     expect(emu.voiceReception(guild.id)).toMatchObject({ frames: 22, undecodable: 1 });
+    // A frame that skips a sequence number (and its 960 samples) breaks the stream's 20 ms steps.
+    udp.send(packet(ready.d.ssrc, 24), ready.d.port, ready.d.ip);
+    await expect.poll(() => emu.voiceReception(guild.id).frames).toBe(23);
+    expect(emu.voiceReception(guild.id).rtpDiscontinuities).toBe(1);
 
     // Leaving ends the voice session: 4014, which a client does not resume.
     client.guilds.cache.get(guild.id)?.shard.send({ op: GatewayOpcodes.VoiceStateUpdate, d: { guild_id: guild.id, channel_id: null, self_mute: false, self_deaf: false } });

@@ -46,9 +46,8 @@ describe('joining and playing', () => {
     // Another file of the same length does not match: the check tells songs apart.
     const other = makeTone(3, 440, 2.3);
     expect(emu.compareEnvelope(heard.envelope, pcmEnvelope(other.pcm)).matches).toBe(false);
-    // Frames come every 20 ms; timing on a shared machine is the benchmark's business, not this test's.
-    expect(heard.intervalP50Ms).toBeGreaterThan(15);
-    expect(heard.intervalP50Ms).toBeLessThan(25);
+    // Each frame is 20 ms of the stream (sequence +1, timestamp +960); how evenly they arrive is the voice benchmark's business.
+    expect(heard.rtpDiscontinuities).toBe(0);
     expect(heard.silenceShare).toBeLessThan(0.1);
     expect(Math.abs(heard.seconds - 3)).toBeLessThan(0.15 + 0.1); // the file, plus the five silence frames at its end
     expect(emu.findings).toEqual([]);

@@ -2,8 +2,8 @@
  * What the emulator hears of the bot in one guild: Opus frames decoded to 48 kHz stereo, counted,
  * timed and measured (silence, gaps, frame intervals, a loudness envelope), and handed to listeners.
  */
-import { performance } from 'node:perf_hooks';
 import OpusScript from 'opusscript';
+import type { RtpHeader } from './rtp.js';
 
 export const SAMPLE_RATE = 48_000;
 export const CHANNELS = 2;
@@ -39,7 +39,12 @@ export interface VoiceReception {
   silenceShare: number;
   /** Intervals over 60 ms between two frames while the bot said it was speaking. */
   gaps: number;
-  /** Every interval between consecutive frames within a speaking run, in ms (arrival times). */
+  /**
+   * Consecutive frames within a speaking run whose RTP header did not step by one frame: sequence
+   * by 1 and timestamp by 960 (20 ms of audio at 48 kHz). 0 when the stream says 20 ms a frame.
+   */
+  rtpDiscontinuities: number;
+  /** Every interval between consecutive frames within a speaking run, in ms (arrival times on the emulator clock). */
   intervalsMs: number[];
   /** Percentiles of `intervalsMs` (0 when empty); jitter is how far they stray from 20 ms. */
   intervalP50Ms: number;
@@ -84,16 +89,20 @@ export class GuildReception {
   #envelope: number[] = [];
   #blockSquares = 0;
   #blockSamples = 0;
-  /** Arrival time (performance.now) of the last frame of the current speaking run. */
+  /** Arrival time (emulator clock, monotonic) and RTP header of the last frame of the current speaking run. */
   #lastArrival: number | undefined;
+  #lastRtp: Pick<RtpHeader, 'sequence' | 'timestamp'> | undefined;
+  readonly #now: () => number;
 
-  constructor(guildId: string, decode: boolean) {
+  /** `now` times arrivals in ms: the emulator clock's monotonic reading, so a test can advance it. */
+  constructor(guildId: string, decode: boolean, now: () => number) {
     this.guildId = guildId;
     this.#decode = decode;
+    this.#now = now;
   }
 
   static #zero() {
-    return { frames: 0, silentFrames: 0, gaps: 0, droppedNoSpeak: 0, undecodable: 0, daveFrames: 0, plainFrames: 0, firstFrameAt: null as number | null, lastFrameAt: null as number | null };
+    return { frames: 0, silentFrames: 0, gaps: 0, rtpDiscontinuities: 0, droppedNoSpeak: 0, undecodable: 0, daveFrames: 0, plainFrames: 0, firstFrameAt: null as number | null, lastFrameAt: null as number | null };
   }
 
   /** Frames heard since the last reset (cheaper than a snapshot). */
@@ -104,6 +113,7 @@ export class GuildReception {
   /** A new speaking run starts (Speaking on, or a new connection): the next interval is not measured. */
   startRun(): void {
     this.#lastArrival = undefined;
+    this.#lastRtp = undefined;
   }
 
   dropped(reason: 'no-speak' | 'undecodable'): void {
@@ -111,9 +121,9 @@ export class GuildReception {
     else this.#counts.undecodable += 1;
   }
 
-  /** One Opus frame heard at `clockNow` (emulator clock); `dave` says whether it came end-to-end encrypted. */
-  frame(opus: Buffer, clockNow: number, dave: boolean): void {
-    const arrival = performance.now();
+  /** One Opus frame heard at `clockNow` (emulator clock) under `rtp`; `dave` says whether it came end-to-end encrypted. */
+  frame(opus: Buffer, rtp: Pick<RtpHeader, 'sequence' | 'timestamp'>, clockNow: number, dave: boolean): void {
+    const arrival = this.#now();
     let pcm: Int16Array;
     const silenceFrame = opus.equals(SILENCE_FRAME);
     if (silenceFrame) {
@@ -145,6 +155,12 @@ export class GuildReception {
       if (this.speaking && interval > GAP_THRESHOLD_MS) counts.gaps += 1;
     }
     this.#lastArrival = arrival;
+    if (this.#lastRtp !== undefined) {
+      const sequenceStep = (rtp.sequence - this.#lastRtp.sequence) & 0xffff;
+      const timestampStep = (rtp.timestamp - this.#lastRtp.timestamp) >>> 0;
+      if (sequenceStep !== 1 || timestampStep !== FRAME_SAMPLES) counts.rtpDiscontinuities += 1;
+    }
+    this.#lastRtp = { sequence: rtp.sequence, timestamp: rtp.timestamp };
     for (const watcher of this.frameWatchers) watcher(counts.frames);
     if (pcm.length === 0) return;
     let squares = 0;
@@ -174,6 +190,7 @@ export class GuildReception {
     this.#blockSquares = 0;
     this.#blockSamples = 0;
     this.#lastArrival = undefined;
+    this.#lastRtp = undefined;
   }
 
   snapshot(): VoiceReception {
@@ -191,6 +208,7 @@ export class GuildReception {
       silentFrames: counts.silentFrames,
       silenceShare: counts.frames === 0 ? 0 : counts.silentFrames / counts.frames,
       gaps: counts.gaps,
+      rtpDiscontinuities: counts.rtpDiscontinuities,
       intervalsMs: [...this.#intervals],
       intervalP50Ms: percentile(sorted, 50),
       intervalP99Ms: percentile(sorted, 99),

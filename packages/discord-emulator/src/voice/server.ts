@@ -51,7 +51,7 @@ interface VoiceSession {
   /** Where the bot's UDP packets come from (its IP discovery). */
   remote: string | undefined;
   speaking: boolean;
-  /** performance-independent wall time of the first frame heard while not speaking. */
+  /** Emulator clock time (monotonic) of the first frame heard while not speaking. */
   unspokenSince: number | undefined;
   reportedUnspoken: boolean;
   reportedWrongSsrc: boolean;
@@ -65,6 +65,8 @@ interface VoiceSession {
 export interface VoiceServerOptions {
   logger: Logger;
   clockNow: () => number;
+  /** The emulator clock's monotonic reading: frame arrivals and the Speaking grace are timed by it. */
+  clockMonotonic: () => number;
   onFinding: (message: string, details: string[]) => void;
   /** Whether the bot may speak in the channel now (Speak permission). */
   canSpeak: (guildId: string, channelId: string) => boolean;
@@ -130,7 +132,7 @@ export class VoiceServer {
   reception(guildId: string): GuildReception {
     let reception = this.#receptions.get(guildId);
     if (!reception) {
-      reception = new GuildReception(guildId, this.#options.decode);
+      reception = new GuildReception(guildId, this.#options.decode, this.#options.clockMonotonic);
       this.#receptions.set(guildId, reception);
     }
     return reception;
@@ -512,7 +514,7 @@ export class VoiceServer {
       this.#options.onFinding(`voice frame with RTP payload type ${header.payloadType}; Discord's Opus is ${OPUS_PAYLOAD_TYPE}`, []);
     }
     if (!session.speaking) {
-      const now = Date.now();
+      const now = this.#options.clockMonotonic();
       session.unspokenSince ??= now;
       if (now - session.unspokenSince > SPEAKING_GRACE_MS && !session.reportedUnspoken) {
         session.reportedUnspoken = true;
@@ -545,7 +547,7 @@ export class VoiceServer {
       opus = opened.frame;
       dave = opened.encrypted;
     }
-    reception.frame(opus, this.#options.clockNow(), dave);
+    reception.frame(opus, header, this.#options.clockNow(), dave);
   }
 
   async close(): Promise<void> {
