@@ -25,43 +25,41 @@ afterEach(() => vi.useRealTimers());
 /** Lets the watcher's read of `stays` finish, without moving the clock. */
 const readThrough = () => vi.advanceTimersByTimeAsync(0);
 
+/** Empties the guild's channel and checks it: its countdown starts. */
+async function emptied(guildId: string): Promise<void> {
+  listeners.set(guildId, []);
+  watcher.check(guildId);
+  await readThrough();
+  expect(watcher.counting(guildId)).toBe(true);
+}
+
+/** The countdown's last moment passes without a leave, then its end leaves `guildId`. */
+async function leavesAtTheEnd(guildId: string): Promise<void> {
+  await vi.advanceTimersByTimeAsync(IDLE_MS - 1);
+  expect(left).toEqual([]);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(left).toEqual([guildId]);
+}
+
 describe('the idle watcher', () => {
   it('leaves a channel that stays empty for the idle time, and not a moment before', async () => {
-    listeners.set('g1', []);
-    watcher.check('g1');
-    await readThrough();
-    expect(watcher.counting('g1')).toBe(true);
-    await vi.advanceTimersByTimeAsync(IDLE_MS - 1);
-    expect(left).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(left).toEqual(['g1']);
+    await emptied('g1');
+    await leavesAtTheEnd('g1');
     expect(watcher.counting('g1')).toBe(false);
   });
 
   it('stops counting when a listener comes back, and counts again from the start when they leave', async () => {
-    listeners.set('g1', []);
-    watcher.check('g1');
-    await readThrough();
-    expect(watcher.counting('g1')).toBe(true);
+    await emptied('g1');
     await vi.advanceTimersByTimeAsync(IDLE_MS / 2);
     listeners.set('g1', ['member']);
     watcher.check('g1');
     expect(watcher.counting('g1')).toBe(false);
-    listeners.set('g1', []);
-    watcher.check('g1');
-    await readThrough();
-    expect(watcher.counting('g1')).toBe(true);
-    await vi.advanceTimersByTimeAsync(IDLE_MS - 1);
-    expect(left).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(left).toEqual(['g1']);
+    await emptied('g1');
+    await leavesAtTheEnd('g1');
   });
 
   it('does not leave when someone is back at the end of the countdown without a check', async () => {
-    listeners.set('g1', []);
-    watcher.check('g1');
-    await readThrough();
-    expect(watcher.counting('g1')).toBe(true);
+    await emptied('g1');
     listeners.set('g1', ['member']);
     await vi.advanceTimersByTimeAsync(IDLE_MS);
     expect(watcher.counting('g1')).toBe(false);
@@ -85,15 +83,9 @@ describe('the idle watcher', () => {
   });
 
   it('forgets a countdown when the player ends', async () => {
-    listeners.set('g1', []);
-    watcher.check('g1');
-    await readThrough();
-    expect(watcher.counting('g1')).toBe(true);
+    await emptied('g1');
     watcher.forget('g1');
-    listeners.set('g2', []);
-    watcher.check('g2');
-    await readThrough();
-    expect(watcher.counting('g2')).toBe(true);
+    await emptied('g2');
     await vi.advanceTimersByTimeAsync(IDLE_MS);
     expect(left).toEqual(['g2']);
   });
