@@ -26,6 +26,7 @@ import {
 } from '../../../src/pipeline/transitions.js';
 import { runMigrations } from '../../../src/db/migrate.js';
 import { committedMigrationTags, createTestDatabase } from '../../support/database.js';
+import { randomForTest, type SeededRandom } from '../../support/seeded-random.js';
 import { guildOnEarlierSchema, guildWith } from '../credits/support.js';
 
 const test = await createTestDatabase();
@@ -69,8 +70,10 @@ async function reserve(guildId: string, kind: JobKind): Promise<{ id: string; ki
   return { id, kind };
 }
 
-const pause = (most: number) => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * most)));
-const pick = <T,>(choices: readonly T[]): T => choices[Math.floor(Math.random() * choices.length)]!;
+/** The running test's draws: seeded, the seed named in its failure (set first thing in each test that draws). */
+let random: SeededRandom;
+const pause = (most: number) => new Promise((resolve) => setTimeout(resolve, random.below(most)));
+const pick = <T,>(choices: readonly T[]): T => choices[random.below(choices.length)]!;
 
 /** A final status carrying what a song and lyrics need, so a success is not an empty one. */
 function status(state: 'succeeded' | 'failed') {
@@ -83,6 +86,7 @@ beforeEach(async () => {
 
 describe('the in-flight counter', () => {
   it('equals a recount in every snapshot through a storm of moves on two task types, which ends without a deadlock', async () => {
+    random = randomForTest();
     const CAP = 6;
     const guildIds = [await guildWith(db, 10_000), await guildWith(db, 10_000)];
     const endings = new Map<string, number>();
@@ -92,7 +96,7 @@ describe('the in-flight counter', () => {
     async function life(guildId: string, kind: JobKind): Promise<void> {
       const job = await reserve(guildId, kind);
       await pause(5);
-      if (Math.random() < 0.15) {
+      if (random.next() < 0.15) {
         if (await cancelQueuedJob(deps, job.id)) return void ended('cancelled');
       }
       for (;;) {
@@ -103,7 +107,7 @@ describe('the in-flight counter', () => {
           continue;
         }
         await pause(3);
-        const step = Math.random();
+        const step = random.next();
         if (step < 0.15) {
           await requeue(deps, job.id);
           continue;
@@ -115,7 +119,7 @@ describe('the in-flight counter', () => {
         break;
       }
       const taskId = `task-${randomBytes(6).toString('hex')}`;
-      if (Math.random() < 0.8) await markSubmitted(deps, job.id, taskId);
+      if (random.next() < 0.8) await markSubmitted(deps, job.id, taskId);
       await pause(5);
       const end = pick(['succeeded', 'failed', 'deadline', 'unconfirmed', 'race'] as const);
       if (end === 'succeeded' || end === 'failed') await completeJob(deps, job.id, status(end), taskId);
@@ -254,6 +258,7 @@ describe('the in-flight counter', () => {
   });
 
   it('starts from an exact count when the migration runs while jobs move in and out of flight', async () => {
+    random = randomForTest();
     const before = await createTestDatabase({ migrations: committedMigrationTags().indexOf('0010_in_flight_counter') });
     const guildId = await guildOnEarlierSchema(before.db, 0);
     const states = ['queued', 'submitting', 'submitted'] as const;
