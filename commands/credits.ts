@@ -10,7 +10,7 @@ import { defineCommand } from '../src/discord/command.js';
 import { encodeCustomId } from '../src/discord-rest/custom-ids.js';
 import { english, type Translator } from '../src/i18n/index.js';
 import { BUTTONS_PER_ROW, MAX_ROWS, noteOffer, offerLines, premiumRows, sellsAnything } from '../src/discord/premium-buttons.js';
-import type { ClaimResult } from '../src/premium/entitlements.js';
+import type { ClaimResult } from '../src/premium/purchases.js';
 
 export const definition = {
   name: 'credits',

@@ -29,12 +29,12 @@ import { createFrontFirst } from './pipeline/front-first.js';
 import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
 import { createCatalog } from './premium/catalog.js';
-import { createEntitlementsApi } from './discord-rest/entitlements.js';
+import { createEntitlementsApi } from './discord-rest/entitlements-api.js';
 import { createMakeRequest, type RestTraffic } from './discord-rest/rest-requests.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { commandSettings, type BaseCommandContext } from './discord/context.js';
 import { dataFacades } from './discord/data.js';
-import { createPremium, type Premium } from './premium/entitlements.js';
+import { createPremium, type Premium } from './premium/purchases.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
 export interface App {

@@ -7,7 +7,7 @@ import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
 import { atomically, moveCredits } from './ledger.js';
 import { utcMonth } from './periods.js';
-import { isLive, largestSubscription, refreshSubscriptionAllowance, type EntitlementRow } from './premium.js';
+import { isLive, largestSubscription, refreshSubscriptionAllowance, type EntitlementRow } from './purchase-credits.js';
 
 export interface SetMonthlyAllowanceInput {
   readonly guildId: string;

@@ -74,7 +74,7 @@ export {
   type ClaimOutcome,
   type EntitlementRow,
   type ReversalOutcome,
-} from './premium.js';
+} from './purchase-credits.js';
 export {
   findEntitlement,
   guildsWithEndedSubscriptions,

@@ -7,7 +7,7 @@
 import { and, eq, gte, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { constants, type Executor } from '../db/client.js';
 import { entitlements, guilds, premiumOffers, type EntitlementKind } from '../db/schema.js';
-import type { EntitlementRow } from './premium.js';
+import type { EntitlementRow } from './purchase-credits.js';
 
 /** An entitlement as Discord confirmed it, with what the bot decided of it. */
 export interface EntitlementFacts {

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
-import type { Premium } from '../premium/entitlements.js';
+import type { Premium } from '../premium/purchases.js';
 
 /** The settings the handlers read: no tokens, keys or addresses. */
 export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;

@@ -1,6 +1,6 @@
 /** An entitlement as the few fields `Premium.receive` reads before REST confirms it. */
 import type { InteractionEntitlement } from './interaction-port.js';
-import type { EntitlementNotice } from '../premium/entitlements.js';
+import type { EntitlementNotice } from '../premium/purchases.js';
 
 /** From discord.js's Entitlement (the gateway's events) or an interaction's, whichever way it came. */
 export function entitlementNotice(entitlement: InteractionEntitlement): EntitlementNotice {

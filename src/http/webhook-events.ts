@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.js';
-import type { EntitlementNotice, Premium } from '../premium/entitlements.js';
+import type { EntitlementNotice, Premium } from '../premium/purchases.js';
 import { ed25519PublicKey, signedBody } from './interactions.js';
 import type { RefusalLog } from './refusal-log.js';
 

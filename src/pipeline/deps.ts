@@ -1,4 +1,4 @@
-import type { Premium } from '../premium/entitlements.js';
+import type { Premium } from '../premium/purchases.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import type { JobKind } from '../db/schema.js';

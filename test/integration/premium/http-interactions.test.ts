@@ -18,11 +18,11 @@ import { commandSettings, type BaseCommandContext } from '../../../src/discord/c
 import { createHttpInteractionReceiver, type HttpInteractionReceiver } from '../../../src/discord/http-interactions.js';
 import { answerInPlace } from '../../../src/discord/respond.js';
 import { encodeCustomId } from '../../../src/discord-rest/custom-ids.js';
-import { createEntitlementsApi } from '../../../src/discord-rest/entitlements.js';
+import { createEntitlementsApi } from '../../../src/discord-rest/entitlements-api.js';
 import { registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium, type Premium } from '../../../src/premium/entitlements.js';
+import { createPremium, type Premium } from '../../../src/premium/purchases.js';
 import { createTestDatabase } from '../../support/database.js';
 
 const db = await createTestDatabase();

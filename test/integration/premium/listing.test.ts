@@ -7,10 +7,10 @@ import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDiscordEmulator, type DiscordEmulator, type EntitlementOrder } from '@music-bot/discord-emulator';
 import { entitlements } from '../../../src/db/schema.js';
-import { createEntitlementsApi } from '../../../src/discord-rest/entitlements.js';
+import { createEntitlementsApi } from '../../../src/discord-rest/entitlements-api.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium } from '../../../src/premium/entitlements.js';
+import { createPremium } from '../../../src/premium/purchases.js';
 import { createTestDatabase } from '../../support/database.js';
 
 const db = await createTestDatabase();

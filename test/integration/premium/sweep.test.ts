@@ -4,8 +4,8 @@ import { startSubscription } from '../../../src/credits/index.js';
 import { entitlements, guilds } from '../../../src/db/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium } from '../../../src/premium/entitlements.js';
-import type { EntitlementsApi } from '../../../src/discord-rest/entitlements.js';
+import { createPremium } from '../../../src/premium/purchases.js';
+import type { EntitlementsApi } from '../../../src/discord-rest/entitlements-api.js';
 import { createTestDatabase } from '../../support/database.js';
 import { guildWith } from '../credits/support.js';
 

@@ -25,7 +25,7 @@ import {
 import type { Database } from '../db/client.js';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
-import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements.js';
+import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements-api.js';
 
 /** How an entitlement reached the bot; all but the listing are confirmed through REST first. */
 export type EntitlementSource = 'gateway' | 'webhook' | 'interaction' | 'listing';
