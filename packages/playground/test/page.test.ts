@@ -192,15 +192,10 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
     await messages().filter({ hasText: 'Evening radio' }).filter({ has: page.locator('[data-testid=button]', { hasText: 'Skip' }) }).last().waitFor({ timeout: 20_000 });
     // What reaches the page is the song: the player's clock runs on the stream, and what the
     // stream carries is not silence (read by the page itself, 16-bit samples after the WAV header).
-    const clock = await audio.evaluate(
-      (element: MediaElement & { currentTime: number; paused: boolean }) =>
-        new Promise<{ advanced: number; paused: boolean }>((resolve) => {
-          const start = element.currentTime;
-          setTimeout(() => resolve({ advanced: element.currentTime - start, paused: element.paused }), 1_500);
-        }),
-    );
-    expect(clock.paused).toBe(false);
-    expect(clock.advanced).toBeGreaterThan(1);
+    const playerClock = () => audio.evaluate((element: MediaElement & { currentTime: number; paused: boolean }) => ({ at: element.currentTime, paused: element.paused }));
+    const start = (await playerClock()).at;
+    await expect.poll(async () => (await playerClock()).at - start, { timeout: 20_000 }).toBeGreaterThan(1);
+    expect((await playerClock()).paused).toBe(false);
     const peak = await page.evaluate(async () => {
       const reader = (await fetch('/api/voice/audio')).body!.getReader();
       let bytes = new Uint8Array(0);
