@@ -35,6 +35,7 @@ import { createRequestBudget } from './queue/request-budget.js';
 import { commandSettings, type BaseCommandContext } from './discord/context.js';
 import { dataFacades } from './discord/data.js';
 import { createPremium, type Premium } from './premium/purchases.js';
+import { startConsumeRetries } from './premium/consume-retries.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
 export interface App {
@@ -154,6 +155,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         applicationId: config.discordApplicationId,
         startingCredits: config.startingCredits,
         packClaimMinutes: config.packClaimMinutes,
+        consumeRetries: queues,
         ...(overrides.now && { now: overrides.now }),
       });
       const stopPremium = premium;
@@ -285,6 +287,11 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),
       });
       stops.push(() => maintenance.stop());
+      if (premium) {
+        // The consumes Discord did not take, tried again wherever a worker runs.
+        const consumeRetries = startConsumeRetries(premium, workerConnection, { prefix: queues.prefix, logger });
+        stops.push(() => consumeRetries.close());
+      }
       // Purchases made while no process was listening: caught now rather than at the next hourly pass.
       if (premium) void premium.reconcile().catch((err: unknown) => logger.error({ err }, 'listing entitlements at start failed'));
     }

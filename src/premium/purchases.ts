@@ -3,7 +3,8 @@
  * event, webhook event, an interaction's payload, the hourly listing) ends in `receive`, which
  * trusts only what Discord's REST answers, records the entitlement once, and moves its credits
  * through the ledger under the entitlement's id. A pack is consumed after its credits are in;
- * a consume that fails is retried by every sweep until Discord takes it.
+ * a consume that fails is retried from the queue (consume-retries.ts), then by every sweep
+ * until Discord takes it.
  */
 import {
   claimPack,
@@ -23,6 +24,7 @@ import {
   type EntitlementRow,
 } from '../credits/index.js';
 import type { Database } from '../db/client.js';
+import type { Queues } from '../queue/queues.js';
 import type { Logger } from '../logger.js';
 import type { Catalog } from './catalog.js';
 import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements-api.js';
@@ -43,9 +45,6 @@ export type ReceiveOutcome =
 
 /** How long an offer names the server a bought pack goes to. */
 export const OFFER_VALID_MS = 24 * 60 * 60_000;
-/** Attempts of one consume before it is left to the next sweep. */
-const CONSUME_ATTEMPTS = 4;
-const CONSUME_FIRST_RETRY_MS = 500;
 const LIST_PAGE = 100;
 
 export interface PremiumDeps {
@@ -59,6 +58,8 @@ export interface PremiumDeps {
   /** How long a pack waits for its buyer to pick a server before it goes to the default one; 0: at once. */
   readonly packClaimMinutes: number;
   readonly now?: () => Date;
+  /** Where a consume Discord did not take is tried again (a delayed queue entry); without it, the minute sweep takes it. */
+  readonly consumeRetries?: Pick<Queues, 'retryConsume'>;
 }
 
 export type ClaimResult = ClaimOutcome | { readonly status: 'not_yours' };
@@ -83,6 +84,8 @@ export interface Premium {
   sweep(): Promise<SweepResult>;
   /** Lists every entitlement of the SKUs sold and receives each, then sweeps: purchases whose events never came are caught. */
   reconcile(): Promise<{ readonly listed: number; readonly sweep: SweepResult }>;
+  /** One attempt of a consume the queue retries (consume-retries.ts): throws while Discord has not taken it. */
+  consumeAgain(entitlementId: string): Promise<void>;
   /** Waits for the consumes in hand (a stopping process). */
   stop(): Promise<void>;
 }
@@ -90,9 +93,7 @@ export interface Premium {
 export function createPremium(deps: PremiumDeps): Premium {
   const { db, api, catalog, logger } = deps;
   const now = deps.now ?? (() => new Date());
-  const retries = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
-  let stopping = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
     inFlight.add(work);
@@ -107,22 +108,20 @@ export function createPremium(deps: PremiumDeps): Premium {
     return offeredGuild(db, userId, new Date(at.getTime() - OFFER_VALID_MS));
   }
 
-  /** Marks the pack consumed once Discord says so; retried a few times here, then by every sweep. */
-  async function consume(entitlementId: string, attempt = 1): Promise<boolean> {
+  /**
+   * Marks the pack consumed once Discord says so. A first attempt that fails is retried from the
+   * queue (`retry`), then by every sweep.
+   */
+  async function consume(entitlementId: string, retry = true): Promise<boolean> {
     try {
       await api.consume(entitlementId);
     } catch (error) {
       // Consumed already (by another process, or before a crash): Discord's record says so.
       const confirmed = await api.get(entitlementId).catch(() => undefined);
       if (!confirmed?.consumed) {
-        logger.warn({ entitlementId, attempt, err: error }, 'consuming an entitlement failed; it will be retried');
-        if (attempt < CONSUME_ATTEMPTS && !stopping) {
-          const timer = setTimeout(() => {
-            retries.delete(timer);
-            void track(consume(entitlementId, attempt + 1));
-          }, CONSUME_FIRST_RETRY_MS * 2 ** (attempt - 1));
-          timer.unref();
-          retries.add(timer);
+        logger.warn({ entitlementId, err: error }, 'consuming an entitlement failed; it will be retried');
+        if (retry && deps.consumeRetries) {
+          await deps.consumeRetries.retryConsume(entitlementId).catch((err: unknown) => logger.warn({ err, entitlementId }, 'could not queue the retry of a consume; the sweep takes it'));
         }
         return false;
       }
@@ -137,7 +136,7 @@ export function createPremium(deps: PremiumDeps): Premium {
     if (outcome.status === 'claimed') logger.info({ entitlementId, guildId: outcome.guildId, credits: outcome.credits }, 'credit pack added');
     if (outcome.status === 'claimed' || outcome.status === 'already') {
       const current = await row(entitlementId);
-      // Not waited for: a member's command must not wait on Discord's consume (the sweep retries it).
+      // Not waited for: a member's command must not wait on Discord's consume (the queue and the sweep retry it).
       if (current && !current.consumedAt) void track(consume(entitlementId)).catch((err: unknown) => logger.error({ err, entitlementId }, 'consuming an entitlement failed'));
     }
     return outcome;
@@ -232,7 +231,7 @@ export function createPremium(deps: PremiumDeps): Premium {
       const outcome = await claimFor(pack.id, pack.guildId).catch((err: unknown) => logger.error({ err, entitlementId: pack.id }, 'claiming a pack failed'));
       if (outcome && outcome.status === 'claimed') claimed += 1;
     }
-    for (const id of await unconsumedPacks(db)) if (await consume(id, CONSUME_ATTEMPTS)) consumed += 1;
+    for (const id of await unconsumedPacks(db)) if (await consume(id, false)) consumed += 1;
     // Starts, ends told by Discord and refunds refresh the guild's allowance as they come; what
     // is left is a subscription whose end has since passed, on a guild whose allowance counts it still.
     for (const guildId of await guildsWithEndedSubscriptions(db, at)) await refreshSubscriptionAllowance(db, guildId, at);
@@ -286,10 +285,14 @@ export function createPremium(deps: PremiumDeps): Premium {
         })(),
       ),
 
+    async consumeAgain(entitlementId) {
+      const pack = await row(entitlementId);
+      // Taken already (by the first attempt's twin or the sweep): never consumed twice.
+      if (!pack || pack.consumedAt) return;
+      if (!(await track(consume(entitlementId, false)))) throw new Error('Discord did not take the consume');
+    },
+
     async stop() {
-      stopping = true;
-      for (const timer of retries) clearTimeout(timer);
-      retries.clear();
       await Promise.allSettled([...inFlight]);
     },
   };

@@ -13,6 +13,7 @@ export const QUEUE_NAMES = {
   complete: 'complete',
   deliver: 'deliver',
   maintenance: 'maintenance',
+  consume: 'consume',
 } as const;
 
 export const submitPayloadSchema = z.object({
@@ -32,6 +33,8 @@ export const completePayloadSchema = z.object({
   receivedAt: z.number(),
 });
 export const deliverPayloadSchema = z.object({ jobId: z.uuid() });
+/** A pack's consume that Discord did not take: tried again from here (src/premium/consume-retries.ts). */
+export const consumePayloadSchema = z.object({ entitlementId: z.string().regex(/^\d+$/) });
 
 /**
  * Periodic passes over the whole deployment. Each runs from a BullMQ job scheduler, so one
@@ -44,6 +47,7 @@ export type SubmitPayload = z.infer<typeof submitPayloadSchema>;
 export type PollPayload = z.infer<typeof pollPayloadSchema>;
 export type CompletePayload = z.infer<typeof completePayloadSchema>;
 export type DeliverPayload = z.infer<typeof deliverPayloadSchema>;
+export type ConsumePayload = z.infer<typeof consumePayloadSchema>;
 
 /** BullMQ refuses `:` in custom ids. */
 export const entryId = {
@@ -51,6 +55,7 @@ export const entryId = {
   poll: (jobId: string) => `poll-${jobId}`,
   complete: (jobId: string) => `complete-${jobId}`,
   deliver: (jobId: string) => `deliver-${jobId}`,
+  consume: (entitlementId: string) => `consume-${entitlementId}`,
 };
 
 const common: JobsOptions = {
@@ -64,11 +69,18 @@ export interface Queues {
   readonly complete: Queue<CompletePayload>;
   readonly deliver: Queue<DeliverPayload>;
   readonly maintenance: Queue<Record<string, never>, unknown, MaintenanceTask>;
+  readonly consume: Queue<ConsumePayload>;
   readonly prefix: string;
   enqueueSubmit(jobId: string, delayMs?: number, options?: { cancelOffered?: boolean }): Promise<void>;
   enqueuePoll(jobId: string, delayMs: number): Promise<void>;
   enqueueComplete(payload: CompletePayload): Promise<void>;
   enqueueDeliver(jobId: string, delayMs?: number): Promise<void>;
+  /**
+   * Tries a pack's consume again in {@link CONSUME_RETRY.firstDelayMs}, then with a doubling
+   * wait, {@link CONSUME_RETRY.attempts} times in all, wherever a worker runs; after that the
+   * minute sweep takes it. One entry per entitlement at a time.
+   */
+  retryConsume(entitlementId: string): Promise<void>;
   /**
    * Makes sure `task` runs every `everyMs` somewhere in the deployment (idempotent: every
    * worker process calls it). Resolves true when the schedule was missing, e.g. because Redis
@@ -90,6 +102,9 @@ export interface QueueOptions {
 /** Name of the custom backoff the submit worker implements (exponential with equal jitter, capped, after Retry-After). */
 export const JITTER_BACKOFF = 'jitter';
 
+/** The retries of a pack's consume after the first attempt failed: at 0.5, 1 and 2 s. */
+export const CONSUME_RETRY = { attempts: 3, firstDelayMs: 500, backoffMs: 1_000 } as const;
+
 export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot', submitAttempts = 6, onError }: QueueOptions = {}): Queues {
   const options = { connection, prefix, defaultJobOptions: common };
   const submit = new Queue<SubmitPayload>(QUEUE_NAMES.submit, options);
@@ -100,7 +115,9 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
     ...options,
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 100 },
   });
-  if (onError) for (const queue of [submit, poll, complete, deliver, maintenance]) queue.on('error', onError);
+  // A retry that gave up leaves nothing behind: its id would refuse the next retry of the pack.
+  const consume = new Queue<ConsumePayload>(QUEUE_NAMES.consume, { ...options, defaultJobOptions: { removeOnComplete: true, removeOnFail: true } });
+  if (onError) for (const queue of [submit, poll, complete, deliver, maintenance, consume]) queue.on('error', onError);
 
   return {
     submit,
@@ -108,6 +125,7 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
     complete,
     deliver,
     maintenance,
+    consume,
     prefix,
     async enqueueSubmit(jobId, delayMs = 0, options = {}) {
       await submit.add('submit', submitPayloadSchema.parse({ jobId, ...options }), {
@@ -135,6 +153,14 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
         backoff: { type: 'exponential', delay: 1000 },
       });
     },
+    async retryConsume(entitlementId) {
+      await consume.add('consume', consumePayloadSchema.parse({ entitlementId }), {
+        jobId: entryId.consume(entitlementId),
+        delay: CONSUME_RETRY.firstDelayMs,
+        attempts: CONSUME_RETRY.attempts,
+        backoff: { type: 'exponential', delay: CONSUME_RETRY.backoffMs },
+      });
+    },
     async scheduleMaintenance(task, everyMs) {
       const current = await maintenance.getJobScheduler(task);
       if (current?.every === everyMs) return false;
@@ -142,7 +168,7 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
       return current === undefined;
     },
     async close() {
-      await Promise.all([submit.close(), poll.close(), complete.close(), deliver.close(), maintenance.close()]);
+      await Promise.all([submit.close(), poll.close(), complete.close(), deliver.close(), maintenance.close(), consume.close()]);
     },
   };
 }
