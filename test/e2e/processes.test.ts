@@ -66,9 +66,11 @@ describe('one bot in four processes', () => {
     };
     const rules = alertRules();
     const firing = (instant: Instant) => rules.flatMap((rule) => evaluate(rule.expr, instant).map((sample) => `${rule.alert} ${JSON.stringify(sample.labels)}`));
+    // Two scrapes, the first stamped one scrape interval (Prometheus's default 15 s) before the
+    // second: the rules' rates divide what changed by that span, not by how long the test waited.
     const previous = await scrape();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const healthy: Instant = { previous, current: await scrape() };
+    const current = await scrape();
+    const healthy: Instant = { previous: { ...previous, at: current.at - 15 }, current };
 
     const series = (name: string) => healthy.current.samples.filter((sample) => sample.labels['__name__'] === name);
     expect(series('musicbot_gateway_shard_up').map((sample) => [sample.labels['instance'], sample.value])).toEqual([['gateway', 1]]);
