@@ -35,8 +35,8 @@ export function inCode(text: string): string {
 
 /**
  * Discord's `<t:…>` markup, which every reader sees in their own time zone (`R`: "in 2 minutes").
- * Not `@discordjs/formatters`' `time()`: the pipeline writes these too, and only the Discord
- * layers may import `@discordjs/*`.
+ * This file is the one place outside the Discord layers allowed `@discordjs/formatters` (pure
+ * string functions), so the pipeline writes timestamps through here.
  */
 export function discordTimestamp(date: Date, style: 't' | 'T' | 'd' | 'D' | 'f' | 'F' | 'R' = 'f'): string {
   return `<t:${Math.floor(date.getTime() / 1000)}:${style}>`;
