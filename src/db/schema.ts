@@ -133,17 +133,6 @@ export const creditLedger = pgTable(
 export const JOB_KINDS = ['song', 'lyrics', 'voice', 'video', 'download', 'upload', 'persona_song'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
-/** What a member asked for, in words: "Your song is ready", "Making your music video…". */
-export const JOB_NOUNS: Record<JobKind, string> = {
-  song: 'song',
-  persona_song: 'song',
-  lyrics: 'lyrics',
-  voice: 'voice persona',
-  video: 'music video',
-  download: 'download',
-  upload: 'upload',
-};
-
 /**
  * queued → submitting → submitted → succeeded | failed | timed_out;
  * queued → cancelled; submitting → failed (permanent error at submission).
