@@ -12,7 +12,7 @@ import { localText, type Translator } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { describeJob } from '../src/pipeline/titles.js';
 import { type JobRow } from '../src/pipeline/job-rows.js';
-import { LIBRARY_KINDS } from '../src/pipeline/library.js';
+import { isRemixSource } from '../src/pipeline/library.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 import { truncate } from '../src/text.js';
 import { MAKE_SONG_FIELDS, withinBudget } from './lyrics.js';
@@ -28,7 +28,7 @@ async function remixSource(context: CommandContext, guildId: string, jobId: stri
   if (jobId === undefined || !isJobId(jobId)) throw new Refusal('not_found', localText('refusal.remixSourceGone'));
   const job = await context.jobs.getJob(jobId);
   if (job && job.guildId !== guildId) throw new Refusal('not_allowed', localText('remix.refusal.otherGuild'));
-  if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('refusal.remixSourceGone'));
+  if (!isRemixSource(job, guildId)) throw new Refusal('not_found', localText('refusal.remixSourceGone'));
   return job;
 }
 

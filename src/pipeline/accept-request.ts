@@ -20,7 +20,7 @@ import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, newJobRow } from './job-rows.js';
 import { kindsSharingTaskType } from './upstream.js';
-import { LIBRARY_KINDS } from './library.js';
+import { isRemixSource } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
 import { RequestRefusedError, RequestTakenError, type GuildForRequest, type LoadGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
@@ -193,7 +193,7 @@ export function jobIdFor(requestKey: string): string {
 /** A remix is made of a finished song of the same guild, never of another guild's. */
 async function checkRemixSource(deps: Pick<PipelineDeps, 'db'>, guildId: string, sourceJobId: string): Promise<void> {
   const source = await getJob(deps.db, sourceJobId);
-  if (!source || source.guildId !== guildId || !LIBRARY_KINDS.includes(source.kind) || source.state !== 'succeeded') {
+  if (!isRemixSource(source, guildId)) {
     throw new RequestRefusedError('invalid_request', REFUSAL_TEXTS.remixSourceGone());
   }
 }

@@ -16,6 +16,11 @@ import type { JobRow } from './job-rows.js';
 /** What the library lists and what can be remixed: generated songs (the index's predicate says the same). */
 export const LIBRARY_KINDS: readonly JobKind[] = ['song', 'persona_song'];
 
+/** A song a member of `guildId` may remix: a finished library song of that guild, never another guild's. */
+export function isRemixSource(job: JobRow | null | undefined, guildId: string): job is JobRow {
+  return job != null && job.guildId === guildId && LIBRARY_KINDS.includes(job.kind) && job.state === 'succeeded';
+}
+
 export const LIBRARY_PAGE_SIZE = 10;
 /** Totals are counted up to this; a larger library shows as "1,000+". */
 export const LIBRARY_COUNT_CAP = 1000;
