@@ -11,7 +11,7 @@ import {
   PermissionFlagsBits,
 } from 'discord.js';
 import type { JobKind } from '../db/schema.js';
-import { checkPlaceAndRole, isModerator, type Member, type Place } from '../guilds/access.js';
+import { allowedChannelsText, checkPlaceAndRole, isModerator, type Member, type Place } from '../guilds/access.js';
 import type { LoadedGuild } from '../guilds/settings.js';
 import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
@@ -105,8 +105,7 @@ export async function checkMayRequest(context: CommandContext, caller: Caller): 
   const { guild, member } = caller;
   const access = checkPlaceAndRole(guild, caller.place, member);
   if (access?.reason === 'channel_not_allowed') {
-    const where = access.allowedChannelIds.slice(0, 10).map((id) => `<#${id}>`).join(', ');
-    throw new Refusal('channel_not_allowed', localText('refusal.channelNotAllowed', { channels: where }));
+    throw new Refusal('channel_not_allowed', localText('refusal.channelNotAllowed', { channels: allowedChannelsText(access.allowedChannelIds) }));
   }
   if (access?.reason === 'missing_role') {
     throw new Refusal('missing_role', localText('refusal.missingRole', { role: access.roleId }));

@@ -29,6 +29,11 @@ export type AccessRefusal =
   | { readonly reason: 'missing_role'; readonly roleId: string }
   | { readonly reason: 'cooldown'; readonly secondsLeft: number };
 
+/** The allowed channels as a refusal names them: the first ten, as channel mentions. */
+export function allowedChannelsText(allowedChannelIds: readonly string[]): string {
+  return allowedChannelIds.slice(0, 10).map((id) => `<#${id}>`).join(', ');
+}
+
 /** The channel and role rules. Moderators need no role; the channel rule holds for everyone. */
 export function checkPlaceAndRole(guild: GuildRow, place: Place, member: Member): AccessRefusal | undefined {
   const allowed = guild.allowedChannelIds;
