@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const folder = path.resolve(import.meta.dirname, '../../docs/decisions');
+const records = readdirSync(folder).filter((name) => name.endsWith('.md'));
+const read = (name: string) => readFileSync(path.join(folder, name), 'utf8');
+
+/** Counted as `wc -w` counts: runs of characters between whitespace. */
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+const WORD_LIMIT = 550;
+const SECTIONS = ['## Context', '## Decision', '## Consequences'];
+
+/**
+ * Records not yet cut to the limit and the three sections. The list may only shrink: a record
+ * on it that now passes fails the test until it is taken off.
+ */
+const NOT_YET_SHORT = new Set([
+  'accepting-the-real-service.md',
+  'account-checks.md',
+  'benchmark-floors-and-targets.md',
+  'cancel-button.md',
+  'counted-words.md',
+  'discord-purchases.md',
+  'embedded-services-watchdog.md',
+  'emulator-on-fastify.md',
+  'first-answer-path.md',
+  'gateway-health.md',
+  'generic-plans.md',
+  'health-for-schedulers.md',
+  'in-flight-counter.md',
+  'monetization-emulation.md',
+  'playground-as-discord.md',
+  'poll-schedule.md',
+  'power-cut-all.md',
+  'production-image.md',
+  'streamed-csv-export.md',
+  'uncertain-creates.md',
+  'upgrades-and-restores.md',
+  'usage-summaries.md',
+  'voice-emulation.md',
+  'voice-playback.md',
+  'year-of-history.md',
+]);
+
+function shapeProblems(name: string): string[] {
+  const text = read(name);
+  const problems: string[] = [];
+  if (words(text) > WORD_LIMIT) problems.push(`${words(text)} words`);
+  const headings = text.split('\n').filter((line) => line.startsWith('## '));
+  for (const section of SECTIONS) if (!headings.includes(section)) problems.push(`no "${section}"`);
+  return problems;
+}
+
+describe('decision records', () => {
+  it.each(records)('%s has a status and its date near the top', (name) => {
+    const top = read(name).split('\n').slice(0, 8);
+    expect(top.some((line) => /^Status: (accepted|superseded by \[[^\]]+\]\([^)]+\.md\)),? .*\d{4}-\d{2}-\d{2}/.test(line))).toBe(true);
+  });
+
+  it.each(records.filter((name) => !NOT_YET_SHORT.has(name)))(`%s has at most ${WORD_LIMIT} words and the three sections`, (name) => {
+    expect(shapeProblems(name)).toEqual([]);
+  });
+
+  it('lists only records that still need cutting', () => {
+    const done = [...NOT_YET_SHORT].filter((name) => !records.includes(name) || shapeProblems(name).length === 0);
+    expect(done).toEqual([]);
+  });
+});
