@@ -6,7 +6,7 @@
  */
 import { PermissionFlagsBits, type Client, type Guild, type VoiceBasedChannel } from 'discord.js';
 import type { Database } from '../db/client.js';
-import { checkPlaceAndRole, isModerator } from '../guilds/access.js';
+import { allowedChannelsText, checkPlaceAndRole, isModerator } from '../guilds/access.js';
 import { findGuild } from '../guilds/settings.js';
 import { localText, type LocalText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -186,7 +186,7 @@ parts: PlayerParts,
   if (row) {
     const access = checkPlaceAndRole(row, { channelId, parentChannelId: null }, requester);
     if (access?.reason === 'channel_not_allowed') {
-      return { refusal: localText('player.channelNotAllowed', { channels: access.allowedChannelIds.slice(0, 10).map((id) => `<#${id}>`).join(', ') }) };
+      return { refusal: localText('player.channelNotAllowed', { channels: allowedChannelsText(access.allowedChannelIds) }) };
     }
     if (access?.reason === 'missing_role') return { refusal: localText('refusal.missingRole', { role: access.roleId }) };
   }
