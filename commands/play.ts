@@ -10,7 +10,7 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { english, localText } from '../src/i18n/index.js';
-import { entryOf } from '../src/voice/entries.js';
+import { entryOf } from '../src/voice/library-entries.js';
 import { askPlayer, playerButtons } from './player.js';
 
 export const definition = {

@@ -11,7 +11,7 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { answerInPlace, answerPrivately } from '../src/discord/respond.js';
 import { english, localText, resolveLocale, type MessageKey } from '../src/i18n/index.js';
-import type { PlayerOp } from '../src/voice/ops.js';
+import type { PlayerOp } from '../src/voice/player-requests.js';
 import { isPlayerButton } from '../src/voice/player.js';
 
 /**

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { watchRedisConnection, type RedisClient } from '../queue/connection.js';
 import { localText } from '../i18n/index.js';
 import { loggableError, type Logger } from '../logger.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './ops.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './player-requests.js';
 import { routeFor } from './rules.js';
 
 export interface VoiceControl {

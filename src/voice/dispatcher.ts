@@ -11,11 +11,11 @@ import { findGuild } from '../guilds/settings.js';
 import { localText, type LocalText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
-import { radioRound } from './entries.js';
+import { radioRound } from './library-entries.js';
 import type { VoiceLine } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import { listenersIn } from './idle-watcher.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './ops.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './player-requests.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 

@@ -10,7 +10,7 @@ import type { Database } from '../db/client.js';
 import { loggableError, type Logger } from '../logger.js';
 import { localText, translator } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
-import { nextEntry } from './entries.js';
+import { nextEntry } from './library-entries.js';
 import type { VoiceEngine, SongEnd } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
@@ -19,7 +19,7 @@ import { GuildOrder } from './guild-order.js';
 import { IdleWatcher, listenersIn } from './idle-watcher.js';
 import { resumeGuilds } from './resume.js';
 import { PlayerMessages } from './now-playing.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './ops.js';
+import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './player-requests.js';
 import type { PlayerStore, QueueEntry } from './store.js';
 
 export { isPlayerButton, nowPlayingMessage, type PlayerButton } from './now-playing.js';
