@@ -44,6 +44,8 @@ export default defineConfig({
         test: {
           name: 'stand-ins',
           include: ['packages/*/test/**/*.test.ts'],
+          // The emulator's voice tests play real audio through real voice connections.
+          testTimeout: 30_000,
           // The playground's tests drive the whole bot in a browser: they run with the end-to-end tests.
           exclude: [...configDefaults.exclude, 'packages/playground/**'],
           environment: 'node',

@@ -3,7 +3,7 @@
  * connects to the voice gateway over TLS, discovers its address over UDP, and plays a file; the
  * emulator decrypts and decodes what it hears and compares it with the file.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelType } from 'discord-api-types/v10';
 import type { Client } from 'discord.js';
 import { VoiceConnectionStatus, entersState } from '@discordjs/voice';
@@ -11,8 +11,6 @@ import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
 import { closeVoiceTest, join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
 
-// Songs play in real time; a shared machine may make them slower.
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: DiscordEmulator;
 let client: Client;

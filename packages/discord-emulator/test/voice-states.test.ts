@@ -5,7 +5,7 @@
  * two guilds playing at once, and the voice WebSocket resumed after the emulator drops it.
  */
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelType, GatewayDispatchEvents, GatewayOpcodes, OverwriteType, PermissionFlagsBits } from 'discord-api-types/v10';
 import { Client, Events, GatewayIntentBits } from 'discord.js';
 import { VoiceConnectionStatus, entersState } from '@discordjs/voice';
@@ -13,8 +13,6 @@ import { pcmEnvelope, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
 import { closeVoiceTest, join, joined, makeTone, playFile, voiceBot } from './support/voice-client.js';
 
-// Songs play in real time; a shared machine may make them slower.
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: DiscordEmulator;
 let client: Client;
