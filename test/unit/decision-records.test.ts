@@ -24,8 +24,6 @@ const NOT_YET_SHORT = new Set([
   'embedded-services-watchdog.md',
   'emulator-on-fastify.md',
   'first-answer-path.md',
-  'gateway-health.md',
-  'health-for-schedulers.md',
   'in-flight-counter.md',
   'monetization-emulation.md',
   'playground-as-discord.md',
