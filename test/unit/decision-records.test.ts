@@ -17,7 +17,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
  */
 const NOT_YET_SHORT = new Set([
   'accepting-the-real-service.md',
-  'account-checks.md',
   'benchmark-floors-and-targets.md',
   'discord-purchases.md',
   'embedded-services-watchdog.md',
