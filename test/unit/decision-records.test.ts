@@ -23,7 +23,6 @@ const NOT_YET_SHORT = new Set([
   'first-answer-path.md',
   'in-flight-counter.md',
   'monetization-emulation.md',
-  'playground-as-discord.md',
   'poll-schedule.md',
   'power-cut-all.md',
   'production-image.md',
