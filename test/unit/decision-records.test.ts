@@ -18,7 +18,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
 const NOT_YET_SHORT = new Set([
   'accepting-the-real-service.md',
   'benchmark-floors-and-targets.md',
-  'embedded-services-watchdog.md',
   'first-answer-path.md',
   'in-flight-counter.md',
   'monetization-emulation.md',
