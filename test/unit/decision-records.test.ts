@@ -25,7 +25,6 @@ const NOT_YET_SHORT = new Set([
   'power-cut-all.md',
   'production-image.md',
   'streamed-csv-export.md',
-  'uncertain-creates.md',
   'upgrades-and-restores.md',
   'usage-summaries.md',
   'voice-emulation.md',
