@@ -23,7 +23,6 @@ const NOT_YET_SHORT = new Set([
   'monetization-emulation.md',
   'poll-schedule.md',
   'power-cut-all.md',
-  'production-image.md',
   'streamed-csv-export.md',
   'upgrades-and-restores.md',
   'usage-summaries.md',
