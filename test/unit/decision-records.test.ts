@@ -19,7 +19,6 @@ const NOT_YET_SHORT = new Set([
   'benchmark-floors-and-targets.md',
   'first-answer-path.md',
   'in-flight-counter.md',
-  'monetization-emulation.md',
   'poll-schedule.md',
   'power-cut-all.md',
   'streamed-csv-export.md',
