@@ -24,7 +24,6 @@ const NOT_YET_SHORT = new Set([
   'upgrades-and-restores.md',
   'usage-summaries.md',
   'voice-emulation.md',
-  'voice-playback.md',
   'year-of-history.md',
 ]);
 
