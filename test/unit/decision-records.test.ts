@@ -17,7 +17,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
  */
 const NOT_YET_SHORT = new Set([
   'benchmark-floors-and-targets.md',
-  'poll-schedule.md',
   'power-cut-all.md',
   'streamed-csv-export.md',
   'upgrades-and-restores.md',
