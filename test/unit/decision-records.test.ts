@@ -17,7 +17,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
  */
 const NOT_YET_SHORT = new Set([
   'benchmark-floors-and-targets.md',
-  'power-cut-all.md',
   'upgrades-and-restores.md',
   'usage-summaries.md',
   'voice-emulation.md',
