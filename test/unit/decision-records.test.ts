@@ -18,7 +18,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
 const NOT_YET_SHORT = new Set([
   'benchmark-floors-and-targets.md',
   'upgrades-and-restores.md',
-  'usage-summaries.md',
   'voice-emulation.md',
   'year-of-history.md',
 ]);
