@@ -17,7 +17,6 @@ const SECTIONS = ['## Context', '## Decision', '## Consequences'];
  */
 const NOT_YET_SHORT = new Set([
   'benchmark-floors-and-targets.md',
-  'year-of-history.md',
 ]);
 
 function shapeProblems(name: string): string[] {
