@@ -94,16 +94,22 @@ afterAll(async () => {
   await emulator?.close();
 });
 
+/** A guild named `name` with a music channel, a buyer, and the test's command registered there. */
+async function shopWithHello(name: string) {
+  const guild = emulator.createGuild({ name });
+  const channel = emulator.createChannel(guild.id, { name: 'music' });
+  const buyer = emulator.addMember(guild.id, { username: 'buyer' }).id;
+  await fetch(`${emulator.apiUrl}/v10/applications/${emulator.applicationId}/guilds/${guild.id}/commands`, {
+    method: 'POST',
+    headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(hello.definition),
+  });
+  return { guild, channel, buyer };
+}
+
 describe('entitlements on interactions over HTTP', () => {
   it("take a pack whose event never came into the buyer's server at their next command, as the gateway's do", async () => {
-    const guild = emulator.createGuild({ name: 'Shop' });
-    const channel = emulator.createChannel(guild.id, { name: 'music' });
-    const buyer = emulator.addMember(guild.id, { username: 'buyer' }).id;
-    await fetch(`${emulator.apiUrl}/v10/applications/${emulator.applicationId}/guilds/${guild.id}/commands`, {
-      method: 'POST',
-      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(hello.definition),
-    });
+    const { guild, channel, buyer } = await shopWithHello('Shop');
     // Shown the Buy button here, the buyer buys; Discord's event never reaches the bot.
     await premium.recordOffer(buyer, guild.id);
     const pack = emulator.purchase({ userId: buyer, skuId: PACK, delivery: 'never' });
@@ -118,14 +124,7 @@ describe('entitlements on interactions over HTTP', () => {
   });
 
   it('take a pack bought while a menu was open at its pick, and one bought while a form was open at its sending', async () => {
-    const guild = emulator.createGuild({ name: 'Forms' });
-    const channel = emulator.createChannel(guild.id, { name: 'music' });
-    const buyer = emulator.addMember(guild.id, { username: 'buyer' }).id;
-    await fetch(`${emulator.apiUrl}/v10/applications/${emulator.applicationId}/guilds/${guild.id}/commands`, {
-      method: 'POST',
-      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(hello.definition),
-    });
+    const { guild, channel, buyer } = await shopWithHello('Forms');
     const command = emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: buyer, name: 'hello' });
     await command.waitForResponse();
     const messageId = command.original()!.id;
