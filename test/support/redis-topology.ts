@@ -6,7 +6,7 @@
  * outlives the test run. `stop()` kills them all and removes the folder.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,21 +30,36 @@ class Processes {
     this.#onStop.push(fn);
   }
 
+  /**
+   * Starts a server (or a sentinel) and resolves once it listens. A port another process took
+   * between the probe and the bind makes the server exit at once: it is started again on another.
+   */
   async start(name: string, args: readonly string[]): Promise<Server> {
-    const port = await findFreePort();
-    const configFile = path.join(this.dir, `${name}.conf`);
-    // Sentinels rewrite their configuration file: each has its own.
-    await writeFile(configFile, '');
-    const child = spawnSupervised(
-      'redis-server',
-      [configFile, '--port', String(port), '--bind', '127.0.0.1', '--dir', this.dir, '--logfile', path.join(this.dir, `${name}.log`), '--save', '', '--appendonly', 'no', ...args],
-      { stopSignal: 'SIGTERM' },
-    );
-    child.stdout?.resume();
-    child.stderr?.resume();
-    const server = { port, child };
-    this.servers.push(server);
-    return server;
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await findFreePort();
+      const configFile = path.join(this.dir, `${name}.conf`);
+      const logFile = path.join(this.dir, `${name}.log`);
+      // Sentinels rewrite their configuration file: each has its own.
+      await writeFile(configFile, '');
+      await writeFile(logFile, '');
+      const child = spawnSupervised(
+        'redis-server',
+        [configFile, '--port', String(port), '--bind', '127.0.0.1', '--dir', this.dir, '--logfile', logFile, '--save', '', '--appendonly', 'no', ...args],
+        { stopSignal: 'SIGTERM' },
+      );
+      child.stdout?.resume();
+      child.stderr?.resume();
+      const server = { port, child };
+      this.servers.push(server);
+      if (await listening(child, logFile)) return server;
+      if (attempt === 3) throw new Error(`${name} did not start:\n${await this.log(name)}`);
+    }
+  }
+
+  /** The last lines of a server's log, for a failure's message. */
+  async log(name: string, lines = 30): Promise<string> {
+    const text = await readFile(path.join(this.dir, `${name}.log`), 'utf8').catch(() => '');
+    return text.trimEnd().split('\n').slice(-lines).join('\n');
   }
 
   async stop(): Promise<void> {
@@ -53,6 +68,21 @@ class Processes {
     for (const fn of this.#onStop) await fn().catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether a server came up: its log says it listens (a data node's "Ready to accept connections",
+ * a sentinel's "Sentinel ID", both written after the bind), or false once it exited.
+ */
+async function listening(child: ChildProcess, logFile: string): Promise<boolean> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
+    const log = await readFile(logFile, 'utf8').catch(() => '');
+    if (log.includes('Ready to accept connections') || log.includes('Sentinel ID is')) return true;
+    await sleep(50);
+  }
+  throw new Error(`redis-server did not start in 20 s:\n${(await readFile(logFile, 'utf8').catch(() => '')).slice(-2_000)}`);
 }
 
 /** A connection that fails fast rather than retrying: for set-up and checks, not for the bot. */
@@ -120,7 +150,8 @@ export async function startSentinelGroup(options: SentinelGroupOptions): Promise
   const processes = new Processes(await mkdtemp(path.join(tmpdir(), 'redis-sentinel-')));
   try {
     const auth = ['--requirepass', password, '--masterauth', password];
-    const primary = await processes.start('primary', auth);
+    // The replica's first full sync starts at once, not after the default 5 s wait for more replicas.
+    const primary = await processes.start('primary', [...auth, '--repl-diskless-sync-delay', '0']);
     const link = await tcpProxy(`redis://127.0.0.1:${primary.port}`);
     processes.onStop(() => link.close());
     const replica = await processes.start('replica', [...auth, '--replicaof', '127.0.0.1', String(link.port)]);
@@ -142,7 +173,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions): Promise
     // Ready when the replica has synced and every sentinel knows the replica and the two other sentinels.
     await until('the replica to sync', () =>
       withAdmin(replica.port, password, async (redis) => (await redis.info('replication')).includes('master_link_status:up')),
-    );
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n--- replica log\n${await processes.log('replica')}\n--- primary log\n${await processes.log('primary')}`);
+    });
     for (const port of sentinelPorts) {
       await until(`sentinel ${port} to know its peers and the replica`, () =>
         withAdmin(port, sentinelPassword, async (redis) => {
