@@ -1,28 +1,29 @@
 /**
- * The voice commands' requests, one guild at a time (the host runs them in order): play and
- * radio (join the member's channel when the bot may, or add to the queue), queue, skip (at
- * once for who may control the player, by vote otherwise), stop, pause and resume. Each ends in
- * an answer for the member; the host does the playing.
+ * The voice commands' requests, one guild at a time and only in the process that holds the
+ * guild's lease: play and radio (join the member's channel when the bot may, or add to the
+ * queue), queue, skip (at once for who may control the player, by vote otherwise), stop, pause
+ * and resume. Each ends in an answer for the member; the host does the playing.
  */
-import { PermissionFlagsBits, type Client, type Guild, type VoiceBasedChannel } from 'discord.js';
-import type { Database } from '../db/client.js';
+import { PermissionFlagsBits, type Guild, type VoiceBasedChannel } from 'discord.js';
 import { allowedChannelsText, checkPlaceAndRole, isModerator } from '../guilds/access.js';
-import { findGuild } from '../guilds/settings.js';
+import type { GuildRow } from '../guilds/settings.js';
 import { localText, type LocalText } from '../i18n/index.js';
-import type { Logger } from '../logger.js';
+import { loggableError, type Logger } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
-import { radioRound } from './library-entries.js';
 import type { VoiceLine } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import { listenersIn } from './idle-watcher.js';
 import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './player-requests.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
-import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
+import type { PlayerState, PlayerStore, QueueEntry, RadioSettings } from './store.js';
+
+/** What the player uses of its voice connection. */
+export type PlayerLine = Pick<VoiceLine, 'channelId' | 'play' | 'stopSong' | 'pause' | 'unpause' | 'playbackMs' | 'leave' | 'onEnded' | 'onGone'>;
 
 /** A player running in this process. */
 export interface LivePlayer {
   readonly guildId: string;
-  readonly line: VoiceLine;
+  readonly line: PlayerLine;
   /** Set while the player moves on, so a stop does not race the next song. */
   advancing: boolean;
   stopped: boolean;
@@ -30,13 +31,21 @@ export interface LivePlayer {
 
 export type EndReason = 'player.ended' | 'player.stoppedBy' | 'player.disconnected' | 'player.leftEmpty';
 
-/** What a request may do to the host's players. */
-export interface PlayerParts {
-  readonly client: Client<true>;
-  readonly db: Database;
+/** What a request reads and what it may do to the host's players. */
+export interface RequestParts {
   readonly store: PlayerStore;
-  readonly ffmpeg: FfmpegCheck;
+  readonly ffmpeg: Pick<FfmpegCheck, 'found'>;
   readonly logger: Logger;
+  /** The guild as this process's gateway has it; undefined when its shard runs elsewhere. */
+  guild(guildId: string): Guild | undefined;
+  /** The guild's settings (roles, allowed channels), when it has any. */
+  settings(guildId: string): Promise<GuildRow | undefined>;
+  /** The library's songs the radio plays, shuffled, as entries requested by `requestedBy`. */
+  radioRound(guildId: string, radio: RadioSettings, requestedBy: string): Promise<QueueEntry[]>;
+  /** Runs `work` after the guild's earlier requests and player events have settled. */
+  serially<T>(guildId: string, work: () => Promise<T>): Promise<T>;
+  /** Whether this process holds the guild's lease, taking it when free. */
+  holds(guildId: string): Promise<boolean>;
   live(guildId: string): LivePlayer | undefined;
   /** Joins the channel (or returns the guild's player already there). */
   connect(guild: Guild, channel: VoiceBasedChannel): LivePlayer;
@@ -46,15 +55,30 @@ export interface PlayerParts {
   finish(guildId: string, why: EndReason, user?: string): Promise<void>;
   showNowPlaying(guildId: string): Promise<void>;
   checkListeners(guildId: string): void;
+}
+
+/** The host's players as its parts see them: what a request may do, and starting an entry. */
+export interface PlayerParts extends RequestParts {
   /** Starts `entry` on the player's line (the state already says it plays). */
   play(live: LivePlayer, entry: QueueEntry): void;
 }
 
-export async function dispatch(parts: PlayerParts, request: PlayerRequest): Promise<PlayerAnswer> {
+/** Runs one request in the guild's order, while this process holds the guild. Never throws: a failure is an answer. */
+export async function handleRequest(parts: RequestParts, request: PlayerRequest): Promise<PlayerAnswer> {
+  try {
+    // Checked again in the guild's order: a request that waited there may find the guild taken over.
+    return await parts.serially(request.guildId, async () => ((await parts.holds(request.guildId)) ? dispatch(parts, request) : answer(true, localText('player.unreachable'))));
+  } catch (error) {
+    parts.logger.error({ err: loggableError(error), guildId: request.guildId, op: request.action.op }, 'voice request failed');
+    return answer(true, localText('player.failed'));
+  }
+}
+
+async function dispatch(parts: RequestParts, request: PlayerRequest): Promise<PlayerAnswer> {
   const { guildId, requester, action } = request;
-  const guild = parts.client.guilds.cache.get(guildId);
+  const guild = parts.guild(guildId);
   if (!guild) return answer(true, localText('player.unreachable'));
-  const row = await findGuild(parts.db, guildId);
+  const row = await parts.settings(guildId);
   const rules = { moderatorRoleId: row?.moderatorRoleId ?? null, djRoleId: row?.djRoleId ?? null };
   const controls = controlsPlayer(rules, requester);
   const state = await parts.store.read(guildId);
@@ -74,7 +98,7 @@ export async function dispatch(parts: PlayerParts, request: PlayerRequest): Prom
       let entries: QueueEntry[];
       if (action.op === 'play') entries = [action.entry];
       else {
-        entries = await radioRound(parts.db, { guildId, userId: action.radio.userId ?? undefined, query: action.radio.query ?? undefined }, requester.userId);
+        entries = await parts.radioRound(guildId, action.radio, requester.userId);
         if (entries.length === 0) return answer(true, localText('player.radioEmpty'));
       }
       const radio = action.op === 'radio' ? action.radio : (state?.radio ?? null);
@@ -170,10 +194,10 @@ export async function dispatch(parts: PlayerParts, request: PlayerRequest): Prom
 
 /** The member's voice channel, if the bot may play there; else why not. */
 async function targetChannel(
-parts: PlayerParts,
+  parts: RequestParts,
   guild: Guild,
   requester: Requester,
-  row: Awaited<ReturnType<typeof findGuild>>,
+  row: GuildRow | undefined,
   state: PlayerState | undefined,
 ): Promise<{ channel: VoiceBasedChannel } | { refusal: LocalText }> {
   const channelId = guild.voiceStates.cache.get(requester.userId)?.channelId ?? null;

@@ -7,19 +7,20 @@
  */
 import { Events, type Client, type Guild, type VoiceBasedChannel, type VoiceState } from 'discord.js';
 import type { Database } from '../db/client.js';
+import { findGuild } from '../guilds/settings.js';
 import { loggableError, type Logger } from '../logger.js';
 import { localText, translator } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
-import { nextEntry } from './library-entries.js';
+import { nextEntry, radioRound } from './library-entries.js';
 import type { VoiceEngine, SongEnd } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
-import { dispatch, type EndReason, type LivePlayer, type PlayerParts } from './dispatcher.js';
+import { handleRequest, type EndReason, type LivePlayer, type PlayerParts } from './dispatcher.js';
 import { GuildOrder } from './guild-order.js';
 import { IdleWatcher, listenersIn } from './idle-watcher.js';
 import { resumeGuilds } from './resume.js';
 import { PlayerMessages } from './now-playing.js';
-import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './player-requests.js';
+import type { PlayerAnswer, PlayerRequest, PlayerService } from './player-requests.js';
 import type { PlayerStore, QueueEntry } from './store.js';
 
 export { isPlayerButton, nowPlayingMessage, type PlayerButton } from './now-playing.js';
@@ -63,11 +64,14 @@ export class PlayerHost implements PlayerService {
       },
     });
     this.#parts = {
-      client,
-      db,
       store,
       ffmpeg,
       logger,
+      guild: (guildId) => client.guilds.cache.get(guildId),
+      settings: (guildId) => findGuild(db, guildId),
+      radioRound: (guildId, radio, requestedBy) => radioRound(db, { guildId, userId: radio.userId ?? undefined, query: radio.query ?? undefined }, requestedBy),
+      serially: (guildId, work) => this.#order.run(guildId, work),
+      holds: (guildId) => options.lease.claim(guildId),
       live: (guildId) => this.#players.get(guildId),
       connect: (guild, channel) => this.#connect(guild, channel),
       advance: (live) => this.#advance(live),
@@ -94,13 +98,8 @@ export class PlayerHost implements PlayerService {
   }
 
   /** Runs one request for a guild this process owns. Never throws: a failure is an answer. */
-  async handle(request: PlayerRequest): Promise<PlayerAnswer> {
-    try {
-      return await this.#order.run(request.guildId, () => dispatch(this.#parts, request));
-    } catch (error) {
-      this.#options.logger.error({ err: loggableError(error), guildId: request.guildId, op: request.action.op }, 'voice request failed');
-      return answer(true, localText('player.failed'));
-    }
+  handle(request: PlayerRequest): Promise<PlayerAnswer> {
+    return handleRequest(this.#parts, request);
   }
 
   /** After READY (and a shard's): every guild with a player in Redis whose shard is here plays again, from the song that was playing. */

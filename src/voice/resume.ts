@@ -14,8 +14,11 @@ export interface ResumeOptions {
   stopping(): boolean;
 }
 
+/** What resuming uses of the host's players. */
+type ResumeParts = Pick<PlayerParts, 'store' | 'logger' | 'guild' | 'live' | 'connect' | 'play' | 'advance' | 'finish' | 'showNowPlaying' | 'checkListeners'>;
+
 /** Resumes the guilds this process owns; returns how many another process still holds. */
-export async function resumeGuilds(parts: PlayerParts, options: ResumeOptions): Promise<number> {
+export async function resumeGuilds(parts: ResumeParts, options: ResumeOptions): Promise<number> {
   let heldElsewhere = 0;
   for (const guildId of await parts.store.activeGuilds()) {
     if (parts.live(guildId)) continue;
@@ -30,7 +33,7 @@ export async function resumeGuilds(parts: PlayerParts, options: ResumeOptions): 
   return heldElsewhere;
 }
 
-async function resumeGuild(parts: PlayerParts, guildId: string): Promise<void> {
+async function resumeGuild(parts: ResumeParts, guildId: string): Promise<void> {
   if (parts.live(guildId)) return;
   const state = await parts.store.read(guildId);
   if (!state) {
@@ -39,7 +42,7 @@ async function resumeGuild(parts: PlayerParts, guildId: string): Promise<void> {
   }
   parts.logger.info({ guildId, channelId: state.voiceChannelId, jobId: state.current?.jobId }, 'voice player resumed');
   try {
-    const guild = parts.client.guilds.cache.get(guildId)!;
+    const guild = parts.guild(guildId)!;
     const channel = guild.channels.cache.get(state.voiceChannelId);
     if (!channel?.isVoiceBased()) {
       await parts.finish(guildId, 'player.ended');

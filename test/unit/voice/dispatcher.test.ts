@@ -1,0 +1,255 @@
+/**
+ * The voice requests over the dispatcher's port, with a fake voice line, a fake lease and a
+ * player store kept in memory: one guild's requests run one after another, another guild's do
+ * not wait for them, and a request that reaches a guild whose lease another process holds
+ * touches nothing. (A song that cannot be played and a lapsing lease are the host's: see
+ * test/integration/voice/player-host.test.ts.)
+ */
+import { Collection, type Guild } from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { english } from '../../../src/i18n/index.js';
+import { silentLogger } from '../../../src/logger.js';
+import { handleRequest, type LivePlayer, type PlayerLine, type RequestParts } from '../../../src/voice/dispatcher.js';
+import { GuildOrder } from '../../../src/voice/guild-order.js';
+import type { PlayerAnswer, PlayerOp, Requester } from '../../../src/voice/player-requests.js';
+import type { PlayerState, PlayerStore, QueueEntry } from '../../../src/voice/store.js';
+
+const BOT = '900000000000000001';
+const LISTENER = '900000000000000002';
+const OTHER_LISTENER = '900000000000000003';
+
+/** The player store's contract, in memory. */
+class MemoryStore implements PlayerStore {
+  readonly states = new Map<string, PlayerState>();
+  readonly queues = new Map<string, QueueEntry[]>();
+  readonly votes = new Map<string, Set<string>>();
+  async activeGuilds() {
+    return [...this.states.keys()];
+  }
+  async read(guildId: string) {
+    return this.states.get(guildId);
+  }
+  async write(guildId: string, state: PlayerState) {
+    this.states.set(guildId, state);
+  }
+  async clear(guildId: string) {
+    this.states.delete(guildId);
+    this.queues.delete(guildId);
+    this.votes.delete(guildId);
+  }
+  async queue(guildId: string) {
+    return [...(this.queues.get(guildId) ?? [])];
+  }
+  async queueLength(guildId: string) {
+    return this.queues.get(guildId)?.length ?? 0;
+  }
+  async enqueue(guildId: string, ...entries: QueueEntry[]) {
+    const queue = this.queues.get(guildId) ?? [];
+    this.queues.set(guildId, queue);
+    queue.push(...entries);
+    return entries.length === 0 ? queue.length : queue.length - entries.length + 1;
+  }
+  async next(guildId: string) {
+    return this.queues.get(guildId)?.shift();
+  }
+  async clearQueue(guildId: string) {
+    this.queues.delete(guildId);
+  }
+  async vote(guildId: string, userId: string) {
+    const votes = this.votes.get(guildId) ?? new Set<string>();
+    this.votes.set(guildId, votes.add(userId));
+    return votes.size;
+  }
+  async clearVotes(guildId: string) {
+    this.votes.delete(guildId);
+  }
+}
+
+/** A voice line that records what it is told to play. */
+class FakeLine implements PlayerLine {
+  readonly played: string[] = [];
+  left = false;
+  onEnded: PlayerLine['onEnded'] = () => {};
+  onGone: PlayerLine['onGone'] = () => {};
+  constructor(readonly channelId: string) {}
+  play(url: string): number {
+    this.played.push(url);
+    return this.played.length;
+  }
+  async stopSong(): Promise<boolean> {
+    return false;
+  }
+  async pause(): Promise<void> {}
+  async unpause(): Promise<void> {}
+  async playbackMs(): Promise<number> {
+    return 0;
+  }
+  leave(): void {
+    this.left = true;
+  }
+}
+
+/** A guild as the dispatcher reads it: one voice channel with the bot's permissions and the listeners in it. */
+function fakeGuild(guildId: string, voiceChannelId: string): Guild {
+  const voiceStates = new Collection(
+    [LISTENER, OTHER_LISTENER].map((id) => [id, { id, channelId: voiceChannelId, member: { user: { bot: false } } }] as const),
+  );
+  const channel = {
+    id: voiceChannelId,
+    userLimit: 0,
+    members: new Collection<string, unknown>(),
+    isVoiceBased: () => true,
+    permissionsFor: () => ({ has: () => true }),
+  };
+  const client = { user: { id: BOT } };
+  return { id: guildId, client, voiceStates: { cache: voiceStates }, channels: { cache: new Collection([[voiceChannelId, channel]]) }, members: { me: { id: BOT } } } as unknown as Guild;
+}
+
+/**
+ * The host as the dispatcher sees it, over the store: joining opens a fake line, moving on plays
+ * the queue's next entry, ending clears the guild. The lease is a set of the guilds another
+ * process took; `gates` hold a guild's next settings read until opened.
+ */
+function fakeHost() {
+  const store = new MemoryStore();
+  const order = new GuildOrder();
+  const players = new Map<string, LivePlayer>();
+  const lines: FakeLine[] = [];
+  const heldElsewhere = new Set<string>();
+  const gates = new Map<string, Promise<void>>();
+  const guilds = new Map<string, Guild>();
+  const finish = async (guildId: string) => {
+    players.get(guildId)?.line.leave();
+    players.delete(guildId);
+    await store.clear(guildId);
+  };
+  const parts: RequestParts = {
+    store,
+    ffmpeg: { found: true },
+    logger: silentLogger,
+    guild: (guildId) => (guilds.get(guildId) ?? guilds.set(guildId, fakeGuild(guildId, `${guildId}1`)).get(guildId))!,
+    settings: async (guildId) => {
+      await gates.get(guildId);
+      return undefined;
+    },
+    radioRound: async () => [],
+    serially: (guildId, work) => order.run(guildId, work),
+    holds: async (guildId) => !heldElsewhere.has(guildId),
+    live: (guildId) => players.get(guildId),
+    connect: (guild, channel) => {
+      const existing = players.get(guild.id);
+      if (existing) return existing;
+      const line = new FakeLine(channel.id);
+      lines.push(line);
+      const live: LivePlayer = { guildId: guild.id, line, advancing: false, stopped: false };
+      players.set(guild.id, live);
+      return live;
+    },
+    advance: async (live) => {
+      const state = await store.read(live.guildId);
+      const next = await store.next(live.guildId);
+      if (!state || !next) return finish(live.guildId);
+      await store.write(live.guildId, { ...state, current: next });
+      live.line.play(next.mediaUrl);
+    },
+    skip: async (live) => parts.advance(live),
+    finish,
+    showNowPlaying: async () => {},
+    checkListeners: () => {},
+  };
+  /** Another process took the guild's lease: this one leaves in the guild's order, the state left as it is. */
+  const lapse = (guildId: string) => {
+    heldElsewhere.add(guildId);
+    return order.run(guildId, async () => {
+      players.get(guildId)?.line.leave();
+      players.delete(guildId);
+    });
+  };
+  const ask = (guildId: string, action: PlayerOp, userId = LISTENER) => handleRequest(parts, { guildId, requester: requester(guildId, userId), action });
+  return { store, lines, gates, lapse, ask };
+}
+
+function requester(guildId: string, userId: string): Requester {
+  return { userId, roleIds: [], canManageGuild: false, channelId: `${guildId}2`, parentChannelId: null, guildLocale: 'en-US' };
+}
+
+function song(n: number): QueueEntry {
+  return { jobId: `job-${n}`, clipId: `clip-${n}`, title: `Song ${n}`, makerId: LISTENER, mediaUrl: `https://media.example/${n}.mp3`, durationSeconds: 60, requestedBy: LISTENER };
+}
+
+const text = (reply: PlayerAnswer) => reply.lines.map((line) => english.text(line)).join('\n');
+
+/** A promise and the function that settles it. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe('the voice request dispatcher', () => {
+  it("runs one guild's requests in the order they came: the first plays, the second queues behind it", async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000001';
+    const [first, second] = await Promise.all([host.ask(guildId, { op: 'play', entry: song(1) }), host.ask(guildId, { op: 'play', entry: song(2) })]);
+    expect(text(first)).toBe(`Now playing **Song 1** in <#${guildId}1>.`);
+    expect(text(second)).toBe('Added **Song 2** to the queue, at position 1.');
+    expect(host.lines).toHaveLength(1);
+    expect(host.lines[0]!.played).toEqual([song(1).mediaUrl]);
+    expect((await host.store.read(guildId))?.current?.jobId).toBe('job-1');
+    expect(await host.store.queue(guildId)).toEqual([song(2)]);
+  });
+
+  it("answers another guild while one guild's request waits", async () => {
+    const host = fakeHost();
+    const [slow, fast] = ['800000000000000002', '800000000000000003'];
+    const held = gate();
+    host.gates.set(slow, held.promise);
+    const slowPlay = host.ask(slow, { op: 'play', entry: song(1) });
+    const slowQueue = host.ask(slow, { op: 'queue' });
+    expect(text(await host.ask(fast, { op: 'play', entry: song(2) }))).toBe(`Now playing **Song 2** in <#${fast}1>.`);
+    expect(await host.store.read(slow)).toBeUndefined();
+    held.open();
+    expect(text(await slowPlay)).toBe(`Now playing **Song 1** in <#${slow}1>.`);
+    expect(text(await slowQueue)).toMatch(/^\*\*Now playing:\*\* Song 1 /);
+  });
+
+  it('touches nothing for a guild whose lease another process took, however long the request waited', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000004';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    await host.ask(guildId, { op: 'play', entry: song(2) });
+    const lapsed = host.lapse(guildId);
+    const play = host.ask(guildId, { op: 'play', entry: song(3) });
+    const stop = host.ask(guildId, { op: 'stop' }, OTHER_LISTENER);
+    await lapsed;
+    expect(host.lines[0]!.left).toBe(true);
+    expect(text(await play)).toBe('The player is not reachable right now. Try again in a moment.');
+    expect(text(await stop)).toBe('The player is not reachable right now. Try again in a moment.');
+    // What plays is the other process's: neither the song, the queue nor the channel changed here.
+    expect((await host.store.read(guildId))?.current?.jobId).toBe('job-1');
+    expect(await host.store.queue(guildId)).toEqual([song(2)]);
+    expect(host.lines).toHaveLength(1);
+  });
+
+  it('skips at once for who asked for the song, and counts a vote from another listener', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000005';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    await host.ask(guildId, { op: 'play', entry: song(2) });
+    await host.ask(guildId, { op: 'play', entry: song(3) });
+    expect(text(await host.ask(guildId, { op: 'skip' }))).toBe(`Skipped **Song 1** (<@${LISTENER}>).`);
+    expect(host.lines[0]!.played).toEqual([song(1).mediaUrl, song(2).mediaUrl]);
+    // Song 2 was asked for by LISTENER: the other listener's skip is one vote of two.
+    expect(text(await host.ask(guildId, { op: 'skip' }, OTHER_LISTENER))).toBe('Your vote to skip is counted: 1 of 2 needed.');
+    expect((await host.store.read(guildId))?.current?.jobId).toBe('job-2');
+  });
+
+  it('refuses a stop from a listener who does not control the player while another listens', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000006';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    expect(text(await host.ask(guildId, { op: 'stop' }, OTHER_LISTENER))).toBe('Only moderators and the DJ role may stop the player (or someone listening alone).');
+    expect(host.lines[0]!.left).toBe(false);
+    expect((await host.store.read(guildId))?.current?.jobId).toBe('job-1');
+  });
+});
