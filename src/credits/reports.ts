@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { creditLedger, creditUsageGuild, creditUsageMember, jobs, type JobKind } from '../db/schema.js';
+import { creditLedger, creditUsageGuild, creditUsageMember, type JobKind } from '../db/schema.js';
 import type { LedgerEntry } from './ledger.js';
 import { utcDay } from './periods.js';
 
@@ -166,10 +166,12 @@ export async function history(executor: Executor, query: HistoryQuery): Promise<
   const limit = Math.min(500, Math.max(1, Math.trunc(query.limit ?? 20)));
   const newer = query.beforeId === undefined && query.afterId !== undefined;
   const scope = and(eq(creditLedger.guildId, query.guildId), query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined);
+  // The job's kind is read by the table's name, as upstream-spend.ts reads jobs: the jobs table's
+  // reads live in the pipeline, which imports credits, so credits cannot import them.
   const rows = await executor
-    .select({ entry: creditLedger, jobKind: jobs.kind })
+    .select({ entry: creditLedger, jobKind: sql<JobKind | null>`jobs.kind` })
     .from(creditLedger)
-    .leftJoin(jobs, eq(jobs.id, creditLedger.jobId))
+    .leftJoin(sql`jobs`, sql`jobs.id = ${creditLedger.jobId}`)
     .where(
       and(
         scope,

@@ -7,7 +7,7 @@ import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, max, or, sql, 
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
 import type { RowFor } from '../db/insert-from.js';
-import { guilds, jobs, type JobKind, type JobState } from '../db/schema.js';
+import { guilds, jobs, libraryRows, librarySearchText, type JobKind, type JobState } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND, kindsSharingTaskType } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -255,4 +255,167 @@ export const JOB_NAME_TEXTS: readonly SQL[] = [
 /** The guild's jobs that `filter` and `where` admit, newest first, at most `limit`. */
 export async function findGuildJobs(db: Executor, guildId: string, filter: GuildJobFilter, where: SQL | undefined, limit: number): Promise<JobRow[]> {
   return db.select().from(jobs).where(and(guildJobsWhere(guildId, filter), where)).orderBy(desc(jobs.createdAt)).limit(limit);
+}
+
+// The library's reads: a guild's finished songs, keyset-ordered on (created_at, id). How a
+// page puts them together, and why a search reads a window before the trigram index: library.ts.
+
+/** Totals are counted up to this; a larger library shows as "1,000+". */
+export const LIBRARY_COUNT_CAP = 1000;
+/**
+ * How many of the newest songs (from the cursor) a search reads in index order before it
+ * turns to the trigram index: a word in one song of this many fills a page from here.
+ */
+export const SEARCH_WINDOW = 300;
+/** More words than this in a search are ignored: each one is another condition on the index. */
+const MAX_WORDS = 8;
+
+export interface LibraryFilter {
+  readonly guildId: string;
+  /** Only this member's songs. */
+  readonly userId?: string | undefined;
+  /** Every word must appear in the title, prompt or lyrics, in any case. */
+  readonly query?: string | undefined;
+}
+
+/** Which way from a song the library is read: older (newest first) or newer (oldest first). */
+export type LibraryDirection = 'older' | 'newer';
+
+/** The words of a search, at most {@link MAX_WORDS}. */
+export function searchWords(query: string | undefined): string[] {
+  return (query ?? '').split(/\s+/).filter((word) => word.length > 0).slice(0, MAX_WORDS);
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (match) => `\\${match}`);
+}
+
+/** The guild's library rows, one member's if the filter says so: what the two library indexes hold. */
+function inLibrary(filter: LibraryFilter): SQL | undefined {
+  return and(eq(jobs.guildId, filter.guildId), libraryRows(jobs), filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId));
+}
+
+/** Every word of the search, on the expression the trigram index holds; undefined without words. */
+function searched(filter: LibraryFilter): SQL | undefined {
+  return and(...searchWords(filter.query).map((word) => sql`(${librarySearchText(jobs)}) ilike ${`%${escapeLike(word)}%`}`));
+}
+
+function matching(filter: LibraryFilter): SQL | undefined {
+  return and(inLibrary(filter), searched(filter));
+}
+
+/** (created_at, id) of the guild's job `jobId` compared with the row's: `<` for older rows. */
+function beyond(guildId: string, jobId: string, operator: '<' | '>'): SQL {
+  return sql`(${jobs.createdAt}, ${jobs.id}) ${sql.raw(operator)} (select c.created_at, c.id from jobs c where c.id = ${jobId} and c.guild_id = ${guildId})`;
+}
+
+const operatorOf = (direction: LibraryDirection) => (direction === 'newer' ? '>' : '<');
+const orderOf = (direction: LibraryDirection) => (direction === 'newer' ? sql`asc` : sql`desc`);
+
+/**
+ * Up to `limit` library rows matching the filter beyond the song `from` (none: from the newest),
+ * in one statement: the library index read in order. What a page without a search runs; with
+ * one, it would search every row it walks until the page is full (a rare word: the guild's
+ * whole library), so searches go by {@link librarySearchWindow} and {@link indexSearch}.
+ */
+export async function libraryRowsBeyond(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string | undefined, limit: number): Promise<JobRow[]> {
+  const newer = direction === 'newer';
+  return db
+    .select()
+    .from(jobs)
+    .where(and(matching(filter), from !== undefined ? beyond(filter.guildId, from, newer ? '>' : '<') : undefined))
+    .orderBy(...(newer ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)]))
+    .limit(limit);
+}
+
+/**
+ * A search's first step: the ids of the rows matching it among the {@link SEARCH_WINDOW} library
+ * rows next beyond `from` (none: the newest), in order, read through the library index (a
+ * subquery with a LIMIT, which Postgres neither flattens nor pushes the search into), at most `limit`.
+ */
+export async function librarySearchWindow(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string | undefined, limit: number): Promise<string[]> {
+  const order = orderOf(direction);
+  const start = from === undefined ? undefined : beyond(filter.guildId, from, operatorOf(direction));
+  const { rows } = await db.execute<{ id: string }>(sql`select ${jobs.id} from (select * from ${jobs} where ${and(inLibrary(filter), start)}
+      order by ${jobs.createdAt} ${order}, ${jobs.id} ${order} limit ${SEARCH_WINDOW}) as ${jobs}
+    where ${searched(filter)} order by ${jobs.createdAt} ${order}, ${jobs.id} ${order} limit ${limit}`);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The library row {@link SEARCH_WINDOW} rows beyond `from`: the window's last row, where the
+ * trigram index takes over. Undefined when the window holds every row beyond `from`.
+ */
+export async function librarySearchWindowEnd(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string | undefined): Promise<string | undefined> {
+  const order = orderOf(direction);
+  const start = from === undefined ? undefined : beyond(filter.guildId, from, operatorOf(direction));
+  const { rows } = await db.execute<{ id: string }>(
+    sql`select ${jobs.id} from ${jobs} where ${and(inLibrary(filter), start)} order by ${jobs.createdAt} ${order}, ${jobs.id} ${order} offset ${SEARCH_WINDOW - 1} limit 1`,
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * A search's second step: the guild's songs matching it, found through the trigram index, then
+ * those beyond the window's last row, ordered. `offset 0` keeps the search alone in a subquery
+ * planned without the order or the bound, so its plan is the index's bitmap, not a walk of the
+ * guild's songs. Exported so a test can EXPLAIN exactly what runs.
+ */
+export function indexSearch(filter: LibraryFilter, direction: LibraryDirection, from: string, limit: number): SQL {
+  const order = orderOf(direction);
+  return sql`select ${jobs.id} from (${found(filter)}) as ${jobs}
+    where ${beyond(filter.guildId, from, operatorOf(direction))}
+    order by ${jobs.createdAt} ${order}, ${jobs.id} ${order} limit ${limit}`;
+}
+
+/** The ids {@link indexSearch} finds. */
+export async function libraryIndexSearch(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string, limit: number): Promise<string[]> {
+  const { rows } = await db.execute<{ id: string }>(indexSearch(filter, direction, from, limit));
+  return rows.map((row) => row.id);
+}
+
+/** The guild's songs matching a search, (id, created_at), in no order. */
+function found(filter: LibraryFilter): SQL {
+  return sql`select ${jobs.id}, ${jobs.createdAt} from ${jobs} where ${matching(filter)} offset 0`;
+}
+
+/** Of the {@link SEARCH_WINDOW} library rows next beyond `from`: how many match the search (`hits`), and how many there were (`seen`). */
+export async function countLibrarySearchWindow(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string): Promise<{ hits: number; seen: number }> {
+  const order = orderOf(direction);
+  const { rows } = await db.execute<{ hits: number; seen: number }>(
+    sql`select (count(*) filter (where ${searched(filter)}))::int as hits, count(*)::int as seen
+      from (select * from ${jobs} where ${and(inLibrary(filter), beyond(filter.guildId, from, operatorOf(direction)))}
+        order by ${jobs.createdAt} ${order}, ${jobs.id} ${order} limit ${SEARCH_WINDOW}) as ${jobs}`,
+  );
+  return { hits: rows[0]?.hits ?? 0, seen: rows[0]?.seen ?? 0 };
+}
+
+/** How many songs match the search beyond the song `end`, through the trigram index. */
+export async function countLibraryIndexSearch(db: Executor, filter: LibraryFilter, direction: LibraryDirection, end: string): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from (${found(filter)}) as ${jobs} where ${beyond(filter.guildId, end, operatorOf(direction))}`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The rows of these ids, in the ids' order. */
+export async function jobRowsInOrder(db: Executor, ids: readonly string[]): Promise<JobRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(jobs).where(inArray(jobs.id, [...ids]));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id)).filter((row): row is JobRow => row !== undefined);
+}
+
+/** Library rows (no search) newer than `jobId`: index-only, as many as the page is deep. */
+export async function countLibraryNewer(db: Executor, filter: LibraryFilter, jobId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(jobs).where(and(inLibrary(filter), beyond(filter.guildId, jobId, '>')));
+  return row?.n ?? 0;
+}
+
+/** The library's songs (no search), counted up to {@link LIBRARY_COUNT_CAP} + 1. */
+export async function countLibraryCapped(db: Executor, filter: LibraryFilter): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from (select 1 from ${jobs} where ${inLibrary(filter)} limit ${LIBRARY_COUNT_CAP + 1}) as capped`,
+  );
+  return rows[0]?.n ?? 0;
 }
