@@ -55,8 +55,9 @@ export interface E2EOptions {
   /** The emulator's options (its SKUs, …). */
   readonly emulator?: Partial<DiscordEmulatorOptions>;
   /**
-   * What runs: the sources through tsx (`npm start`, the default), or the compiled build as the
-   * image runs it (`node build/src/main.js`; `npm run build` first).
+   * What runs: the sources through tsx (`npm start`), or the compiled build as the image runs it
+   * (`node build/src/main.js`). By default the suite's build (MUSIC_BOT_BUILD_DIR) where the
+   * global setup made one, else the sources.
    */
   readonly entry?: 'source' | 'build';
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
@@ -101,7 +102,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     ...options.env,
   };
 
-  const entry = options.entry ?? 'source';
+  const entry = options.entry;
   await world.deployCommands({ entry, env });
   const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry, ...(options.nodeArgs && { nodeArgs: options.nodeArgs }) });
   const others = options.splitRoles ? [world.bot({ env: { ...env, ROLE: 'worker' }, entry }), world.bot({ env: { ...env, ROLE: 'http' }, entry })] : [];

@@ -22,6 +22,8 @@ printBotLogsOnFailure(() => bot);
 beforeAll(async () => {
   bot = await startE2E({
     webhooks: false,
+    // `npm start`'s way, the sources through tsx: the other end-to-end files run the suite's build.
+    entry: 'source',
     interactions: 'http',
     env: { SHUTDOWN_DRAIN_MS: String(DRAIN_MS), LIVEZ_STALL_MS: String(STALL_MS) },
     nodeArgs: ['--import', rejectOnSignal],
