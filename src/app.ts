@@ -34,7 +34,7 @@ import { createMakeRequest, type RestTraffic } from './discord-rest/rest-request
 import { createRequestBudget } from './queue/request-budget.js';
 import { commandSettings, type BaseCommandContext } from './discord/context.js';
 import { dataFacades } from './discord/data.js';
-import { createPremium, type Premium } from './premium/purchases.js';
+import { createPurchases, type Purchases } from './premium/purchases.js';
 import { startConsumeRetries } from './premium/consume-retries.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
 
@@ -145,9 +145,9 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const discordRequest = createMakeRequest(discordTraffic);
     // Purchases through Discord: only when something is for sale.
     const catalog = createCatalog(config);
-    let premium: Premium | undefined;
+    let premium: Purchases | undefined;
     if (catalog.skuIds.length > 0) {
-      premium = createPremium({
+      premium = createPurchases({
         db: database.db,
         api: createEntitlementsApi({ apiUrl: config.discordApiUrl, token: config.discordToken, applicationId: config.discordApplicationId, traffic: discordTraffic }),
         catalog,

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
-import type { Premium } from '../premium/purchases.js';
+import type { Purchases } from '../premium/purchases.js';
 
 /** The settings the handlers read: no tokens, keys or addresses. */
 export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;
@@ -34,7 +34,7 @@ export interface CommandContext extends DataFacades {
   /** The way to the guilds' voice players (absent in tests that need none: the voice commands then say the player is unreachable). */
   readonly voice?: VoiceControl;
   /** Purchases through Discord, when the bot sells any (CREDIT_PACKS, SUBSCRIPTION_ALLOWANCES). */
-  readonly premium?: Premium;
+  readonly premium?: Purchases;
   /** Where the workers share this process: told of each interaction, so background work makes way. */
   readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */

@@ -1,4 +1,4 @@
-/** An entitlement as the few fields `Premium.receive` reads before REST confirms it. */
+/** An entitlement as the few fields `Purchases.receive` reads before REST confirms it. */
 import type { InteractionEntitlement } from './interaction-port.js';
 import type { EntitlementNotice } from '../premium/purchases.js';
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.js';
-import type { EntitlementNotice, Premium } from '../premium/purchases.js';
+import type { EntitlementNotice, Purchases } from '../premium/purchases.js';
 import { ed25519PublicKey, signedBody } from './interactions.js';
 import type { RefusalLog } from './refusal-log.js';
 
@@ -18,7 +18,7 @@ const ENTITLEMENT_EVENTS = new Set(['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE', 
 
 export interface WebhookEventsRouteOptions {
   readonly publicKey: string;
-  readonly premium: Premium | undefined;
+  readonly premium: Purchases | undefined;
   readonly logger: Logger;
   readonly logRefusal: RefusalLog;
   readonly now?: () => number;

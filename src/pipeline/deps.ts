@@ -1,4 +1,4 @@
-import type { Premium } from '../premium/purchases.js';
+import type { Purchases } from '../premium/purchases.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
 import type { JobKind } from '../db/schema.js';
@@ -76,7 +76,7 @@ export interface PipelineDeps {
   /** The time; tests move it. */
   readonly now: () => Date;
   /** Purchases through Discord, when the bot sells any: the maintenance passes list and sweep them. */
-  readonly premium?: Premium;
+  readonly premium?: Purchases;
   /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
   readonly frontFirst?: FrontFirst;
 }

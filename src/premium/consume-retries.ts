@@ -5,9 +5,9 @@
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { consumePayloadSchema, QUEUE_NAMES } from '../queue/queues.js';
-import type { Premium } from './purchases.js';
+import type { Purchases } from './purchases.js';
 
-export function startConsumeRetries(premium: Pick<Premium, 'consumeAgain'>, connection: ConnectionOptions, options: { readonly prefix: string; readonly logger: Logger }): Worker {
+export function startConsumeRetries(premium: Pick<Purchases, 'consumeAgain'>, connection: ConnectionOptions, options: { readonly prefix: string; readonly logger: Logger }): Worker {
   const worker = new Worker(
     QUEUE_NAMES.consume,
     async (entry) => {

@@ -3,7 +3,7 @@
  * SUBSCRIPTION_ALLOWANCES set: Buy buttons on the refusal for too few credits, in `/credits`
  * and `/help` (each showing recorded as the offer a bought pack follows), the member's own
  * waiting packs with "Add to this server", and the purchases in the history and the owners'
- * account. Purchases are recorded here as `Premium.receive` records them.
+ * account. Purchases are recorded here as `Purchases.receive` records them.
  */
 import { and, eq } from 'drizzle-orm';
 import { ButtonStyle, ComponentType } from 'discord-api-types/v10';

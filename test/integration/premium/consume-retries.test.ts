@@ -12,7 +12,7 @@ import { createEntitlementsApi, type EntitlementsApi } from '../../../src/discor
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
 import { startConsumeRetries } from '../../../src/premium/consume-retries.js';
-import { createPremium, type PremiumDeps } from '../../../src/premium/purchases.js';
+import { createPurchases, type PurchasesDeps } from '../../../src/premium/purchases.js';
 import { createQueues, type Queues } from '../../../src/queue/queues.js';
 import { createTestDatabase, testRedis } from '../../support/database.js';
 
@@ -35,8 +35,8 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-function premiumWith(api: EntitlementsApi, extra: Partial<PremiumDeps> = {}) {
-  return createPremium({
+function premiumWith(api: EntitlementsApi, extra: Partial<PurchasesDeps> = {}) {
+  return createPurchases({
     db: db.db,
     api,
     catalog: createCatalog({ creditPacks: [{ skuId: PACK, credits: 100 }], subscriptionAllowances: [] }),

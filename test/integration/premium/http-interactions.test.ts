@@ -22,7 +22,7 @@ import { createEntitlementsApi } from '../../../src/discord-rest/entitlements-ap
 import { registerInteractionsRoute } from '../../../src/http/interactions.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium, type Premium } from '../../../src/premium/purchases.js';
+import { createPurchases, type Purchases } from '../../../src/premium/purchases.js';
 import { createTestDatabase } from '../../support/database.js';
 
 const db = await createTestDatabase();
@@ -50,7 +50,7 @@ const hello = defineCommand({
 let emulator: DiscordEmulator;
 let server: FastifyInstance;
 let receiver: HttpInteractionReceiver;
-let premium: Premium;
+let premium: Purchases;
 
 beforeAll(async () => {
   emulator = await startDiscordEmulator({
@@ -68,7 +68,7 @@ beforeAll(async () => {
       DISCORD_PUBLIC_KEY: emulator.publicKey,
     },
   });
-  premium = createPremium({
+  premium = createPurchases({
     db: db.db,
     api: createEntitlementsApi({ apiUrl: emulator.apiUrl, token: emulator.botToken, applicationId: emulator.applicationId }),
     catalog: createCatalog({ creditPacks: [{ skuId: PACK, credits: 100 }], subscriptionAllowances: [] }),

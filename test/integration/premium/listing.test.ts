@@ -10,7 +10,7 @@ import { entitlements } from '../../../src/db/schema.js';
 import { createEntitlementsApi } from '../../../src/discord-rest/entitlements-api.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium } from '../../../src/premium/purchases.js';
+import { createPurchases } from '../../../src/premium/purchases.js';
 import { createTestDatabase } from '../../support/database.js';
 
 const db = await createTestDatabase();
@@ -48,7 +48,7 @@ describe('the entitlement listing', () => {
   it.each<EntitlementOrder>(['newest-first', 'oldest-first', 'from-cursor'])('takes every entitlement when Discord lists %s', async (order) => {
     emulator.setEntitlementOrder(order);
     const bought = buy(BOUGHT);
-    const premium = createPremium({
+    const premium = createPurchases({
       db: db.db,
       api: createEntitlementsApi({ apiUrl: emulator.apiUrl, token: emulator.botToken, applicationId: emulator.applicationId }),
       catalog: createCatalog({ creditPacks: [{ skuId: PACK, credits: 100 }], subscriptionAllowances: [] }),

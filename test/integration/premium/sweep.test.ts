@@ -4,7 +4,7 @@ import { startSubscription } from '../../../src/credits/index.js';
 import { entitlements, guilds } from '../../../src/db/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createCatalog } from '../../../src/premium/catalog.js';
-import { createPremium } from '../../../src/premium/purchases.js';
+import { createPurchases } from '../../../src/premium/purchases.js';
 import type { EntitlementsApi } from '../../../src/discord-rest/entitlements-api.js';
 import { createTestDatabase } from '../../support/database.js';
 import { guildWith } from '../credits/support.js';
@@ -33,7 +33,7 @@ describe('the minute sweep', () => {
       await startSubscription(db.db, { entitlementId: id, now: start });
     }
     let now = new Date('2031-03-10T00:00:00Z');
-    const premium = createPremium({
+    const premium = createPurchases({
       db: db.db,
       api: noDiscord,
       catalog: createCatalog({ creditPacks: [], subscriptionAllowances: [{ skuId: PLAN, credits: 300 }] }),
