@@ -58,7 +58,7 @@ export class PlayerMessages {
     this.#options = options;
   }
 
-  /** Shows the guild's current song: edits the card, or posts a new one when it is gone. */
+  /** Shows the guild's current song: edits the card, or posts a new one when it is gone. Runs in the guild's order: nothing else writes its state meanwhile. */
   async show(guildId: string): Promise<void> {
     const { store, logger } = this.#options;
     const state = await store.read(guildId);
@@ -76,8 +76,7 @@ export class PlayerMessages {
       const channel = await this.#options.client.channels.fetch(state.textChannelId);
       if (!channel?.isSendable()) return;
       const sent = await channel.send({ ...message, allowedMentions: { parse: [] } });
-      const latest = await store.read(guildId);
-      if (latest) await store.write(guildId, { ...latest, nowPlayingMessageId: sent.id });
+      await store.write(guildId, { ...state, nowPlayingMessageId: sent.id });
     } catch (error) {
       logger.warn({ err: loggableError(error), guildId }, 'could not post the now-playing message');
     }

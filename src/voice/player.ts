@@ -58,10 +58,12 @@ export class PlayerHost implements PlayerService {
       idleMs: options.idleSeconds * 1000,
       listeners: (guildId) => this.#channelListeners(guildId),
       stays: async (guildId) => (await store.read(guildId))?.stay ?? false,
-      leave: (guildId) => {
-        logger.info({ guildId }, 'voice channel empty; leaving');
-        void this.#order.run(guildId, () => (this.#players.get(guildId)?.stopped === false ? this.#finish(guildId, 'player.leftEmpty') : Promise.resolve()));
-      },
+      leave: (guildId) =>
+        void this.#order.run(guildId, async () => {
+          if (this.#players.get(guildId)?.stopped !== false) return;
+          logger.info({ guildId }, 'voice channel empty; leaving');
+          await this.#finish(guildId, 'player.leftEmpty');
+        }),
     });
     this.#parts = {
       store,
