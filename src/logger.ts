@@ -50,10 +50,20 @@ export function serializeError(value: unknown): unknown {
 }
 
 /**
+ * The method by which an error gives its own log-safe form. Only errors that promise to have
+ * taken their secrets out carry it; another error's `toJSON` may hold anything it was built from.
+ */
+export const LOG_FORM: unique symbol = Symbol.for('music-bot.log-form');
+
+function hasLogForm(error: Error): error is Error & { [LOG_FORM](): Record<string, unknown> } {
+  return typeof (error as Partial<Record<typeof LOG_FORM, unknown>>)[LOG_FORM] === 'function';
+}
+
+/**
  * A log-safe picture of an error, `secrets` (interaction tokens) cut out of its text. Discord's
  * REST errors carry the request URL, which holds the interaction token for every interaction
- * response: only the route's shape is kept. An error that says how it is logged (`toJSON`, as
- * the music API's errors do) is logged so; a failed query without the statement's values.
+ * response: only the route's shape is kept. An error that gives its own log form ({@link LOG_FORM},
+ * as the music API's errors do) is logged so; a failed query without the statement's values.
  */
 export function loggableError(error: unknown, secrets: readonly string[] = []): Record<string, unknown> {
   const hide = (text: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join('[redacted]') : out), text);
@@ -67,7 +77,7 @@ export function loggableError(error: unknown, secrets: readonly string[] = []): 
       message: hide(error.message),
     };
   }
-  if (error instanceof Error && 'toJSON' in error && typeof error.toJSON === 'function') return error.toJSON() as Record<string, unknown>;
+  if (error instanceof Error && hasLogForm(error)) return error[LOG_FORM]();
   // A failed query's message holds the statement's values: the logger's own form leaves them out.
   if (error instanceof Error && 'query' in error && 'params' in error) return serializeError(error) as Record<string, unknown>;
   if (error instanceof Error) {

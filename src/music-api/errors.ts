@@ -1,4 +1,5 @@
 /** Every failure of a music API call, sorted into a small set of kinds the pipeline acts on. */
+import { LOG_FORM } from '../logger.js';
 import { truncate } from '../text.js';
 import { localText, type LocalText } from '../i18n/index.js';
 
@@ -145,6 +146,11 @@ export class MusicApiError extends Error {
     this.retryAfterMs = init.retryAfterMs;
     this.detail = init.detail === undefined ? undefined : truncate(redact(init.detail, secrets), MAX_DETAIL_LENGTH);
     this.userText = init.userText ?? (this.maybeAccepted ? MAYBE_ACCEPTED_TEXT : MUSIC_API_ERROR_TEXTS[init.kind]);
+  }
+
+  /** What a log line holds: the key and the service's secrets were cut out when the error was made. */
+  [LOG_FORM](): Record<string, unknown> {
+    return this.toJSON();
   }
 
   /** What a structured log line should hold. */

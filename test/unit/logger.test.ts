@@ -57,4 +57,21 @@ describe('loggableError', () => {
     expect(logged).not.toContain(secret);
     expect(logged).toContain('query failed: canceling statement due to statement timeout');
   });
+
+  it("logs the music API's errors in their own form, and not any other error's toJSON", async () => {
+    const { loggableError } = await import('../../src/logger.js');
+    const { MusicApiError } = await import('../../src/music-api/errors.js');
+    const apiError = new MusicApiError({ kind: 'rate_limited', operation: 'createSong', method: 'POST', path: '/api/v1/generate', status: 429 });
+    expect(loggableError(apiError)).toMatchObject({ name: 'MusicApiError', kind: 'rate_limited', status: 429 });
+
+    const token = 'interaction-token-0f9e8d7c6b5a';
+    class CarriesItsRequest extends Error {
+      toJSON() {
+        return { message: this.message, url: `https://discord.com/api/webhooks/1/${token}` };
+      }
+    }
+    const logged = JSON.stringify(loggableError(new CarriesItsRequest('a request failed'), [token]));
+    expect(logged).toContain('a request failed');
+    expect(logged).not.toContain(token);
+  });
 });
