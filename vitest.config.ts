@@ -3,6 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { pathWithBundledFfmpeg } from './packages/test-world/src/tools.js';
 import LongestFirst from './test/support/sequencer.js';
 
+/** End-to-end files that spend most of their minute and a half waiting on the bot and the emulator. */
+const LONG_WAITS = ['test/e2e/many-shards.test.ts', 'test/e2e/chaos.test.ts'];
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -63,10 +66,25 @@ export default defineConfig({
         },
       },
       {
+        // The two longest end-to-end files, which mostly wait (twelve shards identifying 5 s apart,
+        // the chaos scenarios' faults): in a pool of their own, worker threads, they wait beside the
+        // other files instead of holding both of the forks' workers for a minute and a half.
+        test: {
+          name: 'e2e-waits',
+          pool: 'threads',
+          include: LONG_WAITS,
+          environment: 'node',
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         // The bot as processes, against the emulator and the simulator; the playground in a browser.
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts', 'packages/playground/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...LONG_WAITS],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
