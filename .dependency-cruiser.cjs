@@ -8,8 +8,8 @@
 const LAYERS = [
   {
     name: 'foundation',
-    what: 'configuration, logging, metrics, the music API spec\'s facts, the message catalogue and small pure helpers',
-    path: '^src/(config|logger|metrics|text|music-api-spec|webhook-address)\\.ts$|^src/(audio|i18n)/',
+    what: 'configuration, logging, metrics, the music API spec\'s facts, the message catalogue, the blocklist matcher and small pure helpers',
+    path: '^src/(config|logger|metrics|text|music-api-spec|webhook-address)\\.ts$|^src/(audio|i18n|safety)/',
   },
   {
     name: 'adapters',
