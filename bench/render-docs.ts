@@ -50,6 +50,7 @@ export function codePaths(benchmark: string): string[] {
   const own: Record<string, string[]> = {
     ack: ['test/bench/ack.ts', 'test/bench/floor-bot.ts', 'src'],
     ledger: ['test/bench/ledger.ts', 'src/credits', 'src/db'],
+    blocklist: ['test/bench/blocklist.ts', 'src/safety'],
     chaos: ['test/chaos', 'src'],
   };
   return [...(own[name] ?? [`test/bench/${name}.ts`, 'src']), ...shared];
@@ -641,6 +642,22 @@ function renderIdentify(result: ResultFile): Rendered {
   };
 }
 
+function renderBlocklist(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const small = (value: unknown) => `${fmt(value, 3)} ms`;
+  const figure = (check: string, key: string) => medianSpread(obj(obj(data[check])[key]), small);
+  const what = `the blocklist check of a ${fmt(workload['promptChars'], 0)}-character prompt against ${fmt(workload['entries'], 0)} entries; ${fmt(workload['checksPerRound'], 0)} checks a round, median of ${fmt(workload['rounds'], 0)} rounds`;
+  const row = (label: string, check: string) => [label, figure(check, 'p50'), figure(check, 'p99'), figure(check, 'cpuP50'), figure(check, 'cpuP99')];
+  return {
+    summary: [what, `p99 ${figure('matcherMs', 'p99')}, CPU p99 ${figure('matcherMs', 'cpuP99')}`, `p99 ${figure('floorMs', 'p99')} (lowercase + \`includes\` per entry)`, str(data['target']), met(data['met'])],
+    body: [
+      `${cap(what)}. The floor lowercases the prompt and looks for each lowercased entry in it. CPU time is the process's own, which other processes on a busy machine do not add to (load average ${fmt(data['loadAverage'], 2)} at the end). Compiling the list took ${small(data['compileMs'])}. Target: ${str(data['target'])}. Met: ${met(data['met'])}. How it matches: [decisions/blocklist-matching.md](decisions/blocklist-matching.md).`,
+      table(['Check', 'p50', 'p99', 'CPU p50', 'CPU p99'], [row('matcher', 'matcherMs'), row('floor', 'floorMs')]),
+    ].join('\n\n'),
+  };
+}
+
 function renderOther(result: ResultFile): Rendered {
   const header = ['benchmark', 'date', 'commit', 'commitDirty'];
   const scalars = Object.entries(result.data).filter(([key, value]) => !header.includes(key) && ['number', 'boolean', 'string'].includes(typeof value));
@@ -664,6 +681,7 @@ function renderOne(result: ResultFile): Rendered {
     chaos: renderChaos,
     voice: renderVoice,
     identify: renderIdentify,
+    blocklist: renderBlocklist,
   };
   return (renderers[name] ?? renderOther)(result);
 }
@@ -687,7 +705,7 @@ assertion. Why the figures are what they are:
 chosen: [decisions/benchmark-floors-and-targets.md](decisions/benchmark-floors-and-targets.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
-const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'chaos'];
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'blocklist', 'chaos'];
 const rank = (name: string) => {
   const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
   return index < 0 ? ORDER.length : index;
