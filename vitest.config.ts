@@ -3,9 +3,6 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { pathWithBundledFfmpeg } from './packages/test-world/src/tools.js';
 import LongestFirst from './test/support/sequencer.js';
 
-/** End-to-end files that spend most of their minute and a half waiting on the bot and the emulator. */
-const LONG_WAITS = ['test/e2e/many-shards.test.ts', 'test/e2e/chaos.test.ts'];
-
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -49,7 +46,7 @@ export default defineConfig({
           include: ['packages/*/test/**/*.test.ts'],
           // The emulator's voice tests play real audio through real voice connections.
           testTimeout: 30_000,
-          // The playground's tests drive the whole bot in a browser: they run with the end-to-end tests.
+          // The playground's tests drive the whole bot in a browser: they are the playground project.
           exclude: [...configDefaults.exclude, 'packages/playground/**'],
           environment: 'node',
         },
@@ -66,13 +63,13 @@ export default defineConfig({
         },
       },
       {
-        // The two longest end-to-end files, which mostly wait (twelve shards identifying 5 s apart,
-        // the chaos scenarios' faults): in a pool of their own, worker threads, they wait beside the
-        // other files instead of holding both of the forks' workers for a minute and a half.
+        // The bot as processes, against the emulator and the simulator. These files mostly wait on
+        // the bot and the stand-ins (shards identifying 5 s apart, songs being made, restarts), so
+        // they run in worker threads, a pool of their own, beside the forks' files.
         test: {
-          name: 'e2e-waits',
+          name: 'e2e',
           pool: 'threads',
-          include: LONG_WAITS,
+          include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
@@ -80,11 +77,10 @@ export default defineConfig({
         },
       },
       {
-        // The bot as processes, against the emulator and the simulator; the playground in a browser.
+        // The playground: the bot in a browser, and the program that serves it.
         test: {
-          name: 'e2e',
-          include: ['test/e2e/**/*.test.ts', 'packages/playground/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...LONG_WAITS],
+          name: 'playground',
+          include: ['packages/playground/test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
