@@ -8,11 +8,12 @@ import { Collection, type Client } from 'discord.js';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logger.js';
-import type { VoiceEngine, VoiceLine } from '../../../src/voice/engine/engine.js';
+import type { VoiceEngine } from '../../../src/voice/engine/engine.js';
 import type { GuildLease } from '../../../src/voice/guild-lease.js';
 import { PlayerHost } from '../../../src/voice/player.js';
 import { createPlayerStore, type PlayerState, type QueueEntry } from '../../../src/voice/store.js';
 import { testRedis } from '../../support/database.js';
+import { FakeVoiceLine } from '../../support/fake-voice-line.js';
 
 const { url, prefix } = testRedis();
 const redis = new Redis(url, { maxRetriesPerRequest: null });
@@ -25,30 +26,6 @@ afterAll(async () => {
 
 const BOT = '900000000000000001';
 const LISTENER = '900000000000000002';
-
-/** A voice line that records what it is told; the test ends songs through `onEnded`. */
-class FakeLine {
-  readonly played: string[] = [];
-  left = false;
-  onEnded: VoiceLine['onEnded'] = () => {};
-  onGone: VoiceLine['onGone'] = () => {};
-  constructor(readonly guildId: string, readonly channelId: string) {}
-  play(url: string): number {
-    this.played.push(url);
-    return this.played.length;
-  }
-  async stopSong(): Promise<boolean> {
-    return false;
-  }
-  async pause(): Promise<void> {}
-  async unpause(): Promise<void> {}
-  async playbackMs(): Promise<number> {
-    return 0;
-  }
-  leave(): void {
-    this.left = true;
-  }
-}
 
 /** A lease every guild is free under, whose lapse the test calls. */
 class FakeLease implements GuildLease {
@@ -104,8 +81,8 @@ function entry(n: number): QueueEntry {
 async function playing(guildId: string, current: QueueEntry, ...queued: QueueEntry[]) {
   const voiceChannelId = `${guildId}1`;
   const discord = fakeDiscord(guildId, voiceChannelId);
-  const lines: FakeLine[] = [];
-  const engine = { join: (_guild: unknown, channelId: string) => lines[lines.push(new FakeLine(guildId, channelId)) - 1] } as unknown as VoiceEngine;
+  const lines: FakeVoiceLine[] = [];
+  const engine = { join: (_guild: unknown, channelId: string) => lines[lines.push(new FakeVoiceLine(channelId, guildId)) - 1] } as unknown as VoiceEngine;
   const lease = new FakeLease();
   const state: PlayerState = { voiceChannelId, textChannelId: `${guildId}2`, guildLocale: 'en-US', nowPlayingMessageId: null, current, paused: false, radio: null, stay: false };
   await store.write(guildId, state);

@@ -9,10 +9,11 @@ import { Collection, type Guild } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { english } from '../../../src/i18n/index.js';
 import { silentLogger } from '../../../src/logger.js';
-import { handleRequest, type LivePlayer, type PlayerLine, type RequestParts } from '../../../src/voice/dispatcher.js';
+import { handleRequest, type LivePlayer, type RequestParts } from '../../../src/voice/dispatcher.js';
 import { GuildOrder } from '../../../src/voice/guild-order.js';
 import type { PlayerAnswer, PlayerOp, Requester } from '../../../src/voice/player-requests.js';
 import type { PlayerState, PlayerStore, QueueEntry } from '../../../src/voice/store.js';
+import { FakeVoiceLine } from '../../support/fake-voice-line.js';
 
 const BOT = '900000000000000001';
 const LISTENER = '900000000000000002';
@@ -65,30 +66,6 @@ class MemoryStore implements PlayerStore {
   }
 }
 
-/** A voice line that records what it is told to play. */
-class FakeLine implements PlayerLine {
-  readonly played: string[] = [];
-  left = false;
-  onEnded: PlayerLine['onEnded'] = () => {};
-  onGone: PlayerLine['onGone'] = () => {};
-  constructor(readonly channelId: string) {}
-  play(url: string): number {
-    this.played.push(url);
-    return this.played.length;
-  }
-  async stopSong(): Promise<boolean> {
-    return false;
-  }
-  async pause(): Promise<void> {}
-  async unpause(): Promise<void> {}
-  async playbackMs(): Promise<number> {
-    return 0;
-  }
-  leave(): void {
-    this.left = true;
-  }
-}
-
 /** A guild as the dispatcher reads it: one voice channel with the bot's permissions and the listeners in it. */
 function fakeGuild(guildId: string, voiceChannelId: string): Guild {
   const voiceStates = new Collection(
@@ -114,7 +91,7 @@ function fakeHost() {
   const store = new MemoryStore();
   const order = new GuildOrder();
   const players = new Map<string, LivePlayer>();
-  const lines: FakeLine[] = [];
+  const lines: FakeVoiceLine[] = [];
   const heldElsewhere = new Set<string>();
   const gates = new Map<string, Promise<void>>();
   const guilds = new Map<string, Guild>();
@@ -139,7 +116,7 @@ function fakeHost() {
     connect: (guild, channel) => {
       const existing = players.get(guild.id);
       if (existing) return existing;
-      const line = new FakeLine(channel.id);
+      const line = new FakeVoiceLine(channel.id);
       lines.push(line);
       const live: LivePlayer = { guildId: guild.id, line, advancing: false, stopped: false };
       players.set(guild.id, live);
