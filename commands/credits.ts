@@ -67,14 +67,14 @@ export default defineCommand({
     const now = new Date();
     const guildId = caller.guild.id;
     const userId = caller.member.userId;
-    const { premium } = context;
-    const selling = sellsAnything(premium?.catalog);
+    const { purchases } = context;
+    const selling = sellsAnything(purchases?.catalog);
     const [credits, month, mine, today, packs, subscribed] = await Promise.all([
       context.credits.getGuildCredits(guildId),
       context.credits.guildUsage({ guildId, since: utcMonthStart(now) }),
       context.credits.usage({ guildId, userId, since: utcMonthStart(now) }),
       context.credits.spentToday({ guildId, userId, now }),
-      premium ? premium.unclaimedPacks(userId) : Promise.resolve([]),
+      purchases ? purchases.unclaimedPacks(userId) : Promise.resolve([]),
       selling ? context.credits.liveSubscriptionSkus(guildId, now) : Promise.resolve([]),
     ]);
     const balance = credits?.balance ?? caller.guild.balance;
@@ -102,20 +102,20 @@ export default defineCommand({
         components.push(new ActionRowBuilder<ButtonBuilder>().addComponents(shownPacks.slice(start, start + BUTTONS_PER_ROW).map((pack) => claimButton(pack, t))));
       }
     }
-    const buyRows = selling ? premiumRows(premium!.catalog, { subscribed, maxRows: MAX_ROWS - components.length }) : [];
-    if (buyRows.length > 0) lines.push('', ...offerLines(premium!.catalog, t));
+    const buyRows = selling ? premiumRows(purchases!.catalog, { subscribed, maxRows: MAX_ROWS - components.length }) : [];
+    if (buyRows.length > 0) lines.push('', ...offerLines(purchases!.catalog, t));
     components.push(...buyRows);
 
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components });
-    if (buyRows.length > 0) noteOffer(premium, userId, guildId, context.logger);
+    if (buyRows.length > 0) noteOffer(purchases, userId, guildId, context.logger);
   },
   buttons: {
     'pack-claim': {
       acknowledge: 'ephemeral',
       async execute(interaction: GuildButton, id, context) {
-        const { t, premium } = context;
-        if (!premium) return answerInPlace(interaction, { content: t('credits.packUnknown') });
-        const content = claimAnswer(await premium.claim({ entitlementId: id.subject, userId: interaction.user.id, guildId: interaction.guildId }), interaction.guildId, t);
+        const { t, purchases } = context;
+        if (!purchases) return answerInPlace(interaction, { content: t('credits.packUnknown') });
+        const content = claimAnswer(await purchases.claim({ entitlementId: id.subject, userId: interaction.user.id, guildId: interaction.guildId }), interaction.guildId, t);
         await answerInPlace(interaction, { content });
       },
     },

@@ -104,11 +104,11 @@ export default defineCommand({
       ...LISTENING.map(listed),
       ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
-    const { premium } = context;
-    const buyRows = sellsAnything(premium?.catalog) ? premiumRows(premium!.catalog) : [];
+    const { purchases } = context;
+    const buyRows = sellsAnything(purchases?.catalog) ? premiumRows(purchases!.catalog) : [];
     // Under the balance, not at the end: the help is long, and Discord cuts it at 2,000 characters.
-    if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(premium!.catalog, t));
+    if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(purchases!.catalog, t));
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components: buyRows });
-    if (buyRows.length > 0) noteOffer(premium, member.userId, guild.id, context.logger);
+    if (buyRows.length > 0) noteOffer(purchases, member.userId, guild.id, context.logger);
   },
 });

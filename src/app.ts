@@ -145,9 +145,9 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const discordRequest = createMakeRequest(discordTraffic);
     // Purchases through Discord: only when something is for sale.
     const catalog = createCatalog(config);
-    let premium: Purchases | undefined;
+    let purchases: Purchases | undefined;
     if (catalog.skuIds.length > 0) {
-      premium = createPurchases({
+      purchases = createPurchases({
         db: database.db,
         api: createEntitlementsApi({ apiUrl: config.discordApiUrl, token: config.discordToken, applicationId: config.discordApplicationId, traffic: discordTraffic }),
         catalog,
@@ -158,8 +158,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         consumeRetries: queues,
         ...(overrides.now && { now: overrides.now }),
       });
-      const stopPremium = premium;
-      stops.push(() => stopPremium.stop());
+      const stopPurchases = purchases;
+      stops.push(() => stopPurchases.stop());
     }
     const deps: PipelineDeps = {
       db: database.db,
@@ -180,7 +180,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       metrics,
       settings: settingsFromConfig(config, overrides.settings),
       now: overrides.now ?? (() => new Date()),
-      ...(premium && { premium }),
+      ...(purchases && { purchases }),
     };
     // With INTERACTIONS=http the gateway still runs (without routing interactions): voice needs it.
     const gatewayStarts = runs.gateway;
@@ -197,7 +197,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
     if (voice) stops.push(() => voice.stop());
     // What every command handler is handed, over either way in (the router adds its logger and languages).
-    const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, premium };
+    const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, purchases };
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
     const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });
@@ -243,7 +243,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         opsRoutes: config.metricsPort === undefined,
         ...(interactions && { interactions }),
         // Entitlement events over HTTP, signed with the application's key (src/http/webhook-events.ts).
-        ...(config.discordPublicKey !== undefined && { webhookEvents: { publicKey: config.discordPublicKey, premium } }),
+        ...(config.discordPublicKey !== undefined && { webhookEvents: { publicKey: config.discordPublicKey, purchases } }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');
@@ -287,13 +287,13 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),
       });
       stops.push(() => maintenance.stop());
-      if (premium) {
+      if (purchases) {
         // The consumes Discord did not take, tried again wherever a worker runs.
-        const consumeRetries = startConsumeRetries(premium, workerConnection, { prefix: queues.prefix, logger });
+        const consumeRetries = startConsumeRetries(purchases, workerConnection, { prefix: queues.prefix, logger });
         stops.push(() => consumeRetries.close());
       }
       // Purchases made while no process was listening: caught now rather than at the next hourly pass.
-      if (premium) void premium.reconcile().catch((err: unknown) => logger.error({ err }, 'listing entitlements at start failed'));
+      if (purchases) void purchases.reconcile().catch((err: unknown) => logger.error({ err }, 'listing entitlements at start failed'));
     }
 
     if (gatewayStarts) {

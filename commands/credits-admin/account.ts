@@ -46,7 +46,7 @@ export const account = defineSubcommand({
     }
     // Sales through Discord, when the bot sells anything or sold this month: refunds it could not take back included.
     const sales = await context.credits.salesReport();
-    if (sellsAnything(context.premium?.catalog) || hasSales(sales)) lines.push('', ...salesLines(sales, t));
+    if (sellsAnything(context.purchases?.catalog) || hasSales(sales)) lines.push('', ...salesLines(sales, t));
     return reply(lines.join('\n'));
   },
 });

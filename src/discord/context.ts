@@ -34,7 +34,7 @@ export interface CommandContext extends DataFacades {
   /** The way to the guilds' voice players (absent in tests that need none: the voice commands then say the player is unreachable). */
   readonly voice?: VoiceControl;
   /** Purchases through Discord, when the bot sells any (CREDIT_PACKS, SUBSCRIPTION_ALLOWANCES). */
-  readonly premium?: Purchases;
+  readonly purchases?: Purchases;
   /** Where the workers share this process: told of each interaction, so background work makes way. */
   readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */

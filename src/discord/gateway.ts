@@ -132,10 +132,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     void welcomeGuild(guild, context);
   });
   // Purchases (no intent needed): each is confirmed through REST before anything moves.
-  const { premium } = context;
-  if (premium) {
+  const { purchases } = context;
+  if (purchases) {
     const receive = (entitlement: Entitlement, what: string) => {
-      void premium.receive(entitlementNotice(entitlement), 'gateway').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id, event: what }, 'entitlement event failed'));
+      void purchases.receive(entitlementNotice(entitlement), 'gateway').catch((err: unknown) => logger.error({ err, entitlementId: entitlement.id, event: what }, 'entitlement event failed'));
     };
     client.on(Events.EntitlementCreate, (entitlement) => receive(entitlement, 'create'));
     client.on(Events.EntitlementUpdate, (_old, entitlement) => receive(entitlement, 'update'));

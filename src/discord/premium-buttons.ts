@@ -60,7 +60,7 @@ export function offerLines(catalog: Catalog, t: Translator): string[] {
  * Remembers that `userId` was shown Buy buttons in `guildId`, in the background: the answer is
  * not held up, and a failure is logged, never thrown.
  */
-export function noteOffer(premium: { recordOffer(userId: string, guildId: string): Promise<void> } | undefined, userId: string, guildId: string, logger: Logger): void {
-  if (!premium) return;
-  void premium.recordOffer(userId, guildId).catch((err: unknown) => logger.warn({ err, guildId }, 'could not record where Buy buttons were shown'));
+export function noteOffer(purchases: { recordOffer(userId: string, guildId: string): Promise<void> } | undefined, userId: string, guildId: string, logger: Logger): void {
+  if (!purchases) return;
+  void purchases.recordOffer(userId, guildId).catch((err: unknown) => logger.warn({ err, guildId }, 'could not record where Buy buttons were shown'));
 }

@@ -112,7 +112,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
       thrown = { error };
-      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t, context.premium);
+      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t, context.purchases);
     } finally {
       done?.();
       closeAnswer(interaction);
@@ -132,8 +132,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
  */
 async function notePurchases(interaction: InteractionPort & InGuild, context: CommandContext): Promise<void> {
   const held = [...interaction.entitlements.values()].map(entitlementNotice);
-  if (!context.premium || held.length === 0) return;
-  await context.premium
+  if (!context.purchases || held.length === 0) return;
+  await context.purchases
     .noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held })
     .catch((err: unknown) => context.logger.warn({ err }, "could not take the member's purchases into account"));
 }
@@ -155,7 +155,7 @@ async function answerFailure(
   logger: CommandContext['logger'],
   durationMs: number,
   t: Translator,
-  premium?: CommandContext['premium'],
+  purchases?: CommandContext['purchases'],
 ): Promise<void> {
   if (error instanceof RequestTakenError) {
     logger.info({ jobId: error.jobId, durationMs }, 'interaction accepted by another process; left to it');
@@ -166,13 +166,13 @@ async function answerFailure(
   else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');
   else logger.error({ err, durationMs }, 'interaction failed');
 
-  const message = userMessageFor(error, t, premium?.catalog);
+  const message = userMessageFor(error, t, purchases?.catalog);
   if (message === undefined) return;
   const answered = interaction.isAutocomplete()
     ? interaction.responded
       ? Promise.resolve()
       : interaction.respond([])
-    : answerPrivately(interaction as RepliablePort, { content: message, components: userComponentsFor(error, t, premium?.catalog) });
+    : answerPrivately(interaction as RepliablePort, { content: message, components: userComponentsFor(error, t, purchases?.catalog) });
   const told = await answered.then(
     () => true,
     (secondError: unknown) => {
@@ -181,5 +181,5 @@ async function answerFailure(
     },
   );
   // The Buy buttons were shown here: a pack bought next goes to this server.
-  if (told && interaction.inGuild() && offersPurchase(error, premium?.catalog)) noteOffer(premium, interaction.user.id, interaction.guildId, logger);
+  if (told && interaction.inGuild() && offersPurchase(error, purchases?.catalog)) noteOffer(purchases, interaction.user.id, interaction.guildId, logger);
 }

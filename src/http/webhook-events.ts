@@ -18,7 +18,7 @@ const ENTITLEMENT_EVENTS = new Set(['ENTITLEMENT_CREATE', 'ENTITLEMENT_UPDATE', 
 
 export interface WebhookEventsRouteOptions {
   readonly publicKey: string;
-  readonly premium: Purchases | undefined;
+  readonly purchases: Purchases | undefined;
   readonly logger: Logger;
   readonly logRefusal: RefusalLog;
   readonly now?: () => number;
@@ -58,11 +58,11 @@ export function registerWebhookEventsRoute(app: FastifyInstance, options: Webhoo
       options.logger.debug({ eventType }, 'webhook event not used');
       return reply.code(204).send();
     }
-    if (!options.premium) {
+    if (!options.purchases) {
       options.logger.warn({ eventType, skuId: data.sku_id }, 'entitlement event ignored: nothing is sold (CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES are empty)');
       return reply.code(204).send();
     }
-    const work = options.premium.receive(data, 'webhook');
+    const work = options.purchases.receive(data, 'webhook');
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ANSWER_WITHIN_MS)));
     try {

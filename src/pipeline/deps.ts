@@ -76,7 +76,7 @@ export interface PipelineDeps {
   /** The time; tests move it. */
   readonly now: () => Date;
   /** Purchases through Discord, when the bot sells any: the maintenance passes list and sweep them. */
-  readonly premium?: Purchases;
+  readonly purchases?: Purchases;
   /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
   readonly frontFirst?: FrontFirst;
 }

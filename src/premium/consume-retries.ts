@@ -7,12 +7,12 @@ import type { Logger } from '../logger.js';
 import { consumePayloadSchema, QUEUE_NAMES } from '../queue/queues.js';
 import type { Purchases } from './purchases.js';
 
-export function startConsumeRetries(premium: Pick<Purchases, 'consumeAgain'>, connection: ConnectionOptions, options: { readonly prefix: string; readonly logger: Logger }): Worker {
+export function startConsumeRetries(purchases: Pick<Purchases, 'consumeAgain'>, connection: ConnectionOptions, options: { readonly prefix: string; readonly logger: Logger }): Worker {
   const worker = new Worker(
     QUEUE_NAMES.consume,
     async (entry) => {
       const { entitlementId } = consumePayloadSchema.parse(entry.data);
-      await premium.consumeAgain(entitlementId);
+      await purchases.consumeAgain(entitlementId);
     },
     { connection, prefix: options.prefix, concurrency: 5 },
   );

@@ -20,8 +20,8 @@ export function createMaintenanceProcessor(deps: PipelineDeps) {
     },
     account: async () => void (await checkAccount(deps, 'hourly')),
     retention: async () => void (await applyRetention(deps)),
-    entitlements: async () => void (await deps.premium?.reconcile()),
-    purchases: async () => void (await deps.premium?.sweep()),
+    entitlements: async () => void (await deps.purchases?.reconcile()),
+    purchases: async () => void (await deps.purchases?.sweep()),
   };
   return async (entry: Job): Promise<void> => {
     const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;

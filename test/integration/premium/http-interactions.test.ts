@@ -50,7 +50,7 @@ const hello = defineCommand({
 let emulator: DiscordEmulator;
 let server: FastifyInstance;
 let receiver: HttpInteractionReceiver;
-let premium: Purchases;
+let purchases: Purchases;
 
 beforeAll(async () => {
   emulator = await startDiscordEmulator({
@@ -68,7 +68,7 @@ beforeAll(async () => {
       DISCORD_PUBLIC_KEY: emulator.publicKey,
     },
   });
-  premium = createPurchases({
+  purchases = createPurchases({
     db: db.db,
     api: createEntitlementsApi({ apiUrl: emulator.apiUrl, token: emulator.botToken, applicationId: emulator.applicationId }),
     catalog: createCatalog({ creditPacks: [{ skuId: PACK, credits: 100 }], subscriptionAllowances: [] }),
@@ -78,7 +78,7 @@ beforeAll(async () => {
     packClaimMinutes: 0,
   });
   // The router reads only these for a command that spends nothing.
-  const context = { settings: commandSettings(config), logger: silentLogger, premium } as BaseCommandContext;
+  const context = { settings: commandSettings(config), logger: silentLogger, purchases } as BaseCommandContext;
   receiver = createHttpInteractionReceiver({ context, commands: [hello], discord: { apiUrl: config.discordApiUrl, token: config.discordToken } });
   server = Fastify();
   server.removeContentTypeParser('application/json');
@@ -90,7 +90,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await receiver?.stop();
-  await premium?.stop();
+  await purchases?.stop();
   await emulator?.close();
 });
 
@@ -111,7 +111,7 @@ describe('entitlements on interactions over HTTP', () => {
   it("take a pack whose event never came into the buyer's server at their next command, as the gateway's do", async () => {
     const { guild, channel, buyer } = await shopWithHello('Shop');
     // Shown the Buy button here, the buyer buys; Discord's event never reaches the bot.
-    await premium.recordOffer(buyer, guild.id);
+    await purchases.recordOffer(buyer, guild.id);
     const pack = emulator.purchase({ userId: buyer, skuId: PACK, delivery: 'never' });
 
     const handle = emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: buyer, name: 'hello' });
@@ -128,7 +128,7 @@ describe('entitlements on interactions over HTTP', () => {
     const command = emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: buyer, name: 'hello' });
     await command.waitForResponse();
     const messageId = command.original()!.id;
-    await premium.recordOffer(buyer, guild.id);
+    await purchases.recordOffer(buyer, guild.id);
 
     const first = emulator.purchase({ userId: buyer, skuId: PACK, delivery: 'never' });
     const pick = emulator.selectOption({ messageId, customId: MENU, userId: buyer, values: ['one'] });
