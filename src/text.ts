@@ -1,5 +1,5 @@
 /** Text helpers every layer shares: cutting text to a limit, showing a member's text as typed, and Discord's timestamp markup. */
-import { escapeMarkdown as escapeDiscordMarkdown } from '@discordjs/formatters';
+import { escapeMarkdown as escapeDiscordMarkdown, time } from '@discordjs/formatters';
 
 /** `text` cut to at most `max` characters, ending with an ellipsis when it was cut. */
 export function truncate(text: string, max: number): string {
@@ -39,5 +39,5 @@ export function inCode(text: string): string {
  * string functions), so the pipeline writes timestamps through here.
  */
 export function discordTimestamp(date: Date, style: 't' | 'T' | 'd' | 'D' | 'f' | 'F' | 'R' = 'f'): string {
-  return `<t:${Math.floor(date.getTime() / 1000)}:${style}>`;
+  return time(date, style);
 }

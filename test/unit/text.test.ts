@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMarkdown, inCode, truncate } from '../../src/text.js';
+import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../../src/text.js';
 
 describe('escapeMarkdown', () => {
   it.each([
@@ -46,5 +46,13 @@ describe('truncate', () => {
   it('cuts with an ellipsis, within the limit', () => {
     expect(truncate('abcdef', 4)).toBe('abc…');
     expect(truncate('abc', 4)).toBe('abc');
+  });
+});
+
+describe('discordTimestamp', () => {
+  it("writes Discord's timestamp markup in whole seconds, full date and time unless a style is given", () => {
+    const at = new Date('2026-11-29T03:30:15.999Z');
+    expect(discordTimestamp(at)).toBe('<t:1795923015:f>');
+    expect(discordTimestamp(at, 'R')).toBe('<t:1795923015:R>');
   });
 });
