@@ -323,7 +323,7 @@ export async function libraryRowsBeyond(db: Executor, filter: LibraryFilter, dir
   return db
     .select()
     .from(jobs)
-    .where(and(matching(filter), from !== undefined ? beyond(filter.guildId, from, newer ? '>' : '<') : undefined))
+    .where(and(matching(filter), from !== undefined ? beyond(filter.guildId, from, operatorOf(direction)) : undefined))
     .orderBy(...(newer ? [asc(jobs.createdAt), asc(jobs.id)] : [desc(jobs.createdAt), desc(jobs.id)]))
     .limit(limit);
 }
