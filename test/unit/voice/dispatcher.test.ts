@@ -14,6 +14,7 @@ import { GuildOrder } from '../../../src/voice/guild-order.js';
 import type { PlayerAnswer, PlayerOp, Requester } from '../../../src/voice/player-requests.js';
 import type { PlayerState, PlayerStore, QueueEntry } from '../../../src/voice/store.js';
 import { FakeVoiceLine } from '../../support/fake-voice-line.js';
+import { gate } from '../../support/gate.js';
 
 const BOT = '900000000000000001';
 const LISTENER = '900000000000000002';
@@ -155,13 +156,6 @@ function song(n: number): QueueEntry {
 }
 
 const text = (reply: PlayerAnswer) => reply.lines.map((line) => english.text(line)).join('\n');
-
-/** A promise and the function that settles it. */
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
 
 describe('the voice request dispatcher', () => {
   it("runs one guild's requests in the order they came: the first plays, the second queues behind it", async () => {

@@ -1,13 +1,7 @@
 /** Each guild's player changes run one after another; other guilds are not held up. */
 import { describe, expect, it } from 'vitest';
 import { GuildOrder } from '../../../src/voice/guild-order.js';
-
-/** A promise and the function that settles it. */
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
+import { gate } from '../../support/gate.js';
 
 describe("a guild's order", () => {
   it("runs one guild's work in the order it came, each after the last has settled, a failure included", async () => {
