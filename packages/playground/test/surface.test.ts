@@ -202,7 +202,8 @@ function runCli(args: readonly string[], dataDir: string): Promise<{ code: numbe
   });
 }
 
-describe('--host', { timeout: 60_000 }, () => {
+// Three runs of the playground through tsx, each stopping before Postgres: slow only when the suite keeps both cores busy.
+describe('--host', { timeout: 180_000 }, () => {
   it('warns in one line before listening beyond this machine, and refuses a name it cannot listen on', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-playground-host-'));
     // A port already taken on the loopback: the page binds first, so the run stops there, before Postgres.
