@@ -54,7 +54,8 @@ describe('a world of its own', () => {
     world.emulator.runCommand({ guildId: guild.id, channelId: channel.id, userId: member.id, name: 'song', options: { prompt: 'a world of its own' } });
     await waitFor('the service to get the task', () => world.sim.listTasks().find((task) => task.body.sound === 'a world of its own'), { timeoutMs: 30_000 });
 
-    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    const exit = await bot.stop();
+    expect(exit, `the bot's last output:\n${bot.output().slice(-6000)}`).toEqual({ code: 0, signal: null });
     expect(bot.running).toBe(false);
     expect(crashes).toEqual([]);
     expect(bot.logLines().some((line) => line.msg === 'bot started')).toBe(true);
