@@ -18,13 +18,16 @@ const db = await createTestDatabase();
 
 let emulator: DiscordEmulator;
 let queues: Queues;
+let redis: Redis;
 beforeAll(async () => {
   emulator = await startDiscordEmulator({ rateLimits: false, skus: SKUS });
   const { url, prefix } = testRedis();
-  queues = createQueues(new Redis(url, { maxRetriesPerRequest: null }), { prefix });
+  redis = new Redis(url, { maxRetriesPerRequest: null });
+  queues = createQueues(redis, { prefix });
 });
 afterAll(async () => {
   await queues?.close();
+  await redis?.quit();
   await emulator?.close();
 });
 

@@ -23,15 +23,18 @@ const cleanups: Array<() => Promise<unknown>> = [];
 let emulator: DiscordEmulator;
 let queues: Queues;
 let redisUrl: string;
+let redis: Redis;
 let prefix: string;
 beforeAll(async () => {
   emulator = await startDiscordEmulator({ rateLimits: false, skus: [{ id: PACK, name: '100 credits', type: 'consumable' }] });
   ({ url: redisUrl, prefix } = testRedis());
-  queues = createQueues(new Redis(redisUrl, { maxRetriesPerRequest: null }), { prefix });
+  redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  queues = createQueues(redis, { prefix });
 });
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   await queues?.close();
+  await redis?.quit();
   await emulator?.close();
 });
 

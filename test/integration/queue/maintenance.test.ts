@@ -18,20 +18,28 @@ afterEach(async () => {
 
 /** One worker process's view of the queues, as startApp builds it. */
 function processQueues(url: string, prefix: string): Queues {
-  const queues = createQueues(new Redis(url, { maxRetriesPerRequest: null }), { prefix });
-  cleanups.push(() => queues.close());
+  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  const queues = createQueues(redis, { prefix });
+  cleanups.push(async () => {
+    await queues.close();
+    await redis.quit();
+  });
   return queues;
 }
 
 /** Counts the maintenance entries that run, by name. */
 function countRuns(url: string, prefix: string): Map<string, number> {
   const runs = new Map<string, number>();
+  const connection = new Redis(url, { maxRetriesPerRequest: null });
   const worker = new Worker(
     QUEUE_NAMES.maintenance,
     async (entry) => void runs.set(entry.name, (runs.get(entry.name) ?? 0) + 1),
-    { connection: new Redis(url, { maxRetriesPerRequest: null }), prefix },
+    { connection, prefix },
   );
-  cleanups.push(() => worker.close());
+  cleanups.push(async () => {
+    await worker.close();
+    await connection.quit();
+  });
   return runs;
 }
 
