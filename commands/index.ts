@@ -8,6 +8,7 @@ import help from './help.js';
 import jobs from './jobs.js';
 import library from './library.js';
 import lyrics from './lyrics.js';
+import moderation from './moderation.js';
 import play from './play.js';
 import { pause, queue, resume, skip, stop } from './player.js';
 import radio from './radio.js';
@@ -17,7 +18,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, radio, help, creditsAdmin, settings];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, radio, help, creditsAdmin, settings, moderation];
 
 /** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
 export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));

@@ -61,6 +61,11 @@ export const guilds = pgTable(
     alertBelow: integer('alert_below'),
     /** Set when the low-balance alert was sent; cleared when the balance rises above the threshold. */
     alertSentAt: timestamp('alert_sent_at', { withTimezone: true }),
+    /**
+     * Raised with every change to the guild's blocked words, in the change's transaction: a
+     * process whose compiled list is of another version reads the list again. 0: never had one.
+     */
+    blocklistVersion: integer('blocklist_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -78,6 +83,20 @@ export const guildRoleLimits = pgTable(
     dailyCap: integer('daily_cap').notNull(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.roleId] })],
+);
+
+/** A guild's blocked words and phrases, as a moderator wrote them (`*` for a prefix or suffix): src/safety/blocklist.ts matches them. */
+export const guildBlockedWords = pgTable(
+  'guild_blocked_words',
+  {
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    entry: text('entry').notNull(),
+    addedBy: text('added_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.entry] })],
 );
 
 export const LEDGER_KINDS = [

@@ -22,6 +22,7 @@ import {
   writeLedgerCsv,
 } from '../credits/index.js';
 import { cooldownLeft } from '../guilds/access.js';
+import { addBlockedWords, listBlockedWords, removeBlockedWords } from '../guilds/blocklist.js';
 import { changeSettings, findGuild, loadGuild } from '../guilds/settings.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice } from '../guilds/voices.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
@@ -42,7 +43,7 @@ function bind<T extends Record<string, OnDatabase>>(db: Database, functions: T):
 
 export function dataFacades(db: Database) {
   return {
-    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome }),
+    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome, addBlockedWords, removeBlockedWords, listBlockedWords }),
     credits: bind(db, {
       getGuildCredits,
       getBalance,

@@ -60,11 +60,19 @@ type SubcommandArgs<O> = O extends { readonly type: ApplicationCommandOptionType
   ? { readonly subcommand: N; readonly options: BasicArgs<OptionsOf<O>> }
   : never;
 
-/** `{ prompt: string; title?: string }`, or `{ subcommand: 'list'; options: {} } | …` for commands with subcommands. */
+type GroupArgs<O> = O extends { readonly type: ApplicationCommandOptionType.SubcommandGroup; readonly name: infer G; readonly options: infer S extends readonly OptionShape[] }
+  ? SubcommandArgs<S[number]> & { readonly group: G }
+  : never;
+
+/**
+ * `{ prompt: string; title?: string }`, or `{ subcommand: 'list'; options: {} } | …` for
+ * commands with subcommands, and `{ group: 'blocklist'; subcommand: 'add'; options: … }` for
+ * those in a group.
+ */
 export type CommandArgs<Definition> = Definition extends { readonly options: infer Options extends readonly OptionShape[] }
-  ? Extract<Options[number], { readonly type: ApplicationCommandOptionType.Subcommand }> extends never
+  ? Extract<Options[number], { readonly type: ApplicationCommandOptionType.Subcommand | ApplicationCommandOptionType.SubcommandGroup }> extends never
     ? BasicArgs<Options>
-    : SubcommandArgs<Options[number]>
+    : (SubcommandArgs<Options[number]> & { readonly group?: undefined }) | GroupArgs<Options[number]>
   : Record<string, never>;
 
 function valueOf(option: CommandOption): unknown {
@@ -153,6 +161,10 @@ export function fitsDefinition(definition: { readonly options?: readonly OptionS
  */
 export function readArgs<Definition>(data: readonly CommandOption[]): CommandArgs<Definition> {
   const first = data[0];
+  if (first?.type === ApplicationCommandOptionType.SubcommandGroup) {
+    const subcommand = first.options?.[0];
+    return { group: first.name, subcommand: subcommand?.name, options: collect(subcommand?.options) } as unknown as CommandArgs<Definition>;
+  }
   if (first?.type === ApplicationCommandOptionType.Subcommand) {
     return { subcommand: first.name, options: collect(first.options) } as unknown as CommandArgs<Definition>;
   }

@@ -7,8 +7,11 @@ import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
 import { auditLog, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
-import { english, localText, type LocalText } from '../i18n/index.js';
+import { localText } from '../i18n/index.js';
 import { queuedCountOf } from '../pipeline/job-rows.js';
+import type { Blocklist } from '../safety/blocklist.js';
+import { blocklistOf } from './blocklist.js';
+import { SettingsError } from './settings-error.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
 export type Visibility = GuildRow['visibility'];
@@ -59,6 +62,8 @@ export async function loadGuild(
  */
 export type LoadedGuild = GuildRow & {
   readonly dailyCap: number | null;
+  /** The guild's blocked words, compiled (read from Postgres only when this process has another version). */
+  readonly blocklist: Blocklist;
   /** Jobs of `kinds` waiting in the queue (counted up to FIRST_ANSWER_COUNT_LIMIT), and at the service. */
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 };
@@ -69,6 +74,7 @@ async function readGuild(db: Database, guildId: string, roleIds: readonly string
     row && {
       ...row.guild,
       dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
+      blocklist: await blocklistOf(db, guildId, row.guild.blocklistVersion),
       queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued), inFlight: Number(row.inFlight) },
     }
   );
@@ -102,13 +108,7 @@ export type SettingsChange =
   | { readonly setting: 'cooldown'; readonly seconds: number }
   | { readonly setting: 'visibility'; readonly visibility: Visibility };
 
-export class SettingsError extends Error {
-  override readonly name = 'SettingsError';
-  /** Written for the moderator who asked, in their language; `message` is the English, for logs. */
-  constructor(readonly userText: LocalText) {
-    super(english.text(userText));
-  }
-}
+export { SettingsError };
 
 /**
  * Applies one change under a lock on the guild's row and writes who made it, with the

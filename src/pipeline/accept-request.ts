@@ -15,7 +15,7 @@ import {
 } from '../credits/index.js';
 import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import type { Executor } from '../db/client.js';
-import type { JobKind } from '../db/schema.js';
+import { auditLog, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, newJobRow } from './job-rows.js';
@@ -23,7 +23,7 @@ import { kindsSharingTaskType } from './upstream.js';
 import { isRemixSource } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
-import { RequestRefusedError, RequestTakenError, type GuildForRequest, type LoadGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
+import { RequestRefusedError, RequestTakenError, type GenerationRequest, type GuildForRequest, type LoadGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
 
 const OPERATION_BY_KIND: Record<JobKind, CostedOperation> = {
   song: 'song',
@@ -88,6 +88,11 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
   const guild = await guildFor(input, loadGuild, now);
+  const blocked = blockedTextIn(guild.blocklist, request);
+  if (blocked) {
+    await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });
+    throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
+  }
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
@@ -188,6 +193,43 @@ export function jobIdFor(requestKey: string): string {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The member's texts a request carries, by the field a moderator reads in the log. */
+function textsOf(request: GenerationRequest): Array<[field: string, text: string | undefined]> {
+  switch (request.kind) {
+    case 'song':
+    case 'persona_song':
+      return [['prompt', request.prompt], ['lyrics', request.lyrics], ['title', request.title]];
+    case 'lyrics':
+      return [['prompt', request.prompt]];
+    case 'voice':
+      return [['voice name', request.name]];
+    case 'upload':
+      return [['title', request.title]];
+    case 'video':
+    case 'download':
+      return [];
+  }
+}
+
+/** The first of the request's texts that uses a blocked entry, with the entry; undefined when none does. */
+function blockedTextIn(blocklist: GuildForRequest['blocklist'], request: GenerationRequest): { field: string; rule: string } | undefined {
+  for (const [field, text] of textsOf(request)) {
+    const rule = text === undefined ? undefined : blocklist.match(text);
+    if (rule !== undefined) return { field, rule };
+  }
+  return undefined;
+}
+
+/** The refusal, for the guild's moderators: which entry matched and in which field, never the member's text. */
+async function recordBlockedRequest(
+  deps: Pick<PipelineDeps, 'db' | 'logger'>,
+  refused: { guildId: string; channelId: string; userId: string; kind: JobKind; field: string; rule: string },
+): Promise<void> {
+  const { guildId, channelId, userId, kind, field, rule } = refused;
+  deps.logger.info({ guildId, channelId, userId, kind, field }, 'request refused: blocked words');
+  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_blocked_words', details: { kind, field, rule, channelId } });
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */

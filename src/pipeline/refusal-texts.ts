@@ -21,4 +21,6 @@ export const REFUSAL_TEXTS = {
       ? localText('refusal.insufficientCreditsAllowance', { balance, cost, allowance: monthlyAllowance, at: unixSeconds(nextAllowanceTopUp(now)) })
       : localText('refusal.insufficientCredits', { balance, cost }),
   remixSourceGone: (): LocalText => localText('refusal.remixSourceGone'),
+  /** Names no rule: a member who reads which word was refused learns how to spell around it. */
+  blockedWords: (): LocalText => localText('refusal.blockedWords'),
 };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { english, type AppLocale, type LocalText } from '../i18n/index.js';
 import { messageKey } from '../i18n/zod-text.js';
 import type { JobKind } from '../db/schema.js';
+import type { Blocklist } from '../safety/blocklist.js';
 
 /** Limits of the service where it states them, and ours where it does not (docs/members.md lists them). */
 export const LIMITS = {
@@ -153,6 +154,8 @@ export interface SubmitInput {
 export interface GuildForRequest {
   /** The daily cap that holds for this member (null: none): checked under a lock per member. */
   readonly dailyCap: number | null;
+  /** The guild's blocked words: a request whose text uses one is refused before anything is reserved. */
+  readonly blocklist: Pick<Blocklist, 'match'>;
   /** The low-balance alert's threshold (null: none configured). */
   readonly alertBelow: number | null;
   /** Jobs of `kinds` waiting in the queue and at the service when the guild was read; null: not counted. */
@@ -188,7 +191,7 @@ export class RequestTakenError extends Error {
   }
 }
 
-export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap';
+export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap' | 'blocked_words';
 
 /** The request was not accepted; nothing was reserved. `text` is for the member, `message` (English) for logs. */
 export class RequestRefusedError extends Error {

@@ -117,7 +117,7 @@ describe('command definitions', () => {
 
   it('gives the moderator commands Manage Server as their default permission, and no other command', () => {
     for (const definition of commandDefinitions) {
-      const moderated = ['credits-admin', 'settings'].includes(definition.name);
+      const moderated = ['credits-admin', 'settings', 'moderation'].includes(definition.name);
       expect(definition.default_member_permissions, definition.name).toBe(
         moderated ? String(PermissionFlagsBits.ManageGuild) : undefined,
       );
@@ -129,9 +129,11 @@ describe('command definitions', () => {
       commandDefinitions.map((definition) => [
         definition.name,
         asOptions(definition.options).map((option) =>
-          option.type === ApplicationCommandOptionType.Subcommand
-            ? `${option.name}(${(option.options ?? []).map((child) => child.name).join(',')})`
-            : option.name,
+          option.type === ApplicationCommandOptionType.SubcommandGroup
+            ? `${option.name}[${(option.options ?? []).map((sub) => `${sub.name}(${(sub.options ?? []).map((child) => child.name).join(',')})`).join(',')}]`
+            : option.type === ApplicationCommandOptionType.Subcommand
+              ? `${option.name}(${(option.options ?? []).map((child) => child.name).join(',')})`
+              : option.name,
         ),
       ]),
     );
@@ -175,6 +177,7 @@ describe('command definitions', () => {
         'cooldown(seconds)',
         'visibility(mode)',
       ],
+      moderation: ['blocklist[add(words),remove(words),list()]'],
     });
   });
 

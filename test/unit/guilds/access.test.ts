@@ -23,6 +23,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     alertChannelId: null,
     alertBelow: null,
     alertSentAt: null,
+    blocklistVersion: 0,
     createdAt: new Date('2026-01-01T00:00:00Z'),
     updatedAt: new Date('2026-01-01T00:00:00Z'),
     ...overrides,

@@ -1,0 +1,77 @@
+/**
+ * `/moderation`: what keeps the bot safe on a server, for its moderators. `blocklist add`,
+ * `remove` and `list` manage the words and phrases no request may use (src/guilds/blocklist.ts
+ * stores them; src/safety/blocklist.ts matches them when a request is accepted).
+ */
+import { ApplicationCommandOptionType, InteractionContextType, PermissionFlagsBits, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
+import { loadCaller, requireModerator } from '../src/discord/caller.js';
+import { defineCommand } from '../src/discord/command.js';
+import { answerInPlace } from '../src/discord/respond.js';
+import { parseBlockedWords } from '../src/guilds/blocklist.js';
+import { english } from '../src/i18n/index.js';
+import { LIMITS } from '../src/pipeline/requests.js';
+
+/** A list longer than a message holds is cut here, with how many more there are. */
+const LIST_SHOWN_CHARS = 1_800;
+
+const words = (subcommand: 'add' | 'remove') =>
+  ({
+    type: ApplicationCommandOptionType.String,
+    name: 'words',
+    description: english(`command.moderation.blocklist.${subcommand}.words.description`),
+    required: true,
+    max_length: LIMITS.lyricsMax,
+  }) as const;
+
+export const definition = {
+  name: 'moderation',
+  description: english('command.moderation.description'),
+  contexts: [InteractionContextType.Guild],
+  dm_permission: false,
+  default_member_permissions: String(PermissionFlagsBits.ManageGuild),
+  options: [
+    {
+      type: ApplicationCommandOptionType.SubcommandGroup,
+      name: 'blocklist',
+      description: english('command.moderation.blocklist.description'),
+      options: [
+        { type: ApplicationCommandOptionType.Subcommand, name: 'add', description: english('command.moderation.blocklist.add.description'), options: [words('add')] },
+        { type: ApplicationCommandOptionType.Subcommand, name: 'remove', description: english('command.moderation.blocklist.remove.description'), options: [words('remove')] },
+        { type: ApplicationCommandOptionType.Subcommand, name: 'list', description: english('command.moderation.blocklist.list.description') },
+      ],
+    },
+  ],
+} as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** Entries as a moderator reads them back: each in code marks, so that `*` and spaces show as typed. */
+const shown = (entries: readonly string[]) => entries.map((entry) => `\`${entry.replaceAll('`', "'")}\``).join(', ');
+
+export default defineCommand({
+  definition,
+  acknowledge: () => 'ephemeral',
+  async execute(interaction, args, context) {
+    const caller = await loadCaller(interaction, context);
+    // Discord's default permission can be overridden per guild: check again here.
+    requireModerator(caller);
+    const guildId = caller.guild.id;
+    const actorId = caller.member.userId;
+    const reply = (content: string) => answerInPlace(interaction, { content });
+    switch (args.subcommand) {
+      case 'add': {
+        const { added, total } = await context.guilds.addBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
+        return reply(added.length === 0 ? context.t('blocklist.addedNone') : context.t('blocklist.added', { entries: shown(added), total }));
+      }
+      case 'remove': {
+        const { removed, total } = await context.guilds.removeBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
+        return reply(removed.length === 0 ? context.t('blocklist.removedNone') : context.t('blocklist.removed', { entries: shown(removed), total }));
+      }
+      case 'list': {
+        const entries = await context.guilds.listBlockedWords(guildId);
+        if (entries.length === 0) return reply(context.t('blocklist.listEmpty'));
+        let text = shown(entries);
+        if (text.length > LIST_SHOWN_CHARS) text = `${text.slice(0, text.lastIndexOf(', ', LIST_SHOWN_CHARS))}, …`;
+        return reply(context.t('blocklist.list', { total: entries.length, entries: text }));
+      }
+    }
+  },
+});

@@ -1,0 +1,109 @@
+/**
+ * `/moderation blocklist`: moderators list the words no request may use; a member's request
+ * that uses one, however disguised, is refused privately before anything is reserved or sent
+ * to the service, and the moderators' audit log names the rule, never the member's text.
+ */
+import { and, count, desc, eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditLog, guildBlockedWords, guilds, jobs } from '../../../src/db/schema.js';
+import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+
+const REFUSED = 'This server does not allow some of these words. Nothing was spent.';
+
+let h: BotHarness;
+let g: BotHarness;
+
+beforeAll(async () => {
+  h = await startBot({ startingCredits: 100 });
+});
+afterAll(async () => h?.close());
+beforeEach(() => {
+  g = h.inNewGuild();
+});
+afterEach(() => expect(h.emulator.findings).toEqual([]));
+
+const blocklist = (userId: string, subcommand: 'add' | 'remove' | 'list', options: Record<string, string> = {}) =>
+  privateAnswer(g.run(userId, { name: 'moderation', subcommandGroup: 'blocklist', subcommand, options }));
+
+/** What a refusal must leave as it was: the balance, the guild's jobs, and the service's tasks. */
+async function accounts() {
+  const [guild] = await g.db.db.select({ balance: guilds.balance }).from(guilds).where(eq(guilds.id, g.guild.id));
+  const [jobCount] = await g.db.db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, g.guild.id));
+  return { balance: guild?.balance, jobs: jobCount?.n, tasks: g.sim.listTasks().length };
+}
+
+async function audits(action: string) {
+  return g.db.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.guildId, g.guild.id), eq(auditLog.action, action)))
+    .orderBy(desc(auditLog.id));
+}
+
+describe('/moderation blocklist', () => {
+  it('refuses every disguise of a blocked word privately, reserving nothing and sending nothing upstream', async () => {
+    const added = await blocklist(g.members.manager, 'add', { words: 'foo, bar baz, grim*' });
+    expect(added.content).toContain('Blocked: `foo`, `bar baz`, `grim*`. The blocklist has 3 now');
+    expect(await audits('blocklist_add')).toMatchObject([{ actorId: g.members.manager, details: { entries: ['foo', 'bar baz', 'grim*'] } }]);
+
+    const before = await accounts();
+    const disguises = ['a FOO song', 'a fóó song', 'a fοο song (Greek omicrons)', 'an f.o.o song', 'an f o o song', 'a f00 song', 'a song of BAR  baz', 'grimy days'];
+    for (const prompt of disguises) {
+      const answer = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt } }));
+      expect(answer.ephemeral, prompt).toBe(true);
+      expect(answer.content, prompt).toBe(REFUSED);
+    }
+    expect(await accounts()).toEqual(before);
+
+    const refused = await audits('request_refused_blocked_words');
+    expect(refused).toHaveLength(disguises.length);
+    expect(refused.at(-1)).toMatchObject({ actorId: g.members.alice, details: { kind: 'song', field: 'prompt', rule: 'foo' } });
+    // The member's text stays out of the log: the rule and the field say enough.
+    expect(JSON.stringify(refused)).not.toContain('song (Greek');
+  });
+
+  it('checks the lyrics and the title too, and /lyrics, and leaves words that only contain one alone', async () => {
+    await blocklist(g.members.manager, 'add', { words: 'ass' });
+    const before = await accounts();
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'calm', lyrics: 'kick ass tonight' } }))).content).toBe(REFUSED);
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'calm', title: 'A$$' } }))).content).toBe(REFUSED);
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'an ass' } }))).content).toBe(REFUSED);
+    expect(await accounts()).toEqual(before);
+    expect((await audits('request_refused_blocked_words')).map((row) => row.details['field'])).toEqual(['prompt', 'title', 'lyrics']);
+
+    // A listed word inside another is not that word: "class" and "bass" are fine.
+    const accepted = await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'a classic bass line' } }));
+    await g.delivered(jobIdIn(accepted));
+  });
+
+  it('takes effect at once in both directions: a removed word is accepted on the next request', async () => {
+    await blocklist(g.members.manager, 'add', { words: 'thunder' });
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'thunder' } }))).content).toBe(REFUSED);
+
+    const removed = await blocklist(g.members.manager, 'remove', { words: 'thunder, never listed' });
+    expect(removed.content).toContain('Removed from the blocklist: `thunder`. 0 left.');
+    expect(await audits('blocklist_remove')).toMatchObject([{ details: { entries: ['thunder'] } }]);
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'thunder' } }))));
+    expect((await blocklist(g.members.manager, 'list')).content).toContain('This server blocks no words.');
+  });
+
+  it('lists the entries, says when there is nothing to add or remove, and refuses entries that would block nothing', async () => {
+    await blocklist(g.members.manager, 'add', { words: 'zeta\nalpha' });
+    expect((await blocklist(g.members.manager, 'list')).content).toBe('Blocked words and phrases (2):\n`alpha`, `zeta`');
+    expect((await blocklist(g.members.manager, 'add', { words: 'ALPHA, zeta' })).content).toContain('Blocked: `ALPHA`');
+    expect((await blocklist(g.members.manager, 'add', { words: 'zeta' })).content).toBe('Those are all on the blocklist already.');
+    expect((await blocklist(g.members.manager, 'remove', { words: 'omega' })).content).toContain('None of those is on the blocklist.');
+    expect((await blocklist(g.members.manager, 'add', { words: ' , , ' })).content).toBe('Type the words or phrases to block, separated by commas.');
+    expect((await blocklist(g.members.manager, 'add', { words: 'ok, ***' })).content).toBe('“***” has no letters or digits, so it would block nothing.');
+    expect((await blocklist(g.members.manager, 'add', { words: 'x'.repeat(101) })).content).toBe('Each word or phrase can be at most 100 characters.');
+    const [stored] = await g.db.db.select({ n: count() }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, g.guild.id));
+    expect(stored?.n).toBe(3);
+  });
+
+  it('is refused to a member without Manage Server or the moderator role, though Discord let the command through', async () => {
+    expect((await blocklist(g.members.alice, 'add', { words: 'anything' })).content).toContain('Only moderators can do that');
+    expect((await blocklist(g.members.alice, 'list')).content).toContain('Only moderators can do that');
+    const [stored] = await g.db.db.select({ n: count() }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, g.guild.id));
+    expect(stored?.n).toBe(0);
+  });
+});
