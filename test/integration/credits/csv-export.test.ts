@@ -14,6 +14,12 @@ import { guildWith } from './support.js';
 const db = await createTestDatabase();
 const HEADER = 'id,time,kind,amount,balance_after,user,actor,job,reason,entitlement';
 const MOVEMENTS = 100_000;
+/**
+ * The split's history: pages of the export's cursor (1,000 rows) both fit whole into a file and
+ * straddle two, over more than ten files. Its length does not matter, only the ratio of the
+ * rows to the limit.
+ */
+const SPLIT_MOVEMENTS = 20_000;
 
 /** The export's files, read back. */
 async function contents(exported: LedgerCsvExport): Promise<string[]> {
@@ -32,6 +38,7 @@ async function expected(guildId: string, userId?: string): Promise<{ ids: number
 
 describe('writeLedgerCsv', () => {
   let busy: string;
+  let split: string;
   let previousTmp: string | undefined;
   let temporary: string;
 
@@ -42,7 +49,9 @@ describe('writeLedgerCsv', () => {
     process.env.TMPDIR = temporary;
     busy = await guildWith(db.db, 1_000);
     const neighbour = await guildWith(db.db, 1_000);
+    split = await guildWith(db.db, 1_000);
     await seedMovements(db.pool, busy, MOVEMENTS, { userId: 'busy-a', otherUserId: 'busy-b' });
+    await seedMovements(db.pool, split, SPLIT_MOVEMENTS, { userId: 'busy-a' });
     await seedMovements(db.pool, neighbour, 1_000, { userId: 'busy-a' });
     expect(await verifyLedger(db.db)).toEqual([]);
   }, 120_000);
@@ -75,12 +84,12 @@ describe('writeLedgerCsv', () => {
   }, 60_000);
 
   it('splits a history larger than the limit into files under it, each with the header, rows neither lost nor repeated', async () => {
-    const limit = 256 * 1024;
-    const exported = await writeLedgerCsv(db.db, { guildId: busy, maxFileBytes: limit });
+    const limit = 128 * 1024;
+    const exported = await writeLedgerCsv(db.db, { guildId: split, maxFileBytes: limit });
     try {
       const texts = await contents(exported);
       expect(texts.length).toBeGreaterThan(10);
-      const want = await expected(busy);
+      const want = await expected(split);
       let rows = 0;
       for (const [index, text] of texts.entries()) {
         const bytes = Buffer.byteLength(text);
@@ -93,7 +102,7 @@ describe('writeLedgerCsv', () => {
         expect(records.length - 1).toBe(exported.files[index]!.rows);
         rows += records.length - 1;
       }
-      expect(rows).toBe(MOVEMENTS + 1);
+      expect(rows).toBe(SPLIT_MOVEMENTS + 1);
       // The files one after the other, headers dropped, are the single file's rows.
       const joined = HEADER + '\r\n' + texts.map((text) => text.slice(HEADER.length + 2)).join('');
       expect(joined).toBe(want.csv);

@@ -41,8 +41,15 @@ async function submittedTaskIds(h: Harness, jobIds: readonly string[]): Promise<
 describe('30 results finishing together in one channel', () => {
   let h: Harness;
   beforeAll(async () => {
-    // Discord's own limits (the emulator's defaults): 5 messages per 5 s in a channel.
-    h = await startHarness({ webhooks: true, startingCredits: 1_000, sim: { concurrencyLimit: 40 }, settings: { upstreamMaxInFlight: 40 } });
+    // Discord's 5 messages per channel, in a window of 2 s instead of its 5 s: the results still
+    // wait several windows (longer than a job's lock) in the REST client's queue.
+    h = await startHarness({
+      webhooks: true,
+      startingCredits: 1_000,
+      sim: { concurrencyLimit: 40 },
+      settings: { upstreamMaxInFlight: 40 },
+      emulator: { rateLimits: { channelMessages: { limit: 5, windowMs: 2_000 } } },
+    });
   });
   afterAll(async () => h?.close());
 
@@ -90,9 +97,9 @@ describe('30 results finishing together in one channel', () => {
 describe('an interaction whose edit bucket is empty', () => {
   let h: Harness;
   beforeAll(async () => {
-    // Three edits per 10 s to one interaction's messages: the accepted reply and the first
+    // Three edits per 5 s to one interaction's messages: the accepted reply and the first
     // progress edits use them up, and the window outlasts the completion.
-    h = await startHarness({ webhooks: false, emulator: { rateLimits: { interactionWebhook: { limit: 3, windowMs: 10_000 } } } });
+    h = await startHarness({ webhooks: false, emulator: { rateLimits: { interactionWebhook: { limit: 3, windowMs: 5_000 } } } });
   });
   afterAll(async () => h?.close());
 
