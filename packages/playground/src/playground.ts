@@ -9,19 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { commandDefinitions } from '../../../commands/index.js';
-import { startApp, type App } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
-import { deployCommands } from '../../../src/discord/deploy.js';
+import type { App } from '../../../src/app.js';
 import type { Logger } from '../../../src/logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import type { DiscordEmulator } from '@music-bot/discord-emulator';
 import type { MusicApiSim } from '@music-bot/music-api-sim';
-import { startStandIns } from '@music-bot/test-world';
-import { keepHistory } from './history.js';
 import { startWebServer, type WebServer } from './web.js';
-import { playgroundApplicationId, seedWorld, skuEnv } from './world.js';
 
 export interface PlaygroundOptions {
   /** Where Postgres, Redis and the world's ids live between runs. */
@@ -93,6 +87,16 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     const web: WebServer = await startWebServer({ port: options.port, ...(options.host && { host: options.host }), logger });
     stops.push(() => web.close());
 
+    // Loaded once the page has its port: a taken port is told without loading the bot first.
+    const [{ commandDefinitions }, { startApp }, { loadConfig }, { deployCommands }, { startStandIns }, { keepHistory }, { playgroundApplicationId, seedWorld, skuEnv }] = await Promise.all([
+      import('../../../commands/index.js'),
+      import('../../../src/app.js'),
+      import('../../../src/config.js'),
+      import('../../../src/discord/deploy.js'),
+      import('@music-bot/test-world'),
+      import('./history.js'),
+      import('./world.js'),
+    ]);
     const applicationId = await playgroundApplicationId(worldFile);
     const standIns = await startStandIns({
       sim: {

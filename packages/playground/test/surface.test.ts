@@ -189,7 +189,7 @@ describe('the playground server', () => {
 /** Runs the playground's command line until it exits. */
 function runCli(args: readonly string[], dataDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['packages/playground/src/cli.ts', '--data-dir', dataDir, ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'packages/playground/src/cli.ts', '--data-dir', dataDir, ...args], {
       cwd: root,
       // As `npm run playground` runs it: trusting the emulated voice server (without, it warns).
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_EXTRA_CA_CERTS: VOICE_CA_PATH },
@@ -202,7 +202,7 @@ function runCli(args: readonly string[], dataDir: string): Promise<{ code: numbe
   });
 }
 
-// Three runs of the playground through tsx, each stopping before Postgres: slow only when the suite keeps both cores busy.
+// Three runs of the playground's command line as `npm run playground` runs it, each stopping before it loads the bot.
 describe('--host', { timeout: 180_000 }, () => {
   it('warns in one line before listening beyond this machine, and refuses a name it cannot listen on', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-playground-host-'));
