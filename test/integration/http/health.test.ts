@@ -31,7 +31,9 @@ let h: Harness;
 let redis: Redis;
 
 beforeAll(async () => {
-  h = await startHarness({ webhooks: false, startingCredits: 500 });
+  // The gateway tests log in clients of their own beside the harness's: none waits for a
+  // 5-second identify window.
+  h = await startHarness({ webhooks: false, startingCredits: 500, emulator: { shards: { identifyWindowMs: 0 } } });
   redis = new Redis(h.redisUrl);
 });
 afterAll(async () => {
