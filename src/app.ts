@@ -273,7 +273,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       const workers: Workers = startWorkers(workerDeps, workerConnection, {
         pollMaxPerSecond: config.pollMaxPerSecond,
         submitConcurrency: config.submitConcurrency,
-        ...(overrides.lockDurationMs && { lockDurationMs: overrides.lockDurationMs }),
+        lockDurationMs: overrides.lockDurationMs ?? config.queueLockMs,
       });
       // Closing waits for the entries in hand; anything unfinished is taken over as stalled.
       stops.push(() => workers.close());
@@ -331,7 +331,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       // The shards' heartbeat for /healthz, from now on (a shard identifying is held, not missing);
       // stopped first, so a clean stop takes them out of the record.
       const { publishShardHealth } = await import('./discord/shard-heartbeat.js');
-      const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, ...(shards && { watch: shards }) });
+      const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, everyMs: config.gatewayHeartbeatMs, ...(shards && { watch: shards }) });
       stops.push(() => heartbeat.stop());
     }
 

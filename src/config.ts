@@ -256,6 +256,7 @@ const envSchema = z.object({
   GATEWAY_REPLICAS: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   GATEWAY_ORDINAL: optional(z.string().trim().regex(/^\d+$/, "this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index").transform(Number)),
   GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
+  GATEWAY_HEARTBEAT_MS: defaulted(z.coerce.number().int('a whole number').min(1_000, 'at least 1000').default(10_000)),
   SHUTDOWN_DRAIN_MS: defaulted(
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(20_000, 'at most 20000: the whole stop must end within 30 s').default(5_000),
   ),
@@ -264,6 +265,7 @@ const envSchema = z.object({
     z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(2_500, 'at most 2500: Discord waits 3 seconds').default(1_500),
   ),
 
+  QUEUE_LOCK_MS: defaulted(z.coerce.number().int('a whole number').min(5_000, 'at least 5000: a busy worker renews its locks every half of it').default(30_000)),
   UPSTREAM_MAX_IN_FLIGHT: defaulted(positiveInt(10)),
   SUBMIT_CONCURRENCY: defaulted(positiveInt(50)),
   POLL_DEADLINE_MINUTES: defaulted(positiveInt(30)),
@@ -294,6 +296,7 @@ const envSchema = z.object({
   ACCOUNT_ALERT_CHANNEL_ID: optional(snowflake),
   FFMPEG_PATH: defaulted(z.string().min(1, 'the path of the ffmpeg binary').default('ffmpeg')),
   VOICE_IDLE_SECONDS: defaulted(positiveInt(120)),
+  VOICE_LEASE_MS: defaulted(z.coerce.number().int('a whole number').min(3_000, 'at least 3000: it is renewed every third of it, at most once a second').default(15_000)),
   CREDIT_PACKS: optional(skuCredits('CREDIT_PACKS')),
   SUBSCRIPTION_ALLOWANCES: optional(skuCredits('SUBSCRIPTION_ALLOWANCES')),
   PACK_CLAIM_MINUTES: defaulted(nonNegativeInt(10)),
@@ -397,6 +400,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     shardIds: freezeShardIds(shardIdsOf(e)),
     /** How long a shard of this process may be other than ready before its /readyz fails. */
     gatewayReadyGraceMs: e.GATEWAY_READY_GRACE_MS,
+    /** How often a gateway process writes its shards' heartbeats for /healthz; three missed, a shard counts as missing. */
+    gatewayHeartbeatMs: e.GATEWAY_HEARTBEAT_MS,
     /** How long a handler may take to decide before the router defers its first answer. */
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     /** After SIGTERM, how long the public server keeps answering (its /readyz already 503) before it closes. */
@@ -404,6 +409,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     /** /livez fails while the event loop stalled longer than this within the last 10 s. */
     livezStallMs: e.LIVEZ_STALL_MS,
     queuePrefix: e.QUEUE_PREFIX,
+    /** How long a worker's hold on a queue entry lasts unrenewed: the entries of a worker that died are taken over this long after. */
+    queueLockMs: e.QUEUE_LOCK_MS,
     upstreamMaxInFlight: e.UPSTREAM_MAX_IN_FLIGHT,
     /** Submissions one worker process makes at once (each mostly waits on the service). */
     submitConcurrency: e.SUBMIT_CONCURRENCY,
@@ -422,6 +429,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     ffmpegPath: e.FFMPEG_PATH,
     /** How long the bot stays in a voice channel with no listener before it leaves. */
     voiceIdleSeconds: e.VOICE_IDLE_SECONDS,
+    /** How long a process's hold on a guild's player outlives the process when it dies without letting go. */
+    voiceLeaseMs: e.VOICE_LEASE_MS,
     /** Consumable SKUs sold as credit packs, and the credits each adds. */
     creditPacks: Object.freeze((e.CREDIT_PACKS ?? []).map((entry) => Object.freeze(entry))),
     /** Guild subscription SKUs, and the monthly allowance each gives. */

@@ -7,7 +7,7 @@
 import { Events, Status, type Client } from 'discord.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Logger } from '../logger.js';
-import { HEARTBEAT_EVERY_MS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health-records.js';
+import { HEARTBEAT_EVERY_MS, MISSED_HEARTBEATS, removeShardHeartbeats, writeShardHeartbeats, type ShardHeartbeat } from '../queue/health-records.js';
 import { ShardWatch } from './shard-watch.js';
 
 export interface ShardHealthOptions {
@@ -43,6 +43,8 @@ export function publishShardHealth(options: ShardHealthOptions): { stop(): Promi
     const guilds = guildsByShard(client);
     return client.ws.shards.map((shard) => ({ id: shard.id, status: shardStatusName(shard.status), pingMs: shard.ping, guilds: guilds.get(shard.id) ?? 0 }));
   });
+  const everyMs = options.everyMs ?? HEARTBEAT_EVERY_MS;
+  const staleAfterMs = MISSED_HEARTBEATS * everyMs;
   const written = new Set<number>();
   let writing: Promise<void> = Promise.resolve();
   const publish = () => {
@@ -51,13 +53,13 @@ export function publishShardHealth(options: ShardHealthOptions): { stop(): Promi
     const { shardCount } = client.options;
     const shards: ShardHeartbeat[] = watch
       .sample(at)
-      .map(({ downSince, ...shard }) => ({ ...shard, at, ...(downSince !== undefined && { downSince }), ...(shardCount !== undefined && shardCount > 0 && { shardCount }) }));
+      .map(({ downSince, ...shard }) => ({ ...shard, at, staleAfterMs, ...(downSince !== undefined && { downSince }), ...(shardCount !== undefined && shardCount > 0 && { shardCount }) }));
     for (const shard of shards) written.add(shard.id);
     writing = writeShardHeartbeats(redis, prefix, shards).catch((err: unknown) => logger.debug({ err }, 'could not write the gateway heartbeat'));
   };
   const events = [Events.ShardReady, Events.ShardDisconnect, Events.ShardReconnecting, Events.ShardResume] as const;
   for (const event of events) client.on(event, publish);
-  const timer = setInterval(publish, options.everyMs ?? HEARTBEAT_EVERY_MS);
+  const timer = setInterval(publish, everyMs);
   timer.unref();
   publish();
   return {

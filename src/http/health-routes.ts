@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
-import { readGatewayRecord, readServiceRecord, shardCoverage, SHARD_STALE_MS, type GatewayRecord, type ServiceRecord } from '../queue/health-records.js';
+import { heardFrom, readGatewayRecord, readServiceRecord, shardCoverage, type GatewayRecord, type ServiceRecord } from '../queue/health-records.js';
 import type { Queues } from '../queue/queues.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
 
@@ -136,7 +136,7 @@ export function gatewayHealth(record: GatewayRecord | undefined, expected: boole
     ...(shard.downSince !== undefined && { downForSeconds: seconds(now - shard.downSince) }),
   }));
   const coverage = { shardCount, missingShards: missing, shards: seen };
-  const alive = shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
+  const alive = shards.filter((shard) => heardFrom(shard, now));
   const notReady = alive.some((shard) => shard.status !== 'ready');
   if (shardCount > 0) {
     const status = missing.length === shardCount ? 'down' : missing.length > 0 || notReady ? 'degraded' : 'ok';

@@ -1,7 +1,7 @@
 /**
  * Health records in Redis, written by the process that knows and read by the one serving
  * `/healthz`: `<prefix>:health:gateway` (a hash, one `shard:<id>` field per shard, refreshed every
- * {@link HEARTBEAT_EVERY_MS}; older than {@link SHARD_STALE_MS} means a gateway died uncleanly;
+ * GATEWAY_HEARTBEAT_MS; older than the window it names means a gateway died uncleanly;
  * and `shardCount`, the count the last writer runs, kept when its shards are taken out)
  * and `<prefix>:health:music-api` (the service's last answer, success, failure, failing since).
  */
@@ -12,10 +12,12 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { TRANSIENT_KINDS, type MusicApiErrorKind } from '../music-api/errors.js';
 
-/** How often a gateway writes its shards' heartbeats. */
+/** How often a gateway writes its shards' heartbeats, unless GATEWAY_HEARTBEAT_MS says otherwise. */
 export const HEARTBEAT_EVERY_MS = 10_000;
-/** A shard not heard from for this long is reported down: three heartbeats missed. */
-export const SHARD_STALE_MS = 3 * HEARTBEAT_EVERY_MS;
+/** A shard not heard from for three of its heartbeats is reported down. */
+export const MISSED_HEARTBEATS = 3;
+/** The window of a heartbeat that names none: three of the default heartbeats. */
+export const SHARD_STALE_MS = MISSED_HEARTBEATS * HEARTBEAT_EVERY_MS;
 /**
  * The gateway record outlives a dead gateway by a day, so that a crash keeps showing until
  * someone looks, yet a deployment that dropped the gateway for good stops reporting it.
@@ -40,8 +42,15 @@ const shardSchema = z.object({
   downSince: z.number().optional(),
   /** How many shards the deployment has, as the writing process was told (SHARD_COUNT or Discord's recommendation). */
   shardCount: z.number().int().positive().optional(),
+  /** How long after `at` the shard counts as not held: three of its writer's heartbeats; {@link SHARD_STALE_MS} when absent. */
+  staleAfterMs: z.number().positive().optional(),
 });
 export type ShardHeartbeat = z.infer<typeof shardSchema>;
+
+/** Whether the shard's process was heard from within the window its own heartbeat names. */
+export function heardFrom(shard: ShardHeartbeat, now: number): boolean {
+  return now - shard.at <= (shard.staleAfterMs ?? SHARD_STALE_MS);
+}
 
 /** The gateway record: the heartbeats, and the shard count last published. */
 export interface GatewayRecord {
@@ -89,11 +98,11 @@ export interface ShardCoverage {
 /**
  * Which shards of the deployment no live process holds. The count is the largest a live
  * heartbeat carries (the record's own while none is live); a shard is held by a heartbeat
- * heard from within {@link SHARD_STALE_MS} for that count. A count of 0: no gateway has
+ * still within its window ({@link heardFrom}) for that count. A count of 0: no gateway has
  * published one, so nothing can be missing.
  */
 export function shardCoverage(record: GatewayRecord, now: number): ShardCoverage {
-  const live = record.shards.filter((shard) => now - shard.at <= SHARD_STALE_MS);
+  const live = record.shards.filter((shard) => heardFrom(shard, now));
   const liveCounts = live.flatMap((shard) => (shard.shardCount === undefined ? [] : [shard.shardCount]));
   const shardCount = liveCounts.length > 0 ? Math.max(...liveCounts) : (record.shardCount ?? 0);
   // A heartbeat without a count comes from a version before counts: it holds its id.

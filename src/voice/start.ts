@@ -36,7 +36,7 @@ export async function startPlayers(input: {
   redis: RedisClient;
   prefix: string;
   logger: Logger;
-  config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds'>;
+  config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds' | 'voiceLeaseMs'>;
   ffmpeg: FfmpegCheck;
   voice: VoiceControl;
 }): Promise<Players> {
@@ -45,7 +45,7 @@ export async function startPlayers(input: {
   const host = new PlayerHost({
     client,
     db: input.db,
-    lease: new RedisGuildLease({ redis: input.redis, prefix: input.prefix }),
+    lease: new RedisGuildLease({ redis: input.redis, prefix: input.prefix, durationMs: input.config.voiceLeaseMs }),
     store: createPlayerStore(input.redis, input.prefix),
     logger,
     ffmpeg: input.ffmpeg,

@@ -3,7 +3,8 @@
  * max_concurrency 1 and refuses an IDENTIFY within 5 s of another. Two `npm start` with
  * ROLE=gateway, SHARD_IDS 0-5 and 6-11, start at the same moment: they share one identify
  * queue, stay up while it takes its minute, say "not yet" on /readyz meanwhile, and then answer
- * a command on every shard once. One is killed: the http process names its shards as missing.
+ * a command on every shard once. One is killed: the http process names its shards as missing,
+ * three of the gateways' heartbeats after their last (one every 2 s here, GATEWAY_HEARTBEAT_MS).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BotProcess } from '@music-bot/test-world';
@@ -65,7 +66,15 @@ describe('twelve shards in two gateway processes at max_concurrency 1', () => {
   it('start at the same moment, stay up while they identify in turn, and answer every shard once', async () => {
     for (const [i, ids] of HALVES.entries()) {
       const port = await findFreePort();
-      const env = { ...stack.env, ROLE: 'gateway', SHARD_COUNT: String(SHARDS), SHARD_IDS: `${ids[0]}-${ids.at(-1)}`, METRICS_PORT: String(port), LOG_LEVEL: 'debug' };
+      const env = {
+        ...stack.env,
+        ROLE: 'gateway',
+        SHARD_COUNT: String(SHARDS),
+        SHARD_IDS: `${ids[0]}-${ids.at(-1)}`,
+        METRICS_PORT: String(port),
+        LOG_LEVEL: 'debug',
+        GATEWAY_HEARTBEAT_MS: '2000',
+      };
       gateways.push({ process: stack.world.bot({ name: `gateway ${i}`, env }), opsUrl: `http://127.0.0.1:${port}` });
     }
     const started = performance.now();

@@ -47,8 +47,10 @@ type Place = Partial<Pick<RunCommandInput, 'guildId' | 'channelId'>>;
 /**
  * The scenarios of this file, with interactions brought over the gateway or POSTed to
  * /interactions, the roles in one process or apart. Those where the way in matters (an answer,
- * a button, a command reaching the player, a restart of the process holding it) run on every
- * way; the player's own behaviour runs over the gateway in one process (voice.test.ts) alone.
+ * a button, a command reaching the player) run on every way; a restart, where the player's
+ * process is the gateway's, runs in one process and with the roles apart, not again over HTTP in
+ * one process (the same process and code as over the gateway); the player's own behaviour runs
+ * over the gateway in one process (voice.test.ts) alone.
  */
 export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRoles'>): void {
   let bot: E2E;
@@ -57,6 +59,10 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
   /** A scenario of the player's own, the same whichever way its commands came. */
   const playerOnly = (name: string, scenario: () => Promise<void>, timeoutMs?: number): void => {
     if (overGatewayAlone) it(name, scenario, timeoutMs);
+  };
+  /** A restart of the player's process: in one process, and with the gateway's process apart from the http role's. */
+  const restartOfThePlayer = (name: string, scenario: () => Promise<void>, timeoutMs?: number): void => {
+    if (overGatewayAlone || setup.splitRoles === true) it(name, scenario, timeoutMs);
   };
   const songs: VoiceSong[] = [];
   printBotLogsOnFailure(() => bot);
@@ -95,7 +101,8 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
   const serviceCalls = () => bot.sim.requests.filter((request) => request.path.startsWith('/api/')).length;
 
   beforeAll(async () => {
-    bot = await startE2E({ ...setup, webhooks: false, env: { VOICE_IDLE_SECONDS: '3' } });
+    // A killed process's hold on a guild's player lapses in 3 s rather than 15 (VOICE_LEASE_MS).
+    bot = await startE2E({ ...setup, webhooks: false, env: { VOICE_IDLE_SECONDS: '3', VOICE_LEASE_MS: '3000' } });
     voice = bot.emulator.createChannel(bot.guild.id, { name: 'Lounge', type: ChannelType.GuildVoice }).id;
     for (const title of ['First Light', 'Second Wind', 'Third Rail']) songs.push(await makeSong(title));
   }, 120_000);
@@ -281,7 +288,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     await Promise.all([botInVoice(voice, false), botInVoice(otherVoice, false)]);
   });
 
-  it('carries on after a restart, from the song that was playing, then the queue', async () => {
+  restartOfThePlayer('carries on after a restart, from the song that was playing, then the queue', async () => {
     const [first, second] = songs;
     const { alice } = bot.members;
     bot.emulator.joinVoice(alice, voice);

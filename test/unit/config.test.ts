@@ -190,6 +190,17 @@ describe('shard variables', () => {
     expect(loadConfig({ env: { ...complete, GATEWAY_READY_GRACE_MS: '5000' } }).gatewayReadyGraceMs).toBe(5_000);
     expect(problemsOf({ ...complete, GATEWAY_READY_GRACE_MS: '-1' })).toEqual(['GATEWAY_READY_GRACE_MS: expected a number of 0 or more']);
   });
+
+  it("write the shards' heartbeat every 10 s, or GATEWAY_HEARTBEAT_MS; hold a guild's player 15 s and a queue entry 30 s unrenewed, or VOICE_LEASE_MS and QUEUE_LOCK_MS", () => {
+    expect(loadConfig({ env: complete })).toMatchObject({ gatewayHeartbeatMs: 10_000, voiceLeaseMs: 15_000, queueLockMs: 30_000 });
+    const short = { ...complete, GATEWAY_HEARTBEAT_MS: '2000', VOICE_LEASE_MS: '3000', QUEUE_LOCK_MS: '10000' };
+    expect(loadConfig({ env: short })).toMatchObject({ gatewayHeartbeatMs: 2_000, voiceLeaseMs: 3_000, queueLockMs: 10_000 });
+    expect(problemsOf({ ...complete, GATEWAY_HEARTBEAT_MS: '500', VOICE_LEASE_MS: '1000', QUEUE_LOCK_MS: '1000' })).toEqual([
+      'GATEWAY_HEARTBEAT_MS: expected at least 1000',
+      'QUEUE_LOCK_MS: expected at least 5000: a busy worker renews its locks every half of it',
+      'VOICE_LEASE_MS: expected at least 3000: it is renewed every third of it, at most once a second',
+    ]);
+  });
 });
 
 describe('what the bot sells', () => {

@@ -28,6 +28,13 @@ describe('gatewayHealth', () => {
     expect(gatewayHealth(record([shard(0, 'ready', 0, 2), shard(1, 'ready', 0, 2)], 2), false, now)).toMatchObject({ status: 'ok', missingShards: [] });
   });
 
+  it("judges each heartbeat by the window its writer named (GATEWAY_HEARTBEAT_MS), the default's without one", () => {
+    const named = (id: number, ageMs: number, staleAfterMs: number) => ({ ...shard(id, 'ready', ageMs, 3), staleAfterMs });
+    const report = gatewayHealth({ shards: [named(0, 2_999, 3_000), named(1, 3_001, 3_000), { ...shard(2, 'ready', SHARD_STALE_MS - 1, 3) }], shardCount: 3 }, false, now);
+    expect(report).toMatchObject({ status: 'degraded', shardCount: 3, missingShards: [1] });
+    expect(gatewayHealth({ shards: [{ ...shard(0, 'ready', SHARD_STALE_MS + 1, 1), staleAfterMs: 60_000 }], shardCount: 1 }, false, now)).toMatchObject({ status: 'ok', missingShards: [] });
+  });
+
   it('takes the count from the live heartbeats over the record, and a shard of another count holds nothing', () => {
     // Resharded from 3 to 2: the new processes are live, the old one wrote last and was killed.
     const resharded = record([shard(0, 'ready', 0, 2), shard(1, 'ready', 0, 2), shard(2, 'ready', SHARD_STALE_MS + 1, 3)], 3);
