@@ -1,14 +1,18 @@
 /**
  * `/moderation`: what keeps the bot safe on a server, for its moderators. `blocklist add`,
  * `remove` and `list` manage the words and phrases no request may use (src/guilds/blocklist.ts
- * stores them; src/safety/blocklist.ts matches them when a request is accepted).
+ * stores them; src/safety/blocklist.ts matches them when a request is accepted); `block`,
+ * `unblock` and `blocks` keep members from using the bot (src/guilds/blocks.ts).
  */
 import { ApplicationCommandOptionType, InteractionContextType, PermissionFlagsBits, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { loadCaller, requireModerator } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { parseBlockedWords } from '../src/guilds/blocklist.js';
-import { english } from '../src/i18n/index.js';
+import { BLOCK_REASON_MAX, MAX_BLOCK_DAYS, type MemberBlock } from '../src/guilds/blocks.js';
+import type { Translator } from '../src/i18n/index.js';
+import { english, localText } from '../src/i18n/index.js';
+import { Refusal } from '../src/discord/errors.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 
 /** A list longer than a message holds is cut here, with how many more there are. */
@@ -40,8 +44,34 @@ export const definition = {
         { type: ApplicationCommandOptionType.Subcommand, name: 'list', description: english('command.moderation.blocklist.list.description') },
       ],
     },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      name: 'block',
+      description: english('command.moderation.block.description'),
+      options: [
+        { type: ApplicationCommandOptionType.User, name: 'member', description: english('command.moderation.block.member.description'), required: true },
+        { type: ApplicationCommandOptionType.Integer, name: 'days', description: english('command.moderation.block.days.description'), min_value: 1, max_value: MAX_BLOCK_DAYS },
+        { type: ApplicationCommandOptionType.String, name: 'reason', description: english('command.moderation.block.reason.description'), max_length: BLOCK_REASON_MAX },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      name: 'unblock',
+      description: english('command.moderation.unblock.description'),
+      options: [{ type: ApplicationCommandOptionType.User, name: 'member', description: english('command.moderation.unblock.member.description'), required: true }],
+    },
+    { type: ApplicationCommandOptionType.Subcommand, name: 'blocks', description: english('command.moderation.blocks.description') },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** One block as the list shows it: who, until when, by whom, and why. */
+function blockLine(block: MemberBlock, t: Translator): string {
+  const line =
+    block.until === null
+      ? t('moderation.blockLineForever', { user: block.userId, by: block.blockedBy })
+      : t('moderation.blockLine', { user: block.userId, at: Math.floor(block.until.getTime() / 1000), by: block.blockedBy });
+  return block.reason === null ? `- ${line}` : `- ${line}: ${block.reason}`;
+}
 
 /** Entries as a moderator reads them back: each in code marks, so that `*` and spaces show as typed. */
 const shown = (entries: readonly string[]) => entries.map((entry) => `\`${entry.replaceAll('`', "'")}\``).join(', ');
@@ -56,6 +86,31 @@ export default defineCommand({
     const guildId = caller.guild.id;
     const actorId = caller.member.userId;
     const reply = (content: string) => answerInPlace(interaction, { content });
+    if (args.group === undefined) {
+      switch (args.subcommand) {
+        case 'block': {
+          const { member, days, reason } = args.options;
+          if (member.id === actorId) throw new Refusal('invalid_input', localText('moderation.blockSelf'));
+          const block = await context.guilds.blockMember({ guildId, userId: member.id, actorId, ...(days !== undefined && { days }), ...(reason !== undefined && { reason }) });
+          return reply(
+            block.until === null
+              ? context.t('moderation.blockedForever', { user: member.id })
+              : context.t('moderation.blocked', { user: member.id, at: Math.floor(block.until.getTime() / 1000) }),
+          );
+        }
+        case 'unblock': {
+          const lifted = await context.guilds.unblockMember({ guildId, userId: args.options.member.id, actorId });
+          return reply(context.t(lifted ? 'moderation.unblocked' : 'moderation.notBlocked', { user: args.options.member.id }));
+        }
+        case 'blocks': {
+          const blocks = await context.guilds.listBlocks(guildId);
+          if (blocks.length === 0) return reply(context.t('moderation.blocksEmpty'));
+          let text = blocks.map((block) => blockLine(block, context.t)).join('\n');
+          if (text.length > LIST_SHOWN_CHARS) text = `${text.slice(0, text.lastIndexOf('\n', LIST_SHOWN_CHARS))}\n…`;
+          return reply(`${context.t('moderation.blocksHeading', { count: blocks.length })}\n${text}`);
+        }
+      }
+    }
     switch (args.subcommand) {
       case 'add': {
         const { added, total } = await context.guilds.addBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });

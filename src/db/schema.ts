@@ -99,6 +99,22 @@ export const guildBlockedWords = pgTable(
   (t) => [primaryKey({ columns: [t.guildId, t.entry] })],
 );
 
+/** Members a guild's moderators keep from using the bot, until `until` (null: until unblocked). */
+export const guildMemberBlocks = pgTable(
+  'guild_member_blocks',
+  {
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    until: timestamp('until', { withTimezone: true }),
+    reason: text('reason'),
+    blockedBy: text('blocked_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
+);
+
 export const LEDGER_KINDS = [
   'grant',
   'take',

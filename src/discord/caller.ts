@@ -19,6 +19,7 @@ import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
 import { FIRST_ANSWER_COUNT_LIMIT, shownPosition } from '../pipeline/job-rows.js';
 import { kindsSharingTaskType } from '../pipeline/upstream.js';
+import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
 import type { RepliablePort } from './interaction-port.js';
@@ -69,6 +70,7 @@ export async function loadCaller(interaction: RepliablePort, context: CommandCon
   const guild = await context.guilds.loadGuild(interaction.guildId, {
     startingCredits: context.settings.startingCredits,
     roleIds: member.roleIds,
+    userId: member.userId,
     ...(options.queuedFor && { queuedKinds: kindsSharingTaskType(options.queuedFor) }),
   });
   return {
@@ -103,6 +105,7 @@ export function costOf(context: CommandContext, kind: JobKind): number {
  */
 export async function checkMayRequest(context: CommandContext, caller: Caller): Promise<void> {
   const { guild, member } = caller;
+  if (guild.memberBlock) throw new Refusal('blocked_member', REFUSAL_TEXTS.blockedMember(guild.memberBlock.until));
   const access = checkPlaceAndRole(guild, caller.place, member);
   if (access?.reason === 'channel_not_allowed') {
     throw new Refusal('channel_not_allowed', localText('refusal.channelNotAllowed', { channels: allowedChannelsText(access.allowedChannelIds) }));

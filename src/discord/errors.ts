@@ -29,7 +29,8 @@ export type RefusalKind =
   | 'insufficient_credits'
   | 'not_found'
   | 'not_allowed'
-  | 'ambiguous';
+  | 'ambiguous'
+  | 'blocked_member';
 
 /**
  * A select menu sent with a refusal, for the member to pick what they meant (two songs of the

@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
-import { auditLog, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
+import { auditLog, guildMemberBlocks, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
 import { localText } from '../i18n/index.js';
 import { queuedCountOf } from '../pipeline/job-rows.js';
 import type { Blocklist } from '../safety/blocklist.js';
@@ -43,15 +43,18 @@ export async function loadGuild(
     roleIds?: readonly string[];
     /** Also count the jobs of these kinds waiting in the queue (where a new job would queue), in the same read. */
     queuedKinds?: readonly JobKind[];
+    /** Also read whether the guild's moderators block this member, in the same read. */
+    userId?: string;
   },
 ): Promise<LoadedGuild> {
   const now = options.now ?? new Date();
+  const read = { roleIds: options.roleIds ?? [], ...(options.queuedKinds && { queuedKinds: options.queuedKinds }), ...(options.userId !== undefined && { userId: options.userId }) };
   // One round trip on the common path: the guild exists and its allowance is applied.
-  const found = await readGuild(db, guildId, options.roleIds ?? [], options.queuedKinds);
+  const found = await readGuild(db, guildId, read);
   if (found && !allowanceDue(found, now)) return found;
   await ensureGuild(db, guildId, { startingCredits: options.startingCredits });
   await applyMonthlyAllowance(db, guildId, now);
-  const opened = await readGuild(db, guildId, options.roleIds ?? [], options.queuedKinds);
+  const opened = await readGuild(db, guildId, read);
   if (!opened) throw new Error('guild row missing right after it was ensured');
   return opened;
 }
@@ -64,17 +67,24 @@ export type LoadedGuild = GuildRow & {
   readonly dailyCap: number | null;
   /** The guild's blocked words, compiled (read from Postgres only when this process has another version). */
   readonly blocklist: Blocklist;
+  /** The member asked about (`userId`) is blocked here, until `until` (null: until unblocked); null: not blocked, or not asked. */
+  readonly memberBlock: { readonly until: Date | null } | null;
   /** Jobs of `kinds` waiting in the queue (counted up to FIRST_ANSWER_COUNT_LIMIT), and at the service. */
   readonly queued: { readonly kinds: readonly JobKind[]; readonly count: number; readonly inFlight: number } | null;
 };
 
-async function readGuild(db: Database, guildId: string, roleIds: readonly string[], queuedKinds?: readonly JobKind[]): Promise<LoadedGuild | undefined> {
-  const [row] = await guildRead(db).execute({ guildId, roleIds: [...roleIds], queuedKinds: [...(queuedKinds ?? [])] });
+async function readGuild(
+  db: Database,
+  guildId: string,
+  { roleIds, queuedKinds, userId }: { roleIds: readonly string[]; queuedKinds?: readonly JobKind[]; userId?: string },
+): Promise<LoadedGuild | undefined> {
+  const [row] = await guildRead(db).execute({ guildId, roleIds: [...roleIds], queuedKinds: [...(queuedKinds ?? [])], userId: userId ?? '' });
   return (
     row && {
       ...row.guild,
       dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
       blocklist: await blocklistOf(db, guildId, row.guild.blocklistVersion),
+      memberBlock: row.blocked ? { until: row.blockedUntil } : null,
       queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued), inFlight: Number(row.inFlight) },
     }
   );
@@ -92,8 +102,13 @@ const guildRead = preparedOnce((db) => {
   const queued = queuedCountOf(sql`${sql.placeholder('queuedKinds')}`);
   const inFlight = sql<number>`(select coalesce(sum(${jobsInFlight.count}), 0)::integer from ${jobsInFlight}
     where ${jobsInFlight.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
+  // A block in force for the member asked about ('' when none is: no user has that id).
+  const inForce = sql`from ${guildMemberBlocks} where ${guildMemberBlocks.guildId} = ${guilds.id}
+    and ${guildMemberBlocks.userId} = ${sql.placeholder('userId')} and (${guildMemberBlocks.until} is null or ${guildMemberBlocks.until} > now())`;
+  const blocked = sql<boolean>`exists(select 1 ${inForce})`;
+  const blockedUntil = sql<Date | null>`(select ${guildMemberBlocks.until} ${inForce})`.mapWith(guildMemberBlocks.until);
   return db
-    .select({ guild: guilds, roleCaps, queued, inFlight })
+    .select({ guild: guilds, roleCaps, queued, inFlight, blocked, blockedUntil })
     .from(guilds)
     .where(eq(guilds.id, sql.placeholder('guildId')))
     .prepare('open_guild');

@@ -68,6 +68,7 @@ async function guildFor(input: SubmitInput, loadGuild: LoadGuildForRequest, now:
     now,
     ...(input.requester.roleIds && { roleIds: input.requester.roleIds }),
     queuedKinds: kindsSharingTaskType(input.request.kind),
+    userId: input.requester.userId,
   });
   return { ...read, queued: read.queued! };
 }
@@ -88,6 +89,7 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
   const guild = await guildFor(input, loadGuild, now);
+  if (guild.memberBlock) throw new RequestRefusedError('blocked_member', REFUSAL_TEXTS.blockedMember(guild.memberBlock.until));
   const blocked = blockedTextIn(guild.blocklist, request);
   if (blocked) {
     await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });

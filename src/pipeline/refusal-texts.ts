@@ -23,4 +23,5 @@ export const REFUSAL_TEXTS = {
   remixSourceGone: (): LocalText => localText('refusal.remixSourceGone'),
   /** Names no rule: a member who reads which word was refused learns how to spell around it. */
   blockedWords: (): LocalText => localText('refusal.blockedWords'),
+  blockedMember: (until: Date | null): LocalText => (until === null ? localText('refusal.blockedMember') : localText('refusal.blockedMemberUntil', { at: unixSeconds(until) })),
 };

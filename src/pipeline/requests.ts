@@ -156,6 +156,8 @@ export interface GuildForRequest {
   readonly dailyCap: number | null;
   /** The guild's blocked words: a request whose text uses one is refused before anything is reserved. */
   readonly blocklist: Pick<Blocklist, 'match'>;
+  /** The requester is blocked by the guild's moderators, until `until` (null: until unblocked); null: not blocked. */
+  readonly memberBlock: { readonly until: Date | null } | null;
   /** The low-balance alert's threshold (null: none configured). */
   readonly alertBelow: number | null;
   /** Jobs of `kinds` waiting in the queue and at the service when the guild was read; null: not counted. */
@@ -165,7 +167,7 @@ export interface GuildForRequest {
 /** Loads a guild for a request, as src/guilds/settings.ts's `loadGuild` does: the pipeline's port to it. */
 export type LoadGuildForRequest = (
   guildId: string,
-  options: { now: Date; roleIds?: readonly string[]; queuedKinds: readonly JobKind[] },
+  options: { now: Date; roleIds?: readonly string[]; queuedKinds: readonly JobKind[]; userId: string },
 ) => Promise<GuildForRequest>;
 
 export interface SubmitResult {
@@ -191,7 +193,7 @@ export class RequestTakenError extends Error {
   }
 }
 
-export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap' | 'blocked_words';
+export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap' | 'blocked_words' | 'blocked_member';
 
 /** The request was not accepted; nothing was reserved. `text` is for the member, `message` (English) for logs. */
 export class RequestRefusedError extends Error {

@@ -5,7 +5,7 @@
  */
 import { and, count, desc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog, guildBlockedWords, guilds, jobs } from '../../../src/db/schema.js';
+import { auditLog, guildBlockedWords, guildMemberBlocks, guilds, jobs } from '../../../src/db/schema.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 const REFUSED = 'This server does not allow some of these words. Nothing was spent.';
@@ -105,5 +105,52 @@ describe('/moderation blocklist', () => {
     expect((await blocklist(g.members.alice, 'list')).content).toContain('Only moderators can do that');
     const [stored] = await g.db.db.select({ n: count() }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, g.guild.id));
     expect(stored?.n).toBe(0);
+  });
+});
+
+describe('/moderation block', () => {
+  const moderation = (userId: string, subcommand: 'block' | 'unblock' | 'blocks', options: Record<string, string | number> = {}) =>
+    privateAnswer(g.run(userId, { name: 'moderation', subcommand, options }));
+
+  it('refuses a blocked member’s requests privately at no cost, until unblocked, and lists the block with who and why', async () => {
+    const blocked = await moderation(g.members.manager, 'block', { member: g.members.alice, reason: 'spamming the channel' });
+    expect(blocked.content).toContain(`<@${g.members.alice}> can’t use the bot here until a moderator unblocks them`);
+    expect(await audits('member_blocked')).toMatchObject([{ actorId: g.members.manager, details: { userId: g.members.alice, until: null, reason: 'spamming the channel' } }]);
+
+    const before = await accounts();
+    for (const input of [{ name: 'song', options: { prompt: 'let me in' } }, { name: 'lyrics', options: { prompt: 'let me in' } }]) {
+      const answer = await privateAnswer(g.run(g.members.alice, input));
+      expect(answer.ephemeral).toBe(true);
+      expect(answer.content).toBe('This server’s moderators have blocked you from using the bot. Nothing was spent.');
+    }
+    expect(await accounts()).toEqual(before);
+    // Another member is not held by alice's block.
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.bob, { name: 'lyrics', options: { prompt: 'not blocked' } }))));
+
+    expect((await moderation(g.members.manager, 'blocks')).content).toBe(
+      `Blocked members (1):\n- <@${g.members.alice}>: until unblocked, by <@${g.members.manager}>: spamming the channel`,
+    );
+    expect((await moderation(g.members.manager, 'unblock', { member: g.members.alice })).content).toBe(`<@${g.members.alice}> can use the bot again.`);
+    expect(await audits('member_unblocked')).toMatchObject([{ actorId: g.members.manager, details: { userId: g.members.alice } }]);
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'back again' } }))));
+    expect((await moderation(g.members.manager, 'blocks')).content).toBe('Nobody is blocked here.');
+    expect((await moderation(g.members.manager, 'unblock', { member: g.members.alice })).content).toBe(`<@${g.members.alice}> isn’t blocked.`);
+  });
+
+  it('ends a block of some days by itself, says until when, and refuses a moderator blocking themselves', async () => {
+    const answer = await moderation(g.members.manager, 'block', { member: g.members.alice, days: 2 });
+    const at = Number(/<t:(\d+):f>/.exec(answer.content ?? '')?.[1]);
+    expect(at * 1000 - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
+    const refused = await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'still here' } }));
+    expect(refused.content).toBe(`This server’s moderators have blocked you from using the bot until <t:${at}:f>. Nothing was spent.`);
+
+    // The block's end, reached: written as it would stand two days on.
+    await g.db.db.update(guildMemberBlocks).set({ until: new Date(Date.now() - 1_000) }).where(eq(guildMemberBlocks.guildId, g.guild.id));
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'the block is over' } }))));
+    expect((await moderation(g.members.manager, 'blocks')).content).toBe('Nobody is blocked here.');
+
+    expect((await moderation(g.members.manager, 'block', { member: g.members.manager })).content).toBe('You can’t block yourself.');
+    expect((await moderation(g.members.alice, 'block', { member: g.members.bob })).content).toContain('Only moderators can do that');
+    expect(await audits('member_blocked')).toHaveLength(1);
   });
 });

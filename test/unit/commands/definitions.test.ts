@@ -177,7 +177,7 @@ describe('command definitions', () => {
         'cooldown(seconds)',
         'visibility(mode)',
       ],
-      moderation: ['blocklist[add(words),remove(words),list()]'],
+      moderation: ['blocklist[add(words),remove(words),list()]', 'block(member,days,reason)', 'unblock(member)', 'blocks()'],
     });
   });
 
