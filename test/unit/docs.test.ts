@@ -117,7 +117,8 @@ describe('pages say what is, not when it came', () => {
 });
 
 describe('docs/performance.md', () => {
-  it('is what `npm run bench:docs` renders from bench/results/*.json', () => {
+  // Reading each result's staleness asks git about every benchmark's code paths: seconds on a busy machine.
+  it('is what `npm run bench:docs` renders from bench/results/*.json', { timeout: 60_000 }, () => {
     expect(read('docs/performance.md')).toBe(renderPerformance(readResults()));
   });
 
