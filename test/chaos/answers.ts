@@ -72,13 +72,35 @@ export function outageCommands(world: ChaosWorld, prefix: string, jobs: number) 
  * go, whatever Discord's rate limits then made of the acknowledgement itself.
  */
 function acceptanceMs(world: ChaosWorld, interactionId: string): number | undefined {
-  const created = Number((BigInt(interactionId) >> 22n) + 1_420_070_400_000n);
+  const created = createdAtOf(interactionId);
   for (const line of world.logLines()) {
     if (!line.includes(`"interactionId":"${interactionId}"`) || !line.includes('"msg":"request accepted"')) continue;
     const time = /"time":(\d+)/.exec(line)?.[1];
     if (time !== undefined) return Number(time) - created;
   }
   return undefined;
+}
+
+/** When Discord created the interaction: its snowflake's time. */
+function createdAtOf(interactionId: string): number {
+  return Number((BigInt(interactionId) >> 22n) + 1_420_070_400_000n);
+}
+
+/**
+ * Why an interaction went unanswered, for the report: every request the emulator saw for it
+ * (its callback and its webhook, the token cut out), each with its status and how long after the
+ * interaction's creation it arrived, and every line the bot's processes logged for its id.
+ */
+export function unansweredDetail(world: ChaosWorld, handle: InteractionHandle, prompt: string): string {
+  const created = createdAtOf(handle.id);
+  const requests = world.emulator.requests
+    .filter((request) => request.path.startsWith(`/interactions/${handle.id}/`) || request.path.includes(`/${handle.token}`))
+    .map((request) => {
+      const code = (request.response as { code?: unknown } | undefined)?.code;
+      return `${request.method} ${request.path.replaceAll(handle.token, '<token>')} at +${request.at - created} ms: ${request.status}${code === undefined ? '' : ` (code ${String(code)})`}`;
+    });
+  const lines = world.logLines().filter((line) => line.includes(`"interactionId":"${handle.id}"`));
+  return `unanswered: "${prompt}" (interaction ${handle.id}); the emulator saw ${requests.length === 0 ? 'no request for it' : requests.join('; ')}; the bot logged ${lines.length === 0 ? 'nothing for it' : lines.join(' | ')}`;
 }
 
 function outcomeOf(content: string, ephemeral: boolean): Answer['outcome'] {
@@ -157,7 +179,7 @@ export async function answerFigures(world: ChaosWorld, answers: readonly Answer[
     const { prompt, duringOutage } = answer.command;
     if (answer.outcome === 'unanswered') {
       unanswered += 1;
-      details.push(`unanswered: "${prompt}"`);
+      details.push(unansweredDetail(world, answer.command.handle, prompt));
       continue;
     }
     if (duringOutage && answer.ms! > ANSWER_WITHIN_MS) {

@@ -8,6 +8,8 @@
  */
 import { atRate } from '../../bench/support.js';
 import { DEFAULT_RANDOM_MIX, RANDOM_FAULT_KINDS } from '@music-bot/music-api-sim/faults.js';
+import type { InteractionHandle } from '@music-bot/discord-emulator';
+import { unansweredDetail } from '../answers.js';
 import { auditFigures, type Scenario } from '../scenario.js';
 
 /** The issue's share of calls that fail. */
@@ -30,9 +32,10 @@ export const unreliableService: Scenario = {
     world.sim.setRandomFaults({ rate: FAULT_RATE, seed, path: '/api/v1/' });
     let drawn: NonNullable<ReturnType<typeof world.sim.getRandomFaults>>;
     let audit;
+    let handles: InteractionHandle[];
     let answers: boolean[];
     try {
-      const handles = await atRate(count, 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
+      handles = await atRate(count, 20, (i) => world.song(world.places[i % world.places.length]!, `${prefix} ${i}`));
       answers = await Promise.all(handles.map((handle) => handle.waitForResponse(30_000).then(() => true, () => false)));
       audit = await world.settleAndAudit({ prefix, timeoutMs: quick ? 60_000 : 240_000 });
     } finally {
@@ -74,6 +77,9 @@ export const unreliableService: Scenario = {
     for (const attempt of forged.slice(0, 5)) details.push(`accepted a wrongly signed webhook: ${attempt.event} for ${attempt.url} answered ${attempt.status}`);
 
     const unanswered = answers.filter((answered) => !answered).length;
+    answers.forEach((answered, i) => {
+      if (!answered) details.push(unansweredDetail(world, handles[i]!, `${prefix} ${i}`));
+    });
     // The full run must have met every kind of the mix; the quick one draws too few faults to.
     const neverDrawn = RANDOM_FAULT_KINDS.filter((kind) => DEFAULT_RANDOM_MIX[kind] > 0 && drawn.drawn[kind] === 0);
     if (!quick && neverDrawn.length > 0) details.push(`faults never drawn: ${neverDrawn.join(', ')}`);
