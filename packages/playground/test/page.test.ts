@@ -184,7 +184,7 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
   it('plays a song in the voice channel, heard live on the page', async () => {
     await page.locator('[data-testid=voice-channel]').click();
     const audio = page.locator('[data-testid=voice-audio]');
-    await expect.poll(() => audio.getAttribute('src')).toMatch(/^\/api\/voice\/audio/);
+    await expect.poll(() => audio.getAttribute('src'), { timeout: 10_000 }).toMatch(/^\/api\/voice\/audio/);
     const song = await makeSong('evening radio', /Evening radio/);
     await song.locator('[data-testid=button]', { hasText: 'Play in voice' }).click();
     // The bot joins the channel the person is in, and its now-playing message comes.
@@ -213,7 +213,7 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
     });
     expect(peak).toBeGreaterThan(0.05);
     await page.locator('[data-testid=voice-channel]').click();
-    await expect.poll(() => audio.getAttribute('src')).toBeNull();
+    await expect.poll(() => audio.getAttribute('src'), { timeout: 10_000 }).toBeNull();
   });
 
   it('writes lyrics, then makes a song of them through the modal', async () => {
