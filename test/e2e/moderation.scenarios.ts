@@ -18,9 +18,9 @@ import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 export function moderationScenarios(interactions: 'gateway' | 'http'): void {
   let bot: E2E;
   printBotLogsOnFailure(() => bot);
-  /** A scenario of the ledger's rules, the same whichever way its commands came. */
-  const overGatewayAlone = (name: string, scenario: () => Promise<void>): void => {
-    if (interactions === 'gateway') it(name, scenario);
+  /** Scenarios of the ledger's rules, the same whichever way their commands came: over the gateway alone. */
+  const describeOverGatewayAlone = (name: string, scenarios: () => void): void => {
+    if (interactions === 'gateway') describe(name, scenarios);
   };
 
   beforeAll(async () => {
@@ -89,11 +89,11 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
     });
   });
 
-  describe("a member's daily cap", () => {
+  describeOverGatewayAlone("a member's daily cap", () => {
     // The first song's charge and the cap's reading of today's spending on one UTC day (the bot's clocks).
     beforeEach(() => awayFromUtcMidnight(45_000));
 
-    overGatewayAlone('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
+    it('stops a member at the cap, lets a role override it, and spends nothing on refusal', async () => {
       await bot.setBalance(100);
       onTestFinished(async () => {
         await setUserDailyCap(bot.db.db, { guildId: bot.guild.id, amount: null, actorId: bot.members.manager });
@@ -122,8 +122,8 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
     });
   });
 
-  describe('a frozen guild', () => {
-    overGatewayAlone('spends nothing until it is unfrozen', async () => {
+  describeOverGatewayAlone('a frozen guild', () => {
+    it('spends nothing until it is unfrozen', async () => {
       await bot.setBalance(100);
       onTestFinished(() => setFrozen(bot.db.db, { guildId: bot.guild.id, frozen: false, actorId: bot.members.manager }).then(() => undefined));
       const { rows: audited } = await bot.db.pool.query<{ last: number }>('select coalesce(max(id), 0)::int as last from audit_log');
