@@ -12,6 +12,7 @@ import { Refusal } from '../src/discord/errors.js';
 import { answerInPlace, answerPrivately } from '../src/discord/respond.js';
 import { english, localText, resolveLocale, type MessageKey } from '../src/i18n/index.js';
 import type { PlayerOp } from '../src/voice/player-requests.js';
+import { REFUSAL_TEXTS } from '../src/pipeline/refusal-texts.js';
 import { isPlayerButton } from '../src/voice/player.js';
 
 /**
@@ -20,6 +21,8 @@ import { isPlayerButton } from '../src/voice/player.js';
  */
 export async function askPlayer(interaction: RepliablePort, context: CommandContext, action: PlayerOp): Promise<void> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
+  const block = await context.guilds.memberBlockOf(interaction.guildId, interaction.user.id);
+  if (block) throw new Refusal('blocked_member', REFUSAL_TEXTS.blockedMember(block.until));
   if (!context.voice) throw new Refusal('not_allowed', localText('player.unreachable'));
   const reply = await context.voice.request({
     guildId: interaction.guildId,

@@ -23,7 +23,7 @@ import {
 } from '../credits/index.js';
 import { cooldownLeft } from '../guilds/access.js';
 import { addBlockedWords, listBlockedWords, removeBlockedWords } from '../guilds/blocklist.js';
-import { blockMember, listBlocks, unblockMember } from '../guilds/blocks.js';
+import { blockMember, listBlocks, memberBlockOf, unblockMember } from '../guilds/blocks.js';
 import { changeSettings, findGuild, loadGuild } from '../guilds/settings.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice } from '../guilds/voices.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
@@ -44,7 +44,7 @@ function bind<T extends Record<string, OnDatabase>>(db: Database, functions: T):
 
 export function dataFacades(db: Database) {
   return {
-    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome, addBlockedWords, removeBlockedWords, listBlockedWords, blockMember, unblockMember, listBlocks }),
+    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome, addBlockedWords, removeBlockedWords, listBlockedWords, blockMember, unblockMember, listBlocks, memberBlockOf }),
     credits: bind(db, {
       getGuildCredits,
       getBalance,

@@ -85,7 +85,9 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         }
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
-        const choices = command?.autocomplete ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];
+        // A member the server's moderators blocked is offered nothing.
+        const blocked = interaction.guildId !== null && (await handlerContext.guilds.memberBlockOf(interaction.guildId, interaction.user.id)) !== undefined;
+        const choices = command?.autocomplete && !blocked ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];
         await interaction.respond(choices.slice(0, MAX_CHOICES));
       } else if (interaction.isButton()) {
         const id = decodeCustomId(interaction.customId);

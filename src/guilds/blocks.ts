@@ -55,6 +55,15 @@ export async function unblockMember(db: Database, unblock: { guildId: string; us
   });
 }
 
+/** The member's block in force in the guild, if any: for the ways in that skip the guild's read (voice, autocomplete). */
+export async function memberBlockOf(db: Executor, guildId: string, userId: string): Promise<{ until: Date | null } | undefined> {
+  const [row] = await db
+    .select({ until: guildMemberBlocks.until })
+    .from(guildMemberBlocks)
+    .where(and(eq(guildMemberBlocks.guildId, guildId), eq(guildMemberBlocks.userId, userId), inForce()));
+  return row;
+}
+
 /** The blocks in force in a guild, the ones that end soonest first and those without an end last. */
 export async function listBlocks(db: Executor, guildId: string): Promise<MemberBlock[]> {
   return db

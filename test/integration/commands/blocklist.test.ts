@@ -130,9 +130,17 @@ describe('/moderation block', () => {
     expect((await moderation(g.members.manager, 'blocks')).content).toBe(
       `Blocked members (1):\n- <@${g.members.alice}>: until unblocked, by <@${g.members.manager}>: spamming the channel`,
     );
+    // The ways in that skip the guild's read: the voice player and autocomplete.
+    const modelChoices = (userId: string) => g.autocomplete(userId, { name: 'song', focused: { name: 'model', value: '' } });
+    expect(await modelChoices(g.members.bob)).not.toEqual([]);
+    expect(await modelChoices(g.members.alice)).toEqual([]);
+    for (const name of ['queue', 'skip']) {
+      expect((await privateAnswer(g.run(g.members.alice, { name }))).content, name).toBe('This server’s moderators have blocked you from using the bot. Nothing was spent.');
+    }
     expect((await moderation(g.members.manager, 'unblock', { member: g.members.alice })).content).toBe(`<@${g.members.alice}> can use the bot again.`);
     expect(await audits('member_unblocked')).toMatchObject([{ actorId: g.members.manager, details: { userId: g.members.alice } }]);
     await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'back again' } }))));
+    expect(await modelChoices(g.members.alice)).not.toEqual([]);
     expect((await moderation(g.members.manager, 'blocks')).content).toBe('Nobody is blocked here.');
     expect((await moderation(g.members.manager, 'unblock', { member: g.members.alice })).content).toBe(`<@${g.members.alice}> isn’t blocked.`);
   });
