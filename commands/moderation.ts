@@ -14,9 +14,16 @@ import type { Translator } from '../src/i18n/index.js';
 import { english, localText } from '../src/i18n/index.js';
 import { Refusal } from '../src/discord/errors.js';
 import { LIMITS } from '../src/pipeline/requests.js';
+import { inCode } from '../src/text.js';
 
-/** A list longer than a message holds is cut here, with how many more there are. */
+/** A list longer than a message holds is cut here. */
 const LIST_SHOWN_CHARS = 1_800;
+
+/** `items` joined by `separator`, cut after the last whole item that fits, with `…` for the rest. */
+function fitted(items: readonly string[], separator: string): string {
+  const text = items.join(separator);
+  return text.length <= LIST_SHOWN_CHARS ? text : `${text.slice(0, text.lastIndexOf(separator, LIST_SHOWN_CHARS))}${separator}…`;
+}
 
 const words = (subcommand: 'add' | 'remove') =>
   ({
@@ -74,7 +81,7 @@ function blockLine(block: MemberBlock, t: Translator): string {
 }
 
 /** Entries as a moderator reads them back: each in code marks, so that `*` and spaces show as typed. */
-const shown = (entries: readonly string[]) => entries.map((entry) => `\`${entry.replaceAll('`', "'")}\``).join(', ');
+const shown = (entry: string) => `\`${inCode(entry)}\``;
 
 export default defineCommand({
   definition,
@@ -105,27 +112,23 @@ export default defineCommand({
         case 'blocks': {
           const blocks = await context.guilds.listBlocks(guildId);
           if (blocks.length === 0) return reply(context.t('moderation.blocksEmpty'));
-          let text = blocks.map((block) => blockLine(block, context.t)).join('\n');
-          if (text.length > LIST_SHOWN_CHARS) text = `${text.slice(0, text.lastIndexOf('\n', LIST_SHOWN_CHARS))}\n…`;
-          return reply(`${context.t('moderation.blocksHeading', { count: blocks.length })}\n${text}`);
+          return reply(`${context.t('moderation.blocksHeading', { count: blocks.length })}\n${fitted(blocks.map((block) => blockLine(block, context.t)), '\n')}`);
         }
       }
     }
     switch (args.subcommand) {
       case 'add': {
         const { added, total } = await context.guilds.addBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
-        return reply(added.length === 0 ? context.t('blocklist.addedNone') : context.t('blocklist.added', { entries: shown(added), total }));
+        return reply(added.length === 0 ? context.t('blocklist.addedNone') : context.t('blocklist.added', { entries: added.map(shown).join(', '), total }));
       }
       case 'remove': {
         const { removed, total } = await context.guilds.removeBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
-        return reply(removed.length === 0 ? context.t('blocklist.removedNone') : context.t('blocklist.removed', { entries: shown(removed), total }));
+        return reply(removed.length === 0 ? context.t('blocklist.removedNone') : context.t('blocklist.removed', { entries: removed.map(shown).join(', '), total }));
       }
       case 'list': {
         const entries = await context.guilds.listBlockedWords(guildId);
         if (entries.length === 0) return reply(context.t('blocklist.listEmpty'));
-        let text = shown(entries);
-        if (text.length > LIST_SHOWN_CHARS) text = `${text.slice(0, text.lastIndexOf(', ', LIST_SHOWN_CHARS))}, …`;
-        return reply(context.t('blocklist.list', { total: entries.length, entries: text }));
+        return reply(context.t('blocklist.list', { total: entries.length, entries: fitted(entries.map(shown), ', ') }));
       }
     }
   },

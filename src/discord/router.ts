@@ -85,9 +85,9 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         }
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
-        // A member the server's moderators blocked is offered nothing.
-        const blocked = interaction.guildId !== null && (await handlerContext.guilds.memberBlockOf(interaction.guildId, interaction.user.id)) !== undefined;
-        const choices = command?.autocomplete && !blocked ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];
+        // A member the server's moderators blocked is offered nothing (looked up only where there is something to offer).
+        const choices =
+          command?.autocomplete && !(await blockedHere(interaction, handlerContext)) ? await command.autocomplete(interaction as GuildAutocomplete, handlerContext) : [];
         await interaction.respond(choices.slice(0, MAX_CHOICES));
       } else if (interaction.isButton()) {
         const id = decodeCustomId(interaction.customId);
@@ -125,6 +125,11 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       if (decided && first.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
     }
   };
+}
+
+/** Whether the server's moderators block the member behind this interaction. */
+async function blockedHere(interaction: InteractionPort, context: CommandContext): Promise<boolean> {
+  return interaction.guildId !== null && (await context.guilds.memberBlockOf(interaction.guildId, interaction.user.id)) !== undefined;
 }
 
 /**

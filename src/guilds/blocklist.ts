@@ -7,7 +7,8 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guildBlockedWords, guilds } from '../db/schema.js';
-import { compileBlocklist, normalizeText, type Blocklist } from '../safety/blocklist.js';
+import { compileBlocklist, type Blocklist } from '../safety/blocklist.js';
+import { lockGuild } from '../credits/audit.js';
 import { localText } from '../i18n/index.js';
 import { SettingsError } from './settings-error.js';
 
@@ -28,12 +29,12 @@ export async function blocklistOf(db: Database, guildId: string, version: number
   if (!lists) compiled.set(db, (lists = new Map()));
   const cached = lists.get(guildId);
   if (cached && cached.version === version) return cached.list;
-  // Read with the version it belongs to: a change committed between the two reads is read next time.
-  const [guild] = await db.select({ version: guilds.blocklistVersion }).from(guilds).where(eq(guilds.id, guildId));
+  // Read after the version was: never older than the version it is kept under. A change
+  // committed in between raises the version, and the next request reads the list again.
   const list = compileBlocklist(await listBlockedWords(db, guildId));
   lists.delete(guildId);
   if (lists.size >= CACHED_GUILDS) lists.delete(lists.keys().next().value!);
-  lists.set(guildId, { version: guild?.version ?? version, list });
+  lists.set(guildId, { version, list });
   return list;
 }
 
@@ -52,7 +53,8 @@ export function parseBlockedWords(typed: string): string[] {
   if (entries.length === 0) throw new SettingsError(localText('blocklist.empty'));
   for (const entry of entries) {
     if (entry.length > BLOCKED_ENTRY_MAX) throw new SettingsError(localText('blocklist.entryTooLong', { max: BLOCKED_ENTRY_MAX }));
-    if (normalizeText(entry.replaceAll('*', '')).replace(/[^\p{L}\p{N}]/gu, '') === '') throw new SettingsError(localText('blocklist.entryMatchesNothing', { entry }));
+    // The matcher drops an entry it could never match: its judgement, not a second one here.
+    if (compileBlocklist([entry]).size === 0) throw new SettingsError(localText('blocklist.entryMatchesNothing', { entry }));
   }
   return entries;
 }
@@ -98,11 +100,6 @@ export async function removeBlockedWords(db: Database, change: BlocklistChange):
     if (removed.length > 0) await recordChange(tx, change, 'blocklist_remove', removed);
     return { removed, total: await countEntries(tx, change.guildId) };
   });
-}
-
-/** The guild's row locked for the change, so that two changes count and version in turn. */
-async function lockGuild(tx: Executor, guildId: string): Promise<void> {
-  await tx.select({ id: guilds.id }).from(guilds).where(eq(guilds.id, guildId)).for('update');
 }
 
 async function countEntries(tx: Executor, guildId: string): Promise<number> {

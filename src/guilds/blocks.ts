@@ -45,7 +45,7 @@ export async function unblockMember(db: Database, unblock: { guildId: string; us
   return db.transaction(async (tx) => {
     const removed = await tx
       .delete(guildMemberBlocks)
-      .where(and(eq(guildMemberBlocks.guildId, unblock.guildId), eq(guildMemberBlocks.userId, unblock.userId), inForce()))
+      .where(and(eq(guildMemberBlocks.guildId, unblock.guildId), eq(guildMemberBlocks.userId, unblock.userId), blockInForce()))
       .returning({ userId: guildMemberBlocks.userId });
     // An expired block is gone as well, but it lifted nothing.
     await tx.delete(guildMemberBlocks).where(and(eq(guildMemberBlocks.guildId, unblock.guildId), eq(guildMemberBlocks.userId, unblock.userId)));
@@ -60,7 +60,7 @@ export async function memberBlockOf(db: Executor, guildId: string, userId: strin
   const [row] = await db
     .select({ until: guildMemberBlocks.until })
     .from(guildMemberBlocks)
-    .where(and(eq(guildMemberBlocks.guildId, guildId), eq(guildMemberBlocks.userId, userId), inForce()));
+    .where(and(eq(guildMemberBlocks.guildId, guildId), eq(guildMemberBlocks.userId, userId), blockInForce()));
   return row;
 }
 
@@ -69,8 +69,9 @@ export async function listBlocks(db: Executor, guildId: string): Promise<MemberB
   return db
     .select({ userId: guildMemberBlocks.userId, until: guildMemberBlocks.until, reason: guildMemberBlocks.reason, blockedBy: guildMemberBlocks.blockedBy, createdAt: guildMemberBlocks.createdAt })
     .from(guildMemberBlocks)
-    .where(and(eq(guildMemberBlocks.guildId, guildId), inForce()))
+    .where(and(eq(guildMemberBlocks.guildId, guildId), blockInForce()))
     .orderBy(sql`${guildMemberBlocks.until} asc nulls last`, asc(guildMemberBlocks.createdAt));
 }
 
-const inForce = () => or(isNull(guildMemberBlocks.until), gt(guildMemberBlocks.until, sql`now()`));
+/** A block that has not ended: without an end, or ending later. */
+export const blockInForce = () => or(isNull(guildMemberBlocks.until), gt(guildMemberBlocks.until, sql`now()`));

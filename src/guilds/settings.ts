@@ -3,7 +3,7 @@
  * naming the moderator who changed them. Credit settings (caps, freeze, allowance, alerts)
  * live in the credits module; these are the rest.
  */
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
 import { auditLog, guildMemberBlocks, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
@@ -11,6 +11,7 @@ import { localText } from '../i18n/index.js';
 import { queuedCountOf } from '../pipeline/job-rows.js';
 import type { Blocklist } from '../safety/blocklist.js';
 import { blocklistOf } from './blocklist.js';
+import { blockInForce } from './blocks.js';
 import { SettingsError } from './settings-error.js';
 
 export type GuildRow = typeof guilds.$inferSelect;
@@ -103,10 +104,9 @@ const guildRead = preparedOnce((db) => {
   const inFlight = sql<number>`(select coalesce(sum(${jobsInFlight.count}), 0)::integer from ${jobsInFlight}
     where ${jobsInFlight.kind} = any(${sql.placeholder('queuedKinds')}::text[]))`;
   // A block in force for the member asked about ('' when none is: no user has that id).
-  const inForce = sql`from ${guildMemberBlocks} where ${guildMemberBlocks.guildId} = ${guilds.id}
-    and ${guildMemberBlocks.userId} = ${sql.placeholder('userId')} and (${guildMemberBlocks.until} is null or ${guildMemberBlocks.until} > now())`;
-  const blocked = sql<boolean>`exists(select 1 ${inForce})`;
-  const blockedUntil = sql<Date | null>`(select ${guildMemberBlocks.until} ${inForce})`.mapWith(guildMemberBlocks.until);
+  const memberBlock = and(eq(guildMemberBlocks.guildId, guilds.id), eq(guildMemberBlocks.userId, sql.placeholder('userId')), blockInForce());
+  const blocked = sql<boolean>`exists(select 1 from ${guildMemberBlocks} where ${memberBlock})`;
+  const blockedUntil = sql<Date | null>`(select ${guildMemberBlocks.until} from ${guildMemberBlocks} where ${memberBlock})`.mapWith(guildMemberBlocks.until);
   return db
     .select({ guild: guilds, roleCaps, queued, inFlight, blocked, blockedUntil })
     .from(guilds)
