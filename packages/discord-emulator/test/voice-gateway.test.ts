@@ -249,15 +249,16 @@ describe('the voice gateway', () => {
   });
 
   it('closes 4009 when heartbeats stop for two intervals', async () => {
-    const quick = await startDiscordEmulator({ voice: { dave: false, heartbeatIntervalMs: 100 } });
+    // 300 ms intervals (a 600 ms deadline): a busy machine's stall of this process must not miss one for the socket that beats every 50 ms.
+    const quick = await startDiscordEmulator({ voice: { dave: false, heartbeatIntervalMs: 300 } });
     try {
       const beating = await open(quick.voiceEndpoint);
       const silent = await open(quick.voiceEndpoint);
       const timer = setInterval(() => send(beating.ws, VoiceOpcodes.Heartbeat, { t: Date.now(), seq_ack: -1 }), 50);
       try {
         expect(await silent.closed).toBe(VoiceCloseCodes.SessionTimeout);
-        // Long enough for a missed deadline several times over: the heartbeating socket stays open.
-        await expect.poll(() => beating.messages.filter((m) => m.op === VoiceOpcodes.HeartbeatAck).length).toBeGreaterThan(10);
+        // 40 acks of beats 50 ms apart: a deadline passed three times over, and the heartbeating socket stays open.
+        await expect.poll(() => beating.messages.filter((m) => m.op === VoiceOpcodes.HeartbeatAck).length, { timeout: 15_000 }).toBeGreaterThan(40);
         expect(beating.ws.readyState).toBe(WebSocket.OPEN);
       } finally {
         clearInterval(timer);
