@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ButtonStyle, ChannelType, ComponentType, PermissionFlagsBits, SKUType } from 'discord-api-types/v10';
-import type { APIApplicationCommand, GatewayDispatchEvents, APIEntitlement, APIOverwrite, APIRole, APISKU, APIUser, Locale } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIAutoModerationRule, GatewayDispatchEvents, APIEntitlement, APIOverwrite, APIRole, APISKU, APIUser, Locale } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { EmulatorClock } from './clock.js';
@@ -21,6 +21,7 @@ import { RestApi } from './rest-api.js';
 import type { RateLimitOptions, RouteMatcher } from './rest-api.js';
 import { SnowflakeGenerator } from './snowflake.js';
 import { EmulatorStore, type EntitlementEvent } from './store.js';
+import type { RuleInput } from './store/auto-moderation.js';
 import type { CreateChannelInput } from './store/guilds.js';
 import type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementOrder, EntitlementRecord } from './store/monetization.js';
 import type { StoredChannel, StoredMessage } from './store/records.js';
@@ -598,6 +599,53 @@ export class DiscordEmulator {
    */
   setPermissionOverwrite(channelId: string, overwrite: APIOverwrite): void {
     this.#store.setOverwrite(channelId, overwrite);
+  }
+
+  /**
+   * Sets a role's permissions, as a moderator would in the server's settings: GUILD_ROLE_UPDATE.
+   * The bot's managed role is `botRoleId` of {@link createGuild}'s answer (e.g. to grant it Manage Server).
+   */
+  setRolePermissions(guildId: string, roleId: string, permissions: bigint | string): APIRole {
+    return this.#store.setRolePermissions(guildId, roleId, BigInt(permissions));
+  }
+
+  // ---- Auto Moderation, as a moderator sets it up ----
+
+  /**
+   * A moderator creates an Auto Moderation rule in the server's settings, with Create Auto
+   * Moderation Rule's JSON params and Discord's checks and limits (a refusal throws Discord's
+   * error): AUTO_MODERATION_RULE_CREATE to sessions with the AUTO_MODERATION_CONFIGURATION intent.
+   * `by` (default the owner) must have Manage Server; it is the rule's `creator_id`.
+   */
+  createAutoModerationRule(guildId: string, input: RuleInput, options: { by?: string } = {}): APIAutoModerationRule {
+    return this.#store.createAutoModerationRule(guildId, this.#moderator(guildId, options.by), input);
+  }
+
+  /** A moderator changes a rule (any of the create params but the trigger type): AUTO_MODERATION_RULE_UPDATE. */
+  modifyAutoModerationRule(guildId: string, ruleId: string, input: RuleInput, options: { by?: string } = {}): APIAutoModerationRule {
+    this.#moderator(guildId, options.by);
+    return this.#store.modifyAutoModerationRule(guildId, ruleId, input);
+  }
+
+  /** A moderator deletes a rule: AUTO_MODERATION_RULE_DELETE. */
+  deleteAutoModerationRule(guildId: string, ruleId: string, options: { by?: string } = {}): void {
+    this.#moderator(guildId, options.by);
+    this.#store.deleteAutoModerationRule(guildId, ruleId);
+  }
+
+  /** The guild's rules, as List Auto Moderation Rules answers them. */
+  autoModerationRules(guildId: string): APIAutoModerationRule[] {
+    return this.#store.listAutoModerationRules(guildId);
+  }
+
+  /** `userId` (default the owner) when they may manage the guild's rules; throws otherwise. */
+  #moderator(guildId: string, userId: string | undefined): string {
+    const guild = this.#store.guild(guildId);
+    const actor = userId ?? guild.ownerId;
+    if ((this.#store.basePermissions(guild, actor) & PermissionFlagsBits.ManageGuild) === 0n) {
+      throw new Error(`user ${actor} lacks Manage Server in guild ${guildId}: only they manage Auto Moderation rules`);
+    }
+    return actor;
   }
 
   /** The DM channel between the bot and a user (created on first use). */

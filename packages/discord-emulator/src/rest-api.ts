@@ -3,6 +3,7 @@ import { PermissionFlagsBits } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import type { EmulatorClock } from './clock.js';
 import type { CommandRegistry } from './commands.js';
+import { registerAutoModerationRoutes } from './endpoints/auto-moderation.js';
 import { registerChannelRoutes } from './endpoints/channels.js';
 import { registerCommandRoutes } from './endpoints/commands.js';
 import type { Method, RouteContext, RouteHandler } from './endpoints/context.js';
@@ -107,6 +108,7 @@ export class RestApi {
     registerInteractionRoutes(context);
     registerChannelRoutes(context);
     registerGuildRoutes(context);
+    registerAutoModerationRoutes(context);
     registerMonetizationRoutes(context);
   }
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type {
+  APIAutoModerationRule,
   APIChannel,
   APIEntitlement,
   APIGuild,
@@ -14,7 +15,8 @@ import type {
 import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 import { storeAttachment } from './store/attachments.js';
-import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setOverwrite } from './store/guilds.js';
+import { createRule, deleteRule, getRule, listRules, modifyRule, type RuleInput } from './store/auto-moderation.js';
+import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setOverwrite, setRolePermissions } from './store/guilds.js';
 import type { CreateChannelInput, CreateGuildInput } from './store/guilds.js';
 import { channelMessages, createMessage, deleteMessage, editMessage, publicMessage, restoreMessage } from './store/messages.js';
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
@@ -47,6 +49,7 @@ export class EmulatorStore implements StoreState {
   readonly channelMessageIds = new Map<string, string[]>();
   readonly deniedChannels = new Set<string>();
   readonly cdn = new Map<string, CdnFile>();
+  readonly automodRules = new Map<string, Map<string, APIAutoModerationRule>>();
   /**
    * `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage),
    * `entitlement` (EntitlementEvent).
@@ -122,6 +125,10 @@ export class EmulatorStore implements StoreState {
     return createRole(this, guildId, input);
   }
 
+  setRolePermissions(guildId: string, roleId: string, permissions: bigint): APIRole {
+    return setRolePermissions(this, guildId, roleId, permissions);
+  }
+
   addMember(
     guildId: string,
     input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
@@ -153,6 +160,28 @@ export class EmulatorStore implements StoreState {
 
   canSeeThread(guild: StoredGuild, thread: StoredChannel, userId: string): boolean {
     return canSeeThread(this, guild, thread, userId);
+  }
+
+  // ---- Auto Moderation ----
+
+  listAutoModerationRules(guildId: string): APIAutoModerationRule[] {
+    return listRules(this, guildId);
+  }
+
+  autoModerationRule(guildId: string, ruleId: string): APIAutoModerationRule {
+    return getRule(this, guildId, ruleId);
+  }
+
+  createAutoModerationRule(guildId: string, creatorId: string, input: RuleInput): APIAutoModerationRule {
+    return createRule(this, guildId, creatorId, input);
+  }
+
+  modifyAutoModerationRule(guildId: string, ruleId: string, input: RuleInput): APIAutoModerationRule {
+    return modifyRule(this, guildId, ruleId, input);
+  }
+
+  deleteAutoModerationRule(guildId: string, ruleId: string): void {
+    deleteRule(this, guildId, ruleId);
   }
 
   // ---- permissions ----

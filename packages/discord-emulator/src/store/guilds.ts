@@ -221,3 +221,14 @@ export function setOverwrite(state: StoreState, channelId: string, overwrite: AP
   if (BigInt(overwrite.allow) !== 0n || BigInt(overwrite.deny) !== 0n) channel.overwrites.push({ ...overwrite });
   dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
 }
+
+/** A moderator changes a role's permissions (the bot's managed role too): GUILD_ROLE_UPDATE. */
+export function setRolePermissions(state: StoreState, guildId: string, roleId: string, permissions: bigint): APIRole {
+  const guild = requireGuild(state, guildId);
+  const role = guild.roles.get(roleId);
+  if (!role) throw new Error(`guild ${guildId} has no role ${roleId}`);
+  const updated: APIRole = { ...role, permissions: permissions.toString() };
+  guild.roles.set(roleId, updated);
+  dispatch(state, GatewayDispatchEvents.GuildRoleUpdate, { guild_id: guildId, role: updated }, GatewayIntentBits.Guilds);
+  return updated;
+}

@@ -1,6 +1,6 @@
 /** The state the store's parts share, and the one way they tell bots about a change. */
 import type { EventEmitter } from 'node:events';
-import type { APIUser, GatewayDispatchEvents } from 'discord-api-types/v10';
+import type { APIAutoModerationRule, APIUser, GatewayDispatchEvents } from 'discord-api-types/v10';
 import type { EmulatorClock } from '../clock.js';
 import type { SnowflakeGenerator } from '../snowflake.js';
 import type { StoreDispatch, StoredChannel, StoredGuild, StoredMessage } from './records.js';
@@ -20,6 +20,8 @@ export interface StoreState {
   readonly channelMessageIds: Map<string, string[]>;
   readonly deniedChannels: Set<string>;
   readonly cdn: Map<string, CdnFile>;
+  /** Each guild's Auto Moderation rules, by rule id. */
+  readonly automodRules: Map<string, Map<string, APIAutoModerationRule>>;
   /** `dispatch` (StoreDispatch), `message` (StoredMessage, 'create' | 'update'), `message-delete` (StoredMessage). */
   readonly events: EventEmitter;
   readonly botUser: APIUser;
