@@ -87,6 +87,17 @@ export const definition = {
         },
       ],
     },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      name: 'safety',
+      description: english('command.settings.safety.description'),
+      options: [
+        { type: ApplicationCommandOptionType.Channel, name: 'review-channel', description: english('command.settings.safety.review-channel.description'), channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement] },
+        { type: ApplicationCommandOptionType.Boolean, name: 'clear-review-channel', description: english('command.settings.safety.clear-review-channel.description') },
+        { type: ApplicationCommandOptionType.Boolean, name: 'use-automod', description: english('command.settings.safety.use-automod.description') },
+        { type: ApplicationCommandOptionType.Boolean, name: 'explicit-in-age-restricted-only', description: english('command.settings.safety.explicit-in-age-restricted-only.description') },
+      ],
+    },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
@@ -101,6 +112,9 @@ function describeSettings(guild: GuildRow, t: Translator): string {
     guild.defaultModel ? t('settings.defaultModel', { model: guild.defaultModel }) : t('settings.serviceDefaultModel'),
     guild.cooldownSeconds > 0 ? t('settings.cooldown', { seconds: guild.cooldownSeconds }) : t('settings.noCooldown'),
     t('settings.visibility', { visibility: t(`command.settings.visibility.mode.choice.${guild.visibility}`) }),
+    guild.reviewChannelId ? t('settings.reviewChannel', { channel: guild.reviewChannelId }) : t('settings.noReviewChannel'),
+    guild.useAutomod ? t('settings.automodOn') : t('settings.automodOff'),
+    guild.explicitInAgeRestrictedOnly ? t('settings.explicitAgeRestrictedOnly') : t('settings.explicitAnywhere'),
   ].join('\n');
 }
 
@@ -153,6 +167,17 @@ export default defineCommand({
       case 'visibility':
         change = { setting: 'visibility', visibility: args.options.mode };
         break;
+      case 'safety': {
+        const options = args.options;
+        const safety = {
+          reviewChannelId: options['clear-review-channel'] === true ? null : options['review-channel']?.id,
+          useAutomod: options['use-automod'],
+          explicitInAgeRestrictedOnly: options['explicit-in-age-restricted-only'],
+        };
+        if (Object.values(safety).every((value) => value === undefined)) throw new Refusal('invalid_input', localText('settings.safetyUnchanged'));
+        change = { setting: 'safety', safety };
+        break;
+      }
     }
     const updated = await context.guilds.changeSettings({
       guildId: caller.guild.id,

@@ -66,6 +66,12 @@ export const guilds = pgTable(
      * process whose compiled list is of another version reads the list again. 0: never had one.
      */
     blocklistVersion: integer('blocklist_version').notNull().default(0),
+    /** Where members' reports of results reach the moderators; null: reports are only listed. */
+    reviewChannelId: text('review_channel_id'),
+    /** Prompts are also judged by the server's own AutoMod keyword rules. */
+    useAutomod: boolean('use_automod').notNull().default(false),
+    /** Words on the server's explicit list are allowed only in age-restricted channels. */
+    explicitInAgeRestrictedOnly: boolean('explicit_in_age_restricted_only').notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -29,6 +29,7 @@ export const SETTINGS_AUDIT_ACTIONS = {
   defaultModel: 'settings.default_model',
   cooldown: 'settings.cooldown',
   visibility: 'settings.visibility',
+  safety: 'settings.safety',
 } as const;
 
 /**
@@ -121,7 +122,16 @@ export type SettingsChange =
   | { readonly setting: 'djRole'; readonly roleId: string | null }
   | { readonly setting: 'defaultModel'; readonly model: string | null }
   | { readonly setting: 'cooldown'; readonly seconds: number }
-  | { readonly setting: 'visibility'; readonly visibility: Visibility };
+  | { readonly setting: 'visibility'; readonly visibility: Visibility }
+  | { readonly setting: 'safety'; readonly safety: SafetySettings };
+
+/** The safety settings a change names; one left out keeps its value. */
+export interface SafetySettings {
+  /** null: reports reach no channel. */
+  readonly reviewChannelId?: string | null;
+  readonly useAutomod?: boolean;
+  readonly explicitInAgeRestrictedOnly?: boolean;
+}
 
 export { SettingsError };
 
@@ -176,6 +186,13 @@ export async function changeSettings(
       case 'visibility':
         [before, after, values] = [guild.visibility, change.visibility, { visibility: change.visibility }];
         break;
+      case 'safety': {
+        const { reviewChannelId, useAutomod, explicitInAgeRestrictedOnly } = guild;
+        const was = { reviewChannelId, useAutomod, explicitInAgeRestrictedOnly };
+        values = Object.fromEntries(Object.entries(change.safety).filter(([, value]) => value !== undefined));
+        [before, after] = [was, { ...was, ...values }];
+        break;
+      }
     }
 
     const [updated] = await tx

@@ -403,6 +403,34 @@ describe('/settings', () => {
     expect((await settings(g.members.manager, 'cooldown', { seconds: 0 })).content).toContain('Cooldown: none');
   });
 
+  it('sets the safety settings one at a time, keeps those left out, and refuses a change that names none', async () => {
+    const before = await settings(g.members.manager, 'show');
+    expect(before.content).toContain('Review channel: none (reports are only listed)');
+    expect(before.content).toContain('AutoMod rules: not used');
+    expect(before.content).toContain('Explicit words: only in age-restricted channels');
+
+    const set = await settings(g.members.manager, 'safety', { 'review-channel': g.otherChannelId, 'use-automod': true });
+    expect(set.content).toContain(`Review channel: <#${g.otherChannelId}>`);
+    expect(set.content).toContain('AutoMod rules: used for prompts');
+    expect(await lastAudit('settings.safety')).toMatchObject({
+      actorId: g.members.manager,
+      details: {
+        before: { reviewChannelId: null, useAutomod: false, explicitInAgeRestrictedOnly: true },
+        after: { reviewChannelId: g.otherChannelId, useAutomod: true, explicitInAgeRestrictedOnly: true },
+      },
+    });
+
+    const cleared = await settings(g.members.manager, 'safety', { 'clear-review-channel': true, 'explicit-in-age-restricted-only': false });
+    expect(cleared.content).toContain('Review channel: none');
+    expect(cleared.content).toContain('AutoMod rules: used for prompts');
+    expect(cleared.content).toContain('Explicit words: allowed in every channel');
+    expect(await guildRow()).toMatchObject({ reviewChannelId: null, useAutomod: true, explicitInAgeRestrictedOnly: false });
+
+    expect((await settings(g.members.manager, 'safety')).content).toContain('Name at least one safety setting to change.');
+    expect((await settings(g.members.alice, 'safety', { 'use-automod': false })).content).toContain('Only moderators can do that');
+    expect((await guildRow()).useAutomod).toBe(true);
+  });
+
   it('makes acknowledgements private when visibility is private', async () => {
     expect((await settings(g.members.manager, 'visibility', { mode: 'private' })).content).toContain('Visibility: private');
     expect(await lastAudit('settings.visibility')).toMatchObject({ details: { before: 'public', after: 'private' } });

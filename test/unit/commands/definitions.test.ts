@@ -176,6 +176,7 @@ describe('command definitions', () => {
         'default-model(model)',
         'cooldown(seconds)',
         'visibility(mode)',
+        'safety(review-channel,clear-review-channel,use-automod,explicit-in-age-restricted-only)',
       ],
       moderation: ['blocklist[add(words),remove(words),list()]', 'block(member,days,reason)', 'unblock(member)', 'blocks()'],
     });
