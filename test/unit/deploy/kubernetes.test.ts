@@ -190,7 +190,8 @@ describe('deploy/kubernetes rendered', () => {
       const sorted = (objects: KubeObject[]) => [...objects].sort((a, b) => key(a).localeCompare(key(b)));
       expect(sorted(renderKustomization(path.join(copy, dir))), dir).toEqual(sorted(theirs));
     }
-  });
+    // Four kubectl processes: seconds on a loaded machine.
+  }, 30_000);
 
   it("validates every object against the Kubernetes API's schemas and the CRDs'", () => {
     for (const object of [...example, ...base]) expect(schemaErrors(object), `${object.kind} ${object.metadata.name}`).toBeUndefined();

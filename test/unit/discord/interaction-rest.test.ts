@@ -45,4 +45,6 @@ it('sends 60 interaction follow-ups at once without holding any back for the glo
   } finally {
     await client.destroy();
   }
-});
+  // 120 requests through a real socket, and the emulator's first request compiles its validators:
+  // seconds on a loaded machine, beyond a unit test's default 5.
+}, 30_000);
