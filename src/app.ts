@@ -10,6 +10,7 @@ import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/disc
 import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { createModerationService } from './safety/moderation-service.js';
 import { MusicApiClient } from './music-api/index.js';
 import { loadGuild } from './guilds/settings.js';
 import { createPipeline } from './pipeline/create-pipeline.js';
@@ -181,6 +182,12 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       settings: settingsFromConfig(config, overrides.settings),
       now: overrides.now ?? (() => new Date()),
       ...(purchases && { purchases }),
+      ...(config.moderation && {
+        moderation: {
+          service: createModerationService({ url: config.moderation.url, apiKey: config.moderation.apiKey, timeoutMs: config.moderation.timeoutMs }),
+          whenDown: config.moderation.whenDown,
+        },
+      }),
     };
     // With INTERACTIONS=http the gateway still runs (without routing interactions): voice needs it.
     const gatewayStarts = runs.gateway;

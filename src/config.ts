@@ -18,6 +18,10 @@ export type Role = (typeof ROLES)[number];
 export const INTERACTION_MODES = ['gateway', 'http'] as const;
 export type InteractionMode = (typeof INTERACTION_MODES)[number];
 
+/** What a request meets when the moderation service cannot answer: refused, or allowed with a warning. */
+export const MODERATION_WHEN_DOWN = ['refuse', 'allow'] as const;
+export type ModerationWhenDown = (typeof MODERATION_WHEN_DOWN)[number];
+
 /** Groups of variables that only some entry points need (migrations need no bot token). */
 export type ConfigPart = 'discord' | 'musicApi';
 
@@ -211,6 +215,11 @@ const envSchema = z.object({
   MUSIC_API_TIMEOUT_MS: defaulted(positiveInt(30_000)),
   PERSONA_SONG_COST: defaulted(positiveInt(10)),
 
+  MODERATION_URL: optional(httpUrl),
+  MODERATION_API_KEY: optional(z.string().min(1, 'the API key of the moderation service')),
+  MODERATION_TIMEOUT_MS: defaulted(positiveInt(2_000)),
+  MODERATION_WHEN_DOWN: defaulted(z.enum(MODERATION_WHEN_DOWN, { error: `one of ${MODERATION_WHEN_DOWN.join(', ')}` }).default('refuse')),
+
   DATABASE_URL: optional(postgresUrl),
   DATABASE_POOL_SIZE: defaulted(z.coerce.number().int('a whole number').min(1, 'a number above 0').max(500, 'at most 500').default(20)),
   MIGRATE_ON_START: defaulted(booleanFlag(true)),
@@ -368,6 +377,11 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     musicModelsFromSpec: e.MUSIC_MODELS === undefined,
     musicApiTimeoutMs: e.MUSIC_API_TIMEOUT_MS,
     personaSongCost: e.PERSONA_SONG_COST,
+    /** The text classifier every request's texts go to before anything is reserved; undefined: none (src/safety/moderation-service.ts). */
+    moderation:
+      e.MODERATION_URL === undefined
+        ? undefined
+        : Object.freeze({ url: e.MODERATION_URL, apiKey: e.MODERATION_API_KEY, timeoutMs: e.MODERATION_TIMEOUT_MS, whenDown: e.MODERATION_WHEN_DOWN }),
     databaseUrl: e.DATABASE_URL,
     /** Postgres connections of each pool: the front's, and the workers' where a process runs both. */
     databasePoolSize: e.DATABASE_POOL_SIZE,
@@ -528,6 +542,9 @@ function checkAcrossVariables(e: Env, context: z.RefinementCtx): void {
   const packs = new Set((e.CREDIT_PACKS ?? []).map((entry) => entry.skuId));
   const both = (e.SUBSCRIPTION_ALLOWANCES ?? []).filter((entry) => packs.has(entry.skuId));
   if (both.length > 0) problems.push(['SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`]);
+  if (e.MODERATION_API_KEY !== undefined && e.MODERATION_URL === undefined) {
+    problems.push(['MODERATION_URL', 'MODERATION_URL is not set: MODERATION_API_KEY is the key of a moderation service, such as https://api.openai.com/v1/moderations']);
+  }
   problems.push(...redisProblems(e), ...gatewayReplicaProblems(e));
   for (const [name, line] of problems) context.addIssue({ code: 'custom', path: [name], message: line, params: { line: true } });
 }

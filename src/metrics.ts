@@ -50,6 +50,8 @@ export interface Metrics {
   readonly gatewayShardHeld: Gauge<'shard'>;
   /** Discord's answers to this process's REST requests: `status` the HTTP status (or `error`: none), `route_class` from a fixed list. */
   readonly discordRestResponses: Counter<'status' | 'route_class'>;
+  /** The moderation service's checks: `clean`, `flagged`, or unavailable and `down_refused` / `down_allowed` (MODERATION_WHEN_DOWN). */
+  readonly moderationChecks: Counter<'outcome'>;
 }
 
 export interface MetricsOptions {
@@ -206,6 +208,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       registers: deployment,
     }),
     discordRestResponses,
+    moderationChecks: new Counter({
+      name: 'musicbot_moderation_checks_total',
+      help: 'Requests checked by the moderation service (MODERATION_URL), by outcome: clean, flagged, down_refused, down_allowed',
+      labelNames: ['outcome'],
+      registers,
+    }),
   };
 }
 

@@ -80,7 +80,7 @@ async function guildFor(input: SubmitInput, loadGuild: LoadGuildForRequest, now:
  *
  * @throws RequestRefusedError (nothing reserved), RequestTakenError (accepted by another submission).
  */
-export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, loadGuild: LoadGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
+export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'moderation' | 'musicApi' | 'now' | 'settings'>, loadGuild: LoadGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -95,6 +95,8 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
     await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });
     throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
   }
+  // Last of the checks, the only one that leaves the process: after the local ones, before the reservation.
+  await checkWithModerationService(deps, { ...input.requester, kind: request.kind }, textsOf(request));
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row
@@ -232,6 +234,44 @@ async function recordBlockedRequest(
   const { guildId, channelId, userId, kind, field, rule } = refused;
   deps.logger.info({ guildId, channelId, userId, kind, field }, 'request refused: blocked words');
   await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_blocked_words', details: { kind, field, rule, channelId } });
+}
+
+/**
+ * The moderation service's word on the request's texts, when one is set (MODERATION_URL): one
+ * call with all of them. Flagged: refused, the categories in the audit log for moderators and
+ * never in the member's answer. Unavailable: refused with "try again", or let through with a
+ * warning, as MODERATION_WHEN_DOWN says.
+ */
+async function checkWithModerationService(
+  deps: Pick<PipelineDeps, 'db' | 'logger' | 'metrics' | 'moderation'>,
+  requester: { guildId: string; channelId: string; userId: string; kind: JobKind },
+  texts: ReadonlyArray<[field: string, text: string | undefined]>,
+): Promise<void> {
+  const { moderation } = deps;
+  const present = texts.filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (!moderation || present.length === 0) return;
+  const verdict = await moderation.service.classify(present.map(([, text]) => text));
+  const { guildId, channelId, userId, kind } = requester;
+  switch (verdict.outcome) {
+    case 'clean':
+      deps.metrics.moderationChecks.inc({ outcome: 'clean' });
+      return;
+    case 'flagged': {
+      deps.metrics.moderationChecks.inc({ outcome: 'flagged' });
+      const fields = verdict.flagged.map((index) => present[index]![0]);
+      deps.logger.info({ guildId, channelId, userId, kind, fields }, 'request refused: flagged by the moderation service');
+      await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_moderation', details: { kind, fields, categories: verdict.categories, channelId } });
+      throw new RequestRefusedError('moderation_flagged', REFUSAL_TEXTS.moderationFlagged());
+    }
+    case 'unavailable': {
+      const refuse = moderation.whenDown === 'refuse';
+      deps.metrics.moderationChecks.inc({ outcome: refuse ? 'down_refused' : 'down_allowed' });
+      const context = { guildId, channelId, userId, kind, why: verdict.why };
+      if (!refuse) return void deps.logger.warn(context, 'moderation service unavailable: request allowed unchecked (MODERATION_WHEN_DOWN=allow)');
+      deps.logger.warn(context, 'moderation service unavailable: request refused (MODERATION_WHEN_DOWN=refuse)');
+      throw new RequestRefusedError('moderation_unavailable', REFUSAL_TEXTS.moderationUnavailable());
+    }
+  }
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */

@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { MusicApiClient } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import type { FrontFirst } from './front-first.js';
+import type { ModerationService } from '../safety/moderation-service.js';
 
 export interface PipelineSettings {
   /** HTTPS base of the bot's webhook route; undefined: polling only. */
@@ -79,4 +80,13 @@ export interface PipelineDeps {
   readonly purchases?: Purchases;
   /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
   readonly frontFirst?: FrontFirst;
+  /** The moderation service (MODERATION_URL), when one is set: it sees a request's texts before anything is reserved. */
+  readonly moderation?: ModerationCheck;
+}
+
+/** The moderation service and what a request meets when it cannot answer (MODERATION_WHEN_DOWN). */
+export interface ModerationCheck {
+  readonly service: ModerationService;
+  /** `refuse`: the member is told to try again, nothing spent; `allow`: the request goes on, and a warning is logged. */
+  readonly whenDown: 'refuse' | 'allow';
 }

@@ -23,5 +23,8 @@ export const REFUSAL_TEXTS = {
   remixSourceGone: (): LocalText => localText('refusal.remixSourceGone'),
   /** Names no rule: a member who reads which word was refused learns how to spell around it. */
   blockedWords: (): LocalText => localText('refusal.blockedWords'),
+  /** Names no category, for the same reason. */
+  moderationFlagged: (): LocalText => localText('refusal.moderationFlagged'),
+  moderationUnavailable: (): LocalText => localText('refusal.moderationUnavailable'),
   blockedMember: (until: Date | null): LocalText => (until === null ? localText('refusal.blockedMember') : localText('refusal.blockedMemberUntil', { at: unixSeconds(until) })),
 };

@@ -193,7 +193,15 @@ export class RequestTakenError extends Error {
   }
 }
 
-export type RefusalReason = 'invalid_request' | 'insufficient_credits' | 'frozen' | 'user_cap' | 'blocked_words' | 'blocked_member';
+export type RefusalReason =
+  | 'invalid_request'
+  | 'insufficient_credits'
+  | 'frozen'
+  | 'user_cap'
+  | 'blocked_words'
+  | 'blocked_member'
+  | 'moderation_flagged'
+  | 'moderation_unavailable';
 
 /** The request was not accepted; nothing was reserved. `text` is for the member, `message` (English) for logs. */
 export class RequestRefusedError extends Error {

@@ -127,6 +127,25 @@ describe('the music account alert variables', () => {
   });
 });
 
+describe('the moderation service variables', () => {
+  it('are off unless MODERATION_URL is set, and then wait 2 s and refuse when it is down', () => {
+    expect(loadConfig({ env: complete }).moderation).toBeUndefined();
+    const config = loadConfig({ env: { ...complete, MODERATION_URL: 'https://api.openai.com/v1/moderations/', MODERATION_API_KEY: 'sk-moderation' } });
+    expect(config.moderation).toEqual({ url: 'https://api.openai.com/v1/moderations', apiKey: 'sk-moderation', timeoutMs: 2_000, whenDown: 'refuse' });
+    expect(Object.isFrozen(config.moderation)).toBe(true);
+    const allowing = loadConfig({ env: { ...complete, MODERATION_URL: 'http://127.0.0.1:9000/check', MODERATION_TIMEOUT_MS: '500', MODERATION_WHEN_DOWN: 'allow' } });
+    expect(allowing.moderation).toEqual({ url: 'http://127.0.0.1:9000/check', apiKey: undefined, timeoutMs: 500, whenDown: 'allow' });
+  });
+
+  it('refuse a policy other than refuse or allow, an address that is not one, and a key without an address, never repeating the key', () => {
+    expect(problemsOf({ ...complete, MODERATION_URL: 'https://m.example/v1/moderations', MODERATION_WHEN_DOWN: 'ignore' })).toEqual(['MODERATION_WHEN_DOWN: expected one of refuse, allow']);
+    expect(problemsOf({ ...complete, MODERATION_URL: 'moderation.example' })[0]).toMatch(/^MODERATION_URL: expected an absolute URL/);
+    const problems = problemsOf({ ...complete, MODERATION_API_KEY: 'sk-secret-moderation' });
+    expect(problems).toEqual(['MODERATION_URL is not set: MODERATION_API_KEY is the key of a moderation service, such as https://api.openai.com/v1/moderations']);
+    expect(problems.join('\n')).not.toContain('sk-secret-moderation');
+  });
+});
+
 describe('deployment variables', () => {
   it('default to 20 connections a pool, a migration at start, and metrics on every interface of METRICS_PORT', () => {
     expect(loadConfig({ env: complete })).toMatchObject({ databasePoolSize: 20, migrateOnStart: true, metricsHost: '0.0.0.0', metricsPort: undefined });

@@ -2,6 +2,7 @@
 import type { Exchange } from './exchange.js';
 import type { FaultPlan } from './fault-plan.js';
 import { parseFault, parseRandomFaults } from './faults.js';
+import { parseModerationSettings } from './moderation.js';
 import type { TaskStore } from './tasks.js';
 import type { MusicApiSim } from './types.js';
 
@@ -116,6 +117,29 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     url: '/_sim/random-faults',
     handle({ sim }, exchange) {
       sim.setRandomFaults(undefined);
+      exchange.send(204);
+    },
+  },
+  {
+    methods: ['GET'],
+    url: '/_sim/moderation',
+    handle: ({ sim }, exchange) => exchange.send(200, { moderation: sim.getModeration() }),
+  },
+  {
+    methods: ['POST', 'PUT'],
+    url: '/_sim/moderation',
+    handle({ sim }, exchange, { body }) {
+      const settings = parseModerationSettings(body);
+      if (typeof settings === 'string') return bad(exchange, settings);
+      sim.setModeration(settings);
+      exchange.send(200, { moderation: sim.getModeration() });
+    },
+  },
+  {
+    methods: ['DELETE'],
+    url: '/_sim/moderation',
+    handle({ sim }, exchange) {
+      sim.setModeration({}, { reset: true });
       exchange.send(204);
     },
   },

@@ -10,6 +10,7 @@ import { CREATE_OPERATIONS, READ_ROUTES, RETIRED_FAMILIES, type CreateOperationN
 import { CONTROL_ROUTES, controlNotFound, type ControlContext } from './control-routes.js';
 import type { Exchange } from './exchange.js';
 import { mediaFor, sendMedia, type MediaLibrary } from './media.js';
+import { MODERATION_PATH, type ModerationStandIn } from './moderation.js';
 import type { RecordedRequest } from './types.js';
 
 /** Longer bodies are cut here, so they read as invalid JSON. */
@@ -25,6 +26,8 @@ export interface SimHttpOptions {
   hungResponses: Set<ServerResponse>;
   /** The files behind the media links. */
   media: MediaLibrary;
+  /** The moderation service's stand-in, and the key it accepts. */
+  moderation: { standIn: ModerationStandIn; apiKey: string };
   log: Logger;
 }
 
@@ -75,7 +78,7 @@ export function createSimHttp(options: SimHttpOptions): FastifyInstance {
     };
   }
 
-  function recordOf(request: FastifyRequest): { record: RecordedRequest; validJson: boolean } {
+  function recordOf(request: FastifyRequest, apiKey = options.apiKey): { record: RecordedRequest; validJson: boolean } {
     const url = new URL(request.url, 'http://sim.invalid');
     const text = textOf(request.body);
     const parsed = parseJson(text);
@@ -85,7 +88,7 @@ export function createSimHttp(options: SimHttpOptions): FastifyInstance {
       path: url.pathname,
       query: url.search,
       headers,
-      authorized: authorization === `Bearer ${options.apiKey}`,
+      authorized: authorization === `Bearer ${apiKey}`,
       body: parsed.ok ? parsed.value : text,
       at: Date.now(),
       status: undefined,
@@ -120,6 +123,13 @@ export function createSimHttp(options: SimHttpOptions): FastifyInstance {
     apiRoute(`/api/v1/${family}/create`, () => ({ kind: 'retired' }));
     apiRoute(`/api/v1/${family}/task/:taskId`, () => ({ kind: 'retired' }));
   }
+
+  app.all(MODERATION_PATH, (request, reply) => {
+    const { record } = recordOf(request, options.moderation.apiKey);
+    const exchange = exchangeFor(request, reply, record);
+    if (request.method !== 'POST') return exchange.send(405, { error: { message: 'POST only', type: 'invalid_request_error', param: null, code: null } });
+    options.moderation.standIn.handle(exchange, { authorized: record.authorized, body: record.body });
+  });
 
   for (const platform of ['producer', 'sonic']) {
     app.route({

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { DEFAULT_PERSONA_SONG_COST, RETIRED_FAMILIES, SPEC_MODELS } from './contract.js';
 import type { SimControls } from './control-routes.js';
 import { createFaultPlan } from './fault-plan.js';
+import { createModerationStandIn } from './moderation.js';
 import { createSimHttp } from './http.js';
 import { createTaskWebhooks } from './task-webhooks.js';
 import { createTaskStore } from './tasks.js';
@@ -59,6 +60,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     onEnded: (task, outcome) => webhooks.taskEnded(task, outcome),
   });
   const faults = createFaultPlan(options.randomFaults);
+  const moderation = createModerationStandIn();
 
   const controls: SimControls = {
     requests,
@@ -79,6 +81,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     clearFaults: () => faults.clear(),
     setRandomFaults: (settings) => faults.setRandom(settings),
     getRandomFaults: () => faults.randomState(),
+    setModeration: (settings, setOptions) => moderation.set(settings, setOptions),
+    getModeration: () => moderation.state(),
     clearRecords() {
       requests.length = 0;
       webhookAttempts.length = 0;
@@ -119,6 +123,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
       songSeconds,
     },
     media,
+    moderation: { standIn: moderation, apiKey: options.moderationApiKey ?? options.apiKey },
     control: { sim: controls, tasks, faults },
     requests,
     hungResponses,
@@ -138,6 +143,7 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     async close() {
       shutdown.abort();
       tasks.stop();
+      moderation.stop();
       for (const response of hungResponses) response.destroy();
       app.server.closeAllConnections();
       await app.close();

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Platform, SignatureEncoding, SignatureScheme } from './contract.js';
 import type { RandomFaults, RandomFaultState, SimFault } from './faults.js';
+import type { ModerationSettings, ModerationState } from './moderation.js';
 import type { WebhookAttempt, WebhookRetry } from './webhooks.js';
 
 export interface MusicApiSimOptions {
@@ -34,6 +35,8 @@ export interface MusicApiSimOptions {
   songSeconds?: number;
   /** Base of media links when the simulator is reached by another name. @defaultValue the listening URL */
   publicUrl?: string;
+  /** The bearer token the moderation stand-in (`POST /v1/moderations`, ./moderation.ts) accepts. @defaultValue apiKey */
+  moderationApiKey?: string;
   /** Start in the random-fault mode (see `setRandomFaults`). @defaultValue off */
   randomFaults?: RandomFaults;
   logger?: Logger;
@@ -98,6 +101,9 @@ export interface MusicApiSim {
   setRandomFaults(settings: RandomFaults | undefined): void;
   /** The random-fault mode's settings, seed and draws so far; undefined when it is off. */
   getRandomFaults(): RandomFaultState | undefined;
+  /** The moderation stand-in (./moderation.ts): words to flag by category, or down, slow or malformed; `reset` puts the rest back to defaults. */
+  setModeration(settings: ModerationSettings, options?: { reset?: boolean }): void;
+  getModeration(): ModerationState;
   /** Forgets recorded requests and webhook attempts. */
   clearRecords(): void;
   /** Resolves once `count` webhook attempts (matching `filter`) are recorded. */

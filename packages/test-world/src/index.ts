@@ -5,7 +5,7 @@ export { populateGuilds, seedCast } from './cast.js';
 export type { CastGuild, Members, Place } from './cast.js';
 export { NodeProcess } from './node-process.js';
 export type { NodeProcessOptions } from './node-process.js';
-export { BOT_TOKEN, SIM_KEY } from './secrets.js';
+export { BOT_TOKEN, MODERATION_KEY, SIM_KEY } from './secrets.js';
 export { sleep, waitFor } from './wait.js';
 export { tcpProxy } from './tcp-proxy.js';
 export type { TcpProxy } from './tcp-proxy.js';

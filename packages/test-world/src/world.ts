@@ -56,6 +56,8 @@ export interface World {
   readonly httpUrl: string;
   /** What the bot needs to run in this world (Discord, the music service, Postgres, Redis, a data folder), with `extra` on top. */
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
+  /** MODERATION_URL and MODERATION_API_KEY of the simulator's moderation stand-in: add them to `env` for a bot that checks requests with it. */
+  readonly moderationEnv: Readonly<Record<string, string>>;
   /** A bot process in this world (not started); `env` is added to the world's. Stopped when the world closes. */
   bot(options?: Omit<BotProcessOptions, 'env'> & { readonly env?: Readonly<Record<string, string>> }): BotProcess;
   /** `npm run deploy-commands` in this world. */
@@ -111,6 +113,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       httpPort,
       httpUrl: `http://127.0.0.1:${httpPort}`,
       env,
+      moderationEnv: standIns.moderationEnv,
       bot(botOptions = {}) {
         const bot = new BotProcess({ ...botOptions, env: env(botOptions.env) });
         bots.push(bot);

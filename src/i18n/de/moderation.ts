@@ -309,6 +309,8 @@ export const moderation: Translation<typeof english> = {
   'blocklist.list': 'Gesperrte Wörter und Wendungen ({total}):\n{entries}',
   'blocklist.listEmpty': 'Dieser Server sperrt keine Wörter. Mit `{/moderation blocklist add}` fügst du welche hinzu.',
   'refusal.blockedWords': 'Dieser Server erlaubt einige dieser Wörter nicht. Es wurde nichts verbraucht.',
+  'refusal.moderationFlagged': 'Die Inhaltsprüfung dieses Servers hat diese Anfrage nicht zugelassen. Es wurde nichts verbraucht.',
+  'refusal.moderationUnavailable': 'Die Inhaltsprüfung dieses Servers antwortet gerade nicht, deshalb wurde nichts erstellt. Versuch es gleich noch einmal; es wurde nichts verbraucht.',
   'command.moderation.block.name': 'sperren',
   'command.moderation.block.description': 'Ein Mitglied den Bot hier nicht nutzen lassen, für einige Tage oder bis zur Entsperrung.',
   'command.moderation.block.member.name': 'mitglied',

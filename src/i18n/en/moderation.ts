@@ -309,6 +309,8 @@ export const moderation = {
   'blocklist.list': 'Blocked words and phrases ({total}):\n{entries}',
   'blocklist.listEmpty': 'This server blocks no words. `{/moderation blocklist add}` adds some.',
   'refusal.blockedWords': 'This server does not allow some of these words. Nothing was spent.',
+  'refusal.moderationFlagged': 'This server’s content check did not allow this request. Nothing was spent.',
+  'refusal.moderationUnavailable': 'The content check this server uses isn’t answering right now, so nothing was made. Try again in a moment; nothing was spent.',
   'command.moderation.block.name': 'block',
   'command.moderation.block.description': 'Keep a member from using the bot here, for some days or until unblocked.',
   'command.moderation.block.member.name': 'member',

@@ -327,6 +327,8 @@ export const moderation: Translation<typeof english> = {
   'blocklist.list': 'Palabras y frases bloqueadas ({total}):\n{entries}',
   'blocklist.listEmpty': 'Este servidor no bloquea ninguna palabra. `{/moderation blocklist add}` añade alguna.',
   'refusal.blockedWords': 'Este servidor no permite algunas de estas palabras. No se ha gastado nada.',
+  'refusal.moderationFlagged': 'El control de contenido de este servidor no ha permitido esta solicitud. No se ha gastado nada.',
+  'refusal.moderationUnavailable': 'El control de contenido que usa este servidor no responde ahora mismo, así que no se ha creado nada. Inténtalo de nuevo en un momento; no se ha gastado nada.',
   'command.moderation.block.name': 'bloquear',
   'command.moderation.block.description': 'Impide que un miembro use el bot aquí, unos días o hasta que se le desbloquee.',
   'command.moderation.block.member.name': 'miembro',

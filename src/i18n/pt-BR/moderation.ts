@@ -327,6 +327,8 @@ export const moderation: Translation<typeof english> = {
   'blocklist.list': 'Palavras e frases bloqueadas ({total}):\n{entries}',
   'blocklist.listEmpty': 'Este servidor não bloqueia nenhuma palavra. `{/moderation blocklist add}` adiciona algumas.',
   'refusal.blockedWords': 'Este servidor não permite algumas destas palavras. Nada foi gasto.',
+  'refusal.moderationFlagged': 'A verificação de conteúdo deste servidor não permitiu este pedido. Nada foi gasto.',
+  'refusal.moderationUnavailable': 'A verificação de conteúdo que este servidor usa não está respondendo agora, então nada foi criado. Tente de novo daqui a pouco; nada foi gasto.',
   'command.moderation.block.name': 'bloquear',
   'command.moderation.block.description': 'Impede um membro de usar o bot aqui, por alguns dias ou até ser desbloqueado.',
   'command.moderation.block.member.name': 'membro',

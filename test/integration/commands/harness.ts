@@ -55,8 +55,8 @@ export async function startBot(
   options: {
     startingCredits?: number;
     settings?: Partial<PipelineSettings>;
-    /** Variables added to the test stack's. */
-    env?: Readonly<Record<string, string>>;
+    /** Variables added to the test stack's; a function when they name the stack's parts (`world.moderationEnv`). */
+    env?: Readonly<Record<string, string>> | ((stack: Stack) => Readonly<Record<string, string>>);
     /** What the emulator sells (the SKUs CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES name). */
     skus?: DiscordEmulatorOptions['skus'];
     /** The emulated Discord's upload limit per file, in bytes. @defaultValue 32 MiB */
@@ -69,7 +69,8 @@ export async function startBot(
     // Room for the refusal of a file over the bot's own 20 MB limit.
     emulator: { attachmentSizeLimit: options.attachmentSizeLimit ?? 32 * 1024 * 1024, ...(options.skus && { skus: options.skus }) },
   });
-  const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...options.env } });
+  const extraEnv = typeof options.env === 'function' ? options.env(stack) : options.env;
+  const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...extraEnv } });
   await deployCommands(config, commandDefinitions);
 
   const logs: Array<Record<string, unknown>> = [];
