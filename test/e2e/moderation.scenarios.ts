@@ -150,6 +150,51 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
     });
   });
 
+  describeOverGatewayAlone('blocked words and blocked members', () => {
+    /** What a refusal must leave as it was: the balance, the ledger and the service's tasks. */
+    const accounts = async () => ({ balance: await bot.balance(), ledger: await bot.ledgerCount(), tasks: bot.sim.listTasks().length });
+
+    it('refuses each disguise of a blocked word privately, reserving nothing and sending nothing upstream', async () => {
+      await bot.setBalance(100);
+      const add = bot.run(bot.members.manager, { name: 'moderation', subcommandGroup: 'blocklist', subcommand: 'add', options: { words: 'foo, bar baz' } });
+      expect((await answer(add, /Blocked/)).content).toContain('Blocked: `foo`, `bar baz`.');
+      onTestFinished(async () => {
+        await answer(bot.run(bot.members.manager, { name: 'moderation', subcommandGroup: 'blocklist', subcommand: 'remove', options: { words: 'foo, bar baz' } }));
+      });
+
+      const before = await accounts();
+      for (const prompt of ['a FOO song', 'a fóó song', 'a fοο song', 'an f.o.o song', 'an f o o song', 'a f00 song', 'a song of BAR  baz']) {
+        const refused = bot.run(bot.members.alice, { name: 'song', options: { prompt } });
+        const reply = await answer(refused, /allow/);
+        expect(refused.response?.ephemeral, prompt).toBe(true);
+        expect(reply.content, prompt).toBe('This server does not allow some of these words. Nothing was spent.');
+      }
+      expect(await accounts()).toEqual(before);
+
+      // A word that merely contains a blocked one is a song like any other.
+      const food = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'a song about food' } });
+      await bot.result(food, await bot.jobIdOf(food));
+      expect(await bot.balance()).toBe(before.balance - 1);
+    });
+
+    it('refuses a blocked member at no cost until a moderator unblocks them', async () => {
+      await bot.setBalance(100);
+      const block = bot.run(bot.members.manager, { name: 'moderation', subcommand: 'block', options: { member: bot.members.bob, reason: 'flooding' } });
+      expect((await answer(block, /unblocks/)).content).toContain(`<@${bot.members.bob}> can’t use the bot here until a moderator unblocks them`);
+      const before = await accounts();
+      const refused = bot.run(bot.members.bob, { name: 'song', options: { prompt: 'let me in' } });
+      expect((await answer(refused, /blocked/)).content).toBe('This server’s moderators have blocked you from using the bot. Nothing was spent.');
+      expect(refused.response?.ephemeral).toBe(true);
+      expect(await accounts()).toEqual(before);
+
+      const unblock = bot.run(bot.members.manager, { name: 'moderation', subcommand: 'unblock', options: { member: bot.members.bob } });
+      expect((await answer(unblock, /again/)).content).toBe(`<@${bot.members.bob}> can use the bot again.`);
+      const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'back again' } });
+      await bot.result(allowed, await bot.jobIdOf(allowed));
+      expect(await bot.balance()).toBe(before.balance - 1);
+    });
+  });
+
   describe('the ledger history', () => {
     it('exports as a CSV file with every movement', async () => {
       await bot.balance();
