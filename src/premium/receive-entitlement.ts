@@ -35,11 +35,14 @@ export async function receiveEntitlement(deps: StepDeps, notice: EntitlementNoti
   // Only Discord's own record is trusted: an event or a payload could be forged or stale.
   const confirmed = source === 'listing' ? (notice as EntitlementRecord) : await deps.api.get(notice.id);
   const known = await findEntitlement(db, notice.id);
+  // Gone at Discord (unconfirmed, or deleted: refunded) after it was recorded here: reversed once.
+  const reverseKnown = async () => {
+    if (!known || known.deletedAt) return false;
+    await refundEntitlement(deps, known.id, log);
+    return true;
+  };
   if (!confirmed) {
-    if (known && !known.deletedAt) {
-      await refundEntitlement(deps, known.id, log);
-      return 'refunded';
-    }
+    if (await reverseKnown()) return 'refunded';
     log.warn('entitlement Discord does not confirm ignored');
     return 'unconfirmed';
   }
@@ -49,10 +52,7 @@ export async function receiveEntitlement(deps: StepDeps, notice: EntitlementNoti
     return confirmed.application_id !== applicationId ? 'foreign_application' : 'unknown_sku';
   }
   if (confirmed.deleted) {
-    if (known && !known.deletedAt) {
-      await refundEntitlement(deps, known.id, log);
-      return 'refunded';
-    }
+    if (await reverseKnown()) return 'refunded';
     if (!known) await recordPurchase(deps, confirmed, { kind: product.kind, credits: product.credits, defaultGuildId: null, deletedAt: deps.now() });
     return 'refunded';
   }
