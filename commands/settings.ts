@@ -10,6 +10,8 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
+import type { AutomodState } from '../src/guilds/automod.js';
+import type { CommandContext } from '../src/discord/context.js';
 import { defineCommand } from '../src/discord/command.js';
 import { configuredModel } from './song.js';
 
@@ -101,7 +103,8 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-function describeSettings(guild: GuildRow, t: Translator): string {
+/** What `/settings show` says of the guild; `automod`: its rules' state, when it uses them and they were looked up. */
+function describeSettings(guild: GuildRow, t: Translator, automod?: AutomodState): string {
   const channels = guild.allowedChannelIds.length === 0 ? t('settings.allChannels') : guild.allowedChannelIds.map((id) => `<#${id}>`).join(', ');
   return [
     t('settings.heading'),
@@ -113,9 +116,27 @@ function describeSettings(guild: GuildRow, t: Translator): string {
     guild.cooldownSeconds > 0 ? t('settings.cooldown', { seconds: guild.cooldownSeconds }) : t('settings.noCooldown'),
     t('settings.visibility', { visibility: t(`command.settings.visibility.mode.choice.${guild.visibility}`) }),
     guild.reviewChannelId ? t('settings.reviewChannel', { channel: guild.reviewChannelId }) : t('settings.noReviewChannel'),
-    guild.useAutomod ? t('settings.automodOn') : t('settings.automodOff'),
+    guild.useAutomod ? automodLine(t, automod) : t('settings.automodOff'),
     guild.explicitInAgeRestrictedOnly ? t('settings.explicitAgeRestrictedOnly') : t('settings.explicitAnywhere'),
   ].join('\n');
+}
+
+function automodLine(t: Translator, automod: AutomodState | undefined): string {
+  switch (automod?.status) {
+    case 'in_use':
+      return t('settings.automodInUse', { count: automod.rules.size });
+    case 'missing_permission':
+      return t('settings.automodMissingPermission');
+    case 'unavailable':
+      return t('settings.automodUnavailable');
+    case undefined:
+      return t('settings.automodOn');
+  }
+}
+
+/** The guild's AutoMod state when it uses AutoMod: read from Discord unless this process has it fresh. */
+async function automodOf(context: CommandContext, guild: GuildRow): Promise<AutomodState | undefined> {
+  return guild.useAutomod ? context.automod?.rulesFor(guild.id, guild.automodVersion) : undefined;
 }
 
 export default defineCommand({
@@ -126,7 +147,7 @@ export default defineCommand({
     // Discord's default permission can be overridden per guild: check again here.
     requireModerator(caller);
     if (args.subcommand === 'show') {
-      await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t) });
+      await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t, await automodOf(context, caller.guild)) });
       return;
     }
 
@@ -185,7 +206,7 @@ export default defineCommand({
       change,
       models: context.settings.musicModels,
     });
-    await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t)}` });
+    await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t, await automodOf(context, updated))}` });
   },
   async autocomplete(interaction, context) {
     const typed = interaction.options.getFocused().trim().toLowerCase();

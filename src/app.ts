@@ -31,6 +31,8 @@ import { ShardWatch } from './discord/shard-watch.js';
 import { createVoiceControl } from './voice/control.js';
 import { createCatalog } from './premium/catalog.js';
 import { createEntitlementsApi } from './discord-rest/entitlements-api.js';
+import { createAutomodApi } from './discord-rest/automod-api.js';
+import { bumpAutomodVersion, createAutomodRules } from './guilds/automod.js';
 import { createMakeRequest, type RestTraffic } from './discord-rest/rest-requests.js';
 import { createRequestBudget } from './queue/request-budget.js';
 import { commandSettings, type BaseCommandContext } from './discord/context.js';
@@ -188,6 +190,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
           whenDown: config.moderation.whenDown,
         },
       }),
+      // Servers' AutoMod rules, read from Discord only for a guild that turned them on.
+      automod: createAutomodRules({ api: createAutomodApi({ apiUrl: config.discordApiUrl, token: config.discordToken, traffic: discordTraffic }), logger }),
     };
     // With INTERACTIONS=http the gateway still runs (without routing interactions): voice needs it.
     const gatewayStarts = runs.gateway;
@@ -204,7 +208,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
     if (voice) stops.push(() => voice.stop());
     // What every command handler is handed, over either way in (the router adds its logger and languages).
-    const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, purchases };
+    const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, purchases, automod: deps.automod };
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
     const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });
@@ -320,6 +324,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         routeInteractions: config.interactions === 'gateway',
         makeRequest: discordRequest,
         buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix }),
+        // Only this process hears a rule change: the version on the guild's row tells the others.
+        onAutomodRuleChange: (guildId) => bumpAutomodVersion(deps.db, guildId),
       });
       stops.push(() => gateway.stop());
       // Once every shard is ready, since they need the guilds; before the gateway stops they

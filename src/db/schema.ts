@@ -72,6 +72,11 @@ export const guilds = pgTable(
     useAutomod: boolean('use_automod').notNull().default(false),
     /** Words on the server's explicit list are allowed only in age-restricted channels. */
     explicitInAgeRestrictedOnly: boolean('explicit_in_age_restricted_only').notNull().default(true),
+    /**
+     * Raised by the gateway on each AutoMod rule event of the guild; the guild's read carries it,
+     * and a process whose rules are of another version reads them from Discord again.
+     */
+    automodVersion: integer('automod_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

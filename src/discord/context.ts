@@ -8,6 +8,7 @@ import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
 import type { Purchases } from '../premium/purchases.js';
+import type { AutomodRulesSource } from '../guilds/automod.js';
 
 /** The settings the handlers read: no tokens, keys or addresses. */
 export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;
@@ -35,6 +36,8 @@ export interface CommandContext extends DataFacades {
   readonly voice?: VoiceControl;
   /** Purchases through Discord, when the bot sells any (CREDIT_PACKS, SUBSCRIPTION_ALLOWANCES). */
   readonly purchases?: Purchases;
+  /** The servers' Discord AutoMod rules (absent: none are read), for `/settings show`. */
+  readonly automod?: AutomodRulesSource;
   /** Where the workers share this process: told of each interaction, so background work makes way. */
   readonly frontFirst?: FrontFirst;
   /** Writes in the member's language (the interaction's `locale`): replies, refusals, buttons, modals. */

@@ -1,6 +1,7 @@
 /**
- * The discord.js client: the gateway with the Guilds intent (interactions need no other) and
- * GuildVoiceStates (who is in which voice channel, and the voice connections), in the shards SHARD_COUNT and SHARD_IDS name, REST pointed at `config.discordApiUrl`
+ * The discord.js client: the gateway with the Guilds intent (interactions need no other),
+ * GuildVoiceStates (who is in which voice channel, and the voice connections) and
+ * AutoModerationConfiguration (a server's AutoMod rules changed), in the shards SHARD_COUNT and SHARD_IDS name, REST pointed at `config.discordApiUrl`
  * (Discord, a proxy or the emulator), and the interaction router attached.
  */
 import { once } from 'node:events';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   readonly routeInteractions?: boolean;
   /** How its REST requests are sent: through the deployment's shared budget, counted (src/discord-rest/rest-requests.ts). */
   readonly makeRequest?: MakeRequest;
+  /** Told of every AutoMod rule created, changed or deleted, by guild: every process must read that guild's rules again. */
+  readonly onAutomodRuleChange?: (guildId: string) => Promise<void>;
 }
 
 export interface Gateway {
@@ -82,7 +85,7 @@ export const CACHE_LIMITS = {
 export function createDiscordClient(config: Config, plan: ShardPlan = { shards: 'auto' }, makeRequest?: MakeRequest, ws: Pick<WebSocketOptions, 'buildIdentifyThrottler'> = {}): Client {
   return new Client({
     ...(plan.shards === 'auto' ? { shards: 'auto' } : { shards: [...plan.shards], shardCount: plan.shardCount }),
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates],
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildVoiceStates, GatewayIntentBits.AutoModerationConfiguration],
     // An interaction carries its channel (for a thread: its type and parent). With this partial,
     // discord.js builds the channel from that when it is not cached (a private thread the bot was
     // never added to), so `interaction.channel` tells a thread of an allowed channel apart.
@@ -140,6 +143,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     client.on(Events.EntitlementCreate, (entitlement) => receive(entitlement, 'create'));
     client.on(Events.EntitlementUpdate, (_old, entitlement) => receive(entitlement, 'update'));
     client.on(Events.EntitlementDelete, (entitlement) => receive(entitlement, 'delete'));
+  }
+  const { onAutomodRuleChange } = options;
+  if (onAutomodRuleChange) {
+    const changed = (guildId: string, what: string) => {
+      void onAutomodRuleChange(guildId).catch((err: unknown) => logger.error({ err, guildId, event: what }, 'AutoMod rule event failed'));
+    };
+    client.on(Events.AutoModerationRuleCreate, (rule) => changed(rule.guild.id, 'create'));
+    client.on(Events.AutoModerationRuleUpdate, (_old, rule) => changed(rule.guild.id, 'update'));
+    client.on(Events.AutoModerationRuleDelete, (rule) => changed(rule.guild.id, 'delete'));
   }
   client.on(Events.ShardDisconnect, (_event, shardId) => logger.warn({ shardId }, 'gateway disconnected'));
   client.on(Events.ShardReady, (shardId) => logger.info({ shardId }, 'shard ready'));

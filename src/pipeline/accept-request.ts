@@ -80,7 +80,7 @@ async function guildFor(input: SubmitInput, loadGuild: LoadGuildForRequest, now:
  *
  * @throws RequestRefusedError (nothing reserved), RequestTakenError (accepted by another submission).
  */
-export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'moderation' | 'musicApi' | 'now' | 'settings'>, loadGuild: LoadGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
+export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'automod' | 'metrics' | 'moderation' | 'musicApi' | 'now' | 'settings'>, loadGuild: LoadGuildForRequest, input: SubmitInput): Promise<SubmitResult> {
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
@@ -95,7 +95,12 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
     await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });
     throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
   }
-  // Last of the checks, the only one that leaves the process: after the local ones, before the reservation.
+  const automod = await automodHitIn(deps, guild, input);
+  if (automod) {
+    await recordAutomodRefusal(deps, { ...input.requester, kind: request.kind, ...automod });
+    throw new RequestRefusedError('automod', REFUSAL_TEXTS.automod());
+  }
+  // Last of the checks, the only one that asks a service on every request: after the others, before the reservation.
   await checkWithModerationService(deps, { ...input.requester, kind: request.kind }, textsOf(request));
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
@@ -272,6 +277,33 @@ async function checkWithModerationService(
       throw new RequestRefusedError('moderation_unavailable', REFUSAL_TEXTS.moderationUnavailable());
     }
   }
+}
+
+/**
+ * The AutoMod keyword rule of the guild that one of the request's texts breaks, for this member
+ * in this channel, with the field; undefined when none does, when the guild does not use
+ * AutoMod, or when its rules cannot be read (the bot lacks Manage Server, or Discord failed).
+ */
+async function automodHitIn(
+  deps: Pick<PipelineDeps, 'automod'>,
+  guild: Pick<GuildForRequest, 'useAutomod' | 'automodVersion'>,
+  input: SubmitInput,
+): Promise<{ field: string; ruleId: string; ruleName: string } | undefined> {
+  if (!guild.useAutomod || !deps.automod) return undefined;
+  const state = await deps.automod.rulesFor(input.requester.guildId, guild.automodVersion);
+  if (state.status !== 'in_use') return undefined;
+  const hit = state.rules.match(textsOf(input.request), { roleIds: input.requester.roleIds ?? [], channelId: input.requester.channelId });
+  return hit && { field: hit.label, ruleId: hit.ruleId, ruleName: hit.ruleName };
+}
+
+/** The refusal, for the guild's moderators: which AutoMod rule matched and in which field, never the member's text. */
+async function recordAutomodRefusal(
+  deps: Pick<PipelineDeps, 'db' | 'logger'>,
+  refused: { guildId: string; channelId: string; userId: string; kind: JobKind; field: string; ruleId: string; ruleName: string },
+): Promise<void> {
+  const { guildId, channelId, userId, kind, field, ruleId, ruleName } = refused;
+  deps.logger.info({ guildId, channelId, userId, kind, field, ruleId }, 'request refused: AutoMod rule');
+  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_automod', details: { kind, field, ruleId, ruleName, channelId } });
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */

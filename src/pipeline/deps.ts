@@ -1,3 +1,4 @@
+import type { AutomodRulesSource } from '../guilds/automod.js';
 import type { Purchases } from '../premium/purchases.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';
@@ -78,6 +79,8 @@ export interface PipelineDeps {
   readonly now: () => Date;
   /** Purchases through Discord, when the bot sells any: the maintenance passes list and sweep them. */
   readonly purchases?: Purchases;
+  /** The servers' Discord AutoMod rules, read where a guild turned them on (absent: no request is judged by them). */
+  readonly automod?: AutomodRulesSource;
   /** Beside a front in one process: background entries make way for members' commands (front-first.ts). */
   readonly frontFirst?: FrontFirst;
   /** The moderation service (MODERATION_URL), when one is set: it sees a request's texts before anything is reserved. */

@@ -26,5 +26,7 @@ export const REFUSAL_TEXTS = {
   /** Names no category, for the same reason. */
   moderationFlagged: (): LocalText => localText('refusal.moderationFlagged'),
   moderationUnavailable: (): LocalText => localText('refusal.moderationUnavailable'),
+  /** Names no rule either: the server's AutoMod rules are its moderators' to show. */
+  automod: (): LocalText => localText('refusal.automod'),
   blockedMember: (until: Date | null): LocalText => (until === null ? localText('refusal.blockedMember') : localText('refusal.blockedMemberUntil', { at: unixSeconds(until) })),
 };

@@ -158,6 +158,10 @@ export interface GuildForRequest {
   readonly blocklist: Pick<Blocklist, 'match'>;
   /** The requester is blocked by the guild's moderators, until `until` (null: until unblocked); null: not blocked. */
   readonly memberBlock: { readonly until: Date | null } | null;
+  /** The guild's AutoMod keyword rules judge its requests too. */
+  readonly useAutomod: boolean;
+  /** Raised on each AutoMod rule change: the version of the rules to judge by. */
+  readonly automodVersion: number;
   /** The low-balance alert's threshold (null: none configured). */
   readonly alertBelow: number | null;
   /** Jobs of `kinds` waiting in the queue and at the service when the guild was read; null: not counted. */
@@ -199,6 +203,7 @@ export type RefusalReason =
   | 'frozen'
   | 'user_cap'
   | 'blocked_words'
+  | 'automod'
   | 'blocked_member'
   | 'moderation_flagged'
   | 'moderation_unavailable';

@@ -411,7 +411,7 @@ describe('/settings', () => {
 
     const set = await settings(g.members.manager, 'safety', { 'review-channel': g.otherChannelId, 'use-automod': true });
     expect(set.content).toContain(`Review channel: <#${g.otherChannelId}>`);
-    expect(set.content).toContain('AutoMod rules: used for prompts');
+    expect(set.content).toContain('AutoMod rules: on, but not in use: the bot lacks the Manage Server permission');
     expect(await lastAudit('settings.safety')).toMatchObject({
       actorId: g.members.manager,
       details: {
@@ -422,7 +422,7 @@ describe('/settings', () => {
 
     const cleared = await settings(g.members.manager, 'safety', { 'clear-review-channel': true, 'explicit-in-age-restricted-only': false });
     expect(cleared.content).toContain('Review channel: none');
-    expect(cleared.content).toContain('AutoMod rules: used for prompts');
+    expect(cleared.content).toContain('AutoMod rules: on, but not in use');
     expect(cleared.content).toContain('Explicit words: allowed in every channel');
     expect(await guildRow()).toMatchObject({ reviewChannelId: null, useAutomod: true, explicitInAgeRestrictedOnly: false });
 

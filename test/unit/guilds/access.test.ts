@@ -27,6 +27,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     reviewChannelId: null,
     useAutomod: false,
     explicitInAgeRestrictedOnly: true,
+    automodVersion: 0,
     createdAt: new Date('2026-01-01T00:00:00Z'),
     updatedAt: new Date('2026-01-01T00:00:00Z'),
     ...overrides,

@@ -1,0 +1,1 @@
+ALTER TABLE "guilds" ADD COLUMN "automod_version" integer DEFAULT 0 NOT NULL;
