@@ -8,8 +8,7 @@ import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discor
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { DOWNLOAD_SOURCE_KINDS, isJobId, oncePerMenu, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
-import { linkedFile } from '../src/pipeline/render.js';
+import { DOWNLOAD_SOURCE_KINDS, fileAlreadyThere, isJobId, oncePerMenu, jobChoices, resolveSong } from '../src/discord/job-lookup.js';
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
 import { defineCommand } from '../src/discord/command.js';
@@ -52,10 +51,10 @@ async function requestDownload(
     action: 'download-pick',
     subject: format.data,
   });
-  // A file the song already comes with (an old button) is its link, free.
-  const linked = linkedFile(job, format.data);
-  if (linked) {
-    await answerPrivately(interaction, { content: context.t('songButtons.hasFile', { format: format.data.toUpperCase(), url: linked }) });
+  // A file the song comes with (an old button), or made already, is its link, free.
+  const there = await fileAlreadyThere(context, job, clipId, format.data);
+  if (there !== undefined) {
+    await answerPrivately(interaction, { content: there });
     return;
   }
   if (input.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {

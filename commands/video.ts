@@ -8,8 +8,7 @@ import { checkMayRequest, loadCaller, submitAndAcknowledge } from '../src/discor
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
-import { isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
-import { linkedFile } from '../src/pipeline/render.js';
+import { fileAlreadyThere, isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
 import { defineCommand } from '../src/discord/command.js';
@@ -43,9 +42,9 @@ async function requestVideo(
 ): Promise<void> {
   const caller = await loadCaller(interaction, context);
   const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
-  const linked = linkedFile(job, 'video');
-  if (linked) {
-    await answerPrivately(interaction, { content: context.t('songButtons.hasVideo', { url: linked }) });
+  const there = await fileAlreadyThere(context, job, clipId, 'video');
+  if (there !== undefined) {
+    await answerPrivately(interaction, { content: there });
     return;
   }
   if (options.requesterOrModerator && job.userId !== caller.member.userId && !caller.isModerator) {

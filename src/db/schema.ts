@@ -293,6 +293,7 @@ export const jobs = pgTable(
       .on(t.remixOf)
       .where(sql`${t.remixOf} is not null`),
     // Also the library's rows by (guild_id, created_at, id) and (guild_id, user_id, created_at, id), built concurrently: migrations/online.
+    // And a video's or a download's song by (parent_job_id, kind): migrations/online.
   ],
 );
 

@@ -28,7 +28,7 @@ import { changeSettings, findGuild, loadGuild } from '../guilds/settings.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice } from '../guilds/voices.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
 import { findJobsNamed } from '../pipeline/job-names.js';
-import { getJob } from '../pipeline/job-rows.js';
+import { getJob, jobMakingFile } from '../pipeline/job-rows.js';
 import { libraryPage } from '../pipeline/library.js';
 import { liveSubscriptionSkus, salesReport } from '../premium/sales.js';
 
@@ -65,7 +65,7 @@ export function dataFacades(db: Database) {
       liveSubscriptionSkus,
     }),
     library: bind(db, { libraryPage, listVoices, findVoice, resolveVoice, deleteVoice }),
-    jobs: bind(db, { getJob, findJobsNamed }),
+    jobs: bind(db, { getJob, findJobsNamed, jobMakingFile }),
   };
 }
 

@@ -9,6 +9,8 @@ import type { JobKind, JobState } from '../db/schema.js';
 import { localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../discord-rest/custom-ids.js';
 import type { GuildJobFilter, JobRow } from '../pipeline/job-rows.js';
+import { linkedFile, type SongFile } from '../pipeline/render.js';
+import { downloadLinkOf, httpUrl } from '../pipeline/result-needs.js';
 import { describeJob, kindWord } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
 import { Refusal } from './errors.js';
@@ -200,4 +202,22 @@ export async function jobChoices(
       ),
       value: job.id,
     }));
+}
+
+/**
+ * What a member asking for a file of a song (its video, an MP3, a WAV) is told instead of paying
+ * for it again: the link the song comes with, the link of the file made already, or that it is
+ * being made. Undefined when the file has to be made.
+ */
+export async function fileAlreadyThere(context: CommandContext, song: JobRow, clipId: string, file: SongFile): Promise<string | undefined> {
+  const { t } = context;
+  const linked = linkedFile(song, file);
+  if (linked) return file === 'video' ? t('songButtons.hasVideo', { url: linked }) : t('songButtons.hasFile', { format: file.toUpperCase(), url: linked });
+  const made = await context.jobs.jobMakingFile(file === 'video' ? { sourceJobId: song.id, clipId, kind: 'video' } : { sourceJobId: song.id, clipId, kind: 'download', format: file });
+  if (!made) return undefined;
+  const clip = made.result?.clips?.[0];
+  const url = made.state !== 'succeeded' ? undefined : file === 'video' ? httpUrl(clip?.videoUrl) : downloadLinkOf(clip, file);
+  if (file === 'video') return url ? t('songButtons.videoMade', { url }) : t('songButtons.videoBeingMade');
+  const format = file.toUpperCase();
+  return url ? t('songButtons.fileMade', { format, url }) : t('songButtons.fileBeingMade', { format });
 }

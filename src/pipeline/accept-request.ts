@@ -115,6 +115,8 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
     kind: request.kind,
     request: { ...request },
     remixOf: remixOf?.jobId ?? null,
+    // A video's or a download's song: a second request for the same file finds this one (jobMakingFile).
+    parentJobId: 'sourceJobId' in request ? request.sourceJobId : null,
     cost,
     webhookSecret: randomBytes(32).toString('hex'),
     applicationId: input.reply?.applicationId ?? null,

@@ -20,6 +20,32 @@ export async function getJob(db: Executor, jobId: string): Promise<JobRow | unde
   return row;
 }
 
+/**
+ * The job that made, or is making, one file of a song (`kind` video or download; `format` for a
+ * download): a succeeded one first, else one still open; undefined when none. A failed one does
+ * not count: the file may be asked for again.
+ */
+export async function jobMakingFile(
+  db: Executor,
+  file: { readonly sourceJobId: string; readonly clipId: string; readonly kind: 'video' | 'download'; readonly format?: string },
+): Promise<JobRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.parentJobId, file.sourceJobId),
+        eq(jobs.kind, file.kind),
+        constants(jobs.state, ['succeeded', ...OPEN_STATES]),
+        sql`${jobs.request} ->> 'clipId' = ${file.clipId}`,
+        file.format === undefined ? undefined : sql`${jobs.request} ->> 'format' = ${file.format}`,
+      ),
+    )
+    .orderBy(sql`${jobs.state} = 'succeeded' desc`, desc(jobs.createdAt))
+    .limit(1);
+  return row;
+}
+
 /** getJob's statement (every worker's job starts with it). */
 const jobRead = preparedOnce((db) => db.select().from(jobs).where(eq(jobs.id, sql.placeholder('jobId'))).limit(1).prepare('get_job'));
 

@@ -154,36 +154,49 @@ describe('/video and /download, by command and by button', () => {
   });
 
   it('makes a video and downloads from the buttons, for the requester and moderators only', async () => {
-    const bob = h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.bob });
+    const bob = h.emulator.clickButton({ messageId: songMessageId, customId: `download:${songId}:mp3`, userId: h.members.bob });
     expect((await privateAnswer(bob)).content).toContain('Only the member who made this song, or a moderator');
 
     const balance = await h.balance();
-    const video = await accepted(h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.alice }));
-    await h.delivered(video);
     const mp3 = await accepted(
       h.emulator.clickButton({ messageId: songMessageId, customId: `download:${songId}:mp3`, userId: h.members.manager }),
     );
     await h.delivered(mp3);
     expect(simBodies('/api/v1/producer/download').at(-1)).toMatchObject({ format: 'mp3' });
-    expect(await h.balance()).toBe(balance - 5 - 2);
+    expect(await h.balance()).toBe(balance - 2);
   });
 
-  it('downloads a WAV from the command', async () => {
-    const jobId = await accepted(h.run(h.members.alice, { name: 'download', options: { song: songId, format: 'wav' } }));
-    await h.delivered(jobId);
-    expect(simBodies('/api/v1/producer/download').at(-1)).toMatchObject({ format: 'wav' });
+  it('gives a file already made, or being made, as its link for free, to any member, and sends nothing upstream', async () => {
+    const balance = await h.balance();
+    const downloads = simBodies('/api/v1/producer/download').length;
+    const videos = simBodies('/api/v1/producer/video-clip').length;
+    // The video the command made, the MP3 the button made: again from the buttons, by anyone.
+    const video = await privateAnswer(h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.bob }));
+    expect(video.content).toMatch(/^This song’s music video was made already, so nothing was charged: https?:\/\//);
+    const mp3 = await privateAnswer(h.emulator.clickButton({ messageId: songMessageId, customId: `download:${songId}:mp3`, userId: h.members.alice }));
+    expect(mp3.content).toMatch(/^This song’s MP3 file was made already, so nothing was charged: https?:\/\//);
+    const typed = await privateAnswer(h.run(h.members.bob, { name: 'video', options: { song: songId } }));
+    expect(typed.content).toBe(video.content);
+
+    // A WAV still being made: the second request waits for the first rather than paying again.
+    h.setSimForThisTest({ taskMs: 60_000 });
+    const wav = await accepted(h.run(h.members.alice, { name: 'download', options: { song: songId, format: 'wav' } }));
+    const again = await privateAnswer(h.emulator.clickButton({ messageId: songMessageId, customId: `download:${songId}:wav`, userId: h.members.manager }));
+    expect(again.content).toBe('This song’s WAV file is being made already; it will be posted where it was asked for. Nothing was charged.');
+    expect(await h.balance()).toBe(balance - 2);
+    expect(simBodies('/api/v1/producer/download')).toHaveLength(downloads + 1);
+    expect(simBodies('/api/v1/producer/video-clip')).toHaveLength(videos);
+    for (const task of h.sim.listTasks()) h.sim.completeTask(task.taskId);
+    await h.delivered(wav);
   });
 
-  it('keeps working after the bot restarts: a button rendered before still makes a video', async () => {
+  it('keeps working after the bot restarts: a button rendered before is still answered', async () => {
     const identifies = h.emulator.gatewayStats.identifies;
     await h.restart();
     // A new client, a new session: nothing of the old process is left to remember the button.
     expect(h.emulator.gatewayStats.identifies).toBe(identifies + 1);
-    const jobId = await accepted(
-      h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.alice }),
-    );
-    const result = await h.delivered(jobId);
-    expect(result.embeds?.[0]?.footer?.text).toContain(jobId);
+    const clicked = await privateAnswer(h.emulator.clickButton({ messageId: songMessageId, customId: `video:${songId}`, userId: h.members.alice }));
+    expect(clicked.content).toMatch(/^This song’s music video was made already/);
   });
 });
 

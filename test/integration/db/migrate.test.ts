@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { MIGRATIONS_FOLDER, runMigrations } from '../../../src/db/migrate.js';
+import { committedMigrationTags, migrateTo } from '../../support/database.js';
 
 const adminUrl = inject('postgresAdminUrl');
 const created: string[] = [];
@@ -82,11 +83,11 @@ async function migrationsWithOnlineSteps(steps: Record<string, string>): Promise
   return folder;
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+async function query<T extends pg.QueryResultRow>(url: string, text: string, values: readonly unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<T>(text)).rows;
+    return (await client.query<T>(text, [...values])).rows;
   } finally {
     await client.end();
   }
@@ -104,6 +105,35 @@ describe('online steps (migrations/online)', () => {
     const recorded = await query<{ name: string }>(url, 'select name from drizzle.__online_steps order by name');
     expect(recorded.map((row) => row.name)).toEqual([...committed, '9001_jobs_updated.sql'].sort());
     expect(await runMigrations(url, { migrationsFolder: folder })).toEqual({ applied: 0, online: 0 });
+  });
+
+  it('name the song of the videos and downloads made before 0018, in batches, and leave the rest', async () => {
+    const url = await freshDatabase();
+    const tags = committedMigrationTags();
+    await migrateTo(url, tags.indexOf('0018_jobs_parent'));
+    const song = randomUUID();
+    const rows = [
+      [song, 'song', { prompt: 'a song' }],
+      [randomUUID(), 'video', { clipId: 'c1', sourceJobId: song }],
+      [randomUUID(), 'download', { clipId: 'c1', format: 'mp3', sourceJobId: song }],
+      [randomUUID(), 'download', { clipId: 'c1', format: 'wav', sourceJobId: song }],
+    ] as const;
+    await query(url, "insert into guilds (id) values ('g1')");
+    for (const [id, kind, request] of rows) {
+      await query(url, "insert into jobs (id, guild_id, channel_id, user_id, kind, request, cost, state) values ($1, 'g1', 'c', 'u', $2, $3, 1, 'succeeded')", [id, kind, request]);
+    }
+    await migrateTo(url, tags.length, { online: true });
+    const filled = await query<{ kind: string; parent_job_id: string | null }>(url, 'select kind, parent_job_id from jobs order by kind');
+    expect(filled).toEqual([
+      { kind: 'download', parent_job_id: song },
+      { kind: 'download', parent_job_id: song },
+      { kind: 'song', parent_job_id: null },
+      { kind: 'video', parent_job_id: song },
+    ]);
+    // In batches that commit as they go: a batch smaller than the rows left, then nothing left.
+    await query(url, 'update jobs set parent_job_id = null');
+    await query(url, 'call jobs_parent_backfill(2)');
+    expect(await query(url, 'select id from jobs where parent_job_id is null')).toEqual([{ id: song }]);
   });
 
   it('rebuild an index whose build failed half way (left invalid), once the cause is gone', async () => {
