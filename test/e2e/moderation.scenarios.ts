@@ -4,6 +4,7 @@
  * export. Each scenario checks what Discord showed and what the ledger holds.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { grant, setFrozen, setUserDailyCap } from '../../src/credits/index.js';
 import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { awayFromUtcMidnight } from '../support/utc-day.js';
@@ -192,6 +193,58 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
       const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'back again' } });
       await bot.result(allowed, await bot.jobIdOf(allowed));
       expect(await bot.balance()).toBe(before.balance - 1);
+    });
+  });
+
+  describeOverGatewayAlone('the server’s AutoMod keyword rules', () => {
+    const accounts = async () => ({ balance: await bot.balance(), ledger: await bot.ledgerCount(), tasks: bot.sim.listTasks().length });
+    const useAutomod = async (on: boolean) => {
+      const set = bot.run(bot.members.manager, { name: 'settings', subcommand: 'safety', options: { 'use-automod': on } });
+      return (await answer(set, /Saved/)).content;
+    };
+    const automodVersion = async () =>
+      (await bot.db.pool.query<{ v: number }>('select automod_version as v from guilds where id = $1', [bot.guild.id])).rows[0]!.v;
+
+    it('refuses a prompt a rule matches while the server uses AutoMod, accepts it when off, and follows a rule’s update', async () => {
+      await bot.setBalance(100);
+      // The bot needs Manage Server to read the rules; a moderator makes one in the server's settings.
+      bot.emulator.setRolePermissions(bot.guild.id, bot.guild.botRoleId, bot.emulator.memberPermissions(bot.channelId, bot.emulator.botUser.id) | PermissionFlagsBits.ManageGuild);
+      const version = await automodVersion();
+      const rule = bot.emulator.createAutoModerationRule(
+        bot.guild.id,
+        { name: 'Weather', event_type: 1, trigger_type: 1, trigger_metadata: { keyword_filter: ['thunder*'] }, actions: [{ type: 1 }], enabled: true },
+        { by: bot.members.manager },
+      );
+      onTestFinished(async () => {
+        bot.emulator.deleteAutoModerationRule(bot.guild.id, rule.id);
+        await useAutomod(false);
+      });
+      // The bot's gateway heard AUTO_MODERATION_RULE_CREATE.
+      await expect.poll(automodVersion, { timeout: 10_000 }).toBe(version + 1);
+      expect(await useAutomod(true)).toContain('AutoMod rules: used for prompts (1 keyword rule applies)');
+
+      const before = await accounts();
+      const refused = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'Thunderstorms all night' } });
+      expect((await answer(refused, /AutoMod/)).content).toBe('This server’s AutoMod rules do not allow some of these words. Nothing was spent.');
+      expect(refused.response?.ephemeral).toBe(true);
+      expect(await accounts()).toEqual(before);
+
+      // Turned off, the same prompt is a song like any other.
+      await useAutomod(false);
+      const accepted = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'Thunderstorms all night' } });
+      await bot.result(accepted, await bot.jobIdOf(accepted));
+      expect(await bot.balance()).toBeLessThan(before.balance);
+
+      // On again: the rule's update reaches the bot without a restart.
+      await useAutomod(true);
+      const rain = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'rain on the roof' } });
+      await bot.result(rain, await bot.jobIdOf(rain));
+      bot.emulator.modifyAutoModerationRule(bot.guild.id, rule.id, { trigger_metadata: { keyword_filter: ['thunder*', 'rain'] } }, { by: bot.members.manager });
+      await expect.poll(automodVersion, { timeout: 10_000 }).toBe(version + 2);
+      const after = await accounts();
+      const refusedNow = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'rain on the roof' } });
+      expect((await answer(refusedNow, /AutoMod/)).content).toBe('This server’s AutoMod rules do not allow some of these words. Nothing was spent.');
+      expect(await accounts()).toEqual(after);
     });
   });
 
