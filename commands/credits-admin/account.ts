@@ -17,24 +17,24 @@ export const account = defineSubcommand({
     const account = await context.pipeline.checkAccount();
     const credits = await context.credits.getGuildCredits(caller.guild.id);
     const { t } = context;
-    // The account's figures are shown as the service gives them, without grouping.
+    // Every figure is grouped as the member's language groups numbers, as the server's balance beside them is.
     const own =
       account.extraCredits > 0
-        ? t('creditsAdmin.accountWithExtra', { credits: String(account.credits), extra: String(account.extraCredits) })
-        : t('creditsAdmin.account', { credits: String(account.credits) });
+        ? t('creditsAdmin.accountWithExtra', { credits: account.credits, extra: account.extraCredits })
+        : t('creditsAdmin.account', { credits: account.credits });
     const lines = [credits ? `${own} ${t('creditsAdmin.accountGuildBalance', { balance: credits.balance })}` : own];
     if (account.previous === null || account.expected === null || account.drift === null || account.spentSince === null) {
       lines.push(t('creditsAdmin.accountBaseline'));
     } else {
       lines.push(
         t('creditsAdmin.accountExpected', {
-          expected: String(account.expected),
-          previous: String(account.previous.balance),
+          expected: account.expected,
+          previous: account.previous.balance,
           at: String(Math.floor(account.previous.checkedAt.getTime() / 1000)),
-          spent: String(account.spentSince),
+          spent: account.spentSince,
         }),
       );
-      const drift = t('creditsAdmin.accountDrift', { drift: signed(account.drift) });
+      const drift = t('creditsAdmin.accountDrift', { drift: signed(account.drift, t.locale) });
       if (account.drift < 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftNegative')}`);
       else if (account.drift > 0) lines.push(`${drift} ${t('creditsAdmin.accountDriftPositive')}`);
       else lines.push(drift);
@@ -62,7 +62,7 @@ export function salesLines(sales: SalesReport, t: Translator): string[] {
   ];
 }
 
-/** `+5`, `-5`, `0`: the drift's sign is its meaning. */
-function signed(value: number): string {
-  return value > 0 ? `+${value}` : String(value);
+/** `+5`, `-1,000`, `0`: the drift's sign is its meaning. */
+function signed(value: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { signDisplay: 'exceptZero' }).format(value);
 }

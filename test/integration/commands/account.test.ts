@@ -19,6 +19,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 afterEach(() => expect(h.emulator.findings).toEqual([]));
 
+/** A figure as English groups it, as every figure of the answer is. */
+const grouped = (value: number) => value.toLocaleString('en-US');
 const account = async () => (await privateAnswer(h.run(h.members.owner, { name: 'credits-admin', subcommand: 'account' }))).content ?? '';
 const newest = async () => (await h.db.db.select().from(accountChecks).orderBy(desc(accountChecks.id)).limit(1))[0]!;
 
@@ -29,8 +31,8 @@ describe('/credits-admin account', () => {
     h.sim.setCredits(last.balance - 25);
 
     const answer = await account();
-    expect(answer).toContain(`The music service account has **${last.balance - 25} credits**.`);
-    expect(answer).toContain(`The ledger expected **${last.balance}**: ${last.balance} at the last check (<t:${Math.floor(last.checkedAt.getTime() / 1000)}:R>), less 0 spent upstream since.`);
+    expect(answer).toContain(`The music service account has **${grouped(last.balance - 25)} credits**.`);
+    expect(answer).toContain(`The ledger expected **${grouped(last.balance)}**: ${grouped(last.balance)} at the last check (<t:${Math.floor(last.checkedAt.getTime() / 1000)}:R>), less 0 spent upstream since.`);
     expect(answer).toContain('Drift: **-25**. The service charged more than the ledger recorded.');
     expect(await newest()).toMatchObject({ source: 'command', balance: last.balance - 25, drift: -25 });
 
@@ -44,7 +46,7 @@ describe('/credits-admin account', () => {
     await h.delivered(jobIdIn(await privateAnswer(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'accounted for' } }))));
 
     const answer = await account();
-    expect(answer).toContain(`The ledger expected **${before.balance - 1}**: ${before.balance} at the last check`);
+    expect(answer).toContain(`The ledger expected **${grouped(before.balance - 1)}**: ${grouped(before.balance)} at the last check`);
     expect(answer).toContain('less 1 spent upstream since.');
     expect(answer).toMatch(/Drift: \*\*0\*\*\.$/);
   });
@@ -65,7 +67,7 @@ describe('/credits-admin account', () => {
   it('shows a top-up as positive drift', async () => {
     await account();
     h.sim.setCredits(h.sim.getCredits() + 1_000);
-    expect(await account()).toContain('Drift: **+1000**. The account gained more than the ledger explains');
+    expect(await account()).toContain('Drift: **+1,000**. The account gained more than the ledger explains');
   });
 
   it('stays the owners’: a moderator’s attempt records no check', async () => {

@@ -171,7 +171,7 @@ describe('/credits-admin, by the bot’s owner', () => {
 
   it('shows the service account’s balance, and a friendly line when the service fails', async () => {
     g.setSimForThisTest({ credits: 4321 });
-    expect((await admin(g.members.owner, 'account')).content).toContain('The music service account has **4321 credits**.');
+    expect((await admin(g.members.owner, 'account')).content).toContain('The music service account has **4,321 credits**.');
     g.setSimForThisTest({ faults: [{ kind: 'status', status: 500, path: '/api/v1/get-credits' }] });
     const failed = await admin(g.members.owner, 'account');
     expect(failed.content).toBe('The music service had an internal error. Please try again later.');
