@@ -1,6 +1,6 @@
 import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
-import { nextAllowanceTopUp, utcMonthStart } from '../src/credits/index.js';
+import { allowanceInForce, nextAllowanceTopUp, utcMonthStart } from '../src/credits/index.js';
 import type { EntitlementRow } from '../src/credits/index.js';
 import { loadCaller } from '../src/discord/caller.js';
 import type { ButtonHandler, GuildButton, GuildChatInput } from '../src/discord/command.js';
@@ -84,8 +84,8 @@ export default defineCommand({
     const { t } = context;
     const lines = [
       t('credits.balance', { balance }),
-      credits && Math.max(credits.monthlyAllowance, credits.subscriptionAllowance) > 0
-        ? t('credits.allowance', { allowance: Math.max(credits.monthlyAllowance, credits.subscriptionAllowance), at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
+      credits && allowanceInForce(credits) > 0
+        ? t('credits.allowance', { allowance: allowanceInForce(credits), at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
         : t('credits.noAllowance'),
       t('credits.used', { month: t.month(now), spent: month.spent, count: month.jobs, mySpent: mine.spent, myJobs: mine.jobs }),
       cap === null ? t('credits.canSpend', { canSpend }) : t('credits.canSpendCapped', { canSpend, cap, today }),

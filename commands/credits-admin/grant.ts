@@ -3,7 +3,7 @@
  * under a monthly allowance says that the next top-up gives it back.
  */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { nextAllowanceTopUp } from '../../src/credits/index.js';
+import { allowanceInForce, nextAllowanceTopUp } from '../../src/credits/index.js';
 import { english } from '../../src/i18n/index.js';
 import { amountOption, reasonOption } from './options.js';
 import { defineSubcommand, type SubcommandRun } from './subcommand.js';
@@ -12,10 +12,10 @@ async function move(direction: 'grant' | 'take', amount: number, reason: string,
   const movement = direction === 'grant' ? context.credits.grant : context.credits.take;
   const outcome = await movement({ guildId: caller.guild.id, amount, actorId: caller.member.userId, reason, key: interaction.id });
   const moved = context.t(direction === 'grant' ? 'creditsAdmin.granted' : 'creditsAdmin.taken', { count: amount, balance: outcome.balance });
-  const { monthlyAllowance } = caller.guild;
-  if (direction === 'grant' || monthlyAllowance <= outcome.balance) return reply(moved);
+  const allowance = allowanceInForce(caller.guild);
+  if (direction === 'grant' || allowance <= outcome.balance) return reply(moved);
   const at = Math.floor(nextAllowanceTopUp(new Date()).getTime() / 1000);
-  return reply(`${moved} ${context.t('creditsAdmin.takeAllowanceNote', { allowance: monthlyAllowance, at })}`);
+  return reply(`${moved} ${context.t('creditsAdmin.takeAllowanceNote', { allowance, at })}`);
 }
 
 export const grant = defineSubcommand({

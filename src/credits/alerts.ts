@@ -3,14 +3,15 @@ import type { Executor } from '../db/client.js';
 import { guilds } from '../db/schema.js';
 import { AUDIT_ACTIONS, lockGuild, writeAudit } from './audit.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
+import { allowanceInForce } from './allowance.js';
 import { atomically } from './ledger.js';
 
 export interface LowBalanceAlert {
   readonly channelId: string;
   readonly balance: number;
   readonly below: number;
-  /** The guild's monthly allowance (0: none), so the alert can say whether it will top the balance up. */
-  readonly monthlyAllowance: number;
+  /** The allowance in force (0: none; see allowanceInForce), so the alert can say whether it will top the balance up. */
+  readonly allowance: number;
 }
 
 /**
@@ -32,9 +33,9 @@ export async function takeLowBalanceAlert(executor: Executor, guildId: string): 
         isNull(guilds.alertSentAt),
       ),
     )
-    .returning({ channelId: guilds.alertChannelId, balance: guilds.balance, below: guilds.alertBelow, monthlyAllowance: guilds.monthlyAllowance });
+    .returning({ channelId: guilds.alertChannelId, balance: guilds.balance, below: guilds.alertBelow, monthlyAllowance: guilds.monthlyAllowance, subscriptionAllowance: guilds.subscriptionAllowance });
   if (taken && taken.channelId !== null && taken.below !== null) {
-    return { channelId: taken.channelId, balance: taken.balance, below: taken.below, monthlyAllowance: taken.monthlyAllowance };
+    return { channelId: taken.channelId, balance: taken.balance, below: taken.below, allowance: allowanceInForce(taken) };
   }
   await executor
     .update(guilds)

@@ -9,6 +9,11 @@ import { atomically, moveCredits } from './ledger.js';
 import { utcMonth } from './periods.js';
 import { isLive, largestSubscription, refreshSubscriptionAllowance, type EntitlementRow } from './purchase-credits.js';
 
+/** The allowance a guild is topped up to each month: the larger of the owners' and its server plan's. */
+export function allowanceInForce(guild: { readonly monthlyAllowance: number; readonly subscriptionAllowance: number }): number {
+  return Math.max(guild.monthlyAllowance, guild.subscriptionAllowance);
+}
+
 export interface SetMonthlyAllowanceInput {
   readonly guildId: string;
   /** Credits per month; 0 turns the allowance off. */

@@ -9,6 +9,7 @@ export {
   applyDueAllowances,
   applyMonthlyAllowance,
   allowanceDue,
+  allowanceInForce,
   setMonthlyAllowance,
   startSubscription,
   type AllowanceResult,

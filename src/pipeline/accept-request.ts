@@ -6,6 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   checkSpendingLimits,
+  allowanceInForce,
   getGuildCredits,
   isJobCharged,
   nextAllowanceTopUp,
@@ -134,7 +135,8 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
       // Nothing was written: a refused request leaves no trace.
       if (reservation.reason === 'frozen') throw new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen(), { balance: reservation.balance, cost });
       // The refusal names the allowance when one will add credits: read only on this rare path.
-      const allowance = (await getGuildCredits(deps.db, guildId))?.monthlyAllowance ?? 0;
+      const credits = await getGuildCredits(deps.db, guildId);
+      const allowance = credits ? allowanceInForce(credits) : 0;
       throw new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(reservation.balance ?? 0, cost, allowance, now), {
         balance: reservation.balance ?? 0,
         cost,
@@ -332,8 +334,8 @@ async function alertIfLow(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' |
 
 /** The alert names who can add credits: the monthly allowance (and when) if it will, and the bot's owners. */
 function lowBalanceText(t: Translator, alert: LowBalanceAlert, now: Date): string {
-  const { balance, below, monthlyAllowance } = alert;
-  return monthlyAllowance > balance
-    ? t('alert.lowBalanceAllowance', { balance, below, allowance: monthlyAllowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
+  const { balance, below, allowance } = alert;
+  return allowance > balance
+    ? t('alert.lowBalanceAllowance', { balance, below, allowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
     : t('alert.lowBalance', { balance, below });
 }

@@ -210,6 +210,22 @@ describe('who can add credits, as the bot tells it', () => {
       `This server’s music credits are low: 4 left (alert below 20). The monthly allowance tops them up to 50 <t:${at}:R> (<t:${at}:D>); before then, only the bot’s owners can add credits.`,
     );
   });
+
+  it('names the allowance that wins, a server plan’s over the owners’ smaller one, in the refusal, the alert, take and /credits alike', async () => {
+    await admin(g.members.owner, 'allowance', { amount: 30 });
+    // A server plan of 80 credits a month, as the subscription's start records it beside the owners' allowance.
+    await g.db.db.update(guilds).set({ subscriptionAllowance: 80 }).where(eq(guilds.id, g.guild.id));
+    const at = firstOfNextMonth();
+    expect((await admin(g.members.owner, 'take', { amount: 95, reason: 'test' })).content).toMatch(/This server has a monthly allowance of 80 credits:/);
+    const refused = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'too dear' } }));
+    expect(refused.content).toContain(`Its monthly allowance tops it up to 80 <t:${at}:R>`);
+    expect((await privateAnswer(g.run(g.members.alice, { name: 'credits' }))).content).toContain('80');
+
+    const alerts = g.emulator.createChannel(g.guild.id, { name: 'mod-alerts' });
+    await admin(g.members.manager, 'alert', { channel: alerts.id, below: 20 });
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'lyrics', options: { prompt: 'one credit' } }))));
+    expect((await g.emulator.waitForMessage(alerts.id)).content).toContain(`The monthly allowance tops them up to 80 <t:${at}:R>`);
+  });
 });
 
 describe('/credits-admin, by moderators', () => {
