@@ -14,8 +14,9 @@ export interface AutomodApi {
 }
 
 export function createAutomodApi(options: { apiUrl: string; token: string; timeoutMs?: number; traffic?: RestTraffic }): AutomodApi {
-  const timeout = options.timeoutMs ?? 5_000;
-  const rest = new REST({ api: options.apiUrl, timeout, retries: 1, ...REST_SWEEPS, ...restTrafficOptions(options.traffic ?? {}, timeout) });
+  // Read while a member waits for an answer: a slow Discord costs one short wait, not several.
+  const timeout = options.timeoutMs ?? 3_000;
+  const rest = new REST({ api: options.apiUrl, timeout, retries: 0, ...REST_SWEEPS, ...restTrafficOptions(options.traffic ?? {}, timeout) });
   const { guilds } = new API(rest.setToken(options.token));
   return {
     async listRules(guildId) {

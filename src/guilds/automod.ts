@@ -34,13 +34,20 @@ const CACHED_GUILDS = 10_000;
 
 interface Entry {
   readonly version: number;
-  readonly until: number;
+  /** Until when the state is fresh. */
+  until: number;
   readonly state: Promise<AutomodState>;
+  /** The state once read. */
+  settled?: AutomodState;
+  /** A read in the background is under way (the state has aged, its version has not moved). */
+  refreshing?: boolean;
 }
 
 /**
  * The process's cache of guilds' AutoMod rules. Requests of one guild that arrive while its
- * rules are being read share the one read.
+ * rules are being read share the one read. Rules that only aged (their version did not move)
+ * keep judging while they are read again in the background, and rules in use stay in use
+ * when reading them again fails.
  */
 export function createAutomodRules(options: {
   api: AutomodApi;
@@ -57,31 +64,51 @@ export function createAutomodRules(options: {
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
 
-  const read = async (guildId: string): Promise<{ state: AutomodState; keepMs: number }> => {
+  /** The guild's state read from Discord, and until when to trust it; a failure keeps `previous` rules in use. */
+  const load = async (guildId: string, previous: AutomodState | undefined): Promise<{ state: AutomodState; until: number }> => {
+    let state: AutomodState;
     try {
       const answer = await api.listRules(guildId);
-      if ('rules' in answer) return { state: { status: 'in_use', rules: compileAutomodRules(answer.rules) }, keepMs: ttlMs };
-      return { state: { status: answer.refused === 'missing_permission' ? 'missing_permission' : 'unavailable' }, keepMs: retryMs };
+      if ('rules' in answer) return { state: { status: 'in_use', rules: compileAutomodRules(answer.rules) }, until: now() + ttlMs };
+      state = { status: answer.refused === 'missing_permission' ? 'missing_permission' : 'unavailable' };
     } catch (err) {
-      logger.warn({ err, guildId }, 'reading the AutoMod rules failed; requests are not judged by them meanwhile');
-      return { state: { status: 'unavailable' }, keepMs: retryMs };
+      logger.warn({ err, guildId }, 'reading the AutoMod rules failed');
+      state = { status: 'unavailable' };
     }
+    return { state: state.status === 'unavailable' && previous?.status === 'in_use' ? previous : state, until: now() + retryMs };
+  };
+
+  const remember = (guildId: string, entry: Entry): void => {
+    entries.delete(guildId);
+    if (entries.size >= CACHED_GUILDS) entries.delete(entries.keys().next().value!);
+    entries.set(guildId, entry);
   };
 
   return {
     rulesFor(guildId, version) {
-      const at = now();
       const cached = entries.get(guildId);
-      if (cached && cached.version === version && at < cached.until) return cached.state;
-      const reading = read(guildId);
-      const entry: Entry = { version, until: at + retryMs, state: reading.then(({ state }) => state) };
-      entries.delete(guildId);
-      if (entries.size >= CACHED_GUILDS) entries.delete(entries.keys().next().value!);
-      entries.set(guildId, entry);
-      // Kept for as long as what was read deserves, once it is known.
-      void reading.then(({ keepMs }) => {
-        if (entries.get(guildId) === entry) entries.set(guildId, { ...entry, until: at + keepMs });
-      });
+      if (cached && cached.version === version) {
+        if (now() < cached.until) return cached.state;
+        if (cached.settled?.status === 'in_use') {
+          if (!cached.refreshing) {
+            cached.refreshing = true;
+            void load(guildId, cached.settled).then(({ state, until }) => {
+              if (entries.get(guildId) === cached) remember(guildId, { version, until, state: Promise.resolve(state), settled: state });
+            });
+          }
+          return cached.state;
+        }
+      }
+      const entry: Entry = {
+        version,
+        until: now() + retryMs,
+        state: load(guildId, cached?.settled).then(({ state, until }) => {
+          entry.settled = state;
+          entry.until = until;
+          return state;
+        }),
+      };
+      remember(guildId, entry);
       return entry.state;
     },
   };

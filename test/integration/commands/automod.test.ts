@@ -8,10 +8,11 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { auditLog, guilds, jobs } from '../../../src/db/schema.js';
 import { createAutomodApi } from '../../../src/discord-rest/automod-api.js';
-import { AUTOMOD_RULES_TTL_MS, createAutomodRules } from '../../../src/guilds/automod.js';
+import { AUTOMOD_RULES_TTL_MS, bumpAutomodVersion, createAutomodRules } from '../../../src/guilds/automod.js';
+import { tcpProxy } from '@music-bot/test-world';
 import { loadGuild } from '../../../src/guilds/settings.js';
 import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
@@ -157,26 +158,29 @@ describe('AutoMod keyword rules', () => {
 });
 
 describe('the rules cache of another process', () => {
-  it('reads the rules again when the guild’s version moved, and after the time-to-live without an event', async () => {
+  it('reads the rules again when the guild’s version moved, after the time-to-live without an event, and keeps them through a failed read', async () => {
     grantManageServer();
     await settings({ 'use-automod': true });
-    // A process apart from the bot's (an http role, say): its own cache, the same database.
+    // A process apart from the bot's (an http role, say): its own cache, the same database, and
+    // its way to Discord through a proxy the test can cut.
+    const proxy = await tcpProxy(h.emulator.origin);
+    onTestFinished(() => proxy.close());
     let now = 1_000_000;
     const elsewhere = createAutomodRules({
-      api: createAutomodApi({ apiUrl: h.emulator.apiUrl, token: h.emulator.botToken }),
+      api: createAutomodApi({ apiUrl: `${proxy.url.replace(/\/$/, '')}/api`, token: h.emulator.botToken }),
       logger: pino({ level: 'silent' }),
       now: () => now,
     });
     const judge = async (text: string) => {
       const guild = await loadGuild(g.db.db, g.guild.id, { startingCredits: 100 });
       const state = await elsewhere.rulesFor(g.guild.id, guild.automodVersion);
-      if (state.status !== 'in_use') throw new Error(`rules ${state.status}`);
+      if (state.status !== 'in_use') return state.status;
       return state.rules.match([['prompt', text]], { roleIds: [], channelId: g.channelId })?.ruleName;
     };
 
     expect(await judge('hail')).toBeUndefined();
     const version = await automodVersion();
-    keywordRule('Hail', { keyword_filter: ['hail'] });
+    const rule = keywordRule('Hail', { keyword_filter: ['hail'] });
     // The bot's gateway heard the event; this process only sees the version move.
     await vi.waitFor(async () => expect(await automodVersion()).toBe(version! + 1));
     expect(await judge('hail')).toBe('Hail');
@@ -185,9 +189,21 @@ describe('the rules cache of another process', () => {
     const reads = ruleReads().length;
     expect(await judge('hail')).toBe('Hail');
     expect(ruleReads()).toHaveLength(reads);
-    // Past the time-to-live, read again though no event came.
+
+    // A change whose event never reached this deployment: the version stays where it was.
+    g.emulator.modifyAutoModerationRule(g.guild.id, rule.id, { trigger_metadata: { keyword_filter: ['sleet'] } }, { by: g.members.manager });
+    await vi.waitFor(async () => expect(await automodVersion()).toBe(version! + 2));
+    await g.db.db.update(guilds).set({ automodVersion: version! + 1 }).where(eq(guilds.id, g.guild.id));
+    expect(await judge('sleet')).toBeUndefined();
+    // Past the time-to-live the rules still judge while they are read again, then the new ones do.
     now += AUTOMOD_RULES_TTL_MS + 1;
-    expect(await judge('hail')).toBe('Hail');
+    expect(await judge('sleet')).toBeUndefined();
+    await vi.waitFor(async () => expect(await judge('sleet')).toBe('Hail'));
     expect(ruleReads()).toHaveLength(reads + 1);
+
+    // Discord out of reach when the version moves: the rules in use stay in use.
+    proxy.cut();
+    await bumpAutomodVersion(g.db.db, g.guild.id);
+    expect(await judge('sleet')).toBe('Hail');
   });
 });
