@@ -1,5 +1,6 @@
 /** Every slash command of the bot, in the order `/` lists them. */
 import type { Command } from '../src/discord/command.js';
+import type { DeployedDefinition } from '../src/discord/deploy.js';
 import { localizeCommand } from '../src/discord/localize.js';
 import credits from './credits.js';
 import creditsAdmin from './credits-admin/index.js';
@@ -22,3 +23,9 @@ export const commands: readonly Command[] = [song, lyrics, voice, video, downloa
 
 /** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
 export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));
+
+/** The message commands (the "Apps" menu on a message) that belong with the slash commands, localized in their definitions. */
+export const messageCommandDefinitions = commands.flatMap((command) => command.messageCommands ?? []).map((command) => command.definition);
+
+/** Everything `deploy-commands` registers: the slash commands and the message commands. */
+export const applicationCommandDefinitions: readonly DeployedDefinition[] = [...commandDefinitions, ...messageCommandDefinitions];

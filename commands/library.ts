@@ -26,7 +26,7 @@ import { english, localText, type Translator } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { describeJob } from '../src/pipeline/titles.js';
 import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
-import type { JobRow } from '../src/pipeline/job-rows.js';
+import { isShownResult, type JobRow } from '../src/pipeline/job-rows.js';
 import { LIBRARY_KINDS, type LibraryCursor, type LibraryFilter, type LibraryPage } from '../src/pipeline/library.js';
 import { renderResult } from '../src/pipeline/render.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
@@ -206,7 +206,7 @@ const showSelects = {
       const jobId = interaction.values[0];
       const caller = await loadCaller(interaction, context);
       const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
-      if (!job || !LIBRARY_KINDS.includes(job.kind) || job.state !== 'succeeded') throw new Refusal('not_found', localText('library.notInLibrary'));
+      if (!job || !LIBRARY_KINDS.includes(job.kind) || !isShownResult(job)) throw new Refusal('not_found', localText('library.notInLibrary'));
       if (caller.guild.visibility === 'private') {
         const { content, embeds, components } = renderResult(job, context.t, (kind) => context.pipeline.costOf(kind));
         await answerPrivately(interaction, { content, embeds, components });

@@ -11,7 +11,7 @@ import { Refusal } from '../src/discord/errors.js';
 import { english, localText } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { isModerator } from '../src/guilds/access.js';
-import type { JobRow } from '../src/pipeline/job-rows.js';
+import { isShownResult, type JobRow } from '../src/pipeline/job-rows.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
 import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
 import { requestSong } from './song.js';
@@ -52,7 +52,7 @@ async function lyricsJobFor(interaction: GuildButton | GuildModalSubmit, id: Cus
     context.pipeline.findJob(interaction.guildId, id.subject),
     context.guilds.findGuild(interaction.guildId),
   ]);
-  if (!job || job.kind !== 'lyrics' || job.state !== 'succeeded') {
+  if (!job || job.kind !== 'lyrics' || !isShownResult(job)) {
     throw new Refusal('not_found', localText('lyrics.refusal.gone'));
   }
   const member = memberOf(interaction);

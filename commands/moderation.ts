@@ -2,7 +2,8 @@
  * `/moderation`: what keeps the bot safe on a server, for its moderators. `blocklist add`,
  * `remove` and `list` manage the words and phrases no request may use (src/guilds/blocklist.ts
  * stores them; src/safety/blocklist.ts matches them when a request is accepted); `block`,
- * `unblock` and `blocks` keep members from using the bot (src/guilds/blocks.ts).
+ * `unblock` and `blocks` keep members from using the bot (src/guilds/blocks.ts); `reports` lists
+ * the open reports of results, whose buttons and forms live in commands/reports.ts.
  */
 import { ApplicationCommandOptionType, InteractionContextType, PermissionFlagsBits, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { loadCaller, requireModerator } from '../src/discord/caller.js';
@@ -15,6 +16,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { Refusal } from '../src/discord/errors.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 import { inCode } from '../src/text.js';
+import { listOpenReports, reportButtons, reportMessageCommands, reportModals } from './reports.js';
 
 /** A list longer than a message holds is cut here. */
 const LIST_SHOWN_CHARS = 1_800;
@@ -68,6 +70,7 @@ export const definition = {
       options: [{ type: ApplicationCommandOptionType.User, name: 'member', description: english('command.moderation.unblock.member.description'), required: true }],
     },
     { type: ApplicationCommandOptionType.Subcommand, name: 'blocks', description: english('command.moderation.blocks.description') },
+    { type: ApplicationCommandOptionType.Subcommand, name: 'reports', description: english('command.moderation.reports.description') },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
@@ -109,6 +112,8 @@ export default defineCommand({
           const lifted = await context.guilds.unblockMember({ guildId, userId: args.options.member.id, actorId });
           return reply(context.t(lifted ? 'moderation.unblocked' : 'moderation.notBlocked', { user: args.options.member.id }));
         }
+        case 'reports':
+          return reply(await listOpenReports(context, guildId));
         case 'blocks': {
           const blocks = await context.guilds.listBlocks(guildId);
           if (blocks.length === 0) return reply(context.t('moderation.blocksEmpty'));
@@ -132,4 +137,8 @@ export default defineCommand({
       }
     }
   },
+  // Reports of results and their review (commands/reports.ts).
+  buttons: reportButtons,
+  modals: reportModals,
+  messageCommands: reportMessageCommands,
 });

@@ -83,6 +83,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     expectedSeconds: { ...DEFAULT_SETTINGS.expectedSeconds, ...config.expectedSeconds },
     account: { lowCredits: config.accountLowCredits, alertChannelId: config.accountAlertChannelId, ownerIds: config.botOwnerIds },
     webhookEventsRetentionDays: config.webhookEventsRetentionDays,
+    moderationRetentionDays: config.moderationRetentionDays,
     ...overrides,
   };
 }

@@ -227,6 +227,7 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: defaulted(nonNegativeInt(5_000)),
   MIGRATION_LOCK_TIMEOUT_MS: defaulted(nonNegativeInt(10_000)),
   WEBHOOK_EVENTS_RETENTION_DAYS: defaulted(positiveInt(7)),
+  MODERATION_RETENTION_DAYS: defaulted(positiveInt(90)),
   REDIS_URL: optional(redisUrl),
   REDIS_SENTINELS: optional(redisNodes('10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379')),
   REDIS_SENTINEL_NAME: optional(z.string().regex(/^[\x21-\x7e]{1,128}$/, 'the name the sentinels know the primary by (their sentinel monitor <name>), such as mymaster')),
@@ -395,6 +396,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     migrationLockTimeoutMs: e.MIGRATION_LOCK_TIMEOUT_MS,
     /** Days a webhook's de-duplication record is kept. */
     webhookEventsRetentionDays: e.WEBHOOK_EVENTS_RETENTION_DAYS,
+    /** Days the texts of removed results and the reasons of reports are kept; who and when stay. */
+    moderationRetentionDays: e.MODERATION_RETENTION_DAYS,
     redisUrl: e.REDIS_URL,
     /** How the bot reaches Redis; undefined: an embedded redis-server under DATA_DIR. */
     redis: redisTargetOf(e),

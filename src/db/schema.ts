@@ -223,6 +223,10 @@ export interface JobError {
   readonly mayArrive?: boolean;
 }
 
+/** How a result left the library: a moderator hid it, or its requester deleted it. */
+export const REMOVALS = ['hidden', 'deleted'] as const;
+export type Removal = (typeof REMOVALS)[number];
+
 /** One row per user request. */
 export const jobs = pgTable(
   'jobs',
@@ -272,6 +276,13 @@ export const jobs = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     deadlineAt: timestamp('deadline_at', { withTimezone: true }),
+    /**
+     * When the result left the library and every list: hidden by a moderator from a report's
+     * review, or deleted by its requester (`removal`), and by whom. Its message says so.
+     */
+    removedAt: timestamp('removed_at', { withTimezone: true }),
+    removal: text('removal').$type<Removal>(),
+    removedBy: text('removed_by'),
   },
   (t) => [
     uniqueIndex('jobs_upstream_task_unique').on(t.upstreamTaskId),
@@ -292,7 +303,8 @@ export const jobs = pgTable(
     index('jobs_remix_of_idx')
       .on(t.remixOf)
       .where(sql`${t.remixOf} is not null`),
-    // Also the library's rows by (guild_id, created_at, id) and (guild_id, user_id, created_at, id), built concurrently: migrations/online.
+    // Also the library's rows by (guild_id, created_at, id) and (guild_id, user_id, created_at, id), and the removed rows by
+    // removed_at, built concurrently: migrations/online.
     // And a video's or a download's song by (parent_job_id, kind): migrations/online.
   ],
 );
@@ -396,6 +408,61 @@ export const webhookEvents = pgTable(
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('webhook_events_key_unique').on(t.eventKey), index('webhook_events_job_idx').on(t.jobId)],
+);
+
+/**
+ * Members' reports of a posted result: one per member per result, with why. The reason is
+ * cleared after MODERATION_RETENTION_DAYS (src/pipeline/retention.ts); who and when stay.
+ */
+export const resultReports = pgTable(
+  'result_reports',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    reporterId: text('reporter_id').notNull(),
+    guildId: text('guild_id').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.reporterId] }),
+    // Retention finds the reasons still kept by their age.
+    index('result_reports_reason_kept_idx')
+      .on(t.createdAt)
+      .where(sql`${t.reason} is not null`),
+  ],
+);
+
+export const REVIEW_OUTCOMES = ['hidden', 'blocked', 'dismissed'] as const;
+export type ReviewOutcome = (typeof REVIEW_OUTCOMES)[number];
+
+/**
+ * The review of a reported result, one per result: the message in the guild's review channel
+ * (posted once, then edited) and the moderators' decision. Open while `outcome` is null.
+ */
+export const resultReviews = pgTable(
+  'result_reviews',
+  {
+    jobId: uuid('job_id')
+      .primaryKey()
+      .references(() => jobs.id),
+    guildId: text('guild_id').notNull(),
+    /** Where the review message is; null when the guild had no review channel, or it could not be posted. */
+    channelId: text('channel_id'),
+    messageId: text('message_id'),
+    outcome: text('outcome').$type<ReviewOutcome>(),
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    /** When the latest report came: the list of open reports is newest first. */
+    reportedAt: timestamp('reported_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('result_reviews_open_idx')
+      .on(t.guildId, t.reportedAt)
+      .where(sql`${t.outcome} is null`),
+  ],
 );
 
 /** Moderator actions that are not credit movements (settings, freezes, limits). */

@@ -60,6 +60,16 @@ export const CUSTOM_ID_ACTIONS = [
   'player',
   /** "Add to this server" on a pack the member bought (`/credits`). subject: the entitlement id. */
   'pack-claim',
+  /** The Report button on every result: opens the "why?" form. subject: the job id. */
+  'report',
+  /** Submit of that form, also opened by the Report message command. subject: the job id. */
+  'report-modal',
+  /** The moderators' buttons on a review message. subject: the job id; arg: `hide` | `block` | `dismiss`. */
+  'review',
+  /** The Delete button on every result, for its requester: asks to confirm. subject: the job id. */
+  'delete-result',
+  /** The confirmation of that delete. subject: the job id. */
+  'delete-confirm',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

@@ -35,6 +35,7 @@ export interface DiscordDelivery {
   followUp(applicationId: string, token: string, message: OutgoingMessage, options?: { ephemeral?: boolean }): Promise<APIMessage>;
   postChannelMessage(channelId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
   editChannelMessage(channelId: string, messageId: string, message: OutgoingMessage, files?: readonly OutgoingFile[]): Promise<APIMessage>;
+  deleteChannelMessage(channelId: string, messageId: string): Promise<void>;
   /** A direct message: opens (or finds) the DM channel with the user, then posts in it. */
   sendDirectMessage(userId: string, message: OutgoingMessage): Promise<APIMessage>;
 }
@@ -142,6 +143,7 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
     postChannelMessage: (channelId, message, files) => bot.channels.createMessage(channelId, withFiles(message, files)),
     editChannelMessage: (channelId, messageId, message, files) =>
       bot.channels.editMessage(channelId, messageId, withFiles(message, files)),
+    deleteChannelMessage: (channelId, messageId) => bot.channels.deleteMessage(channelId, messageId),
     async sendDirectMessage(userId, message) {
       const channel = await bot.users.createDM(userId);
       return bot.channels.createMessage(channel.id, message);

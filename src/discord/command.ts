@@ -3,8 +3,8 @@
  * them: a command's definition (as Discord registers it), how the router acknowledges it, its
  * handler, and optionally its autocomplete and the buttons and modals that belong to it.
  */
-import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord-api-types/v10';
-import type { AutocompletePort, ButtonPort, ChatInputPort, InGuild, ModalSubmitPort, StringSelectPort } from './interaction-port.js';
+import type { RESTPostAPIChatInputApplicationCommandsJSONBody, RESTPostAPIContextMenuApplicationCommandsJSONBody } from 'discord-api-types/v10';
+import type { AutocompletePort, ButtonPort, ChatInputPort, InGuild, MessageCommandPort, ModalSubmitPort, StringSelectPort } from './interaction-port.js';
 import type { CommandContext } from './context.js';
 import type { CustomId, CustomIdAction } from '../discord-rest/custom-ids.js';
 import type { CommandArgs } from './options.js';
@@ -21,6 +21,7 @@ export type GuildAutocomplete = AutocompletePort & InGuild;
 export type GuildButton = ButtonPort & InGuild;
 export type GuildModalSubmit = ModalSubmitPort & InGuild;
 export type GuildStringSelect = StringSelectPort & InGuild;
+export type GuildMessageCommand = MessageCommandPort & InGuild;
 
 /** An autocomplete choice: Discord shows `name` and sends back `value`. */
 export interface AutocompleteChoice {
@@ -46,6 +47,17 @@ export interface Command<Definition extends ChatInputDefinition = ChatInputDefin
   readonly modals?: Partial<Record<CustomIdAction, ModalHandler>>;
   /** String select menus on this command's messages, by custom-id action. */
   readonly selects?: Partial<Record<CustomIdAction, SelectHandler>>;
+  /** Message commands that belong with this one (Discord's "Apps" menu on a message), registered beside it. */
+  readonly messageCommands?: readonly MessageCommand[];
+}
+
+export type MessageCommandDefinition = RESTPostAPIContextMenuApplicationCommandsJSONBody;
+
+/** A command of the "Apps" menu on a message: it acts on that message (`interaction.targetMessage`). */
+export interface MessageCommand {
+  readonly definition: MessageCommandDefinition;
+  readonly acknowledge: Acknowledgement;
+  execute(interaction: GuildMessageCommand, context: CommandContext): Promise<void>;
 }
 
 export interface ButtonHandler {

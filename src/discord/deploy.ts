@@ -5,7 +5,10 @@
  */
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
-import type { ChatInputDefinition } from './command.js';
+import type { RESTPostAPIChatInputApplicationCommandsJSONBody, RESTPostAPIContextMenuApplicationCommandsJSONBody } from 'discord-api-types/v10';
+
+/** What the bot registers: slash commands and message commands. */
+export type DeployedDefinition = RESTPostAPIChatInputApplicationCommandsJSONBody | RESTPostAPIContextMenuApplicationCommandsJSONBody;
 import type { Config } from '../config.js';
 
 export interface DeployResult {
@@ -15,14 +18,14 @@ export interface DeployResult {
 }
 
 /** Guild commands take neither `contexts`, `integration_types` nor `dm_permission`. */
-function forGuild(definition: ChatInputDefinition): ChatInputDefinition {
+function forGuild(definition: DeployedDefinition): DeployedDefinition {
   const { contexts: _contexts, integration_types: _types, dm_permission: _dm, ...rest } = definition;
   return rest;
 }
 
 export async function deployCommands(
   config: Pick<Config, 'discordApiUrl' | 'discordToken' | 'discordApplicationId' | 'discordDevGuildId'>,
-  definitions: readonly ChatInputDefinition[],
+  definitions: readonly DeployedDefinition[],
 ): Promise<DeployResult> {
   const { applicationCommands } = new API(new REST({ api: config.discordApiUrl }).setToken(config.discordToken));
   const guildId = config.discordDevGuildId;

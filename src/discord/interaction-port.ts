@@ -119,6 +119,7 @@ export interface InteractionPort {
   isButton(): this is ButtonPort;
   isStringSelectMenu(): this is StringSelectPort;
   isModalSubmit(): this is ModalSubmitPort;
+  isMessageContextMenuCommand(): this is MessageCommandPort;
 }
 
 /** An interaction the bot answers with a message (or a modal): everything but autocomplete. */
@@ -139,6 +140,19 @@ export type ModalOptions = APIModalInteractionResponseCallbackData | JSONEncodab
 export interface ChatInputPort extends RepliablePort {
   readonly commandName: string;
   readonly options: { readonly data: readonly CommandOption[] };
+  showModal(modal: ModalOptions): Promise<unknown>;
+}
+
+/** The message a message command (the "Apps" menu on a message) was used on, as Discord resolved it. */
+export interface TargetMessage {
+  readonly id: string;
+  readonly author: { readonly id: string };
+  readonly embeds: ReadonlyArray<{ readonly footer: { readonly text: string } | null }>;
+}
+
+export interface MessageCommandPort extends RepliablePort {
+  readonly commandName: string;
+  readonly targetMessage: TargetMessage;
   showModal(modal: ModalOptions): Promise<unknown>;
 }
 

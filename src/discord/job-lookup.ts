@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { JobKind, JobState } from '../db/schema.js';
 import { localText, type LocalText, type MessageKey, type Translate } from '../i18n/index.js';
 import type { CustomId } from '../discord-rest/custom-ids.js';
-import type { GuildJobFilter, JobRow } from '../pipeline/job-rows.js';
+import { isShownResult, type GuildJobFilter, type JobRow } from '../pipeline/job-rows.js';
 import { linkedFile, type SongFile } from '../pipeline/render.js';
 import { downloadLinkOf, httpUrl } from '../pipeline/result-needs.js';
 import { describeJob, kindWord } from '../pipeline/titles.js';
@@ -78,7 +78,7 @@ export async function pickGuildJob(
     throw new Refusal('not_found', question.notFound);
   }
   const fits = (job: JobRow) =>
-    (filter.kinds === undefined || filter.kinds.includes(job.kind)) && (!filter.succeededOnly || job.state === 'succeeded');
+    (filter.kinds === undefined || filter.kinds.includes(job.kind)) && (!filter.succeededOnly || isShownResult(job));
   let candidates: JobRow[] = [];
   let exact = true;
   if (PREFIX.test(id)) {
@@ -173,7 +173,7 @@ export async function resolveSong(
       ? localText('jobLookup.notASong')
       : localText('jobLookup.noSongNamed', { name: escapeMarkdown(truncate(typed.trim(), 100)) }),
   });
-  const clipId = kinds.includes(job.kind) && job.state === 'succeeded' ? clipIdOf(job) : undefined;
+  const clipId = kinds.includes(job.kind) && isShownResult(job) ? clipIdOf(job) : undefined;
   if (!clipId) throw new Refusal('not_found', localText('jobLookup.notASong'));
   return { job, clipId };
 }

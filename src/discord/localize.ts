@@ -46,6 +46,11 @@ function walk(node: Node, path: string, visit: (key: string, english: string) =>
   for (const option of node.options ?? []) walk(option, `${path}.${option.name}`, visit);
 }
 
+/** A message command's name in every language of the catalogue, from its key (`command.<name>.name`). */
+export function localizedNames(key: MessageKey): Localizations {
+  return translations(key);
+}
+
 function translations(key: string): Localizations {
   const out: Localizations = {};
   for (const [locale, codes] of Object.entries(DISCORD_LOCALES_OF) as Array<[Exclude<AppLocale, 'en'>, readonly string[]]>) {

@@ -21,6 +21,7 @@ import {
   type APIInteraction,
   type APIInteractionDataResolved,
   type APIInteractionResponse,
+  type APIMessage,
   type APIMessageComponentInteractionData,
   type APIModalSubmission,
 } from 'discord-api-types/v10';
@@ -34,8 +35,10 @@ import type {
   InteractionEntitlement,
   JSONEncodable,
   ModalOptions,
+  MessageCommandPort,
   ModalSubmitPort,
   StringSelectPort,
+  TargetMessage,
 } from './interaction-port.js';
 
 /** Sends the interaction's first answer (Discord's callback) with the files it carries. */
@@ -132,7 +135,7 @@ function entitlementOf(entitlement: APIEntitlement): InteractionEntitlement {
  * One interaction received over HTTP. Which members mean something depends on its kind (the
  * `is…` checks say which), as with discord.js's classes.
  */
-export class PayloadInteraction implements ChatInputPort, AutocompletePort, ComponentPort, StringSelectPort, ModalSubmitPort {
+export class PayloadInteraction implements ChatInputPort, AutocompletePort, ComponentPort, StringSelectPort, ModalSubmitPort, MessageCommandPort {
   readonly id: string;
   readonly applicationId: string;
   readonly token: string;
@@ -155,6 +158,7 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
   readonly values: readonly string[];
   readonly fields: { readonly fields: ReadonlyMap<string, { readonly value?: string }> };
   readonly options: ChatInputPort['options'] & AutocompletePort['options'];
+  readonly targetMessage: TargetMessage;
   replied = false;
   deferred = false;
   responded = false;
@@ -191,14 +195,21 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
     const data = (payload.data ?? {}) as Partial<{
       name: string;
       options: APIApplicationCommandInteractionDataOption[];
-      resolved: APIInteractionDataResolved;
+      resolved: APIInteractionDataResolved & { messages?: Record<string, APIMessage> };
       custom_id: string;
       values: string[];
+      target_id: string;
     }>;
     this.commandName = data.name ?? '';
     this.customId = data.custom_id ?? '';
     this.message = { id: 'message' in payload && payload.message ? payload.message.id : '' };
     this.values = data.values ?? [];
+    const target = data.target_id === undefined ? undefined : data.resolved?.messages?.[data.target_id];
+    this.targetMessage = {
+      id: target?.id ?? '',
+      author: { id: target?.author.id ?? '' },
+      embeds: (target?.embeds ?? []).map((embed) => ({ footer: embed.footer ? { text: embed.footer.text } : null })),
+    };
     this.fields = { fields: payload.type === InteractionType.ModalSubmit ? fieldsOf(payload.data) : new Map() };
     const options = optionsOf(data.options, data.resolved);
     this.options = {
@@ -218,6 +229,11 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
   isChatInputCommand(): this is ChatInputPort {
     const payload = this.#payload;
     return payload.type === InteractionType.ApplicationCommand && payload.data.type === ApplicationCommandType.ChatInput;
+  }
+
+  isMessageContextMenuCommand(): this is MessageCommandPort {
+    const payload = this.#payload;
+    return payload.type === InteractionType.ApplicationCommand && payload.data.type === ApplicationCommandType.Message;
   }
 
   isAutocomplete(): this is AutocompletePort {

@@ -3,7 +3,7 @@
  * hands the interaction to its command, button or modal, and turns every failure into a
  * friendly ephemeral answer in one place.
  */
-import type { ButtonHandler, Command, GuildAutocomplete, ModalHandler, SelectHandler } from './command.js';
+import type { ButtonHandler, Command, GuildAutocomplete, MessageCommand, ModalHandler, SelectHandler } from './command.js';
 import type { InGuild, InteractionPort, RepliablePort } from './interaction-port.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
@@ -28,9 +28,14 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
   const buttons = new Map<CustomIdAction, ButtonHandler>();
   const modals = new Map<CustomIdAction, ModalHandler>();
   const selects = new Map<CustomIdAction, SelectHandler>();
+  const messageCommands = new Map<string, MessageCommand>();
   for (const command of commands) {
     if (byName.has(command.definition.name)) throw new Error(`two commands named ${command.definition.name}`);
     byName.set(command.definition.name, command);
+    for (const messageCommand of command.messageCommands ?? []) {
+      if (messageCommands.has(messageCommand.definition.name)) throw new Error(`two message commands named ${messageCommand.definition.name}`);
+      messageCommands.set(messageCommand.definition.name, messageCommand);
+    }
     register(buttons, command.buttons, 'button');
     register(modals, command.modals, 'modal');
     register(selects, command.selects, 'select');
@@ -43,7 +48,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       guildId: interaction.guildId,
       channelId: interaction.channelId,
       userId: interaction.user.id,
-      ...(interaction.isChatInputCommand() || interaction.isAutocomplete() ? { command: interaction.commandName } : {}),
+      ...(interaction.isChatInputCommand() || interaction.isAutocomplete() || interaction.isMessageContextMenuCommand() ? { command: interaction.commandName } : {}),
       ...(interaction.isButton() || interaction.isStringSelectMenu() || interaction.isModalSubmit() ? { customId: interaction.customId } : {}),
     });
     const t = translator(interaction.locale);
@@ -83,6 +88,12 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
           throw new Refusal('not_found', localText('refusal.commandGone'));
         }
+      } else if (interaction.isMessageContextMenuCommand()) {
+        const command = messageCommands.get(interaction.commandName);
+        if (!command) throw new Refusal('not_found', localText('refusal.commandGone'));
+        await open(command.acknowledge);
+        await notePurchases(interaction, handlerContext);
+        await command.execute(interaction, handlerContext);
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
         // A member the server's moderators blocked is offered nothing (looked up only where there is something to offer).

@@ -8,6 +8,7 @@ import { getJob, listJobsOfGuild, queuePositionOf } from './job-rows.js';
 import type { Pipeline } from './pipeline.js';
 import { acceptRequest, costOfKind, enqueueAccepted } from './accept-request.js';
 import type { LoadGuildForRequest } from './requests.js';
+import { decideReport, deleteOwnResult, openReports, reportResult } from './reports.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
 /** `loadGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
@@ -64,5 +65,9 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
       return costOfKind(deps, kind);
     },
     checkAccount: () => checkAccount(deps, 'command'),
+    reportResult: (input) => reportResult(deps, input),
+    decideReport: (input) => decideReport(deps, input),
+    deleteOwnResult: (input) => deleteOwnResult(deps, input),
+    openReports: (guildId, limit) => openReports(deps.db, guildId, limit),
   };
 }

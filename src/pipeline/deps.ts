@@ -36,6 +36,8 @@ export interface PipelineSettings {
   readonly account: AccountSettings;
   /** How long webhook de-duplication records are kept (src/pipeline/retention.ts). */
   readonly webhookEventsRetentionDays: number;
+  /** How long the texts of hidden or deleted results and the reasons of reports are kept (src/pipeline/retention.ts). */
+  readonly moderationRetentionDays: number;
   /** How long a worker keeps trying to write down a task the service accepted before it tries again later (record-outside-effect.ts). */
   readonly recordPatienceMs: number;
 }
@@ -62,6 +64,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   progressEditIntervalMs: 5_000,
   account: { lowCredits: 0, alertChannelId: undefined, ownerIds: [] },
   webhookEventsRetentionDays: 7,
+  moderationRetentionDays: 90,
   recordPatienceMs: 5 * 60_000,
 };
 

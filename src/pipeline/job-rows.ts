@@ -7,7 +7,7 @@ import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, max, or, sql, 
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
 import type { RowFor } from '../db/insert-from.js';
-import { guilds, jobs, libraryRows, librarySearchText, type JobKind, type JobState } from '../db/schema.js';
+import { guilds, jobs, libraryRows, librarySearchText, type JobKind, type JobState, type Removal } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND, kindsSharingTaskType } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -208,8 +208,50 @@ export function guildJobsWhere(guildId: string, filter: GuildJobFilter): SQL | u
     eq(jobs.guildId, guildId),
     filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
     filter.kinds === undefined ? undefined : inArray(jobs.kind, [...filter.kinds]),
-    filter.succeededOnly ? constants(jobs.state, ['succeeded']) : undefined,
+    filter.succeededOnly ? and(constants(jobs.state, ['succeeded']), isNull(jobs.removedAt)) : undefined,
   );
+}
+
+/**
+ * A finished result still shown: succeeded, and neither hidden by a moderator nor deleted by
+ * its requester. What every list, lookup, button and the player take (a removed song is in none).
+ */
+export function isShownResult(job: Pick<JobRow, 'state' | 'removedAt'>): boolean {
+  return job.state === 'succeeded' && job.removedAt === null;
+}
+
+/**
+ * Takes a finished result out of the library and every list, once: undefined when it was
+ * already removed (or is not a finished result). `tx` may be the transaction that records why.
+ */
+export async function removeResultRow(db: Executor, jobId: string, removal: { removal: Removal; by: string; at: Date }): Promise<JobRow | undefined> {
+  const [row] = await db
+    .update(jobs)
+    .set({ removedAt: removal.at, removal: removal.removal, removedBy: removal.by })
+    .where(and(eq(jobs.id, jobId), constants(jobs.state, ['succeeded']), isNull(jobs.removedAt)))
+    .returning();
+  return row;
+}
+
+/**
+ * Clears what removed results said (the prompt, lyrics, titles and names the member wrote or
+ * the service returned) once they were removed before `before`; who asked, when and what it
+ * cost stay. At most `batch` rows; returns how many were cleared.
+ */
+export async function clearRemovedTexts(db: Executor, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await db.execute(sql`
+    update ${jobs} set
+      request = request - 'prompt' - 'lyrics' - 'title' - 'name' - 'remixOf',
+      result = case when result is null then null else (result - 'lyrics' - 'lyricsTitle' - 'personaName') || jsonb_build_object('clips',
+        coalesce((select jsonb_agg(clip - 'title' - 'lyrics' - 'tags') from jsonb_array_elements(result -> 'clips') clip), '[]'::jsonb)) end
+    where id in (
+      select id from ${jobs}
+      where removed_at is not null and removed_at < ${before.toISOString()}
+        and (request ?| array['prompt', 'lyrics', 'title', 'name', 'remixOf']
+          or result ?| array['lyrics', 'lyricsTitle', 'personaName']
+          or jsonb_path_exists(coalesce(result, '{}'::jsonb), '$.clips[*] ? (exists(@.title) || exists(@.lyrics) || exists(@.tags))'))
+      limit ${batch})`);
+  return rowCount ?? 0;
 }
 
 export async function listJobsOfGuild(
@@ -318,7 +360,12 @@ function escapeLike(text: string): string {
 
 /** The guild's library rows, one member's if the filter says so: what the two library indexes hold. */
 function inLibrary(filter: LibraryFilter): SQL | undefined {
-  return and(eq(jobs.guildId, filter.guildId), libraryRows(jobs), filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId));
+  return and(
+    eq(jobs.guildId, filter.guildId),
+    libraryRows(jobs),
+    isNull(jobs.removedAt),
+    filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
+  );
 }
 
 /** Every word of the search, on the expression the trigram index holds; undefined without words. */

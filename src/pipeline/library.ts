@@ -14,6 +14,7 @@ import {
   countLibraryCapped,
   countLibraryIndexSearch,
   countLibraryNewer,
+  isShownResult,
   countLibrarySearchWindow,
   jobRowsInOrder,
   LIBRARY_COUNT_CAP,
@@ -33,9 +34,9 @@ export { indexSearch, LIBRARY_COUNT_CAP, SEARCH_WINDOW, type LibraryFilter } fro
 /** What the library lists and what can be remixed: generated songs (the index's predicate says the same). */
 export const LIBRARY_KINDS: readonly JobKind[] = ['song', 'persona_song'];
 
-/** A song a member of `guildId` may remix: a finished library song of that guild, never another guild's. */
+/** A song a member of `guildId` may remix: a finished library song of that guild still shown, never another guild's. */
 export function isRemixSource(job: JobRow | null | undefined, guildId: string): job is JobRow {
-  return job != null && job.guildId === guildId && LIBRARY_KINDS.includes(job.kind) && job.state === 'succeeded';
+  return job != null && job.guildId === guildId && LIBRARY_KINDS.includes(job.kind) && isShownResult(job);
 }
 
 export const LIBRARY_PAGE_SIZE = 10;

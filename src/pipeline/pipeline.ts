@@ -4,6 +4,8 @@
  * never touch queues, the ledger's job movements or the music API directly.
  */
 import type { AccountCheck } from './account.js';
+import type { ReviewOutcome } from '../db/schema.js';
+import type { DecisionOutcome, DeleteOutcome, OpenReport, ReportOutcome } from './reports.js';
 import type { JobRow } from './job-rows.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
@@ -58,4 +60,15 @@ export interface Pipeline {
    * Throws the music API's error when get-credits fails (nothing is recorded).
    */
   checkAccount(): Promise<AccountCheck>;
+  /**
+   * Records a member's report of a result (one per member per result) and posts or edits its
+   * review message in `reviewChannelId` (src/pipeline/reports.ts). Never fails for Discord.
+   */
+  reportResult(input: { guildId: string; jobId: string; reporterId: string; reason: string; reviewChannelId: string | null }): Promise<ReportOutcome>;
+  /** A moderator's decision on a reported result: hide it, record the requester's block, or dismiss. */
+  decideReport(input: { guildId: string; jobId: string; actorId: string; outcome: ReviewOutcome }): Promise<DecisionOutcome>;
+  /** The requester deletes their result: its message goes, it leaves the library; no credits return. */
+  deleteOwnResult(input: { guildId: string; jobId: string; userId: string }): Promise<DeleteOutcome>;
+  /** The guild's open reports, the most recently reported first. */
+  openReports(guildId: string, limit: number): Promise<{ total: number; shown: OpenReport[] }>;
 }

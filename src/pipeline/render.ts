@@ -157,6 +157,7 @@ function remixSourceOf(job: JobRow): { jobId: string; title: string } | undefine
  */
 export function renderResult(job: JobRow, t: Translator = english, priceOf: PriceOf = LIST_PRICES): OutgoingMessage {
   if (job.state !== 'succeeded') return renderFailure(job, t);
+  if (job.removedAt !== null) return renderRemoved(job, t);
   const result = job.result ?? {};
   const clip = result.clips?.[0];
   const fields: APIEmbedField[] = [{ name: t('result.field.requestedBy'), value: `<@${job.userId}>`, inline: true }];
@@ -253,7 +254,38 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
   return {
     content: '',
     embeds: [fitEmbed(embed)],
-    components: [...row(buttons), ...row(actions)],
+    components: [...row(buttons), ...row(actions), ...row(REPORTABLE_KINDS.includes(job.kind) ? safetyButtons(job, t) : [])],
+    allowed_mentions: { parse: [] },
+  };
+}
+
+/** What a member can report, and its requester delete: results with their words on them (src/pipeline/reports.ts). */
+export const REPORTABLE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload', 'lyrics', 'video'];
+
+/** Report, for anyone; Delete, which only the requester may use (the handler checks). */
+function safetyButtons(job: JobRow, t: Translator): APIButtonComponent[] {
+  return [
+    button(t('result.button.report'), encodeCustomId({ action: 'report', subject: job.id })),
+    { type: ComponentType.Button, style: ButtonStyle.Danger, label: t('result.button.delete'), custom_id: encodeCustomId({ action: 'delete-result', subject: job.id }) },
+  ];
+}
+
+/**
+ * A result that left the library: hidden by a moderator or deleted by its requester. Nothing
+ * of it is shown, no button, no file (`attachments: []` drops an attached audio file).
+ */
+export function renderRemoved(job: JobRow, t: Translator = english): OutgoingMessage {
+  return {
+    content: '',
+    embeds: [
+      {
+        description: t(job.removal === 'deleted' ? 'result.removed.deleted' : 'result.removed.hidden'),
+        color: COLOURS.failure,
+        footer: { text: t('job.footer', { id: job.id }) },
+      },
+    ],
+    components: [],
+    attachments: [],
     allowed_mentions: { parse: [] },
   };
 }

@@ -2,18 +2,24 @@
  * What the bot stops keeping once it cannot be used (the `retention` maintenance pass):
  * interaction tokens after 15 minutes, webhook secrets of finished jobs after the poll deadline
  * (of timed-out ones, once their task can no longer bring a result), webhook records after
- * WEBHOOK_EVENTS_RETENTION_DAYS. Results, library, ledger and audit stay.
+ * WEBHOOK_EVENTS_RETENTION_DAYS, and after MODERATION_RETENTION_DAYS what removed results said
+ * (their prompt, lyrics and titles) and why members reported results: the records of who and
+ * when stay. Results, library, ledger and audit stay.
  * Each statement touches at most `batch` rows; the rest waits for the next pass.
  */
 import { sql } from 'drizzle-orm';
 import type { PipelineDeps } from './deps.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './post-result.js';
 import { lateGraceMs } from './transitions.js';
+import { clearRemovedTexts } from './job-rows.js';
+import { clearReportReasons } from './reports.js';
 
 export interface RetentionReport {
   readonly interactionTokens: number;
   readonly webhookSecrets: number;
   readonly webhookEvents: number;
+  readonly removedTexts: number;
+  readonly reportReasons: number;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -44,7 +50,11 @@ export async function applyRetention(deps: Pick<PipelineDeps, 'db' | 'logger' | 
     delete from webhook_events
     where id in (select id from webhook_events where received_at < ${eventsBefore} limit ${batch})`);
 
-  const report = { interactionTokens: tokens.rowCount ?? 0, webhookSecrets: secrets.rowCount ?? 0, webhookEvents: events.rowCount ?? 0 };
-  if (report.interactionTokens + report.webhookSecrets + report.webhookEvents > 0) deps.logger.info(report, 'retention: cleared what can no longer be used');
+  const moderationBefore = new Date(now - deps.settings.moderationRetentionDays * DAY_MS);
+  const removedTexts = await clearRemovedTexts(deps.db, moderationBefore, batch);
+  const reportReasons = await clearReportReasons(deps.db, moderationBefore, batch);
+
+  const report = { interactionTokens: tokens.rowCount ?? 0, webhookSecrets: secrets.rowCount ?? 0, webhookEvents: events.rowCount ?? 0, removedTexts, reportReasons };
+  if (Object.values(report).some((n) => n > 0)) deps.logger.info(report, 'retention: cleared what can no longer be used');
   return report;
 }

@@ -2,7 +2,7 @@
 import type { Executor } from '../db/client.js';
 import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
-import type { JobRow } from '../pipeline/job-rows.js';
+import { isShownResult, type JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
 import { shuffled } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
@@ -10,10 +10,10 @@ import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 /** At most this many songs of the library are queued by one radio round; the next round reshuffles. */
 export const RADIO_ROUND = 100;
 
-/** The entry for a finished song with a stored audio address; undefined for anything else. */
+/** The entry for a finished song still shown, with a stored audio address; undefined for anything else. */
 export function entryOf(job: JobRow, requestedBy: string): QueueEntry | undefined {
   const clip = job.result?.clips?.find((c) => typeof c.audioUrl === 'string' && /^https?:\/\//.test(c.audioUrl));
-  if (job.state !== 'succeeded' || !clip?.audioUrl) return undefined;
+  if (!isShownResult(job) || !clip?.audioUrl) return undefined;
   return {
     jobId: job.id,
     clipId: clip.clipId ?? '',

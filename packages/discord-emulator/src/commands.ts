@@ -70,6 +70,12 @@ export class CommandRegistry {
     return (guildId ? this.list(guildId).find(matches) : undefined) ?? this.list(null).find(matches);
   }
 
+  /** The message command (type 3) a user would pick by name in this guild's "Apps" menu (guild commands first). */
+  findMessageCommand(guildId: string | null, name: string): APIApplicationCommand | undefined {
+    const matches = (command: APIApplicationCommand): boolean => command.name === name && command.type === ApplicationCommandType.Message;
+    return (guildId ? this.list(guildId).find(matches) : undefined) ?? this.list(null).find(matches);
+  }
+
   #build(guildId: string | null, body: Record<string, unknown>, previous: APIApplicationCommand[]): APIApplicationCommand {
     const type = typeof body.type === 'number' ? (body.type as ApplicationCommandType) : ApplicationCommandType.ChatInput;
     const name = String(body.name ?? '');

@@ -30,6 +30,7 @@ import type {
   AutocompleteInput,
   CdnRequest,
   ClickButtonInput,
+  RunMessageCommandInput,
   DiscordEmulatorOptions,
   EmulatorMessage,
   Finding,
@@ -738,6 +739,11 @@ export class DiscordEmulator {
 
   clickButton(input: ClickButtonInput): InteractionHandle {
     return this.#interactions.clickButton(input);
+  }
+
+  /** A user picks one of the bot's message commands in the "Apps" menu of a message. */
+  runMessageCommand(input: RunMessageCommandInput): InteractionHandle {
+    return this.#interactions.runMessageCommand(input);
   }
 
   selectOption(input: SelectOptionInput): InteractionHandle {

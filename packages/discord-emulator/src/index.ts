@@ -21,6 +21,7 @@ export type {
   AutocompleteInput,
   CdnRequest,
   ClickButtonInput,
+  RunMessageCommandInput,
   CommandOptionValue,
   DiscordEmulatorOptions,
   EmulatorAttachment,

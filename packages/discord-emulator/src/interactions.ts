@@ -9,6 +9,7 @@ import { buildOptions, nestOptions } from './interactions/command-options.js';
 import { findComponent, modalSubmission, plainSubmission } from './interactions/components.js';
 import { interactionHandle } from './interactions/handle.js';
 import { createInteraction } from './interactions/payload.js';
+import { wireMessage } from './interactions/replies.js';
 import type { NewInteraction } from './interactions/payload.js';
 import type { InteractionContext, InteractionRecord } from './interactions/record.js';
 import * as webhook from './interactions/webhooks.js';
@@ -19,6 +20,7 @@ import type {
   ClickButtonInput,
   InteractionHandle,
   RunCommandInput,
+  RunMessageCommandInput,
   SelectOptionInput,
   SubmitModalInput,
   UncheckedInteractionInput,
@@ -113,6 +115,28 @@ export class InteractionRegistry {
     const response = await handle.waitForResponse(input.timeoutMs);
     const choices = isRecord(response.data) && Array.isArray(response.data.choices) ? response.data.choices : [];
     return choices;
+  }
+
+  /**
+   * A message command, as Discord sends it: `data.type` 3, the message in `target_id` and in
+   * `resolved.messages`. Only a command the bot registered shows in the menu, and an ephemeral
+   * message has no menu.
+   */
+  runMessageCommand(input: RunMessageCommandInput): InteractionHandle {
+    const stored = this.#componentMessage(input.messageId);
+    if (stored.ephemeral) throw new Error(`message ${input.messageId} is ephemeral: it has no Apps menu`);
+    const { guild, channel } = this.#place(stored.guildId ?? '', stored.api.channel_id);
+    const command = this.#options.commands.findMessageCommand(guild.id, input.name);
+    if (!command) throw new Error(`the bot registered no message command named "${input.name}" for guild ${guild.id}`);
+    const data = {
+      id: command.id,
+      name: command.name,
+      type: ApplicationCommandType.Message,
+      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+      target_id: stored.api.id,
+      resolved: { messages: { [stored.api.id]: wireMessage(stored) } },
+    };
+    return this.#create({ type: InteractionType.ApplicationCommand, guild, channel, userId: input.userId, data, locale: input.locale });
   }
 
   clickButton(input: ClickButtonInput): InteractionHandle {

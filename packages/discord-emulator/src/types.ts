@@ -254,6 +254,17 @@ export interface AutocompleteInput extends InteractionPlace {
 
 export type AutocompleteChoice = APIApplicationCommandOptionChoice;
 
+/** A member opens the "Apps" menu on a message and picks one of the bot's message commands. */
+export interface RunMessageCommandInput {
+  /** The registered message command's name, as the menu shows it. */
+  name: string;
+  /** The message the menu was opened on. */
+  messageId: string;
+  userId: string;
+  /** The member's language (Discord's `locale`); `en-US` when left out. */
+  locale?: string;
+}
+
 export interface ClickButtonInput {
   messageId: string;
   customId: string;

@@ -88,7 +88,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     stops.push(() => web.close());
 
     // Loaded once the page has its port: a taken port is told without loading the bot first.
-    const [{ commandDefinitions }, { startApp }, { loadConfig }, { deployCommands }, { startStandIns }, { keepHistory }, { playgroundApplicationId, seedWorld, skuEnv }] = await Promise.all([
+    const [{ applicationCommandDefinitions }, { startApp }, { loadConfig }, { deployCommands }, { startStandIns }, { keepHistory }, { playgroundApplicationId, seedWorld, skuEnv }] = await Promise.all([
       import('../../../commands/index.js'),
       import('../../../src/app.js'),
       import('../../../src/config.js'),
@@ -149,7 +149,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       },
     });
 
-    await deployCommands(config, commandDefinitions);
+    await deployCommands(config, applicationCommandDefinitions);
     const app = await startApp(config, logger.child({ part: 'bot' }));
     stops.push(() => app.stop());
     await emulator.waitForBotReady(30_000);

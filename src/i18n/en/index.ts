@@ -2,6 +2,7 @@ import { core } from './core.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
+import { reports } from './reports.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports } as const;

@@ -3,5 +3,6 @@ import { core } from './core.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
+import { reports } from './reports.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports };

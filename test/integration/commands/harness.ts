@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { pino } from 'pino';
-import { commandDefinitions } from '../../../commands/index.js';
+import { applicationCommandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { jobs } from '../../../src/db/schema.js';
@@ -71,7 +71,7 @@ export async function startBot(
   });
   const extraEnv = typeof options.env === 'function' ? options.env(stack) : options.env;
   const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...extraEnv } });
-  await deployCommands(config, commandDefinitions);
+  await deployCommands(config, applicationCommandDefinitions);
 
   const logs: Array<Record<string, unknown>> = [];
   const rawLogs: string[] = [];

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ButtonStyle, ComponentType, InteractionType, type APIChatInputApplicationCommandInteraction } from 'discord-api-types/v10';
 import { ChatInputCommandInteraction, Client } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandDefinitions, commands } from '../../../commands/index.js';
+import { applicationCommandDefinitions, commands } from '../../../commands/index.js';
 import type { InteractionHandle } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { createInteractionRouter } from '../../../src/discord/router.js';
@@ -204,11 +204,13 @@ describe('direct messages', () => {
 describe('registration', () => {
   it('registers every command globally, within Discord’s rules', async () => {
     h.emulator.clearRecords();
-    await deployCommands(h.config, commandDefinitions);
+    await deployCommands(h.config, applicationCommandDefinitions);
     expect(h.emulator.findings).toEqual([]);
     expect(h.emulator.registeredCommands().map((command) => command.name).sort()).toEqual(
-      commandDefinitions.map((definition) => definition.name).sort(),
+      applicationCommandDefinitions.map((definition) => definition.name).sort(),
     );
+    // The Report message command, in the "Apps" menu of a message.
+    expect(h.emulator.registeredCommands().find((command) => command.name === 'Report')).toMatchObject({ type: 3, name_localizations: { de: 'Melden', 'pt-BR': 'Denunciar' } });
     const admin = h.emulator.registeredCommands().find((command) => command.name === 'credits-admin');
     expect(admin?.default_member_permissions).toBe('32');
   });
@@ -235,9 +237,9 @@ describe('registration', () => {
     });
     expect(output.stderr).toBe('');
     expect(output.code).toBe(0);
-    expect(output.stdout).toContain(`registered ${commandDefinitions.length} commands to guild ${h.guild.id}`);
+    expect(output.stdout).toContain(`registered ${applicationCommandDefinitions.length} commands to guild ${h.guild.id}`);
     expect(h.emulator.findings).toEqual([]);
     const registered = h.emulator.registeredCommands(h.guild.id);
-    expect(registered.map((command) => command.name).sort()).toEqual(commandDefinitions.map((definition) => definition.name).sort());
+    expect(registered.map((command) => command.name).sort()).toEqual(applicationCommandDefinitions.map((definition) => definition.name).sort());
   });
 });

@@ -27,8 +27,8 @@ function paidLabels(message: EmulatorMessage): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const row of message.components ?? []) {
     for (const component of 'components' in row ? row.components : []) {
-      // The free Play in voice button is not sold.
-      if ('custom_id' in component && 'label' in component && !component.custom_id.startsWith('play:')) labels[component.custom_id] = String(component.label);
+      // The free Play in voice, Report and Delete buttons are not sold.
+      if ('custom_id' in component && 'label' in component && !/^(play|report|delete-result):/.test(component.custom_id)) labels[component.custom_id] = String(component.label);
     }
   }
   return labels;
@@ -51,7 +51,7 @@ describe('a producer song, which links its WAV and its video', () => {
     const links = JSON.stringify(result.embeds?.[0]?.fields);
     expect(links).toContain('-wav.wav');
     expect(links).toContain('-video.mp4');
-    expect(buttonsOf(result)).toEqual([`play:${songId}`, `download:${songId}:mp3`, `remix:${songId}`]);
+    expect(buttonsOf(result)).toEqual([`play:${songId}`, `download:${songId}:mp3`, `remix:${songId}`, `report:${songId}`, `delete-result:${songId}`]);
     expect(paidLabels(result)).toEqual({
       [`download:${songId}:mp3`]: 'MP3 file · 2 credits',
       [`remix:${songId}`]: 'Remix · 10 credits',

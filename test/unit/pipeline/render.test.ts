@@ -47,6 +47,9 @@ function job(overrides: Partial<JobRow> = {}): JobRow {
     completedAt: now,
     deliveredAt: null,
     deadlineAt: null,
+    removedAt: null,
+    removal: null,
+    removedBy: null,
     ...overrides,
   };
 }
@@ -84,6 +87,8 @@ describe('renderResult', () => {
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
       { action: 'remix', subject: job().id },
+      { action: 'report', subject: job().id },
+      { action: 'delete-result', subject: job().id },
     ]);
     expect(JSON.stringify(message)).not.toMatch(/never-shown/);
   });
@@ -98,12 +103,14 @@ describe('renderResult', () => {
       'MP3 file · 2 credits',
       'WAV file · 2 credits',
       'Remix · 10 credits',
+      'Report',
+      'Delete',
     ]);
     const full = { ...bare, audioUrl: 'https://cdn.example/producer/c.mp3', wavUrl: 'https://cdn.example/c-wav.wav', videoUrl: 'https://cdn.example/c-video.mp4' };
-    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Play in voice', 'Remix · 10 credits']);
+    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Play in voice', 'Remix · 10 credits', 'Report', 'Delete']);
     // The price the pipeline charges, here a configured persona song's.
     const persona = job({ kind: 'persona_song', request: { kind: 'persona_song', prompt: 'x' }, result: { clips: [bare] } });
-    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-1)).toBe('Remix · 1 credit');
+    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-3)).toBe('Remix · 1 credit');
   });
 
   it('keeps very long lyrics within the description and 6000-character limits', () => {
@@ -175,5 +182,17 @@ describe('asChannelMessage', () => {
     const message = asChannelMessage(job(), renderResult(job()));
     expect(message.content?.startsWith('<@100000000000000003>')).toBe(true);
     expect(message.allowed_mentions).toEqual({ parse: [], users: ['100000000000000003'] });
+  });
+});
+
+describe('a removed result', () => {
+  it('shows nothing of the song, no button and no file, and says who removed it', () => {
+    const hidden = renderResult(job({ removedAt: new Date(), removal: 'hidden', removedBy: '100000000000000009' }));
+    expect(hidden.embeds?.[0]?.description).toBe('This result was removed by a moderator.');
+    expect(hidden.components).toEqual([]);
+    expect(hidden.attachments).toEqual([]);
+    expect(JSON.stringify(hidden)).not.toMatch(/lo-fi|Calm|la la la|cdn\.example/);
+    const deleted = renderResult(job({ removedAt: new Date(), removal: 'deleted', removedBy: '100000000000000003' }));
+    expect(deleted.embeds?.[0]?.description).toBe('This result was deleted by the member who asked for it.');
   });
 });

@@ -1,0 +1,55 @@
+/** Messages of reports and their review: the Report and Delete buttons, the review message, `/moderation reports`. */
+import type { Section } from '../messages.js';
+
+export const reports = {
+  // On every result
+  'result.button.report': 'Report',
+  'result.button.delete': 'Delete',
+  'result.removed.hidden': 'This result was removed by a moderator.',
+  'result.removed.deleted': 'This result was deleted by the member who asked for it.',
+  // Reporting
+  'command.reportMessage.name': 'Report',
+  'report.form.title': 'Report this result',
+  'report.form.reason': 'What is wrong with it?',
+  'report.form.placeholder': 'A few words for this server’s moderators',
+  'report.recorded': 'Thank you: your report is with this server’s moderators. Only they see who reported it.',
+  'report.already': 'You have already reported this result.',
+  'report.gone': 'This result can’t be reported: it was removed, or it isn’t one of this server’s results.',
+  'report.notAResult': 'Only the bot’s results (songs, lyrics and videos) can be reported this way.',
+  'report.reasonMissing': 'Say in a few words what is wrong with it.',
+  // The review message
+  'review.title': 'Reported: {title}',
+  'review.result': '[The result]({url}), asked for by <@{user}>',
+  'review.resultNoLink': 'A result asked for by <@{user}>',
+  'review.footer': 'Review of job {id}',
+  'review.field.prompt': 'Prompt',
+  'review.field.reports': { one: '{count} report', other: '{count} reports' },
+  'review.reportLine': '<@{user}> <t:{at}:R>: {reason}',
+  'review.reasonCleared': '(reason cleared)',
+  'review.more': { one: '…and {count} more', other: '…and {count} more' },
+  'review.open': 'Open. **Hide** removes it from the library, `/play` and remixes; **Block** keeps its requester from using the bot for {days} days.',
+  'review.outcome.hidden': 'Hidden by <@{by}> <t:{at}:R>.',
+  'review.outcome.blocked': '<@{user}> blocked by <@{by}> <t:{at}:R>.',
+  'review.outcome.dismissed': 'Dismissed by <@{by}> <t:{at}:R>.',
+  'review.outcome.deleted': 'Deleted by its requester <t:{at}:R>.',
+  'review.button.hide': 'Hide',
+  'review.button.block': 'Block the requester',
+  'review.button.dismiss': 'Dismiss',
+  'review.done.hidden': 'Hidden: the result is gone from the library, `/play` and remixes.',
+  'review.done.blocked': '<@{user}> can’t use the bot here until <t:{at}:f>. `{/moderation unblock}` lifts it sooner.',
+  'review.done.dismissed': 'Dismissed. A new report opens it again.',
+  'review.alreadyDecided': 'This result was already removed.',
+  'review.gone': 'This review no longer exists.',
+  // The requester's Delete
+  'delete.onlyRequester': 'Only the member who asked for this result can delete it.',
+  'delete.confirm': 'Delete this result? Its message goes and it leaves the library. The {cost:credits} it cost are not returned.',
+  'delete.button.confirm': 'Delete it',
+  'delete.done': 'Deleted. The {cost:credits} it cost are not returned.',
+  'delete.gone': 'This result is already gone.',
+  // /moderation reports
+  'command.moderation.reports.name': 'reports',
+  'command.moderation.reports.description': 'The open reports of results, the most recently reported first.',
+  'moderation.reportsEmpty': 'No open reports.',
+  'moderation.reportsHeading': { one: '{count} open report:', other: '{count} open reports:' },
+  'moderation.reportLine': { one: '{title} by <@{user}>: {count} report, the last <t:{at}:R>', other: '{title} by <@{user}>: {count} reports, the last <t:{at}:R>' },
+} as const satisfies Section;
