@@ -103,7 +103,7 @@ export default defineCommand({
       }
     }
     const buyRows = selling ? premiumRows(purchases!.catalog, { subscribed, maxRows: MAX_ROWS - components.length }) : [];
-    if (buyRows.length > 0) lines.push('', ...offerLines(purchases!.catalog, t));
+    if (buyRows.length > 0) lines.push('', ...offerLines(purchases!.catalog, t, { subscribed }));
     components.push(...buyRows);
 
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components });

@@ -105,9 +105,11 @@ export default defineCommand({
       ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
     const { purchases } = context;
-    const buyRows = sellsAnything(purchases?.catalog) ? premiumRows(purchases!.catalog) : [];
+    // A plan the server holds is not offered again.
+    const subscribed = sellsAnything(purchases?.catalog) ? await context.credits.liveSubscriptionSkus(guild.id) : [];
+    const buyRows = sellsAnything(purchases?.catalog) ? premiumRows(purchases.catalog, { subscribed }) : [];
     // Under the balance, not at the end: the help is long, and Discord cuts it at 2,000 characters.
-    if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(purchases!.catalog, t));
+    if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(purchases!.catalog, t, { subscribed }));
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components: buyRows });
     if (buyRows.length > 0) noteOffer(purchases, member.userId, guild.id, context.logger);
   },

@@ -12,6 +12,8 @@ export interface LowBalanceAlert {
   readonly below: number;
   /** The allowance in force (0: none; see allowanceInForce), so the alert can say whether it will top the balance up. */
   readonly allowance: number;
+  /** The guild has a server plan (a live subscription's allowance). */
+  readonly subscribed: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function takeLowBalanceAlert(executor: Executor, guildId: string): 
     )
     .returning({ channelId: guilds.alertChannelId, balance: guilds.balance, below: guilds.alertBelow, monthlyAllowance: guilds.monthlyAllowance, subscriptionAllowance: guilds.subscriptionAllowance });
   if (taken && taken.channelId !== null && taken.below !== null) {
-    return { channelId: taken.channelId, balance: taken.balance, below: taken.below, allowance: allowanceInForce(taken) };
+    return { channelId: taken.channelId, balance: taken.balance, below: taken.below, allowance: allowanceInForce(taken), subscribed: taken.subscriptionAllowance > 0 };
   }
   await executor
     .update(guilds)

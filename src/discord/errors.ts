@@ -14,7 +14,7 @@ import { MusicApiError } from '../music-api/errors.js';
 import { RequestRefusedError, RequestTakenError } from '../pipeline/requests.js';
 import { english, type LocalText, type MessageKey, type Translator } from '../i18n/index.js';
 import type { Catalog } from '../premium/catalog.js';
-import { premiumRows, sellsAnything } from './premium-buttons.js';
+import { offeredProducts, premiumRows } from './premium-buttons.js';
 import { isMessageKey, zodText } from '../i18n/zod-text.js';
 
 export type RefusalKind =
@@ -66,9 +66,16 @@ const WITH_BUY_BUTTONS: Partial<Record<MessageKey, MessageKey>> = {
   'refusal.insufficientCreditsAllowance': 'refusal.insufficientCreditsAllowanceBuy',
 };
 
-/** Whether the answer to `error` offers Buy buttons: too few credits, and something for sale. */
-export function offersPurchase(error: unknown, catalog: Catalog | undefined): catalog is Catalog {
-  return error instanceof RequestRefusedError && error.reason === 'insufficient_credits' && sellsAnything(catalog);
+/** What a server's members can buy: the catalog, less the server plans it holds. */
+export interface Shop {
+  readonly catalog: Catalog;
+  /** The server's live subscription SKUs: never offered again. */
+  readonly subscribed: readonly string[];
+}
+
+/** Whether the answer to `error` offers Buy buttons: too few credits, and something the server can buy. */
+export function offersPurchase(error: unknown, shop: Shop | undefined): shop is Shop {
+  return error instanceof RequestRefusedError && error.reason === 'insufficient_credits' && shop !== undefined && offeredProducts(shop.catalog, shop).length > 0;
 }
 
 /**
@@ -76,11 +83,11 @@ export function offersPurchase(error: unknown, catalog: Catalog | undefined): ca
  * said: the interaction is gone, or another process accepted it and answers it. With `catalog`
  * (what the bot sells), the refusal for too few credits points at the Buy buttons.
  */
-export function userMessageFor(error: unknown, t: Translator = english, catalog?: Catalog): string | undefined {
+export function userMessageFor(error: unknown, t: Translator = english, shop?: Shop): string | undefined {
   if (isGoneInteraction(error) || error instanceof RequestTakenError) return undefined;
   if (error instanceof Refusal) return t.text(error.text);
   if (error instanceof RequestRefusedError) {
-    const buyKey = offersPurchase(error, catalog) ? WITH_BUY_BUTTONS[error.text.key] : undefined;
+    const buyKey = offersPurchase(error, shop) ? WITH_BUY_BUTTONS[error.text.key] : undefined;
     return t.text(buyKey ? { ...error.text, key: buyKey } : error.text);
   }
   if (error instanceof CreditsError || error instanceof SettingsError || error instanceof MusicApiError) return t.text(error.userText);
@@ -92,8 +99,8 @@ export function userMessageFor(error: unknown, t: Translator = english, catalog?
  * The components sent with the text for `error`: a refusal's pick menu, if it has one; the
  * Buy buttons of `catalog` with the refusal for too few credits.
  */
-export function userComponentsFor(error: unknown, t: Translator = english, catalog?: Catalog): Array<ActionRowBuilder<StringSelectMenuBuilder> | ActionRowBuilder<ButtonBuilder>> {
-  if (offersPurchase(error, catalog)) return premiumRows(catalog);
+export function userComponentsFor(error: unknown, t: Translator = english, shop?: Shop): Array<ActionRowBuilder<StringSelectMenuBuilder> | ActionRowBuilder<ButtonBuilder>> {
+  if (offersPurchase(error, shop)) return premiumRows(shop.catalog, shop);
   if (!(error instanceof Refusal) || error.menu === undefined || error.menu.options.length === 0) return [];
   const { menu } = error;
   const select = new StringSelectMenuBuilder()

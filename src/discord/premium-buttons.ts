@@ -48,11 +48,13 @@ export function premiumRows(catalog: Catalog, options: PremiumRowsOptions = {}):
  * A line per kind of offer: the packs' sizes ("packs of 100 and 500 credits") and the
  * subscriptions' monthly allowances. Empty when nothing is sold.
  */
-export function offerLines(catalog: Catalog, t: Translator): string[] {
+export function offerLines(catalog: Catalog, t: Translator, options: Pick<PremiumRowsOptions, 'subscribed'> = {}): string[] {
   const list = (products: readonly Product[]) => new Intl.ListFormat(t.locale, { type: 'conjunction' }).format(products.map((product) => t('premium.credits', { amount: product.credits })));
+  const subscribed = new Set(options.subscribed ?? []);
+  const plans = catalog.subscriptions.filter((product) => !subscribed.has(product.skuId));
   const lines: string[] = [];
   if (catalog.packs.length > 0) lines.push(t('premium.packsLine', { packs: list(catalog.packs) }));
-  if (catalog.subscriptions.length > 0) lines.push(t('premium.subscriptionsLine', { allowances: list(catalog.subscriptions) }));
+  if (plans.length > 0) lines.push(t('premium.subscriptionsLine', { allowances: list(plans) }));
   return lines;
 }
 

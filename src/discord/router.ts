@@ -7,7 +7,7 @@ import type { ButtonHandler, Command, GuildAutocomplete, MessageCommand, ModalHa
 import type { InGuild, InteractionPort, RepliablePort } from './interaction-port.js';
 import type { BaseCommandContext, CommandContext } from './context.js';
 import { decodeCustomId, type CustomIdAction } from '../discord-rest/custom-ids.js';
-import { Refusal, isExpected, isGoneInteraction, offersPurchase, userComponentsFor, userMessageFor } from './errors.js';
+import { Refusal, isExpected, isGoneInteraction, offersPurchase, userComponentsFor, userMessageFor, type Shop } from './errors.js';
 import { loggableError } from '../logger.js';
 import { noteOffer } from './premium-buttons.js';
 import { fitsDefinition, readArgs } from './options.js';
@@ -125,7 +125,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
     } catch (error) {
       thrown = { error };
-      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t, context.purchases);
+      await answerFailure(interaction, error, logger, Math.round(performance.now() - started), t, context);
     } finally {
       done?.();
       closeAnswer(interaction);
@@ -173,7 +173,7 @@ async function answerFailure(
   logger: CommandContext['logger'],
   durationMs: number,
   t: Translator,
-  purchases?: CommandContext['purchases'],
+  context: Pick<CommandContext, 'purchases' | 'credits' | 'logger'>,
 ): Promise<void> {
   if (error instanceof RequestTakenError) {
     logger.info({ jobId: error.jobId, durationMs }, 'interaction accepted by another process; left to it');
@@ -184,13 +184,14 @@ async function answerFailure(
   else if (isExpected(error)) logger.info({ err: { name: err.name, message: err.message }, durationMs }, 'interaction refused');
   else logger.error({ err, durationMs }, 'interaction failed');
 
-  const message = userMessageFor(error, t, purchases?.catalog);
+  const shop = await shopFor(interaction, error, context);
+  const message = userMessageFor(error, t, shop);
   if (message === undefined) return;
   const answered = interaction.isAutocomplete()
     ? interaction.responded
       ? Promise.resolve()
       : interaction.respond([])
-    : answerPrivately(interaction as RepliablePort, { content: message, components: userComponentsFor(error, t, purchases?.catalog) });
+    : answerPrivately(interaction as RepliablePort, { content: message, components: userComponentsFor(error, t, shop) });
   const told = await answered.then(
     () => true,
     (secondError: unknown) => {
@@ -199,5 +200,16 @@ async function answerFailure(
     },
   );
   // The Buy buttons were shown here: a pack bought next goes to this server.
-  if (told && interaction.inGuild() && offersPurchase(error, purchases?.catalog)) noteOffer(purchases, interaction.user.id, interaction.guildId, logger);
+  if (told && interaction.inGuild() && offersPurchase(error, shop)) noteOffer(context.purchases, interaction.user.id, interaction.guildId, logger);
+}
+
+/** What the member may be offered with a refusal for too few credits: read only on that path. */
+async function shopFor(interaction: InteractionPort, error: unknown, context: Pick<CommandContext, 'purchases' | 'credits' | 'logger'>): Promise<Shop | undefined> {
+  const catalog = context.purchases?.catalog;
+  if (!catalog || !interaction.inGuild() || !offersPurchase(error, { catalog, subscribed: [] })) return undefined;
+  const subscribed = await context.credits.liveSubscriptionSkus(interaction.guildId).catch((err: unknown) => {
+    context.logger.warn({ err }, 'could not read the server’s plans; offering every product');
+    return [];
+  });
+  return { catalog, subscribed };
 }

@@ -18,6 +18,7 @@ import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import type { Executor } from '../db/client.js';
 import { auditLog, type JobKind } from '../db/schema.js';
 import type { CostedOperation } from '../music-api/index.js';
+import type { Catalog } from '../premium/catalog.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, newJobRow } from './job-rows.js';
 import { kindsSharingTaskType } from './upstream.js';
@@ -319,12 +320,12 @@ async function checkRemixSource(deps: Pick<PipelineDeps, 'db'>, guildId: string,
 }
 
 /** One message in the moderators' chosen channel when the balance falls under their threshold. */
-async function alertIfLow(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'now'>, guildId: string, guildLocale: AppLocale | null | undefined): Promise<void> {
+async function alertIfLow(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'now' | 'purchases'>, guildId: string, guildLocale: AppLocale | null | undefined): Promise<void> {
   try {
     const alert = await takeLowBalanceAlert(deps.db, guildId);
     if (!alert) return;
     await deps.discord.postChannelMessage(alert.channelId, {
-      content: lowBalanceText(translator(guildLocale), alert, deps.now()),
+      content: lowBalanceText(translator(guildLocale), alert, deps.now(), deps.purchases?.catalog),
       allowed_mentions: { parse: [] },
     });
   } catch (err) {
@@ -332,10 +333,14 @@ async function alertIfLow(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' |
   }
 }
 
-/** The alert names who can add credits: the monthly allowance (and when) if it will, and the bot's owners. */
-function lowBalanceText(t: Translator, alert: LowBalanceAlert, now: Date): string {
+/**
+ * The alert names who can add credits: the monthly allowance (and when) if it will, and members
+ * where they can buy some (a pack, or a plan the server lacks), else the bot's owners.
+ */
+function lowBalanceText(t: Translator, alert: LowBalanceAlert, now: Date, catalog: Catalog | undefined): string {
   const { balance, below, allowance } = alert;
-  return allowance > balance
-    ? t('alert.lowBalanceAllowance', { balance, below, allowance, at: Math.floor(nextAllowanceTopUp(now).getTime() / 1000) })
-    : t('alert.lowBalance', { balance, below });
+  const buyable = catalog !== undefined && (catalog.packs.length > 0 || (catalog.subscriptions.length > 0 && !alert.subscribed));
+  if (allowance <= balance) return t(buyable ? 'alert.lowBalanceBuy' : 'alert.lowBalance', { balance, below });
+  const at = Math.floor(nextAllowanceTopUp(now).getTime() / 1000);
+  return t(buyable ? 'alert.lowBalanceAllowanceBuy' : 'alert.lowBalanceAllowance', { balance, below, allowance, at });
 }

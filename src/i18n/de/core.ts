@@ -135,6 +135,8 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}>, deine Anfrage ist abgeschlossen. Sieh sie dir mit `{/jobs show id:}{id}` an.',
   'alert.lowBalance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Credits gutschreiben können nur die Betreiber des Bots.',
   'alert.lowBalanceAllowance': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Das Monatsbudget füllt sie <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin können nur die Betreiber des Bots Credits gutschreiben.',
+  'alert.lowBalanceBuy': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Jeder kann mit den Buttons in /credits Credits für ihn kaufen.',
+  'alert.lowBalanceAllowanceBuy': 'Die Musik-Credits dieses Servers werden knapp: noch {balance} (Warnung unter {below}). Das Monatsbudget füllt sie <t:{at}:R> (<t:{at}:D>) auf {allowance} auf; bis dahin kann jeder mit den Buttons in /credits Credits für ihn kaufen.',
   'alert.accountLow': 'Das Konto beim Musikdienst wird knapp: noch **{balance:credits}** (Warnung unter {threshold}). Bitte beim Dienst aufladen; die nächste Warnung kommt erst, nachdem es wieder darüber lag.',
 
   'alert.accountRefused': 'Der Musikdienst hat eine Anfrage mit 402 abgelehnt ({operation}): Dem Konto fehlen Credits, oder sein Tarif erlaubt diesen Vorgang nicht. Bitte Guthaben und Tarif beim Dienst prüfen. Weitere Ablehnungen in den nächsten {minutes} Minuten werden nicht gemeldet.',

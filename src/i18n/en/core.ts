@@ -140,6 +140,8 @@ export const core = {
   'notice.private.finished': '<@{user}>, your request has finished. See it with `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'This server’s music credits are low: {balance} left (alert below {below}). Only the bot’s owners can add credits.',
   'alert.lowBalanceAllowance': 'This server’s music credits are low: {balance} left (alert below {below}). The monthly allowance tops them up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, only the bot’s owners can add credits.',
+  'alert.lowBalanceBuy': 'This server’s music credits are low: {balance} left (alert below {below}). Anyone can buy credits for it with the buttons in /credits.',
+  'alert.lowBalanceAllowanceBuy': 'This server’s music credits are low: {balance} left (alert below {below}). The monthly allowance tops them up to {allowance} <t:{at}:R> (<t:{at}:D>); before then, anyone can buy credits for it with the buttons in /credits.',
   'alert.accountLow': 'The music service account is low: **{balance:credits}** left (alert below {threshold}). Top it up at the service; the next alert comes only after it has recovered.',
 
   'alert.accountRefused': 'The music service refused a request with 402 ({operation}): its account has too few credits, or its plan does not allow this operation. Check the balance and the plan at the service. Further refusals in the next {minutes} minutes are not reported.',

@@ -137,6 +137,8 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}>, tu pedido ha terminado. Míralo con `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). Solo los propietarios del bot pueden añadir créditos.',
   'alert.lowBalanceAllowance': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). La asignación mensual los recargará hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, solo los propietarios del bot pueden añadir créditos.',
+  'alert.lowBalanceBuy': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). Cualquiera puede comprarle créditos con los botones de /credits.',
+  'alert.lowBalanceAllowanceBuy': 'A este servidor le quedan pocos créditos de música: {balance} (aviso por debajo de {below}). La asignación mensual los recargará hasta {allowance} <t:{at}:R> (<t:{at}:D>); hasta entonces, cualquiera puede comprarle créditos con los botones de /credits.',
   'alert.accountLow': 'A la cuenta del servicio de música le quedan pocos créditos: **{balance}** (aviso por debajo de {threshold}). Recárgala en el servicio; el próximo aviso llegará solo cuando se haya recuperado.',
 
   'alert.accountRefused': 'El servicio de música rechazó una petición con 402 ({operation}): a su cuenta le faltan créditos o su plan no permite esta operación. Revisa el saldo y el plan en el servicio. No se avisará de más rechazos en los próximos {minutes} minutos.',

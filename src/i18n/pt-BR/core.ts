@@ -137,6 +137,8 @@ export const core: Translation<typeof english> = {
   'notice.private.finished': '<@{user}>, seu pedido terminou. Veja com `{/jobs show id:}{id}`.',
   'alert.lowBalance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Só os donos do bot podem adicionar créditos.',
   'alert.lowBalanceAllowance': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). A cota mensal vai recarregá-los até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, só os donos do bot podem adicionar créditos.',
+  'alert.lowBalanceBuy': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). Qualquer pessoa pode comprar créditos para ele com os botões de /credits.',
+  'alert.lowBalanceAllowanceBuy': 'Os créditos de música deste servidor estão acabando: restam {balance} (alerta abaixo de {below}). A cota mensal vai recarregá-los até {allowance} <t:{at}:R> (<t:{at}:D>); até lá, qualquer pessoa pode comprar créditos para ele com os botões de /credits.',
   'alert.accountLow': 'A conta do serviço de música está com poucos créditos: restam **{balance}** (alerta abaixo de {threshold}). Recarregue no serviço; o próximo alerta só vem depois que ela se recuperar.',
 
   'alert.accountRefused': 'O serviço de música recusou uma solicitação com 402 ({operation}): faltam créditos na conta, ou o plano dela não permite esta operação. Confira o saldo e o plano no serviço. Recusas nos próximos {minutes} minutos não são avisadas de novo.',

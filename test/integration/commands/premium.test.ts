@@ -11,7 +11,7 @@ import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reverseEntitlement, startSubscription } from '../../../src/credits/index.js';
 import { entitlements, premiumOffers } from '../../../src/db/schema.js';
-import { buttonsOf, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 const PACK_SMALL = '1200000000000000001';
 const PACK_LARGE = '1200000000000000002';
@@ -70,6 +70,34 @@ describe('the refusal for too few credits', () => {
     expect(premiumSkus(answer)).toEqual([PACK_SMALL, PACK_LARGE, SUBSCRIPTION]);
     await expect.poll(() => offerOf(g.members.alice)).toMatchObject({ guildId: g.guild.id });
     expect(await g.jobCount()).toBe(0);
+  });
+});
+
+describe('a server with a plan', () => {
+  /** The server plan, live, as a subscription's start records it. */
+  async function subscribe(): Promise<void> {
+    await g.balance();
+    const id = String((next += 1n));
+    await g.db.db.insert(entitlements).values({ id, skuId: SUBSCRIPTION, kind: 'subscription', type: 8, userId: g.members.owner, guildId: g.guild.id, credits: 1_000 });
+  }
+
+  it('is not offered the plan again in the refusal or /help, but still the packs', async () => {
+    await subscribe();
+    const refused = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'too dear' } }));
+    expect(premiumSkus(refused)).toEqual([PACK_SMALL, PACK_LARGE]);
+    const help = await privateAnswer(g.run(g.members.roleModerator, { name: 'help' }));
+    expect(premiumSkus(help)).toEqual([PACK_SMALL, PACK_LARGE]);
+    expect(help.content).not.toContain('Or subscribe this server');
+  });
+
+  it('hears from the low-balance alert that members can buy credits, not that only the owners can add them', async () => {
+    await g.setBalance(30);
+    const alerts = g.emulator.createChannel(g.guild.id, { name: 'mod-alerts' });
+    await privateAnswer(g.run(g.members.manager, { name: 'credits-admin', subcommand: 'alert', options: { channel: alerts.id, below: 25 } }));
+    await g.delivered(jobIdIn(await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'spend it' } }))));
+    expect((await g.emulator.waitForMessage(alerts.id)).content).toBe(
+      'This server’s music credits are low: 20 left (alert below 25). Anyone can buy credits for it with the buttons in /credits.',
+    );
   });
 });
 

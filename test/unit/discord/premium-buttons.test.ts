@@ -71,22 +71,22 @@ describe('offerLines', () => {
 
 describe('the refusal for too few credits', () => {
   const refusal = new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(3, 10, 0), { balance: 3, cost: 10 });
-  const catalog = catalogOf([100]);
+  const shop = { catalog: catalogOf([100]), subscribed: [] };
 
   it('points at the Buy buttons and carries them when something is for sale', () => {
-    expect(offersPurchase(refusal, catalog)).toBe(true);
-    expect(userMessageFor(refusal, translator('en'), catalog)).toBe('This server has 3 credits and this costs 10. Anyone can buy credits for it with the buttons below.');
-    expect(json(userComponentsFor(refusal, translator('en'), catalog) as ReturnType<typeof premiumRows>)).toEqual(json(premiumRows(catalog)));
+    expect(offersPurchase(refusal, shop)).toBe(true);
+    expect(userMessageFor(refusal, translator('en'), shop)).toBe('This server has 3 credits and this costs 10. Anyone can buy credits for it with the buttons below.');
+    expect(json(userComponentsFor(refusal, translator('en'), shop) as ReturnType<typeof premiumRows>)).toEqual(json(premiumRows(shop.catalog)));
     const withAllowance = new RequestRefusedError('insufficient_credits', REFUSAL_TEXTS.insufficientCredits(3, 10, 50, new Date('2031-01-15T00:00:00Z')));
-    expect(userMessageFor(withAllowance, translator('es-ES'), catalog)).toContain('cualquiera puede comprarle créditos con los botones de abajo');
+    expect(userMessageFor(withAllowance, translator('es-ES'), shop)).toContain('cualquiera puede comprarle créditos con los botones de abajo');
   });
 
   it('stays as it was when nothing is for sale, and other refusals get no buttons', () => {
     expect(userMessageFor(refusal, translator('en'))).toBe('This server has 3 credits and this costs 10. Only the bot’s owners can add credits.');
-    expect(userComponentsFor(refusal, translator('en'), catalogOf([]))).toEqual([]);
+    expect(userComponentsFor(refusal, translator('en'), { catalog: catalogOf([]), subscribed: [] })).toEqual([]);
     const frozen = new RequestRefusedError('frozen', REFUSAL_TEXTS.frozen());
-    expect(offersPurchase(frozen, catalog)).toBe(false);
-    expect(userComponentsFor(frozen, translator('en'), catalog)).toEqual([]);
-    expect(userComponentsFor(new Refusal('cooldown', localText('refusal.cooldown', { count: 5 })), translator('en'), catalog)).toEqual([]);
+    expect(offersPurchase(frozen, shop)).toBe(false);
+    expect(userComponentsFor(frozen, translator('en'), shop)).toEqual([]);
+    expect(userComponentsFor(new Refusal('cooldown', localText('refusal.cooldown', { count: 5 })), translator('en'), shop)).toEqual([]);
   });
 });
