@@ -1,6 +1,7 @@
 /**
  * `/moderation`: what keeps the bot safe on a server, for its moderators. `blocklist add`,
- * `remove` and `list` manage the words and phrases no request may use (src/guilds/blocklist.ts
+ * `remove` and `list` manage the words and phrases no request may use, and with `list:explicit`
+ * those allowed only in age-restricted channels (src/guilds/blocklist.ts
  * stores them; src/safety/blocklist.ts matches them when a request is accepted); `block`,
  * `unblock` and `blocks` keep members from using the bot (src/guilds/blocks.ts); `reports` lists
  * the open reports of results, whose buttons and forms live in commands/reports.ts.
@@ -27,6 +28,17 @@ function fitted(items: readonly string[], separator: string): string {
   return text.length <= LIST_SHOWN_CHARS ? text : `${text.slice(0, text.lastIndexOf(separator, LIST_SHOWN_CHARS))}${separator}…`;
 }
 
+/** Which of the server's lists a subcommand works on: `blocked` when left out, as before the explicit list existed. */
+const list = (subcommand: 'add' | 'remove' | 'list') => ({
+  type: ApplicationCommandOptionType.String as const,
+  name: 'list' as const,
+  description: english(`command.moderation.blocklist.${subcommand}.list.description`),
+  choices: [
+    { name: 'blocked', value: 'blocked' as const },
+    { name: 'explicit', value: 'explicit' as const },
+  ],
+});
+
 const words = (subcommand: 'add' | 'remove') =>
   ({
     type: ApplicationCommandOptionType.String,
@@ -48,9 +60,14 @@ export const definition = {
       name: 'blocklist',
       description: english('command.moderation.blocklist.description'),
       options: [
-        { type: ApplicationCommandOptionType.Subcommand, name: 'add', description: english('command.moderation.blocklist.add.description'), options: [words('add')] },
-        { type: ApplicationCommandOptionType.Subcommand, name: 'remove', description: english('command.moderation.blocklist.remove.description'), options: [words('remove')] },
-        { type: ApplicationCommandOptionType.Subcommand, name: 'list', description: english('command.moderation.blocklist.list.description') },
+        { type: ApplicationCommandOptionType.Subcommand, name: 'add', description: english('command.moderation.blocklist.add.description'), options: [words('add'), list('add')] },
+        {
+          type: ApplicationCommandOptionType.Subcommand,
+          name: 'remove',
+          description: english('command.moderation.blocklist.remove.description'),
+          options: [words('remove'), list('remove')],
+        },
+        { type: ApplicationCommandOptionType.Subcommand, name: 'list', description: english('command.moderation.blocklist.list.description'), options: [list('list')] },
       ],
     },
     {
@@ -121,19 +138,23 @@ export default defineCommand({
         }
       }
     }
+    const onList = args.options.list ?? 'blocked';
+    const explicit = onList === 'explicit';
     switch (args.subcommand) {
       case 'add': {
-        const { added, total } = await context.guilds.addBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
-        return reply(added.length === 0 ? context.t('blocklist.addedNone') : context.t('blocklist.added', { entries: added.map(shown).join(', '), total }));
+        const { added, total } = await context.guilds.addBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words), list: onList });
+        if (added.length === 0) return reply(context.t(explicit ? 'explicitList.addedNone' : 'blocklist.addedNone'));
+        return reply(context.t(explicit ? 'explicitList.added' : 'blocklist.added', { entries: added.map(shown).join(', '), total }));
       }
       case 'remove': {
-        const { removed, total } = await context.guilds.removeBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words) });
-        return reply(removed.length === 0 ? context.t('blocklist.removedNone') : context.t('blocklist.removed', { entries: removed.map(shown).join(', '), total }));
+        const { removed, total } = await context.guilds.removeBlockedWords({ guildId, actorId, entries: parseBlockedWords(args.options.words), list: onList });
+        if (removed.length === 0) return reply(context.t(explicit ? 'explicitList.removedNone' : 'blocklist.removedNone'));
+        return reply(context.t(explicit ? 'explicitList.removed' : 'blocklist.removed', { entries: removed.map(shown).join(', '), total }));
       }
       case 'list': {
-        const entries = await context.guilds.listBlockedWords(guildId);
-        if (entries.length === 0) return reply(context.t('blocklist.listEmpty'));
-        return reply(context.t('blocklist.list', { total: entries.length, entries: fitted(entries.map(shown), ', ') }));
+        const entries = await context.guilds.listBlockedWords(guildId, onList);
+        if (entries.length === 0) return reply(context.t(explicit ? 'explicitList.listEmpty' : 'blocklist.listEmpty'));
+        return reply(context.t(explicit ? 'explicitList.list' : 'blocklist.list', { total: entries.length, entries: fitted(entries.map(shown), ', ') }));
       }
     }
   },

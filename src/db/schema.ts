@@ -96,17 +96,24 @@ export const guildRoleLimits = pgTable(
   (t) => [primaryKey({ columns: [t.guildId, t.roleId] })],
 );
 
-/** A guild's blocked words and phrases, as a moderator wrote them (`*` for a prefix or suffix): src/safety/blocklist.ts matches them. */
+/** The guild word lists: `blocked`, never allowed; `explicit`, allowed only in age-restricted channels (when the guild says so). */
+export const WORD_LISTS = ['blocked', 'explicit'] as const;
+export type WordList = (typeof WORD_LISTS)[number];
+
+/** A guild's listed words and phrases, as a moderator wrote them (`*` for a prefix or suffix): src/safety/blocklist.ts matches them. */
 export const guildBlockedWords = pgTable(
   'guild_blocked_words',
   {
     guildId: text('guild_id')
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
+    /** Which of the guild's lists the entry is on. */
+    list: text('list').$type<WordList>().notNull().default('blocked'),
     entry: text('entry').notNull(),
     addedBy: text('added_by').notNull(),
     createdAt: createdAt(),
   },
+  // An entry is on one list at most: a word is blocked, or explicit.
   (t) => [primaryKey({ columns: [t.guildId, t.entry] })],
 );
 

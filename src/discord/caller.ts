@@ -22,6 +22,7 @@ import { kindsSharingTaskType } from '../pipeline/upstream.js';
 import { REFUSAL_TEXTS } from '../pipeline/refusal-texts.js';
 import { localText, resolveLocale, type Translator } from '../i18n/index.js';
 import { Refusal } from './errors.js';
+import { isAgeRestricted } from './age-restriction.js';
 import type { RepliablePort } from './interaction-port.js';
 import { answerInPlace, answerPrivately, handOverPublicReply, replyTargetOf, sendPrivateNote } from './respond.js';
 
@@ -144,6 +145,7 @@ export async function submitAndAcknowledge(
       roleIds: caller.member.roleIds,
       locale: resolveLocale(interaction.locale),
       guildLocale: resolveLocale(interaction.guildLocale),
+      ageRestricted: () => isAgeRestricted(interaction, context.logger),
     },
     request,
     // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.

@@ -82,6 +82,8 @@ export interface InteractionEntitlement {
 export interface InteractionClient {
   readonly rest: REST;
   readonly guilds?: { readonly cache: ReadonlyMap<string, { readonly name: string }> };
+  /** The gateway's channel cache (with the Guilds intent, every channel of the bot's guilds). */
+  readonly channels?: { readonly cache: ReadonlyMap<string, { readonly id: string; readonly nsfw?: boolean }> };
 }
 
 /** An interaction from a guild (the router hands on no other). */
@@ -105,8 +107,11 @@ export interface InteractionPort {
   /** The member's roles: ids as Discord sent them, or discord.js's role manager. */
   readonly member: { readonly roles: readonly string[] | { readonly cache: ReadonlyMap<string, unknown> } } | null;
   readonly memberPermissions: { has(permission: bigint): boolean } | null;
-  /** The channel the interaction ran in, as the interaction describes it (a thread knows its parent). */
-  readonly channel: { readonly type: ChannelType; readonly parentId?: string | null } | null;
+  /**
+   * The channel the interaction ran in, as the interaction describes it (a thread knows its
+   * parent). `nsfw`: age-restricted; a thread has no such flag of its own and follows its parent.
+   */
+  readonly channel: { readonly type: ChannelType; readonly parentId?: string | null; readonly nsfw?: boolean } | null;
   readonly createdAt: Date;
   /** The largest attachment the interaction's server takes, in bytes, when the interaction says. */
   readonly attachmentSizeLimit?: number;

@@ -147,7 +147,7 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
   readonly user: { readonly id: string; readonly username: string };
   readonly member: { readonly roles: readonly string[] } | null;
   readonly memberPermissions: { has(permission: bigint): boolean } | null;
-  readonly channel: { readonly type: number; readonly parentId: string | null } | null;
+  readonly channel: { readonly type: number; readonly parentId: string | null; readonly nsfw?: boolean } | null;
   readonly createdAt: Date;
   readonly attachmentSizeLimit?: number;
   readonly entitlements: ReadonlyMap<string, InteractionEntitlement>;
@@ -186,7 +186,13 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
       permissions === undefined
         ? null
         : { has: (permission) => (permissions & PermissionFlagsBits.Administrator) !== 0n || (permissions & permission) === permission };
-    this.channel = payload.channel ? { type: payload.channel.type, parentId: ('parent_id' in payload.channel && payload.channel.parent_id) || null } : null;
+    this.channel = payload.channel
+      ? {
+          type: payload.channel.type,
+          parentId: ('parent_id' in payload.channel && payload.channel.parent_id) || null,
+          ...('nsfw' in payload.channel && typeof payload.channel.nsfw === 'boolean' && { nsfw: payload.channel.nsfw }),
+        }
+      : null;
     this.createdAt = new Date(Number((BigInt(payload.id) >> 22n) + DISCORD_EPOCH));
     if ('attachment_size_limit' in payload && typeof payload.attachment_size_limit === 'number') this.attachmentSizeLimit = payload.attachment_size_limit;
     this.entitlements = new Map((payload.entitlements ?? []).map((entitlement) => [entitlement.id, entitlementOf(entitlement)]));

@@ -1,18 +1,19 @@
 /**
- * A guild's blocked words: stored here, compiled once per process and version
- * (src/safety/blocklist.ts matches them). Every change raises the guild's `blocklist_version`
- * in its own transaction, so each process reads the list again on the next request it serves
- * for that guild, and never otherwise: the guild's single read carries the version.
+ * A guild's word lists: the blocked words (never allowed) and the explicit ones (allowed only in
+ * age-restricted channels, when the guild says so), stored here, compiled once per process and
+ * version (src/safety/blocklist.ts matches them). Every change to either raises the guild's
+ * `blocklist_version` in its own transaction, so each process reads the lists again on the
+ * next request it serves for that guild, and never otherwise: the guild's single read carries the version.
  */
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
-import { auditLog, guildBlockedWords, guilds } from '../db/schema.js';
+import { auditLog, guildBlockedWords, guilds, type WordList } from '../db/schema.js';
 import { compileBlocklist, type Blocklist } from '../safety/blocklist.js';
 import { lockGuild } from '../credits/audit.js';
 import { localText } from '../i18n/index.js';
 import { SettingsError } from './settings-error.js';
 
-/** At most this many entries per guild, each at most {@link BLOCKED_ENTRY_MAX} characters. */
+/** At most this many entries per guild and list, each at most {@link BLOCKED_ENTRY_MAX} characters. */
 export const BLOCKLIST_MAX_ENTRIES = 1_000;
 export const BLOCKED_ENTRY_MAX = 100;
 /** Compiled lists kept per database; the least recently compiled goes first. */
@@ -20,27 +21,41 @@ const CACHED_GUILDS = 10_000;
 
 export const EMPTY_BLOCKLIST: Blocklist = compileBlocklist([]);
 
-const compiled = new WeakMap<Database, Map<string, { readonly version: number; readonly list: Blocklist }>>();
-
-/** The guild's compiled list at `version` (the guild row's `blocklistVersion`): read from Postgres only when this process has another. */
-export async function blocklistOf(db: Database, guildId: string, version: number): Promise<Blocklist> {
-  if (version === 0) return EMPTY_BLOCKLIST;
-  let lists = compiled.get(db);
-  if (!lists) compiled.set(db, (lists = new Map()));
-  const cached = lists.get(guildId);
-  if (cached && cached.version === version) return cached.list;
-  // Read after the version was: never older than the version it is kept under. A change
-  // committed in between raises the version, and the next request reads the list again.
-  const list = compileBlocklist(await listBlockedWords(db, guildId));
-  lists.delete(guildId);
-  if (lists.size >= CACHED_GUILDS) lists.delete(lists.keys().next().value!);
-  lists.set(guildId, { version, list });
-  return list;
+/** A guild's two lists, compiled. */
+export interface GuildWordLists {
+  readonly blocked: Blocklist;
+  readonly explicit: Blocklist;
 }
 
-/** The guild's entries as moderators wrote them, in alphabetical order. */
-export async function listBlockedWords(db: Executor, guildId: string): Promise<string[]> {
-  const rows = await db.select({ entry: guildBlockedWords.entry }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, guildId)).orderBy(asc(guildBlockedWords.entry));
+const NO_LISTS: GuildWordLists = { blocked: EMPTY_BLOCKLIST, explicit: EMPTY_BLOCKLIST };
+
+const compiled = new WeakMap<Database, Map<string, { readonly version: number; readonly lists: GuildWordLists }>>();
+
+/** The guild's compiled lists at `version` (the guild row's `blocklistVersion`): read from Postgres only when this process has another. */
+export async function wordListsOf(db: Database, guildId: string, version: number): Promise<GuildWordLists> {
+  if (version === 0) return NO_LISTS;
+  let cache = compiled.get(db);
+  if (!cache) compiled.set(db, (cache = new Map()));
+  const cached = cache.get(guildId);
+  if (cached && cached.version === version) return cached.lists;
+  // Read after the version was: never older than the version it is kept under. A change
+  // committed in between raises the version, and the next request reads the lists again.
+  const rows = await db.select({ list: guildBlockedWords.list, entry: guildBlockedWords.entry }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, guildId));
+  const entriesOf = (list: WordList) => rows.filter((row) => row.list === list).map((row) => row.entry);
+  const lists = { blocked: compileBlocklist(entriesOf('blocked')), explicit: compileBlocklist(entriesOf('explicit')) };
+  cache.delete(guildId);
+  if (cache.size >= CACHED_GUILDS) cache.delete(cache.keys().next().value!);
+  cache.set(guildId, { version, lists });
+  return lists;
+}
+
+/** The entries of one of the guild's lists as moderators wrote them, in alphabetical order. */
+export async function listBlockedWords(db: Executor, guildId: string, list: WordList = 'blocked'): Promise<string[]> {
+  const rows = await db
+    .select({ entry: guildBlockedWords.entry })
+    .from(guildBlockedWords)
+    .where(and(eq(guildBlockedWords.guildId, guildId), eq(guildBlockedWords.list, list)))
+    .orderBy(asc(guildBlockedWords.entry));
   return rows.map((row) => row.entry);
 }
 
@@ -63,11 +78,14 @@ export interface BlocklistChange {
   readonly guildId: string;
   readonly actorId: string;
   readonly entries: readonly string[];
+  /** @defaultValue 'blocked' */
+  readonly list?: WordList;
 }
 
 /**
- * Adds entries (already parsed), leaves out those listed already, raises the version and
- * writes the audit log, in one transaction. Returns what was added and how many are listed.
+ * Adds entries (already parsed) to a list, leaves out those listed already (on either list: an
+ * entry is on one at most), raises the version and writes the audit log, in one transaction.
+ * Returns what was added and how many the list holds.
  * @throws SettingsError past {@link BLOCKLIST_MAX_ENTRIES}: nothing is added then.
  */
 export async function addBlockedWords(db: Database, change: BlocklistChange): Promise<{ added: string[]; total: number }> {
@@ -76,11 +94,11 @@ export async function addBlockedWords(db: Database, change: BlocklistChange): Pr
     const added = (
       await tx
         .insert(guildBlockedWords)
-        .values(change.entries.map((entry) => ({ guildId: change.guildId, entry, addedBy: change.actorId })))
+        .values(change.entries.map((entry) => ({ guildId: change.guildId, list: listOf(change), entry, addedBy: change.actorId })))
         .onConflictDoNothing()
         .returning({ entry: guildBlockedWords.entry })
     ).map((row) => row.entry);
-    const total = await countEntries(tx, change.guildId);
+    const total = await countEntries(tx, change.guildId, listOf(change));
     if (total > BLOCKLIST_MAX_ENTRIES) throw new SettingsError(localText('blocklist.full', { max: BLOCKLIST_MAX_ENTRIES }));
     if (added.length > 0) await recordChange(tx, change, 'blocklist_add', added);
     return { added, total };
@@ -94,16 +112,18 @@ export async function removeBlockedWords(db: Database, change: BlocklistChange):
     const removed = (
       await tx
         .delete(guildBlockedWords)
-        .where(and(eq(guildBlockedWords.guildId, change.guildId), inArray(guildBlockedWords.entry, [...change.entries])))
+        .where(and(eq(guildBlockedWords.guildId, change.guildId), eq(guildBlockedWords.list, listOf(change)), inArray(guildBlockedWords.entry, [...change.entries])))
         .returning({ entry: guildBlockedWords.entry })
     ).map((row) => row.entry);
     if (removed.length > 0) await recordChange(tx, change, 'blocklist_remove', removed);
-    return { removed, total: await countEntries(tx, change.guildId) };
+    return { removed, total: await countEntries(tx, change.guildId, listOf(change)) };
   });
 }
 
-async function countEntries(tx: Executor, guildId: string): Promise<number> {
-  const [row] = await tx.select({ n: count() }).from(guildBlockedWords).where(eq(guildBlockedWords.guildId, guildId));
+const listOf = (change: BlocklistChange): WordList => change.list ?? 'blocked';
+
+async function countEntries(tx: Executor, guildId: string, list: WordList): Promise<number> {
+  const [row] = await tx.select({ n: count() }).from(guildBlockedWords).where(and(eq(guildBlockedWords.guildId, guildId), eq(guildBlockedWords.list, list)));
   return row?.n ?? 0;
 }
 
@@ -112,5 +132,5 @@ async function recordChange(tx: Executor, change: BlocklistChange, action: 'bloc
     .update(guilds)
     .set({ blocklistVersion: sql`${guilds.blocklistVersion} + 1`, updatedAt: sql`now()` })
     .where(eq(guilds.id, change.guildId));
-  await tx.insert(auditLog).values({ guildId: change.guildId, actorId: change.actorId, action, details: { entries } });
+  await tx.insert(auditLog).values({ guildId: change.guildId, actorId: change.actorId, action, details: { entries, ...(listOf(change) !== 'blocked' && { list: listOf(change) }) } });
 }

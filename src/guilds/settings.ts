@@ -10,7 +10,7 @@ import { auditLog, guildMemberBlocks, guildRoleLimits, guilds, jobsInFlight, typ
 import { localText } from '../i18n/index.js';
 import { queuedCountOf } from '../pipeline/job-rows.js';
 import type { Blocklist } from '../safety/blocklist.js';
-import { blocklistOf } from './blocklist.js';
+import { wordListsOf } from './blocklist.js';
 import { blockInForce } from './blocks.js';
 import { SettingsError } from './settings-error.js';
 
@@ -69,6 +69,8 @@ export type LoadedGuild = GuildRow & {
   readonly dailyCap: number | null;
   /** The guild's blocked words, compiled (read from Postgres only when this process has another version). */
   readonly blocklist: Blocklist;
+  /** The guild's explicit words, compiled with the blocked ones: allowed only in age-restricted channels while `explicitInAgeRestrictedOnly` holds. */
+  readonly explicitList: Blocklist;
   /** The member asked about (`userId`) is blocked here, until `until` (null: until unblocked); null: not blocked, or not asked. */
   readonly memberBlock: { readonly until: Date | null } | null;
   /** Jobs of `kinds` waiting in the queue (counted up to FIRST_ANSWER_COUNT_LIMIT), and at the service. */
@@ -81,15 +83,16 @@ async function readGuild(
   { roleIds, queuedKinds, userId }: { roleIds: readonly string[]; queuedKinds?: readonly JobKind[]; userId?: string },
 ): Promise<LoadedGuild | undefined> {
   const [row] = await guildRead(db).execute({ guildId, roleIds: [...roleIds], queuedKinds: [...(queuedKinds ?? [])], userId: userId ?? '' });
-  return (
-    row && {
-      ...row.guild,
-      dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
-      blocklist: await blocklistOf(db, guildId, row.guild.blocklistVersion),
-      memberBlock: row.blocked ? { until: row.blockedUntil } : null,
-      queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued), inFlight: Number(row.inFlight) },
-    }
-  );
+  if (!row) return undefined;
+  const lists = await wordListsOf(db, guildId, row.guild.blocklistVersion);
+  return {
+    ...row.guild,
+    dailyCap: effectiveDailyCap(row.guild.userDailyCap, row.roleCaps.map(Number)),
+    blocklist: lists.blocked,
+    explicitList: lists.explicit,
+    memberBlock: row.blocked ? { until: row.blockedUntil } : null,
+    queued: queuedKinds === undefined ? null : { kinds: queuedKinds, count: Number(row.queued), inFlight: Number(row.inFlight) },
+  };
 }
 
 /**

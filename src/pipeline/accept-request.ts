@@ -97,6 +97,11 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
     await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });
     throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
   }
+  const explicit = guild.explicitInAgeRestrictedOnly ? blockedTextIn(guild.explicitList, request) : undefined;
+  if (explicit && !(await (input.requester.ageRestricted?.() ?? false))) {
+    await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...explicit }, 'request_refused_explicit_words');
+    throw new RequestRefusedError('explicit_words', REFUSAL_TEXTS.explicitWords());
+  }
   const automod = await automodHitIn(deps, guild, input);
   if (automod) {
     await recordAutomodRefusal(deps, { ...input.requester, kind: request.kind, ...automod });
@@ -240,10 +245,11 @@ function blockedTextIn(blocklist: GuildForRequest['blocklist'], request: Generat
 async function recordBlockedRequest(
   deps: Pick<PipelineDeps, 'db' | 'logger'>,
   refused: { guildId: string; channelId: string; userId: string; kind: JobKind; field: string; rule: string },
+  action: 'request_refused_blocked_words' | 'request_refused_explicit_words' = 'request_refused_blocked_words',
 ): Promise<void> {
   const { guildId, channelId, userId, kind, field, rule } = refused;
-  deps.logger.info({ guildId, channelId, userId, kind, field }, 'request refused: blocked words');
-  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_blocked_words', details: { kind, field, rule, channelId } });
+  deps.logger.info({ guildId, channelId, userId, kind, field, action }, 'request refused: listed words');
+  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action, details: { kind, field, rule, channelId } });
 }
 
 /**

@@ -23,6 +23,7 @@ export const REFUSAL_TEXTS = {
   remixSourceGone: (): LocalText => localText('refusal.remixSourceGone'),
   /** Names no rule: a member who reads which word was refused learns how to spell around it. */
   blockedWords: (): LocalText => localText('refusal.blockedWords'),
+  explicitWords: (): LocalText => localText('refusal.explicitWords'),
   /** Names no category, for the same reason. */
   moderationFlagged: (): LocalText => localText('refusal.moderationFlagged'),
   moderationUnavailable: (): LocalText => localText('refusal.moderationUnavailable'),

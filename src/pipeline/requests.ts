@@ -121,6 +121,11 @@ export interface Requester {
   readonly locale?: AppLocale | null;
   /** The guild's language: messages posted to the channel. Null: English. */
   readonly guildLocale?: AppLocale | null;
+  /**
+   * Whether the channel asked from is age-restricted (a thread: its parent channel), asked only
+   * when a text uses the guild's explicit list. Never throws. Absent: not age-restricted.
+   */
+  readonly ageRestricted?: () => Promise<boolean>;
 }
 
 export interface ReplyTarget {
@@ -156,6 +161,9 @@ export interface GuildForRequest {
   readonly dailyCap: number | null;
   /** The guild's blocked words: a request whose text uses one is refused before anything is reserved. */
   readonly blocklist: Pick<Blocklist, 'match'>;
+  /** The guild's explicit words: while `explicitInAgeRestrictedOnly` holds, refused as the blocked ones but in an age-restricted channel. */
+  readonly explicitList: Pick<Blocklist, 'match'>;
+  readonly explicitInAgeRestrictedOnly: boolean;
   /** The requester is blocked by the guild's moderators, until `until` (null: until unblocked); null: not blocked. */
   readonly memberBlock: { readonly until: Date | null } | null;
   /** The guild's AutoMod keyword rules judge its requests too. */
@@ -205,6 +213,7 @@ export type RefusalReason =
   | 'blocked_words'
   | 'automod'
   | 'blocked_member'
+  | 'explicit_words'
   | 'moderation_flagged'
   | 'moderation_unavailable';
 

@@ -75,6 +75,8 @@ export interface EmulatorChannel {
   type: ChannelType;
   /** A thread's channel (a forum post's forum), a channel's category. */
   parentId: string | null;
+  /** Age-restricted (Discord's `nsfw`); always false for a thread, which follows its parent. */
+  nsfw: boolean;
 }
 
 export interface CreateThreadInput {
@@ -602,6 +604,11 @@ export class DiscordEmulator {
     this.#store.setOverwrite(channelId, overwrite);
   }
 
+  /** Marks a guild channel age-restricted (Discord's `nsfw`) or not, as a moderator would: CHANNEL_UPDATE. Its threads follow it. */
+  setChannelNsfw(channelId: string, nsfw: boolean): void {
+    this.#store.setChannelNsfw(channelId, nsfw);
+  }
+
   /**
    * Sets a role's permissions, as a moderator would in the server's settings: GUILD_ROLE_UPDATE.
    * The bot's managed role is `botRoleId` of {@link createGuild}'s answer (e.g. to grant it Manage Server).
@@ -1002,7 +1009,7 @@ function findPremiumButton(components: unknown, skuId: string): ButtonLike | und
 }
 
 function channelView(channel: StoredChannel): EmulatorChannel {
-  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type, parentId: channel.parentId };
+  return { id: channel.id, guildId: channel.guildId, name: channel.name, type: channel.type, parentId: channel.parentId, nsfw: channel.nsfw };
 }
 
 /**

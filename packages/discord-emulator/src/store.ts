@@ -16,7 +16,7 @@ import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 import { storeAttachment } from './store/attachments.js';
 import { createRule, deleteRule, getRule, listRules, modifyRule, type RuleInput } from './store/auto-moderation.js';
-import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setOverwrite, setRolePermissions } from './store/guilds.js';
+import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setChannelNsfw, setOverwrite, setRolePermissions } from './store/guilds.js';
 import type { CreateChannelInput, CreateGuildInput } from './store/guilds.js';
 import { channelMessages, createMessage, deleteMessage, editMessage, publicMessage, restoreMessage } from './store/messages.js';
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
@@ -139,6 +139,10 @@ export class EmulatorStore implements StoreState {
   /** Takes the bot's access to a channel away, as a permission overwrite on the channel. */
   denyChannel(channelId: string): void {
     denyChannel(this, channelId);
+  }
+
+  setChannelNsfw(channelId: string, nsfw: boolean): void {
+    setChannelNsfw(this, channelId, nsfw);
   }
 
   setOverwrite(channelId: string, overwrite: APIOverwrite): void {

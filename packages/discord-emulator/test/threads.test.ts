@@ -263,3 +263,29 @@ describe('interactions in a thread', () => {
     expect(refusal).toMatchObject({ status: 403, code: 50001 });
   });
 });
+
+describe('age-restricted channels', () => {
+  it('carry nsfw in the channel object, the interaction’s channel and discord.js’s cache; a thread has none and follows its parent', async () => {
+    const adult = emu.createChannel(guild.id, { name: 'after-dark', nsfw: true });
+    expect(adult.nsfw).toBe(true);
+    expect(songs.nsfw).toBe(false);
+    expect(await rest.get(Routes.channel(adult.id))).toMatchObject({ id: adult.id, nsfw: true });
+    expect(await rest.get(Routes.channel(songs.id))).toMatchObject({ id: songs.id, nsfw: false });
+    const inChannel = emu.runCommand({ guildId: guild.id, channelId: adult.id, userId: alice.id, name: 'ping' }).payload as APIInteraction & { channel: { nsfw?: boolean } };
+    expect(inChannel.channel.nsfw).toBe(true);
+
+    const thread = emu.createThread(adult.id, { name: 'late talk', ownerId: alice.id });
+    const inThread = emu.runCommand({ guildId: guild.id, channelId: thread.id, userId: alice.id, name: 'ping' }).payload as APIInteraction & { channel: Record<string, unknown> };
+    expect(inThread.channel).toMatchObject({ id: thread.id, parent_id: adult.id });
+    expect(inThread.channel).not.toHaveProperty('nsfw');
+    expect(await rest.get(Routes.channel(thread.id))).not.toHaveProperty('nsfw');
+
+    await vi.waitFor(() => expect(client.channels.cache.get(adult.id)).toMatchObject({ nsfw: true }));
+    // A moderator lifts the restriction: CHANNEL_UPDATE, and the next interaction says so.
+    emu.setChannelNsfw(adult.id, false);
+    await vi.waitFor(() => expect(client.channels.cache.get(adult.id)).toMatchObject({ nsfw: false }));
+    const after = emu.runCommand({ guildId: guild.id, channelId: adult.id, userId: alice.id, name: 'ping' }).payload as APIInteraction & { channel: { nsfw?: boolean } };
+    expect(after.channel.nsfw).toBe(false);
+    expect(() => emu.setChannelNsfw(thread.id, true)).toThrow(/only a guild channel that is not a thread/);
+  });
+});

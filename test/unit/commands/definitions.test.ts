@@ -178,7 +178,7 @@ describe('command definitions', () => {
         'visibility(mode)',
         'safety(review-channel,clear-review-channel,use-automod,explicit-in-age-restricted-only)',
       ],
-      moderation: ['blocklist[add(words),remove(words),list()]', 'block(member,days,reason)', 'unblock(member)', 'blocks()', 'reports()'],
+      moderation: ['blocklist[add(words,list),remove(words,list),list(list)]', 'block(member,days,reason)', 'unblock(member)', 'blocks()', 'reports()'],
     });
   });
 

@@ -2,7 +2,7 @@
 import { ChannelType, GatewayDispatchEvents, GatewayIntentBits, Locale, OverwriteType, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { APIOverwrite, APIRole, APIUser } from 'discord-api-types/v10';
 import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS } from './permissions.js';
-import type { StoredChannel, StoredGuild, StoredMember } from './records.js';
+import { isThread, type StoredChannel, type StoredGuild, type StoredMember } from './records.js';
 import { dispatch, requireChannel, requireGuild } from './state.js';
 import type { StoreState } from './state.js';
 import { apiChannel, apiMember, apiRole } from './views.js';
@@ -104,6 +104,8 @@ export interface CreateChannelInput {
   bitrate?: number;
   /** The channel's permission overwrites (e.g. denying the bot Connect or Speak). */
   permissionOverwrites?: APIOverwrite[];
+  /** Age-restricted, Discord's `nsfw` flag. @defaultValue false */
+  nsfw?: boolean;
 }
 
 function isVoice(type: ChannelType | undefined): boolean {
@@ -132,6 +134,7 @@ function addChannel(state: StoreState, guild: StoredGuild, input: CreateChannelI
     topic: input.topic ?? null,
     parentId: input.parentId ?? null,
     overwrites: input.permissionOverwrites ? structuredClone(input.permissionOverwrites) : [],
+    nsfw: input.nsfw ?? false,
     recipientIds: [],
     lastMessageId: null,
     ...(isVoice(input.type) ? { userLimit: input.userLimit ?? 0, bitrate: input.bitrate ?? 64_000 } : {}),
@@ -155,6 +158,7 @@ export function dmChannel(state: StoreState, userId: string): StoredChannel {
     topic: null,
     parentId: null,
     overwrites: [],
+    nsfw: false,
     recipientIds: [userId],
     lastMessageId: null,
   };
@@ -219,6 +223,14 @@ export function setOverwrite(state: StoreState, channelId: string, overwrite: AP
   if (!channel.guildId) throw new Error(`channel ${channelId} is not in a guild`);
   channel.overwrites = channel.overwrites.filter((existing) => existing.id !== overwrite.id);
   if (BigInt(overwrite.allow) !== 0n || BigInt(overwrite.deny) !== 0n) channel.overwrites.push({ ...overwrite });
+  dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
+}
+
+/** A moderator marks a channel age-restricted or not (its threads follow it): CHANNEL_UPDATE. */
+export function setChannelNsfw(state: StoreState, channelId: string, nsfw: boolean): void {
+  const channel = requireChannel(state, channelId);
+  if (!channel.guildId || isThread(channel)) throw new Error(`channel ${channelId} cannot be age-restricted: only a guild channel that is not a thread can`);
+  channel.nsfw = nsfw;
   dispatch(state, GatewayDispatchEvents.ChannelUpdate, apiChannel(state, channel), GatewayIntentBits.Guilds);
 }
 

@@ -62,6 +62,8 @@ export interface StoredChannel {
   overwrites: APIOverwrite[];
   recipientIds: string[];
   lastMessageId: string | null;
+  /** Age-restricted (Discord's `nsfw`); a thread has none of its own and follows its parent. */
+  nsfw: boolean;
   /** Voice channels: members allowed at once (0: no limit) and bits per second. */
   userLimit?: number;
   bitrate?: number;

@@ -42,6 +42,7 @@ export function createThread(
     topic: null,
     parentId: parent.id,
     overwrites: [],
+    nsfw: false,
     recipientIds: [],
     lastMessageId: null,
     thread: {

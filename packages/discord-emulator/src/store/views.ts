@@ -97,7 +97,7 @@ export function apiChannel(state: StoreState, channel: StoredChannel): APIChanne
     position: channel.position,
     permission_overwrites: channel.overwrites,
     parent_id: channel.parentId,
-    nsfw: false,
+    nsfw: channel.nsfw,
     flags: 0,
   };
   if (channel.type === ChannelType.GuildCategory) return common as APIChannel;

@@ -1,0 +1,1 @@
+ALTER TABLE "guild_blocked_words" ADD COLUMN "list" text DEFAULT 'blocked' NOT NULL;
