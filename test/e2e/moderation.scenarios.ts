@@ -4,7 +4,7 @@
  * export. Each scenario checks what Discord showed and what the ledger holds.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { InteractionResponseType, PermissionFlagsBits } from 'discord-api-types/v10';
 import { grant, setFrozen, setUserDailyCap } from '../../src/credits/index.js';
 import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
 import { awayFromUtcMidnight } from '../support/utc-day.js';
@@ -193,6 +193,81 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
       const allowed = bot.run(bot.members.bob, { name: 'lyrics', options: { prompt: 'back again' } });
       await bot.result(allowed, await bot.jobIdOf(allowed));
       expect(await bot.balance()).toBe(before.balance - 1);
+    });
+  });
+
+  describeOverGatewayAlone('reports, the review channel and the requester’s Delete', () => {
+    const reviews = () => bot.emulator.channelMessages(bot.otherChannelId).filter((message) => message.embeds?.[0]?.title?.startsWith('Reported:'));
+    /** A song of `userId`'s with this title, and its posted result. */
+    async function song(userId: string, title: string): Promise<{ jobId: string; result: EmulatorMessage }> {
+      const made = bot.run(userId, { name: 'song', options: { prompt: 'a tune for the review', title } });
+      const jobId = await bot.jobIdOf(made);
+      return { jobId, result: await bot.result(made, jobId) };
+    }
+    async function report(userId: string, result: EmulatorMessage, jobId: string, reason: string): Promise<string> {
+      const opened = bot.emulator.clickButton({ messageId: result.id, customId: `report:${jobId}`, userId });
+      await opened.waitForResponse();
+      return (await answer(bot.emulator.submitModal({ interaction: opened, fields: { reason } }))).content ?? '';
+    }
+    /** What `/library` shows (a public answer, sent at once or deferred and edited). */
+    async function libraryText(): Promise<string> {
+      const handle = bot.run(bot.members.bob, { name: 'library' });
+      const response = await handle.waitForResponse();
+      const shown = response.type === InteractionResponseType.ChannelMessageWithSource ? handle.original() : await handle.waitForEdit();
+      return JSON.stringify(shown?.embeds);
+    }
+    const click = (messageId: string, customId: string, userId: string, matching: RegExp) => answer(bot.emulator.clickButton({ messageId, customId, userId }), matching);
+
+    beforeAll(async () => {
+      await bot.setBalance(100);
+      const set = bot.run(bot.members.manager, { name: 'settings', subcommand: 'safety', options: { 'review-channel': bot.otherChannelId } });
+      await answer(set);
+    });
+
+    it('two reports make one review message; Hide takes the song from /library and /play and refuses its remix', async () => {
+      const { jobId, result } = await song(bot.members.alice, 'Harbour Hymn Hidden');
+      await expect.poll(libraryText).toContain('Harbour Hymn Hidden');
+      const [bob, owner] = await Promise.all([report(bot.members.bob, result, jobId, 'rude'), report(bot.members.owner, result, jobId, 'not here')]);
+      expect([bob, owner]).toEqual([expect.stringContaining('your report is with'), expect.stringContaining('your report is with')]);
+      await expect.poll(() => JSON.stringify(reviews().map((message) => message.embeds))).toContain('2 reports');
+      expect(reviews()).toHaveLength(1);
+      const review = reviews()[0]!;
+
+      const remixForm = bot.emulator.clickButton({ messageId: result.id, customId: `remix:${jobId}`, userId: bot.members.bob });
+      await remixForm.waitForResponse();
+      expect((await click(review.id, `review:${jobId}:hide`, bot.members.manager, /Hidden/)).content).toBe('Hidden: the result is gone from the library, `/play` and remixes.');
+      expect(bot.emulator.message(result.id)?.embeds?.[0]?.description).toBe('This result was removed by a moderator.');
+      expect(await libraryText()).not.toContain('Harbour Hymn Hidden');
+      expect((await answer(bot.run(bot.members.bob, { name: 'play', options: { song: jobId } }), /finished song/)).content).toBe('That is not a finished song of this server. Pick one from the list.');
+      const before = await bot.balance();
+      const remix = await answer(bot.emulator.submitModal({ interaction: remixForm, fields: { style: 'again' } }), /remixed/);
+      expect(remix.content).toContain('can’t be remixed');
+      expect(await bot.balance()).toBe(before);
+    });
+
+    it('Block from the review message refuses the member’s next /song and a button until unblocked; Delete removes their own result', async () => {
+      const { jobId, result } = await song(bot.members.alice, 'Harbour Hymn Kept');
+      await report(bot.members.bob, result, jobId, 'insulting');
+      await expect.poll(() => reviews().find((message) => (message.embeds?.[0]?.footer?.text ?? '').includes(jobId))).toBeDefined();
+      const review = reviews().find((message) => (message.embeds?.[0]?.footer?.text ?? '').includes(jobId))!;
+      expect((await click(review.id, `review:${jobId}:block`, bot.members.manager, /can’t use the bot/)).content).toContain(`<@${bot.members.alice}> can’t use the bot here until`);
+
+      const before = await bot.balance();
+      expect((await answer(bot.run(bot.members.alice, { name: 'song', options: { prompt: 'one more' } }), /blocked/)).content).toContain('have blocked you from using the bot until');
+      expect((await click(result.id, `download:${jobId}:mp3`, bot.members.alice, /blocked/)).content).toContain('have blocked you from using the bot until');
+      expect(await bot.balance()).toBe(before);
+
+      const unblock = bot.run(bot.members.manager, { name: 'moderation', subcommand: 'unblock', options: { member: bot.members.alice } });
+      expect((await answer(unblock, /again/)).content).toBe(`<@${bot.members.alice}> can use the bot again.`);
+      const allowed = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'back again' } });
+      await bot.result(allowed, await bot.jobIdOf(allowed));
+
+      await expect.poll(libraryText).toContain('Harbour Hymn Kept');
+      const confirm = await click(result.id, `delete-result:${jobId}`, bot.members.alice, /Delete this result/);
+      expect(confirm.content).toContain('are not returned');
+      await bot.emulator.clickButton({ messageId: confirm.id, customId: `delete-confirm:${jobId}`, userId: bot.members.alice }).waitForResponse();
+      await expect.poll(() => bot.emulator.message(result.id)).toBeUndefined();
+      expect(await libraryText()).not.toContain('Harbour Hymn Kept');
     });
   });
 

@@ -82,7 +82,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
         expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
       }
       // It links its WAV and its video already: only an MP3 and a remix are for sale.
-      expect(customIds(songMessage)).toEqual([`play:${songJob}`, `download:${songJob}:mp3`, `remix:${songJob}`]);
+      expect(customIds(songMessage)).toEqual([`play:${songJob}`, `download:${songJob}:mp3`, `remix:${songJob}`, `report:${songJob}`, `delete-result:${songJob}`]);
 
       // Finished by the bot's webhook route, not a poll.
       expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);
@@ -115,7 +115,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       const handle = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'a lighthouse keeper who writes code' } });
       const lyricsJob = await bot.jobIdOf(handle);
       const message = await bot.result(handle, lyricsJob);
-      expect(customIds(message)).toEqual([`make-song:${lyricsJob}`]);
+      expect(customIds(message)).toEqual([`make-song:${lyricsJob}`, `report:${lyricsJob}`, `delete-result:${lyricsJob}`]);
       // The service's lyrics are escaped as the member's text is: `\[Verse]` reads "[Verse]" in Discord.
       const shown = message.embeds?.[0]?.description ?? '';
       expect(shown).toMatch(/^\\\[Verse\]\nSinging about a lighthouse keeper who writes code\n/);

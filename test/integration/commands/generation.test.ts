@@ -50,7 +50,7 @@ describe('/song', () => {
     expect(result.interactionId).toBe(handle.id);
     expect(result.embeds?.[0]?.title).toBe('Rows and Rows');
     // The song links its WAV and its video: only what it lacks is for sale.
-    expect(buttonsOf(result)).toEqual([`play:${jobId}`, `download:${jobId}:mp3`, `remix:${jobId}`]);
+    expect(buttonsOf(result)).toEqual([`play:${jobId}`, `download:${jobId}:mp3`, `remix:${jobId}`, `report:${jobId}`, `delete-result:${jobId}`]);
     // Submitted, it can no longer be cancelled: the acknowledgement keeps no Cancel button.
     await expect.poll(() => buttonsOf(h.emulator.message(ack.id)!)).toEqual([]);
     expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({
@@ -80,7 +80,7 @@ describe('/lyrics and its "Make a song" button', () => {
   it('posts lyrics whose button opens a filled-in form that makes a song of the edited lyrics', async () => {
     const jobId = await accepted(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'rain on a tin roof' } }));
     const result = await h.delivered(jobId);
-    expect(buttonsOf(result)).toEqual([`make-song:${jobId}`]);
+    expect(buttonsOf(result)).toEqual([`make-song:${jobId}`, `report:${jobId}`, `delete-result:${jobId}`]);
     // The service's lyrics, escaped as the member's own text is: `\[Verse]` reads "[Verse]" in Discord.
     const shown = result.embeds?.[0]?.description ?? '';
     expect(shown).toMatch(/^\\\[Verse\]\nSinging about rain on a tin roof\n/);
