@@ -8,7 +8,7 @@ import type { FrontFirst } from '../pipeline/front-first.js';
 import type { PendingChoices } from './pending-choices.js';
 import type { VoiceControl } from '../voice/control.js';
 import type { Purchases } from '../premium/purchases.js';
-import type { AutomodRulesSource } from '../guilds/automod.js';
+import type { AutomodRulesSource } from '../safety/automod.js';
 
 /** The settings the handlers read: no tokens, keys or addresses. */
 export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;

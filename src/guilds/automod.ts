@@ -10,20 +10,9 @@ import type { Executor } from '../db/client.js';
 import { guilds } from '../db/schema.js';
 import type { AutomodApi } from '../discord-rest/automod-api.js';
 import type { Logger } from '../logger.js';
-import { compileAutomodRules, type AutomodRules } from '../safety/automod.js';
+import { compileAutomodRules, type AutomodRulesSource, type AutomodState } from '../safety/automod.js';
 
-/** Whether a guild's AutoMod rules judge its requests, and if not, why. */
-export type AutomodState =
-  | { readonly status: 'in_use'; readonly rules: AutomodRules }
-  /** The bot lacks Manage Server there: Discord answered 403. */
-  | { readonly status: 'missing_permission' }
-  /** Discord could not be asked (an error, a timeout, or the bot is not in the guild): requests are not blocked by AutoMod meanwhile. */
-  | { readonly status: 'unavailable' };
-
-export interface AutomodRulesSource {
-  /** The guild's state at `version` (its row's `automodVersion`): read from Discord when this process has no fresh one. */
-  rulesFor(guildId: string, version: number): Promise<AutomodState>;
-}
+export type { AutomodRulesSource, AutomodState };
 
 /** How long rules read are trusted without an event: the safety net for one missed. */
 export const AUTOMOD_RULES_TTL_MS = 5 * 60_000;

@@ -1,4 +1,4 @@
-import type { AutomodRulesSource } from '../guilds/automod.js';
+import type { AutomodRulesSource } from '../safety/automod.js';
 import type { Purchases } from '../premium/purchases.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { Database } from '../db/client.js';

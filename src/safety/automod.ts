@@ -55,10 +55,28 @@ export interface AutomodRules {
   readonly skippedPatterns: number;
 }
 
+/** Whether a guild's AutoMod rules judge its requests, and if not, why. */
+export type AutomodState =
+  | { readonly status: 'in_use'; readonly rules: AutomodRules }
+  /** The bot lacks Manage Server there: Discord answered 403. */
+  | { readonly status: 'missing_permission' }
+  /** Discord could not be asked (an error, a timeout, or the bot is not in the guild): requests are not blocked by AutoMod meanwhile. */
+  | { readonly status: 'unavailable' };
+
+export interface AutomodRulesSource {
+  /** The guild's state at `version` (its row's `automodVersion`): read from Discord when this process has no fresh one. */
+  rulesFor(guildId: string, version: number): Promise<AutomodState>;
+}
+
 const KEYWORD = 1;
 const MESSAGE_SEND = 1;
-/** The time every pattern of one check may take together, at most. */
-export const REGEX_BUDGET_MS = 25;
+/**
+ * The time every pattern of one check may take together, at most: far above what a sane pattern
+ * takes on a 6,000-character prompt, so a busy machine does not trip it.
+ */
+export const REGEX_BUDGET_MS = 250;
+/** Checks in a row a rule's patterns may run out of time before they are left out for good. */
+export const TIMEOUTS_BEFORE_DROP = 3;
 
 /** Letters, marks and digits make words; anything else (spaces, punctuation) ends one. */
 const WORD = '[\\p{L}\\p{M}\\p{N}]';
@@ -149,6 +167,8 @@ interface CompiledRule {
   readonly name: string;
   readonly keywords: RegExp | undefined;
   readonly patterns: RegExp[];
+  /** Checks in a row whose patterns ran out of time. */
+  timeouts: number;
   readonly allowed: RegExp | undefined;
   readonly exemptRoles: ReadonlySet<string>;
   readonly exemptChannels: ReadonlySet<string>;
@@ -183,6 +203,7 @@ export function compileAutomodRules(records: readonly AutomodRuleRecord[], optio
         name: rule.name,
         keywords: alternation((metadata.keyword_filter ?? []).map(keywordSource)),
         patterns,
+        timeouts: 0,
         allowed: alternation((metadata.allow_list ?? []).map(keywordSource)),
         exemptRoles: new Set(rule.exempt_roles),
         exemptChannels: new Set(rule.exempt_channels),
@@ -190,17 +211,24 @@ export function compileAutomodRules(records: readonly AutomodRuleRecord[], optio
     });
   const context = vm.createContext({ patterns: [] as RegExp[], text: '' });
 
-  /** Spans every pattern of `rule` finds in `text`; patterns past the budget are dropped for good. */
+  /**
+   * Spans every pattern of `rule` finds in `text`. Past the budget the text is not judged by them
+   * (the keywords still judge it); past it {@link TIMEOUTS_BEFORE_DROP} checks in a row, they are dropped.
+   */
   const patternSpans = (rule: CompiledRule, text: string): Array<[number, number]> => {
     if (rule.patterns.length === 0) return [];
     context.patterns = rule.patterns;
     context.text = text;
     try {
-      return (RUN_PATTERNS.runInContext(context, { timeout: budget }) as Array<Array<[number, number]>>).flat();
+      const found = (RUN_PATTERNS.runInContext(context, { timeout: budget }) as Array<Array<[number, number]>>).flat();
+      rule.timeouts = 0;
+      return found;
     } catch {
-      // Too slow on this text: not judged, and not tried again.
-      skipped += rule.patterns.length;
-      rule.patterns.length = 0;
+      rule.timeouts += 1;
+      if (rule.timeouts >= TIMEOUTS_BEFORE_DROP) {
+        skipped += rule.patterns.length;
+        rule.patterns.length = 0;
+      }
       return [];
     }
   };

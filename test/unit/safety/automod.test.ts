@@ -5,7 +5,7 @@
  * exempt roles and channels, and which rules apply at all.
  */
 import { describe, expect, it } from 'vitest';
-import { compileAutomodRules, compilePattern, nestsUnboundedRepetition, type AutomodRuleRecord } from '../../../src/safety/automod.js';
+import { compileAutomodRules, compilePattern, nestsUnboundedRepetition, TIMEOUTS_BEFORE_DROP, type AutomodRuleRecord } from '../../../src/safety/automod.js';
 
 const AUTHOR = { roleIds: ['member-role'], channelId: 'music' };
 
@@ -122,11 +122,15 @@ describe('regular expressions', () => {
     expect(nestsUnboundedRepetition('\\(a+\\)+')).toBe(false);
     expect(compileAutomodRules([rule({ regex_patterns: ['(a+)+b'] })]).skippedPatterns).toBe(1);
 
-    // Overlapping alternatives under a star: no nesting to see, exponential all the same.
+    // Overlapping alternatives under a star: no nesting to see, exponential all the same. Stopped
+    // at the budget each time; left out once it ran out of time three checks in a row.
     const rules = compileAutomodRules([rule({ regex_patterns: ['(a|a)*b'], keyword_filter: ['stop'] })], { regexBudgetMs: 20 });
-    const started = performance.now();
-    expect(rules.match([['prompt', `${'a'.repeat(40)}!`]], AUTHOR)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1_000);
+    const runaway = `${'a'.repeat(40)}!`;
+    for (let check = 1; check < TIMEOUTS_BEFORE_DROP; check += 1) {
+      expect(rules.match([['prompt', runaway]], AUTHOR)).toBeUndefined();
+      expect(rules.skippedPatterns, `after check ${check}`).toBe(0);
+    }
+    expect(rules.match([['prompt', runaway]], AUTHOR)).toBeUndefined();
     expect(rules.skippedPatterns).toBe(1);
     // The keywords still judge, and the pattern is not tried again.
     expect(rules.match([['prompt', 'please stop']], AUTHOR)).toBeDefined();
