@@ -141,6 +141,7 @@ export async function submitAndAcknowledge(
     requester: {
       guildId: caller.guild.id,
       channelId: caller.place.channelId,
+      parentChannelId: interaction.channel?.parentId ?? null,
       userId: caller.member.userId,
       roleIds: caller.member.roleIds,
       locale: resolveLocale(interaction.locale),

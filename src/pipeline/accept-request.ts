@@ -303,7 +303,8 @@ async function automodHitIn(
   if (!guild.useAutomod || !deps.automod) return undefined;
   const state = await deps.automod.rulesFor(input.requester.guildId, guild.automodVersion);
   if (state.status !== 'in_use') return undefined;
-  const hit = state.rules.match(textsOf(input.request), { roleIds: input.requester.roleIds ?? [], channelId: input.requester.channelId });
+  const { roleIds = [], channelId, parentChannelId } = input.requester;
+  const hit = state.rules.match(textsOf(input.request), { roleIds, channelId, parentChannelId });
   return hit && { field: hit.label, ruleId: hit.ruleId, ruleName: hit.ruleName };
 }
 

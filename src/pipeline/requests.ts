@@ -111,6 +111,8 @@ export type PersonaSongRequest = z.infer<typeof personaSongRequestSchema>;
 export interface Requester {
   readonly guildId: string;
   readonly channelId: string;
+  /** The channel's parent: a thread's channel, or a channel's category (AutoMod rules may exempt either). */
+  readonly parentChannelId?: string | null;
   readonly userId: string;
   /**
    * The member's roles. When given, the daily spending cap is checked in the same

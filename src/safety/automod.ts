@@ -35,6 +35,8 @@ export interface AutomodRuleRecord {
 export interface AutomodAuthor {
   readonly roleIds: readonly string[];
   readonly channelId: string;
+  /** A thread's channel, or a channel's category: a rule exempting it exempts what is inside. */
+  readonly parentChannelId?: string | null;
 }
 
 /** The rule that matched: its id and name, for the moderators' log. */
@@ -246,7 +248,11 @@ export function compileAutomodRules(records: readonly AutomodRuleRecord[], optio
       return skipped;
     },
     match(texts, author) {
-      const applying = rules.filter((rule) => !rule.exemptChannels.has(author.channelId) && !author.roleIds.some((roleId) => rule.exemptRoles.has(roleId)));
+      const exempt = (rule: CompiledRule) =>
+        rule.exemptChannels.has(author.channelId) ||
+        (author.parentChannelId != null && rule.exemptChannels.has(author.parentChannelId)) ||
+        author.roleIds.some((roleId) => rule.exemptRoles.has(roleId));
+      const applying = rules.filter((rule) => !exempt(rule));
       for (const [label, text] of texts) {
         if (text === undefined || text === '') continue;
         const rule = applying.find((candidate) => matches(candidate, text));

@@ -6,7 +6,7 @@
  * lacks the permission, requests go on and `/settings show` says why the rules are not in use.
  */
 import { and, count, desc, eq } from 'drizzle-orm';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { auditLog, guilds, jobs } from '../../../src/db/schema.js';
@@ -106,6 +106,18 @@ describe('AutoMod keyword rules', () => {
     // Bob holds the DJ role; anyone may in the general channel.
     await g.delivered(jobIdIn(await song('a cat', {}, g.members.bob)));
     await g.delivered(jobIdIn(await song('a cat', {}, g.members.alice, g.otherChannelId)));
+  });
+
+  it('exempts a channel of an exempt category, and a thread of an exempt channel', async () => {
+    grantManageServer();
+    const category = g.emulator.createChannel(g.guild.id, { name: 'Pets', type: ChannelType.GuildCategory });
+    const pets = g.emulator.createChannel(g.guild.id, { name: 'cats', parentId: category.id });
+    const thread = g.emulator.createThread(g.otherChannelId, { name: 'cat pictures', ownerId: g.members.alice });
+    keywordRule('No cats', { keyword_filter: ['cat'] }, { exempt_channels: [category.id, g.otherChannelId] });
+    await settings({ 'use-automod': true });
+    expect((await song('a cat')).content).toBe(REFUSED);
+    await g.delivered(jobIdIn(await song('a cat', {}, g.members.alice, pets.id)));
+    await g.delivered(jobIdIn(await song('a cat', {}, g.members.alice, thread.id)));
   });
 
   it('follows the rule events: a rule created, changed or deleted changes the next request', async () => {

@@ -155,6 +155,9 @@ describe('which rules apply', () => {
     expect(rules.match([['prompt', 'cat']], AUTHOR)).toBeDefined();
     expect(rules.match([['prompt', 'cat']], { roleIds: ['member-role', 'mods'], channelId: 'music' })).toBeUndefined();
     expect(rules.match([['prompt', 'cat']], { roleIds: [], channelId: 'pets' })).toBeUndefined();
+    // A thread of an exempt channel, or a channel of an exempt category.
+    expect(rules.match([['prompt', 'cat']], { roleIds: [], channelId: 'a-thread', parentChannelId: 'pets' })).toBeUndefined();
+    expect(rules.match([['prompt', 'cat']], { roleIds: [], channelId: 'a-thread', parentChannelId: 'music' })).toBeDefined();
   });
 
   it('names the first text, in the order given, that a rule matches', () => {
