@@ -62,6 +62,8 @@ export interface E2EOptions {
   readonly entry?: 'source' | 'build';
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Points the bot at the simulator's moderation stand-in (MODERATION_URL, MODERATION_API_KEY), up and flagging nothing until a test says. */
+  readonly moderationService?: boolean;
   /** Flags for node before the bot's entry (a preloaded script), for the bot process (the gateway's with `splitRoles`). */
   readonly nodeArgs?: readonly string[];
   /**
@@ -99,6 +101,7 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     POLL_INTERVAL_MIN_MS: '200',
     POLL_INTERVAL_MAX_MS: '1000',
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
+    ...(options.moderationService && world.moderationEnv),
     ...options.env,
   };
 

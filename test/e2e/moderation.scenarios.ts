@@ -1,5 +1,6 @@
 /**
- * End to end, moderators and owners: a grant by an owner, a member's daily cap, a freeze, a
+ * End to end, moderators and owners: a grant by an owner, a member's daily cap, a freeze, the
+ * server's lists (blocked and explicit words), AutoMod rules, the moderation service, a
  * member refused `/credits-admin` even when Discord let the command through, and the CSV
  * export. Each scenario checks what Discord showed and what the ledger holds.
  */
@@ -25,7 +26,7 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
   };
 
   beforeAll(async () => {
-    bot = await startE2E({ interactions, webhooks: true, startingCredits: 0 });
+    bot = await startE2E({ interactions, webhooks: true, startingCredits: 0, moderationService: true });
   }, 60_000);
   afterAll(async () => bot?.close());
   // Every REST call the bot made fits Discord's published API description.
@@ -320,6 +321,45 @@ export function moderationScenarios(interactions: 'gateway' | 'http'): void {
       const refusedNow = bot.run(bot.members.alice, { name: 'lyrics', options: { prompt: 'rain on the roof' } });
       expect((await answer(refusedNow, /AutoMod/)).content).toBe('This server’s AutoMod rules do not allow some of these words. Nothing was spent.');
       expect(await accounts()).toEqual(after);
+    });
+  });
+
+  describeOverGatewayAlone('the explicit list and the moderation service', () => {
+    const accounts = async () => ({ balance: await bot.balance(), ledger: await bot.ledgerCount(), tasks: bot.sim.listTasks().length });
+
+    it('refuses an explicit word outside age-restricted channels at no cost, and makes the song in a thread of one', async () => {
+      await bot.setBalance(100);
+      const add = bot.run(bot.members.manager, { name: 'moderation', subcommandGroup: 'blocklist', subcommand: 'add', options: { words: 'velvet', list: 'explicit' } });
+      expect((await answer(add, /explicit list/)).content).toContain('Added to the explicit list: `velvet`.');
+      onTestFinished(async () => {
+        await answer(bot.run(bot.members.manager, { name: 'moderation', subcommandGroup: 'blocklist', subcommand: 'remove', options: { words: 'velvet', list: 'explicit' } }));
+      });
+      const adult = bot.emulator.createChannel(bot.guild.id, { name: 'after-dark', nsfw: true });
+      const thread = bot.emulator.createThread(adult.id, { name: 'late requests', ownerId: bot.members.alice });
+
+      const before = await accounts();
+      const refused = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'a Velvet night' } });
+      expect((await answer(refused, /age-restricted/)).content).toBe('This server allows some of these words only in age-restricted channels. Nothing was spent.');
+      expect(refused.response?.ephemeral).toBe(true);
+      expect(await accounts()).toEqual(before);
+
+      // A thread follows its age-restricted parent, as in Discord.
+      const accepted = bot.emulator.runCommand({ guildId: bot.guild.id, channelId: thread.id, userId: bot.members.alice, name: 'lyrics', options: { prompt: 'a Velvet night' } });
+      await bot.result(accepted, await bot.jobIdOf(accepted));
+      expect(await bot.balance()).toBe(before.balance - 1);
+    });
+
+    it('refuses a prompt the moderation service flags, reserving nothing and sending nothing upstream', async () => {
+      await bot.setBalance(100);
+      bot.sim.setModeration({ flag: { violence: ['smash them'] } });
+      onTestFinished(() => bot.sim.setModeration({}, { reset: true }));
+      const before = await accounts();
+      const refused = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'smash them all' } });
+      expect((await answer(refused, /content check/)).content).toBe('This server’s content check did not allow this request. Nothing was spent.');
+      expect(refused.response?.ephemeral).toBe(true);
+      expect(await accounts()).toEqual(before);
+      const { rows } = await bot.db.pool.query("select details from audit_log where guild_id = $1 and action = 'request_refused_moderation'", [bot.guild.id]);
+      expect(rows.map((row) => row.details)).toEqual([expect.objectContaining({ kind: 'song', fields: ['prompt'], categories: ['violence'] })]);
     });
   });
 
