@@ -2,7 +2,7 @@
 import type { Executor } from '../db/client.js';
 import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
-import { isShownResult, type JobRow } from '../pipeline/job-rows.js';
+import { getJob, isShownResult, type JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
 import { shuffled } from './rules.js';
 import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
@@ -25,6 +25,12 @@ export function entryOf(job: JobRow, requestedBy: string): QueueEntry | undefine
   };
 }
 
+/** Whether the queued song is still one the library shows (one primary-key read). */
+async function stillShown(db: Executor, jobId: string): Promise<boolean> {
+  const job = await getJob(db, jobId);
+  return job !== undefined && isShownResult(job);
+}
+
 /** The newest {@link RADIO_ROUND} songs the filter matches, shuffled, as entries requested by `requestedBy`. */
 export async function radioRound(db: Executor, filter: LibraryFilter, requestedBy: string, random: () => number = Math.random): Promise<QueueEntry[]> {
   const page = await libraryPage(db, filter, undefined, RADIO_ROUND);
@@ -34,9 +40,13 @@ export async function radioRound(db: Executor, filter: LibraryFilter, requestedB
   );
 }
 
-/** The next entry to play: the queue's first, or, for a radio with an empty queue, the first of a new round it adds. */
+/**
+ * The next entry to play: the queue's first still shown (a song hidden or deleted since it was
+ * queued is dropped), or, for a radio with an empty queue, the first of a new round it adds.
+ */
 export async function nextEntry(store: PlayerStore, db: Executor, guildId: string, state: PlayerState): Promise<QueueEntry | undefined> {
-  const next = await store.next(guildId);
+  let next = await store.next(guildId);
+  while (next && !(await stillShown(db, next.jobId))) next = await store.next(guildId);
   if (next || !state.radio) return next;
   const round = await radioRound(db, { guildId, userId: state.radio.userId ?? undefined, query: state.radio.query ?? undefined }, state.current?.requestedBy ?? '');
   if (round.length === 0) return undefined;
