@@ -8,7 +8,7 @@ import { afterEach, vi } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
 import type { DiscordEmulatorOptions, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import type { MusicApiSimOptions } from '@music-bot/music-api-sim';
-import type { LogLine } from '@music-bot/test-world';
+import type { BotEntry, LogLine } from '@music-bot/test-world';
 import { found } from '../support/found.js';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -55,11 +55,11 @@ export interface E2EOptions {
   /** The emulator's options (its SKUs, …). */
   readonly emulator?: Partial<DiscordEmulatorOptions>;
   /**
-   * What runs: the sources through tsx (`npm start`), or the compiled build as the image runs it
-   * (`node build/src/main.js`). By default the suite's build (MUSIC_BOT_BUILD_DIR) where the
-   * global setup made one, else the sources.
+   * What runs: the sources through tsx (`npm start`), the compiled build as the image runs it
+   * (`node build/src/main.js`), or the suite's bundle of that build. By default the bundle where
+   * the global setup made one (MUSIC_BOT_BUILD_DIR), else the sources.
    */
-  readonly entry?: 'source' | 'build';
+  readonly entry?: BotEntry;
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
   readonly env?: Readonly<Record<string, string>>;
   /** Points the bot at the simulator's moderation stand-in (MODERATION_URL, MODERATION_API_KEY), up and flagging nothing until a test says. */

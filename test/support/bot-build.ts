@@ -1,6 +1,7 @@
 /**
  * The bot compiled once for a test run, as the image compiles it (`tsc -p tsconfig.build.json`),
- * so that the suite's bot processes start from JavaScript rather than through tsx each time.
+ * so that the suite's bot processes start from JavaScript rather than through tsx each time, and
+ * that build bundled into one file per entry point beside it (`bundle/`, see ./bot-bundle.ts).
  * The build is kept under node_modules/.cache, named by a hash of what it is made from: a run
  * over unchanged sources reuses it, and runs side by side never write into one another's.
  */
@@ -10,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { bundleBuild } from './bot-bundle.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CACHE = path.join(ROOT, 'node_modules/.cache/music-bot-build');
@@ -24,10 +26,16 @@ async function filesUnder(folder: string): Promise<string[]> {
     .sort();
 }
 
-/** A hash of every file the build is made from. */
+/**
+ * A hash of every file the build is made from: the sources, how they are built, the installed
+ * packages (the bundle holds their code; npm records what it installed in node_modules), and the
+ * checkout (the bundle and the migrations' link name paths in it).
+ */
 async function sourcesHash(): Promise<string> {
-  const hash = createHash('sha256');
-  const files = ['tsconfig.json', 'tsconfig.build.json', ...(await filesUnder('src')), ...(await filesUnder('commands'))];
+  const hash = createHash('sha256').update(ROOT).update('\0');
+  const recipe = ['test/support/bot-build.ts', 'test/support/bot-bundle.ts'];
+  const installed = ['node_modules/.package-lock.json'].filter((file) => existsSync(path.join(ROOT, file)));
+  const files = ['tsconfig.json', 'tsconfig.build.json', ...recipe, ...installed, ...(await filesUnder('src')), ...(await filesUnder('commands'))];
   for (const file of files) hash.update(file).update('\0').update(await readFile(path.join(ROOT, file))).update('\0');
   return hash.digest('hex').slice(0, 16);
 }
@@ -38,7 +46,7 @@ async function sourcesHash(): Promise<string> {
  */
 export async function compiledBot(): Promise<string> {
   const folder = path.join(CACHE, await sourcesHash());
-  if (existsSync(path.join(folder, 'src/main.js'))) return folder;
+  if (existsSync(path.join(folder, 'bundle/src/main.js'))) return folder;
   await mkdir(CACHE, { recursive: true });
   const partial = `${folder}.partial-${process.pid}`;
   await rm(partial, { recursive: true, force: true });
@@ -49,6 +57,7 @@ export async function compiledBot(): Promise<string> {
   }
   // The build looks for the migrations beside itself, as the image has them.
   await symlink(path.join(ROOT, 'migrations'), path.join(partial, 'migrations'));
+  await bundleBuild(partial, folder);
   // Whole or not at all: another run may have finished the same build meanwhile.
   await rename(partial, folder).catch(() => rm(partial, { recursive: true, force: true }));
   await pruneOldBuilds(folder);

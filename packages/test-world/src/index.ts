@@ -1,6 +1,6 @@
 /** The test world's public API: the tests, the chaos suite, the benchmarks and the playground build their world with it. */
 export { BotProcess, buildFolder, ROOT, runBotScript } from './bot-process.js';
-export type { BotProcessOptions, Crash, LogLine, ProcessExit } from './bot-process.js';
+export type { BotEntry, BotProcessOptions, Crash, LogLine, ProcessExit } from './bot-process.js';
 export { populateGuilds, seedCast } from './cast.js';
 export type { CastGuild, Members, Place } from './cast.js';
 export { NodeProcess } from './node-process.js';

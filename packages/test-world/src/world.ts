@@ -12,7 +12,7 @@ import type { MusicApiSim, MusicApiSimOptions } from '@music-bot/music-api-sim';
 import { startEmbeddedPostgres } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { startRedisServer } from '../../../src/embedded/redis-server.js';
-import { BotProcess, runBotScript, type BotProcessOptions } from './bot-process.js';
+import { BotProcess, runBotScript, type BotEntry, type BotProcessOptions } from './bot-process.js';
 import { startStandIns } from './stand-ins.js';
 
 export interface WorldOptions {
@@ -61,7 +61,7 @@ export interface World {
   /** A bot process in this world (not started); `env` is added to the world's. Stopped when the world closes. */
   bot(options?: Omit<BotProcessOptions, 'env'> & { readonly env?: Readonly<Record<string, string>> }): BotProcess;
   /** `npm run deploy-commands` in this world. */
-  deployCommands(options?: { entry?: 'source' | 'build'; env?: Readonly<Record<string, string>> }): Promise<void>;
+  deployCommands(options?: { entry?: BotEntry; env?: Readonly<Record<string, string>> }): Promise<void>;
   /** Stops the bots, the stand-ins and the servers, and removes the folder. */
   close(): Promise<void>;
 }

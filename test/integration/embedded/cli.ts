@@ -13,13 +13,14 @@ export interface CliResult {
 
 /**
  * Runs an entry point (`src/….ts`) from the test folder, so no .env is read, with only PATH and
- * `env` set: compiled, as the image runs it, from the suite's build (MUSIC_BOT_BUILD_DIR, made by
- * the global setup), else as `npm run ...` does, through tsx (without npm's own notices on stderr).
+ * `env` set: compiled, from the suite's bundle of the build the image runs (MUSIC_BOT_BUILD_DIR,
+ * made by the global setup), else as `npm run ...` does, through tsx (without npm's own notices
+ * on stderr).
  */
 export async function runCli(script: string, env: Record<string, string>): Promise<CliResult> {
   const build = process.env.MUSIC_BOT_BUILD_DIR;
   const [command, args] = build
-    ? [process.execPath, [path.join(build, script.replace(/\.ts$/, '.js'))]]
+    ? [process.execPath, [path.join(build, 'bundle', script.replace(/\.ts$/, '.js'))]]
     : [path.join(root, 'node_modules/.bin/tsx'), [path.join(root, script)]];
   try {
     const { stdout, stderr } = await run(command, args, {
