@@ -137,6 +137,22 @@ describe('an interaction read from its payload', () => {
     expect(Object.fromEntries(form.fields.fields)).toEqual({ title: { value: 'Sun' }, lyrics: { value: 'la la' } });
   });
 
+  it("reads a message command's target message, as Discord resolves it, and is no chat input command", () => {
+    const { interaction } = read({
+      type: InteractionType.ApplicationCommand,
+      data: {
+        id: '1800000000000000000',
+        name: 'Report',
+        type: ApplicationCommandType.Message,
+        target_id: '1900000000000000000',
+        resolved: { messages: { '1900000000000000000': { id: '1900000000000000000', author: { id: '1100000000000000000' }, embeds: [{ footer: { text: 'Job x' } }, {}] } } },
+      },
+    });
+    expect([interaction.isMessageContextMenuCommand(), interaction.isChatInputCommand()]).toEqual([true, false]);
+    expect(interaction.commandName).toBe('Report');
+    expect(interaction.targetMessage).toEqual({ id: '1900000000000000000', author: { id: '1100000000000000000' }, embeds: [{ footer: { text: 'Job x' } }, { footer: null }] });
+  });
+
   it('lists the entitlements the payload carries', () => {
     const { interaction } = read({
       type: InteractionType.ApplicationCommand,
