@@ -90,6 +90,14 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await bot.delivered(songJob)).toEqual({ state: 'succeeded', deliveryState: 'delivered' });
     });
 
+    it('refuses the spending buttons to a member who did not ask for the song', async () => {
+      const before = await accounts();
+      const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.bob });
+      expect(await ephemeralText(click)).toBe('Only the member who made this song, or a moderator, can use its buttons. Try `/download`.');
+      expect((await bot.settled(click)).msg).toBe('interaction refused');
+      expect(await accounts()).toEqual(before);
+    });
+
     it('makes an MP3 download from the result button', async () => {
       const before = await bot.balance();
       const download = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.alice });
@@ -99,15 +107,16 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       const downloadLink = links(downloadMessage)[0]!;
       expect((await fetch(downloadLink)).status).toBe(200);
       expect(await bot.balance()).toBe(before - 2);
+
+      // Made once: the next press, by anyone, is its link, free, and nothing goes to the service.
+      const made = await accounts();
+      const creates = bot.sim.requests.length;
+      const again = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.bob });
+      expect(await ephemeralText(again)).toBe(`This song’s MP3 file was made already, so nothing was charged: ${downloadLink}`);
+      expect(await accounts()).toEqual(made);
+      expect(bot.sim.requests.slice(creates).filter((request) => request.method === 'POST')).toEqual([]);
     });
 
-    it('refuses the spending buttons to a member who did not ask for the song', async () => {
-      const before = await accounts();
-      const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `download:${songJob}:mp3`, userId: bot.members.bob });
-      expect(await ephemeralText(click)).toBe('Only the member who made this song, or a moderator, can use its buttons. Try `/download`.');
-      expect((await bot.settled(click)).msg).toBe('interaction refused');
-      expect(await accounts()).toEqual(before);
-    });
   });
 
   describe('/lyrics, then "Make a song"', () => {
