@@ -32,7 +32,14 @@ export interface TestDatabaseOptions {
   readonly migrations?: 'all' | 'none' | number;
   /** The server's maintenance database. @defaultValue the shared test server's */
   readonly adminUrl?: string;
+  /**
+   * Kept after the file, for the next files of its worker (a shared world, see
+   * ../integration/commands/harness.ts): the run's global teardown drops it. Only on the shared
+   * test server.
+   */
+  readonly keep?: boolean;
 }
+
 
 interface JournalEntry {
   readonly tag: string;
@@ -73,8 +80,8 @@ async function fileCopyStrategy(admin: pg.Client): Promise<string> {
   return Number(rows[0]!.server_version_num) >= 150_000 ? ' strategy file_copy' : '';
 }
 
-export async function createTestDatabase({ migrations = 'all', adminUrl = inject('postgresAdminUrl') }: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const name = `test_${randomUUID().replaceAll('-', '')}`;
+export async function createTestDatabase({ migrations = 'all', adminUrl = inject('postgresAdminUrl'), keep = false }: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const name = `${keep ? inject('keptDatabasePrefix') : 'test_'}${randomUUID().replaceAll('-', '')}`;
   const fromTemplate = migrations === 'all' && adminUrl === inject('postgresAdminUrl');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -88,7 +95,7 @@ export async function createTestDatabase({ migrations = 'all', adminUrl = inject
   if (typeof migrations === 'number') await migrateTo(url, migrations);
   const handle = connectDatabase(url);
 
-  afterAll(async () => {
+  if (!keep) afterAll(async () => {
     await handle.close();
     const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();

@@ -4,6 +4,7 @@
  * into a template database; each test file clones it (see ./database.ts). Both projects name
  * this setup; one run starts the services once and stops them after the last project.
  */
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,8 @@ declare module 'vitest' {
     postgresAdminUrl: string;
     templateDatabase: string;
     redisUrl: string;
+    /** What the names of this run's kept databases start with (see createTestDatabase's `keep`); the teardown drops them. */
+    keptDatabasePrefix: string;
   }
 }
 
@@ -33,6 +36,7 @@ function withDatabase(url: string, database: string): string {
 interface Services {
   readonly postgresAdminUrl: string;
   readonly redisUrl: string;
+  readonly keptDatabasePrefix: string;
   readonly teardown: () => Promise<void>;
 }
 
@@ -48,6 +52,7 @@ export default async function setup(project: TestProject) {
   project.provide('postgresAdminUrl', services.postgresAdminUrl);
   project.provide('templateDatabase', TEMPLATE_DATABASE);
   project.provide('redisUrl', services.redisUrl);
+  project.provide('keptDatabasePrefix', services.keptDatabasePrefix);
   return async () => {
     running.users -= 1;
     if (running.users > 0) return;
@@ -58,6 +63,7 @@ export default async function setup(project: TestProject) {
 
 async function startServices(): Promise<Services> {
   const stops: Array<() => Promise<void>> = [];
+  const keptDatabasePrefix = `test_run_${randomUUID().replaceAll('-', '').slice(0, 12)}_`;
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-test-'));
   // Run as root, Postgres runs as the `postgres` user. Let it in, so the cluster stays in here and
   // goes with the teardown instead of being kept under /var/lib/music-bot (see postgres-as-root.ts).
@@ -85,6 +91,10 @@ async function startServices(): Promise<Services> {
       });
       stops.push(() => postgres.stop());
       adminUrl = postgres.adminUrl;
+    } else {
+      // A server of the caller's outlives the run: the databases kept for shared worlds go here.
+      const serverUrl = adminUrl;
+      stops.push(() => dropKeptDatabases(serverUrl, keptDatabasePrefix));
     }
 
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -105,9 +115,21 @@ async function startServices(): Promise<Services> {
     }
 
     process.env.MUSIC_BOT_BUILD_DIR = await build;
-    return { postgresAdminUrl: adminUrl, redisUrl, teardown };
+    return { postgresAdminUrl: adminUrl, redisUrl, keptDatabasePrefix, teardown };
   } catch (error) {
     await teardown();
     throw error;
+  }
+}
+
+/** Drops the databases this run kept for its shared worlds (their workers are gone by now). */
+async function dropKeptDatabases(adminUrl: string, prefix: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
+  } finally {
+    await admin.end();
   }
 }

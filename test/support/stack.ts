@@ -14,7 +14,7 @@ import { creditLedger, jobs } from '../../src/db/schema.js';
 import { createQueues, entryId, type Queues } from '../../src/queue/queues.js';
 import type { DiscordEmulator, DiscordEmulatorOptions } from '@music-bot/discord-emulator';
 import type { MusicApiSim, MusicApiSimOptions, SimFault } from '@music-bot/music-api-sim';
-import { seedCast, startWorld, type CastGuild, type World } from '@music-bot/test-world';
+import { seedCast, startWorld, type CastGuild, type Members, type World } from '@music-bot/test-world';
 import { createTestDatabase, testRedis, type TestDatabase } from './database.js';
 
 /** Distinctive, so that tests can look for it where it must never appear. */
@@ -30,6 +30,8 @@ export interface StackOptions {
   readonly emulator?: Partial<DiscordEmulatorOptions>;
   /** The bot's database, when not a fresh clone of the migrated template (see createTestDatabase's options). */
   readonly database?: TestDatabase;
+  /** Outlives the file that started it, for the next files of its worker: its database is kept for the run. */
+  readonly shared?: boolean;
 }
 
 /** Simulator settings a test may change for itself. */
@@ -65,10 +67,14 @@ export interface Stack extends StackGuild {
   /**
    * Another guild, with channels and roles of its own and the same members (the same users):
    * a clean slate for a test that needs one, in a file whose other tests change their guild.
+   * Given `members`, those users join it, and new users stand for the ones left out (the owner
+   * is best kept: BOT_OWNER_IDS names one user).
    */
-  newGuild(): StackGuild;
+  newGuild(options?: { members?: Partial<Members> }): StackGuild;
   /** Changes the simulator for the running test only: it is put back when the test ends, passed or failed. */
   setSimForThisTest(change: SimChange): void;
+  /** Puts the simulator back as the stack started it (task time, credits, no faults) and forgets the requests it saw. */
+  resetSim(): void;
   /**
    * The queue entries still to run for a job. Empty once every path that could act on the
    * job (a retry, a poll, a webhook's completion, a delivery) has run out: the signal to wait
@@ -80,7 +86,7 @@ export interface Stack extends StackGuild {
 
 /** Call in `beforeAll`; the database is dropped after the file. */
 export async function startStack(options: StackOptions): Promise<Stack> {
-  const db = options.database ?? (await createTestDatabase());
+  const db = options.database ?? (await createTestDatabase({ keep: options.shared ?? false }));
   const { url: redisUrl, prefix } = testRedis();
   const simOptions = { credits: 100_000, taskMs: 300, allowHttpWebhooks: true, ...options.sim } satisfies Partial<MusicApiSimOptions>;
   const world = await startWorld({
@@ -109,9 +115,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     emulator,
     world,
     env,
-    newGuild() {
+    newGuild({ members: joining = members } = {}) {
       guilds += 1;
-      return withAccount(seedCast(emulator, { name: `Music makers ${guilds}`, members }), db, options.startingCredits);
+      return withAccount(seedCast(emulator, { name: `Music makers ${guilds}`, members: joining }), db, options.startingCredits);
     },
     setSimForThisTest(change) {
       onTestFinished(() => {
@@ -122,6 +128,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (change.taskMs !== undefined) sim.setTaskMs(change.taskMs);
       if (change.credits !== undefined) sim.setCredits(change.credits);
       for (const fault of change.faults ?? []) sim.injectFault(fault);
+    },
+    resetSim() {
+      sim.setTaskMs(simOptions.taskMs);
+      sim.setCredits(simOptions.credits);
+      sim.clearFaults();
+      sim.clearRecords();
     },
     async queueEntriesOf(jobId) {
       if (!queues) {

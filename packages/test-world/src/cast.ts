@@ -28,9 +28,10 @@ export interface CastGuild {
 
 /**
  * A guild with a music and a general channel, the moderators' and the DJ role, and the cast of
- * members. Given `members`, the same users join again (another guild, the same people).
+ * members. Given `members`, those users join again (another guild, the same people); the others
+ * are new users.
  */
-export function seedCast(emulator: DiscordEmulator, options: { name?: string; members?: Members } = {}): CastGuild {
+export function seedCast(emulator: DiscordEmulator, options: { name?: string; members?: Partial<Members> } = {}): CastGuild {
   const guild = emulator.createGuild({ name: options.name ?? 'Music makers' });
   const channel = emulator.createChannel(guild.id, { name: 'music' });
   const other = emulator.createChannel(guild.id, { name: 'general' });

@@ -12,7 +12,8 @@ import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js'
 let h: BotHarness;
 
 beforeAll(async () => {
-  h = await startBot({ startingCredits: 100 });
+  // The service account and its checks are the whole bot's: a world of the file's own.
+  h = await startBot({ startingCredits: 100, ownWorld: true });
   // The worker's first hourly pass runs at start; the owner's checks compare with it.
   await vi.waitFor(async () => found((await h.db.db.select().from(accountChecks).limit(1)).length > 0, 'the first account check'), 15_000);
 });

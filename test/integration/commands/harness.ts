@@ -2,7 +2,8 @@
  * The bot as `npm start` builds it (gateway, worker; through `startApp`) on the test stack
  * (../../support/stack.ts), with the commands registered by `deployCommands`. Tests act as
  * members: they run commands, click buttons and submit forms in the emulator, and look at
- * what Discord, the database and the service saw.
+ * what Discord, the database and the service saw. Files that ask for the same bot share it, one
+ * after another (see `startBot` for what a file may and may not do to it).
  */
 import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
@@ -51,36 +52,52 @@ export interface BotHarness extends Stack {
   inNewGuild(): BotHarness;
 }
 
-export async function startBot(
-  options: {
-    startingCredits?: number;
-    settings?: Partial<PipelineSettings>;
-    /** Variables added to the test stack's; a function when they name the stack's parts (`world.moderationEnv`). */
-    env?: Readonly<Record<string, string>> | ((stack: Stack) => Readonly<Record<string, string>>);
-    /** What the emulator sells (the SKUs CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES name). */
-    skus?: DiscordEmulatorOptions['skus'];
-    /** The emulated Discord's upload limit per file, in bytes. @defaultValue 32 MiB */
-    attachmentSizeLimit?: number;
-  } = {},
-): Promise<BotHarness> {
+/** What a file asks of its bot; files that ask the same share a world (see `startBot`). */
+export interface BotOptions {
+  readonly startingCredits?: number;
+  readonly settings?: Partial<PipelineSettings>;
+  /** Variables added to the test stack's; a function when they name the stack's parts (`world.moderationEnv`). */
+  readonly env?: Readonly<Record<string, string>> | ((stack: Stack) => Readonly<Record<string, string>>);
+  /** What the emulator sells (the SKUs CREDIT_PACKS and SUBSCRIPTION_ALLOWANCES name). */
+  readonly skus?: DiscordEmulatorOptions['skus'];
+  /** The emulated Discord's upload limit per file, in bytes. @defaultValue 32 MiB */
+  readonly attachmentSizeLimit?: number;
+  /**
+   * A world of the file's own, started for it and closed with it: for a file that reads what the
+   * whole bot or process counted (`/metrics`), or leaves the world changed for good.
+   */
+  readonly ownWorld?: boolean;
+}
+
+/** A started bot on its stack; files see it through `inGuild`. */
+interface BotWorld {
+  readonly stack: Stack;
+  readonly config: Config;
+  readonly app: App;
+  /** Where the bot's log lines go: each file's `logs` while it uses the world. */
+  readonly logSinks: Set<(line: string) => void>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function bootWorld(options: BotOptions, shared: boolean): Promise<BotWorld> {
   const stack = await startStack({
     startingCredits: options.startingCredits ?? 100,
     sim: { taskMs: 200 },
     // Room for the refusal of a file over the bot's own 20 MB limit.
     emulator: { attachmentSizeLimit: options.attachmentSizeLimit ?? 32 * 1024 * 1024, ...(options.skus && { skus: options.skus }) },
+    shared,
   });
   const extraEnv = typeof options.env === 'function' ? options.env(stack) : options.env;
   const config = loadConfig({ env: { ...stack.env, LOG_LEVEL: 'debug', POLL_MAX_PER_SECOND: '50', ...extraEnv } });
   await deployCommands(config, applicationCommandDefinitions);
 
-  const logs: Array<Record<string, unknown>> = [];
-  const rawLogs: string[] = [];
+  const logSinks = new Set<(line: string) => void>();
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString('utf8').split('\n')) {
         if (line.trim() === '') continue;
-        rawLogs.push(line);
-        logs.push(JSON.parse(line) as Record<string, unknown>);
+        for (const write of logSinks) write(line);
       }
       done();
     },
@@ -99,43 +116,141 @@ export async function startBot(
     return started;
   };
   let app = await start();
-
-  /** The bot as seen from one of the stack's guilds. */
-  const inGuild = (world: StackGuild): BotHarness => ({
-    ...stack,
-    ...world,
+  return {
+    stack,
     config,
-    logs,
-    rawLogs,
     get app() {
       return app;
     },
-    run(userId, input) {
-      return stack.emulator.runCommand({ ...input, guildId: world.guild.id, channelId: input.channelId ?? world.channelId, userId });
-    },
-    autocomplete(userId, input) {
-      return stack.emulator.autocomplete({ ...input, guildId: world.guild.id, channelId: world.channelId, userId });
-    },
+    logSinks,
     async restart() {
       await app.stop();
       app = await start();
-    },
-    async delivered(jobId, timeoutMs = 20_000) {
-      let row: typeof jobs.$inferSelect | undefined;
-      return vi.waitFor(async () => {
-        [row] = await stack.db.db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.guildId, world.guild.id)));
-        return found(row?.deliveryState === 'delivered' && row.messageId ? stack.emulator.message(row.messageId) : undefined, () => `job ${jobId} delivered (state ${row?.state}, delivery ${row?.deliveryState})`);
-      }, timeoutMs);
-    },
-    inNewGuild() {
-      return inGuild(stack.newGuild());
     },
     async close() {
       await app.stop();
       await stack.close();
     },
+  };
+}
+
+/** The worker's shared worlds by the options that started them; `inUse` while a file has one. */
+const SHARED_WORLDS = Symbol.for('music-bot.shared-bot-worlds');
+type SharedWorlds = Map<string, { world: Promise<BotWorld>; inUse: boolean }>;
+const sharedWorlds: SharedWorlds = ((globalThis as { [SHARED_WORLDS]?: SharedWorlds })[SHARED_WORLDS] ??= new Map());
+
+/** How long a file's leftover work (queued jobs) may take to finish before its world is closed instead of shared. */
+const SETTLE_MS = 15_000;
+
+/** Whether the bot's job queues have nothing waiting, running or scheduled. */
+async function queuesIdle(app: App): Promise<boolean> {
+  const { submit, poll, complete, deliver, consume } = app.deps.queues;
+  for (const queue of [submit, poll, complete, deliver, consume]) {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+    if (Object.values(counts).some((count) => count > 0)) return false;
+  }
+  return true;
+}
+
+/**
+ * Starts the bot for a test file (call in `beforeAll`, and `close()` in `afterAll`).
+ *
+ * Files of a worker that ask for the same options share one started world, the bot, its stack
+ * and its database (docs/decisions/shared-test-worlds.md): each file gets a guild and members of
+ * its own (the owner is the same user), its own `logs`, and a simulator as the stack started it
+ * with its request records emptied, and the emulator's records emptied. So a file may change
+ * its guild, its members and the simulator for a test (`setSimForThisTest`), and `restart` the
+ * bot; it must not read the database, the queues or the simulator's tasks beyond its own guild's
+ * and its own requests' (others' rows are there), nor stop the app or the stand-ins. `close()`
+ * hands the world back once the bot's queues are idle, or closes it when they do not settle.
+ * A file that needs a bot nobody else touched asks for `ownWorld`; one with `env` given as a
+ * function gets its own too.
+ */
+export async function startBot(options: BotOptions = {}): Promise<BotHarness> {
+  const own = options.ownWorld === true || typeof options.env === 'function';
+  const key = own ? undefined : JSON.stringify([options.startingCredits ?? 100, options.settings, options.env, options.skus, options.attachmentSizeLimit]);
+  const entry = key === undefined ? undefined : sharedWorlds.get(key);
+  if (key === undefined || entry?.inUse) return viewOf(await bootWorld(options, false), { shared: false });
+
+  if (entry) {
+    entry.inUse = true;
+    const world = await entry.world;
+    world.stack.resetSim();
+    world.stack.emulator.clearRecords();
+    return viewOf(world, { shared: true, release: () => release(key, world) });
+  }
+  const world = bootWorld(options, true);
+  const fresh = { world, inUse: true };
+  sharedWorlds.set(key, fresh);
+  world.catch(() => sharedWorlds.delete(key));
+  const started = await world;
+  return viewOf(started, { shared: true, first: true, release: () => release(key, started) });
+}
+
+/** Hands a shared world back for the next file once its queues are idle, or closes it. */
+async function release(key: string, world: BotWorld): Promise<void> {
+  const settled = Date.now() + SETTLE_MS;
+  const idleNow = () => queuesIdle(world.app).catch(() => false);
+  let idle = await idleNow();
+  while (!idle && Date.now() < settled) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    idle = await idleNow();
+  }
+  const entry = sharedWorlds.get(key);
+  if (idle && entry) {
+    entry.inUse = false;
+    return;
+  }
+  sharedWorlds.delete(key);
+  await world.close();
+}
+
+/** A file's view of a world: a guild of its own (the stack's first for the world's first file), and its own logs. */
+function viewOf(world: BotWorld, how: { shared: boolean; first?: boolean; release?: () => Promise<void> }): BotHarness {
+  const { stack, config } = world;
+  const logs: Array<Record<string, unknown>> = [];
+  const rawLogs: string[] = [];
+  const collect = (line: string) => {
+    rawLogs.push(line);
+    logs.push(JSON.parse(line) as Record<string, unknown>);
+  };
+  world.logSinks.add(collect);
+  const close = async () => {
+    world.logSinks.delete(collect);
+    if (how.release) await how.release();
+    else await world.close();
+  };
+
+  /** The bot as seen from one of the stack's guilds. */
+  const inGuild = (place: StackGuild): BotHarness => ({
+    ...stack,
+    ...place,
+    config,
+    logs,
+    rawLogs,
+    get app() {
+      return world.app;
+    },
+    run(userId, input) {
+      return stack.emulator.runCommand({ ...input, guildId: place.guild.id, channelId: input.channelId ?? place.channelId, userId });
+    },
+    autocomplete(userId, input) {
+      return stack.emulator.autocomplete({ ...input, guildId: place.guild.id, channelId: place.channelId, userId });
+    },
+    restart: () => world.restart(),
+    async delivered(jobId, timeoutMs = 20_000) {
+      let row: typeof jobs.$inferSelect | undefined;
+      return vi.waitFor(async () => {
+        [row] = await stack.db.db.select().from(jobs).where(and(eq(jobs.id, jobId), eq(jobs.guildId, place.guild.id)));
+        return found(row?.deliveryState === 'delivered' && row.messageId ? stack.emulator.message(row.messageId) : undefined, () => `job ${jobId} delivered (state ${row?.state}, delivery ${row?.deliveryState})`);
+      }, timeoutMs);
+    },
+    inNewGuild() {
+      return inGuild(stack.newGuild({ members: place.members }));
+    },
+    close,
   });
-  return inGuild(stack);
+  return inGuild(!how.shared || how.first ? stack : stack.newGuild({ members: { owner: stack.members.owner } }));
 }
 
 /**

@@ -16,7 +16,8 @@ let h: BotHarness;
 let server: FastifyInstance;
 
 beforeAll(async () => {
-  h = await startBot({ startingCredits: 500 });
+  // The counts are the whole bot's since it started: a world of the file's own.
+  h = await startBot({ startingCredits: 500, ownWorld: true });
   const { db, redis, queues, metrics } = h.app.deps;
   server = buildHttpServer({ db, redis, queues, metrics, logger: silentLogger });
 });

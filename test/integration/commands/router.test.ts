@@ -27,7 +27,9 @@ let h: BotHarness;
 const handles: InteractionHandle[] = [];
 
 beforeAll(async () => {
-  h = await startBot();
+  // A world of its own: the late interaction below is not logged as expired when the file
+  // follows another in a shared world, for a reason not yet found (docs/decisions/shared-test-worlds.md).
+  h = await startBot({ ownWorld: true });
 });
 afterAll(async () => h?.close());
 
