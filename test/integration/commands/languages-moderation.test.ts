@@ -101,6 +101,9 @@ describe('a Brazilian member', () => {
         'Modelo padrão: o padrão do serviço',
         'Intervalo: nenhum',
         'Visibilidade: público',
+        'Canal de revisão: nenhum (as denúncias só ficam na lista)',
+        'Regras do AutoMod: não usadas',
+        'Palavras explícitas: só em canais com restrição de idade',
       ].join('\n'),
     );
     const saved = await privateAnswer(
