@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -53,9 +53,10 @@ export function committedMigrationTags(): string[] {
 
 /**
  * Applies the first `count` committed migrations, as a release that had only those would; with
- * `online`, also the online steps that follow them (each release ships them all).
+ * `online`, also the online steps that follow them: every committed one, or those up to the
+ * file named (the steps of the release that had only those migrations).
  */
-export async function migrateTo(url: string, count: number, { online = false }: { online?: boolean } = {}): Promise<void> {
+export async function migrateTo(url: string, count: number, { online = false }: { online?: boolean | string } = {}): Promise<void> {
   const folder = await mkdtemp(path.join(os.tmpdir(), 'migrations-'));
   try {
     const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as { entries: JournalEntry[] };
@@ -63,7 +64,11 @@ export async function migrateTo(url: string, count: number, { online = false }: 
     await mkdir(path.join(folder, 'meta'));
     await writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries }));
     for (const { tag } of entries) await copyFile(path.join(MIGRATIONS_FOLDER, `${tag}.sql`), path.join(folder, `${tag}.sql`));
-    if (online) await cp(path.join(MIGRATIONS_FOLDER, 'online'), path.join(folder, 'online'), { recursive: true });
+    if (online !== false) {
+      await mkdir(path.join(folder, 'online'));
+      const steps = (await readdir(path.join(MIGRATIONS_FOLDER, 'online'))).filter((name) => online === true || name <= online);
+      for (const step of steps) await copyFile(path.join(MIGRATIONS_FOLDER, 'online', step), path.join(folder, 'online', step));
+    }
     await runMigrations(url, { migrationsFolder: folder });
   } finally {
     await rm(folder, { recursive: true, force: true });

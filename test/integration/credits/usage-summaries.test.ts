@@ -181,7 +181,7 @@ describe('usage summaries', () => {
     };
     const writers = [writer(0, first), writer(1, last), writer(2, first)];
     // The release that brought the summaries: later migrations take other locks, which are not this test's subject.
-    const migrating = migrateTo(before.url, committedMigrationTags().indexOf('0012_usage_backfill') + 1, { online: true });
+    const migrating = migrateTo(before.url, committedMigrationTags().indexOf('0012_usage_backfill') + 1, { online: '0006_credit_usage_backfill.sql' });
     try {
       // The fill has reached the held guild (so the first is filled, the last not yet)…
       await vi.waitFor(
