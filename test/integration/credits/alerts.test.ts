@@ -27,14 +27,14 @@ describe('low-balance alert', () => {
 
     await spend(10);
     const racing = await Promise.all(Array.from({ length: 5 }, () => takeLowBalanceAlert(db.db, guildId)));
-    expect(racing.filter((alert) => alert !== null)).toEqual([{ channelId: 'chan-1', balance: 40, below: 50, allowance: 0 }]);
+    expect(racing.filter((alert) => alert !== null)).toEqual([{ channelId: 'chan-1', balance: 40, below: 50, allowance: 0, subscribed: false }]);
     await spend(10);
     expect(await takeLowBalanceAlert(db.db, guildId)).toBeNull();
 
     // Rising to the threshold re-arms it, even with nobody asking while it was there.
     await grant(db.db, { guildId, amount: 20, actorId: 'mod', key: `i-${randomUUID()}` });
     await spend(1);
-    expect(await takeLowBalanceAlert(db.db, guildId)).toEqual({ channelId: 'chan-1', balance: 49, below: 50, allowance: 0 });
+    expect(await takeLowBalanceAlert(db.db, guildId)).toEqual({ channelId: 'chan-1', balance: 49, below: 50, allowance: 0, subscribed: false });
     expect(await takeLowBalanceAlert(db.db, guildId)).toBeNull();
   });
 
@@ -48,7 +48,7 @@ describe('low-balance alert', () => {
     await setLowBalanceAlert(db.db, { guildId, channelId: 'chan-2', below: 5, actorId: 'mod' });
     expect(await takeLowBalanceAlert(db.db, guildId)).toBeNull();
     await setLowBalanceAlert(db.db, { guildId, channelId: 'chan-3', below: 15, actorId: 'mod' });
-    expect(await takeLowBalanceAlert(db.db, guildId)).toEqual({ channelId: 'chan-3', balance: 10, below: 15, allowance: 0 });
+    expect(await takeLowBalanceAlert(db.db, guildId)).toEqual({ channelId: 'chan-3', balance: 10, below: 15, allowance: 0, subscribed: false });
 
     await setLowBalanceAlert(db.db, { guildId, channelId: null, below: null, actorId: 'mod' });
     expect(await takeLowBalanceAlert(db.db, guildId)).toBeNull();

@@ -1,24 +1,32 @@
 /**
  * The player host with a fake voice line and a fake lease (a voice connection cannot run here;
- * the e2e voice tests play through the real ones) and the real player store in Redis: a song
+ * the e2e voice tests play through the real ones), the real player store in Redis and the songs
+ * in Postgres (the player plays only songs the library still shows): a song
  * that cannot be played is named in the channel and the next one plays, and a lapsed lease
  * makes this process leave the guild without touching what plays, for the process that took it.
  */
+import { randomUUID } from 'node:crypto';
 import { Collection, type Client } from 'discord.js';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureGuild } from '../../../src/credits/index.js';
+import { jobs } from '../../../src/db/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { VoiceEngine } from '../../../src/voice/engine/engine.js';
 import type { GuildLease } from '../../../src/voice/guild-lease.js';
 import { PlayerHost } from '../../../src/voice/player.js';
 import { createPlayerStore, type PlayerState, type QueueEntry } from '../../../src/voice/store.js';
-import { testRedis } from '../../support/database.js';
+import { createTestDatabase, testRedis, type TestDatabase } from '../../support/database.js';
 import { FakeVoiceLine } from '../../support/fake-voice-line.js';
 
 const { url, prefix } = testRedis();
 const redis = new Redis(url, { maxRetriesPerRequest: null });
 const store = createPlayerStore(redis, prefix);
 const hosts: PlayerHost[] = [];
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
 afterAll(async () => {
   for (const host of hosts) await host.stop();
   await redis.quit();
@@ -73,8 +81,11 @@ function fakeDiscord(guildId: string, voiceChannelId: string) {
   return { client: client as unknown as Client<true>, sent };
 }
 
+/** The songs' ids, one per number, each a finished song in the database once {@link playing} saved it. */
+const songIds = new Map<number, string>();
 function entry(n: number): QueueEntry {
-  return { jobId: `job-${n}`, clipId: `clip-${n}`, title: `Song ${n}`, makerId: LISTENER, mediaUrl: `https://media.example/${n}.mp3`, durationSeconds: 60, requestedBy: LISTENER };
+  if (!songIds.has(n)) songIds.set(n, randomUUID());
+  return { jobId: songIds.get(n)!, clipId: `clip-${n}`, title: `Song ${n}`, makerId: LISTENER, mediaUrl: `https://media.example/${n}.mp3`, durationSeconds: 60, requestedBy: LISTENER };
 }
 
 /** A host whose guild `guildId` has `current` playing and `queued` waiting, resumed as after a restart. */
@@ -87,7 +98,11 @@ async function playing(guildId: string, current: QueueEntry, ...queued: QueueEnt
   const state: PlayerState = { voiceChannelId, textChannelId: `${guildId}2`, guildLocale: 'en-US', nowPlayingMessageId: null, current, paused: false, radio: null, stay: false };
   await store.write(guildId, state);
   if (queued.length > 0) await store.enqueue(guildId, ...queued);
-  const host = new PlayerHost({ client: discord.client, db: undefined as never, lease, store, logger: silentLogger, ffmpeg: { found: true } as never, engine, idleSeconds: 300 });
+  await ensureGuild(db.db, guildId, { startingCredits: 0 });
+  for (const song of [current, ...queued]) {
+    await db.db.insert(jobs).values({ id: song.jobId, guildId, channelId: state.textChannelId, userId: LISTENER, kind: 'song', state: 'succeeded', request: { kind: 'song', prompt: song.title }, cost: 10 });
+  }
+  const host = new PlayerHost({ client: discord.client, db: db.db, lease, store, logger: silentLogger, ffmpeg: { found: true } as never, engine, idleSeconds: 300 });
   hosts.push(host);
   await host.resumeAll();
   expect(lines).toHaveLength(1);
@@ -101,7 +116,7 @@ describe('the player host', () => {
     line.onEnded({ exitCode: 1, error: 'Server returned 404 Not Found', playedMs: 0 } as never);
     await expect.poll(() => line.played).toEqual([entry(1).mediaUrl, entry(2).mediaUrl]);
     expect(sent).toContainEqual(expect.stringMatching(/^Could not play \*\*Song 1\*\*/));
-    expect((await store.read('800000000000000001'))?.current?.jobId).toBe('job-2');
+    expect((await store.read('800000000000000001'))?.current?.jobId).toBe(entry(2).jobId);
   });
 
   it('leaves when its lease lapsed, leaving what plays in Redis for the process that took the guild', async () => {
@@ -112,12 +127,12 @@ describe('the player host', () => {
     lapsed!();
     await expect.poll(() => line.left).toBe(true);
     // What plays is the other process's now: this one neither cleared it nor released its lease.
-    expect((await store.read(guildId))?.current?.jobId).toBe('job-3');
+    expect((await store.read(guildId))?.current?.jobId).toBe(entry(3).jobId);
     expect(await store.queue(guildId)).toEqual([entry(4)]);
     expect(lease.released).toEqual([]);
     // A song's end reported late by the old line moves nothing.
     line.onEnded({ exitCode: 0, error: '', playedMs: 60_000 } as never);
-    await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe('job-3');
+    await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe(entry(3).jobId);
     expect(line.played).toEqual([entry(3).mediaUrl]);
   });
 });
