@@ -94,17 +94,17 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   if (guild.memberBlock) throw new RequestRefusedError('blocked_member', REFUSAL_TEXTS.blockedMember(guild.memberBlock.until));
   const blocked = blockedTextIn(guild.blocklist, request);
   if (blocked) {
-    await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...blocked });
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_blocked_words', blocked);
     throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
   }
   const explicit = guild.explicitInAgeRestrictedOnly ? blockedTextIn(guild.explicitList, request) : undefined;
   if (explicit && !(await (input.requester.ageRestricted?.() ?? false))) {
-    await recordBlockedRequest(deps, { ...input.requester, kind: request.kind, ...explicit }, 'request_refused_explicit_words');
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_explicit_words', explicit);
     throw new RequestRefusedError('explicit_words', REFUSAL_TEXTS.explicitWords());
   }
   const automod = await automodHitIn(deps, guild, input);
   if (automod) {
-    await recordAutomodRefusal(deps, { ...input.requester, kind: request.kind, ...automod });
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_automod', automod);
     throw new RequestRefusedError('automod', REFUSAL_TEXTS.automod());
   }
   // Last of the checks, the only one that asks a service on every request: after the others, before the reservation.
@@ -241,15 +241,19 @@ function blockedTextIn(blocklist: GuildForRequest['blocklist'], request: Generat
   return undefined;
 }
 
-/** The refusal, for the guild's moderators: which entry matched and in which field, never the member's text. */
-async function recordBlockedRequest(
+/**
+ * A request a content check refused, for the guild's moderators: the audit row names what
+ * refused it (the entry, the rule, the categories) and in which field, never the member's text.
+ */
+async function recordRefusal(
   deps: Pick<PipelineDeps, 'db' | 'logger'>,
-  refused: { guildId: string; channelId: string; userId: string; kind: JobKind; field: string; rule: string },
-  action: 'request_refused_blocked_words' | 'request_refused_explicit_words' = 'request_refused_blocked_words',
+  requester: { guildId: string; channelId: string; userId: string; kind: JobKind },
+  action: 'request_refused_blocked_words' | 'request_refused_explicit_words' | 'request_refused_automod' | 'request_refused_moderation',
+  details: { readonly field?: string; readonly fields?: readonly string[] } & Readonly<Record<string, unknown>>,
 ): Promise<void> {
-  const { guildId, channelId, userId, kind, field, rule } = refused;
-  deps.logger.info({ guildId, channelId, userId, kind, field, action }, 'request refused: listed words');
-  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action, details: { kind, field, rule, channelId } });
+  const { guildId, channelId, userId, kind } = requester;
+  deps.logger.info({ guildId, channelId, userId, kind, action, field: details.field, fields: details.fields }, 'request refused by a content check');
+  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action, details: { kind, ...details, channelId } });
 }
 
 /**
@@ -275,8 +279,7 @@ async function checkWithModerationService(
     case 'flagged': {
       deps.metrics.moderationChecks.inc({ outcome: 'flagged' });
       const fields = verdict.flagged.map((index) => present[index]![0]);
-      deps.logger.info({ guildId, channelId, userId, kind, fields }, 'request refused: flagged by the moderation service');
-      await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_moderation', details: { kind, fields, categories: verdict.categories, channelId } });
+      await recordRefusal(deps, requester, 'request_refused_moderation', { fields, categories: verdict.categories });
       throw new RequestRefusedError('moderation_flagged', REFUSAL_TEXTS.moderationFlagged());
     }
     case 'unavailable': {
@@ -306,16 +309,6 @@ async function automodHitIn(
   const { roleIds = [], channelId, parentChannelId } = input.requester;
   const hit = state.rules.match(textsOf(input.request), { roleIds, channelId, parentChannelId });
   return hit && { field: hit.label, ruleId: hit.ruleId, ruleName: hit.ruleName };
-}
-
-/** The refusal, for the guild's moderators: which AutoMod rule matched and in which field, never the member's text. */
-async function recordAutomodRefusal(
-  deps: Pick<PipelineDeps, 'db' | 'logger'>,
-  refused: { guildId: string; channelId: string; userId: string; kind: JobKind; field: string; ruleId: string; ruleName: string },
-): Promise<void> {
-  const { guildId, channelId, userId, kind, field, ruleId, ruleName } = refused;
-  deps.logger.info({ guildId, channelId, userId, kind, field, ruleId }, 'request refused: AutoMod rule');
-  await deps.db.insert(auditLog).values({ guildId, actorId: userId, action: 'request_refused_automod', details: { kind, field, ruleId, ruleName, channelId } });
 }
 
 /** A remix is made of a finished song of the same guild, never of another guild's. */
