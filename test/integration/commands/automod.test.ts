@@ -5,16 +5,16 @@
  * events in every process (the guild's version) and after a while without one; and when the bot
  * lacks the permission, requests go on and `/settings show` says why the rules are not in use.
  */
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { auditLog, guilds, jobs } from '../../../src/db/schema.js';
+import { auditLog, guilds } from '../../../src/db/schema.js';
 import { createAutomodApi } from '../../../src/discord-rest/automod-api.js';
 import { AUTOMOD_RULES_TTL_MS, bumpAutomodVersion, createAutomodRules } from '../../../src/guilds/automod.js';
 import { tcpProxy } from '@music-bot/test-world';
 import { loadGuild } from '../../../src/guilds/settings.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { accountsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 const REFUSED = 'This server’s AutoMod rules do not allow some of these words. Nothing was spent.';
 
@@ -46,12 +46,7 @@ const settings = (options: Record<string, boolean> = {}) =>
 const song = (prompt: string, extra: Record<string, string> = {}, userId = g.members.alice, channelId?: string) =>
   privateAnswer(g.run(userId, { name: 'song', options: { prompt, ...extra }, ...(channelId && { channelId }) }));
 
-/** What a refusal must leave as it was: the balance, the guild's jobs, and the service's tasks. */
-async function accounts() {
-  const [guild] = await g.db.db.select({ balance: guilds.balance }).from(guilds).where(eq(guilds.id, g.guild.id));
-  const [jobCount] = await g.db.db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, g.guild.id));
-  return { balance: guild?.balance, jobs: jobCount?.n, tasks: g.sim.listTasks().length };
-}
+const accounts = () => accountsOf(g);
 
 const refusals = () =>
   g.db.db

@@ -3,10 +3,10 @@
  * that uses one, however disguised, is refused privately before anything is reserved or sent
  * to the service, and the moderators' audit log names the rule, never the member's text.
  */
-import { and, count, desc, eq } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog, guildBlockedWords, guildMemberBlocks, guilds, jobs } from '../../../src/db/schema.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { guildBlockedWords, guildMemberBlocks } from '../../../src/db/schema.js';
+import { accountsOf, auditsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 const REFUSED = 'This server does not allow some of these words. Nothing was spent.';
 
@@ -25,20 +25,9 @@ afterEach(() => expect(h.emulator.findings).toEqual([]));
 const blocklist = (userId: string, subcommand: 'add' | 'remove' | 'list', options: Record<string, string> = {}) =>
   privateAnswer(g.run(userId, { name: 'moderation', subcommandGroup: 'blocklist', subcommand, options }));
 
-/** What a refusal must leave as it was: the balance, the guild's jobs, and the service's tasks. */
-async function accounts() {
-  const [guild] = await g.db.db.select({ balance: guilds.balance }).from(guilds).where(eq(guilds.id, g.guild.id));
-  const [jobCount] = await g.db.db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, g.guild.id));
-  return { balance: guild?.balance, jobs: jobCount?.n, tasks: g.sim.listTasks().length };
-}
+const accounts = () => accountsOf(g);
 
-async function audits(action: string) {
-  return g.db.db
-    .select()
-    .from(auditLog)
-    .where(and(eq(auditLog.guildId, g.guild.id), eq(auditLog.action, action)))
-    .orderBy(desc(auditLog.id));
-}
+const audits = (action: string) => auditsOf(g, action);
 
 describe('/moderation blocklist', () => {
   it('refuses every disguise of a blocked word privately, reserving nothing and sending nothing upstream', async () => {

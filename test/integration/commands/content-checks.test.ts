@@ -8,14 +8,12 @@
  * (MODERATION_WHEN_DOWN=refuse) or let through with a warning (allow). The service's key is
  * never written to a log line.
  */
-import { and, count, desc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MODERATION_KEY } from '@music-bot/test-world';
 import { MODERATION_PATH } from '@music-bot/music-api-sim';
 import { loadGuild } from '../../../src/guilds/settings.js';
-import { auditLog, guilds, jobs } from '../../../src/db/schema.js';
 import { createPipeline } from '../../../src/pipeline/create-pipeline.js';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
+import { accountsOf, auditsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
 
 const EXPLICIT = 'This server allows some of these words only in age-restricted channels. Nothing was spent.';
 const FLAGGED = 'This server’s content check did not allow this request. Nothing was spent.';
@@ -34,21 +32,9 @@ beforeEach(() => {
 });
 afterEach(() => expect(h.emulator.findings).toEqual([]));
 
-/** What a refusal must leave as it was: the balance, the guild's jobs, and the service's tasks. */
-async function accounts() {
-  await g.balance();
-  const [guild] = await g.db.db.select({ balance: guilds.balance }).from(guilds).where(eq(guilds.id, g.guild.id));
-  const [jobCount] = await g.db.db.select({ n: count() }).from(jobs).where(eq(jobs.guildId, g.guild.id));
-  return { balance: guild?.balance, jobs: jobCount?.n, tasks: g.sim.listTasks().length };
-}
+const accounts = () => accountsOf(g);
 
-async function audits(action: string) {
-  return g.db.db
-    .select()
-    .from(auditLog)
-    .where(and(eq(auditLog.guildId, g.guild.id), eq(auditLog.action, action)))
-    .orderBy(desc(auditLog.id));
-}
+const audits = (action: string) => auditsOf(g, action);
 
 const explicitList = (subcommand: 'add' | 'remove' | 'list', options: Record<string, string> = {}) =>
   privateAnswer(g.run(g.members.manager, { name: 'moderation', subcommandGroup: 'blocklist', subcommand, options: { ...options, list: 'explicit' } }));

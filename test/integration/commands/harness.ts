@@ -6,12 +6,12 @@
  * after another (see `startBot` for what a file may and may not do to it).
  */
 import { Writable } from 'node:stream';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { applicationCommandDefinitions } from '../../../commands/index.js';
 import { startApp, type App } from '../../../src/app.js';
 import { loadConfig, type Config } from '../../../src/config.js';
-import { jobs } from '../../../src/db/schema.js';
+import { auditLog, jobs } from '../../../src/db/schema.js';
 import type { AutocompleteChoice, AutocompleteInput, DiscordEmulatorOptions, EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
 import { deployCommands } from '../../../src/discord/deploy.js';
 import { REDACTED_PATHS } from '../../../src/logger.js';
@@ -296,6 +296,16 @@ export function createdFor(
 }
 
 /** The job id an acknowledgement names. */
+/** What a refused request must leave as it was: the guild's balance and jobs, and the service's tasks. */
+export async function accountsOf(g: BotHarness): Promise<{ balance: number; jobs: number; tasks: number }> {
+  return { balance: await g.balance(), jobs: await g.jobCount(), tasks: g.sim.listTasks().length };
+}
+
+/** The guild's audit rows of `action`, newest first. */
+export function auditsOf(g: BotHarness, action: string) {
+  return g.db.db.select().from(auditLog).where(and(eq(auditLog.guildId, g.guild.id), eq(auditLog.action, action))).orderBy(desc(auditLog.id));
+}
+
 export function jobIdIn(message: EmulatorMessage): string {
   const match = /Job `([0-9a-f-]{36})`/.exec(message.content ?? '');
   if (!match?.[1]) throw new Error(`no job id in: ${message.content}`);

@@ -4,12 +4,12 @@
  * moderators' Hide, Block and Dismiss on it, the requester's own Delete, `/moderation reports`,
  * and the retention of what removed results said.
  */
-import { and, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
-import { auditLog, jobs, resultReports, resultReviews } from '../../../src/db/schema.js';
+import { jobs, resultReports, resultReviews } from '../../../src/db/schema.js';
 import { applyRetention } from '../../../src/pipeline/retention.js';
-import { buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
+import { auditsOf, buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
 let g: BotHarness;
@@ -46,9 +46,7 @@ async function report(userId: string, result: EmulatorMessage, jobId: string, re
 
 const reviews = (channelId: string) => g.emulator.channelMessages(channelId).filter((message) => message.embeds?.[0]?.title?.startsWith('Reported:'));
 
-async function audits(action: string) {
-  return g.db.db.select().from(auditLog).where(and(eq(auditLog.guildId, g.guild.id), eq(auditLog.action, action))).orderBy(desc(auditLog.id));
-}
+const audits = (action: string) => auditsOf(g, action);
 
 const moderation = (userId: string, subcommand: 'unblock' | 'reports', options: Record<string, string> = {}) =>
   privateAnswer(g.run(userId, { name: 'moderation', subcommand, options }));
