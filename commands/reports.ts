@@ -3,8 +3,9 @@
  * the Report message command (the "Apps" menu on one of the bot's results) open a form asking
  * why; submitting it records the report (src/pipeline/reports.ts), which reaches the server's
  * review channel. The review message's buttons are the moderators' (Hide, Block the requester,
- * Dismiss); the Delete button on a result is its requester's. `/moderation reports` lists the
- * open reports. Every answer is private.
+ * Dismiss); the Delete button on a result is its requester's. A hidden or deleted song stops in
+ * voice too (the player is told through src/voice). `/moderation reports` lists the open
+ * reports. Every answer is private.
  */
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import { ApplicationCommandType, InteractionContextType } from 'discord-api-types/v10';
@@ -100,6 +101,7 @@ async function decide(interaction: GuildButton, context: CommandContext, jobId: 
       const decided = await context.pipeline.decideReport({ guildId, jobId, actorId, outcome: 'hidden' });
       if (decided.outcome === 'not_found') throw new Refusal('not_found', localText('review.gone'));
       if (decided.outcome === 'already_decided') throw new Refusal('not_allowed', localText('review.alreadyDecided'));
+      await context.voice?.songRemoved(guildId, jobId);
       return answerInPlace(interaction, { content: context.t('review.done.hidden') });
     }
     case 'block': {
@@ -153,6 +155,7 @@ export const reportButtons = {
         ? await context.pipeline.deleteOwnResult({ guildId: interaction.guildId, jobId: id.subject, userId: interaction.user.id })
         : ({ outcome: 'gone' } as const);
       if (deleted.outcome === 'not_yours') throw new Refusal('not_allowed', localText('delete.onlyRequester'));
+      if (deleted.outcome === 'deleted') await context.voice?.songRemoved(interaction.guildId, id.subject);
       const content = deleted.outcome === 'deleted' ? context.t('delete.done', { cost: deleted.cost }) : context.t('delete.gone');
       await interaction.editReply({ content, components: [], allowedMentions: { parse: [] } });
     },

@@ -2,6 +2,8 @@
  * The one way a voice command reaches a guild's player, wherever the command arrived: here
  * when this process's gateway holds the guild and plays it, else over Redis pub/sub to the
  * gateway process that does; only that process answers, on this process's reply channel.
+ * A song leaving the library is a notice instead, answered by nobody: every gateway process
+ * hears it, and the one playing the guild drops the song.
  */
 import { randomUUID } from 'node:crypto';
 import { watchRedisConnection, type RedisClient } from '../queue/connection.js';
@@ -13,6 +15,11 @@ import { routeFor } from './rules.js';
 export interface VoiceControl {
   /** Resolves with the player's answer, or "not reachable" after the timeout. Never rejects. */
   request(request: PlayerRequest): Promise<PlayerAnswer>;
+  /**
+   * Tells the guild's player, wherever it runs, that a song left the library (hidden or
+   * deleted): it stops playing it and drops it from the queue. Resolves once sent; never rejects.
+   */
+  songRemoved(guildId: string, jobId: string): Promise<void>;
   /** A gateway process hands over its players once the gateway is ready: from then on it answers requests for its guilds. */
   attach(host: PlayerService): Promise<void>;
   stop(): Promise<void>;
@@ -26,6 +33,12 @@ export interface VoiceControlOptions {
   readonly timeoutMs?: number;
 }
 
+/** A song that left a guild's library, as the notice carries it. */
+interface RemovedSong {
+  readonly guildId: string;
+  readonly jobId: string;
+}
+
 interface Envelope {
   readonly id: string;
   readonly replyTo: string;
@@ -37,6 +50,7 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
   const timeoutMs = options.timeoutMs ?? 2_000;
   const requests = `${prefix}:voice:requests`;
   const replyTo = `${prefix}:voice:replies:${randomUUID()}`;
+  const removals = `${prefix}:voice:removed`;
   const pending = new Map<string, (answer: PlayerAnswer) => void>();
   let host: PlayerService | undefined;
   let subscriber: RedisClient | undefined;
@@ -62,6 +76,9 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
             pending.delete(id);
           } else if (channel === requests) {
             void serve(JSON.parse(raw) as Envelope).catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'voice request from another process failed'));
+          } else if (channel === removals) {
+            const { guildId, jobId } = JSON.parse(raw) as RemovedSong;
+            if (host?.holdsGuild(guildId)) void host.dropSong(guildId, jobId);
           }
         } catch (error) {
           logger.warn({ err: loggableError(error), channel }, 'unreadable voice message');
@@ -97,10 +114,17 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
         return answer(true, localText('player.unreachable'));
       }
     },
+    async songRemoved(guildId, jobId) {
+      try {
+        await redis.publish(removals, JSON.stringify({ guildId, jobId } satisfies RemovedSong));
+      } catch (error) {
+        logger.warn({ err: loggableError(error), guildId, jobId }, 'voice notice of a removed song could not be sent');
+      }
+    },
     async attach(attached) {
       host = attached;
       await subscribe();
-      await subscriber!.subscribe(requests);
+      await subscriber!.subscribe(requests, removals);
     },
     async stop() {
       for (const resolve of pending.values()) resolve(answer(true, localText('player.unreachable')));

@@ -61,6 +61,8 @@ export interface RequestParts {
 export interface PlayerParts extends RequestParts {
   /** Starts `entry` on the player's line (the state already says it plays). */
   play(live: LivePlayer, entry: QueueEntry): void;
+  /** Whether the song is still one the library shows (neither hidden nor deleted). */
+  shown(jobId: string): Promise<boolean>;
 }
 
 /** Runs one request in the guild's order, while this process holds the guild. Never throws: a failure is an answer. */

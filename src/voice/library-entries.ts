@@ -26,7 +26,7 @@ export function entryOf(job: JobRow, requestedBy: string): QueueEntry | undefine
 }
 
 /** Whether the queued song is still one the library shows (one primary-key read). */
-async function stillShown(db: Executor, jobId: string): Promise<boolean> {
+export async function stillShown(db: Executor, jobId: string): Promise<boolean> {
   const job = await getJob(db, jobId);
   return job !== undefined && isShownResult(job);
 }

@@ -47,4 +47,9 @@ export interface PlayerService {
   /** Whether this process plays the guild (taking the claim when free). */
   owns(guildId: string): Promise<boolean>;
   handle(request: PlayerRequest): Promise<PlayerAnswer>;
+  /**
+   * A song left the library (hidden by a moderator, deleted by its requester): where this
+   * process plays the guild, it is skipped if playing and taken out of the queue. Never throws.
+   */
+  dropSong(guildId: string, jobId: string): Promise<void>;
 }

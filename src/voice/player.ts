@@ -11,7 +11,7 @@ import { findGuild } from '../guilds/settings.js';
 import { loggableError, type Logger } from '../logger.js';
 import { localText, translator } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
-import { nextEntry, radioRound } from './library-entries.js';
+import { nextEntry, radioRound, stillShown } from './library-entries.js';
 import type { VoiceEngine, SongEnd } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
@@ -82,6 +82,7 @@ export class PlayerHost implements PlayerService {
       showNowPlaying: (guildId) => this.#messages.show(guildId),
       checkListeners: (guildId) => this.#idle.check(guildId),
       play: (live, entry) => this.#playEntry(live, entry),
+      shown: (jobId) => stillShown(db, jobId),
     };
     client.on(Events.VoiceStateUpdate, this.#onVoiceState);
   }
@@ -102,6 +103,24 @@ export class PlayerHost implements PlayerService {
   /** Runs one request for a guild this process owns. Never throws: a failure is an answer. */
   handle(request: PlayerRequest): Promise<PlayerAnswer> {
     return handleRequest(this.#parts, request);
+  }
+
+  dropSong(guildId: string, jobId: string): Promise<void> {
+    return this.#order
+      .run(guildId, async () => {
+        const live = this.#players.get(guildId);
+        if (!live || live.stopped) return;
+        const { store, logger } = this.#options;
+        const queued = await store.removeFromQueue(guildId, jobId);
+        const playing = (await store.read(guildId))?.current?.jobId === jobId;
+        if (queued === 0 && !playing) return;
+        logger.info({ guildId, jobId, queued, playing }, 'voice song removed from the library; dropped');
+        if (!playing) return;
+        // Its title is not repeated: a moderator may have hidden it for its words.
+        await this.#messages.post(guildId, localText('player.removedSkipped'));
+        await this.#skip(live);
+      })
+      .catch((error: unknown) => this.#options.logger.warn({ err: loggableError(error), guildId, jobId }, 'voice song removed from the library could not be dropped'));
   }
 
   /** After READY (and a shard's): every guild with a player in Redis whose shard is here plays again, from the song that was playing. */

@@ -1,6 +1,7 @@
 /**
  * After a restart or a shard's READY: every guild with a player in Redis that this process may
- * play starts again from the song that was playing (from the queue when none was).
+ * play starts again from the song that was playing (from the queue when none was, or when it
+ * left the library meanwhile).
  */
 import { loggableError } from '../logger.js';
 import type { PlayerParts } from './dispatcher.js';
@@ -15,7 +16,7 @@ export interface ResumeOptions {
 }
 
 /** What resuming uses of the host's players. */
-type ResumeParts = Pick<PlayerParts, 'store' | 'logger' | 'guild' | 'live' | 'connect' | 'play' | 'advance' | 'finish' | 'showNowPlaying' | 'checkListeners'>;
+type ResumeParts = Pick<PlayerParts, 'store' | 'logger' | 'guild' | 'live' | 'connect' | 'play' | 'advance' | 'finish' | 'showNowPlaying' | 'checkListeners' | 'shown'>;
 
 /** Resumes the guilds this process owns; returns how many another process still holds. */
 export async function resumeGuilds(parts: ResumeParts, options: ResumeOptions): Promise<number> {
@@ -49,7 +50,8 @@ async function resumeGuild(parts: ResumeParts, guildId: string): Promise<void> {
       return;
     }
     const live = parts.connect(guild, channel);
-    if (state.current) {
+    // A song hidden or deleted while no process played the guild is not taken up again.
+    if (state.current && (await parts.shown(state.current.jobId))) {
       await parts.store.write(guildId, { ...state, paused: false });
       parts.play(live, state.current);
       await parts.showNowPlaying(guildId);

@@ -54,6 +54,8 @@ export interface PlayerStore {
   /** Takes the next entry off the queue. */
   next(guildId: string): Promise<QueueEntry | undefined>;
   clearQueue(guildId: string): Promise<void>;
+  /** Takes every entry of the song `jobId` out of the queue; resolves with how many there were. */
+  removeFromQueue(guildId: string, jobId: string): Promise<number>;
   /** Records a vote; resolves with the votes counted for the current song. */
   vote(guildId: string, userId: string): Promise<number>;
   clearVotes(guildId: string): Promise<void>;
@@ -93,6 +95,13 @@ export function createPlayerStore(redis: RedisClient, prefix: string): PlayerSto
     },
     async clearQueue(guildId) {
       await redis.del(key.queue(guildId));
+    },
+    async removeFromQueue(guildId, jobId) {
+      const raws = await redis.lrange(key.queue(guildId), 0, -1);
+      const matching = [...new Set(raws.filter((raw) => (JSON.parse(raw) as QueueEntry).jobId === jobId))];
+      let removed = 0;
+      for (const raw of matching) removed += await redis.lrem(key.queue(guildId), 0, raw);
+      return removed;
     },
     async vote(guildId, userId) {
       const [, count] = (await redis.multi().sadd(key.votes(guildId), userId).scard(key.votes(guildId)).exec()) ?? [];

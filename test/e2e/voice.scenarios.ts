@@ -64,6 +64,8 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
   const restartOfThePlayer = (name: string, scenario: () => Promise<void>, timeoutMs?: number): void => {
     if (overGatewayAlone || setup.splitRoles === true) it(name, scenario, timeoutMs);
   };
+  /** Where the player may run in another process than the interaction's: in one process, and with the roles apart. */
+  const acrossProcesses = restartOfThePlayer;
   const songs: VoiceSong[] = [];
   printBotLogsOnFailure(() => bot);
 
@@ -270,6 +272,45 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     } finally {
       await bot.db.db.update(jobs).set({ result: row!.result }).where(eq(jobs.id, third!.id));
     }
+  });
+
+  acrossProcesses('stops a song a moderator hides while it plays, and never plays it again', async () => {
+    const { alice, bob, manager } = bot.members;
+    await answerOf(bot.run(manager, { name: 'settings', subcommand: 'safety', options: { 'review-channel': bot.otherChannelId } }));
+    const made = bot.run(alice, { name: 'song', options: { prompt: 'a song called Hidden Verse', title: 'Hidden Verse' } });
+    const jobId = await bot.jobIdOf(made);
+    const result = await bot.result(made, jobId, 30_000);
+    bot.emulator.joinVoice(alice, voice);
+    expect((await answerOf(play(alice, jobId))).text).toBe(`Now playing **Hidden Verse** in <#${voice}>.`);
+    // Paused, so the short test song is still the one playing when the moderator decides; queued again behind the next.
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    await answerOf(play(alice, songs[1]!.id));
+    expect((await answerOf(play(alice, jobId))).text).toBe('Added **Hidden Verse** to the queue, at position 2.');
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+    expect(message.embeds?.[0]?.title).toBe('⏸ Hidden Verse');
+
+    const form = bot.emulator.clickButton({ messageId: result.id, customId: `report:${jobId}`, userId: bob });
+    await form.waitForResponse();
+    await answerOf(bot.emulator.submitModal({ interaction: form, fields: { reason: 'hateful' } }));
+    const review = await vi.waitFor(
+      () => found(bot.emulator.channelMessages(bot.otherChannelId).find((m) => (m.embeds?.[0]?.footer?.text ?? '').includes(jobId)), 'the review message'),
+      10_000,
+    );
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    const hide = bot.emulator.clickButton({ messageId: review.id, customId: `review:${jobId}:hide`, userId: manager });
+    expect((await answerOf(hide)).text).toBe('Hidden: the result is gone from the library, `/play` and remixes.');
+
+    // The player, wherever it runs, skips it at once and says why without naming it; the next song plays in the same message.
+    await vi.waitFor(
+      () => found(bot.emulator.channelMessages(bot.channelId).find((m) => m.content === 'The song playing was removed from this server’s library, so I skipped it.'), 'the line about the song'),
+      10_000,
+    );
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.embeds?.[0]?.title).toBe('▶ Second Wind'), 10_000);
+    // Its second place in the queue is gone too: the queue ends after the next song, having played that one alone.
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 20_000);
+    const heard = bot.emulator.voiceReception(bot.guild.id);
+    const sounding = heard.seconds - heard.silentFrames * 0.02;
+    expect(Math.abs(sounding - songs[1]!.seconds) / songs[1]!.seconds, JSON.stringify({ sounding, file: songs[1]!.seconds })).toBeLessThan(0.1);
   });
 
   playerOnly('plays in two guilds at once', async () => {

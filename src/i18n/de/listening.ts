@@ -71,6 +71,7 @@ export const listening: Translation<typeof english> = {
   'player.resumed': 'Es geht weiter (<@{user}>).',
   'player.stopped': 'Gestoppt. Die Warteschlange ist leer und ich habe den Kanal verlassen.',
   'player.unplayable': '**{title}** konnte nicht abgespielt werden (das Audio war nicht abrufbar); es geht mit der Warteschlange weiter.',
+  'player.removedSkipped': 'Der laufende Song wurde aus der Bibliothek dieses Servers entfernt, deshalb habe ich ihn übersprungen.',
   'player.message.playing': '**Jetzt läuft**',
   'player.message.paused': '**Angehalten**',
   'player.message.maker': 'Von <@{maker}> · gewünscht von <@{requester}>',

@@ -69,6 +69,7 @@ export const listening = {
   'player.resumed': 'Playing again (<@{user}>).',
   'player.stopped': 'Stopped. The queue is cleared and I left the channel.',
   'player.unplayable': 'Could not play **{title}** (its audio could not be fetched); going on with the queue.',
+  'player.removedSkipped': 'The song playing was removed from this server’s library, so I skipped it.',
   'player.message.playing': '**Now playing**',
   'player.message.paused': '**Paused**',
   'player.message.maker': 'By <@{maker}> · asked by <@{requester}>',

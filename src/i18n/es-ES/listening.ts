@@ -71,6 +71,7 @@ export const listening: Translation<typeof english> = {
   'player.resumed': 'Suena de nuevo (<@{user}>).',
   'player.stopped': 'Parado. La cola está vacía y salí del canal.',
   'player.unplayable': 'No pude reproducir **{title}** (no se pudo obtener su audio); sigo con la cola.',
+  'player.removedSkipped': 'La canción que sonaba se quitó de la biblioteca de este servidor, así que la he saltado.',
   'player.message.playing': '**Suena ahora**',
   'player.message.paused': '**En pausa**',
   'player.message.maker': 'De <@{maker}> · pedida por <@{requester}>',

@@ -71,6 +71,7 @@ export const listening: Translation<typeof english> = {
   'player.resumed': 'Tocando de novo (<@{user}>).',
   'player.stopped': 'Parado. A fila foi limpa e saí do canal.',
   'player.unplayable': 'Não consegui tocar **{title}** (o áudio não pôde ser obtido); sigo com a fila.',
+  'player.removedSkipped': 'A música que tocava foi removida da biblioteca deste servidor, então eu a pulei.',
   'player.message.playing': '**Tocando agora**',
   'player.message.paused': '**Pausada**',
   'player.message.maker': 'De <@{maker}> · pedida por <@{requester}>',

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureGuild } from '../../../src/credits/index.js';
 import { jobs } from '../../../src/db/schema.js';
+import { removeResultRow } from '../../../src/pipeline/job-rows.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { VoiceEngine } from '../../../src/voice/engine/engine.js';
 import type { GuildLease } from '../../../src/voice/guild-lease.js';
@@ -88,8 +89,12 @@ function entry(n: number): QueueEntry {
   return { jobId: songIds.get(n)!, clipId: `clip-${n}`, title: `Song ${n}`, makerId: LISTENER, mediaUrl: `https://media.example/${n}.mp3`, durationSeconds: 60, requestedBy: LISTENER };
 }
 
-/** A host whose guild `guildId` has `current` playing and `queued` waiting, resumed as after a restart. */
+/** A host whose guild `guildId` has `current` playing and `queued` waiting, resumed as after a restart; `before` runs once the songs are saved. */
 async function playing(guildId: string, current: QueueEntry, ...queued: QueueEntry[]) {
+  return playingAfter(guildId, async () => {}, current, ...queued);
+}
+
+async function playingAfter(guildId: string, before: () => Promise<void>, current: QueueEntry, ...queued: QueueEntry[]) {
   const voiceChannelId = `${guildId}1`;
   const discord = fakeDiscord(guildId, voiceChannelId);
   const lines: FakeVoiceLine[] = [];
@@ -99,9 +104,10 @@ async function playing(guildId: string, current: QueueEntry, ...queued: QueueEnt
   await store.write(guildId, state);
   if (queued.length > 0) await store.enqueue(guildId, ...queued);
   await ensureGuild(db.db, guildId, { startingCredits: 0 });
-  for (const song of [current, ...queued]) {
+  for (const song of new Map([current, ...queued].map((song) => [song.jobId, song])).values()) {
     await db.db.insert(jobs).values({ id: song.jobId, guildId, channelId: state.textChannelId, userId: LISTENER, kind: 'song', state: 'succeeded', request: { kind: 'song', prompt: song.title }, cost: 10 });
   }
+  await before();
   const host = new PlayerHost({ client: discord.client, db: db.db, lease, store, logger: silentLogger, ffmpeg: { found: true } as never, engine, idleSeconds: 300 });
   hosts.push(host);
   await host.resumeAll();
@@ -134,5 +140,32 @@ describe('the player host', () => {
     line.onEnded({ exitCode: 0, error: '', playedMs: 60_000 } as never);
     await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe(entry(3).jobId);
     expect(line.played).toEqual([entry(3).mediaUrl]);
+  });
+
+  it('drops a song that left the library: skipped while it plays, with a line that does not name it, and taken out of the queue', async () => {
+    const guildId = '800000000000000003';
+    const { host, line, sent } = await playing(guildId, entry(5), entry(6), entry(5), entry(7));
+    expect(line.played).toEqual([entry(5).mediaUrl]);
+    await removeResultRow(db.db, entry(5).jobId, { removal: 'hidden', by: LISTENER, at: new Date() });
+
+    await host.dropSong(guildId, entry(5).jobId);
+    expect(line.played).toEqual([entry(5).mediaUrl, entry(6).mediaUrl]);
+    expect(sent).toContainEqual('The song playing was removed from this server’s library, so I skipped it.');
+    expect(sent.join('\n')).not.toContain('Song 5');
+    expect((await store.read(guildId))?.current?.jobId).toBe(entry(6).jobId);
+    expect(await store.queue(guildId)).toEqual([entry(7)]);
+
+    // A queued song only: the one playing plays on, unannounced.
+    await host.dropSong(guildId, entry(7).jobId);
+    expect(await store.queue(guildId)).toEqual([]);
+    expect(line.played).toEqual([entry(5).mediaUrl, entry(6).mediaUrl]);
+    expect(sent.filter((text) => text.includes('removed from this server'))).toHaveLength(1);
+  });
+
+  it('does not take up again a song removed while no process played the guild', async () => {
+    const guildId = '800000000000000004';
+    const { line } = await playingAfter(guildId, () => removeResultRow(db.db, entry(8).jobId, { removal: 'deleted', by: LISTENER, at: new Date() }).then(() => {}), entry(8), entry(9));
+    expect(line.played).toEqual([entry(9).mediaUrl]);
+    expect((await store.read(guildId))?.current?.jobId).toBe(entry(9).jobId);
   });
 });

@@ -57,6 +57,12 @@ class MemoryStore implements PlayerStore {
   async clearQueue(guildId: string) {
     this.queues.delete(guildId);
   }
+  async removeFromQueue(guildId: string, jobId: string) {
+    const queue = this.queues.get(guildId) ?? [];
+    const kept = queue.filter((entry) => entry.jobId !== jobId);
+    this.queues.set(guildId, kept);
+    return queue.length - kept.length;
+  }
   async vote(guildId: string, userId: string) {
     const votes = this.votes.get(guildId) ?? new Set<string>();
     this.votes.set(guildId, votes.add(userId));
