@@ -107,7 +107,7 @@ export default defineCommand({
     components.push(...buyRows);
 
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components });
-    if (buyRows.length > 0) noteOffer(purchases, userId, guildId, context.logger);
+    if (buyRows.length > 0) noteOffer(purchases, userId, guildId, context.logger, interaction.locale);
   },
   buttons: {
     'pack-claim': {

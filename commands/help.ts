@@ -111,6 +111,6 @@ export default defineCommand({
     // Under the balance, not at the end: the help is long, and Discord cuts it at 2,000 characters.
     if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(purchases!.catalog, t, { subscribed }));
     await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components: buyRows });
-    if (buyRows.length > 0) noteOffer(purchases, member.userId, guild.id, context.logger);
+    if (buyRows.length > 0) noteOffer(purchases, member.userId, guild.id, context.logger, interaction.locale);
   },
 });

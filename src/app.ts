@@ -7,6 +7,7 @@ import { modelListNotice, type Config } from './config.js';
 import { connectDatabase, connectHealthProbe } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/discord-delivery.js';
+import { createBuyerMessages } from './discord-rest/buyer-messages.js';
 import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -160,6 +161,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         startingCredits: config.startingCredits,
         packClaimMinutes: config.packClaimMinutes,
         consumeRetries: queues,
+        buyerMessages: createBuyerMessages({ apiUrl: config.discordApiUrl, token: config.discordToken, traffic: discordTraffic }),
         ...(overrides.now && { now: overrides.now }),
       });
       const stopPurchases = purchases;

@@ -97,12 +97,32 @@ export async function unclaimedPacksOf(executor: Executor, userId: string, defau
     .orderBy(entitlements.createdAt);
 }
 
-/** Remembers that the member was shown a Buy button in the server at `at` (one per member: the latest). */
-export async function recordOffer(executor: Executor, input: { readonly userId: string; readonly guildId: string; readonly at: Date }): Promise<void> {
+/** Remembers that the member was shown a Buy button in the server at `at`, in their language (one per member: the latest). */
+export async function recordOffer(executor: Executor, input: { readonly userId: string; readonly guildId: string; readonly at: Date; readonly locale?: string }): Promise<void> {
+  const locale = input.locale ?? null;
   await executor
     .insert(premiumOffers)
-    .values({ userId: input.userId, guildId: input.guildId, shownAt: input.at })
-    .onConflictDoUpdate({ target: premiumOffers.userId, set: { guildId: input.guildId, shownAt: input.at } });
+    .values({ userId: input.userId, guildId: input.guildId, shownAt: input.at, locale })
+    .onConflictDoUpdate({ target: premiumOffers.userId, set: { guildId: input.guildId, shownAt: input.at, locale } });
+}
+
+/** The member's language when last shown a Buy button, if the bot knows it. */
+export async function offerLocale(executor: Executor, userId: string): Promise<string | null> {
+  const [offer] = await executor.select({ locale: premiumOffers.locale }).from(premiumOffers).where(eq(premiumOffers.userId, userId));
+  return offer?.locale ?? null;
+}
+
+/**
+ * Takes the telling of the buyer what the entitlement added: true for the one caller that
+ * takes it, whichever process or path saw the entitlement; false ever after.
+ */
+export async function takeBuyerNotice(executor: Executor, entitlementId: string, at: Date): Promise<boolean> {
+  const taken = await executor
+    .update(entitlements)
+    .set({ buyerToldAt: at })
+    .where(and(eq(entitlements.id, entitlementId), isNull(entitlements.buyerToldAt)))
+    .returning({ id: entitlements.id });
+  return taken.length > 0;
 }
 
 /** The server the member was last shown a Buy button in, if that was at or after `since`. */

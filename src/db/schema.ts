@@ -562,6 +562,8 @@ export const entitlements = pgTable(
     /** Credits taken back at the refund, and what the balance could not give back. */
     reversedCredits: integer('reversed_credits').notNull().default(0),
     unrecoveredCredits: integer('unrecovered_credits').notNull().default(0),
+    /** When one process took the telling of the buyer what the purchase added: set once, so the buyer hears of it once. */
+    buyerToldAt: timestamp('buyer_told_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -584,4 +586,6 @@ export const premiumOffers = pgTable('premium_offers', {
   userId: text('user_id').primaryKey(),
   guildId: text('guild_id').notNull(),
   shownAt: timestamp('shown_at', { withTimezone: true }).notNull().defaultNow(),
+  /** The member's language when shown the buttons: a direct message about what they buy is written in it. */
+  locale: text('locale'),
 });

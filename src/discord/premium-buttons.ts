@@ -59,10 +59,17 @@ export function offerLines(catalog: Catalog, t: Translator, options: Pick<Premiu
 }
 
 /**
- * Remembers that `userId` was shown Buy buttons in `guildId`, in the background: the answer is
- * not held up, and a failure is logged, never thrown.
+ * Remembers that `userId` was shown Buy buttons in `guildId` (in `locale`, the language a direct
+ * message about their purchase is written in), in the background: the answer is not held up,
+ * and a failure is logged, never thrown.
  */
-export function noteOffer(purchases: { recordOffer(userId: string, guildId: string): Promise<void> } | undefined, userId: string, guildId: string, logger: Logger): void {
+export function noteOffer(
+  purchases: { recordOffer(userId: string, guildId: string, locale?: string): Promise<void> } | undefined,
+  userId: string,
+  guildId: string,
+  logger: Logger,
+  locale?: string,
+): void {
   if (!purchases) return;
-  void purchases.recordOffer(userId, guildId).catch((err: unknown) => logger.warn({ err, guildId }, 'could not record where Buy buttons were shown'));
+  void purchases.recordOffer(userId, guildId, locale).catch((err: unknown) => logger.warn({ err, guildId }, 'could not record where Buy buttons were shown'));
 }

@@ -13,9 +13,10 @@ import { noteOffer } from './premium-buttons.js';
 import { fitsDefinition, readArgs } from './options.js';
 import { RequestTakenError } from '../pipeline/requests.js';
 import { localText, translator, type Translator } from '../i18n/index.js';
-import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, type AcknowledgementKind } from './respond.js';
+import { answerPrivately, closeAnswer, firstAnswerOf, openAnswer, sendPrivateNote, type AcknowledgementKind } from './respond.js';
 import { countInteraction } from './outcomes.js';
 import { entitlementNotice } from './entitlement-notice.js';
+import { purchaseNotice, type PurchaseAdded } from '../premium/purchases.js';
 
 /** Discord shows at most 25 autocomplete choices. */
 const MAX_CHOICES = 25;
@@ -56,6 +57,8 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
     const started = performance.now();
     const done = context.frontFirst?.begin();
     let thrown: { error: unknown } | undefined;
+    // Packs this interaction put into the server: the buyer is told once the interaction is answered.
+    let added: PurchaseAdded[] = [];
     const open = (kind: AcknowledgementKind) =>
       openAnswer(interaction as RepliablePort, kind, {
         budgetMs: context.settings.answerBudgetMs,
@@ -82,7 +85,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         if (!fitsDefinition(command.definition, interaction.options.data)) throw new Refusal('invalid_input', localText('refusal.commandOutdated'));
         const args = readArgs(interaction.options.data);
         await open(command.acknowledge(args));
-        await notePurchases(interaction, handlerContext);
+        added = await notePurchases(interaction, handlerContext);
         await command.execute(interaction, args, handlerContext);
         // Discord shows "The application did not respond" to a handler that returned without a word.
         if (!interaction.replied && !interaction.deferred && firstAnswerOf(interaction)?.first === 'open') {
@@ -92,7 +95,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const command = messageCommands.get(interaction.commandName);
         if (!command) throw new Refusal('not_found', localText('refusal.commandGone'));
         await open(command.acknowledge);
-        await notePurchases(interaction, handlerContext);
+        added = await notePurchases(interaction, handlerContext);
         await command.execute(interaction, handlerContext);
       } else if (interaction.isAutocomplete()) {
         const command = byName.get(interaction.commandName);
@@ -105,21 +108,21 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
         const handler = id && buttons.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.buttonGone'));
         await open(handler.acknowledge);
-        await notePurchases(interaction, handlerContext);
+        added = await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isStringSelectMenu()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && selects.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.menuGone'));
         await open(handler.acknowledge);
-        await notePurchases(interaction, handlerContext);
+        added = await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       } else if (interaction.isModalSubmit()) {
         const id = decodeCustomId(interaction.customId);
         const handler = id && modals.get(id.action);
         if (!id || !handler) throw new Refusal('not_found', localText('refusal.formGone'));
         await open(handler.acknowledge);
-        await notePurchases(interaction, handlerContext);
+        added = await notePurchases(interaction, handlerContext);
         await handler.execute(interaction, id, handlerContext);
       }
       logger.debug({ durationMs: Math.round(performance.now() - started), firstAnswer: firstAnswerOf(interaction) }, 'interaction handled');
@@ -135,6 +138,7 @@ export function createInteractionRouter(context: BaseCommandContext, commands: r
       const decided = first?.kind === 'public' || first?.kind === 'ephemeral';
       if (decided && first.ms !== undefined && first.first !== 'open') context.metrics?.firstAnswer.observe({ how: first.first }, first.ms / 1000);
     }
+    if (added.length > 0) await tellBuyer(interaction as RepliablePort, added, handlerContext);
   };
 }
 
@@ -148,12 +152,29 @@ async function blockedHere(interaction: InteractionPort, context: CommandContext
  * seen is received, and one waiting for this server goes in before the command, button, menu
  * or form spends.
  */
-async function notePurchases(interaction: InteractionPort & InGuild, context: CommandContext): Promise<void> {
+async function notePurchases(interaction: InteractionPort & InGuild, context: CommandContext): Promise<PurchaseAdded[]> {
   const held = [...interaction.entitlements.values()].map(entitlementNotice);
-  if (!context.purchases || held.length === 0) return;
-  await context.purchases
-    .noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held })
-    .catch((err: unknown) => context.logger.warn({ err }, "could not take the member's purchases into account"));
+  if (!context.purchases || held.length === 0) return [];
+  return context.purchases.noteInteraction({ userId: interaction.user.id, guildId: interaction.guildId, entitlements: held }).catch((err: unknown) => {
+    context.logger.warn({ err }, "could not take the member's purchases into account");
+    return [];
+  });
+}
+
+/**
+ * Tells the buyer in private what their packs added to this server, after the interaction's
+ * own answer; where no follow-up can be sent (the interaction showed a form, or its answer
+ * failed), by direct message.
+ */
+async function tellBuyer(interaction: RepliablePort, added: readonly PurchaseAdded[], context: CommandContext): Promise<void> {
+  for (const purchase of added) {
+    const answered = interaction.replied || interaction.deferred;
+    const told = answered && (await sendPrivateNote(interaction, { content: purchaseNotice(context.t, purchase) }).then(() => true, (err: unknown) => {
+      context.logger.warn({ err: loggableError(err, [interaction.token]), entitlementId: purchase.entitlementId }, 'could not tell the buyer of their purchase in private');
+      return false;
+    }));
+    if (!told) await context.purchases?.tellDirectly(purchase);
+  }
 }
 
 function register<H>(into: Map<CustomIdAction, H>, handlers: Partial<Record<CustomIdAction, H>> | undefined, what: string): void {
@@ -200,7 +221,7 @@ async function answerFailure(
     },
   );
   // The Buy buttons were shown here: a pack bought next goes to this server.
-  if (told && interaction.inGuild() && offersPurchase(error, shop)) noteOffer(context.purchases, interaction.user.id, interaction.guildId, logger);
+  if (told && interaction.inGuild() && offersPurchase(error, shop)) noteOffer(context.purchases, interaction.user.id, interaction.guildId, logger, interaction.locale);
 }
 
 /** What the member may be offered with a refusal for too few credits: read only on that path. */

@@ -3,6 +3,7 @@
  * `StepDeps` it uses (a `Pick`); `createPurchases` (purchases.ts) builds them once.
  */
 import type { Database } from '../db/client.js';
+import type { BuyerMessages } from '../discord-rest/buyer-messages.js';
 import type { EntitlementRecord, EntitlementsApi } from '../discord-rest/entitlements-api.js';
 import type { Logger } from '../logger.js';
 import type { Queues } from '../queue/queues.js';
@@ -21,6 +22,8 @@ export interface PurchasesDeps {
   readonly now?: () => Date;
   /** Where a consume Discord did not take is tried again (a delayed queue entry); without it, the minute sweep takes it. */
   readonly consumeRetries?: Pick<Queues, 'retryConsume'>;
+  /** Where a buyer is told by direct message what their purchase added; without it, only their interactions tell them. */
+  readonly buyerMessages?: BuyerMessages;
 }
 
 export interface StepDeps extends Omit<PurchasesDeps, 'now'> {

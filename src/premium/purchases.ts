@@ -12,11 +12,13 @@ import type { EntitlementNotice, EntitlementSource, PurchasesDeps, StepDeps } fr
 import { receiveEntitlement, type ReceiveOutcome } from './receive-entitlement.js';
 import { reconcileEntitlements } from './reconcile-entitlements.js';
 import { sweepEntitlements, type SweepResult } from './sweep-entitlements.js';
+import { tellBuyerDirectly, type PurchaseAdded } from './tell-buyer.js';
 
 export type { ClaimResult } from './claim-pack.js';
 export type { EntitlementNotice, EntitlementSource, PurchasesDeps } from './purchase-deps.js';
 export type { ReceiveOutcome } from './receive-entitlement.js';
 export type { SweepResult } from './sweep-entitlements.js';
+export { purchaseNotice, type PurchaseAdded } from './tell-buyer.js';
 
 export interface Purchases {
   readonly catalog: Catalog;
@@ -24,10 +26,15 @@ export interface Purchases {
   receive(notice: EntitlementNotice, source: EntitlementSource): Promise<ReceiveOutcome>;
   /** The buyer's own claim of a pack for `guildId` (one click in `/credits`). */
   claim(input: { entitlementId: string; userId: string; guildId: string }): Promise<ClaimResult>;
-  /** An interaction's `entitlements`: unseen ones are received, and the member's packs waiting for this server go in. */
-  noteInteraction(input: { userId: string; guildId: string; entitlements: readonly EntitlementNotice[] }): Promise<void>;
-  /** Remembers that the member was shown a Buy button in this server: a pack they buy goes there. */
-  recordOffer(userId: string, guildId: string): Promise<void>;
+  /**
+   * An interaction's `entitlements`: unseen ones are received, and the member's packs waiting for
+   * this server go in. Returns what went in, whose notice is the caller's to give the buyer.
+   */
+  noteInteraction(input: { userId: string; guildId: string; entitlements: readonly EntitlementNotice[] }): Promise<PurchaseAdded[]>;
+  /** Tells the buyer by direct message what went in, when their interaction could not (the notice is taken already). */
+  tellDirectly(added: PurchaseAdded): Promise<void>;
+  /** Remembers that the member was shown a Buy button in this server (in `locale`, their language): a pack they buy goes there. */
+  recordOffer(userId: string, guildId: string, locale?: string): Promise<void>;
   /** The member's packs not yet in any server, oldest first. */
   unclaimedPacks(userId: string): Promise<EntitlementRow[]>;
   /** Packs whose wait is over go to their default server; unconsumed packs are consumed; ended subscriptions stop. */
@@ -54,7 +61,8 @@ export function createPurchases(deps: PurchasesDeps): Purchases {
     receive: (notice, source) => track(receiveEntitlement(steps, notice, source)),
     claim: (input) => track(claimOwnPack(steps, input)),
     noteInteraction: (input) => track(noteInteractionEntitlements(steps, input)),
-    recordOffer: (userId, guildId) => recordOffer(deps.db, { userId, guildId, at: steps.now() }),
+    tellDirectly: (added) => track(tellBuyerDirectly(steps, added)),
+    recordOffer: (userId, guildId, locale) => recordOffer(deps.db, { userId, guildId, at: steps.now(), ...(locale && { locale }) }),
     unclaimedPacks: (userId) => unclaimedPacksOf(deps.db, userId),
     sweep: () => track(sweepEntitlements(steps)),
     reconcile: () => track(reconcileEntitlements(steps)),

@@ -11,6 +11,7 @@ import { defaultGuildFor } from './default-guild.js';
 import type { EntitlementNotice, EntitlementSource, StepDeps } from './purchase-deps.js';
 import { recordPurchase } from './record-purchase.js';
 import { refundEntitlement } from './refund-entitlement.js';
+import { subscriptionAdded, tellBuyer } from './tell-buyer.js';
 
 export type ReceiveOutcome = 'recorded' | 'refunded' | 'foreign_application' | 'unknown_sku' | 'unconfirmed' | 'no_guild';
 
@@ -76,6 +77,11 @@ export async function receiveEntitlement(deps: StepDeps, notice: EntitlementNoti
   } else {
     const started = await startSubscription(db, { entitlementId: current.id, startingCredits: deps.startingCredits, now: at });
     if (started.amount > 0) log.info({ guildId: started.guildId, credits: started.amount }, 'subscription allowance given');
+    // A subscription first seen is a purchase: its buyer hears of it (once, whichever process saw it first).
+    if (!known && started.guildId && current.userId) {
+      const added = await subscriptionAdded(deps, { entitlementId: current.id, userId: current.userId, guildId: started.guildId, credits: started.amount, allowance: current.credits });
+      deps.background(tellBuyer(deps, added));
+    }
   }
   return 'recorded';
 }

@@ -590,6 +590,15 @@ export class DiscordEmulator {
     return { thread: channelView(thread), message: this.#store.publicMessage(starter) };
   }
 
+  /**
+   * The user closes their DMs to the bot (server members' DMs off, or the bot blocked): the bot's
+   * posts in their DM answer 403 50007 Cannot send messages to this user; `open` undoes it.
+   */
+  closeDirectMessages(userId: string, closed = true): void {
+    if (closed) this.#store.closedDirectMessages.add(userId);
+    else this.#store.closedDirectMessages.delete(userId);
+  }
+
   /** Makes the bot lose access to a channel: its REST routes answer 403 50001 Missing Access. */
   denyChannel(channelId: string): void {
     this.#store.denyChannel(channelId);

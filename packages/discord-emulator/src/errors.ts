@@ -89,6 +89,7 @@ export const DiscordErrors = {
   missingPermissions: () => new DiscordHttpError(403, RESTJSONErrorCodes.MissingPermissions, 'Missing Permissions'),
   cannotEditOthersMessage: () =>
     new DiscordHttpError(403, RESTJSONErrorCodes.CannotEditMessageAuthoredByAnotherUser, 'Cannot edit a message authored by another user'),
+  cannotSendToUser: () => new DiscordHttpError(403, RESTJSONErrorCodes.CannotSendMessagesToThisUser, 'Cannot send messages to this user'),
   emptyMessage: () => new DiscordHttpError(400, RESTJSONErrorCodes.CannotSendAnEmptyMessage, 'Cannot send an empty message'),
   invalidJson: () =>
     new DiscordHttpError(400, RESTJSONErrorCodes.RequestBodyContainsInvalidJSON, 'The request body contains invalid JSON.'),

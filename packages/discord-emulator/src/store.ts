@@ -48,6 +48,8 @@ export class EmulatorStore implements StoreState {
   readonly messages = new Map<string, StoredMessage>();
   readonly channelMessageIds = new Map<string, string[]>();
   readonly deniedChannels = new Set<string>();
+  /** Users who take no direct messages from the bot (DMs from server members off, or the bot blocked). */
+  readonly closedDirectMessages = new Set<string>();
   readonly cdn = new Map<string, CdnFile>();
   readonly automodRules = new Map<string, Map<string, APIAutoModerationRule>>();
   /**
@@ -134,6 +136,17 @@ export class EmulatorStore implements StoreState {
     input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
   ): StoredMember {
     return addMember(this, guildId, input);
+  }
+
+  /**
+   * Whether the bot may post in its DM with `userId`, as Discord decides: not to a bot, not to
+   * a user who closed their DMs, and only to a user who shares a server with the bot.
+   */
+  takesDirectMessages(userId: string): boolean {
+    const user = this.users.get(userId);
+    if (!user || user.bot || this.closedDirectMessages.has(userId)) return false;
+    for (const guild of this.guilds.values()) if (!guild.botRemoved && guild.members.has(userId)) return true;
+    return false;
   }
 
   /** Takes the bot's access to a channel away, as a permission overwrite on the channel. */

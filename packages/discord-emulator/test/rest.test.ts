@@ -286,3 +286,34 @@ describe('a world kept across runs (the playground)', () => {
     }
   });
 });
+
+describe('direct messages', () => {
+  async function dm(userId: string): Promise<APIMessage> {
+    const open = (await rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as { id: string; type: number; recipients: Array<{ id: string }> };
+    expect(open.type).toBe(1);
+    expect(open.recipients.map((user) => user.id)).toEqual([userId]);
+    return (await rest.post(Routes.channelMessages(open.id), { body: { content: 'hello' } })) as APIMessage;
+  }
+
+  async function refusal(userId: string): Promise<unknown> {
+    return dm(userId).then(() => undefined, (error: unknown) => error);
+  }
+
+  it('reach a member of a server the bot is in, and answer 50007 to one who closed their DMs, a bot, or a user sharing no server', async () => {
+    const dave = emu.addMember(guild.id, { username: 'dave' });
+    expect((await dm(dave.id)).content).toBe('hello');
+
+    emu.closeDirectMessages(dave.id);
+    expect(await refusal(dave.id)).toMatchObject({ status: 403, code: 50007, message: 'Cannot send messages to this user' });
+    emu.closeDirectMessages(dave.id, false);
+    expect((await dm(dave.id)).content).toBe('hello');
+
+    expect(await refusal(emu.botUser.id)).toMatchObject({ status: 403, code: 50007 });
+
+    const elsewhere = emu.createGuild({ name: 'Left behind' });
+    const erin = emu.addMember(elsewhere.id, { username: 'erin' });
+    emu.removeBot(elsewhere.id);
+    expect(await refusal(erin.id)).toMatchObject({ status: 403, code: 50007 });
+    expect(emu.channelMessages(emu.dmChannel(erin.id).id)).toEqual([]);
+  });
+});

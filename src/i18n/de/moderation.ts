@@ -29,6 +29,12 @@ export const moderation: Translation<typeof english> = {
   'credits.packNotYours': 'Dieses Paket gehört jemand anderem: nur wer es gekauft hat, kann es hinzufügen.',
   'credits.packUnknown': 'Dieses Paket kennt der Bot nicht.',
 
+  // A purchase confirmed to its buyer (a private follow-up, or a direct message)
+  'purchase.packAdded': 'Danke für deinen Kauf! {credits:credits} wurden gutgeschrieben: {server} hat jetzt {balance:credits}.',
+  'purchase.packAddedHere': 'Danke für deinen Kauf! {credits:credits} wurden diesem Server gutgeschrieben: er hat jetzt {balance:credits}.',
+  'purchase.planStarted': 'Danke für dein Abo! Ab jetzt bekommt {server} zu Beginn jedes Monats (UTC) {allowance:credits}; {added:credits} kamen gerade hinzu, und er hat jetzt {balance:credits}.',
+  'purchase.someServer': 'dein Server',
+
   // Kaufen-Buttons (/credits, /help, die Ablehnung mangels Credits)
   'premium.credits': '{amount:credits}',
   'premium.packsLine': 'Alle können Credits für diesen Server kaufen: Pakete mit {packs} (die Buttons zeigen den Preis).',

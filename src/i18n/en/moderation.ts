@@ -29,6 +29,12 @@ export const moderation = {
   'credits.packNotYours': 'That pack is someone else’s: only its buyer can add it.',
   'credits.packUnknown': 'That pack is not known to the bot.',
 
+  // A purchase confirmed to its buyer (a private follow-up, or a direct message)
+  'purchase.packAdded': 'Thank you for your purchase! {credits:credits} went into {server}, which now has {balance:credits}.',
+  'purchase.packAddedHere': 'Thank you for your purchase! {credits:credits} went into this server, which now has {balance:credits}.',
+  'purchase.planStarted': 'Thank you for subscribing! From now on {server} gets {allowance:credits} at the start of each month (UTC); {added:credits} went in now, and it has {balance:credits}.',
+  'purchase.someServer': 'your server',
+
   // Buy buttons (/credits, /help, the refusal for too few credits)
   'premium.credits': '{amount:credits}',
   'premium.packsLine': 'Anyone can buy credits for this server: packs of {packs} (the buttons show the price).',

@@ -34,6 +34,12 @@ export const moderation: Translation<typeof english> = {
   'credits.packNotYours': 'Ese paquete es de otra persona: solo quien lo compró puede añadirlo.',
   'credits.packUnknown': 'El bot no conoce ese paquete.',
 
+  // A purchase confirmed to its buyer (a private follow-up, or a direct message)
+  'purchase.packAdded': '¡Gracias por tu compra! Se han añadido {credits:credits} a {server}, que ahora tiene {balance:credits}.',
+  'purchase.packAddedHere': '¡Gracias por tu compra! Se han añadido {credits:credits} a este servidor, que ahora tiene {balance:credits}.',
+  'purchase.planStarted': '¡Gracias por suscribirte! Desde ahora {server} recibe {allowance:credits} al inicio de cada mes (UTC); se han añadido {added:credits} ahora y tiene {balance:credits}.',
+  'purchase.someServer': 'tu servidor',
+
   // Botones de compra (/credits, /help, el rechazo por falta de créditos)
   'premium.credits': '{amount:credits}',
   'premium.packsLine': 'Cualquiera puede comprar créditos para este servidor: paquetes de {packs} (los botones muestran el precio).',

@@ -34,6 +34,12 @@ export const moderation: Translation<typeof english> = {
   'credits.packNotYours': 'Esse pacote é de outra pessoa: só quem o comprou pode adicioná-lo.',
   'credits.packUnknown': 'O bot não conhece esse pacote.',
 
+  // A purchase confirmed to its buyer (a private follow-up, or a direct message)
+  'purchase.packAdded': 'Obrigado pela compra! {credits:credits} foram para {server}, que agora tem {balance:credits}.',
+  'purchase.packAddedHere': 'Obrigado pela compra! {credits:credits} foram adicionados a este servidor, que agora tem {balance:credits}.',
+  'purchase.planStarted': 'Obrigado pela assinatura! A partir de agora {server} recebe {allowance:credits} no início de cada mês (UTC); {added:credits} foram adicionados agora, e o saldo é {balance:credits}.',
+  'purchase.someServer': 'seu servidor',
+
   // Botões de compra (/credits, /help, a recusa por falta de créditos)
   'premium.credits': '{amount:credits}',
   'premium.packsLine': 'Qualquer pessoa pode comprar créditos para este servidor: pacotes de {packs} (os botões mostram o preço).',

@@ -25,6 +25,8 @@ export function registerChannelRoutes(api: RouteContext): void {
     if (channel.type === ChannelType.GuildCategory || channel.type === ChannelType.GuildForum) {
       throw new DiscordHttpError(400, 50008, 'Cannot send messages in a non-text channel');
     }
+    // A DM reaches only a user who takes the bot's messages (50007 otherwise, as Discord answers).
+    if (channel.type === ChannelType.DM && !channel.recipientIds.every((id) => store.takesDirectMessages(id))) throw DiscordErrors.cannotSendToUser();
     // In a thread, Send Messages in Threads (from the parent) takes the place of Send Messages.
     api.requirePermission(channel, channel.thread ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages);
     if (uploads.length > 0) api.requirePermission(channel, PermissionFlagsBits.AttachFiles);
