@@ -102,7 +102,7 @@ async function decide(interaction: GuildButton, context: CommandContext, jobId: 
       if (decided.outcome === 'not_found') throw new Refusal('not_found', localText('review.gone'));
       if (decided.outcome === 'already_decided') throw new Refusal('not_allowed', localText('review.alreadyDecided'));
       await context.voice?.songRemoved(guildId, jobId);
-      return answerInPlace(interaction, { content: context.t('review.done.hidden') });
+      return answerInPlace(interaction, { content: context.t(job.kind === 'voice' ? 'review.done.hiddenVoice' : 'review.done.hidden') });
     }
     case 'block': {
       if (job.userId === actorId) throw new Refusal('invalid_input', localText('moderation.blockSelf'));

@@ -10,7 +10,7 @@ import {
   type APIEmbed,
   type APIEmbedField,
 } from 'discord-api-types/v10';
-import type { JobKind } from '../db/schema.js';
+import { JOB_KINDS, type JobKind } from '../db/schema.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { english, type MessageKey, type Translator } from '../i18n/index.js';
 import { creditCost } from '../music-api/costs.js';
@@ -259,8 +259,11 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
   };
 }
 
-/** What a member can report, and its requester delete: results with their words on them (src/pipeline/reports.ts). */
-export const REPORTABLE_KINDS: readonly JobKind[] = ['song', 'persona_song', 'upload', 'lyrics', 'video'];
+/**
+ * What a member can report, and its requester delete (src/pipeline/reports.ts): every result,
+ * since each starts from a member's text or file (a voice's name and recording, a file's song).
+ */
+export const REPORTABLE_KINDS: readonly JobKind[] = JOB_KINDS;
 
 /** Report, for anyone; Delete, which only the requester may use (the handler checks). */
 function safetyButtons(job: JobRow, t: Translator): APIButtonComponent[] {

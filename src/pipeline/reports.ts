@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { auditLog, resultReports, resultReviews, type ReviewOutcome } from '../db/schema.js';
+import { auditLog, resultReports, resultReviews, voicePersonas, type ReviewOutcome } from '../db/schema.js';
 import { describeDiscordError, type OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { translator } from '../i18n/index.js';
 import type { PipelineDeps } from './deps.js';
@@ -104,7 +104,7 @@ export async function decideReport(
     const [review] = await tx.select().from(resultReviews).where(eq(resultReviews.jobId, job.id)).for('update');
     if (!review) return undefined;
     if (review.outcome === 'hidden' || job.removedAt !== null) return 'already';
-    if (input.outcome === 'hidden' && !(await removeResultRow(tx, job.id, { removal: 'hidden', by: input.actorId, at: now }))) return 'already';
+    if (input.outcome === 'hidden' && !(await removeResult(tx, job, { removal: 'hidden', by: input.actorId, at: now }))) return 'already';
     await tx
       .update(resultReviews)
       .set({ outcome: input.outcome, decidedBy: input.actorId, decidedAt: now })
@@ -135,7 +135,7 @@ export async function deleteOwnResult(deps: Deps, input: { guildId: string; jobI
   if (!job || job.guildId !== input.guildId || !isShownResult(job)) return { outcome: 'gone' };
   if (job.userId !== input.userId) return { outcome: 'not_yours' };
   const removed = await deps.db.transaction(async (tx) => {
-    const row = await removeResultRow(tx, job.id, { removal: 'deleted', by: input.userId, at: deps.now() });
+    const row = await removeResult(tx, job, { removal: 'deleted', by: input.userId, at: deps.now() });
     if (row) await tx.insert(auditLog).values({ guildId: job.guildId, actorId: input.userId, action: 'result_deleted', details: { jobId: job.id } });
     return row;
   });
@@ -148,6 +148,19 @@ export async function deleteOwnResult(deps: Deps, input: { guildId: string; jobI
   await syncReviewMessage(deps, job.id, null);
   deps.logger.info({ guildId: job.guildId, jobId: job.id }, 'result deleted by its requester');
   return { outcome: 'deleted', cost: removed.cost };
+}
+
+/**
+ * Takes a result out of every list (undefined when it was already removed); a voice's persona
+ * goes with it, so no one can sing with it any more (the songs already made stay, each
+ * reportable on its own).
+ */
+async function removeResult(tx: Executor, job: JobRow, removal: Parameters<typeof removeResultRow>[2]): Promise<JobRow | undefined> {
+  const row = await removeResultRow(tx, job.id, removal);
+  if (row && job.kind === 'voice') {
+    await tx.update(voicePersonas).set({ deletedAt: removal.at }).where(and(eq(voicePersonas.jobId, job.id), isNull(voicePersonas.deletedAt)));
+  }
+  return row;
 }
 
 /** One open review as `/moderation reports` lists it. */

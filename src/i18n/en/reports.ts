@@ -15,7 +15,7 @@ export const reports = {
   'report.recorded': 'Thank you: your report is with this server’s moderators. Only they see who reported it.',
   'report.already': 'You have already reported this result.',
   'report.gone': 'This result can’t be reported: it was removed, or it isn’t one of this server’s results.',
-  'report.notAResult': 'Only the bot’s results (songs, lyrics and videos) can be reported this way.',
+  'report.notAResult': 'Only the bot’s results (songs, lyrics, videos, voices and files) can be reported this way.',
   'report.reasonMissing': 'Say in a few words what is wrong with it.',
   // The review message
   'review.title': 'Reported: {title}',
@@ -36,6 +36,7 @@ export const reports = {
   'review.button.block': 'Block the requester',
   'review.button.dismiss': 'Dismiss',
   'review.done.hidden': 'Hidden: the result is gone from the library, `/play` and remixes.',
+  'review.done.hiddenVoice': 'Hidden: the voice is gone from `{/voice list}` and can no longer sing.',
   'review.done.blocked': '<@{user}> can’t use the bot here until <t:{at}:f>. `{/moderation unblock}` lifts it sooner.',
   'review.done.dismissed': 'Dismissed. A new report opens it again.',
   'review.alreadyDecided': 'This result was already removed.',

@@ -1,14 +1,15 @@
 /**
  * Reports and the review queue: the Report button and message command on every result, one
  * review message per result in the server's review channel however many members report, the
- * moderators' Hide, Block and Dismiss on it, the requester's own Delete, `/moderation reports`,
- * and the retention of what removed results said.
+ * moderators' Hide, Block and Dismiss on it (a voice hidden or deleted can no longer sing), the
+ * requester's own Delete, `/moderation reports`, and the retention of what removed results said.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
-import { jobs, resultReports, resultReviews } from '../../../src/db/schema.js';
+import { jobs, resultReports, resultReviews, voicePersonas } from '../../../src/db/schema.js';
 import { applyRetention } from '../../../src/pipeline/retention.js';
+import { silentMp3 } from './fixtures.js';
 import { auditsOf, buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
 
 let h: BotHarness;
@@ -107,7 +108,61 @@ describe('reports', () => {
 
     // The review message is the bot's too, but it is no result.
     const onReview = g.emulator.runMessageCommand({ name: 'Report', messageId: reviews(reviewChannel)[0]!.id, userId: g.members.bob });
-    expect((await privateAnswer(onReview)).content).toBe('Only the bot’s results (songs, lyrics and videos) can be reported this way.');
+    expect((await privateAnswer(onReview)).content).toBe('Only the bot’s results (songs, lyrics, videos, voices and files) can be reported this way.');
+  });
+});
+
+/** A voice persona of `userId`'s with this name, its id, and its posted result. */
+async function voice(userId: string, name: string): Promise<{ jobId: string; personaId: string; result: EmulatorMessage }> {
+  const create = g.run(userId, { name: 'voice', subcommand: 'create', options: { name }, attachments: { audio: { filename: 'me.mp3', contentType: 'audio/mpeg', data: silentMp3(12) } } });
+  const jobId = jobIdIn(await privateAnswer(create));
+  const result = await g.delivered(jobId);
+  const [persona] = await g.db.db.select({ id: voicePersonas.id }).from(voicePersonas).where(eq(voicePersonas.jobId, jobId));
+  return { jobId, personaId: persona!.id, result };
+}
+
+describe('voices and files', () => {
+  it('puts Report and Delete on a voice and on a downloaded file, and the Report message command takes them', async () => {
+    const reviewChannel = await setReviewChannel();
+    const made = await voice(g.members.alice, 'Gravel Voice');
+    expect(buttonsOf(made.result)).toEqual(expect.arrayContaining([`report:${made.jobId}`, `delete-result:${made.jobId}`]));
+    const source = await song(g.members.alice, 'a song to download');
+    const fileJob = jobIdIn(await privateAnswer(g.emulator.clickButton({ messageId: source.result.id, customId: `download:${source.jobId}:mp3`, userId: g.members.alice })));
+    const file = await g.delivered(fileJob);
+    expect(buttonsOf(file)).toEqual(expect.arrayContaining([`report:${fileJob}`, `delete-result:${fileJob}`]));
+
+    for (const [jobId, message] of [[made.jobId, made.result], [fileJob, file]] as const) {
+      const opened = g.emulator.runMessageCommand({ name: 'Report', messageId: message.id, userId: g.members.bob });
+      await opened.waitForResponse();
+      expect(opened.modal()?.custom_id).toBe(`report-modal:${jobId}`);
+      expect((await privateAnswer(g.emulator.submitModal({ interaction: opened, fields: { reason: 'a slur in it' } }))).content).toContain('your report is with');
+    }
+    await vi.waitFor(() => expect(reviews(reviewChannel)).toHaveLength(2));
+    expect(reviews(reviewChannel).map((review) => review.embeds?.[0]?.title)).toContain('Reported: Gravel Voice');
+  });
+
+  it('Hide on a voice retires it: its result says so, it leaves /voice list, and /song can no longer sing with it; its maker’s Delete does the same', async () => {
+    const reviewChannel = await setReviewChannel();
+    const hidden = await voice(g.members.alice, 'Rasp Voice');
+    const deleted = await voice(g.members.alice, 'Hum Voice');
+    await report(g.members.bob, hidden.result, hidden.jobId, 'sounds like a member, mocking');
+    await vi.waitFor(() => expect(reviews(reviewChannel)).toHaveLength(1));
+    const answer = await privateAnswer(g.emulator.clickButton({ messageId: reviews(reviewChannel)[0]!.id, customId: `review:${hidden.jobId}:hide`, userId: g.members.manager }));
+    expect(answer.content).toBe('Hidden: the voice is gone from `/voice list` and can no longer sing.');
+    expect(g.emulator.message(hidden.result.id)?.embeds?.[0]?.description).toBe('This result was removed by a moderator.');
+
+    const confirm = await privateAnswer(g.emulator.clickButton({ messageId: deleted.result.id, customId: `delete-result:${deleted.jobId}`, userId: g.members.alice }));
+    await g.emulator.clickButton({ messageId: confirm.id, customId: `delete-confirm:${deleted.jobId}`, userId: g.members.alice }).waitForResponse();
+    await vi.waitFor(() => expect(g.emulator.message(deleted.result.id)).toBeUndefined());
+
+    const list = await privateAnswer(g.run(g.members.bob, { name: 'voice', subcommand: 'list' }));
+    expect(list.content).toMatch(/^This server has no voice personas yet\./);
+    const balance = await g.balance();
+    for (const persona of [hidden.personaId, deleted.personaId]) {
+      const refused = await privateAnswer(g.run(g.members.bob, { name: 'song', options: { prompt: 'sing it', voice: persona } }));
+      expect(refused.content).toMatch(/^No voice of this server is called|^That is not one of this server’s voice personas/);
+    }
+    expect(await g.balance()).toBe(balance);
   });
 });
 
