@@ -10,6 +10,12 @@ export function listenersIn(guild: Guild, channelId: string): string[] {
   return guild.voiceStates.cache.filter((voice) => voice.channelId === channelId && voice.member?.user.bot !== true && voice.id !== guild.client.user.id).map((voice) => voice.id);
 }
 
+/** The listeners where the bot is in `guild` (else in `lineChannelId`, the channel its line joined); undefined when neither. */
+export function listenersOfPlayer(guild: Guild | undefined, lineChannelId: string | null): string[] | undefined {
+  const channelId = guild?.voiceStates.cache.get(guild.client.user.id)?.channelId ?? lineChannelId;
+  return guild && channelId ? listenersIn(guild, channelId) : undefined;
+}
+
 export interface IdleWatcherOptions {
   readonly idleMs: number;
   /** The listeners (members who are not bots) in the guild's player channel; undefined when nothing plays there. */

@@ -3,21 +3,23 @@
  * channel, streams each song from its stored address, and moves through the queue. What plays
  * is in Redis (store.ts), so another process can take over from the song that was playing.
  * Its parts: the guild lease (guild-lease.ts), the requests (dispatcher.ts), the messages
- * (now-playing.ts), the idle countdown (idle-watcher.ts) and each guild's order (guild-order.ts).
+ * (now-playing.ts), the idle countdown (idle-watcher.ts), each guild's order (guild-order.ts)
+ * and dropping a song removed from the library (drop-removed-song.ts).
  */
 import { Events, type Client, type Guild, type VoiceBasedChannel, type VoiceState } from 'discord.js';
 import type { Database } from '../db/client.js';
 import { findGuild } from '../guilds/settings.js';
 import { loggableError, type Logger } from '../logger.js';
-import { localText, translator } from '../i18n/index.js';
+import { localText, translator, type LocalText } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
 import { nextEntry, radioRound, stillShown } from './library-entries.js';
 import type { VoiceEngine, SongEnd } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
+import { dropRemovedSong } from './drop-removed-song.js';
 import { handleRequest, type EndReason, type LivePlayer, type PlayerParts } from './dispatcher.js';
 import { GuildOrder } from './guild-order.js';
-import { IdleWatcher, listenersIn } from './idle-watcher.js';
+import { IdleWatcher, listenersOfPlayer } from './idle-watcher.js';
 import { resumeGuilds } from './resume.js';
 import { PlayerMessages } from './now-playing.js';
 import type { PlayerAnswer, PlayerRequest, PlayerService } from './player-requests.js';
@@ -56,7 +58,10 @@ export class PlayerHost implements PlayerService {
     this.#messages = new PlayerMessages({ client, store, logger });
     this.#idle = new IdleWatcher({
       idleMs: options.idleSeconds * 1000,
-      listeners: (guildId) => this.#channelListeners(guildId),
+      listeners: (guildId) => {
+        const live = this.#players.get(guildId);
+        return live && !live.stopped ? listenersOfPlayer(client.guilds.cache.get(guildId), live.line.channelId) : undefined;
+      },
       stays: async (guildId) => (await store.read(guildId))?.stay ?? false,
       leave: (guildId) =>
         void this.#order.run(guildId, async () => {
@@ -105,22 +110,9 @@ export class PlayerHost implements PlayerService {
     return handleRequest(this.#parts, request);
   }
 
+  /** A song removed from the library leaves this guild's player (drop-removed-song.ts). */
   dropSong(guildId: string, jobId: string): Promise<void> {
-    return this.#order
-      .run(guildId, async () => {
-        const live = this.#players.get(guildId);
-        if (!live || live.stopped) return;
-        const { store, logger } = this.#options;
-        const queued = await store.removeFromQueue(guildId, jobId);
-        const playing = (await store.read(guildId))?.current?.jobId === jobId;
-        if (queued === 0 && !playing) return;
-        logger.info({ guildId, jobId, queued, playing }, 'voice song removed from the library; dropped');
-        if (!playing) return;
-        // Its title is not repeated: a moderator may have hidden it for its words.
-        await this.#messages.post(guildId, localText('player.removedSkipped'));
-        await this.#skip(live);
-      })
-      .catch((error: unknown) => this.#options.logger.warn({ err: loggableError(error), guildId, jobId }, 'voice song removed from the library could not be dropped'));
+    return this.#order.run(guildId, () => dropRemovedSong({ ...this.#parts, post: (id: string, text: LocalText) => this.#messages.post(id, text) }, guildId, jobId));
   }
 
   /** After READY (and a shard's): every guild with a player in Redis whose shard is here plays again, from the song that was playing. */
@@ -248,20 +240,8 @@ export class PlayerHost implements PlayerService {
     // The bot itself moved (a moderator dragged it): follow the channel it is in now.
     if (after.id === after.client.user.id && after.channelId !== null && before.channelId !== after.channelId) {
       const channelId = after.channelId;
-      void this.#order.run(guildId, async () => {
-        const state = await this.#options.store.read(guildId);
-        if (state && state.voiceChannelId !== channelId) await this.#options.store.write(guildId, { ...state, voiceChannelId: channelId });
-      });
+      void this.#order.run(guildId, () => this.#options.store.moveTo(guildId, channelId));
     }
     this.#idle.check(guildId);
-  }
-
-  /** The listeners in the channel the guild's player is in; undefined when none plays here. */
-  #channelListeners(guildId: string): string[] | undefined {
-    const live = this.#players.get(guildId);
-    const guild = this.#options.client.guilds.cache.get(guildId);
-    if (!live || live.stopped || !guild) return undefined;
-    const channelId = guild.voiceStates.cache.get(guild.client.user.id)?.channelId ?? live.line.channelId;
-    return channelId ? listenersIn(guild, channelId) : undefined;
   }
 }

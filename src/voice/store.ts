@@ -45,6 +45,8 @@ export interface PlayerStore {
   activeGuilds(): Promise<string[]>;
   read(guildId: string): Promise<PlayerState | undefined>;
   write(guildId: string, state: PlayerState): Promise<void>;
+  /** Records that the guild's player now sits in `channelId` (a moderator moved the bot). */
+  moveTo(guildId: string, channelId: string): Promise<void>;
   /** Forgets the guild's player: state, queue and votes. */
   clear(guildId: string): Promise<void>;
   queue(guildId: string): Promise<QueueEntry[]>;
@@ -68,7 +70,7 @@ export function createPlayerStore(redis: RedisClient, prefix: string): PlayerSto
     queue: (id: string) => `${prefix}:voice:queue:${id}`,
     votes: (id: string) => `${prefix}:voice:votes:${id}`,
   };
-  return {
+  const store: PlayerStore = {
     activeGuilds: () => redis.smembers(key.active),
     async read(guildId) {
       const raw = await redis.get(key.guild(guildId));
@@ -76,6 +78,10 @@ export function createPlayerStore(redis: RedisClient, prefix: string): PlayerSto
     },
     async write(guildId, state) {
       await redis.multi().set(key.guild(guildId), JSON.stringify(state)).sadd(key.active, guildId).exec();
+    },
+    async moveTo(guildId, channelId) {
+      const state = await store.read(guildId);
+      if (state && state.voiceChannelId !== channelId) await store.write(guildId, { ...state, voiceChannelId: channelId });
     },
     async clear(guildId) {
       await redis.multi().del(key.guild(guildId), key.queue(guildId), key.votes(guildId)).srem(key.active, guildId).exec();
@@ -111,4 +117,5 @@ export function createPlayerStore(redis: RedisClient, prefix: string): PlayerSto
       await redis.del(key.votes(guildId));
     },
   };
+  return store;
 }

@@ -59,6 +59,12 @@ describe('the player store', () => {
     expect((await other.queue('g1')).map((e) => e.title)).toEqual(['Song 3', 'Song 4']);
     await otherConnection.quit();
 
+    // A moderator moved the bot: the player follows, the rest of its state kept; a guild without one stays without.
+    await store.moveTo('g1', '200000000000000009');
+    expect(await store.read('g1')).toEqual({ ...state(entry(1)), voiceChannelId: '200000000000000009' });
+    await store.moveTo('g2', '200000000000000009');
+    expect(await store.read('g2')).toBeUndefined();
+
     await store.clear('g1');
     expect(await store.read('g1')).toBeUndefined();
     expect(await store.queue('g1')).toEqual([]);

@@ -34,6 +34,10 @@ class MemoryStore implements PlayerStore {
   async write(guildId: string, state: PlayerState) {
     this.states.set(guildId, state);
   }
+  async moveTo(guildId: string, channelId: string) {
+    const state = this.states.get(guildId);
+    if (state) this.states.set(guildId, { ...state, voiceChannelId: channelId });
+  }
   async clear(guildId: string) {
     this.states.delete(guildId);
     this.queues.delete(guildId);
