@@ -15,6 +15,12 @@ export interface SpendingCheckInput {
   /** The cost about to be reserved. */
   readonly amount: number;
   readonly now?: Date;
+  /**
+   * What the caller's read of the guild for this very request already says (the freeze, and the
+   * cap that holds for the member with these roles): the guild is not read again. The freeze is
+   * checked again, atomically, by the reservation itself.
+   */
+  readonly read?: { readonly frozen: boolean; readonly dailyCap: number | null };
 }
 
 export type SpendingCheck =
@@ -50,17 +56,22 @@ export async function checkSpendingLimits(executor: Executor, input: SpendingChe
       sql`select pg_advisory_xact_lock(hashtextextended(${`credits-cap:${input.guildId}:${input.userId}`}, 0))`,
     );
   }
+  const known = input.read ?? (await readLimits(executor, input));
+  if (known.frozen) return { ok: false, reason: 'frozen' };
+  const limit = known.dailyCap;
+  if (limit === null) return { ok: true };
+  const spent = await spentToday(executor, { guildId: input.guildId, userId: input.userId, now: input.now ?? new Date() });
+  return spent + input.amount <= limit ? { ok: true } : { ok: false, reason: 'user_cap', limit, spent };
+}
+
+/** The guild's freeze and the cap that holds for the member: two reads. */
+async function readLimits(executor: Executor, input: SpendingCheckInput): Promise<{ frozen: boolean; dailyCap: number | null }> {
   const [guild] = await executor
     .select({ frozen: guilds.frozen, userDailyCap: guilds.userDailyCap })
     .from(guilds)
     .where(eq(guilds.id, input.guildId));
   if (!guild) throw new CreditsError('unknown_guild', 'no credit account for guild', { guildId: input.guildId });
-  if (guild.frozen) return { ok: false, reason: 'frozen' };
-
-  const limit = effectiveDailyCap(guild.userDailyCap, await roleCaps(executor, input.guildId, input.roleIds));
-  if (limit === null) return { ok: true };
-  const spent = await spentToday(executor, { guildId: input.guildId, userId: input.userId, now: input.now ?? new Date() });
-  return spent + input.amount <= limit ? { ok: true } : { ok: false, reason: 'user_cap', limit, spent };
+  return { frozen: guild.frozen, dailyCap: effectiveDailyCap(guild.userDailyCap, await roleCaps(executor, input.guildId, input.roleIds)) };
 }
 
 async function roleCaps(executor: Executor, guildId: string, roleIds: readonly string[]): Promise<number[]> {

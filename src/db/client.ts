@@ -143,3 +143,34 @@ export async function executeNamed(executor: Executor, prefix: string, statement
   const name = `${prefix}_${createHash('sha1').update(query.sql).digest('hex').slice(0, 16)}`;
   return (await session.prepareQuery(query, undefined, name, false).execute()) as { rows: Array<Record<string, unknown>> };
 }
+
+/**
+ * Runs `work` while the rows `lock` selects (a `select … for update`) stay locked, on one
+ * connection held meanwhile: `begin` and the lock leave together, one round trip (a query of
+ * two statements, which Postgres takes only without parameters: the lock's values are written
+ * into its text, so it may hold only values the code checked, such as a row's id), then
+ * `commit` once `work` resolves, `rollback` when it throws.
+ */
+export async function whileLocked<T>(db: Database, lock: SQL, work: (rows: ReadonlyArray<Record<string, unknown>>) => Promise<T>): Promise<T> {
+  const { dialect, $client: pool } = db as unknown as { dialect: PgDialect; $client: pg.Pool };
+  const text = dialect.sqlToQuery(lock.inlineParams()).sql;
+  const client = await pool.connect();
+  // Set once the transaction is over: a connection that may still be inside one is dropped.
+  let settled = false;
+  try {
+    const results = (await client.query(`begin; ${text}`)) as unknown as pg.QueryResult[];
+    let outcome: T;
+    try {
+      outcome = await work(results[1]!.rows);
+    } catch (error) {
+      await client.query('rollback');
+      settled = true;
+      throw error;
+    }
+    await client.query('commit');
+    settled = true;
+    return outcome;
+  } finally {
+    client.release(!settled);
+  }
+}

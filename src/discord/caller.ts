@@ -170,10 +170,10 @@ export async function submitAndAcknowledge(
   }
   context.logger.info({ jobId: accepted.jobId, guildId: caller.guild.id, kind: request.kind, cost: accepted.cost }, 'request accepted');
   if (!isPrivate) {
-    // In the queue now: a worker may have taken the job already, and then Cancel is not offered.
-    const withCancel = accepted.waits && (await context.pipeline.isTaken(accepted.jobId)) === false;
-    const messageId = await sendPrivateNote(interaction, acknowledgement(withCancel), { wait: withCancel });
-    if (withCancel && messageId !== undefined) void context.pipeline.cancelShown(accepted.jobId, reply, messageId);
+    // In the queue now: should a worker have taken the job already, recording the button finds
+    // it taken and removes the button at once.
+    const messageId = await sendPrivateNote(interaction, acknowledgement(accepted.waits), { wait: accepted.waits });
+    if (accepted.waits && messageId !== undefined) void context.pipeline.cancelShown(accepted.jobId, reply, messageId);
   }
   return accepted;
 }

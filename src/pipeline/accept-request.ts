@@ -157,8 +157,10 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const { count: ahead, inFlight } = guild.queued;
   const balance = await (capApplies
       ? deps.db.transaction(async (tx) => {
-          // Under a lock per member, so that their parallel requests cannot slip past the cap together.
-          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds!], amount: cost, now });
+          // Under a lock per member, so that their parallel requests cannot slip past the cap
+          // together. The cap is the guild's read's: the spending is read under the lock.
+          const read = { frozen: guild.frozen, dailyCap: guild.dailyCap };
+          const limits = await checkSpendingLimits(tx, { guildId, userId, roleIds: [...input.requester.roleIds!], amount: cost, now, read });
           if (!limits.ok && limits.reason === 'user_cap') {
             // Over the cap because another submission of this very request was just charged: not a refusal.
             if (input.requestKey !== undefined && (await isJobCharged(tx, jobId))) throw new RequestTakenError(jobId);

@@ -16,15 +16,6 @@ function keyOf(deps: Pick<PipelineDeps, 'queues'>, jobId: string): string {
   return `${deps.queues.prefix}:cancel-button:${jobId}`;
 }
 
-
-/** How long the acknowledgement waits to learn whether the job was taken; past it (Redis away), it goes without Cancel. */
-export const TAKEN_CHECK_MS = 500;
-
-/** Whether a worker has taken the job; undefined when Redis did not say within {@link TAKEN_CHECK_MS}. */
-export function isTaken(deps: Pick<PipelineDeps, 'logger' | 'queues' | 'redis'>, jobId: string): Promise<boolean | undefined> {
-  return takenWithin(deps, keyOf(deps, jobId), TAKEN_CHECK_MS);
-}
-
 /**
  * Records the message that shows the job's Cancel button. Whichever of this and the worker's
  * mark comes second removes the button. Never throws.
@@ -35,20 +26,6 @@ export async function cancelShown(deps: Pick<PipelineDeps, 'discord' | 'logger' 
     if (recorded !== 'OK') await removeButton(deps, jobId, reply.applicationId, reply.interactionToken, messageId);
   } catch (err) {
     deps.logger.debug({ jobId, err }, 'could not record the cancel button');
-  }
-}
-
-/** Whether a worker has marked the job taken; undefined when Redis did not say within `ms`. */
-async function takenWithin(deps: Pick<PipelineDeps, 'redis'>, key: string, ms: number): Promise<boolean | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    const value = await Promise.race([deps.redis.get(key), late]);
-    return value === undefined ? undefined : value === TAKEN;
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

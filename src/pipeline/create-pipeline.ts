@@ -1,6 +1,6 @@
 /** The `Pipeline` the Discord layer uses, built on the functions of this folder. */
 import { checkAccount } from './account.js';
-import { cancelShown, isTaken, withdrawCancel } from './cancel-button.js';
+import { cancelShown, withdrawCancel } from './cancel-button.js';
 import { deliverJob } from './post-result.js';
 import { entryId } from '../queue/queues.js';
 import type { PipelineDeps } from './deps.js';
@@ -40,7 +40,6 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
       return { cancelled: true, refunded };
     },
 
-    isTaken: (jobId) => isTaken(deps, jobId),
     cancelShown: (jobId, reply, messageId) => cancelShown(deps, jobId, reply, messageId),
 
     async redeliver(jobId, reply) {

@@ -306,10 +306,15 @@ export function queuedCountOf(kinds: SQL): SQL<number> {
     where ${jobs.state} = 'queued' and ${jobs.kind} = any(${kinds}::text[]) limit ${sql.raw(String(FIRST_ANSWER_COUNT_LIMIT))}) queued)`;
 }
 
-/** The job's row locked for a progress edit, with what the edit needs to know (run as a named statement: planned once per connection). */
-export const progressLock = (jobId: string) =>
-  sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
+/**
+ * The job's row locked for a progress edit, with what the edit needs to know. Sent with `begin`
+ * in one query (see whileLocked), with the id written into its text: only a job id passes.
+ */
+export const progressLock = (jobId: string) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(jobId)) throw new Error(`not a job id: ${jobId}`);
+  return sql`select ${jobs.state} as "state", ${jobs.deliveryState} as "deliveryState", ${guilds.visibility} as "visibility"
     from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;
+};
 
 /** The texts a job is shown by (see `describeJob` in titles.ts), in the order it prefers them, as column expressions. */
 export const JOB_NAME_TEXTS: readonly SQL[] = [

@@ -34,11 +34,6 @@ export interface Pipeline {
   /** Cancels a job that was not yet sent to the service and returns its credits. */
   cancel(jobId: string, by: { userId: string; isModerator: boolean }): Promise<CancelResult>;
   /**
-   * Whether a worker has taken the job from the queue (its Cancel button would be of no use);
-   * undefined when Redis did not say within a moment (show no button then).
-   */
-  isTaken(jobId: string): Promise<boolean | undefined>;
-  /**
    * Records that the acknowledgement `messageId` (on `reply`'s interaction) shows the job's
    * Cancel button, so that the worker that takes the job removes it; when a worker took it
    * meanwhile, removes it now. Never throws; the caller need not wait for it.

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DownloadError, downloadCapped, type Downloaded } from '../audio/download.js';
-import { executeNamed } from '../db/client.js';
+import { whileLocked } from '../db/client.js';
 import { guilds, type JobState } from '../db/schema.js';
 import { eq } from 'drizzle-orm';
 import { claimDelivery, progressLock, queuePositionOf, type JobRow } from './job-rows.js';
@@ -237,8 +237,7 @@ export async function showProgress(deps: Pick<PipelineDeps, 'db' | 'discord' | '
     // The row lock orders this edit before any completion of the job: a result is never
     // overwritten by a progress edit that started earlier. The edit never waits for a rate
     // limit (editProgress drops it instead), so the lock is held for one request at most.
-    const outcome = await deps.db.transaction(async (tx): Promise<'shown' | 'dropped' | 'ended'> => {
-      const { rows } = await executeNamed(tx, 'progress', progressLock(job.id));
+    const outcome = await whileLocked(deps.db, progressLock(job.id), async (rows): Promise<'shown' | 'dropped' | 'ended'> => {
       const fresh = rows[0] as { state: JobState; deliveryState: string; visibility: string } | undefined;
       if (!fresh || fresh.deliveryState !== 'pending' || !['queued', 'submitting', 'submitted'].includes(fresh.state)) return 'ended';
       // A private guild's reply was removed; there is nothing public to show progress in.

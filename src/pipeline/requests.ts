@@ -161,6 +161,8 @@ export interface SubmitInput {
 export interface GuildForRequest {
   /** The daily cap that holds for this member (null: none): checked under a lock per member. */
   readonly dailyCap: number | null;
+  /** Spending is frozen (the reservation checks it again, atomically). */
+  readonly frozen: boolean;
   /** The guild's blocked words: a request whose text uses one is refused before anything is reserved. */
   readonly blocklist: Pick<Blocklist, 'match'>;
   /** The guild's explicit words: while `explicitInAgeRestrictedOnly` holds, refused as the blocked ones but in an age-restricted channel. */

@@ -2,10 +2,13 @@
  * Counts the round trips a bot in this process makes: each statement its Postgres clients send,
  * each command its Redis connections send, each request the Discord emulator and the music-API
  * simulator receive. It wraps what is already there (pg's client `query`, ioredis's
- * `sendCommand`, the stand-ins' recorded requests), so it counts on the real stack. Stages end
- * at a trip of their own (the first answer's callback, the task sent to the service), so a stage
- * owns exactly the trips made before its end, whenever the test looks.
+ * `sendCommand`, the stand-ins' recorded requests), so it counts on the real stack. A Redis
+ * pipeline (or MULTI) is one trip, as is a Postgres query string that holds several statements.
+ * Stages end at a trip of their own (the first answer's callback, the task sent to the service),
+ * so a stage owns exactly the trips made before its end, whenever the test looks.
  */
+import { createHash } from 'node:crypto';
+import * as bullmqScripts from 'bullmq/dist/esm/scripts/index.js';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -13,7 +16,10 @@ export type TripKind = 'postgres' | 'redis' | 'discord' | 'service';
 
 export interface Trip {
   readonly kind: TripKind;
-  /** The statement's first words, the command's name, or the request's method and path. */
+  /**
+   * The statement's first words, the command's name (BullMQ's scripts by their own: `evalsha
+   * moveToActive`; a pipeline's commands joined by `+`), or the request's method and path.
+   */
   readonly what: string;
 }
 
@@ -44,13 +50,29 @@ interface RecordsRequests {
 
 /**
  * Redis commands no stage owns: BullMQ's check for stalled jobs and the renewal of its locks run
- * on their own timers, and an idle worker's blocking wait for the next job returns and starts
- * again as often as timing has it.
+ * on their own timers; an idle worker's blocking wait for the next job, and the fetches that
+ * follow each wake-up (`moveToActive`, one per free slot, most finding nothing), return and
+ * start again as often as timing has it (a busy worker fetches its next job with the finish of
+ * the last, which is counted); and the health records are written on a timer, or at most
+ * every few seconds per process however many answers come (src/queue/health-records.ts).
  */
-const BACKGROUND_ARGS = /stalled/;
+const BACKGROUND_SCRIPTS = new Set(['moveStalledJobsToWait', 'extendLock', 'extendLocks', 'moveToActive']);
+const BACKGROUND_KEYS = /:health:/;
 const WAITS = new Set(['bzpopmin', 'bzpopmax', 'brpoplpush', 'blmove', 'brpop', 'blpop']);
 /** Statements a new pooled connection runs once when it opens (see connectDatabase). */
 const CONNECTION_SETUP = /^set /i;
+
+/** BullMQ's scripts by the SHA-1 ioredis calls them by (`evalsha`). */
+const SCRIPT_NAMES = new Map(
+  Object.values(bullmqScripts as unknown as Record<string, { name: string; content: string }>).map((script) => [createHash('sha1').update(script.content).digest('hex'), script.name]),
+);
+
+/** A Redis command as a trip's `what`: its name, a BullMQ script's name beside `evalsha`. */
+function redisWhat(name: string, args: readonly unknown[]): string {
+  if (name !== 'evalsha' && name !== 'eval') return name;
+  const script = name === 'evalsha' ? SCRIPT_NAMES.get(String(args[0])) : SCRIPT_NAMES.get(createHash('sha1').update(String(args[0])).digest('hex'));
+  return script === undefined ? name : `${name} ${script}`;
+}
 
 /** A stage's end that needs every one of `matchers` seen, each once, in any order. */
 export function allOf(...matchers: Array<(trip: Trip) => boolean>): (trip: Trip) => boolean {
@@ -70,6 +92,38 @@ export function after(first: (trip: Trip) => boolean, then: (trip: Trip) => bool
     started = first(trip);
     return false;
   };
+}
+
+/**
+ * The stages of one `/song` from the interaction to the job shown as submitted, for the
+ * interaction `interaction()` names (its id: every path its answers take holds
+ * `emulator.<interaction id>.`): the first answer's callback; the task created at the service and
+ * the acknowledgement posted; the job recorded as submitted, its submit entry finished and the
+ * progress edit committed.
+ */
+export function songStages(interaction: () => string): Stage[] {
+  const ours = (trip: Trip) => interaction() !== '' && trip.what.includes(`emulator.${interaction()}.`);
+  return [
+    { name: 'first answer', endsWith: (trip) => trip.kind === 'discord' && ours(trip) && trip.what.endsWith('/callback') },
+    {
+      name: 'enqueued and sent',
+      endsWith: allOf(
+        (trip) => trip.kind === 'service' && trip.what === 'POST /api/v1/producer/create',
+        (trip) => trip.kind === 'discord' && ours(trip) && trip.what.startsWith('POST /webhooks/'),
+      ),
+    },
+    {
+      name: 'submitted and shown',
+      endsWith: allOf(
+        (trip) => trip.kind === 'postgres' && trip.what.startsWith('update "jobs" set "state"'),
+        (trip) => trip.kind === 'redis' && trip.what === 'evalsha moveToFinished',
+        after(
+          (trip) => trip.kind === 'discord' && ours(trip) && trip.what.startsWith('PATCH ') && trip.what.endsWith('/messages/%40original'),
+          (trip) => trip.kind === 'postgres' && trip.what === 'commit',
+        ),
+      ),
+    },
+  ];
 }
 
 /**
@@ -107,10 +161,29 @@ export function countTrips(parts: { stages: readonly Stage[]; discord: RecordsRe
     return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof pgQuery;
 
+  // A pipeline hands its commands over one by one, synchronously, with one stream object; they
+  // leave in one write. They are recorded once the last is in, as one trip, unless one of them
+  // is background work (the health record's MULTI).
   const sendCommand = Redis.prototype.sendCommand;
+  const pipelines = new WeakMap<object, Array<{ what: string; background: boolean }>>();
   Redis.prototype.sendCommand = function (this: Redis, command, stream) {
-    const args = command.args.map(String).join(' ');
-    if (!WAITS.has(command.name) && !BACKGROUND_ARGS.test(args)) record({ kind: 'redis', what: command.name });
+    const what = redisWhat(command.name, command.args);
+    const background =
+      WAITS.has(command.name) || BACKGROUND_SCRIPTS.has(what.split(' ')[1] ?? '') || command.args.some((arg) => BACKGROUND_KEYS.test(String(arg)));
+    const pipeline = (stream as { isPipeline?: boolean } | undefined)?.isPipeline === true ? stream! : undefined;
+    if (pipeline === undefined) {
+      if (!background) record({ kind: 'redis', what });
+    } else {
+      let commands = pipelines.get(pipeline);
+      if (commands === undefined) {
+        const sent: Array<{ what: string; background: boolean }> = [];
+        pipelines.set(pipeline, (commands = sent));
+        queueMicrotask(() => {
+          if (!sent.some((each) => each.background)) record({ kind: 'redis', what: sent.map((each) => each.what).join('+') });
+        });
+      }
+      commands.push({ what, background });
+    }
     return sendCommand.call(this, command, stream);
   };
 

@@ -143,7 +143,8 @@ const sharedWorlds: SharedWorlds = ((globalThis as { [SHARED_WORLDS]?: SharedWor
 const SETTLE_MS = 15_000;
 
 /** Whether the bot's job queues have nothing waiting, running or scheduled. */
-async function queuesIdle(app: App): Promise<boolean> {
+/** Whether no entry of the bot's job queues waits, runs or is due later. */
+export async function queuesIdle(app: App): Promise<boolean> {
   const { submit, poll, complete, deliver, consume } = app.deps.queues;
   for (const queue of [submit, poll, complete, deliver, consume]) {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');

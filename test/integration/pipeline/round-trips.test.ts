@@ -4,9 +4,11 @@
  * requests, per stage, on the real stack. Each stage's budget is today's count, so a change that
  * adds a round trip to the path fails here; one that removes one lowers the budget.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobIdIn, privateAnswer, startBot, type BotHarness } from '../commands/harness.js';
-import { after, allOf, countTrips, type StageCounts, type Trip } from '../../support/round-trips.js';
+import { guilds } from '../../../src/db/schema.js';
+import { jobIdIn, privateAnswer, queuesIdle, startBot, type BotHarness } from '../commands/harness.js';
+import { countTrips, songStages, type StageCounts } from '../../support/round-trips.js';
 
 let h: BotHarness;
 
@@ -19,43 +21,22 @@ afterAll(async () => h?.close());
 const BUDGET: Record<string, StageCounts> = {
   'first answer': { postgres: 2, redis: 0, discord: 1, service: 0 },
   'enqueued and sent': { postgres: 1, redis: 1, discord: 1, service: 1 },
-  'submitted and shown': { postgres: 4, redis: 1, discord: 1, service: 0 },
+  'submitted and shown': { postgres: 3, redis: 2, discord: 1, service: 0 },
 };
 
 describe('one /song in a warmed guild', () => {
   it('makes no more round trips per stage than its budget', async () => {
     // The guild's first request does the one-time work (its row, the pools' connections, the
-    // queues' scripts); it is delivered, so nothing of it runs while the next one is counted.
+    // queues' scripts); it is delivered and its queue entries gone, so nothing of it runs while
+    // the next one is counted.
     const first = await privateAnswer(h.run(h.members.alice, { name: 'song', options: { prompt: 'warms the guild' } }));
     await h.delivered(jobIdIn(first));
+    await expect.poll(() => queuesIdle(h.app), { timeout: 10_000 }).toBe(true);
     h.setSimForThisTest({ taskMs: 60_000 });
 
-    // The interaction's token is in every path its answers take: `emulator.<interaction id>.…`.
     let interaction = '';
-    const ours = (trip: Trip) => interaction !== '' && trip.what.includes(`emulator.${interaction}.`);
     const counter = countTrips({
-      stages: [
-        { name: 'first answer', endsWith: (trip) => trip.kind === 'discord' && ours(trip) && trip.what.endsWith('/callback') },
-        {
-          name: 'enqueued and sent',
-          endsWith: allOf(
-            (trip) => trip.kind === 'service' && trip.what === 'POST /api/v1/producer/create',
-            (trip) => trip.kind === 'discord' && ours(trip) && trip.what.startsWith('POST /webhooks/'),
-          ),
-        },
-        {
-          name: 'submitted and shown',
-          endsWith: allOf(
-            (trip) => trip.kind === 'postgres' && trip.what.startsWith('update "jobs" set "state"'),
-            // The submit job's completion in its queue.
-            (trip) => trip.kind === 'redis' && trip.what === 'evalsha',
-            after(
-              (trip) => trip.kind === 'discord' && ours(trip) && trip.what.startsWith('PATCH ') && trip.what.endsWith('/messages/%40original'),
-              (trip) => trip.kind === 'postgres' && trip.what === 'commit',
-            ),
-          ),
-        },
-      ],
+      stages: songStages(() => interaction),
       discord: h.emulator,
       service: h.sim,
       skipPools: [h.db.pool],
@@ -79,6 +60,33 @@ describe('one /song in a warmed guild', () => {
     } finally {
       counter.stop();
       for (const task of h.sim.listTasks()) h.sim.completeTask(task.taskId);
+    }
+  });
+});
+
+describe('one /song of a member under a daily cap', () => {
+  it('reads the cap once, with the guild, and the spending under the member\'s lock', async () => {
+    const g = h.inNewGuild();
+    await g.balance();
+    await h.db.db.update(guilds).set({ userDailyCap: 1_000 }).where(sql`${guilds.id} = ${g.guild.id}`);
+    const first = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'warms the capped guild' } }));
+    await g.delivered(jobIdIn(first));
+    await expect.poll(() => queuesIdle(h.app), { timeout: 10_000 }).toBe(true);
+
+    let interaction = '';
+    const [firstAnswer] = songStages(() => interaction);
+    const counter = countTrips({ stages: [firstAnswer!], discord: h.emulator, service: h.sim, skipPools: [h.db.pool] });
+    try {
+      const handle = g.run(g.members.alice, { name: 'song', options: { prompt: 'counted under the cap' } });
+      interaction = handle.id;
+      const [stage] = await counter.ended;
+      const statements = stage!.trips.filter((trip) => trip.kind === 'postgres').map((trip) => trip.what);
+      console.log(`[figure] /song round trips under a daily cap, first answer: postgres ${statements.length}`);
+      // The guild's read, then the transaction: begin, the member's lock, the spending today, the reservation, commit.
+      expect(statements, statements.join(' | ')).toHaveLength(6);
+      await g.delivered(jobIdIn(await privateAnswer(handle)));
+    } finally {
+      counter.stop();
     }
   });
 });
