@@ -49,6 +49,8 @@ export interface RequestParts {
   live(guildId: string): LivePlayer | undefined;
   /** Joins the channel (or returns the guild's player already there). */
   connect(guild: Guild, channel: VoiceBasedChannel): LivePlayer;
+  /** Takes the bot out of the voice channel the gateway has it in, where no player of this process is. */
+  leaveChannel(guild: Guild): boolean;
   /** Plays the next entry of the queue; none: the player ends. */
   advance(live: LivePlayer): Promise<void>;
   skip(live: LivePlayer): Promise<void>;
@@ -171,10 +173,18 @@ async function dispatch(parts: RequestParts, request: PlayerRequest): Promise<Pl
       return answer(false, localText('player.voted', { votes, needed: votesNeeded(listeners.length) }));
     }
     case 'stop': {
-      if (!live || !state) return answer(true, localText('player.nothingPlaying'));
-      const listeners = listenersIn(guild, state.voiceChannelId);
+      // No player here, yet the gateway has the bot in a channel (a killed process's, a player
+      // lost with Redis's data, a join that failed): /stop takes it out all the same.
+      const sitting = guild.voiceStates.cache.get(guild.client.user.id)?.channelId ?? null;
+      const channelId = live && state ? state.voiceChannelId : sitting;
+      if (channelId === null) return answer(true, localText('player.nothingPlaying'));
+      const listeners = listenersIn(guild, channelId);
       const alone = listeners.length === 1 && listeners[0] === requester.userId;
       if (!controls && !alone) return answer(true, localText('player.controllersOnly'));
+      if (!live) {
+        const left = parts.leaveChannel(guild);
+        parts.logger.info({ guildId, channelId, left }, 'voice channel left with no player in it');
+      }
       await parts.finish(guildId, 'player.stoppedBy', requester.userId);
       return answer(false, localText('player.stopped'));
     }

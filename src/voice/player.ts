@@ -81,6 +81,7 @@ export class PlayerHost implements PlayerService {
       holds: (guildId) => options.lease.claim(guildId),
       live: (guildId) => this.#players.get(guildId),
       connect: (guild, channel) => this.#connect(guild, channel),
+      leaveChannel: (guild) => options.engine.leaveChannel(guild),
       advance: (live) => this.#advance(live),
       skip: (live) => this.#skip(live),
       finish: (guildId, why, user) => this.#finish(guildId, why, user),

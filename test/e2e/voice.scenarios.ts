@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
+import { Redis } from 'ioredis';
 import { ChannelType, InteractionResponseType, PermissionFlagsBits } from 'discord-api-types/v10';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
@@ -350,6 +351,33 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     const expected = first!.seconds + second!.seconds;
     expect(Math.abs(heard.seconds - expected) / expected, JSON.stringify({ heard: heard.seconds, expected })).toBeLessThan(0.1);
   });
+  playerOnly('leaves on /stop where it sits with no player: killed while playing, its player lost with Redis’s data', async () => {
+    const { alice, bob, manager } = bot.members;
+    for (const member of [alice, bob]) bot.emulator.joinVoice(member, voice);
+    await answerOf(play(alice, songs[0]!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    await botInVoice(voice, true);
+
+    await bot.kill();
+    // Redis came back empty: the player's state and the dead process's claim on the guild are gone.
+    const redis = new Redis(bot.redisUrl, { maxRetriesPerRequest: null });
+    try {
+      const keys = await redis.keys(`${bot.prefix}:voice:*`);
+      if (keys.length > 0) await redis.del(...keys);
+    } finally {
+      await redis.quit();
+    }
+    await bot.start();
+    // Discord still has the bot in the channel, and nothing plays: the resume found no player.
+    expect(bot.emulator.voiceMembers(voice)).toContain(bot.emulator.botUser.id);
+
+    // The rule of /stop holds: Alice is one of two listeners and no moderator.
+    expect((await answerOf(bot.run(alice, { name: 'stop' }))).text).toBe('Only moderators and the DJ role may stop the player (or someone listening alone).');
+    expect(bot.emulator.voiceMembers(voice)).toContain(bot.emulator.botUser.id);
+    expect((await answerOf(bot.run(manager, { name: 'stop' }))).text).toBe('Stopped. The queue is cleared and I left the channel.');
+    await botInVoice(voice, false);
+    bot.emulator.leaveVoice(bot.guild.id, bob);
+  }, 60_000);
   playerOnly('carries on after a crash, once the dead process’s claim on the guild lapses', async () => {
     const [first] = songs;
     const { alice } = bot.members;

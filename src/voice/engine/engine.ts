@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Guild } from 'discord.js';
+import { GatewayOpcodes, type Guild } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { createVoiceCore } from './core.js';
 import type { FromVoice, SongEnd, ToVoice, VoiceCall } from './protocol.js';
@@ -120,6 +120,22 @@ export class VoiceEngine {
         adapter?.destroy();
         if (this.#adapters.get(line.guildId) === adapter) this.#adapters.delete(line.guildId);
       });
+  }
+
+  /**
+   * Takes the bot out of the guild's voice channel where this engine has no line there (a
+   * channel a killed process or a lost player left it in): Update Voice State with no channel,
+   * through the guild's gateway adapter. False when a line is there (its `leave` does it) or the
+   * shard cannot send now.
+   */
+  leaveChannel(guild: Guild): boolean {
+    if (this.#lines.has(guild.id) || this.#adapters.has(guild.id)) return false;
+    const adapter = guild.voiceAdapterCreator({ onVoiceServerUpdate: () => {}, onVoiceStateUpdate: () => {}, destroy: () => {} });
+    try {
+      return adapter.sendPayload({ op: GatewayOpcodes.VoiceStateUpdate, d: { guild_id: guild.id, channel_id: null, self_mute: false, self_deaf: false } });
+    } finally {
+      adapter.destroy();
+    }
   }
 
   call(call: VoiceCall): Promise<unknown> {

@@ -77,11 +77,10 @@ class MemoryStore implements PlayerStore {
   }
 }
 
-/** A guild as the dispatcher reads it: one voice channel with the bot's permissions and the listeners in it. */
-function fakeGuild(guildId: string, voiceChannelId: string): Guild {
-  const voiceStates = new Collection(
-    [LISTENER, OTHER_LISTENER].map((id) => [id, { id, channelId: voiceChannelId, member: { user: { bot: false } } }] as const),
-  );
+/** A guild as the dispatcher reads it: one voice channel with the bot's permissions and the listeners in it (and the bot, with `botInside`). */
+function fakeGuild(guildId: string, voiceChannelId: string, { listeners = [LISTENER, OTHER_LISTENER], botInside = false } = {}): Guild {
+  const state = (id: string, bot: boolean) => [id, { id, channelId: voiceChannelId, member: { user: { bot } } }] as [string, { id: string; channelId: string; member: { user: { bot: boolean } } }];
+  const voiceStates = new Collection([...listeners.map((id) => state(id, false)), ...(botInside ? [state(BOT, true)] : [])]);
   const channel = {
     id: voiceChannelId,
     userLimit: 0,
@@ -106,6 +105,8 @@ function fakeHost() {
   const heldElsewhere = new Set<string>();
   const gates = new Map<string, Promise<void>>();
   const guilds = new Map<string, Guild>();
+  /** The guilds whose channel the bot was taken out of with no player there. */
+  const leftWithoutPlayer: string[] = [];
   const finish = async (guildId: string) => {
     players.get(guildId)?.line.leave();
     players.delete(guildId);
@@ -133,6 +134,10 @@ function fakeHost() {
       players.set(guild.id, live);
       return live;
     },
+    leaveChannel: (guild) => {
+      leftWithoutPlayer.push(guild.id);
+      return true;
+    },
     advance: async (live) => {
       const state = await store.read(live.guildId);
       const next = await store.next(live.guildId);
@@ -154,7 +159,7 @@ function fakeHost() {
     });
   };
   const ask = (guildId: string, action: PlayerOp, userId = LISTENER) => handleRequest(parts, { guildId, requester: requester(guildId, userId), action });
-  return { store, lines, gates, lapse, ask };
+  return { store, lines, gates, guilds, leftWithoutPlayer, lapse, ask };
 }
 
 function requester(guildId: string, userId: string): Requester {
@@ -232,5 +237,18 @@ describe('the voice request dispatcher', () => {
     expect(text(await host.ask(guildId, { op: 'stop' }, OTHER_LISTENER))).toBe('Only moderators and the DJ role may stop the player (or someone listening alone).');
     expect(host.lines[0]!.left).toBe(false);
     expect((await host.store.read(guildId))?.current?.jobId).toBe('job-1');
+  });
+
+  it('takes the bot out of a channel the gateway has it in with no player, under the rule of stop', async () => {
+    const host = fakeHost();
+    const [shared, alone, empty] = ['800000000000000007', '800000000000000008', '800000000000000009'];
+    host.guilds.set(shared, fakeGuild(shared, `${shared}1`, { botInside: true }));
+    host.guilds.set(alone, fakeGuild(alone, `${alone}1`, { botInside: true, listeners: [OTHER_LISTENER] }));
+    expect(text(await host.ask(shared, { op: 'stop' }, OTHER_LISTENER))).toBe('Only moderators and the DJ role may stop the player (or someone listening alone).');
+    expect(text(await host.ask(alone, { op: 'stop' }, OTHER_LISTENER))).toBe('Stopped. The queue is cleared and I left the channel.');
+    // Where the bot is in no channel, nothing plays and nothing is left.
+    expect(text(await host.ask(empty, { op: 'stop' }, OTHER_LISTENER))).toMatch(/^Nothing is playing right now/);
+    expect(host.leftWithoutPlayer).toEqual([alone]);
+    expect(host.lines).toEqual([]);
   });
 });
