@@ -55,10 +55,21 @@ export interface App {
   /**
    * Stops every part, once. `drainMs`: how long the public server keeps answering after
    * `/readyz` turned 503 and before anything stops (main passes SHUTDOWN_DRAIN_MS); a process
-   * without the http role does not wait it.
+   * without the http role does not wait it. `withinMs`: how long the whole stop may take (main
+   * passes what is left of its limit); the workers then wait for the entries in hand only as
+   * long as leaves {@link STOP_RESERVE_MS} for the parts after them. Without it they wait for good.
    */
-  stop(options?: { readonly drainMs?: number }): Promise<void>;
+  stop(options?: { readonly drainMs?: number; readonly withinMs?: number }): Promise<void>;
 }
+
+/**
+ * The part of a bounded stop kept for what closes after the workers (pools, connections, servers,
+ * an embedded Postgres): an entry still in hand when the rest is used up is left to the next process.
+ */
+export const STOP_RESERVE_MS = 5_000;
+
+/** A part that takes longer than this to stop is named in a warning, while it still runs. */
+const SLOW_STOP_MS = 5_000;
 
 /** Overrides for tests and benchmarks; a normal start passes none. */
 export interface AppOverrides {
@@ -98,7 +109,9 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
   // A gateway process's lines name its shards (with neither SHARD_IDS nor SHARD_COUNT it holds them all).
   const shardIds = runs.gateway ? (config.shardIds ?? (config.shardCount === undefined ? undefined : Array.from({ length: config.shardCount }, (_, id) => id))) : undefined;
   const logger = shardIds ? processLogger.child({ shards: shardIds }) : processLogger;
-  const stops: Array<() => Promise<void>> = [];
+  // What stop() runs, last started first; each part named for the warning about a slow one.
+  const stops: Array<{ readonly part: string; readonly stop: (deadline: number) => Promise<void> }> = [];
+  const onStop = (part: string, stop: (deadline: number) => Promise<void>) => void stops.push({ part, stop });
   // For /readyz: ready once everything below has started, and no longer from the moment stop() begins.
   let lifecycle: Lifecycle = 'starting';
   let gatewayReady: Promise<void> | undefined;
@@ -106,15 +119,21 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
   let checkLiveness: Liveness['check'] | undefined;
   // Once, however often it is called: a second call waits for the first.
   let stopped: Promise<void> | undefined;
-  const stopAll = (drainMs = 0) =>
+  const stopAll = (drainMs = 0, withinMs = Number.POSITIVE_INFINITY) =>
     (stopped ??= (async () => {
+      // When the stop must be over (performance.now()), less what the last parts need.
+      const deadline = performance.now() + withinMs - STOP_RESERVE_MS;
       lifecycle = 'stopping';
       // /readyz answers 503 from now on; load balancers take the process out while it still answers.
       if (drainMs > 0) {
         logger.info({ drainMs }, 'draining');
         await new Promise((resolve) => setTimeout(resolve, drainMs));
       }
-      for (const stop of stops.reverse()) await stop().catch((err: unknown) => logger.error({ err }, 'stop step failed'));
+      for (const { part, stop } of stops.reverse()) {
+        const slow = setTimeout(() => logger.warn({ part, afterMs: SLOW_STOP_MS }, 'a part is slow to stop'), SLOW_STOP_MS);
+        await stop(deadline).catch((err: unknown) => logger.error({ err, part }, 'stop step failed'));
+        clearTimeout(slow);
+      }
     })());
 
   const notice = modelListNotice(config);
@@ -122,7 +141,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
 
   try {
     const infrastructure = await startInfrastructure(config, logger);
-    stops.push(() => infrastructure.stop());
+    onStop('infrastructure', () => infrastructure.stop());
     if (config.migrateOnStart) {
       const { applied } = await runMigrations(infrastructure.databaseUrl, { lockTimeoutMs: config.migrationLockTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs });
       if (applied > 0) logger.info({ applied }, 'database migrated');
@@ -130,14 +149,14 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
 
     const poolLimits = { statementTimeoutMs: config.databaseStatementTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs };
     const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}`, ...poolLimits });
-    stops.push(() => database.close());
+    onStop('database', () => database.close());
     const redis = connectRedis(infrastructure.redis, { name: 'main', logger });
-    stops.push(async () => void (await redis.quit().catch(() => redis.disconnect())));
+    onStop('redis', async () => void (await redis.quit().catch(() => redis.disconnect())));
     const queues = createQueues(redis, {
       prefix: overrides.queuePrefix ?? config.queuePrefix,
       onError: rateLimitedErrorLog({ name: 'queues', logger }, 'queue error'),
     });
-    stops.push(() => queues.close());
+    onStop('queues', () => queues.close());
 
     // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
     const metrics = createMetrics({ defaultMetrics: true, deploymentGauges: runs.http });
@@ -165,7 +184,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         ...(overrides.now && { now: overrides.now }),
       });
       const stopPurchases = purchases;
-      stops.push(() => stopPurchases.stop());
+      onStop('purchases', () => stopPurchases.stop());
     }
     const deps: PipelineDeps = {
       db: database.db,
@@ -209,13 +228,13 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const pendingChoices = createPendingChoices(redis, queues.prefix);
     // Voice commands reach the player of the process that holds the guild's shard (src/voice).
     const voice = takesInteractions || gatewayStarts ? createVoiceControl({ redis, prefix: queues.prefix, logger }) : undefined;
-    if (voice) stops.push(() => voice.stop());
+    if (voice) onStop('voice control', () => voice.stop());
     // What every command handler is handed, over either way in (the router adds its logger and languages).
     const commandContext: BaseCommandContext = { settings: commandSettings(config), ...dataFacades(deps.db), logger, pipeline, metrics, frontFirst, pendingChoices, voice, purchases, automod: deps.automod };
     // What the public server and the ops server share: health, readiness and metrics. The
     // health checks reach Postgres on a connection of their own (it opens on the first probe).
     const healthProbe = connectHealthProbe(infrastructure.databaseUrl, `music-bot ${config.role}`, { connectTimeoutMs: config.databaseConnectTimeoutMs });
-    stops.push(() => healthProbe.close());
+    onStop('health probe', () => healthProbe.close());
     const opsDeps = {
       db: deps.db,
       pingPostgres: healthProbe.ping,
@@ -248,7 +267,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
           makeRequest: discordRequest,
         });
         // After the server has closed: the interactions in hand finish their follow-ups.
-        stops.push(() => receiver.stop());
+        onStop('http interactions', () => receiver.stop());
         interactions = { receiver, publicKey: config.discordPublicKey ?? '' };
       }
       httpServer = buildHttpServer({
@@ -262,7 +281,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');
       // Closing the server first stops taking webhooks; those in flight finish.
-      stops.push(() => httpServer!.close());
+      onStop('http server', () => httpServer!.close());
     }
 
     if (config.metricsPort !== undefined) {
@@ -271,17 +290,17 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       const opsServer = buildOpsServer({ ...opsDeps, deploymentGauges: runs.http });
       await opsServer.listen({ port: config.metricsPort, host: config.metricsHost });
       logger.info({ port: config.metricsPort, host: config.metricsHost }, 'metrics and health listening');
-      stops.push(() => opsServer.close());
+      onStop('ops server', () => opsServer.close());
     }
 
     if (runs.worker) {
       const workerConnection = connectRedis(infrastructure.redis, { name: 'workers', logger });
-      stops.push(async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
+      onStop('workers\' redis', async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection. A worker-only process has no front to protect.
       const workerDatabase = gatewayStarts || runs.http ? connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role} workers`, ...poolLimits }) : undefined;
-      if (workerDatabase) stops.push(() => workerDatabase.close());
+      if (workerDatabase) onStop('workers\' database', () => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);
       const workers: Workers = startWorkers(workerDeps, workerConnection, {
@@ -289,8 +308,9 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         submitConcurrency: config.submitConcurrency,
         lockDurationMs: overrides.lockDurationMs ?? config.queueLockMs,
       });
-      // Closing waits for the entries in hand; anything unfinished is taken over as stalled.
-      stops.push(() => workers.close());
+      // Closing waits for the entries in hand, until the stop's deadline: an entry unfinished then
+      // (a create the service has not answered) is taken over as stalled by the next worker.
+      onStop('workers', (deadline) => workers.close({ waitMs: deadline - performance.now() }));
       // The periodic passes run from job schedulers: once per deployment, not once per process.
       const maintenance = await keepMaintenanceScheduled(queues, logger, {
         everyMs: {
@@ -300,11 +320,11 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         },
         ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),
       });
-      stops.push(() => maintenance.stop());
+      onStop('maintenance schedules', () => maintenance.stop());
       if (purchases) {
         // The consumes Discord did not take, tried again wherever a worker runs.
         const consumeRetries = startConsumeRetries(purchases, workerConnection, { prefix: queues.prefix, logger });
-        stops.push(() => consumeRetries.close());
+        onStop('consume retries', () => consumeRetries.close());
       }
       // Purchases made while no process was listening: caught now rather than at the next hourly pass.
       if (purchases) void purchases.reconcile().catch((err: unknown) => logger.error({ err }, 'listing entitlements at start failed'));
@@ -330,7 +350,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         // Only this process hears a rule change: the version on the guild's row tells the others.
         onAutomodRuleChange: (guildId) => bumpAutomodVersion(deps.db, guildId),
       });
-      stops.push(() => gateway.stop());
+      onStop('gateway', () => gateway.stop());
       // Once every shard is ready, since they need the guilds; before the gateway stops they
       // leave their channels and keep their queues in Redis. "gateway ready" once they run.
       let players: Promise<Players> | undefined;
@@ -343,21 +363,21 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         },
         () => {},
       );
-      stops.push(async () => (await players?.catch(() => undefined))?.stop());
+      onStop('voice players', async () => (await players?.catch(() => undefined))?.stop());
       // The shards' heartbeat for /healthz, from now on (a shard identifying is held, not missing);
       // stopped first, so a clean stop takes them out of the record.
       const { publishShardHealth } = await import('./discord/shard-heartbeat.js');
       const heartbeat = publishShardHealth({ client: gateway.client, redis, prefix: queues.prefix, logger, everyMs: config.gatewayHeartbeatMs, ...(shards && { watch: shards }) });
-      stops.push(() => heartbeat.stop());
+      onStop('shard heartbeat', () => heartbeat.stop());
     }
 
     // From here on, not during start-up, whose module loading may hold the loop for seconds.
     const loop = watchEventLoop({ stallLimitMs: config.livezStallMs });
-    stops.push(async () => loop.stop());
+    onStop('event loop watch', async () => loop.stop());
     checkLiveness = () => loop.check();
     lifecycle = 'running';
     logger.info({ role: config.role, webhooks: Boolean(config.publicUrl) }, 'bot started');
-    return { deps, pipeline, httpUrl, gatewayReady, stop: ({ drainMs = 0 } = {}) => stopAll(runs.http ? drainMs : 0) };
+    return { deps, pipeline, httpUrl, gatewayReady, stop: ({ drainMs = 0, withinMs } = {}) => stopAll(runs.http ? drainMs : 0, withinMs) };
   } catch (error) {
     await stopAll();
     throw error;

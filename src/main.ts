@@ -6,9 +6,11 @@ import type { App } from './app.js';
 
 /**
  * Enough for the drain (SHUTDOWN_DRAIN_MS, at most 20 s) and for a worker to finish the entries
- * in hand (their lock lasts 30 s anyway).
+ * in hand (their lock lasts 30 s anyway). The stop is told it has this long (less a second for
+ * the exit), so an entry that would outlast it is left to the next worker instead.
  */
 const SHUTDOWN_LIMIT_MS = 30_000;
+const EXIT_MARGIN_MS = 1_000;
 
 let config: Config;
 try {
@@ -20,10 +22,13 @@ try {
 const logger = createLogger({ level: config.logLevel, role: config.role });
 let app: App | undefined;
 let signalled: NodeJS.Signals | undefined;
+/** When the signal came (performance.now()): the stop's time counts from there, start-up included. */
+let signalledAt = 0;
 
 function shutdown(signal: NodeJS.Signals): void {
   if (signalled) return;
   signalled = signal;
+  signalledAt = performance.now();
   logger.info({ signal }, 'shutting down');
   // A part that cannot finish (Redis gone, say, while workers close) must not keep the
   // process alive for ever: a supervisor waits, then the work in hand is taken over anyway.
@@ -37,7 +42,7 @@ function shutdown(signal: NodeJS.Signals): void {
 
 function stopAndExit(running: App): void {
   running
-    .stop({ drainMs: config.shutdownDrainMs })
+    .stop({ drainMs: config.shutdownDrainMs, withinMs: SHUTDOWN_LIMIT_MS - EXIT_MARGIN_MS - (performance.now() - signalledAt) })
     .then(() => {
       logger.info('stopped');
       process.exit(0);

@@ -40,7 +40,12 @@ export function pollLimiter(maxPerSecond: number): { max: number; duration: numb
 }
 
 export interface Workers {
-  close(force?: boolean): Promise<void>;
+  /**
+   * Stops taking entries and waits for those in hand, or for at most `waitMs`: an entry still in
+   * hand then keeps its lock until it lapses, and another worker takes it over as stalled (a
+   * submission whose create was not answered is settled as interrupted there, never sent again).
+   */
+  close(options?: { readonly waitMs?: number }): Promise<void>;
   readonly all: readonly Worker[];
 }
 
@@ -87,8 +92,15 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
   }
   return {
     all,
-    async close(force = false) {
-      await Promise.all(all.map((worker) => worker.close(force)));
+    async close({ waitMs = Number.POSITIVE_INFINITY } = {}) {
+      const open = new Set(all.map((worker) => worker.name));
+      const closed = Promise.all(all.map((worker) => worker.close().then(() => void open.delete(worker.name))));
+      if (waitMs === Number.POSITIVE_INFINITY) return void (await closed);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, waitMs))));
+      const outcome = await Promise.race([closed, waited]);
+      clearTimeout(timer);
+      if (outcome === 'late') deps.logger.warn({ queues: [...open], waitMs: Math.max(0, Math.round(waitMs)) }, 'entries still in hand at the end of the stop; left to the next worker');
     },
   };
 }

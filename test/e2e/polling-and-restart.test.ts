@@ -1,6 +1,7 @@
 /**
- * End to end, webhooks off: songs found done by polling alone, and a bot killed in the middle
- * of its work and started again, which delivers every job once.
+ * End to end, webhooks off: songs found done by polling alone, a bot killed in the middle of
+ * its work and started again, which delivers every job once, and a bot stopped while the
+ * service holds a create open, which exits in time and leaves the job to the next process.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerOfJob } from '../support/ledger.js';
@@ -11,7 +12,8 @@ printBotLogsOnFailure(() => bot);
 
 beforeAll(async () => {
   // A killed worker's queue entries are taken over 10 s after, rather than BullMQ's 30 s (QUEUE_LOCK_MS).
-  bot = await startE2E({ webhooks: false, startingCredits: 200, sim: { taskMs: 1_500 }, env: { QUEUE_LOCK_MS: '10000' } });
+  // A create may take a minute: longer than a stop may last (30 s), as a slow service's can.
+  bot = await startE2E({ webhooks: false, startingCredits: 200, sim: { taskMs: 1_500 }, env: { QUEUE_LOCK_MS: '10000', MUSIC_API_TIMEOUT_MS: '60000' } });
 }, 60_000);
 afterAll(async () => bot?.close());
 // Every REST call the bot made fits Discord's published API description.
@@ -76,4 +78,31 @@ describe('the bot killed in the middle and started again', () => {
     );
     expect(rows[0]?.n).toBe(4);
   }, 90_000);
+});
+
+describe('the bot stopped while the service holds a create open', () => {
+  it('exits 0 within its limit, and the next process refunds the job once without sending it again', async () => {
+    const prompt = 'held open [sim:hang-accepted]';
+    const creates = () => bot.sim.requests.filter((r) => r.path === '/api/v1/producer/create' && (r.body as { sound?: string }).sound === prompt);
+    const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt } });
+    const jobId = await bot.jobIdOf(handle);
+    // The service took the task and is holding its answer: the submission is in hand.
+    await expect.poll(() => creates().length, { timeout: 15_000, message: 'the service never got the create' }).toBe(1);
+
+    const signalled = Date.now();
+    expect(await bot.stop()).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(30_000);
+    expect(bot.output()).toContain('left to the next worker');
+    expect((await bot.jobState(jobId))?.state).toBe('submitting');
+
+    await bot.start();
+    // Its entry taken over once its lock lapsed: the task may exist, so the job is refunded and never sent again.
+    await expect.poll(async () => (await bot.jobState(jobId))?.state, { timeout: 40_000, message: 'the next process never settled the job' }).toBe('timed_out');
+    expect(await ledgerOfJob(bot.db.db, jobId)).toEqual([
+      { kind: 'reserve', amount: -10, key: `job:${jobId}:debit` },
+      { kind: 'refund', amount: 10, key: `job:${jobId}:credit` },
+    ]);
+    expect(await bot.delivered(jobId)).toEqual({ state: 'timed_out', deliveryState: 'delivered' });
+    expect(creates()).toHaveLength(1);
+  }, 120_000);
 });
