@@ -2,7 +2,6 @@
  * The bot's own brakes on the music service: a cap on tasks in flight per task type (the bot
  * queues instead of hammering the service into 429s) and a global cap on polls per second.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { pollLimiter } from '../../../src/pipeline/workers.js';
 import { QUEUE_NAMES } from '../../../src/queue/queues.js';
@@ -10,6 +9,7 @@ import type { SubmitResult } from '../../../src/pipeline/requests.js';
 import { found } from '../../support/found.js';
 import { startHarness, type Harness } from '../../support/pipeline-harness.js';
 import { jobRow } from '../../support/ledger.js';
+import { monitorRedis } from '../../support/redis-monitor.js';
 
 let h: Harness;
 
@@ -60,10 +60,8 @@ describe('the global poll rate', () => {
     // it; the first start of a window sets its time to live, the window's length).
     const limiterKey = `${h.prefix}:${QUEUE_NAMES.poll}:limiter`;
     const limiter: string[][] = [];
-    const redis = new Redis(h.redisUrl);
-    const monitor = await redis.monitor();
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[1] === limiterKey && ['incr', 'pexpire'].includes(args[0]!.toLowerCase())) limiter.push([args[0]!.toLowerCase(), ...args.slice(2)]);
+    const monitor = await monitorRedis(h.redisUrl, ({ name, args }) => {
+      if (args[0] === limiterKey && ['incr', 'pexpire'].includes(name)) limiter.push([name, ...args.slice(1)]);
     });
     const since = h.sim.requests.length;
     // Lyrics have their own in-flight cap of one too, so use three kinds of task at once.
@@ -74,8 +72,7 @@ describe('the global poll rate', () => {
     ] as const;
     const jobIds: string[] = [];
     onTestFinished(async () => {
-      monitor.disconnect();
-      redis.disconnect();
+      monitor.close();
       // Leave nothing in flight to hold up the other test's songs.
       for (const jobId of jobIds) {
         const taskId = await vi.waitFor(async () => found((await jobRow(h.db.db, jobId))?.upstreamTaskId ?? undefined, `job ${jobId} submitted`), 15_000);
