@@ -24,10 +24,19 @@
  * The rate cannot pass the pace the commands are sent at, and it counts how long the last job
  * took to reach the service after the last command: both are printed beside it.
  * `--sustained-commands 0` skips it.
+ *
+ * Last, unmeasured: the round trips of one `/song` per stage (Postgres statements, Redis
+ * commands, Discord calls, service requests; test/support/round-trips.ts), counted on a bot
+ * started in this process once the measured bots have stopped, as the round-trip test counts
+ * them: wrapping every call of a measured process would change what it measures.
  */
 import { parseArgs } from 'node:util';
 import { startDiscordEmulator, type DiscordEmulator } from '@music-bot/discord-emulator';
 import { BOT_TOKEN, populateGuilds, waitFor, type Place } from '@music-bot/test-world';
+import { pino } from 'pino';
+import { startApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { countTrips, songStages, type CountedStage, type StageCounts } from '../support/round-trips.js';
 import { atRate, cpuMsOfAll, cpuMsOfCommands, medianOf, printTable, ratio, round, spawnFloorBot, startBenchWorld, stopChild, summarize, target, writeResult, type Target } from './support.js';
 
 const { values: flags } = parseArgs({
@@ -39,9 +48,14 @@ const { values: flags } = parseArgs({
     'sustained-rate': { type: 'string', default: '150' },
     'sustained-guilds': { type: 'string', default: '100' },
     'sustained-rounds': { type: 'string', default: '3' },
+    help: { type: 'boolean', default: false },
   },
   strict: false,
 });
+if (flags.help === true) {
+  console.log('npm run bench -- accept [--commands 500] [--rate 250] [--roles all|split] [--sustained-commands 10000] [--sustained-rate 150] [--sustained-guilds 100] [--sustained-rounds 3]');
+  process.exit(0);
+}
 const COMMANDS = Number(flags.commands);
 const RATE = Number(flags.rate);
 const SPLIT = flags.roles === 'split';
@@ -106,6 +120,32 @@ const byWindow = (answers: ReadonlyArray<{ at: number; ms: number }>) => {
   return [...windows].sort((a, b) => a[0] - b[0]).map(([w, values]) => ({ fromS: w * WINDOW_S, n: values.length, p99: summarize(values).p99 }));
 };
 
+
+/**
+ * One `/song` at `place`, counted per stage by a bot of the same settings started in this
+ * process (the measured ones stopped first). The first is counted too and dropped: it warms the
+ * new process's connections and the queues' scripts.
+ */
+async function roundTripsOfOneSong(world: Awaited<ReturnType<typeof startBenchWorld>>, env: Record<string, string>, place: Place): Promise<readonly CountedStage[]> {
+  const app = await startApp(loadConfig({ env: world.env({ ...env, ROLE: 'all' }) }), pino({ level: 'warn' }), { parts: { gateway: true, worker: true, http: false } });
+  try {
+    await app.gatewayReady;
+    let counted: readonly CountedStage[] = [];
+    for (const prompt of ['trips warm', 'trips counted']) {
+      let interaction = '';
+      const counter = countTrips({ stages: songStages(() => interaction), discord: world.emulator, service: world.sim, skipPools: [world.db] });
+      try {
+        interaction = world.emulator.runCommand({ ...place, name: 'song', options: { prompt } }).id;
+        counted = await Promise.race([counter.ended, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the counted /song did not reach the service and its progress edit in 30 s')), 30_000))]);
+      } finally {
+        counter.stop();
+      }
+    }
+    return counted;
+  } finally {
+    await app.stop();
+  }
+}
 
 interface SustainedRound {
   answers: Awaited<ReturnType<typeof firstAnswers>>;
@@ -327,6 +367,14 @@ try {
     };
   }
 
+  // ---- round trips of one /song, unmeasured, once the measured bots have stopped ----
+  await Promise.all(bots.map((bot) => bot.stop()));
+  const stagesCounted = await roundTripsOfOneSong(world, env, places[0]!);
+  const kinds: ReadonlyArray<keyof StageCounts> = ['postgres', 'redis', 'discord', 'service'];
+  const inAll = Object.fromEntries(kinds.map((kind) => [kind, stagesCounted.reduce((sum, stage) => sum + stage.counts[kind], 0)])) as StageCounts;
+  const roundTrips = [...stagesCounted.map((stage) => ({ stage: stage.name, ...stage.counts })), { stage: 'in all', ...inAll }];
+  printTable('round trips of one /song, per stage (a bot in this process, after the measured phases)', roundTrips);
+
   await writeResult('accept', {
     workload: { commands: COMMANDS, rate: RATE, guilds: GUILDS, members: GUILDS * MEMBERS_PER_GUILD, roles: SPLIT ? 'gateway+worker' : 'all' },
     target: `≥ ${TARGET} jobs/s end to end on 2 cores`,
@@ -334,6 +382,7 @@ try {
     ratioToTarget: ratio(jobsPerSecond, TARGET),
     secondsToLastSubmission: round(seconds, 2),
     stagesMs: stages,
+    roundTrips,
     ...(sustained && { sustained }),
   }, targets);
 } finally {
