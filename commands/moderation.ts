@@ -17,7 +17,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { Refusal } from '../src/discord/errors.js';
 import { LIMITS } from '../src/pipeline/requests.js';
 import { inCode } from '../src/text.js';
-import { listOpenReports, reportButtons, reportMessageCommands, reportModals } from './reports.js';
+import { openReportsPage, reportButtons, reportMessageCommands, reportModals, reportPageButtons } from './reports.js';
 
 /** A list longer than a message holds is cut here. */
 const LIST_SHOWN_CHARS = 1_800;
@@ -130,7 +130,7 @@ export default defineCommand({
           return reply(context.t(lifted ? 'moderation.unblocked' : 'moderation.notBlocked', { user: args.options.member.id }));
         }
         case 'reports':
-          return reply(await listOpenReports(context, guildId));
+          return answerInPlace(interaction, await openReportsPage(context, guildId));
         case 'blocks': {
           const blocks = await context.guilds.listBlocks(guildId);
           if (blocks.length === 0) return reply(context.t('moderation.blocksEmpty'));
@@ -159,7 +159,7 @@ export default defineCommand({
     }
   },
   // Reports of results and their review (commands/reports.ts).
-  buttons: reportButtons,
+  buttons: { ...reportButtons, ...reportPageButtons },
   modals: reportModals,
   messageCommands: reportMessageCommands,
 });

@@ -15,7 +15,7 @@ import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { localizedNames } from '../src/discord/localize.js';
-import { answerInPlace, answerPrivately } from '../src/discord/respond.js';
+import { answerInPlace, answerPrivately, type Answer } from '../src/discord/respond.js';
 import { encodeCustomId } from '../src/discord-rest/custom-ids.js';
 import { english, LOCALES, localText, translator, type Translator } from '../src/i18n/index.js';
 import { isShownResult } from '../src/pipeline/job-rows.js';
@@ -27,8 +27,6 @@ import { withinBudget } from './lyrics.js';
 
 /** The form's one field. */
 const REASON_FIELD = 'reason';
-/** `/moderation reports` lists this many, the most recently reported first. */
-export const REPORTS_LISTED = 10;
 /** A job id, as a result's footer ends with it. */
 const JOB_ID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
@@ -184,14 +182,56 @@ export const reportModals = {
   },
 } as const satisfies Record<'report-modal', ModalHandler>;
 
-/** `/moderation reports`: the open reports with links, for moderators (the caller checked). */
-export async function listOpenReports(context: CommandContext, guildId: string): Promise<string> {
-  const { total, shown } = await context.pipeline.openReports(guildId, REPORTS_LISTED);
-  if (total === 0) return context.t('moderation.reportsEmpty');
+/**
+ * `/moderation reports` lists this many a page: a line with its link and a title escaped
+ * (up to twice its 60 characters) takes up to about 290 characters, and a message 2,000.
+ */
+export const REPORTS_PER_PAGE = 6;
+
+function pageButton(label: string, page: number, enabled: boolean): ButtonBuilder {
+  return new ButtonBuilder()
+    .setCustomId(encodeCustomId({ action: 'reports-page', subject: String(page) }))
+    .setLabel(label)
+    .setStyle(ButtonStyle.Secondary)
+    .setDisabled(!enabled);
+}
+
+/**
+ * `/moderation reports`: a page of the open reports with links, the most recently reported
+ * first, and Newer/Older buttons when there are more than a page (the caller is a moderator).
+ * A page past the last (reports decided meanwhile) shows the last.
+ */
+export async function openReportsPage(context: CommandContext, guildId: string, page = 1): Promise<Answer> {
+  let { total, shown } = await context.pipeline.openReports(guildId, REPORTS_PER_PAGE, (page - 1) * REPORTS_PER_PAGE);
+  if (total === 0) return { content: context.t('moderation.reportsEmpty'), components: [] };
+  const pages = Math.ceil(total / REPORTS_PER_PAGE);
+  if (page > pages) {
+    page = pages;
+    ({ total, shown } = await context.pipeline.openReports(guildId, REPORTS_PER_PAGE, (page - 1) * REPORTS_PER_PAGE));
+  }
   const lines = shown.map(({ job, reports, reportedAt }) => {
     const title = job ? escapeMarkdown(describeJob(job, context.t, 60)) : '?';
     const link = job && messageLink(job);
     return `- ${context.t('moderation.reportLine', { title: link ? `[${title}](${link})` : title, user: job?.userId ?? '', count: reports, at: Math.floor(reportedAt.getTime() / 1000) })}`;
   });
-  return [context.t('moderation.reportsHeading', { count: total }), ...lines, ...(total > shown.length ? ['- …'] : [])].join('\n');
+  const content = [context.t('moderation.reportsHeading', { count: total }), ...lines, ...(pages > 1 ? [context.t('moderation.reportsPage', { page, pages })] : [])].join('\n');
+  if (pages === 1) return { content, components: [] };
+  const buttons = new ActionRowBuilder<ButtonBuilder>().addComponents(
+    pageButton(context.t('moderation.reportsNewer'), page - 1, page > 1),
+    pageButton(context.t('moderation.reportsOlder'), page + 1, page < pages),
+  );
+  return { content, components: [buttons] };
 }
+
+export const reportPageButtons = {
+  /** On the moderator's private list: its message becomes the page. */
+  'reports-page': {
+    acknowledge: 'update',
+    async execute(interaction, id, context) {
+      const caller = await loadCaller(interaction, context);
+      requireModerator(caller);
+      const page = /^\d{1,6}$/.test(id.subject) ? Math.max(1, Number(id.subject)) : 1;
+      await interaction.editReply({ ...(await openReportsPage(context, caller.guild.id, page)), allowedMentions: { parse: [] } });
+    },
+  },
+} as const satisfies Record<'reports-page', ButtonHandler>;

@@ -70,6 +70,8 @@ export const CUSTOM_ID_ACTIONS = [
   'delete-result',
   /** The confirmation of that delete. subject: the job id. */
   'delete-confirm',
+  /** Paging of `/moderation reports`. subject: the page to show, from 1 (0 or one past the last on a disabled button). */
+  'reports-page',
 ] as const;
 
 export type CustomIdAction = (typeof CUSTOM_ID_ACTIONS)[number];

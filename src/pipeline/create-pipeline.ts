@@ -67,6 +67,6 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
     reportResult: (input) => reportResult(deps, input),
     decideReport: (input) => decideReport(deps, input),
     deleteOwnResult: (input) => deleteOwnResult(deps, input),
-    openReports: (guildId, limit) => openReports(deps.db, guildId, limit),
+    openReports: (guildId, limit, offset) => openReports(deps.db, guildId, limit, offset),
   };
 }

@@ -65,5 +65,5 @@ export interface Pipeline {
   /** The requester deletes their result: its message goes, it leaves the library; no credits return. */
   deleteOwnResult(input: { guildId: string; jobId: string; userId: string }): Promise<DeleteOutcome>;
   /** The guild's open reports, the most recently reported first. */
-  openReports(guildId: string, limit: number): Promise<{ total: number; shown: OpenReport[] }>;
+  openReports(guildId: string, limit: number, offset?: number): Promise<{ total: number; shown: OpenReport[] }>;
 }

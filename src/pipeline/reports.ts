@@ -171,8 +171,8 @@ export interface OpenReport {
   readonly job: JobRow | undefined;
 }
 
-/** The guild's open reviews, the most recently reported first, at most `limit`, and how many are open. */
-export async function openReports(db: Executor, guildId: string, limit: number): Promise<{ total: number; shown: OpenReport[] }> {
+/** The guild's open reviews, the most recently reported first, at most `limit` after the first `offset`, and how many are open. */
+export async function openReports(db: Executor, guildId: string, limit: number, offset = 0): Promise<{ total: number; shown: OpenReport[] }> {
   const open = and(eq(resultReviews.guildId, guildId), isNull(resultReviews.outcome));
   const [rows, [total]] = await Promise.all([
     db
@@ -183,8 +183,9 @@ export async function openReports(db: Executor, guildId: string, limit: number):
       })
       .from(resultReviews)
       .where(open)
-      .orderBy(desc(resultReviews.reportedAt))
-      .limit(limit),
+      .orderBy(desc(resultReviews.reportedAt), desc(resultReviews.jobId))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(resultReviews).where(open),
   ]);
   const shown = await Promise.all(rows.map(async (row) => ({ ...row, job: await getJob(db, row.jobId) })));

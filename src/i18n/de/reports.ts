@@ -48,4 +48,7 @@ export const reports: Translation<typeof english> = {
   'moderation.reportsEmpty': 'Keine offenen Meldungen.',
   'moderation.reportsHeading': { one: '{count} offene Meldung:', other: '{count} offene Meldungen:' },
   'moderation.reportLine': { one: '{title} von <@{user}>: {count} Meldung, zuletzt <t:{at}:R>', other: '{title} von <@{user}>: {count} Meldungen, zuletzt <t:{at}:R>' },
+  'moderation.reportsPage': 'Seite {page} von {pages}',
+  'moderation.reportsNewer': 'Neuere',
+  'moderation.reportsOlder': 'Ältere',
 };

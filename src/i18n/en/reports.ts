@@ -53,4 +53,7 @@ export const reports = {
   'moderation.reportsEmpty': 'No open reports.',
   'moderation.reportsHeading': { one: '{count} open report:', other: '{count} open reports:' },
   'moderation.reportLine': { one: '{title} by <@{user}>: {count} report, the last <t:{at}:R>', other: '{title} by <@{user}>: {count} reports, the last <t:{at}:R>' },
+  'moderation.reportsPage': 'Page {page} of {pages}',
+  'moderation.reportsNewer': 'Newer',
+  'moderation.reportsOlder': 'Older',
 } as const satisfies Section;

@@ -52,4 +52,7 @@ export const reports: Translation<typeof english> = {
     other: '{title} de <@{user}>: {count} denuncias, la última <t:{at}:R>',
     many: '{title} de <@{user}>: {count} de denuncias, la última <t:{at}:R>',
   },
+  'moderation.reportsPage': 'Página {page} de {pages}',
+  'moderation.reportsNewer': 'Más nuevas',
+  'moderation.reportsOlder': 'Más antiguas',
 };

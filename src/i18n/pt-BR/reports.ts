@@ -52,4 +52,7 @@ export const reports: Translation<typeof english> = {
     other: '{title} de <@{user}>: {count} denúncias, a última <t:{at}:R>',
     many: '{title} de <@{user}>: {count} de denúncias, a última <t:{at}:R>',
   },
+  'moderation.reportsPage': 'Página {page} de {pages}',
+  'moderation.reportsNewer': 'Mais novas',
+  'moderation.reportsOlder': 'Mais antigas',
 };

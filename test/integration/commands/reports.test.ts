@@ -4,6 +4,7 @@
  * moderators' Hide, Block and Dismiss on it (a voice hidden or deleted can no longer sing), the
  * requester's own Delete, `/moderation reports`, and the retention of what removed results said.
  */
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
@@ -163,6 +164,58 @@ describe('voices and files', () => {
       expect(refused.content).toMatch(/^No voice of this server is called|^That is not one of this server’s voice personas/);
     }
     expect(await g.balance()).toBe(balance);
+  });
+});
+
+describe('/moderation reports', () => {
+  it('pages when more are open than one message holds: each page within Discord’s 2,000 characters, every report once, newest first', async () => {
+    await setReviewChannel();
+    // Thirteen open reviews of songs whose titles are as long as a line shows and all markdown, each escaped.
+    const ids: string[] = [];
+    for (let i = 0; i < 13; i += 1) {
+      const id = randomUUID();
+      ids.push(id);
+      const reportedAt = new Date(Date.now() - i * 60_000);
+      await g.db.db.insert(jobs).values({
+        id,
+        guildId: g.guild.id,
+        channelId: g.channelId,
+        userId: g.members.alice,
+        kind: 'song',
+        state: 'succeeded',
+        request: { kind: 'song', prompt: 'p', title: `${String(i).padStart(2, '0')}${'*_'.repeat(40)}` },
+        cost: 10,
+        messageId: String(1_300_000_000_000_000_000n + BigInt(i)),
+        completedAt: reportedAt,
+      });
+      await g.db.db.insert(resultReviews).values({ jobId: id, guildId: g.guild.id, reportedAt, createdAt: reportedAt });
+      await g.db.db.insert(resultReports).values({ jobId: id, reporterId: g.members.bob, guildId: g.guild.id, reason: 'r', createdAt: reportedAt });
+    }
+    const listed = (message: EmulatorMessage) => ids.filter((id) => message.content?.includes(`/${g.channelId}/${String(1_300_000_000_000_000_000n + BigInt(ids.indexOf(id)))})`));
+
+    let page = await moderation(g.members.manager, 'reports');
+    const seen: string[] = [];
+    const pages: string[][] = [];
+    for (;;) {
+      expect(page.content!.length).toBeLessThanOrEqual(2000);
+      expect(page.content).toContain('13 open reports');
+      pages.push(listed(page));
+      seen.push(...listed(page));
+      const [newer, older] = (page.components?.[0] && 'components' in page.components[0] ? page.components[0].components : []) as Array<{ custom_id: string; disabled?: boolean; label: string }>;
+      expect([newer?.label, older?.label]).toEqual(['Newer', 'Older']);
+      expect(newer?.disabled ?? false).toBe(pages.length === 1);
+      if (older?.disabled) break;
+      const clicked = g.emulator.clickButton({ messageId: page.id, customId: older!.custom_id, userId: g.members.manager });
+      await clicked.waitForResponse();
+      page = await vi.waitFor(() => {
+        const edited = g.emulator.message(page.id)!;
+        expect(listed(edited)).not.toEqual(pages.at(-1));
+        return edited;
+      });
+    }
+    expect(seen).toEqual(ids);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(page.content).toContain(`Page ${pages.length} of ${pages.length}`);
   });
 });
 
