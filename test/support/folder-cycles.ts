@@ -6,29 +6,16 @@
  * root as one folder, through which every folder would reach every other. `npm run lint` runs
  * this over the bot and fails on any cycle.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { cruiseTree } from './depcruise.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
 /** What counts as one folder: a folder right under src/, commands/, a package. */
 const FOLDER = '^(src/[^/]+/|commands/|packages/[^/]+/)';
 
 /** The folder cycles of the tree at `cwd`, each as the folders it goes through, back to its first. */
 export async function folderCycles(cwd: string, folders: readonly string[]): Promise<string[][]> {
-  const args = [
-    path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
-    ...folders,
-    '--config',
-    path.join(ROOT, '.dependency-cruiser.cjs'),
-    '--collapse',
-    FOLDER,
-    '--output-type',
-    'json',
-  ];
-  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(stdout) as { modules: { source: string; dependencies: { resolved: string; dependencyTypes: string[] }[] }[] };
+  const result = await cruiseTree(cwd, folders, { collapse: FOLDER });
   const edges = new Map<string, Set<string>>();
   for (const module of result.modules) {
     const targets = module.dependencies

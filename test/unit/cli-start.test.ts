@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
 
 const valid = {
   DISCORD_TOKEN: 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0123',
@@ -14,10 +13,10 @@ const valid = {
   MUSIC_API_KEY: 'k',
 };
 
-/** Runs `src/main.ts` as `npm start` does, from an empty folder so no .env is read. */
+/** Runs `src/main.ts` as `npm start` does (`node --import tsx`), from a folder without a .env. */
 async function start(env: Record<string, string>): Promise<{ code: number; stderr: string; stdout: string }> {
   try {
-    const { stdout, stderr } = await run(tsx, [path.join(root, 'src/main.ts')], {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
       cwd: path.join(root, 'test'),
       env: { PATH: process.env.PATH ?? '', ...env },
       timeout: 30_000,

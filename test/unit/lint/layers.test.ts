@@ -1,18 +1,16 @@
 /**
- * The layer rules in .dependency-cruiser.cjs, run by the depcruise command on small made-up
- * trees: a file in a folder no layer names fails, and so does the Discord client outside the
+ * The layer rules in .dependency-cruiser.cjs, run as the depcruise command runs them on small
+ * made-up trees: a file in a folder no layer names fails, and so does the Discord client outside the
  * Discord edge or an import across the line between the bot and its stand-in packages, while
  * the same imports in their place pass.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cruiseTree } from '../../support/depcruise.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const run = promisify(execFile);
 let tree: string | undefined;
 
 interface Violation {
@@ -34,9 +32,7 @@ async function lint(files: Record<string, string>): Promise<Violation[]> {
     await writeFile(path.join(tree, file), source);
   }
   const folders = ['src', ...(Object.keys(files).some((file) => file.startsWith('packages/')) ? ['packages'] : [])];
-  const args = [path.join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), ...folders, '--config', path.join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'];
-  const { stdout } = await run(process.execPath, args, { cwd: tree });
-  const result = JSON.parse(stdout) as { summary: { violations: { rule: { name: string; severity: string }; from: string; to: string }[] } };
+  const result = await cruiseTree(tree, folders);
   for (const violation of result.summary.violations) expect(violation.rule.severity).toBe('error');
   return result.summary.violations
     .map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }))
@@ -48,7 +44,6 @@ afterEach(async () => {
   tree = undefined;
 });
 
-// Each case runs dependency-cruiser in a process of its own: seconds on a busy machine.
 describe('the layer rules', { timeout: 60_000 }, () => {
   it('fail a file in a folder no layer names, whether it imports, is imported or stands alone', async () => {
     const violations = await lint({
