@@ -1,16 +1,17 @@
 /**
  * `npm run discord-emulator -- --port 8090`: runs the emulator standalone, prints what to give
  * the bot and the ids of a seeded guild, channel and user, and on a terminal reads commands as
- * that user (`repl.ts`; README.md, "Running it").
+ * that user (`repl.ts`; README.md, "Running it"). `--automod-keywords` seeds a keyword rule.
  */
 import { parseArgs } from 'node:util';
 import { ChannelType } from 'discord-api-types/v10';
 import { pino } from 'pino';
 import { startDiscordEmulator } from './emulator.js';
-import { startRepl } from './repl.js';
+import { createKeywordRule, describeRule, listOption, startRepl } from './repl.js';
 
 const USAGE = `Usage: npm run discord-emulator -- [--port 8090] [--host 127.0.0.1] [--token T] [--application-id ID]
-  [--bot-user-id ID] [--openapi PATH] [--no-validate] [--no-rate-limits] [--log-level info]`;
+  [--bot-user-id ID] [--openapi PATH] [--no-validate] [--no-rate-limits] [--log-level info]
+  [--automod-keywords "word,pre*"]   (an enabled AutoMod keyword rule in the seeded guild)`;
 
 function write(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
       'no-validate': { type: 'boolean', default: false },
       'no-rate-limits': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'warn' },
+      'automod-keywords': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -64,6 +66,11 @@ async function main(): Promise<void> {
   write(`Channel:  ${channel.id} (#general)`);
   write(`Voice:    ${lounge.id} (Lounge, voice gateway ${emu.voiceEndpoint})`);
   write(`User:     ${user.id} (tester)`);
+  if (values['automod-keywords'] !== undefined) {
+    const keywords = listOption(values['automod-keywords']);
+    if (keywords.length === 0) throw new Error('--automod-keywords takes words separated by commas, e.g. "cat*,dog"');
+    write(`AutoMod:  ${describeRule(createKeywordRule(emu, guild.id, { name: 'Blocked words', keywords }))}`);
+  }
 
   const stop = (): void => {
     void emu.close().then(() => process.exit(0));
