@@ -16,6 +16,7 @@ import type { DiscordEmulator, DiscordEmulatorOptions, EmulatorMessage, Interact
 import type { MusicApiSim, MusicApiSimOptions } from '@music-bot/music-api-sim';
 import { populateGuilds, startWorld, waitFor, type BotProcess, type Crash, type Place } from '@music-bot/test-world';
 import { findFreePort } from '../../src/embedded/free-port.js';
+import { registerCommands } from '../support/register-commands.js';
 import { answerOf, type Answer } from './answers.js';
 import { appendOnlyMark, childrenOf, cutAppendOnlyFile, pidFromFile, signalAll, waitGone, type AppendOnlyMark } from './power.js';
 
@@ -199,7 +200,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
       ENTITLEMENT_CHECK_SECONDS: '5',
       ...options.env,
     };
-    await base.deployCommands({ env });
+    await registerCommands(base.env(env));
 
     const lines: string[] = [];
     const crashes: Crash[] = [];

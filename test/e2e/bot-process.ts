@@ -1,5 +1,6 @@
 /**
- * The bot as a user runs it: `npm run deploy-commands`, then `npm start`, each in a child
+ * The bot as a user runs it: its commands registered as `npm run deploy-commands` registers them
+ * (from the test's process unless a file asks for the script), then `npm start` in a child
  * process (the test world's BotProcess), on the test stack (../support/stack.ts). Tests act
  * only as Discord members (and, for forged webhooks, as the internet).
  */
@@ -10,6 +11,7 @@ import type { DiscordEmulatorOptions, EmulatorMessage, InteractionHandle, RunCom
 import type { MusicApiSimOptions } from '@music-bot/music-api-sim';
 import type { BotEntry, LogLine } from '@music-bot/test-world';
 import { found } from '../support/found.js';
+import { registerCommands } from '../support/register-commands.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 export type { LogLine } from '@music-bot/test-world';
@@ -60,6 +62,11 @@ export interface E2EOptions {
    * the global setup made one (MUSIC_BOT_BUILD_DIR), else the sources.
    */
   readonly entry?: BotEntry;
+  /**
+   * How the commands are registered before the bot starts: `npm run deploy-commands` run from
+   * `entry` (a process of its own), or the same call from the test's process (the default).
+   */
+  readonly deployCommands?: 'script' | 'in-process';
   /** More of the bot's environment (VOICE_IDLE_SECONDS, …). */
   readonly env?: Readonly<Record<string, string>>;
   /** Points the bot at the simulator's moderation stand-in (MODERATION_URL, MODERATION_API_KEY), up and flagging nothing until a test says. */
@@ -106,7 +113,8 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
   };
 
   const entry = options.entry;
-  await world.deployCommands({ entry, env });
+  if (options.deployCommands === 'script') await world.deployCommands({ entry, env });
+  else await registerCommands(env);
   const bot = world.bot({ env: options.splitRoles ? { ...env, ROLE: 'gateway' } : env, entry, ...(options.nodeArgs && { nodeArgs: options.nodeArgs }) });
   const others = options.splitRoles ? [world.bot({ env: { ...env, ROLE: 'worker' }, entry }), world.bot({ env: { ...env, ROLE: 'http' }, entry })] : [];
   await bot.start();

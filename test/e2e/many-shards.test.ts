@@ -11,6 +11,7 @@ import type { BotProcess } from '@music-bot/test-world';
 import { findFreePort } from '../../src/embedded/free-port.js';
 import { found } from '../support/found.js';
 import { parseSamples } from '../support/metrics.js';
+import { registerCommands } from '../support/register-commands.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const SHARDS = 12;
@@ -37,7 +38,7 @@ async function readyz(opsUrl: string): Promise<{ code: number; body: Readyz }> {
 
 beforeAll(async () => {
   stack = await startStack({ startingCredits: 50, emulator: { shards: { recommended: SHARDS, maxConcurrency: 1 } } });
-  await stack.world.deployCommands({ env: stack.env });
+  await registerCommands(stack.env);
   // (id >> 22) % 12 is the shard: twelve consecutive timestamps, starting at a multiple of twelve.
   const base = ((BigInt(Date.now()) - 1_420_070_400_000n - 120_000n) / 12n) * 12n;
   for (let shard = 0; shard < SHARDS; shard += 1) {

@@ -1,12 +1,15 @@
 /**
- * The compiled bot as the image runs it (`node build/src/main.js`), stopped with SIGTERM while
- * it works, as `docker stop` stops it through the image's init: the graceful shutdown runs, the
- * queue entries in hand are released, the process exits 0, and a new start finishes every job once.
+ * The compiled bot as the image runs it (`node build/src/main.js`), its commands registered by
+ * `build/src/scripts/deploy-commands.js` (the one end-to-end file that runs the script), stopped
+ * with SIGTERM while it works, as `docker stop` stops it through the image's init: the graceful
+ * shutdown runs, the queue entries in hand are released, the process exits 0, and a new start
+ * finishes every job once.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFolder } from '@music-bot/test-world';
+import { applicationCommandDefinitions } from '../../commands/index.js';
 import { ledgerOfJob } from '../support/ledger.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
@@ -18,11 +21,19 @@ beforeAll(async () => {
   // runs it. It holds the bot alone: nothing of the stand-ins is compiled into it.
   expect(existsSync(path.join(buildFolder(), 'src/main.js'))).toBe(true);
   expect(existsSync(path.join(buildFolder(), 'packages'))).toBe(false);
-  bot = await startE2E({ webhooks: false, entry: 'build', startingCredits: 200, sim: { taskMs: 3_000 } });
+  // The commands registered by the image's `node build/src/scripts/deploy-commands.js`, as its
+  // register-commands step runs it: the other end-to-end files register them from the test's process.
+  bot = await startE2E({ webhooks: false, entry: 'build', deployCommands: 'script', startingCredits: 200, sim: { taskMs: 3_000 } });
 }, 240_000);
 afterAll(async () => bot?.close());
 
 describe('the production entry point', () => {
+  it('registers the commands with deploy-commands, to the development guild', () => {
+    const names = bot.emulator.registeredCommands(bot.guild.id).map((command) => command.name);
+    expect(names.sort()).toEqual(applicationCommandDefinitions.map((definition) => definition.name).sort());
+    expect(bot.emulator.registeredCommands()).toEqual([]);
+  });
+
   it('stops gracefully on SIGTERM during work, exits 0, and loses nothing', async () => {
     const prompts = [1, 2, 3, 4].map((i) => `graceful goodbye ${i}`);
     const handles = prompts.map((prompt) => bot.run(bot.members.alice, { name: 'song', options: { prompt } }));

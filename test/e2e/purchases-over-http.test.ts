@@ -10,6 +10,7 @@ import type { BotProcess } from '@music-bot/test-world';
 import { verifyLedger } from '../../src/credits/index.js';
 import { creditLedger, guilds, premiumOffers } from '../../src/db/schema.js';
 import { found } from '../support/found.js';
+import { registerCommands } from '../support/register-commands.js';
 import { startStack, type Stack, type StackGuild } from '../support/stack.js';
 import { PACK, PURCHASE_ENV, PURCHASE_SKUS } from './purchases.support.js';
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
     ENTITLEMENT_CHECK_SECONDS: '2',
     LOG_LEVEL: 'debug',
   };
-  await stack.world.deployCommands({ env });
+  await registerCommands(env);
   processes = [stack.world.bot({ name: 'http', env: { ...env, ROLE: 'http' } }), stack.world.bot({ name: 'worker', env: { ...env, ROLE: 'worker' } })];
   for (const process of processes) await process.start();
   await stack.emulator.setInteractionsEndpoint(`${stack.world.httpUrl}/interactions`);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BotProcess } from '@music-bot/test-world';
+import { registerCommands } from '../support/register-commands.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const GUILDS = 20;
@@ -16,7 +17,7 @@ const gateways: BotProcess[] = [];
 beforeAll(async () => {
   // Discord recommends two shards, and lets both identify at once (max_concurrency 2).
   stack = await startStack({ startingCredits: 50, emulator: { shards: { recommended: 2, maxConcurrency: 2 } } });
-  await stack.world.deployCommands({ env: stack.env });
+  await registerCommands(stack.env);
   for (const shardId of [0, 1]) {
     gateways.push(stack.world.bot({ name: `gateway ${shardId}`, env: { ...stack.env, ROLE: 'gateway', SHARD_COUNT: '2', SHARD_IDS: String(shardId), LOG_LEVEL: 'debug' } }));
   }
