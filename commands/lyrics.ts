@@ -13,6 +13,7 @@ import { isJobId } from '../src/discord/job-lookup.js';
 import { isModerator } from '../src/guilds/access.js';
 import { isShownResult, type JobRow } from '../src/pipeline/job-rows.js';
 import { LIMITS, lyricsRequestSchema } from '../src/pipeline/requests.js';
+import { lyricsTitleOf } from '../src/pipeline/titles.js';
 import { defineCommand, type GuildButton, type GuildModalSubmit } from '../src/discord/command.js';
 import { requestSong } from './song.js';
 
@@ -97,6 +98,15 @@ export default defineCommand({
           .setRequired(true)
           .setMaxLength(LIMITS.lyricsMax);
         if (lyrics.trim().length > 0) lyricsInput.setValue(lyrics);
+        // The lyrics' title starts as the song's: the member may change it or clear it.
+        const titleInput = new TextInputBuilder()
+          .setCustomId(MAKE_SONG_FIELDS.title)
+          .setLabel(context.t('songForm.songTitle'))
+          .setStyle(TextInputStyle.Short)
+          .setRequired(false)
+          .setMaxLength(LIMITS.titleMax);
+        const title = lyricsTitleOf(job);
+        if (title) titleInput.setValue(title.slice(0, LIMITS.titleMax));
         const modal = new ModalBuilder()
           .setCustomId(encodeCustomId({ action: 'make-song-modal', subject: job.id }))
           .setTitle(context.t('songForm.title'))
@@ -111,14 +121,7 @@ export default defineCommand({
                 .setRequired(false)
                 .setMaxLength(LIMITS.promptMax),
             ),
-            new ActionRowBuilder<TextInputBuilder>().addComponents(
-              new TextInputBuilder()
-                .setCustomId(MAKE_SONG_FIELDS.title)
-                .setLabel(context.t('songForm.songTitle'))
-                .setStyle(TextInputStyle.Short)
-                .setRequired(false)
-                .setMaxLength(LIMITS.titleMax),
-            ),
+            new ActionRowBuilder<TextInputBuilder>().addComponents(titleInput),
           );
         await interaction.showModal(modal);
       },

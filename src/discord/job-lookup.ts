@@ -55,9 +55,9 @@ export interface JobQuestion {
 
 /**
  * The one job of this guild a member means by what they typed in an autocomplete option: its
- * id (what a picked choice sends) or the start of it, or its name as lists show it (title or
- * prompt, in any case). A full id is taken as it is, whatever its kind; the rest is looked
- * for among the jobs `filter` allows.
+ * id (what a picked choice sends) or the start of it, or its name as lists show it (a title
+ * first, then a prompt, in any case). A full id is taken as it is, whatever its kind; the rest
+ * is looked for among the jobs `filter` allows.
  *
  * @throws Refusal `ambiguous`, with a menu of the candidates, when several jobs have that
  *   name or id start, or none has it but some have names containing it; `not_found` when
@@ -85,6 +85,8 @@ export async function pickGuildJob(
     const recent = await context.pipeline.listJobs(guildId, { userId: filter.userId, limit: PREFIX_SEARCH_LIMIT });
     candidates = recent.filter((job) => job.id.startsWith(id) && fits(job));
   }
+  // A title typed whole wins over a prompt that is the same words, and over titles that contain it.
+  if (candidates.length === 0) candidates = await context.jobs.findJobsNamed(guildId, value, 'title', filter);
   if (candidates.length === 0) candidates = await context.jobs.findJobsNamed(guildId, value, 'exact', filter);
   if (candidates.length === 0) {
     exact = false;

@@ -316,14 +316,16 @@ export const progressLock = (jobId: string) => {
     from ${jobs} join ${guilds} on ${guilds.id} = ${jobs.guildId} where ${jobs.id} = ${jobId} for update of ${jobs}`;
 };
 
-/** The texts a job is shown by (see `describeJob` in titles.ts), in the order it prefers them, as column expressions. */
-export const JOB_NAME_TEXTS: readonly SQL[] = [
+/** A job's titles and names (the service's, the member's), as column expressions: a typed title is looked for among these first. */
+export const JOB_TITLE_TEXTS: readonly SQL[] = [
   sql`${jobs.result} -> 'clips' -> 0 ->> 'title'`,
   sql`${jobs.result} ->> 'lyricsTitle'`,
   sql`${jobs.request} ->> 'title'`,
   sql`${jobs.request} ->> 'name'`,
-  sql`${jobs.request} ->> 'prompt'`,
 ];
+
+/** The texts a job is shown by (see `describeJob` in titles.ts): its titles, then what it was asked for. */
+export const JOB_NAME_TEXTS: readonly SQL[] = [...JOB_TITLE_TEXTS, sql`${jobs.request} ->> 'prompt'`];
 
 /** The guild's jobs that `filter` and `where` admit, newest first, at most `limit`. */
 export async function findGuildJobs(db: Executor, guildId: string, filter: GuildJobFilter, where: SQL | undefined, limit: number): Promise<JobRow[]> {

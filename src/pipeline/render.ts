@@ -18,7 +18,7 @@ import { MUSIC_API_ERROR_TEXTS, type MusicApiErrorKind } from '../music-api/erro
 import { shownPosition, type JobRow } from './job-rows.js';
 import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
-import { givenTitle, titleForDisplay } from './titles.js';
+import { cleanTitle, givenTitle, lyricsTitleOf, titleForDisplay } from './titles.js';
 import { downloadLinkOf, httpUrl as safeUrl, lyricsTextOf } from './result-needs.js';
 
 export const DISCORD_LIMITS = {
@@ -220,7 +220,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
     }
     case 'lyrics': {
       const text = lyricsTextOf(result) ?? '';
-      const title = result.lyricsTitle ?? clip?.title;
+      const title = lyricsTitleOf(job);
       embed.title = title ? truncate(escapeMarkdown(title), DISCORD_LIMITS.embedTitle) : t('result.lyrics.title');
       embed.description = text ? escapeMarkdown(text) : t('result.lyrics.empty');
       actions = [paidButton(t, t('result.button.makeSong'), priceOf('song'), encodeCustomId({ action: 'make-song', subject: job.id }))];
@@ -234,7 +234,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
     }
     case 'video': {
       const video = safeUrl(clip?.videoUrl);
-      embed.title = truncate(clip?.title ? t('result.video.titleOf', { title: escapeMarkdown(clip.title) }) : t('result.video.title'), DISCORD_LIMITS.embedTitle);
+      embed.title = truncate(clip?.title?.trim() ? t('result.video.titleOf', { title: escapeMarkdown(cleanTitle(clip.title)) }) : t('result.video.title'), DISCORD_LIMITS.embedTitle);
       embed.description = video ? t('result.video.watch', { url: video }) : t('result.video.noLink');
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };

@@ -8,14 +8,32 @@ import { english, type MessageKey, type Translate } from '../i18n/index.js';
 import { truncate } from '../text.js';
 import type { JobRow } from './job-rows.js';
 
+/**
+ * What a title does not end with: the punctuation a title cut from a sentence keeps ("Rain on
+ * the roof,"). `!` and `?` belong to a title ("Why?") and stay.
+ */
+export const TRAILING_PUNCTUATION = '.,;:…–—-';
+const TRAILING = new RegExp(`[\\s${TRAILING_PUNCTUATION}]+$`, 'u');
+
+/** A title as the bot shows it: spaces as one, no trailing punctuation (a title of punctuation alone stays as it is). */
+export function cleanTitle(title: string): string {
+  const spaced = title.replace(/\s+/g, ' ').trim();
+  return spaced.replace(TRAILING, '') || spaced;
+}
+
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim().length > 0 ? value.replace(/\s+/g, ' ').trim() : undefined;
+  return typeof value === 'string' && value.trim().length > 0 ? cleanTitle(value) : undefined;
 }
 
 /** The job's name as given (the member's title wins over the service's, e.g. an upload's "Uploaded audio"), or undefined. */
 export function givenTitle(job: Pick<JobRow, 'request' | 'result'>): string | undefined {
   const { request, result } = job;
   return text(request.title) ?? text(result?.clips?.[0]?.title) ?? text(result?.lyricsTitle) ?? text(request.name) ?? text(request.prompt) ?? text(request.lyrics);
+}
+
+/** The title the service gave lyrics, as shown (and as a song made of them starts with), or undefined. */
+export function lyricsTitleOf(job: Pick<JobRow, 'result'>): string | undefined {
+  return text(job.result?.lyricsTitle) ?? text(job.result?.clips?.[0]?.title);
 }
 
 /** Made with the Remix button from another song (even one deleted since). */

@@ -114,6 +114,25 @@ describe('/lyrics and its "Make a song" button', () => {
   });
 });
 
+describe('a title the service derived from a prompt', () => {
+  it('loses its trailing punctuation: shown on the lyrics, carried into the "Make a song" form, and found by /jobs show as typed', async () => {
+    // The service titles lyrics by the prompt's first words: here "Rain on the roof,".
+    const jobId = await accepted(h.run(h.members.alice, { name: 'lyrics', options: { prompt: 'rain on the roof, all night long' } }));
+    const result = await h.delivered(jobId);
+    expect(result.embeds?.[0]?.title).toBe('Rain on the roof');
+
+    const click = h.emulator.clickButton({ messageId: result.id, customId: `make-song:${jobId}`, userId: h.members.alice });
+    await click.waitForResponse();
+    const rows = (click.modal()?.components ?? []) as unknown as Array<{ components?: Array<{ custom_id?: string; value?: string }> }>;
+    const fields = rows.flatMap((row) => row.components ?? []);
+    expect(fields.find((field) => field.custom_id === 'title')?.value).toBe('Rain on the roof');
+
+    const shown = h.run(h.members.alice, { name: 'jobs', subcommand: 'show', options: { id: 'rain on the roof' } });
+    const message = await shown.waitForEdit((edited) => (edited.embeds?.[0]?.footer?.text ?? '').includes(jobId));
+    expect(message.embeds?.[0]?.title).toBe('Rain on the roof');
+  });
+});
+
 describe('/video and /download, by command and by button', () => {
   let songId: string;
   let songMessageId: string;

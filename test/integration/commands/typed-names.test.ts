@@ -293,6 +293,18 @@ describe('a song typed by its title', () => {
     );
   });
 
+  it('/jobs show prefers the song titled exactly so, in any case, over songs whose titles contain it', async () => {
+    const g = h.inNewGuild();
+    // One asked for as "rain": its prompt is the typed text, its title only contains it.
+    await song(g, 'Rain Dance', 'rain');
+    await song(g, 'After the Rain');
+    const exact = await song(g, 'Rain', 'a storm at night');
+    await song(g, 'Rainy Days');
+    const shown = g.run(g.members.alice, { name: 'jobs', subcommand: 'show', options: { id: 'RAIN' } });
+    const message = await shown.waitForEdit((edited) => (edited.embeds?.[0]?.footer?.text ?? '').includes(exact));
+    expect(message.embeds?.[0]?.title).toBe('Rain');
+  });
+
   it('/jobs show takes a title too', async () => {
     const g = h.inNewGuild();
     const songId = await song(g, 'Shown By Name');

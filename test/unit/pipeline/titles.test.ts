@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { translator } from '../../../src/i18n/index.js';
 import type { JobRow } from '../../../src/pipeline/job-rows.js';
-import { givenTitle, isRemix, titleForDisplay } from '../../../src/pipeline/titles.js';
+import { normalizeName } from '../../../src/pipeline/job-names.js';
+import { cleanTitle, givenTitle, isRemix, titleForDisplay } from '../../../src/pipeline/titles.js';
 
 type Named = Pick<JobRow, 'request' | 'result' | 'remixOf'>;
 
@@ -26,6 +27,23 @@ describe('givenTitle', () => {
   it('names a voice by its name, and nothing by nothing', () => {
     expect(givenTitle({ request: { kind: 'voice', name: 'Alto' }, result: { personaName: 'Voice 1' } })).toBe('Alto');
     expect(givenTitle({ request: { kind: 'video', clipId: 'c' }, result: { clips: [{ clipId: 'c' }] } })).toBeUndefined();
+  });
+});
+
+describe('cleanTitle', () => {
+  it('drops the punctuation a title cut from a sentence ends with, and keeps ! and ?', () => {
+    expect(cleanTitle('Rain on the roof,')).toBe('Rain on the roof');
+    expect(cleanTitle(' Night drive… ')).toBe('Night drive');
+    expect(cleanTitle('Slow burn - ')).toBe('Slow burn');
+    expect(cleanTitle('Why?')).toBe('Why?');
+    expect(cleanTitle('Help!')).toBe('Help!');
+    expect(cleanTitle('...')).toBe('...');
+    expect(givenTitle(song({ prompt: 'rain on the roof, all night long' }, 'Rain on the roof,'))).toBe('Rain on the roof');
+  });
+
+  it('is how a typed name is compared too', () => {
+    expect(normalizeName('  Rain  on the ROOF, ')).toBe('rain on the roof');
+    expect(normalizeName('Why?')).toBe('why?');
   });
 });
 
