@@ -175,7 +175,8 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   deps.metrics.credits.inc({ movement: 'reserved' }, cost);
 
   const waits = waitsForItsTurn({ ahead, inFlight, cap: deps.settings.upstreamMaxInFlight });
-  if (guild.alertBelow !== null) void alertIfLow(deps, guildId, input.requester.guildLocale);
+  // At or above the threshold there is nothing to alert, and the reservation's statement has re-armed the alert.
+  if (guild.alertBelow !== null && balance < guild.alertBelow) void alertIfLow(deps, guildId, input.requester.guildLocale);
   return { jobId, cost, balance, queuePosition: ahead + 1, waits };
 }
 

@@ -90,3 +90,29 @@ describe('one /song of a member under a daily cap', () => {
     }
   });
 });
+
+describe('one /song in a guild with a low-balance alert, its balance above the threshold', () => {
+  it('makes no more round trips than one in a guild without', async () => {
+    const g = h.inNewGuild();
+    await g.balance();
+    await h.db.db.update(guilds).set({ alertBelow: 10, alertChannelId: g.otherChannelId }).where(sql`${guilds.id} = ${g.guild.id}`);
+    const first = await privateAnswer(g.run(g.members.alice, { name: 'song', options: { prompt: 'warms the alerting guild' } }));
+    await g.delivered(jobIdIn(first));
+    await expect.poll(() => queuesIdle(h.app), { timeout: 10_000 }).toBe(true);
+    g.setSimForThisTest({ taskMs: 60_000 });
+
+    let interaction = '';
+    const counter = countTrips({ stages: songStages(() => interaction), discord: h.emulator, service: h.sim, skipPools: [h.db.pool] });
+    try {
+      interaction = g.run(g.members.alice, { name: 'song', options: { prompt: 'counted above the threshold' } }).id;
+      const stages = await counter.ended;
+      const statements = stages.flatMap((stage) => stage.trips).filter((trip) => trip.kind === 'postgres').map((trip) => trip.what);
+      const budget = Object.values(BUDGET).reduce((sum, stage) => sum + stage.postgres, 0);
+      // Nothing to alert about: the reservation's own statement keeps the alert armed.
+      expect(statements.length, statements.join(' | ')).toBeLessThanOrEqual(budget);
+    } finally {
+      counter.stop();
+      for (const task of h.sim.listTasks()) h.sim.completeTask(task.taskId);
+    }
+  });
+});
