@@ -140,10 +140,23 @@ describe('a credit pack', () => {
         expect(received(entitlement.id, twin.output())).toBeGreaterThanOrEqual(1);
         expect(received(entitlement.id)).toBeGreaterThanOrEqual(1);
       }, 15_000);
-      await credits(place, buyer);
+      // The buyer is back, and both processes hear it: the pack goes in, and the buyer is told once.
+      const back = bot.emulator.runCommand({ guildId: place.guild.id, channelId: place.channelId, userId: buyer, name: 'credits' });
+      await back.waitForResponse(15_000);
       await consumed(entitlement.id);
       expect(await movementsOf(entitlement.id)).toHaveLength(1);
       expect(await balanceOf(place.guild.id)).toBe(120);
+      const told = () => [
+        ...back.followUps.filter((message) => message.content.startsWith('Thank you')),
+        ...bot.emulator.channelMessages(bot.emulator.dmChannel(buyer).id),
+      ];
+      await vi.waitFor(() => expect(told()).toHaveLength(1), 15_000);
+      expect(told()[0]!.content).toMatch(/^Thank you for your purchase! 100 credits went into (this server|\*\*.+\*\*), which now has 120 credits\.$/);
+      // Seen again in the next command's payload: not told again.
+      const again = bot.emulator.runCommand({ guildId: place.guild.id, channelId: place.channelId, userId: buyer, name: 'credits' });
+      await vi.waitFor(() => expect(again.original()?.content).toContain('120'), 15_000);
+      expect(again.followUps.filter((message) => message.content.startsWith('Thank you'))).toEqual([]);
+      expect(told()).toHaveLength(1);
     } finally {
       await twin.stop();
     }
