@@ -201,6 +201,20 @@ export async function clearReportReasons(db: Executor, before: Date, batch: numb
   return rowCount ?? 0;
 }
 
+/**
+ * Clears the names of voices retired with their removed result before `before` (at most
+ * `batch`), as a removed song's texts are cleared; who made them and when stay.
+ */
+export async function clearRemovedVoiceNames(db: Executor, before: Date, batch: number): Promise<number> {
+  const { rowCount } = await db.execute(sql`
+    update ${voicePersonas} set name = ''
+    where id in (
+      select p.id from ${voicePersonas} p join jobs j on j.id = p.job_id
+      where p.deleted_at is not null and p.name <> '' and j.removed_at is not null and j.removed_at < ${before.toISOString()}
+      limit ${batch})`);
+  return rowCount ?? 0;
+}
+
 /** Edits the result's message to say it was removed (its files go too). A message Discord no longer has is left be. */
 async function showRemoved(deps: Deps, job: JobRow): Promise<void> {
   if (!job.messageId) return;

@@ -12,7 +12,7 @@ import type { PipelineDeps } from './deps.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './post-result.js';
 import { lateGraceMs } from './transitions.js';
 import { clearRemovedTexts } from './job-rows.js';
-import { clearReportReasons } from './reports.js';
+import { clearRemovedVoiceNames, clearReportReasons } from './reports.js';
 
 export interface RetentionReport {
   readonly interactionTokens: number;
@@ -51,7 +51,7 @@ export async function applyRetention(deps: Pick<PipelineDeps, 'db' | 'logger' | 
     where id in (select id from webhook_events where received_at < ${eventsBefore} limit ${batch})`);
 
   const moderationBefore = new Date(now - deps.settings.moderationRetentionDays * DAY_MS);
-  const removedTexts = await clearRemovedTexts(deps.db, moderationBefore, batch);
+  const removedTexts = (await clearRemovedTexts(deps.db, moderationBefore, batch)) + (await clearRemovedVoiceNames(deps.db, moderationBefore, batch));
   const reportReasons = await clearReportReasons(deps.db, moderationBefore, batch);
 
   const report = { interactionTokens: tokens.rowCount ?? 0, webhookSecrets: secrets.rowCount ?? 0, webhookEvents: events.rowCount ?? 0, removedTexts, reportReasons };

@@ -164,6 +164,14 @@ describe('voices and files', () => {
       expect(refused.content).toMatch(/^No voice of this server is called|^That is not one of this server’s voice personas/);
     }
     expect(await g.balance()).toBe(balance);
+
+    // After MODERATION_RETENTION_DAYS the retired voices' names go, as a removed song's texts do; who made them and when stay.
+    await applyRetention({ db: h.app.deps.db, logger: h.app.deps.logger, settings: { ...h.app.deps.settings, moderationRetentionDays: 90 }, now: () => new Date(Date.now() + 91 * 86_400_000) });
+    const personas = await g.db.db.select().from(voicePersonas).where(eq(voicePersonas.guildId, g.guild.id));
+    expect(personas.map(({ name, ownerId }) => ({ name, ownerId }))).toEqual([
+      { name: '', ownerId: g.members.alice },
+      { name: '', ownerId: g.members.alice },
+    ]);
   });
 });
 
