@@ -328,8 +328,18 @@ function renderAccept(result: ResultFile): Rendered {
       str(data['target']),
       `${metCell} (${fmt(data['ratioToTarget'], 2)}× the target)`,
     ],
-    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows), ...sustainedBody].join('\n\n'),
+    body: [`${cap(what)}. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`, table(['Stage', 'n', 'p50', 'p99', 'max'], rows), ...roundTripsBody(data), ...sustainedBody].join('\n\n'),
   };
+}
+
+/** The round trips of one `/song` per stage, when the results counted them. */
+function roundTripsBody(data: Json): string[] {
+  const stages = data['roundTrips'] as Json[] | undefined;
+  if (!Array.isArray(stages)) return [];
+  return [
+    'Round trips of one `/song`, per stage, counted after the measured phases on a bot in the benchmark\'s process (test/support/round-trips.ts):',
+    table(['Stage', 'Postgres', 'Redis', 'Discord', 'Service'], stages.map((stage) => [str(stage['stage']), fmt(stage['postgres'], 0), fmt(stage['redis'], 0), fmt(stage['discord'], 0), fmt(stage['service'], 0)])),
+  ];
 }
 
 function renderLedger(result: ResultFile): Rendered {
