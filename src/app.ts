@@ -18,7 +18,7 @@ import { createPipeline } from './pipeline/create-pipeline.js';
 import { DEFAULT_SETTINGS, type PipelineDeps, type PipelineSettings } from './pipeline/deps.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import { reconcile } from './pipeline/reconcile.js';
-import { connectRedis, rateLimitedErrorLog } from './queue/connection.js';
+import { closeRedis, connectRedis, rateLimitedErrorLog } from './queue/connection.js';
 import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
@@ -151,7 +151,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     const database = connectDatabase(infrastructure.databaseUrl, { max: config.databasePoolSize, applicationName: `music-bot ${config.role}`, ...poolLimits });
     onStop('database', () => database.close());
     const redis = connectRedis(infrastructure.redis, { name: 'main', logger });
-    onStop('redis', async () => void (await redis.quit().catch(() => redis.disconnect())));
+    onStop('redis', () => closeRedis(redis));
     const queues = createQueues(redis, {
       prefix: overrides.queuePrefix ?? config.queuePrefix,
       onError: rateLimitedErrorLog({ name: 'queues', logger }, 'queue error'),
@@ -295,7 +295,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
 
     if (runs.worker) {
       const workerConnection = connectRedis(infrastructure.redis, { name: 'workers', logger });
-      onStop('workers\' redis', async () => void (await workerConnection.quit().catch(() => workerConnection.disconnect())));
+      onStop('workers\' redis', () => closeRedis(workerConnection));
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty
       // submissions waiting on their claims must not keep a member's command waiting for a
       // connection. A worker-only process has no front to protect.

@@ -63,6 +63,17 @@ export function connectRedis(target: RedisTarget | string, log: RedisLogOptions)
 }
 
 /**
+ * Closes a connection made here for good: QUIT lets the commands already sent finish, then
+ * disconnect lets go of what QUIT leaves open. With sentinels, ioredis's failover watch holds a
+ * connection to each sentinel that QUIT does not close, and that would reconnect every minute,
+ * to sentinels long gone, with nobody listening for its errors.
+ */
+export async function closeRedis(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined);
+  client.disconnect();
+}
+
+/**
  * Logs what happens to `client`: its errors (the first at once, then at most one line per
  * window, with the count since the last line), the moment it loses its server (once per outage)
  * and the moment it is back (once). Without a listener an 'error' would crash the process.

@@ -6,7 +6,7 @@
  * hears it, and the one playing the guild drops the song.
  */
 import { randomUUID } from 'node:crypto';
-import { watchRedisConnection, type RedisClient } from '../queue/connection.js';
+import { closeRedis, watchRedisConnection, type RedisClient } from '../queue/connection.js';
 import { localText } from '../i18n/index.js';
 import { loggableError, type Logger } from '../logger.js';
 import { answer, type PlayerAnswer, type PlayerRequest, type PlayerService } from './player-requests.js';
@@ -129,7 +129,7 @@ export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
     async stop() {
       for (const resolve of pending.values()) resolve(answer(true, localText('player.unreachable')));
       pending.clear();
-      if (subscriber) await subscriber.quit().catch(() => subscriber?.disconnect());
+      if (subscriber) await closeRedis(subscriber);
     },
   };
 }
