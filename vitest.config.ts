@@ -3,6 +3,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { pathWithBundledFfmpeg } from './packages/test-world/src/tools.js';
 import LongestFirst from './test/support/sequencer.js';
 
+// expect.poll waits up to 10 s unless a test says otherwise (vitest's default is 1 s): a poll
+// waits for something that happens, and on a busy machine that can take more than a second.
+const patientPolls = { poll: { timeout: 10_000 } };
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -29,6 +33,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          expect: patientPolls,
         },
       },
       {
@@ -37,6 +42,7 @@ export default defineConfig({
           name: 'contract',
           include: ['test/contract/**/*.test.ts'],
           environment: 'node',
+          expect: patientPolls,
         },
       },
       {
@@ -49,6 +55,7 @@ export default defineConfig({
           // The playground's tests drive the whole bot in a browser: they are the playground project.
           exclude: [...configDefaults.exclude, 'packages/playground/**'],
           environment: 'node',
+          expect: patientPolls,
         },
       },
       {
@@ -57,6 +64,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          expect: patientPolls,
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -71,6 +79,7 @@ export default defineConfig({
           pool: 'threads',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          expect: patientPolls,
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -82,6 +91,7 @@ export default defineConfig({
           name: 'playground',
           include: ['packages/playground/test/**/*.test.ts'],
           environment: 'node',
+          expect: patientPolls,
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -35,12 +35,13 @@ function readUntil(process: ChildProcess, done: RegExp, timeoutMs: number): Prom
 }
 
 describe('discord-emulator CLI', () => {
+  // tsx compiles the emulator as it starts: 20 s and more on a busy machine, hence the waits.
   it('prints the DISCORD_API_URL and seeded ids, and serves the API there', async () => {
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--token', 'cli-token', '--automod-keywords', 'cat*, dog'], {
       cwd: new URL('..', import.meta.url),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const output = await readUntil(child, /AutoMod:.*\n/, 20_000);
+    const output = await readUntil(child, /AutoMod:.*\n/, 60_000);
     const apiUrl = /DISCORD_API_URL=(\S+)/.exec(output)?.[1];
     expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect(output).toContain('DISCORD_TOKEN=cli-token');
@@ -54,7 +55,7 @@ describe('discord-emulator CLI', () => {
     expect(await channel.json()).toMatchObject({ id: channelId, guild_id: guildId, name: 'general' });
     // The seeded keyword rule, enabled, as the emulator prints it.
     expect(output).toMatch(/AutoMod:\s+\d+ "Blocked words" \(keyword, enabled\) keywords: cat\*, dog\n/);
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('the prompt command line', () => {

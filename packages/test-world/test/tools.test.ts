@@ -37,9 +37,8 @@ function npmCli(): string {
   return realpathSync(onThePath);
 }
 
-/** `npm <args>` in the checkout with only `pathValue` for PATH; its exit code, output and how long it took. */
-async function npm(args: readonly string[], pathValue: string): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = performance.now();
+/** `npm <args>` in the checkout with only `pathValue` for PATH; its exit code and output. */
+async function npm(args: readonly string[], pathValue: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [npmCli(), ...args], {
     cwd: ROOT,
     // No update check: npm would ask the registry for its latest version (weekly, by the date).
@@ -51,7 +50,7 @@ async function npm(args: readonly string[], pathValue: string): Promise<{ code: 
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr, ms: performance.now() - started };
+  return { code, stdout, stderr };
 }
 
 /** What the command itself wrote to stderr, without npm's own lines (its error report, notices of a newer npm). */
@@ -93,13 +92,12 @@ describe('checkTools', () => {
 });
 
 describe('npm test with a program missing', () => {
-  it('stops within seconds, before any test, with the one line', async () => {
+  it('stops before any test, with the one line', async () => {
     const result = await npm(['test'], pathWithout('caddy'));
     expect(result.code).not.toBe(0);
     expect(ownLines(result.stderr)).toEqual([expect.stringMatching(/^npm test needs caddy, which this machine lacks; install with: .*caddy/)]);
     // vitest never started.
     expect(result.stdout).not.toMatch(/RUN|passed|failed/);
-    expect(result.ms).toBeLessThan(10_000);
   }, 30_000);
 });
 
