@@ -118,24 +118,29 @@ export async function applyMonthlyAllowance(
  * applied, the difference between its allowance and the month's floor when it is the larger,
  * topping the balance up to its allowance at most (key `entitlement:<id>:<YYYY-MM>`). Once the
  * month's floor is its allowance, later receives move nothing. It also keeps the guild's
- * `subscription_allowance` up to date.
+ * `subscription_allowance` up to date. With `takeNotice`, it also takes the buyer's notice
+ * (`buyer_told_at`) when no start took it before: of two starts at once, the one that ran first
+ * under the guild's lock, whose `amount` is what the subscription added.
  */
 export async function startSubscription(
   executor: Executor,
-  input: { readonly entitlementId: string; readonly startingCredits?: number; readonly now?: Date },
-): Promise<{ readonly amount: number; readonly guildId: string | null }> {
+  input: { readonly entitlementId: string; readonly startingCredits?: number; readonly now?: Date; readonly takeNotice?: boolean },
+): Promise<{ readonly amount: number; readonly guildId: string | null; readonly noticeTaken?: boolean }> {
   const now = input.now ?? new Date();
+  const notice = (taken: boolean) => (input.takeNotice ? { noticeTaken: taken } : {});
   const [peek] = await executor.select({ guildId: entitlements.guildId }).from(entitlements).where(eq(entitlements.id, input.entitlementId));
-  if (!peek?.guildId) return { amount: 0, guildId: null };
+  if (!peek?.guildId) return { amount: 0, guildId: null, ...notice(false) };
   await ensureGuild(executor, peek.guildId, { startingCredits: input.startingCredits ?? 0 });
   return atomically(executor, async (tx) => {
     // The guild first, then the entitlement: the order claims and refunds lock in.
     const guild = await lockGuild(tx, peek.guildId!);
     const [row] = await tx.select().from(entitlements).where(eq(entitlements.id, input.entitlementId)).for('update');
     await refreshSubscriptionAllowance(tx, guild.id, now);
-    if (!row || !isLive(row, now)) return { amount: 0, guildId: guild.id };
+    if (!row || !isLive(row, now)) return { amount: 0, guildId: guild.id, ...notice(false) };
     const { amount } = await applyFloor(tx, guild, now, true);
-    return { amount, guildId: guild.id };
+    const take = input.takeNotice === true && row.buyerToldAt === null;
+    if (take) await tx.update(entitlements).set({ buyerToldAt: now }).where(eq(entitlements.id, row.id));
+    return { amount, guildId: guild.id, ...notice(take) };
   });
 }
 

@@ -11,7 +11,7 @@ import { defaultGuildFor } from './default-guild.js';
 import type { EntitlementNotice, EntitlementSource, StepDeps } from './purchase-deps.js';
 import { recordPurchase } from './record-purchase.js';
 import { refundEntitlement } from './refund-entitlement.js';
-import { subscriptionAdded, tellBuyer } from './tell-buyer.js';
+import { subscriptionAdded, tellBuyerDirectly } from './tell-buyer.js';
 
 export type ReceiveOutcome = 'recorded' | 'refunded' | 'foreign_application' | 'unknown_sku' | 'unconfirmed' | 'no_guild';
 
@@ -75,12 +75,14 @@ export async function receiveEntitlement(deps: StepDeps, notice: EntitlementNoti
       await claimPackFor(deps, { entitlementId: current.id, guildId: current.defaultGuildId });
     }
   } else {
-    const started = await startSubscription(db, { entitlementId: current.id, startingCredits: deps.startingCredits, now: at });
+    // A subscription first seen is a purchase: its buyer hears of it once, from the start that
+    // took the notice with its credits (of two deliveries at once, the one that added them).
+    const takeNotice = !known && current.userId !== null && deps.buyerMessages !== undefined;
+    const started = await startSubscription(db, { entitlementId: current.id, startingCredits: deps.startingCredits, now: at, takeNotice });
     if (started.amount > 0) log.info({ guildId: started.guildId, credits: started.amount }, 'subscription allowance given');
-    // A subscription first seen is a purchase: its buyer hears of it (once, whichever process saw it first).
-    if (!known && started.guildId && current.userId) {
+    if (started.noticeTaken && started.guildId && current.userId) {
       const added = await subscriptionAdded(deps, { entitlementId: current.id, userId: current.userId, guildId: started.guildId, credits: started.amount, allowance: current.credits });
-      deps.background(tellBuyer(deps, added));
+      deps.background(tellBuyerDirectly(deps, added));
     }
   }
   return 'recorded';

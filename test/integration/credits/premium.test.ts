@@ -159,6 +159,19 @@ describe('server subscriptions', () => {
     await expectConsistent(db.db, guildId);
   });
 
+  it('started twice at once (Discord sends its event twice): the buyer’s notice goes with the start that added the credits', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const guildId = await guildWith(db.db, 5);
+      const id = await subscription(guildId, 1_000, { startsAt: december });
+      const starts = await Promise.all([1, 2].map(() => startSubscription(db.db, { entitlementId: id, now: december, takeNotice: true })));
+      expect(starts.map((start) => start.amount).sort((a, b) => a - b)).toEqual([0, 995]);
+      expect(starts.find((start) => start.noticeTaken)).toEqual({ amount: 995, guildId, noticeTaken: true });
+      expect(starts.filter((start) => start.noticeTaken)).toHaveLength(1);
+      // Seen again later: the notice is taken already.
+      expect(await startSubscription(db.db, { entitlementId: id, now: december, takeNotice: true })).toEqual({ amount: 0, guildId, noticeTaken: false });
+    }
+  });
+
   it('already ended give nothing', async () => {
     const guildId = await guildWith(db.db, 0);
     const id = await subscription(guildId, 300, { startsAt: december, endsAt: new Date('2031-12-01T00:00:00Z') });
