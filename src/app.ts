@@ -8,7 +8,7 @@ import { connectDatabase, connectHealthProbe } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createDiscordDelivery, type DiscordDelivery } from './discord-rest/discord-delivery.js';
 import { createBuyerMessages } from './discord-rest/buyer-messages.js';
-import { buildHttpServer, buildOpsServer, type HttpServerDeps } from './http/server.js';
+import { buildHttpServer, buildOpsServer, closeWithin, type HttpServerDeps } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createModerationService } from './safety/moderation-service.js';
@@ -280,8 +280,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');
-      // Closing the server first stops taking webhooks; those in flight finish.
-      onStop('http server', () => httpServer!.close());
+      // Closing the server first stops taking webhooks; those in flight finish, within the stop's limit.
+      onStop('http server', (deadline) => closeWithin(httpServer!, deadline));
     }
 
     if (config.metricsPort !== undefined) {
@@ -290,7 +290,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       const opsServer = buildOpsServer({ ...opsDeps, deploymentGauges: runs.http });
       await opsServer.listen({ port: config.metricsPort, host: config.metricsHost });
       logger.info({ port: config.metricsPort, host: config.metricsHost }, 'metrics and health listening');
-      onStop('ops server', () => opsServer.close());
+      onStop('ops server', (deadline) => closeWithin(opsServer, deadline));
     }
 
     if (runs.worker) {

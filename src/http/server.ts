@@ -290,3 +290,21 @@ function gaugeRefresher(deps: Omit<HttpServerDeps, 'interactions' | 'requestTime
     await Promise.all([...[queues.submit, queues.poll, queues.complete, queues.deliver].map(readQueue), readJobs(), readGateway(), refreshAccountGauges(db, metrics)]);
   };
 }
+
+/**
+ * Closes `server`: it takes no new request, and those in hand finish until `deadline`
+ * (`performance.now()`, infinite for no limit); any still open then is cut off, and its sender
+ * (the music service, Discord) sends it again or the poll finds its result. A kept-alive
+ * connection is closed as soon as its request is answered: left open, it would hold the close
+ * for the server's keep-alive timeout (72 s in Fastify), past the stop's limit.
+ */
+export async function closeWithin(server: FastifyInstance, deadline: number): Promise<void> {
+  const idle = setInterval(() => server.server.closeIdleConnections(), 50);
+  const cut = Number.isFinite(deadline) ? setTimeout(() => server.server.closeAllConnections(), Math.max(0, deadline - performance.now())) : undefined;
+  try {
+    await server.close();
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
+}
