@@ -11,25 +11,14 @@ import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reverseEntitlement, startSubscription } from '../../../src/credits/index.js';
 import { entitlements, premiumOffers } from '../../../src/db/schema.js';
-import { buttonsOf, jobIdIn, privateAnswer, startBot, type BotHarness } from './harness.js';
-
-const PACK_SMALL = '1200000000000000001';
-const PACK_LARGE = '1200000000000000002';
-const SUBSCRIPTION = '1200000000000000003';
+import { buttonsOf, jobIdIn, privateAnswer, type BotHarness } from './harness.js';
+import { PACK_LARGE, PACK_SMALL, SUBSCRIPTION, startSellingBot } from './selling-world.js';
 
 let h: BotHarness;
 let g: BotHarness;
 
 beforeAll(async () => {
-  h = await startBot({
-    startingCredits: 5,
-    env: { CREDIT_PACKS: `${PACK_SMALL}:100,${PACK_LARGE}:500`, SUBSCRIPTION_ALLOWANCES: `${SUBSCRIPTION}:1000`, PACK_CLAIM_MINUTES: '10' },
-    skus: [
-      { id: PACK_SMALL, name: '100 credits', type: 'consumable' },
-      { id: PACK_LARGE, name: '500 credits', type: 'consumable' },
-      { id: SUBSCRIPTION, name: 'Server plan', type: 'subscription' },
-    ],
-  });
+  h = await startSellingBot();
 });
 afterAll(async () => h?.close());
 beforeEach(() => {
