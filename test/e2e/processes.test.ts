@@ -5,9 +5,9 @@
  * the entries in hand and exits 0. (A worker killed mid-run is the chaos suite's
  * `killed-workers`, in test/e2e/chaos.test.ts.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atRate } from '../bench/support.js';
-import { PROCESS_NAMES, startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
 import { alertRules } from '../support/alert-rules.js';
 import { evaluate, parseExposition, type Instant, type Sample, type Scrape } from '../support/promql.js';
 
@@ -16,10 +16,6 @@ beforeAll(async () => {
   world = await startChaosWorld();
 }, 120_000);
 afterAll(async () => world?.close(), 120_000);
-// A test that stops a process leaves it to the next test to start again: after the last, nobody waits for it.
-beforeEach(async () => {
-  for (const name of PROCESS_NAMES) if (!world.processes[name].running) await world.processes[name].start();
-}, 120_000);
 
 /** The jobs a process logged as submitted to the service. */
 function submittedBy(name: 'worker-1' | 'worker-2'): number {
@@ -104,5 +100,6 @@ describe('one bot in four processes', () => {
     const audit = await world.settleAndAudit({ prefix, timeoutMs: 90_000 });
     expect(audit).toMatchObject({ jobs: 12, delivered: 12, lost: 0, duplicated: 0, doubleCharged: 0, ledgerDrift: 0 });
     expect(world.crashes()).toEqual([]);
+    await world.processes['worker-1'].start();
   }, 150_000);
 });
