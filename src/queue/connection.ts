@@ -68,8 +68,13 @@ export function connectRedis(target: RedisTarget | string, log: RedisLogOptions)
  * connection to each sentinel that QUIT does not close, and that would reconnect every minute,
  * to sentinels long gone, with nobody listening for its errors.
  */
-export async function closeRedis(client: RedisClient): Promise<void> {
-  await client.quit().catch(() => undefined);
+export async function closeRedis(client: RedisClient, quitWithinMs = 2_000): Promise<void> {
+  // A connection that cannot reach its server (a primary gone, sentinels stopped) would keep QUIT
+  // waiting in its offline queue for ever: after `quitWithinMs` it is disconnected all the same.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, quitWithinMs)));
+  await Promise.race([client.quit().catch(() => undefined), late]);
+  clearTimeout(timer);
   client.disconnect();
 }
 
