@@ -12,6 +12,7 @@ import { DOWNLOAD_SOURCE_KINDS, fileAlreadyThere, isJobId, oncePerMenu, jobChoic
 import { downloadRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
 import { defineCommand } from '../src/discord/command.js';
+import { takeFromArg } from '../src/pipeline/takes.js';
 
 export const definition = {
   name: 'download',
@@ -42,17 +43,15 @@ export const definition = {
 async function requestDownload(
   interaction: RepliablePort,
   context: CommandContext,
-  input: { song: string; format: string | undefined; requesterOrModerator: boolean },
+  input: { song: string; format: string | undefined; requesterOrModerator: boolean; take?: number },
 ): Promise<void> {
   const format = downloadRequestSchema.shape.format.safeParse(input.format);
   if (!format.success) throw new Refusal('invalid_input', localText('download.refusal.format'));
   const caller = await loadCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS, {
-    action: 'download-pick',
-    subject: format.data,
-  });
+  const take = input.take ?? 1;
+  const { job, clipId } = await resolveSong(context, caller.guild.id, input.song, DOWNLOAD_SOURCE_KINDS, { action: 'download-pick', subject: format.data }, take);
   // A file the song comes with (an old button), or made already, is its link, free.
-  const there = await fileAlreadyThere(context, job, clipId, format.data);
+  const there = await fileAlreadyThere(context, job, clipId, format.data, take);
   if (there !== undefined) {
     await answerPrivately(interaction, { content: there });
     return;
@@ -81,8 +80,11 @@ export default defineCommand({
     download: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
-        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
-        await requestDownload(interaction, context, { song: id.subject, format: id.arg, requesterOrModerator: true });
+        // The argument is the format, and `:<take>` for a take after the first.
+        const [format, takeText] = (id.arg ?? '').split(':');
+        const take = takeFromArg(takeText);
+        if (!isJobId(id.subject) || take === undefined) throw new Refusal('not_found', localText('jobLookup.notASong'));
+        await requestDownload(interaction, context, { song: id.subject, format, requesterOrModerator: true, take });
       },
     },
   },

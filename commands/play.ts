@@ -11,6 +11,7 @@ import { Refusal } from '../src/discord/errors.js';
 import { isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { english, localText } from '../src/i18n/index.js';
 import { entryOf } from '../src/voice/library-entries.js';
+import { takeFromArg } from '../src/pipeline/takes.js';
 import { askPlayer, playerButtons } from './player.js';
 
 export const definition = {
@@ -29,11 +30,11 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-/** Plays (or queues) the guild's song the member typed, picked or pressed Play on. */
-export async function playSong(interaction: RepliablePort, context: CommandContext, song: string): Promise<void> {
+/** Plays (or queues) the guild's song the member typed, picked or pressed Play on; `take` is the Play button's. */
+export async function playSong(interaction: RepliablePort, context: CommandContext, song: string, take?: number): Promise<void> {
   if (!interaction.guildId) throw new Refusal('not_in_guild', localText('refusal.notInGuild'));
   const { job } = await resolveSong(context, interaction.guildId, song, VIDEO_SOURCE_KINDS, { action: 'play-pick', subject: 'song' });
-  const entry = entryOf(job, interaction.user.id);
+  const entry = entryOf(job, interaction.user.id, take);
   if (!entry) throw new Refusal('not_found', localText('player.noAudio'));
   await askPlayer(interaction, context, { op: 'play', entry });
 }
@@ -51,8 +52,9 @@ export default defineCommand({
     play: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
-        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
-        await playSong(interaction, context, id.subject);
+        const take = takeFromArg(id.arg);
+        if (!isJobId(id.subject) || take === undefined) throw new Refusal('not_found', localText('jobLookup.notASong'));
+        await playSong(interaction, context, id.subject, id.arg === undefined ? undefined : take);
       },
     },
     ...playerButtons,

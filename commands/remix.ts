@@ -3,12 +3,13 @@
  * form filled from that song; submitting it makes a new song like `/song` (every check, the same
  * price, the same model or voice), linked to its source. Any member may remix any server song.
  */
+import { clipOfTake, takeArg, takeCount, takeFromArg } from '../src/pipeline/takes.js';
 import { ActionRowBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
 import type { ButtonHandler, GuildButton, GuildModalSubmit, GuildStringSelect, ModalHandler, SelectHandler } from '../src/discord/command.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { encodeCustomId } from '../src/discord-rest/custom-ids.js';
 import { Refusal } from '../src/discord/errors.js';
-import { localText, type Translator } from '../src/i18n/index.js';
+import { english, localText, type Translator } from '../src/i18n/index.js';
 import { isJobId } from '../src/discord/job-lookup.js';
 import { describeJob } from '../src/pipeline/titles.js';
 import { type JobRow } from '../src/pipeline/job-rows.js';
@@ -38,8 +39,8 @@ function requestString(job: JobRow, field: string): string | undefined {
 }
 
 /** What the form starts with: what the song was asked for, and the words it was sung with. */
-function formValues(job: JobRow): { prompt?: string; lyrics?: string; title?: string } {
-  const clip = job.result?.clips?.[0];
+function formValues(job: JobRow, take: number): { prompt?: string; lyrics?: string; title?: string } {
+  const clip = clipOfTake(job, take);
   const lyrics = clip?.lyrics?.trim() ? clip.lyrics : requestString(job, 'lyrics');
   const title = requestString(job, 'title') ?? (clip?.title?.trim() ? clip.title : undefined);
   return { prompt: requestString(job, 'prompt'), lyrics, title };
@@ -71,13 +72,19 @@ function input(id: string, label: string, style: TextInputStyle, max: number, va
   return field;
 }
 
+/** What a remix says it was made from: the song, and its take where it has several. */
+function remixedTitle(job: JobRow, take: number): string {
+  const title = describeJob(job, english, 180);
+  return takeCount(job) > 1 ? `${title} (${english('result.take', { n: take })})` : title;
+}
+
 /** The "Make a song" form (the same fields as from lyrics), filled with the song, editable, in the member's language. */
-function remixModal(t: Translator, job: JobRow): ModalBuilder {
-  const values = formValues(job);
+function remixModal(t: Translator, job: JobRow, take: number): ModalBuilder {
+  const values = formValues(job, take);
   const style = input(MAKE_SONG_FIELDS.style, t('songForm.style'), TextInputStyle.Paragraph, LIMITS.promptMax, values.prompt);
   if (values.prompt === undefined) style.setPlaceholder(t('songForm.stylePlaceholder'));
   return new ModalBuilder()
-    .setCustomId(encodeCustomId({ action: 'remix-modal', subject: job.id }))
+    .setCustomId(encodeCustomId({ action: 'remix-modal', subject: job.id, arg: takeArg(take) }))
     // Discord allows 45 characters in a modal's title.
     .setTitle(truncate(t('songForm.remixTitle', { title: describeJob(job, t) }), 45))
     .addComponents(
@@ -95,7 +102,7 @@ function remixModal(t: Translator, job: JobRow): ModalBuilder {
  * Opens the form. The modal must be Discord's first answer, so the lookups before it are
  * bounded in time; a source whose voice is gone is refused here, before anything is typed.
  */
-async function openRemix(interaction: GuildButton | GuildStringSelect, context: CommandContext, jobId: string | undefined): Promise<void> {
+async function openRemix(interaction: GuildButton | GuildStringSelect, context: CommandContext, jobId: string | undefined, take = 1): Promise<void> {
   const job = await withinBudget(
     (async () => {
       const source = await remixSource(context, interaction.guildId, jobId);
@@ -103,13 +110,14 @@ async function openRemix(interaction: GuildButton | GuildStringSelect, context: 
       return source;
     })(),
   );
-  await interaction.showModal(remixModal(context.t, job));
+  await interaction.showModal(remixModal(context.t, job, take));
 }
 
 export const remixButtons = {
   remix: {
     acknowledge: 'modal',
-    execute: (interaction, id, context) => openRemix(interaction, context, id.subject),
+    // A forged take is the first: the form only fills in what the song was made from.
+    execute: (interaction, id, context) => openRemix(interaction, context, id.subject, takeFromArg(id.arg) ?? 1),
   },
 } as const satisfies Record<'remix', ButtonHandler>;
 
@@ -135,7 +143,7 @@ export const remixModals = {
         lyrics: field(MAKE_SONG_FIELDS.lyrics),
         prompt: field(MAKE_SONG_FIELDS.style),
         title: field(MAKE_SONG_FIELDS.title),
-        remixOf: { jobId: source.id, title: describeJob(source) },
+        remixOf: { jobId: source.id, title: remixedTitle(source, takeFromArg(id.arg) ?? 1) },
       });
     },
   },

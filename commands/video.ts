@@ -11,6 +11,7 @@ import { english, localText } from '../src/i18n/index.js';
 import { fileAlreadyThere, isJobId, jobChoices, oncePerMenu, resolveSong, VIDEO_SOURCE_KINDS } from '../src/discord/job-lookup.js';
 import { videoRequestSchema } from '../src/pipeline/requests.js';
 import { answerPrivately } from '../src/discord/respond.js';
+import { takeFromArg } from '../src/pipeline/takes.js';
 import { defineCommand } from '../src/discord/command.js';
 
 export const definition = {
@@ -38,11 +39,12 @@ async function requestVideo(
   interaction: RepliablePort,
   context: CommandContext,
   song: string,
-  options: { requesterOrModerator: boolean },
+  options: { requesterOrModerator: boolean; take?: number },
 ): Promise<void> {
   const caller = await loadCaller(interaction, context);
-  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' });
-  const there = await fileAlreadyThere(context, job, clipId, 'video');
+  const take = options.take ?? 1;
+  const { job, clipId } = await resolveSong(context, caller.guild.id, song, VIDEO_SOURCE_KINDS, { action: 'video-pick', subject: 'song' }, take);
+  const there = await fileAlreadyThere(context, job, clipId, 'video', take);
   if (there !== undefined) {
     await answerPrivately(interaction, { content: there });
     return;
@@ -71,8 +73,9 @@ export default defineCommand({
     video: {
       acknowledge: 'public',
       async execute(interaction, id, context) {
-        if (!isJobId(id.subject)) throw new Refusal('not_found', localText('jobLookup.notASong'));
-        await requestVideo(interaction, context, id.subject, { requesterOrModerator: true });
+        const take = takeFromArg(id.arg);
+        if (!isJobId(id.subject) || take === undefined) throw new Refusal('not_found', localText('jobLookup.notASong'));
+        await requestVideo(interaction, context, id.subject, { requesterOrModerator: true, take });
       },
     },
   },

@@ -10,6 +10,7 @@ import { localText, type LocalText, type MessageKey, type Translate } from '../i
 import type { CustomId } from '../discord-rest/custom-ids.js';
 import { isShownResult, type GuildJobFilter, type JobRow } from '../pipeline/job-rows.js';
 import { linkedFile, type SongFile } from '../pipeline/render.js';
+import { clipOfTake } from '../pipeline/takes.js';
 import { downloadLinkOf, httpUrl } from '../pipeline/result-needs.js';
 import { describeJob, kindWord } from '../pipeline/titles.js';
 import type { CommandContext } from './context.js';
@@ -149,9 +150,9 @@ export function shortDate(locale: string, date: Date): string {
   return `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;
 }
 
-/** The service's clip id of a finished song or upload. */
-export function clipIdOf(job: JobRow): string | undefined {
-  const clipId = job.result?.clips?.[0]?.clipId;
+/** The service's clip id of a finished song's or upload's take (from 1). */
+export function clipIdOf(job: JobRow, take = 1): string | undefined {
+  const clipId = clipOfTake(job, take)?.clipId;
   return clipId !== undefined && clipId.length > 0 ? clipId : undefined;
 }
 
@@ -168,6 +169,7 @@ export async function resolveSong(
   typed: string,
   kinds: readonly JobKind[],
   menu: CustomId,
+  take = 1,
 ): Promise<{ job: JobRow; clipId: string }> {
   const job = await pickGuildJob(context, guildId, typed, { kinds, succeededOnly: true }, {
     menu,
@@ -175,7 +177,7 @@ export async function resolveSong(
       ? localText('jobLookup.notASong')
       : localText('jobLookup.noSongNamed', { name: escapeMarkdown(truncate(typed.trim(), 100)) }),
   });
-  const clipId = kinds.includes(job.kind) && isShownResult(job) ? clipIdOf(job) : undefined;
+  const clipId = kinds.includes(job.kind) && isShownResult(job) ? clipIdOf(job, take) : undefined;
   if (!clipId) throw new Refusal('not_found', localText('jobLookup.notASong'));
   return { job, clipId };
 }
@@ -211,9 +213,9 @@ export async function jobChoices(
  * for it again: the link the song comes with, the link of the file made already, or that it is
  * being made. Undefined when the file has to be made.
  */
-export async function fileAlreadyThere(context: CommandContext, song: JobRow, clipId: string, file: SongFile): Promise<string | undefined> {
+export async function fileAlreadyThere(context: CommandContext, song: JobRow, clipId: string, file: SongFile, take = 1): Promise<string | undefined> {
   const { t } = context;
-  const linked = linkedFile(song, file);
+  const linked = linkedFile(song, file, take);
   if (linked) return file === 'video' ? t('songButtons.hasVideo', { url: linked }) : t('songButtons.hasFile', { format: file.toUpperCase(), url: linked });
   const made = await context.jobs.jobMakingFile(file === 'video' ? { sourceJobId: song.id, clipId, kind: 'video' } : { sourceJobId: song.id, clipId, kind: 'download', format: file });
   if (!made) return undefined;

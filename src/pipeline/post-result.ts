@@ -22,7 +22,8 @@ import {
 } from '../discord-rest/discord-delivery.js';
 import { asChannelMessage, renderProgress, renderResult } from './render.js';
 import { costOfKind } from './accept-request.js';
-import { translator } from '../i18n/index.js';
+import { english, translator } from '../i18n/index.js';
+import { clipOfTake, takeCount } from './takes.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
@@ -155,8 +156,9 @@ function deliveryNonce(job: JobRow): string {
 }
 
 /**
- * Where the audio fits the upload limit, the result carries it too, so it plays inside Discord.
- * The address is the service's: it is read within the limit, and a redirect only on its scheme.
+ * Where the audio fits the upload limit, the result carries it too, so it plays inside Discord:
+ * every take, as far as their sizes together fit. The address is the service's: it is read within
+ * the limit, and a redirect only on its scheme.
  */
 async function attachAudio(
   deps: Pick<PipelineDeps, 'discord' | 'now' | 'settings'>,
@@ -164,29 +166,37 @@ async function attachAudio(
   message: Rendered,
   posted: { messageId: string; channel: boolean },
 ): Promise<void> {
-  const clip = job.result?.clips?.[0];
-  const url = clip?.audioUrl;
-  if (!url || !['song', 'persona_song'].includes(job.kind)) return;
-  let audio: Downloaded;
-  try {
-    audio = await downloadCapped(url, { maxBytes: deps.settings.attachmentLimitBytes, timeoutMs: 20_000, redirects: 'same-scheme' });
-  } catch (error) {
-    // Too large to attach: the result's link is enough.
-    if (error instanceof DownloadError && error.reason === 'too_large') return;
-    throw error;
+  if (!['song', 'persona_song'].includes(job.kind)) return;
+  const takes = takeCount(job);
+  const files: OutgoingFile[] = [];
+  let room = deps.settings.attachmentLimitBytes;
+  for (let take = 1; take <= takes; take += 1) {
+    const clip = clipOfTake(job, take);
+    const url = clip?.audioUrl;
+    if (!url) continue;
+    let audio: Downloaded;
+    try {
+      audio = await downloadCapped(url, { maxBytes: room, timeoutMs: 20_000, redirects: 'same-scheme' });
+    } catch (error) {
+      // Too large to attach: the result's link is enough.
+      if (error instanceof DownloadError && error.reason === 'too_large') continue;
+      throw error;
+    }
+    room -= audio.data.length;
+    const extension = new URL(url).pathname.split('.').pop() ?? 'm4a';
+    const base = (clip.title ?? 'song').replace(/[^\p{L}\p{N}_-]+/gu, '_').slice(0, 60) || 'song';
+    files.push({
+      // Two takes of one title keep two names.
+      name: takes > 1 ? `${base}_${english('result.take', { n: take }).replace(/\s+/g, '_')}.${extension}` : `${base}.${extension}`,
+      data: audio.data,
+      contentType: audio.contentType ?? 'application/octet-stream',
+    });
   }
-  const { data } = audio;
-  const extension = new URL(url).pathname.split('.').pop() ?? 'm4a';
-  const base = (clip.title ?? 'song').replace(/[^\p{L}\p{N}_-]+/gu, '_').slice(0, 60) || 'song';
-  const file: OutgoingFile = {
-    name: `${base}.${extension}`,
-    data,
-    contentType: audio.contentType ?? 'application/octet-stream',
-  };
+  if (files.length === 0) return;
   if (posted.channel) {
-    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message.channel) }, [file]);
+    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message.channel) }, files);
   } else if (interactionTokenUsable(job, deps.now())) {
-    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message.reply, [file]);
+    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message.reply, files);
   }
 }
 

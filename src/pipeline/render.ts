@@ -20,6 +20,7 @@ import type { OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { discordTimestamp, escapeMarkdown, inCode, truncate } from '../text.js';
 import { cleanTitle, givenTitle, lyricsTitleOf, titleForDisplay } from './titles.js';
 import { downloadLinkOf, httpUrl as safeUrl, lyricsTextOf } from './result-needs.js';
+import { clipOfTake, takeArg, takeCount } from './takes.js';
 
 export const DISCORD_LIMITS = {
   content: 2000,
@@ -117,12 +118,13 @@ const LIST_PRICES: PriceOf = (kind) => creditCost(kind === 'persona_song' ? 'per
 export type SongFile = 'video' | 'mp3' | 'wav';
 
 /**
- * The link a song result already carries to `file`, if any: its `video_url`, its `wav_url`, or
- * an `audio_url` already in that format (the spec's is m4a, so an MP3 is usually new). A paid
- * button is offered only where there is none, and a press on an old one answers with the link.
+ * The link a song result's take already carries to `file`, if any: its `video_url`, its
+ * `wav_url`, or an `audio_url` already in that format (the spec's is m4a, so an MP3 is usually
+ * new). A paid button is offered only where there is none, and a press on an old one answers
+ * with the link.
  */
-export function linkedFile(job: JobRow, file: SongFile): string | undefined {
-  const clip = job.result?.clips?.[0];
+export function linkedFile(job: JobRow, file: SongFile, take = 1): string | undefined {
+  const clip = clipOfTake(job, take);
   if (file === 'video') return safeUrl(clip?.videoUrl);
   const audio = safeUrl(clip?.audioUrl);
   const audioInFormat = audio !== undefined && new URL(audio).pathname.toLowerCase().endsWith(`.${file}`) ? audio : undefined;
@@ -171,21 +173,25 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
 
   const embed: APIEmbed = { color: COLOURS.success, footer: { text: t('job.footer', { id: job.id }) }, fields };
   const buttons: APIButtonComponent[] = [];
-  let actions: APIButtonComponent[] = [];
+  // Paid actions, a row each: one per take of a song.
+  let actionRows: APIButtonComponent[][] = [];
 
   switch (job.kind) {
     case 'song':
     case 'persona_song':
     case 'upload': {
-      const clips = (result.clips ?? []).filter((c) => safeUrl(c.audioUrl));
+      const clips = (result.clips ?? []).slice(0, Math.max(takeCount(job), 1));
       // The member's title, else the service's, else the prompt; a remix says so.
       const title = givenTitle(job);
       embed.title =
         title === undefined
           ? t(job.kind === 'upload' ? 'result.upload.title' : 'result.song.title')
           : titleForDisplay(job, escapeMarkdown(title), t, DISCORD_LIMITS.embedTitle);
+      const takes = takeCount(job);
+      // With several takes, every link and button names its take ("take 2").
+      const ofTake = (label: string, take: number) => (takes > 1 ? `${label} · ${t('result.take', { n: take })}` : label);
       const links = clips.flatMap((c, i) => {
-        const suffix = clips.length > 1 ? ` ${i + 1}` : '';
+        const suffix = takes > 1 ? ` (${t('result.take', { n: i + 1 })})` : '';
         return [
           safeUrl(c.audioUrl) && `[${t('result.link.audio')}${suffix}](${safeUrl(c.audioUrl)})`,
           safeUrl(c.wavUrl) && `[${t('result.link.wav')}${suffix}](${safeUrl(c.wavUrl)})`,
@@ -201,21 +207,31 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
         undefined;
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };
+      // One take: a Listen link beside Play. Several: their links are above, and each take gets
+      // Play and its own row of files and remix.
       const audio = safeUrl(clip?.audioUrl);
-      if (audio) buttons.push(linkButton(t('result.button.listen'), audio));
-      // Free: plays the song in the member's voice channel, as /play.
-      if (audio) buttons.push(button(t('result.button.play'), encodeCustomId({ action: 'play', subject: job.id })));
-      // Only what the result does not link already: a video, an MP3, a WAV; and a remix, always new.
-      if (!linkedFile(job, 'video')) {
-        actions.push(paidButton(t, t('result.button.makeVideo'), priceOf('video'), encodeCustomId({ action: 'video', subject: job.id })));
-      }
-      if (job.kind !== 'upload') {
-        for (const format of ['mp3', 'wav'] as const) {
-          if (linkedFile(job, format)) continue;
-          actions.push(paidButton(t, t(`result.button.${format}`), priceOf('download'), encodeCustomId({ action: 'download', subject: job.id, arg: format })));
+      if (audio && takes <= 1) buttons.push(linkButton(t('result.button.listen'), audio));
+      const takeRows: APIButtonComponent[][] = [];
+      for (let take = 1; take <= Math.max(takes, 1); take += 1) {
+        const arg = takeArg(take);
+        // Free: plays the take in the member's voice channel, as /play.
+        if (safeUrl(clipOfTake(job, take)?.audioUrl)) buttons.push(button(ofTake(t('result.button.play'), take), encodeCustomId({ action: 'play', subject: job.id, arg })));
+        // Only what the take does not link already: a video, an MP3, a WAV; and a remix, always new.
+        const paid: APIButtonComponent[] = [];
+        if (!linkedFile(job, 'video', take)) {
+          paid.push(paidButton(t, ofTake(t('result.button.makeVideo'), take), priceOf('video'), encodeCustomId({ action: 'video', subject: job.id, arg })));
         }
-        actions.push(paidButton(t, t('result.button.remix'), priceOf(job.kind), encodeCustomId({ action: 'remix', subject: job.id })));
+        if (job.kind !== 'upload') {
+          for (const format of ['mp3', 'wav'] as const) {
+            if (linkedFile(job, format, take)) continue;
+            const formatArg = take === 1 ? format : `${format}:${take}`;
+            paid.push(paidButton(t, ofTake(t(`result.button.${format}`), take), priceOf('download'), encodeCustomId({ action: 'download', subject: job.id, arg: formatArg })));
+          }
+          paid.push(paidButton(t, ofTake(t('result.button.remix'), take), priceOf(job.kind), encodeCustomId({ action: 'remix', subject: job.id, arg })));
+        }
+        takeRows.push(paid);
       }
+      actionRows = takeRows;
       break;
     }
     case 'lyrics': {
@@ -223,7 +239,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       const title = lyricsTitleOf(job);
       embed.title = title ? truncate(escapeMarkdown(title), DISCORD_LIMITS.embedTitle) : t('result.lyrics.title');
       embed.description = text ? escapeMarkdown(text) : t('result.lyrics.empty');
-      actions = [paidButton(t, t('result.button.makeSong'), priceOf('song'), encodeCustomId({ action: 'make-song', subject: job.id }))];
+      actionRows = [[paidButton(t, t('result.button.makeSong'), priceOf('song'), encodeCustomId({ action: 'make-song', subject: job.id }))]];
       break;
     }
     case 'voice': {
@@ -254,7 +270,7 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
   return {
     content: '',
     embeds: [fitEmbed(embed)],
-    components: [...row(buttons), ...row(actions), ...row(REPORTABLE_KINDS.includes(job.kind) ? safetyButtons(job, t) : [])],
+    components: [...row(buttons), ...actionRows.flatMap(row), ...row(REPORTABLE_KINDS.includes(job.kind) ? safetyButtons(job, t) : [])],
     allowed_mentions: { parse: [] },
   };
 }

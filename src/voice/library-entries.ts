@@ -2,6 +2,8 @@
 import type { Executor } from '../db/client.js';
 import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
+import type { StoredClip } from '../db/schema.js';
+import { clipOfTake } from '../pipeline/takes.js';
 import { getJob, isShownResult, type JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
 import { shuffled } from './rules.js';
@@ -10,14 +12,19 @@ import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
 /** At most this many songs of the library are queued by one radio round; the next round reshuffles. */
 export const RADIO_ROUND = 100;
 
-/** The entry for a finished song still shown, with a stored audio address; undefined for anything else. */
-export function entryOf(job: JobRow, requestedBy: string): QueueEntry | undefined {
-  const clip = job.result?.clips?.find((c) => typeof c.audioUrl === 'string' && /^https?:\/\//.test(c.audioUrl));
-  if (!isShownResult(job) || !clip?.audioUrl) return undefined;
+/**
+ * The entry for a finished song still shown, with a stored audio address; undefined for anything
+ * else. `take` (from 1) plays that take; without it, the first take with audio.
+ */
+export function entryOf(job: JobRow, requestedBy: string, take?: number): QueueEntry | undefined {
+  const playable = (clip: StoredClip | undefined) => typeof clip?.audioUrl === 'string' && /^https?:\/\//.test(clip.audioUrl);
+  const clip = take === undefined ? job.result?.clips?.find(playable) : clipOfTake(job, take);
+  if (!isShownResult(job) || !clip?.audioUrl || !playable(clip)) return undefined;
+  const title = describeJob(job, english, take !== undefined && take > 1 ? 88 : 100);
   return {
     jobId: job.id,
     clipId: clip.clipId ?? '',
-    title: describeJob(job, english, 100),
+    title: take !== undefined && take > 1 ? `${title} (${english('result.take', { n: take })})` : title,
     makerId: job.userId,
     mediaUrl: clip.audioUrl,
     durationSeconds: typeof clip.durationSeconds === 'number' && clip.durationSeconds > 0 ? clip.durationSeconds : null,

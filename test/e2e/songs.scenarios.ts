@@ -188,6 +188,19 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       const { rows } = await bot.db.pool.query<{ result: { clips: Array<{ clipId: string }> } }>('select result from jobs where id = $1', [songJob]);
       expect((videoCall?.body as { clip_id?: string }).clip_id).toBe(rows[0]?.result.clips[0]?.clipId);
       expect(await bot.balance()).toBe(before - 4 - 10 - 5);
+
+      // The service gave two takes: both are delivered as files that play in Discord, each named
+      // by its take, and take 2's own button makes a video of its own clip.
+      const withFiles = await vi.waitFor(
+        () => found(bot.emulator.message(songMessage.id)?.attachments.length === 2 ? bot.emulator.message(songMessage.id) : undefined, 'both takes attached'),
+        20_000,
+      );
+      expect(withFiles.attachments.map((file) => file.filename)).toEqual([expect.stringMatching(/take_1\.m4a$/), expect.stringMatching(/take_2\.m4a$/)]);
+      const secondVideo = bot.emulator.clickButton({ messageId: songMessage.id, customId: `video:${songJob}:2`, userId: bot.members.alice });
+      await bot.result(secondVideo, await bot.jobIdOf(secondVideo));
+      const secondCall = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/video-clip').at(-1);
+      expect((secondCall?.body as { clip_id?: string }).clip_id).toBe(rows[0]?.result.clips[1]?.clipId);
+      expect(await bot.balance()).toBe(before - 4 - 10 - 5 - 5);
     });
   });
 

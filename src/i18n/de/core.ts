@@ -80,6 +80,7 @@ export const core: Translation<typeof english> = {
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Video',
+  'result.take': 'Take {n}',
   'result.lyricsHeading': 'Songtext',
   'result.song.title': 'Dein Song',
   'result.upload.title': 'Dein Upload',

@@ -85,6 +85,7 @@ export const core = {
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Video',
+  'result.take': 'take {n}',
   'result.lyricsHeading': 'Lyrics',
   'result.song.title': 'Your song',
   'result.upload.title': 'Your upload',

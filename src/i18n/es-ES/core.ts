@@ -81,6 +81,7 @@ export const core: Translation<typeof english> = {
   'result.link.audio': 'Audio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Vídeo',
+  'result.take': 'toma {n}',
   'result.lyricsHeading': 'Letra',
   'result.song.title': 'Tu canción',
   'result.upload.title': 'Tu subida',

@@ -81,6 +81,7 @@ export const core: Translation<typeof english> = {
   'result.link.audio': 'Áudio',
   'result.link.wav': 'WAV',
   'result.link.video': 'Vídeo',
+  'result.take': 'versão {n}',
   'result.lyricsHeading': 'Letra',
   'result.song.title': 'Sua música',
   'result.upload.title': 'Seu upload',

@@ -94,8 +94,8 @@ describe('a producer song, which links its WAV and its video', () => {
   });
 });
 
-describe('a persona song, which links neither', () => {
-  it('offers a video, an MP3 and a WAV with their prices, and the WAV is made and charged', async () => {
+describe('a persona song of two takes, which links neither', () => {
+  it('offers each take its own Play, video, MP3, WAV and remix, and a take’s WAV is made of its clip and charged', async () => {
     const voice = h.run(h.members.alice, {
       name: 'voice',
       subcommand: 'create',
@@ -110,19 +110,32 @@ describe('a persona song, which links neither', () => {
 
     const songId = await accepted(h.run(h.members.alice, { name: 'song', options: { prompt: 'a hum', voice: persona!.id, lyrics: 'hm hm hm' } }));
     const result = await h.delivered(songId);
+    // Take 1's buttons keep the ids of a one-take result; take 2's carry its number.
+    expect(buttonsOf(result).filter((id) => id.startsWith('play:'))).toEqual([`play:${songId}`, `play:${songId}:2`]);
     expect(paidLabels(result)).toEqual({
-      [`video:${songId}`]: 'Make a video · 5 credits',
-      [`download:${songId}:mp3`]: 'MP3 file · 2 credits',
-      [`download:${songId}:wav`]: 'WAV file · 2 credits',
-      [`remix:${songId}`]: `Remix · ${h.config.personaSongCost} credits`,
+      [`video:${songId}`]: 'Make a video · take 1 · 5 credits',
+      [`download:${songId}:mp3`]: 'MP3 file · take 1 · 2 credits',
+      [`download:${songId}:wav`]: 'WAV file · take 1 · 2 credits',
+      [`remix:${songId}`]: `Remix · take 1 · ${h.config.personaSongCost} credits`,
+      [`video:${songId}:2`]: 'Make a video · take 2 · 5 credits',
+      [`download:${songId}:mp3:2`]: 'MP3 file · take 2 · 2 credits',
+      [`download:${songId}:wav:2`]: 'WAV file · take 2 · 2 credits',
+      [`remix:${songId}:2`]: `Remix · take 2 · ${h.config.personaSongCost} credits`,
     });
+    const links = JSON.stringify(result.embeds?.[0]?.fields);
+    expect(links).toContain('Audio (take 1)');
+    expect(links).toContain('Audio (take 2)');
 
     const balance = await h.balance();
-    const wav = await accepted(h.emulator.clickButton({ messageId: result.id, customId: `download:${songId}:wav`, userId: h.members.alice }));
+    const wav = await accepted(h.emulator.clickButton({ messageId: result.id, customId: `download:${songId}:wav:2`, userId: h.members.alice }));
     await h.delivered(wav);
     const [row] = await h.db.db.select().from(jobs).where(eq(jobs.id, wav));
+    const [song] = await h.db.db.select().from(jobs).where(eq(jobs.id, songId));
     expect(row?.state).toBe('succeeded');
-    expect(h.sim.requests.filter((request) => request.path === '/api/v1/producer/download').at(-1)?.body).toMatchObject({ format: 'wav' });
+    const secondClip = song?.result?.clips?.[1]?.clipId;
+    expect(secondClip).toEqual(expect.any(String));
+    expect(h.sim.requests.filter((request) => request.path === '/api/v1/producer/download').at(-1)?.body).toMatchObject({ format: 'wav', clip_id: secondClip });
     expect(await h.balance()).toBe(balance - 2);
   });
+
 });
