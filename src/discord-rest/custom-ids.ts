@@ -4,9 +4,9 @@
  * characters; `<action>:<uuid>:<arg>` stays far below.
  */
 export const CUSTOM_ID_ACTIONS = [
-  /** Make a music video of a song result. arg: none. */
+  /** Make a music video of a song result. arg: none for take 1, else the take's number (src/pipeline/takes.ts). */
   'video',
-  /** Download a song result re-encoded. arg: `mp3` | `wav`. */
+  /** Download a song result re-encoded. arg: `mp3` | `wav`, then `:<take>` for a take after the first. */
   'download',
   /** Open the "Make a song" modal from a lyrics result. */
   'make-song',
@@ -34,9 +34,9 @@ export const CUSTOM_ID_ACTIONS = [
   'library-show',
   /** The "Remix a song" select of `/library`: opens the remix form. subject: `page`; the value is the job id. */
   'library-remix',
-  /** The Remix button on every song: opens the song form filled with that song. */
+  /** The Remix button on every song: opens the song form filled with that song. arg: as `video`'s. */
   'remix',
-  /** Submit of that form. subject: the job remixed. */
+  /** Submit of that form. subject: the job remixed; arg: as `video`'s. */
   'remix-modal',
   /**
    * "Which one did you mean?" menus, sent when a typed name fits several songs or voices; the
@@ -50,7 +50,7 @@ export const CUSTOM_ID_ACTIONS = [
   'jobs-cancel-pick',
   'voice-delete-pick',
   'song-voice-pick',
-  /** The Play button on every song: plays it in the member's voice channel, as `/play`. subject: the job id. */
+  /** The Play button on every song: plays it in the member's voice channel, as `/play`. subject: the job id; arg: as `video`'s. */
   'play',
   /** "Which one did you mean?" for `/play`. subject: `song`; the value is the job id. */
   'play-pick',
