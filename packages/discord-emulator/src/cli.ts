@@ -11,7 +11,8 @@ import { createKeywordRule, describeRule, listOption, startRepl } from './repl.j
 
 const USAGE = `Usage: npm run discord-emulator -- [--port 8090] [--host 127.0.0.1] [--token T] [--application-id ID]
   [--bot-user-id ID] [--openapi PATH] [--no-validate] [--no-rate-limits] [--log-level info]
-  [--automod-keywords "word,pre*"]   (an enabled AutoMod keyword rule in the seeded guild)`;
+  [--automod-keywords "word,pre*"]   (an enabled AutoMod keyword rule in the seeded guild)
+  [--client-secret S] [--redirect-uri URL ...]   (OAuth2: the application's secret and registered redirects)`;
 
 function write(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
       'no-rate-limits': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'warn' },
       'automod-keywords': { type: 'string' },
+      'client-secret': { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
     validateRequests: !values['no-validate'],
     rateLimits: !values['no-rate-limits'],
     logger: pino({ level: values['log-level'], name: 'discord-emulator' }),
+    oauth2: { clientSecret: values['client-secret'], redirectUris: values['redirect-uri'] ?? [] },
   });
   const guild = emu.createGuild({ name: 'Emulator Guild' });
   const channel = emu.createChannel(guild.id, { name: 'general' });
@@ -61,6 +65,8 @@ async function main(): Promise<void> {
   write(`  DISCORD_APPLICATION_ID=${emu.applicationId}`);
   write(`  DISCORD_PUBLIC_KEY=${emu.publicKey}   (with INTERACTIONS=http)`);
   write(`  NODE_EXTRA_CA_CERTS=${emu.voiceCaPath}   (to trust the voice gateway's certificate)`);
+  write(`  DISCORD_WEB_URL=${emu.webUrl}   (Sign in with Discord: ${emu.webUrl}/oauth2/authorize)`);
+  write(`  DISCORD_CLIENT_SECRET=${emu.clientSecret}   (OAuth2; redirects: ${emu.oauth2Redirects.join(' ') || 'none, add --redirect-uri'})`);
   write(`Gateway:  ${emu.gatewayUrl}`);
   write(`Guild:    ${guild.id} (Emulator Guild)`);
   write(`Channel:  ${channel.id} (#general)`);

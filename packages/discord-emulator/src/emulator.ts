@@ -14,6 +14,8 @@ import { InteractionRegistry } from './interactions.js';
 import { DEFAULT_ATTACHMENT_SIZE_LIMIT } from './interactions/payload.js';
 import { HttpInteractionDelivery, type HttpDeliveryStats } from './http-delivery.js';
 import { createEmulatorHttp } from './http-server.js';
+import { OAuth2Authorizations, type OAuth2Authorization } from './oauth2/authorizations.js';
+import { registerAuthorizePage } from './oauth2/authorize-page.js';
 import { DEFAULT_OPENAPI_URL, OpenApiSpec } from './openapi.js';
 import { RateLimiter } from './rate-limits.js';
 import type { RateLimitHit } from './rate-limits.js';
@@ -138,6 +140,8 @@ export class DiscordEmulator {
   readonly #voiceServer: VoiceServer;
   readonly #voice: VoiceStates;
   readonly #webhookEvents: WebhookEventDelivery;
+  readonly #oauth2: OAuth2Authorizations;
+  readonly #clientSecret: string;
   /** Late entitlement deliveries still to go. */
   readonly #lateDeliveries = new Set<NodeJS.Timeout>();
   #origin = '';
@@ -244,6 +248,17 @@ export class DiscordEmulator {
     this.#store.events.on('entitlement', (event: EntitlementEvent) => this.#deliverEntitlement(event));
     for (const sku of options.skus ?? []) this.createSku(sku);
     this.#store.monetization.order = options.entitlementOrder ?? 'from-cursor';
+    this.#clientSecret = options.oauth2?.clientSecret ?? 'emulator-client-secret';
+    let ownerId = options.oauth2?.ownerId;
+    this.#oauth2 = new OAuth2Authorizations({
+      clock: this.clock,
+      clientId: this.applicationId,
+      clientSecret: this.#clientSecret,
+      publicClient: options.oauth2?.publicClient ?? false,
+      redirectUris: options.oauth2?.redirectUris ?? [],
+      issuer: () => this.webUrl,
+      ownerId: () => (ownerId ??= this.#store.addUser({ username: `${this.botUser.username.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-owner` }).id),
+    });
     const validate = options.validateRequests ?? true;
     const specLocation = options.openApiPath ?? DEFAULT_OPENAPI_URL;
     if (validate && !existsSync(specLocation instanceof URL ? fileURLToPath(specLocation) : specLocation)) {
@@ -254,6 +269,7 @@ export class DiscordEmulator {
       interactions: this.#interactions,
       commands: this.#commands,
       monetization: this.#store.monetization,
+      oauth2: this.#oauth2,
       clock: this.clock,
       logger: this.#logger,
       applicationId: this.applicationId,
@@ -282,6 +298,14 @@ export class DiscordEmulator {
       // Room for a message's attachments at the limit each, and its JSON.
       bodyLimit: attachmentSizeLimit * 10 + 8 * 1024 * 1024,
       logger: this.#logger,
+      registerWeb: (app) =>
+        registerAuthorizePage(app, {
+          oauth2: this.#oauth2,
+          users: () => [...this.#store.users.values()].filter((user) => user.bot !== true),
+          applicationName: () => this.botUser.username,
+          webUrl: () => this.webUrl,
+          apiUrl: () => this.apiUrl,
+        }),
     });
     this.#app.server.on('upgrade', (request, socket, head) => {
       if (!this.#gateway.handleUpgrade(request, socket, head)) socket.destroy();
@@ -310,6 +334,14 @@ export class DiscordEmulator {
   /** The value for DISCORD_API_URL (discord.js appends `/v10`). */
   get apiUrl(): string {
     return `${this.#origin}${API_PREFIX}`;
+  }
+
+  /**
+   * The value for DISCORD_WEB_URL: where Discord's web pages are, `https://discord.com` on Discord
+   * (the OAuth2 authorize page is `${webUrl}/oauth2/authorize`); the emulator's origin.
+   */
+  get webUrl(): string {
+    return this.#origin;
   }
 
   /** The gateway address `GET /gateway/bot` hands out. */
@@ -683,6 +715,41 @@ export class DiscordEmulator {
   /** Commands the bot registered: global ones, or a guild's. */
   registeredCommands(guildId?: string): APIApplicationCommand[] {
     return structuredClone(this.#commands.list(guildId ?? null));
+  }
+
+  // ---- OAuth2 ----
+
+  /** The OAuth2 client id: the application id, as on Discord. */
+  get clientId(): string {
+    return this.applicationId;
+  }
+
+  /** The OAuth2 client secret (DISCORD_CLIENT_SECRET); the option `oauth2.clientSecret` sets it. */
+  get clientSecret(): string {
+    return this.#clientSecret;
+  }
+
+  /** The registered OAuth2 redirects, in order. */
+  get oauth2Redirects(): readonly string[] {
+    return this.#oauth2.redirectUris;
+  }
+
+  /**
+   * Replaces the registered OAuth2 redirects, as saving the developer portal's OAuth2 tab does;
+   * the authorize page refuses any other redirect_uri. Each must be an absolute URL without a fragment.
+   */
+  setOAuth2Redirects(uris: readonly string[]): void {
+    this.#oauth2.setRedirectUris(uris);
+  }
+
+  /** The authorizations users gave the app (and client credentials), the user's only when given; tokens are not shown. */
+  oauth2Authorizations(userId?: string): OAuth2Authorization[] {
+    return this.#oauth2.list(userId);
+  }
+
+  /** The user removes the app under Settings, Authorized Apps: their tokens answer 401 and refresh fails from now on. */
+  deauthorizeOAuth2(userId: string): number {
+    return this.#oauth2.deauthorize(userId);
   }
 
   // ---- the gateway ----

@@ -3,10 +3,12 @@ import type { Upload } from './store/records.js';
 
 /** A request body as the REST layer sees it. */
 export interface ParsedBody {
-  kind: 'none' | 'json' | 'multipart' | 'other';
+  kind: 'none' | 'json' | 'multipart' | 'form' | 'other';
   contentType: string;
   /** The JSON body, or the `payload_json` part (merged with plain form fields) of a multipart body. */
   json: unknown;
+  /** The fields of a form-encoded body (OAuth2's token routes), the first value of a repeated one. */
+  form?: Record<string, string>;
   uploads: Upload[];
   hasPayloadJson: boolean;
   invalidJson: boolean;
@@ -40,7 +42,7 @@ export async function readBody(request: IncomingMessage, maxBytes: number): Prom
 
 const FILE_FIELD = /^files\[(\d+)\]$|^file(\d*)$/;
 
-/** Parses JSON and multipart/form-data (`payload_json` plus `files[n]`) bodies. */
+/** Parses JSON, multipart/form-data (`payload_json` plus `files[n]`) and form-encoded (OAuth2's) bodies. */
 export async function parseBody(raw: Buffer, contentTypeHeader: string | undefined): Promise<ParsedBody> {
   const contentType = (contentTypeHeader ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const empty: ParsedBody = { kind: 'none', contentType, json: undefined, uploads: [], hasPayloadJson: false, invalidJson: false };
@@ -93,6 +95,13 @@ export async function parseBody(raw: Buffer, contentTypeHeader: string | undefin
     }
     const json = hasPayloadJson && typeof payload === 'object' && payload !== null ? { ...fields, ...payload } : { ...fields };
     return { kind: 'multipart', contentType, json, uploads, hasPayloadJson, invalidJson };
+  }
+  if (contentType === 'application/x-www-form-urlencoded') {
+    const fields: Record<string, string> = {};
+    for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
+      if (!(name in fields)) fields[name] = value;
+    }
+    return { ...empty, kind: 'form', form: fields };
   }
   return { ...empty, kind: 'other' };
 }

@@ -1,6 +1,7 @@
 /**
  * The emulator's HTTP face on fastify: the REST API as one catch-all under `/api/v10` (routed
- * inside by RestApi's route table), the attachment CDN, and 404s for everything else.
+ * inside by RestApi's route table), the attachment CDN, the web pages (OAuth2's authorize page),
+ * and 404s for everything else.
  */
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -30,6 +31,8 @@ export interface EmulatorHttpOptions {
   /** Longer bodies are refused with 413. */
   bodyLimit: number;
   logger: Logger;
+  /** Adds the web pages outside the API (the OAuth2 authorize page). */
+  registerWeb: (app: FastifyInstance) => void;
 }
 
 const URL_BASE = 'http://emulator.invalid';
@@ -98,6 +101,7 @@ export function createEmulatorHttp(options: EmulatorHttpOptions): FastifyInstanc
   }
 
   app.route({ method: ['GET', 'HEAD'], url: '/attachments/*', handler: serveAttachment });
+  options.registerWeb(app);
   app.all(apiBase, serveApi);
   app.all(`${apiBase}/*`, serveApi);
   // The rest is RestApi's 404 (a finding under /api/); a method fastify does not route still reaches the REST API.

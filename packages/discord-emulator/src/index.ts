@@ -3,6 +3,8 @@ export { DiscordEmulator, startDiscordEmulator } from './emulator.js';
 export type { CreateForumPostInput, CreateThreadInput, EmulatorChannel, EmulatorGuild, EmulatorMember, EntitlementDeliveryRecord } from './emulator.js';
 export type { CreateSkuInput, EmulatorSubscription, EntitlementDelivery, EntitlementEventType, EntitlementOrder, EntitlementRecord, SkuKind } from './store/monetization.js';
 export { WEBHOOK_EVENT_TIMEOUT_MS } from './webhook-events.js';
+export { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_MS } from './oauth2/authorizations.js';
+export type { OAuth2Authorization } from './oauth2/authorizations.js';
 export type { WebhookEventRetry } from './webhook-events.js';
 export { EmulatorClock } from './clock.js';
 export { DiscordLimits } from './limits.js';

@@ -24,6 +24,8 @@ interface OpenApiOperation {
   operationId?: string;
   parameters?: OpenApiParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  /** Who may call it: `{ BotToken: [] }`, `{ OAuth2: [scopes] }`; absent or empty: anyone. */
+  security?: Array<Record<string, string[]>>;
 }
 
 interface OpenApiDocument {
@@ -36,7 +38,11 @@ export type CheckedBody =
   | { kind: 'none' }
   | { kind: 'json'; value: unknown }
   | { kind: 'multipart'; payload: unknown; hasPayloadJson: boolean }
+  | { kind: 'form'; fields: Record<string, string> }
   | { kind: 'other'; contentType: string };
+
+/** How the request authenticated: the bot token, an OAuth2 access token (Bearer), or neither. */
+export type CheckedAuth = 'bot' | 'bearer' | 'none';
 
 export interface SpecIssue {
   kind: FindingKind;
@@ -50,12 +56,72 @@ export interface SpecCheckResult {
   issues: SpecIssue[];
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+const FORM_STRING = { type: 'string' } as const;
+const CLIENT_FIELDS = { client_id: FORM_STRING, client_secret: FORM_STRING } as const;
+
+/** OAuth2's token routes as Discord's OAuth2 page documents them: form-encoded, one shape per grant. */
+const OAUTH2_TOKEN_PATHS: Record<string, Record<string, unknown>> = {
+  '/oauth2/token': {
+    post: {
+      operationId: 'oauth2_token',
+      requestBody: {
+        required: true,
+        content: {
+          [FORM]: {
+            schema: {
+              oneOf: [
+                grant('authorization_code', { code: FORM_STRING, redirect_uri: FORM_STRING, code_verifier: FORM_STRING }, ['code', 'redirect_uri']),
+                grant('refresh_token', { refresh_token: FORM_STRING, scope: FORM_STRING }, ['refresh_token']),
+                grant('client_credentials', { scope: FORM_STRING }, ['scope']),
+              ],
+            },
+          },
+        },
+      },
+      responses: { '200': { description: 'an access token' } },
+      security: [],
+    },
+  },
+  '/oauth2/token/revoke': {
+    post: {
+      operationId: 'oauth2_token_revoke',
+      requestBody: {
+        required: true,
+        content: {
+          [FORM]: {
+            schema: {
+              type: 'object',
+              properties: { token: FORM_STRING, token_type_hint: { enum: ['access_token', 'refresh_token'] }, ...CLIENT_FIELDS },
+              required: ['token'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+      responses: { '200': { description: 'revoked' } },
+      security: [],
+    },
+  },
+};
+
+function grant(type: string, properties: Record<string, unknown>, required: string[]): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: { grant_type: { const: type }, ...properties, ...CLIENT_FIELDS },
+    required: ['grant_type', ...required],
+    additionalProperties: false,
+  };
+}
+
 /**
  * What Discord's docs describe and the description lacks, added on load so the bot's requests
  * there are checked like every other: List SKUs (`GET /applications/{application.id}/skus`,
- * no query, no body), and entitlement types 1–8 besides the description's 8 and 10.
+ * no query, no body), entitlement types 1–8 besides the description's 8 and 10, and OAuth2's
+ * token and revocation routes (form-encoded bodies).
  */
 function addDocumented(doc: OpenApiDocument): OpenApiDocument {
+  for (const [path, item] of Object.entries(OAUTH2_TOKEN_PATHS)) doc.paths[path] ??= structuredClone(item);
   const skus = '/applications/{application_id}/skus';
   if (!doc.paths[skus]) {
     doc.paths[skus] = {
@@ -121,8 +187,11 @@ export class OpenApiSpec {
     return Object.keys(this.#doc.paths).length;
   }
 
-  /** Checks path, method, query and body; returns the matched template and every issue. */
-  check(method: string, path: string, query: URLSearchParams, body: CheckedBody): SpecCheckResult {
+  /**
+   * Checks path, method, query, body, and a Bearer token against the operation's `security`;
+   * returns the matched template and every issue.
+   */
+  check(method: string, path: string, query: URLSearchParams, body: CheckedBody, auth: CheckedAuth = 'none'): SpecCheckResult {
     const match = this.#paths.match(path);
     if (!match) {
       return {
@@ -144,8 +213,17 @@ export class OpenApiSpec {
     const issues = [
       ...this.#checkQuery(operationId, match.template, match.value.item, operation, query),
       ...this.#checkBody(operationId, operation, body),
+      ...checkBearer(operationId, operation, auth),
     ];
     return { route: match.template, operationId, issues };
+  }
+
+  /** The OAuth2 scopes the operation names in its `security` (any one of them will do); null when it takes no Bearer token. */
+  oauth2Scopes(method: string, path: string): string[] | null {
+    const match = this.#paths.match(path);
+    const operation = match?.value.item[method.toLowerCase()] as OpenApiOperation | undefined;
+    const entry = operation?.security?.find((requirement) => 'OAuth2' in requirement);
+    return entry?.OAuth2 ?? null;
   }
 
   #checkQuery(
@@ -203,6 +281,13 @@ export class OpenApiSpec {
     if (body.kind === 'other') {
       return [{ kind: 'unsupported-content-type', message: `${operationId} does not take ${body.contentType}`, details: [] }];
     }
+    if (body.kind === 'form') {
+      const formSchema = content[FORM]?.schema;
+      if (!formSchema) return [{ kind: 'unsupported-content-type', message: `${operationId} does not take ${FORM}`, details: [] }];
+      const validateForm = this.#validator(`form ${operationId}`, formSchema);
+      if (!validateForm || validateForm(body.fields)) return [];
+      return [{ kind: 'invalid-body', message: `form body does not match ${operationId}`, details: formatErrors(validateForm.errors, '') }];
+    }
     if (body.kind === 'multipart' && !content['multipart/form-data']) {
       return [{ kind: 'unsupported-content-type', message: `${operationId} does not take multipart/form-data`, details: [] }];
     }
@@ -238,6 +323,13 @@ export class OpenApiSpec {
     this.#validators.set(key, validate);
     return validate;
   }
+}
+
+/** A Bearer token where the operation's `security` names no OAuth2 scheme (bot-only routes). */
+function checkBearer(operationId: string, operation: OpenApiOperation, auth: CheckedAuth): SpecIssue[] {
+  if (auth !== 'bearer' || !operation.security || operation.security.length === 0) return [];
+  if (operation.security.some((requirement) => 'OAuth2' in requirement)) return [];
+  return [{ kind: 'invalid-auth', message: `${operationId} takes no OAuth2 Bearer token`, details: [] }];
 }
 
 function asParameters(value: unknown): OpenApiParameter[] {

@@ -6,15 +6,17 @@ import type { CommandRegistry } from './commands.js';
 import { registerAutoModerationRoutes } from './endpoints/auto-moderation.js';
 import { registerChannelRoutes } from './endpoints/channels.js';
 import { registerCommandRoutes } from './endpoints/commands.js';
-import type { Method, RouteContext, RouteHandler } from './endpoints/context.js';
+import type { Caller, Method, RouteAuth, RouteContext, RouteHandler } from './endpoints/context.js';
 import { registerGatewayAndUserRoutes } from './endpoints/gateway-users.js';
 import { registerGuildRoutes } from './endpoints/guilds.js';
 import { registerInteractionRoutes } from './endpoints/interactions.js';
 import { registerMonetizationRoutes } from './endpoints/monetization.js';
+import { registerOAuth2Routes } from './endpoints/oauth2.js';
 import { DiscordErrors, DiscordHttpError } from './errors.js';
 import type { ParsedBody } from './http-body.js';
 import type { InteractionRegistry } from './interactions.js';
-import type { CheckedBody, OpenApiSpec } from './openapi.js';
+import type { OAuth2Authorizations } from './oauth2/authorizations.js';
+import type { CheckedAuth, CheckedBody, OpenApiSpec } from './openapi.js';
 import type { RateLimitDecision, RateLimitHit, RateLimiter } from './rate-limits.js';
 import { RouteTable } from './routes.js';
 import type { EmulatorStore } from './store.js';
@@ -23,8 +25,7 @@ import type { StoredChannel, StoredGuild, StoredMessage } from './store/records.
 import type { Finding, RecordedRequest } from './types.js';
 
 interface RouteDefinition {
-  /** Whether the route needs the bot token (interaction and webhook-token routes do not). */
-  auth: boolean;
+  auth: RouteAuth;
   handler: RouteHandler;
 }
 
@@ -68,6 +69,7 @@ export interface RestApiOptions {
   interactions: InteractionRegistry;
   commands: CommandRegistry;
   monetization: Monetization;
+  oauth2: OAuth2Authorizations;
   clock: EmulatorClock;
   logger: Logger;
   applicationId: string;
@@ -110,6 +112,7 @@ export class RestApi {
     registerGuildRoutes(context);
     registerAutoModerationRoutes(context);
     registerMonetizationRoutes(context);
+    registerOAuth2Routes(context);
   }
 
   rateLimitNext(matcher: RouteMatcher, count: number, options: RateLimitOptions = {}): void {
@@ -121,7 +124,7 @@ export class RestApi {
     });
   }
 
-  #route(method: Method, template: string, auth: boolean, handler: RouteHandler): void {
+  #route(method: Method, template: string, auth: RouteAuth, handler: RouteHandler): void {
     let methods = this.#byTemplate.get(template);
     if (!methods) {
       methods = {};
@@ -161,6 +164,7 @@ export class RestApi {
     const path = url.pathname.slice(`${this.#options.apiPrefix}/v10`.length) || '/';
     const authorization = call.authorization;
     const authorized = authorization === undefined ? null : authorization === `Bot ${this.#options.botToken}`;
+    const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
     let result: { status: number; body?: unknown; headers?: Record<string, string> };
 
     const match = this.#routes.match(path);
@@ -169,6 +173,7 @@ export class RestApi {
     const limiter = this.#options.rateLimiter;
     // Discord counts a request against its bucket before looking at it; unknown routes have none.
     let limits: RateLimitDecision | undefined;
+    const caller = definition ? this.#caller(definition.auth, authorized === true, bearer) : null;
     if (!rateLimit && match && definition && limiter) {
       const identity = definition.auth ? (authorization ?? null) : null;
       limits = limiter.take({ method, route: match.template, params: match.params, identity, bot: authorized === true });
@@ -181,14 +186,22 @@ export class RestApi {
         result = { status: 429, body: limits.body, headers: limits.headers };
       } else if (!match || !definition) {
         result = errorAnswer(DiscordErrors.notFound());
-      } else if (definition.auth && authorized !== true) {
+      } else if (!caller) {
         result = errorAnswer(DiscordErrors.unauthorized());
       } else if (parsed.invalidJson) {
         result = errorAnswer(DiscordErrors.invalidJson());
       } else if (parsed.uploads.some((upload) => upload.data.length > this.#options.attachmentSizeLimit)) {
         result = errorAnswer(DiscordErrors.entityTooLarge());
       } else {
-        result = await definition.handler({ params: match.params, query: url.searchParams, body: parsed.json, uploads: parsed.uploads });
+        result = await definition.handler({
+          params: match.params,
+          query: url.searchParams,
+          body: parsed.json,
+          uploads: parsed.uploads,
+          form: parsed.form,
+          authorization,
+          caller,
+        });
       }
     } catch (error) {
       if (error instanceof DiscordHttpError) {
@@ -201,7 +214,8 @@ export class RestApi {
 
     const seq = ++this.#seq;
     if (result.status === 429) this.#recordRateLimit(seq, method, path, match?.template ?? null, rateLimit, limits);
-    const check = this.#checkAgainstSpec(method, path, url.searchParams, parsed, seq);
+    const auth: CheckedAuth = authorized === true ? 'bot' : bearer !== undefined ? 'bearer' : 'none';
+    const check = this.#checkAgainstSpec(method, path, url.searchParams, parsed, auth, seq);
     if ((!match || !definition) && check.specKnows !== false) {
       this.#finding({
         kind: check.specKnows ? 'not-emulated' : 'unknown-route',
@@ -244,6 +258,7 @@ export class RestApi {
     path: string,
     query: URLSearchParams,
     parsed: ParsedBody,
+    auth: CheckedAuth,
     seq: number,
   ): { route: string | null; operationId: string | null; specKnows: boolean | null } {
     const spec = this.#options.spec();
@@ -255,8 +270,10 @@ export class RestApi {
           ? { kind: 'json', value: parsed.json }
           : parsed.kind === 'multipart'
             ? { kind: 'multipart', payload: parsed.json, hasPayloadJson: parsed.hasPayloadJson }
-            : { kind: 'other', contentType: parsed.contentType };
-    const result = spec.check(method, path, query, body);
+            : parsed.kind === 'form'
+              ? { kind: 'form', fields: parsed.form ?? {} }
+              : { kind: 'other', contentType: parsed.contentType };
+    const result = spec.check(method, path, query, body, auth);
     for (const issue of result.issues) {
       this.#finding({
         kind: issue.kind,
@@ -302,16 +319,30 @@ export class RestApi {
     return rule;
   }
 
+  /**
+   * Who the request speaks for under the route's rule, or null for a 401: the bot token, or an
+   * access token that is live and holds the route's scope (Discord answers 401 without it).
+   */
+  #caller(auth: RouteAuth, bot: boolean, bearer: string | undefined): Caller | null {
+    if (auth === false) return bot ? { kind: 'bot' } : { kind: 'anonymous' };
+    if (bot) return { kind: 'bot' };
+    if (auth === true || bearer === undefined) return null;
+    const grant = this.#options.oauth2.resolve(bearer);
+    if (!grant || !grant.scopes.includes(auth.bearer)) return null;
+    return { kind: 'user', userId: grant.userId, scopes: grant.scopes };
+  }
+
   // ---- what route modules are handed ----
 
   #routeContext(): RouteContext {
-    const { store, interactions, commands, monetization, applicationId, verifyKey, gatewayUrl, shards, deliverySettled } = this.#options;
+    const { store, interactions, commands, monetization, oauth2, applicationId, verifyKey, gatewayUrl, shards, deliverySettled } = this.#options;
     return {
       route: (method, template, auth, handler) => this.#route(method, template, auth, handler),
       store,
       interactions,
       commands,
       monetization,
+      oauth2,
       applicationId,
       verifyKey,
       gatewayUrl,

@@ -80,6 +80,13 @@ export interface DiscordEmulatorOptions {
    * @defaultValue { initialDelayMs: 500, maxDelayMs: 60000, giveUpAfterMs: 600000 } (Discord: up to 10 minutes)
    */
   webhookEvents?: WebhookEventRetry;
+  /**
+   * The application's OAuth2 tab in the developer portal: the client secret, the registered
+   * redirects (`setOAuth2Redirects` changes them), "Public Client" (no secret; PKCE required),
+   * and the owner that client credentials act as.
+   * @defaultValue { clientSecret: 'emulator-client-secret', redirectUris: [], publicClient: false, ownerId: a user made on first use }
+   */
+  oauth2?: { clientSecret?: string; redirectUris?: string[]; publicClient?: boolean; ownerId?: string };
 }
 
 /** A file part of a multipart request, as the emulator received it. */
@@ -121,6 +128,8 @@ export type FindingKind =
   | 'missing-body'
   | 'unexpected-body'
   | 'unsupported-content-type'
+  /** A credential the operation does not take, e.g. an OAuth2 Bearer token on a bot-only route. */
+  | 'invalid-auth'
   | 'gateway-protocol'
   /** The bot's voice: Update Voice State (op 4), the voice gateway, its UDP packets. */
   | 'voice-protocol'

@@ -37,7 +37,7 @@ function readUntil(process: ChildProcess, done: RegExp, timeoutMs: number): Prom
 describe('discord-emulator CLI', () => {
   // tsx compiles the emulator as it starts: 20 s and more on a busy machine, hence the waits.
   it('prints the DISCORD_API_URL and seeded ids, and serves the API there', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--token', 'cli-token', '--automod-keywords', 'cat*, dog'], {
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--token', 'cli-token', '--automod-keywords', 'cat*, dog', '--redirect-uri', 'http://127.0.0.1:9/callback'], {
       cwd: new URL('..', import.meta.url),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -45,6 +45,8 @@ describe('discord-emulator CLI', () => {
     const apiUrl = /DISCORD_API_URL=(\S+)/.exec(output)?.[1];
     expect(apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect(output).toContain('DISCORD_TOKEN=cli-token');
+    expect(output).toMatch(/DISCORD_WEB_URL=http:\/\/127\.0\.0\.1:\d+ /);
+    expect(output).toContain('redirects: http://127.0.0.1:9/callback');
     const guildId = /Guild:\s+(\d+)/.exec(output)?.[1];
     const channelId = /Channel:\s+(\d+)/.exec(output)?.[1];
 
