@@ -31,6 +31,7 @@ import { LIBRARY_KINDS, type LibraryCursor, type LibraryFilter, type LibraryPage
 import { renderResult } from '../src/pipeline/render.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { remixButtons, remixModals, remixSelects } from './remix.js';
+import { socialButtons } from './social.js';
 
 /**
  * The paging buttons carry the search in their custom id (nothing about a page lives in
@@ -229,7 +230,7 @@ export default defineCommand({
     const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
     await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));
   },
-  buttons: { ...pageButtons, ...remixButtons },
+  buttons: { ...pageButtons, ...remixButtons, ...socialButtons },
   selects: { ...showSelects, ...remixSelects },
   modals: remixModals,
 });

@@ -75,6 +75,8 @@ export interface SongFields {
   readonly voice?: string | undefined;
   /** The song this one remixes (the Remix button), recorded with the new job. */
   readonly remixOf?: { readonly jobId: string; readonly title: string } | undefined;
+  /** The first song of the line this one rerolls (the Reroll button), recorded with the new job. */
+  readonly rerollOf?: { readonly jobId: string; readonly title: string } | undefined;
 }
 
 /** A song's fields checked with zod (before any database call), the model named resolved; the voice is looked up later. */
@@ -101,7 +103,7 @@ export function checkSongFields(models: readonly string[], fields: SongFields, o
     if (fields.model !== undefined && model === undefined) {
       throw new Refusal('invalid_input', localText('song.refusal.unknownModel'));
     }
-    return { voice: undefined, request: songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf }) };
+    return { voice: undefined, request: songRequestSchema.parse({ kind: 'song', ...texts, model, instrumental: fields.instrumental, remixOf: fields.remixOf, rerollOf: fields.rerollOf }) };
   }
   if (fields.instrumental === true) {
     throw new Refusal('invalid_input', localText('song.refusal.voiceInstrumental'));
@@ -110,7 +112,7 @@ export function checkSongFields(models: readonly string[], fields: SongFields, o
     throw new Refusal('invalid_input', localText('song.refusal.voiceModel'));
   }
   const persona = personaSongRequestSchema.omit({ voiceId: true, personaId: true });
-  return { voice: fields.voice, request: persona.parse({ kind: 'persona_song', ...texts, remixOf: fields.remixOf }) };
+  return { voice: fields.voice, request: persona.parse({ kind: 'persona_song', ...texts, remixOf: fields.remixOf, rerollOf: fields.rerollOf }) };
 }
 
 /**

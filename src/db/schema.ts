@@ -277,6 +277,14 @@ export const jobs = pgTable(
     parentJobId: uuid('parent_job_id'),
     /** The song this one remixes (the Remix button); null once that song is deleted. */
     remixOf: uuid('remix_of').references((): AnyPgColumn => jobs.id, { onDelete: 'set null' }),
+    /**
+     * The song this one rerolls (the Reroll button: the same inputs, made again): always the
+     * first of a line of rerolls, never a reroll itself. No foreign key, as for `parent_job_id`:
+     * adding one would scan the jobs table under a lock that holds writes back.
+     */
+    rerollOf: uuid('reroll_of'),
+    /** Members who like this song now (`song_likes`), kept in each like's transaction. */
+    likeCount: integer('like_count').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     submittedAt: timestamp('submitted_at', { withTimezone: true }),
@@ -470,6 +478,29 @@ export const resultReviews = pgTable(
       .on(t.guildId, t.reportedAt)
       .where(sql`${t.outcome} is null`),
   ],
+);
+
+/**
+ * Members' likes of songs: one row per member and song, its own key, kept when the like is
+ * taken back (`liked_at` null) so that a press is applied once. `last_press` is the id of the
+ * last interaction that changed the row: a Discord snowflake, so a press repeated (a second
+ * gateway, a retried interaction) or older than it changes nothing.
+ */
+export const songLikes = pgTable(
+  'song_likes',
+  {
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    userId: text('user_id').notNull(),
+    guildId: text('guild_id').notNull(),
+    /** When the member liked the song; null: not liked now (taken back). */
+    likedAt: timestamp('liked_at', { withTimezone: true }),
+    lastPress: bigint('last_press', { mode: 'bigint' }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.userId] })],
 );
 
 /** Moderator actions that are not credit movements (settings, freezes, limits). */

@@ -70,6 +70,10 @@ export const CUSTOM_ID_ACTIONS = [
   'delete-result',
   /** The confirmation of that delete. subject: the job id. */
   'delete-confirm',
+  /** The Like button on every song: likes it, or takes the like back. subject: the job id. */
+  'like',
+  /** The Reroll button on every song: makes it again from the same inputs, as `/song`. subject: the job id. */
+  'reroll',
   /** Paging of `/moderation reports`. subject: the page to show, from 1 (0 or one past the last on a disabled button). */
   'reports-page',
 ] as const;

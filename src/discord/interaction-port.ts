@@ -174,7 +174,8 @@ export interface AutocompletePort extends InteractionPort {
 /** A button or a select menu on one of the bot's messages. */
 export interface ComponentPort extends RepliablePort {
   readonly customId: string;
-  readonly message: { readonly id: string };
+  /** The message the component sits on: its embeds' footers tell a result's job and language. */
+  readonly message: { readonly id: string; readonly embeds: TargetMessage['embeds'] };
   deferUpdate(): Promise<unknown>;
   showModal(modal: ModalOptions): Promise<unknown>;
 }

@@ -17,6 +17,7 @@ import {
   MessageFlags,
   PermissionFlagsBits,
   type APIApplicationCommandInteractionDataOption,
+  type APIEmbed,
   type APIEntitlement,
   type APIInteraction,
   type APIInteractionDataResolved,
@@ -154,7 +155,7 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
   readonly client: { readonly rest: REST };
   readonly commandName: string;
   readonly customId: string;
-  readonly message: { readonly id: string };
+  readonly message: { readonly id: string; readonly embeds: TargetMessage['embeds'] };
   readonly values: readonly string[];
   readonly fields: { readonly fields: ReadonlyMap<string, { readonly value?: string }> };
   readonly options: ChatInputPort['options'] & AutocompletePort['options'];
@@ -208,13 +209,14 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
     }>;
     this.commandName = data.name ?? '';
     this.customId = data.custom_id ?? '';
-    this.message = { id: 'message' in payload && payload.message ? payload.message.id : '' };
+    const message = 'message' in payload ? payload.message : undefined;
+    this.message = { id: message?.id ?? '', embeds: footersOf(message?.embeds) };
     this.values = data.values ?? [];
     const target = data.target_id === undefined ? undefined : data.resolved?.messages?.[data.target_id];
     this.targetMessage = {
       id: target?.id ?? '',
       author: { id: target?.author.id ?? '' },
-      embeds: (target?.embeds ?? []).map((embed) => ({ footer: embed.footer ? { text: embed.footer.text } : null })),
+      embeds: footersOf(target?.embeds),
     };
     this.fields = { fields: payload.type === InteractionType.ModalSubmit ? fieldsOf(payload.data) : new Map() };
     const options = optionsOf(data.options, data.resolved);
@@ -323,4 +325,9 @@ export class PayloadInteraction implements ChatInputPort, AutocompletePort, Comp
     this.#answered();
     await this.#answering.api.interactions.deleteReply(this.applicationId, this.token);
   }
+}
+
+/** A message's embeds as the port shows them: their footers. */
+function footersOf(embeds: readonly APIEmbed[] | undefined): TargetMessage['embeds'] {
+  return (embeds ?? []).map((embed) => ({ footer: embed.footer ? { text: embed.footer.text } : null }));
 }

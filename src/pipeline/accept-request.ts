@@ -22,7 +22,7 @@ import type { Catalog } from '../premium/catalog.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, newJobRow } from './job-rows.js';
 import { kindsSharingTaskType } from './upstream.js';
-import { isRemixSource } from './library.js';
+import { isRemixSource, LIBRARY_KINDS } from './library.js';
 import { REFUSAL_TEXTS } from './refusal-texts.js';
 import { translator, type AppLocale, type Translator } from '../i18n/index.js';
 import { RequestRefusedError, RequestTakenError, type GenerationRequest, type GuildForRequest, type LoadGuildForRequest, type SubmitInput, type SubmitResult } from './requests.js';
@@ -86,6 +86,8 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const { request } = input;
   const remixOf = 'remixOf' in request ? request.remixOf : undefined;
   if (remixOf !== undefined) await checkRemixSource(deps, input.requester.guildId, remixOf.jobId);
+  const rerollOf = 'rerollOf' in request ? request.rerollOf : undefined;
+  if (rerollOf !== undefined) await checkRerollSource(deps, input.requester.guildId, rerollOf.jobId);
 
   const { guildId, channelId, userId } = input.requester;
   const cost = costOfKind(deps, request.kind);
@@ -122,6 +124,7 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
     kind: request.kind,
     request: { ...request },
     remixOf: remixOf?.jobId ?? null,
+    rerollOf: rerollOf?.jobId ?? null,
     // A video's or a download's song: a second request for the same file finds this one (jobMakingFile).
     parentJobId: 'sourceJobId' in request ? request.sourceJobId : null,
     cost,
@@ -319,6 +322,17 @@ async function checkRemixSource(deps: Pick<PipelineDeps, 'db'>, guildId: string,
   const source = await getJob(deps.db, sourceJobId);
   if (!isRemixSource(source, guildId)) {
     throw new RequestRefusedError('invalid_request', REFUSAL_TEXTS.remixSourceGone());
+  }
+}
+
+/**
+ * A reroll links the first song of its line: a song of the same guild. It may have been hidden
+ * since (the reroll pressed is checked to be shown), so only the guild and the kind are checked.
+ */
+async function checkRerollSource(deps: Pick<PipelineDeps, 'db'>, guildId: string, firstJobId: string): Promise<void> {
+  const first = await getJob(deps.db, firstJobId);
+  if (!first || first.guildId !== guildId || !LIBRARY_KINDS.includes(first.kind)) {
+    throw new RequestRefusedError('invalid_request', REFUSAL_TEXTS.rerollSourceGone());
   }
 }
 

@@ -9,6 +9,7 @@ import type { Pipeline } from './pipeline.js';
 import { acceptRequest, costOfKind, enqueueAccepted } from './accept-request.js';
 import type { LoadGuildForRequest } from './requests.js';
 import { decideReport, deleteOwnResult, openReports, reportResult } from './reports.js';
+import { showLikesSoon, toggleLike } from './likes.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
 /** `loadGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
@@ -68,5 +69,22 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
     decideReport: (input) => decideReport(deps, input),
     deleteOwnResult: (input) => deleteOwnResult(deps, input),
     openReports: (guildId, limit, offset) => openReports(deps.db, guildId, limit, offset),
+    async likeSong(press, message) {
+      const liked = await toggleLike(deps.db, press, deps.now());
+      if (liked.outcome === 'toggled' && message && message.messageId !== '') await showLikesSoon(deps, press.jobId, message);
+      return liked;
+    },
+    async holdPress(what, pressId, ms) {
+      const key = `${deps.queues.prefix}:press:${what}`;
+      if ((await deps.redis.set(key, pressId, 'PX', ms, 'NX')) === 'OK') return true;
+      return (await deps.redis.get(key)) === pressId;
+    },
+    async releasePress(what, pressId) {
+      const key = `${deps.queues.prefix}:press:${what}`;
+      // Only this press's hold: compared and deleted in one step.
+      await deps.redis
+        .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, pressId)
+        .catch((err: unknown) => deps.logger.warn({ err, what }, 'could not let go of a press'));
+    },
   };
 }

@@ -241,13 +241,13 @@ export async function removeResultRow(db: Executor, jobId: string, removal: { re
 export async function clearRemovedTexts(db: Executor, before: Date, batch: number): Promise<number> {
   const { rowCount } = await db.execute(sql`
     update ${jobs} set
-      request = request - 'prompt' - 'lyrics' - 'title' - 'name' - 'remixOf',
+      request = request - 'prompt' - 'lyrics' - 'title' - 'name' - 'remixOf' - 'rerollOf',
       result = case when result is null then null else (result - 'lyrics' - 'lyricsTitle' - 'personaName') || jsonb_build_object('clips',
         coalesce((select jsonb_agg(clip - 'title' - 'lyrics' - 'tags') from jsonb_array_elements(result -> 'clips') clip), '[]'::jsonb)) end
     where id in (
       select id from ${jobs}
       where removed_at is not null and removed_at < ${before.toISOString()}
-        and (request ?| array['prompt', 'lyrics', 'title', 'name', 'remixOf']
+        and (request ?| array['prompt', 'lyrics', 'title', 'name', 'remixOf', 'rerollOf']
           or result ?| array['lyrics', 'lyricsTitle', 'personaName']
           or jsonb_path_exists(coalesce(result, '{}'::jsonb), '$.clips[*] ? (exists(@.title) || exists(@.lyrics) || exists(@.tags))'))
       limit ${batch})`);

@@ -7,6 +7,7 @@ import type { AccountCheck } from './account.js';
 import type { ReviewOutcome } from '../db/schema.js';
 import type { DecisionOutcome, DeleteOutcome, OpenReport, ReportOutcome } from './reports.js';
 import type { JobRow } from './job-rows.js';
+import type { LikedMessage, LikeOutcome, LikePress } from './likes.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
 export interface CancelResult {
@@ -66,4 +67,17 @@ export interface Pipeline {
   deleteOwnResult(input: { guildId: string; jobId: string; userId: string }): Promise<DeleteOutcome>;
   /** The guild's open reports, the most recently reported first. */
   openReports(guildId: string, limit: number, offset?: number): Promise<{ total: number; shown: OpenReport[] }>;
+  /**
+   * Toggles a member's like of a song, once per press (src/pipeline/likes.ts); when it changed,
+   * the count on `message` (where it was pressed) is shown by an edit soon, one per moment.
+   */
+  likeSong(press: LikePress, message?: LikedMessage): Promise<LikeOutcome>;
+  /**
+   * Holds `what` for the press `pressId` (an interaction id) for `ms`, in every process: true
+   * when this press holds it (again, for the same press), false while another press does. For
+   * a button that must not act twice on a double click.
+   */
+  holdPress(what: string, pressId: string, ms: number): Promise<boolean>;
+  /** Lets go of what `pressId` holds (a press refused after all), so that the next press may act. Never throws. */
+  releasePress(what: string, pressId: string): Promise<void>;
 }

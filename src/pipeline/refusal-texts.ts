@@ -21,6 +21,7 @@ export const REFUSAL_TEXTS = {
       ? localText('refusal.insufficientCreditsAllowance', { balance, cost, allowance: monthlyAllowance, at: unixSeconds(nextAllowanceTopUp(now)) })
       : localText('refusal.insufficientCredits', { balance, cost }),
   remixSourceGone: (): LocalText => localText('refusal.remixSourceGone'),
+  rerollSourceGone: (): LocalText => localText('reroll.gone'),
   /** Names no rule: a member who reads which word was refused learns how to spell around it. */
   blockedWords: (): LocalText => localText('refusal.blockedWords'),
   explicitWords: (): LocalText => localText('refusal.explicitWords'),

@@ -153,6 +153,25 @@ function remixSourceOf(job: JobRow): { jobId: string; title: string } | undefine
   return typeof jobId === 'string' && typeof title === 'string' ? { jobId, title } : undefined;
 }
 
+/** The song a reroll was made from, as its request recorded it (see `rerollOf` in requests.ts): the first of its line. */
+function rerollSourceOf(job: JobRow): { jobId: string; title: string } | undefined {
+  const value = job.request.rerollOf;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { jobId, title } = value as Record<string, unknown>;
+  return typeof jobId === 'string' && typeof title === 'string' ? { jobId, title } : undefined;
+}
+
+/** Like, with how many members like the song: pressed again, the like is taken back. */
+function likeButton(job: JobRow, t: Translator): APIButtonComponent {
+  return {
+    type: ComponentType.Button,
+    style: ButtonStyle.Secondary,
+    label: truncate(t('result.button.like', { likes: job.likeCount }), 80),
+    custom_id: encodeCustomId({ action: 'like', subject: job.id }),
+    emoji: { name: '❤️' },
+  };
+}
+
 /**
  * A finished job's result (or failure), in the language `t` of whoever reads it; its paid
  * buttons show `priceOf` their requests.
@@ -170,6 +189,8 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
   fields.push({ name: t('result.field.cost'), value: cost, inline: true });
   const remixOf = remixSourceOf(job);
   if (remixOf) fields.push({ name: t('result.field.remixOf'), value: `${truncate(escapeMarkdown(remixOf.title), 200)} (\`${remixOf.jobId.slice(0, 8)}\`)` });
+  const rerollOf = rerollSourceOf(job);
+  if (rerollOf) fields.push({ name: t('result.field.rerollOf'), value: `${truncate(escapeMarkdown(rerollOf.title), 200)} (\`${rerollOf.jobId.slice(0, 8)}\`)` });
 
   const embed: APIEmbed = { color: COLOURS.success, footer: { text: t('job.footer', { id: job.id }) }, fields };
   const buttons: APIButtonComponent[] = [];
@@ -230,6 +251,11 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
           paid.push(paidButton(t, ofTake(t('result.button.remix'), take), priceOf(job.kind), encodeCustomId({ action: 'remix', subject: job.id, arg })));
         }
         takeRows.push(paid);
+      }
+      if (job.kind !== 'upload') {
+        buttons.push(likeButton(job, t));
+        // The whole request made again: one button, after the first take's remix.
+        takeRows[0]?.push(paidButton(t, t('result.button.reroll'), priceOf(job.kind), encodeCustomId({ action: 'reroll', subject: job.id })));
       }
       actionRows = takeRows;
       break;

@@ -38,6 +38,12 @@ const clipId = z.string().trim().min(1).max(200);
  */
 const remixOf = z.object({ jobId: z.uuid(), title: z.string().min(1).max(200) });
 
+/**
+ * The song a reroll makes again (the Reroll button): the first of its line, stored as
+ * `jobs.reroll_of`, with its title as shown, as for {@link remixOf}.
+ */
+const rerollOf = remixOf;
+
 export const songRequestSchema = z.object({
   kind: z.literal('song'),
   prompt: text('prompt', LIMITS.promptMax).optional(),
@@ -46,6 +52,7 @@ export const songRequestSchema = z.object({
   model: z.string().optional(),
   instrumental: z.boolean().optional(),
   remixOf: remixOf.optional(),
+  rerollOf: rerollOf.optional(),
 }).refine((value) => value.prompt !== undefined || value.lyrics !== undefined, {
   message: messageKey('request.promptOrLyrics'),
 });
@@ -60,6 +67,7 @@ export const personaSongRequestSchema = z.object({
   lyrics: text('lyrics', LIMITS.lyricsMax).optional(),
   title: text('title', LIMITS.titleMax).optional(),
   remixOf: remixOf.optional(),
+  rerollOf: rerollOf.optional(),
 });
 
 export const lyricsRequestSchema = z.object({

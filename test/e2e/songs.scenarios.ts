@@ -82,7 +82,7 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
         expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
       }
       // It links its WAV and its video already: only an MP3 and a remix are for sale.
-      expect(customIds(songMessage)).toEqual([`play:${songJob}`, `download:${songJob}:mp3`, `remix:${songJob}`, `report:${songJob}`, `delete-result:${songJob}`]);
+      expect(customIds(songMessage)).toEqual([`play:${songJob}`, `like:${songJob}`, `download:${songJob}:mp3`, `remix:${songJob}`, `reroll:${songJob}`, `report:${songJob}`, `delete-result:${songJob}`]);
 
       // Finished by the bot's webhook route, not a poll.
       expect(bot.sim.webhookAttempts.some((a) => a.url.endsWith(`/webhooks/music/${songJob}`) && a.status === 200)).toBe(true);
@@ -117,6 +117,39 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(bot.sim.requests.slice(creates).filter((request) => request.method === 'POST')).toEqual([]);
     });
 
+    it('rerolls the song from the same inputs for whoever presses it, charged once and linked to it', async () => {
+      // What the service was asked to make for this song, without where to send its webhook.
+      const asked = () =>
+        bot.sim.requests
+          .filter((r) => r.path === '/api/v1/producer/create' && JSON.stringify(r.body).includes('an upbeat anthem for testers'))
+          .map((r) => Object.fromEntries(Object.entries(r.body as Record<string, unknown>).filter(([key]) => !key.startsWith('webhook_'))));
+      expect(asked()).toHaveLength(1);
+      const before = await bot.balance();
+      const click = bot.emulator.clickButton({ messageId: songMessage.id, customId: `reroll:${songJob}`, userId: bot.members.bob });
+      const rerollJob = await bot.jobIdOf(click);
+      const rerolled = await bot.result(click, rerollJob);
+      expect(rerolled.embeds?.[0]?.title).toBe('Green Build');
+      expect(rerolled.embeds?.[0]?.fields).toContainEqual({ name: 'Reroll of', value: `Green Build (\`${songJob.slice(0, 8)}\`)` });
+      expect(JSON.stringify(rerolled.embeds?.[0]?.fields)).toContain(`<@${bot.members.bob}>`);
+      const [first, again] = asked();
+      expect(again).toEqual(first);
+      expect(await ledgerOfJob(bot.db.db, rerollJob)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${rerollJob}:debit` }]);
+      expect(await bot.balance()).toBe(before - 10);
+    });
+
+    it('counts a like once per member, takes it back on a second press, and shows the count on the song', async () => {
+      const label = () =>
+        (bot.emulator.message(songMessage.id)?.components ?? []).flatMap((row) =>
+          'components' in row ? row.components.flatMap((c) => ('custom_id' in c && c.custom_id === `like:${songJob}` && 'label' in c ? [String(c.label)] : [])) : [],
+        )[0];
+      expect(label()).toBe('Like · 0');
+      const press = (userId: string) => ephemeralText(bot.emulator.clickButton({ messageId: songMessage.id, customId: `like:${songJob}`, userId }));
+      expect(await press(bot.members.alice)).toBe('You like **Green Build** (1 like now). Press Like again to take it back.');
+      expect(await press(bot.members.bob)).toBe('You like **Green Build** (2 likes now). Press Like again to take it back.');
+      await expect.poll(label, { timeout: 10_000 }).toBe('Like · 2');
+      expect(await press(bot.members.alice)).toBe('You no longer like **Green Build** (1 like now).');
+      await expect.poll(label, { timeout: 10_000 }).toBe('Like · 1');
+    });
   });
 
   describe('/lyrics, then "Make a song"', () => {

@@ -3,6 +3,7 @@ import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
 import { reports } from './reports.js';
+import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social } as const;

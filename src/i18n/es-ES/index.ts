@@ -4,5 +4,6 @@ import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
 import { reports } from './reports.js';
+import { social } from './social.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social };

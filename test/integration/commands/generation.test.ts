@@ -50,7 +50,7 @@ describe('/song', () => {
     expect(result.interactionId).toBe(handle.id);
     expect(result.embeds?.[0]?.title).toBe('Rows and Rows');
     // The song links its WAV and its video: only what it lacks is for sale.
-    expect(buttonsOf(result)).toEqual([`play:${jobId}`, `download:${jobId}:mp3`, `remix:${jobId}`, `report:${jobId}`, `delete-result:${jobId}`]);
+    expect(buttonsOf(result)).toEqual([`play:${jobId}`, `like:${jobId}`, `download:${jobId}:mp3`, `remix:${jobId}`, `reroll:${jobId}`, `report:${jobId}`, `delete-result:${jobId}`]);
     // Submitted, it can no longer be cancelled: the acknowledgement keeps no Cancel button.
     await expect.poll(() => buttonsOf(h.emulator.message(ack.id)!)).toEqual([]);
     expect(simBodies('/api/v1/producer/create').at(-1)).toMatchObject({

@@ -165,7 +165,7 @@ describe('/library', () => {
     const shown = await pick.waitForEdit((message) => (message.embeds?.[0]?.footer?.text ?? '').includes(song));
     expect(shown.ephemeral).toBe(false);
     expect(embedOf(shown).title).toBe('Track 20');
-    expect(buttonsOf(shown)).toEqual([`play:${song}`, `download:${song}:mp3`, `remix:${song}`, `report:${song}`, `delete-result:${song}`]);
+    expect(buttonsOf(shown)).toEqual([`play:${song}`, `like:${song}`, `download:${song}:mp3`, `remix:${song}`, `reroll:${song}`, `report:${song}`, `delete-result:${song}`]);
   });
 
   it('is the member’s alone in a private server, and says when there is nothing yet', async () => {

@@ -27,8 +27,8 @@ function paidLabels(message: EmulatorMessage): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const row of message.components ?? []) {
     for (const component of 'components' in row ? row.components : []) {
-      // The free Play in voice, Report and Delete buttons are not sold.
-      if ('custom_id' in component && 'label' in component && !/^(play|report|delete-result):/.test(component.custom_id)) labels[component.custom_id] = String(component.label);
+      // The free Play in voice, Like, Report and Delete buttons are not sold.
+      if ('custom_id' in component && 'label' in component && !/^(play|like|report|delete-result):/.test(component.custom_id)) labels[component.custom_id] = String(component.label);
     }
   }
   return labels;
@@ -51,10 +51,11 @@ describe('a producer song, which links its WAV and its video', () => {
     const links = JSON.stringify(result.embeds?.[0]?.fields);
     expect(links).toContain('-wav.wav');
     expect(links).toContain('-video.mp4');
-    expect(buttonsOf(result)).toEqual([`play:${songId}`, `download:${songId}:mp3`, `remix:${songId}`, `report:${songId}`, `delete-result:${songId}`]);
+    expect(buttonsOf(result)).toEqual([`play:${songId}`, `like:${songId}`, `download:${songId}:mp3`, `remix:${songId}`, `reroll:${songId}`, `report:${songId}`, `delete-result:${songId}`]);
     expect(paidLabels(result)).toEqual({
       [`download:${songId}:mp3`]: 'MP3 file · 2 credits',
       [`remix:${songId}`]: 'Remix · 10 credits',
+      [`reroll:${songId}`]: 'Reroll · 10 credits',
     });
   });
 
@@ -117,6 +118,7 @@ describe('a persona song of two takes, which links neither', () => {
       [`download:${songId}:mp3`]: 'MP3 file · take 1 · 2 credits',
       [`download:${songId}:wav`]: 'WAV file · take 1 · 2 credits',
       [`remix:${songId}`]: `Remix · take 1 · ${h.config.personaSongCost} credits`,
+      [`reroll:${songId}`]: `Reroll · ${h.config.personaSongCost} credits`,
       [`video:${songId}:2`]: 'Make a video · take 2 · 5 credits',
       [`download:${songId}:mp3:2`]: 'MP3 file · take 2 · 2 credits',
       [`download:${songId}:wav:2`]: 'WAV file · take 2 · 2 credits',

@@ -41,6 +41,8 @@ function job(overrides: Partial<JobRow> = {}): JobRow {
     messageId: null,
     parentJobId: null,
     remixOf: null,
+    rerollOf: null,
+    likeCount: 0,
     createdAt: now,
     updatedAt: now,
     submittedAt: now,
@@ -84,9 +86,11 @@ describe('renderResult', () => {
     // The clip links its WAV: no WAV for sale.
     expect(customIds.map((id) => decodeCustomId(id))).toEqual([
       { action: 'play', subject: job().id },
+      { action: 'like', subject: job().id },
       { action: 'video', subject: job().id },
       { action: 'download', subject: job().id, arg: 'mp3' },
       { action: 'remix', subject: job().id },
+      { action: 'reroll', subject: job().id },
       { action: 'report', subject: job().id },
       { action: 'delete-result', subject: job().id },
     ]);
@@ -99,18 +103,20 @@ describe('renderResult', () => {
     const bare = { clipId: 'c', audioUrl: 'https://cdn.example/producer/c.m4a' };
     expect(labels(renderResult(job({ result: { clips: [bare] } })))).toEqual([
       'Play in voice',
+      'Like · 0',
       'Make a video · 5 credits',
       'MP3 file · 2 credits',
       'WAV file · 2 credits',
       'Remix · 10 credits',
+      'Reroll · 10 credits',
       'Report',
       'Delete',
     ]);
     const full = { ...bare, audioUrl: 'https://cdn.example/producer/c.mp3', wavUrl: 'https://cdn.example/c-wav.wav', videoUrl: 'https://cdn.example/c-video.mp4' };
-    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Play in voice', 'Remix · 10 credits', 'Report', 'Delete']);
+    expect(labels(renderResult(job({ result: { clips: [full] } })))).toEqual(['Play in voice', 'Like · 0', 'Remix · 10 credits', 'Reroll · 10 credits', 'Report', 'Delete']);
     // The price the pipeline charges, here a configured persona song's.
     const persona = job({ kind: 'persona_song', request: { kind: 'persona_song', prompt: 'x' }, result: { clips: [bare] } });
-    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).at(-3)).toBe('Remix · 1 credit');
+    expect(labels(renderResult(persona, undefined, (kind) => (kind === 'persona_song' ? 1 : 3))).slice(-4, -2)).toEqual(['Remix · 1 credit', 'Reroll · 1 credit']);
   });
 
   it('keeps very long lyrics within the description and 6000-character limits', () => {
@@ -128,6 +134,16 @@ describe('renderResult', () => {
     const fields = Object.fromEntries((remix.embeds?.[0]?.fields ?? []).map((f) => [f.name, f.value]));
     expect(fields['Remix of']).toBe('Rain \\*on\\* tin (`0b5e7a52`)');
     expect(renderResult(job()).embeds?.[0]?.fields?.map((f) => f.name)).not.toContain('Remix of');
+  });
+
+  it('names the first song of a reroll’s line, and shows how many like the song on its Like button', () => {
+    const first = '0b5e7a52-3c1d-4e8f-9a6b-2d4c6e8f0a1b';
+    const reroll = renderResult(job({ request: { kind: 'song', prompt: 'x', rerollOf: { jobId: first, title: 'Rain *on* tin' } }, rerollOf: first, likeCount: 1234 }));
+    const fields = Object.fromEntries((reroll.embeds?.[0]?.fields ?? []).map((f) => [f.name, f.value]));
+    expect(fields['Reroll of']).toBe('Rain \\*on\\* tin (`0b5e7a52`)');
+    const buttons = JSON.stringify(reroll.components);
+    expect(buttons).toContain(JSON.stringify({ type: 2, style: 2, label: 'Like · 1,234', custom_id: `like:${job().id}`, emoji: { name: '❤️' } }));
+    expect(renderResult(job()).embeds?.[0]?.fields?.map((f) => f.name)).not.toContain('Reroll of');
   });
 
   it('names an upload by the member’s title, not the service’s', () => {
