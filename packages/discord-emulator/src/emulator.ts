@@ -747,6 +747,27 @@ export class DiscordEmulator {
     return this.#oauth2.list(userId);
   }
 
+  /**
+   * A user on the authorize page for `authorizeUrl`, signed in as `userId`, presses Authorize (or
+   * Cancel), with the page's checks; returns where the browser is sent (the redirect with `code`
+   * and `state`, or with `error`). For tests and the playground that sign someone in without a
+   * browser. Throws with the error page's message where the page would show one.
+   */
+  answerOAuth2Consent(authorizeUrl: string, userId: string, decision: 'approve' | 'cancel' = 'approve'): string {
+    const user = this.#store.users.get(userId);
+    if (!user || user.bot === true) throw new Error(`${userId} is not one of the emulator's users (bots cannot sign in)`);
+    const check = this.#oauth2.checkAuthorize(new URL(authorizeUrl, this.webUrl).searchParams);
+    if (check.kind === 'error-page') throw new Error(check.message);
+    if (check.kind === 'error-redirect') return check.location;
+    return decision === 'approve' ? this.#oauth2.approve(check.request, userId) : this.#oauth2.deny(check.request);
+  }
+
+  /** The user's client language: Discord's `locale` in their interactions and in `/users/@me` with an access token. */
+  setUserLocale(userId: string, locale: Locale): void {
+    this.#requireUser(userId);
+    this.#store.userLocales.set(userId, locale);
+  }
+
   /** The user removes the app under Settings, Authorized Apps: their tokens answer 401 and refresh fails from now on. */
   deauthorizeOAuth2(userId: string): number {
     return this.#oauth2.deauthorize(userId);

@@ -50,6 +50,8 @@ export class EmulatorStore implements StoreState {
   readonly deniedChannels = new Set<string>();
   /** Users who take no direct messages from the bot (DMs from server members off, or the bot blocked). */
   readonly closedDirectMessages = new Set<string>();
+  /** Users' client languages (Discord's `locale`) where a test set one; `en-US` otherwise. */
+  readonly userLocales = new Map<string, string>();
   readonly cdn = new Map<string, CdnFile>();
   readonly automodRules = new Map<string, Map<string, APIAutoModerationRule>>();
   /**

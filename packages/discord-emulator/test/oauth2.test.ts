@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { Locale, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { APIUser, RESTAPIPartialCurrentUserGuild } from 'discord-api-types/v10';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AUTHORIZATION_CODE_LIFETIME_MS, OpenApiSpec, startDiscordEmulator } from '@music-bot/discord-emulator';
 import type { DiscordEmulator, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
@@ -332,6 +332,31 @@ describe('what an access token may read', () => {
     const tokens = await signIn(alice.id);
     expect((await asUser(`/guilds/${guild.id}`, tokens.access)).status).toBe(401);
     expect(emu.findings).toEqual([expect.objectContaining({ kind: 'invalid-auth', operationId: 'get_guild' })]);
+  });
+});
+
+describe('scripting a sign-in', () => {
+  it('answers the consent page for a user without a browser, with the same checks', async () => {
+    const { verifier, challenge } = pkce();
+    const back = new URL(emu.answerOAuth2Consent(codeRequest(challenge), bob.id));
+    expect(back.searchParams.get('state')).toBe('state-123');
+    expect((await exchange(back.searchParams.get('code') ?? '', verifier)).status).toBe(200);
+    const cancelled = new URL(emu.answerOAuth2Consent(codeRequest(challenge), bob.id, 'cancel'));
+    expect(cancelled.searchParams.get('error')).toBe('access_denied');
+    expect(() => emu.answerOAuth2Consent(codeRequest(challenge, { redirect_uri: 'https://attacker.example/' }), bob.id)).toThrow(/redirect_uri/);
+    expect(() => emu.answerOAuth2Consent(codeRequest(challenge), emu.botUser.id)).toThrow(/bots cannot sign in/);
+  });
+
+  it("gives /users/@me the user's locale, the same one their interactions carry", async () => {
+    emu.setUserLocale(alice.id, Locale.French);
+    try {
+      const tokens = await signIn(alice.id);
+      expect((await asUser('/users/@me', tokens.access)).body).toMatchObject({ id: alice.id, locale: 'fr' });
+      emu.createChannel(guild.id, { name: 'general' });
+      expect(emu.runCommand({ guildId: guild.id, userId: alice.id, name: 'help' }).payload).toMatchObject({ locale: 'fr' });
+    } finally {
+      emu.setUserLocale(alice.id, Locale.EnglishUS);
+    }
   });
 });
 

@@ -68,7 +68,7 @@ function oauth2User(store: EmulatorStore, userId: string, scopes: readonly strin
     public_flags: 0 as UserFlags,
     premium_type: UserPremiumType.None,
     mfa_enabled: false,
-    locale: 'en-US',
+    locale: store.userLocales.get(userId) ?? 'en-US',
     ...(scopes.includes(OAuth2Scopes.Email) && { email: null, verified: false }),
   };
 }

@@ -54,7 +54,7 @@ export function createInteraction(context: InteractionContext, attachmentSizeLim
     token,
     version: 1,
     app_permissions: store.channelPermissions(guild, channel, store.botUser.id).toString(),
-    locale: input.locale ?? 'en-US',
+    locale: input.locale ?? store.userLocales.get(userId) ?? 'en-US',
     guild_locale: guild.locale,
     // The member's and the guild's active entitlements, as Discord puts them on every interaction.
     entitlements: input.entitlements ?? store.monetization.activeFor(userId, guild.id),
