@@ -14,6 +14,12 @@ export type RedisClient = Redis | Cluster;
 /** At most one error line per connection name in this window. */
 export const ERROR_LOG_EVERY_MS = 30_000;
 
+/** How long a connection that ended on its own waits before it connects again. */
+export const RECONNECT_ENDED_AFTER_MS = 500;
+
+/** The connections {@link closeRedis} was asked to close: they stay closed. */
+const closing = new WeakSet<RedisClient>();
+
 export interface RedisLogOptions {
   /** Names the connection in its log lines: `main`, `workers`, `voice-subscriber`… */
   readonly name: string;
@@ -22,11 +28,14 @@ export interface RedisLogOptions {
   readonly errorLogEveryMs?: number;
   /** Strings never to log (the passwords the connection was given). */
   readonly secrets?: readonly (string | undefined)[];
+  /** @defaultValue {@link RECONNECT_ENDED_AFTER_MS} */
+  readonly reconnectEndedAfterMs?: number;
 }
 
 /**
  * Connects as `target` says (a plain URL is one server). BullMQ workers block on Redis and must
  * retry forever rather than fail a command, so every connection takes `maxRetriesPerRequest: null`.
+ * Close it with {@link closeRedis}: one that ends any other way is connected again.
  */
 export function connectRedis(target: RedisTarget | string, log: RedisLogOptions): RedisClient {
   const resolved: RedisTarget = typeof target === 'string' ? { mode: 'single', url: target } : target;
@@ -69,6 +78,7 @@ export function connectRedis(target: RedisTarget | string, log: RedisLogOptions)
  * to sentinels long gone, with nobody listening for its errors.
  */
 export async function closeRedis(client: RedisClient, quitWithinMs = 2_000): Promise<void> {
+  closing.add(client);
   // A connection that cannot reach its server (a primary gone, sentinels stopped) would keep QUIT
   // waiting in its offline queue for ever: after `quitWithinMs` it is disconnected all the same.
   let timer: NodeJS.Timeout | undefined;
@@ -82,12 +92,18 @@ export async function closeRedis(client: RedisClient, quitWithinMs = 2_000): Pro
  * Logs what happens to `client`: its errors (the first at once, then at most one line per
  * window, with the count since the last line), the moment it loses its server (once per outage)
  * and the moment it is back (once). Without a listener an 'error' would crash the process.
+ *
+ * A connection that ends without {@link closeRedis} is connected again: ioredis gives up on a
+ * sentinel connection for good when the sentinels announce a failover while it is asking them
+ * for the primary, and every command after that would fail at once, BullMQ's included.
  */
 export function watchRedisConnection(client: RedisClient, options: RedisLogOptions): void {
   const { name, logger } = options;
   const reportError = rateLimitedErrorLog(options, 'redis connection error');
   let downSince: number | undefined;
   let errorsWhileDown = 0;
+  // Whether the connection ended on its own since it was last ready.
+  let endedSince = false;
   const onError = (error: unknown) => {
     if (downSince !== undefined) errorsWhileDown += 1;
     reportError(error);
@@ -101,7 +117,22 @@ export function watchRedisConnection(client: RedisClient, options: RedisLogOptio
     errorsWhileDown = 0;
     logger.warn({ redis: name }, 'redis connection lost; reconnecting');
   });
+  client.on('end', () => {
+    if (closing.has(client)) return;
+    // Once per outage, as a loss is: a failed attempt ends the connection again, and comes back here.
+    if (!endedSince) {
+      endedSince = true;
+      downSince ??= Date.now();
+      logger.warn({ redis: name }, 'redis connection ended; connecting again');
+    }
+    const timer = setTimeout(() => {
+      if (!closing.has(client) && client.status === 'end') client.connect().catch(() => undefined);
+    }, options.reconnectEndedAfterMs ?? RECONNECT_ENDED_AFTER_MS);
+    // A process on its way out does not wait for this.
+    timer.unref();
+  });
   client.on('ready', () => {
+    endedSince = false;
     if (downSince === undefined) return;
     logger.info({ redis: name, downMs: Date.now() - downSince, errors: errorsWhileDown }, 'redis connection restored');
     downSince = undefined;

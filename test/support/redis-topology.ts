@@ -7,6 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,6 +112,41 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
+}
+
+export interface SlowLink {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP link to `port` on this machine that holds every answer `delayMs` before passing it on,
+ * as a far or busy sentinel does: a client that asks it something spends that long waiting.
+ */
+export async function slowLink(port: number, delayMs: number): Promise<SlowLink> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => void setTimeout(() => client.writable && client.write(chunk), delayMs));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 export interface SentinelGroup {

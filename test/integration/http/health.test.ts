@@ -17,7 +17,7 @@ import { ShardWatch } from '../../../src/discord/shard-watch.js';
 import { buildHttpServer, type HttpServerDeps } from '../../../src/http/server.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
-import { connectRedis } from '../../../src/queue/connection.js';
+import { closeRedis, connectRedis } from '../../../src/queue/connection.js';
 import { healthKeys, removeShardHeartbeats, SERVICE_RECORD_EVERY_MS, writeShardHeartbeats } from '../../../src/queue/health-records.js';
 import { createQueues } from '../../../src/queue/queues.js';
 import type { SubmitResult } from '../../../src/pipeline/requests.js';
@@ -149,7 +149,7 @@ describe('/healthz', () => {
     const proxy = await tcpProxy(h.redisUrl);
     const viaProxy = connectRedis(proxy.url, { name: 'via-proxy', logger: silentLogger });
     onTestFinished(async () => {
-      viaProxy.disconnect();
+      await closeRedis(viaProxy, 0);
       await proxy.close();
     });
     const server = serverWith({ redis: viaProxy, queues: createQueues(viaProxy, { prefix: h.prefix }) });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findFreePort } from '../../../src/embedded/free-port.js';
 import { createLogger } from '../../../src/logger.js';
-import { connectRedis, rateLimitedErrorLog, type RedisClient } from '../../../src/queue/connection.js';
+import { closeRedis, connectRedis, rateLimitedErrorLog, type RedisClient } from '../../../src/queue/connection.js';
 
 const PASSWORD = 'pw-7a1c-never-logged';
 
@@ -35,7 +35,7 @@ afterEach(async () => {
 function track(client: RedisClient): { errors: () => number } {
   let errors = 0;
   client.on('error', () => (errors += 1));
-  cleanups.push(async () => client.disconnect());
+  cleanups.push(() => closeRedis(client, 0));
   return { errors: () => errors };
 }
 
