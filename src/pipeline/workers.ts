@@ -50,6 +50,22 @@ export interface Workers {
 }
 
 export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, options: WorkerOptions): Workers {
+  // Set when a close gave up waiting: the entries still in hand are left to another worker.
+  let leftBehind = false;
+  // An entry that ends after its worker was left behind is never reported to BullMQ: its
+  // connection may be closed by then, and a closing BullMQ worker retries reporting an entry's
+  // end on a closed connection without pause, which holds the event loop for good.
+  const reported =
+    <T extends unknown[]>(processor: (...args: T) => Promise<void>) =>
+    async (...args: T): Promise<void> => {
+      try {
+        await processor(...args);
+      } catch (error) {
+        if (leftBehind) return never();
+        throw error;
+      }
+      if (leftBehind) return never();
+    };
   // Each entry's work waits for a background slot, so commands arriving in this process go first.
   const slotted =
     <T extends unknown[]>(processor: (...args: T) => Promise<void>) =>
@@ -59,7 +75,7 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
   const lockDuration = options.lockDurationMs ?? 30_000;
   const common = { connection, prefix, lockDuration, stalledInterval: Math.max(1_000, Math.round(lockDuration / 2)) };
 
-  const submit = new Worker(QUEUE_NAMES.submit, slotted(createSubmitProcessor(deps)), {
+  const submit = new Worker(QUEUE_NAMES.submit, reported(slotted(createSubmitProcessor(deps))), {
     ...common,
     concurrency: options.submitConcurrency ?? 50,
     settings: {
@@ -72,15 +88,15 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
   });
   // Not slotted: the limiter spaces polls as they are taken, and entries held back, then let go
   // together once the front is quiet, would reach the service faster than POLL_MAX_PER_SECOND.
-  const poll = new Worker(QUEUE_NAMES.poll, createPollProcessor(deps), {
+  const poll = new Worker(QUEUE_NAMES.poll, reported(createPollProcessor(deps)), {
     ...common,
     concurrency: 50,
     limiter: pollLimiter(options.pollMaxPerSecond),
   });
-  const complete = new Worker(QUEUE_NAMES.complete, slotted(createCompleteProcessor(deps)), { ...common, concurrency: 20 });
-  const deliver = new Worker(QUEUE_NAMES.deliver, slotted(createDeliverProcessor(deps)), { ...common, concurrency: 20 });
+  const complete = new Worker(QUEUE_NAMES.complete, reported(slotted(createCompleteProcessor(deps))), { ...common, concurrency: 20 });
+  const deliver = new Worker(QUEUE_NAMES.deliver, reported(slotted(createDeliverProcessor(deps))), { ...common, concurrency: 20 });
   // One pass at a time: a slow reconcile must not overlap the next one.
-  const maintenance = new Worker(QUEUE_NAMES.maintenance, createMaintenanceProcessor(deps), { ...common, concurrency: 1 });
+  const maintenance = new Worker(QUEUE_NAMES.maintenance, reported(createMaintenanceProcessor(deps)), { ...common, concurrency: 1 });
 
   const all = [submit, poll, complete, deliver, maintenance];
   for (const worker of all) {
@@ -100,7 +116,15 @@ export function startWorkers(deps: PipelineDeps, connection: ConnectionOptions, 
       const waited = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, waitMs))));
       const outcome = await Promise.race([closed, waited]);
       clearTimeout(timer);
-      if (outcome === 'late') deps.logger.warn({ queues: [...open], waitMs: Math.max(0, Math.round(waitMs)) }, 'entries still in hand at the end of the stop; left to the next worker');
+      if (outcome === 'late') {
+        leftBehind = true;
+        deps.logger.warn({ queues: [...open], waitMs: Math.max(0, Math.round(waitMs)) }, 'entries still in hand at the end of the stop; left to the next worker');
+      }
     },
   };
+}
+
+/** A promise that never settles, holding nothing: what an entry left behind resolves to. */
+function never(): Promise<void> {
+  return new Promise<void>(() => {});
 }
