@@ -66,6 +66,8 @@ export default defineConfig({
           environment: 'node',
           expect: patientPolls,
           globalSetup: ['test/support/global-setup.ts'],
+          // A held event loop fires no timeout: the fork is ended instead of hanging the run.
+          setupFiles: ['test/support/event-loop-watchdog.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -14,7 +14,7 @@ import { testRedis } from '../../support/database.js';
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+}, 30_000);
 
 /** One worker process's view of the queues, as startApp builds it. */
 function processQueues(url: string, prefix: string): Queues {

@@ -21,7 +21,7 @@ afterAll(async () => {
   await queue.obliterate({ force: true });
   await queue.close();
   await redis.quit();
-});
+}, 30_000);
 
 describe('oldestWaitingSeconds', () => {
   it('is 0 for an empty queue', async () => {
