@@ -595,7 +595,29 @@ export class DiscordEmulator {
     guildId: string,
     input: { userId?: string; username: string; globalName?: string; roles?: string[]; permissions?: bigint | string; nick?: string },
   ): EmulatorMember {
-    const member = this.#store.addMember(guildId, input);
+    return this.#memberView(guildId, this.#store.addMember(guildId, input));
+  }
+
+  /**
+   * A moderator gives `userId` the role, as Add Guild Member Role does: GUILD_MEMBER_UPDATE to the
+   * sessions with the GUILD_MEMBERS intent, and the member's next interaction carries the role.
+   */
+  addMemberRole(guildId: string, userId: string, roleId: string): EmulatorMember {
+    return this.#memberView(guildId, this.#store.setMemberRole(guildId, userId, roleId, true));
+  }
+
+  /** A moderator takes the role from `userId`, as Remove Guild Member Role does: GUILD_MEMBER_UPDATE. */
+  removeMemberRole(guildId: string, userId: string, roleId: string): EmulatorMember {
+    return this.#memberView(guildId, this.#store.setMemberRole(guildId, userId, roleId, false));
+  }
+
+  /** `userId` in the guild as the scripting API shows members, or undefined when they are not one. */
+  member(guildId: string, userId: string): EmulatorMember | undefined {
+    const member = this.#store.guild(guildId).members.get(userId);
+    return member ? this.#memberView(guildId, member) : undefined;
+  }
+
+  #memberView(guildId: string, member: { userId: string; roles: readonly string[] }): EmulatorMember {
     const user = this.#store.users.get(member.userId) as APIUser;
     return { id: user.id, guildId, user, roles: [...member.roles] };
   }

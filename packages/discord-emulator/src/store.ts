@@ -16,7 +16,7 @@ import type { EmulatorClock } from './clock.js';
 import type { SnowflakeGenerator } from './snowflake.js';
 import { storeAttachment } from './store/attachments.js';
 import { createRule, deleteRule, getRule, listRules, modifyRule, type RuleInput } from './store/auto-moderation.js';
-import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setChannelNsfw, setOverwrite, setRolePermissions } from './store/guilds.js';
+import { addBot, addMember, addUser, createChannel, createGuild, createRole, denyChannel, dmChannel, removeBot, setChannelNsfw, setMemberRole, setOverwrite, setRolePermissions } from './store/guilds.js';
 import type { CreateChannelInput, CreateGuildInput } from './store/guilds.js';
 import { channelMessages, createMessage, deleteMessage, editMessage, publicMessage, restoreMessage } from './store/messages.js';
 import { basePermissions, canSeeThread, channelPermissions } from './store/permissions.js';
@@ -131,6 +131,10 @@ export class EmulatorStore implements StoreState {
 
   setRolePermissions(guildId: string, roleId: string, permissions: bigint): APIRole {
     return setRolePermissions(this, guildId, roleId, permissions);
+  }
+
+  setMemberRole(guildId: string, userId: string, roleId: string, give: boolean): StoredMember {
+    return setMemberRole(this, guildId, userId, roleId, give);
   }
 
   addMember(

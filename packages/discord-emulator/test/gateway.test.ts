@@ -62,6 +62,29 @@ describe('the emulated gateway', () => {
     expect(members?.has(emu.botUser.id)).toBe(true);
   });
 
+  it('tells a role given or taken as GUILD_MEMBER_UPDATE, once per change', async () => {
+    const dj = emu.createRole(guild.id, { name: 'DJ' });
+    const updates: string[][] = [];
+    const onUpdate = (_old: unknown, member: { id: string; roles: { cache: Map<string, unknown> } }) => {
+      if (member.id === bob.id) updates.push([...member.roles.cache.keys()].filter((id) => id !== guild.id));
+    };
+    client.on(Events.GuildMemberUpdate, onUpdate);
+    try {
+      expect(emu.addMemberRole(guild.id, bob.id, dj.id).roles).toEqual([dj.id]);
+      await expect.poll(() => updates).toEqual([[dj.id]]);
+      expect(emu.member(guild.id, bob.id)?.roles).toEqual([dj.id]);
+
+      // Given twice: nothing changes, nothing is sent; then taken.
+      emu.addMemberRole(guild.id, bob.id, dj.id);
+      expect(emu.removeMemberRole(guild.id, bob.id, dj.id).roles).toEqual([]);
+      await expect.poll(() => updates).toEqual([[dj.id], []]);
+      expect(() => emu.addMemberRole(guild.id, bob.id, 'no-such-role')).toThrow(/no role/);
+      expect(() => emu.addMemberRole(guild.id, bob.id, guild.botRoleId)).toThrow(/managed/);
+    } finally {
+      client.off(Events.GuildMemberUpdate, onUpdate);
+    }
+  });
+
   it('acknowledges heartbeats, on schedule and on request', async () => {
     await emu.waitForHeartbeats(2);
     expect(emu.gatewayStats.heartbeatAcks).toBe(emu.gatewayStats.heartbeats);

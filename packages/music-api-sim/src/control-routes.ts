@@ -39,6 +39,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       exchange.send(200, {
         credits: tasks.getCredits(),
         taskMs: tasks.getTaskMs(),
+        held: sim.tasksHeld(),
         tasks: sim.listTasks(),
         faults: faults.injected(),
         randomFaults: sim.getRandomFaults() ?? null,
@@ -67,6 +68,21 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       if (typeof taskMs !== 'number') return bad(exchange, 'taskMs: a number');
       sim.setTaskMs(taskMs);
       exchange.send(200, { taskMs: tasks.getTaskMs() });
+    },
+  },
+  {
+    methods: ['GET'],
+    url: '/_sim/hold',
+    handle: ({ sim }, exchange) => exchange.send(200, { held: sim.tasksHeld() }),
+  },
+  {
+    methods: ['POST', 'PUT'],
+    url: '/_sim/hold',
+    handle({ sim }, exchange, { body }) {
+      const held = inputOf(body)['held'];
+      if (typeof held !== 'boolean') return bad(exchange, 'held: true or false');
+      sim.holdTasks(held);
+      exchange.send(200, { held: sim.tasksHeld() });
     },
   },
   {

@@ -68,6 +68,8 @@ export async function startMusicApiSim(options: MusicApiSimOptions): Promise<Mus
     getCredits: () => tasks.getCredits(),
     setCredits: (value) => tasks.setCredits(value),
     setTaskMs: (ms) => tasks.setTaskMs(ms),
+    holdTasks: (held) => tasks.setHeld(held),
+    tasksHeld: () => tasks.isHeld(),
     completeTask(taskId, outcome = 'success') {
       const task = tasks.get(taskId);
       return task === undefined ? false : tasks.finish(task, outcome);

@@ -13,6 +13,10 @@ export interface SimTask {
   behaviour: TaskBehaviour;
   clipIds: string[];
   timers: NodeJS.Timeout[];
+  /** From submission to its end, the time it is held not counted. */
+  durationMs: number;
+  /** How far along it was when held (undefined while it runs), or when it started running (Date.now() less its progress). */
+  progress: { heldAtMs: number } | { startedAt: number };
   webhookSecret: string | undefined;
 }
 
@@ -34,6 +38,12 @@ export interface TaskStore {
   all(): SimTask[];
   /** Stops every task's timers. */
   stop(): void;
+  /**
+   * Holds the service's tasks (`true`): none advances or ends, those created meanwhile included,
+   * until released (`false`), when each goes on from where it was.
+   */
+  setHeld(held: boolean): void;
+  isHeld(): boolean;
 }
 
 export interface TaskStoreOptions {
@@ -52,6 +62,31 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
   const open = new Map<string, number>();
   let credits = options.credits;
   let taskMs = options.taskMs;
+  let held = false;
+
+  /** Walks a task on from `fromMs` into its duration: RUNNING at a quarter of it, ended at its end. */
+  function run(task: SimTask, fromMs: number): void {
+    task.progress = { startedAt: Date.now() - fromMs };
+    const quarter = Math.floor(task.durationMs / 4);
+    if (fromMs < quarter) {
+      task.timers.push(
+        setTimeout(() => {
+          if (task.view.state === 'PENDING') task.view.state = 'RUNNING';
+        }, quarter - fromMs),
+      );
+    } else if (task.view.state === 'PENDING') {
+      task.view.state = 'RUNNING';
+    }
+    task.timers.push(setTimeout(() => store.finish(task, task.behaviour.fail ? 'failure' : 'success'), Math.max(0, task.durationMs - fromMs)));
+  }
+
+  function pause(task: SimTask): void {
+    for (const timer of task.timers) clearTimeout(timer);
+    task.timers = [];
+    if ('startedAt' in task.progress) task.progress = { heldAtMs: Date.now() - task.progress.startedAt };
+  }
+
+  const ended = (task: SimTask) => task.view.state === 'SUCCESS' || task.view.state === 'FAILED';
 
   const store: TaskStore = {
     getCredits: () => credits,
@@ -94,23 +129,20 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
         behaviour,
         clipIds,
         timers: [],
+        durationMs: behaviour.taskMs ?? taskMs,
+        progress: { heldAtMs: 0 },
         webhookSecret: typeof webhookSecret === 'string' ? webhookSecret : undefined,
       };
       tasks.set(taskId, task);
       open.set(route.taskType, (open.get(route.taskType) ?? 0) + 1);
-      const duration = behaviour.taskMs ?? taskMs;
-      task.timers.push(
-        setTimeout(() => {
-          if (task.view.state === 'PENDING') task.view.state = 'RUNNING';
-        }, Math.floor(duration / 4)),
-        setTimeout(() => store.finish(task, behaviour.fail ? 'failure' : 'success'), duration),
-      );
+      if (!held) run(task, 0);
       log.debug({ taskId, taskType: route.taskType, cost, credits }, 'sim task created');
       return task;
     },
     finish(task, outcome) {
-      if (task.view.state === 'SUCCESS' || task.view.state === 'FAILED') return false;
+      if (ended(task)) return false;
       for (const timer of task.timers) clearTimeout(timer);
+      task.timers = [];
       task.view.state = outcome === 'success' ? 'SUCCESS' : 'FAILED';
       task.view.endedAt = Date.now();
       open.set(task.view.taskType, (open.get(task.view.taskType) ?? 1) - 1);
@@ -128,6 +160,17 @@ export function createTaskStore(options: TaskStoreOptions): TaskStore {
     stop() {
       for (const task of tasks.values()) for (const timer of task.timers) clearTimeout(timer);
     },
+    setHeld(value) {
+      if (value === held) return;
+      held = value;
+      for (const task of tasks.values()) {
+        if (ended(task)) continue;
+        if (held) pause(task);
+        else if ('heldAtMs' in task.progress) run(task, task.progress.heldAtMs);
+      }
+      log.debug({ held }, 'sim tasks held');
+    },
+    isHeld: () => held,
   };
   return store;
 }

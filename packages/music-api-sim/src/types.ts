@@ -85,6 +85,13 @@ export interface MusicApiSim {
   setCredits(credits: number): void;
   /** Duration of tasks created from now on. */
   setTaskMs(ms: number): void;
+  /**
+   * Holds every task not yet ended (`true`), and those created meanwhile: none advances or ends
+   * until released (`false`), when each goes on from where it was. Creates are still answered
+   * and charged; `completeTask` still ends a held task.
+   */
+  holdTasks(held: boolean): void;
+  tasksHeld(): boolean;
   /** Ends a task now. False when unknown or already ended. */
   completeTask(taskId: string, outcome?: 'success' | 'failure'): boolean;
   getTask(taskId: string): SimTaskView | undefined;

@@ -5,6 +5,9 @@ import { spawnSync } from 'node:child_process';
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startMusicApiSim, type MusicApiSim } from '@music-bot/music-api-sim/server.js';
+import { NORMAL_BEHAVIOUR } from '@music-bot/music-api-sim/faults.js';
+import { createTaskStore } from '@music-bot/music-api-sim/tasks.js';
+import { pino } from 'pino';
 
 const apiKey = 'sim-key';
 const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -245,6 +248,50 @@ describe('media', () => {
       const decoded = spawnSync('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 's16le', '-ac', '1', '-ar', '8000', 'pipe:1'], { input: file, maxBuffer: 1 << 24 });
       expect(decoded.stdout.length / 16_000, suffix).toBeCloseTo(6, 1);
     }
+  });
+});
+
+describe('held tasks', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('advance and end none while held, those created meanwhile included, and go on from where they were once released', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const ended: string[] = [];
+    const tasks = createTaskStore({ credits: 100, taskMs: 1_000, personaSongCost: 10, log: pino({ level: 'silent' }), onEnded: (task) => ended.push(task.view.taskId) });
+    const early = tasks.create('song', { task_type: 'create_music', sound: 'x' }, { ...NORMAL_BEHAVIOUR });
+    vi.advanceTimersByTime(600);
+    expect(early.view.state).toBe('RUNNING');
+
+    tasks.setHeld(true);
+    const late = tasks.create('song', { task_type: 'create_music', sound: 'y' }, { ...NORMAL_BEHAVIOUR });
+    vi.advanceTimersByTime(60_000);
+    expect([early.view.state, late.view.state, ended]).toEqual(['RUNNING', 'PENDING', []]);
+    expect(tasks.inFlight('create_music')).toBe(2);
+
+    tasks.setHeld(false);
+    // The early one had 400 ms to go, the late one its whole second.
+    vi.advanceTimersByTime(399);
+    expect(ended).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(ended).toEqual([early.view.taskId]);
+    vi.advanceTimersByTime(600);
+    expect(ended).toEqual([early.view.taskId, late.view.taskId]);
+    expect(late.view.state).toBe('SUCCESS');
+  });
+
+  it('are held and released over the control API, which refuses anything but a boolean', async () => {
+    const s = await start();
+    expect((await call(s, 'GET', '/_sim/hold', undefined, {})).json).toEqual({ held: false });
+    expect((await call(s, 'POST', '/_sim/hold', { held: 'yes' }, {})).status).toBe(400);
+    expect((await call(s, 'POST', '/_sim/hold', { held: true }, {})).json).toEqual({ held: true });
+    expect(s.tasksHeld()).toBe(true);
+    const created = await call(s, 'POST', '/api/v1/producer/create', { task_type: 'create_music', sound: 'x' });
+    const id = created.json!['task_id'] as string;
+    expect((await call(s, 'GET', '/_sim/state', undefined, {})).json).toMatchObject({ held: true, tasks: [{ taskId: id, state: 'PENDING' }] });
+    s.holdTasks(false);
+    await expect.poll(() => s.getTask(id)?.state).toBe('SUCCESS');
   });
 });
 

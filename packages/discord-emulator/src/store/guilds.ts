@@ -201,6 +201,24 @@ export function addMember(
   return member;
 }
 
+/**
+ * A moderator gives a member a role (`give`) or takes it away, as Discord's Add and Remove Guild
+ * Member Role do: GUILD_MEMBER_UPDATE with the member as it is now, to sessions with GUILD_MEMBERS.
+ * Nothing is sent when the member already had (or lacked) the role.
+ */
+export function setMemberRole(state: StoreState, guildId: string, userId: string, roleId: string, give: boolean): StoredMember {
+  const guild = requireGuild(state, guildId);
+  const member = guild.members.get(userId);
+  if (!member) throw new Error(`user ${userId} is not a member of guild ${guildId}`);
+  const role = guild.roles.get(roleId);
+  if (!role || roleId === guildId) throw new Error(`guild ${guildId} has no role ${roleId} to give or take`);
+  if (role.managed) throw new Error(`role ${roleId} is managed by an integration: Discord refuses to give or take it`);
+  if (member.roles.includes(roleId) === give) return member;
+  member.roles = give ? [...member.roles, roleId] : member.roles.filter((id) => id !== roleId);
+  dispatch(state, GatewayDispatchEvents.GuildMemberUpdate, { ...apiMember(state, guild, member), guild_id: guildId }, GatewayIntentBits.GuildMembers);
+  return member;
+}
+
 /** Takes the bot's access to a channel away, as a permission overwrite on the channel. */
 export function denyChannel(state: StoreState, channelId: string): void {
   const channel = requireChannel(state, channelId);
