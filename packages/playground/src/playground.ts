@@ -142,6 +142,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         HTTP_PORT: String(httpPort),
         STARTING_CREDITS: String(options.startingCredits ?? 500),
         EXPECTED_SECONDS: ['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song'].map((kind) => `${kind}=${seconds}`).join(','),
+        // One task of each kind at the service at a time: a second request waits its turn in the
+        // bot's queue, with its Cancel button (longer while the page holds the music service).
+        UPSTREAM_MAX_IN_FLIGHT: '1',
         POLL_INTERVAL_MIN_MS: '1000',
         POLL_INTERVAL_MAX_MS: '5000',
         // What the page's premium buttons sell: "100 credits" and the "Server plan" subscription.
@@ -154,7 +157,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     stops.push(() => app.stop());
     await emulator.waitForBotReady(30_000);
 
-    web.attach({ emulator, world, taskMs, origins: history.origins });
+    web.attach({ emulator, sim, world, taskMs, origins: history.origins });
     return { url: `${web.origin}/`, emulator, sim, app, stop };
   } catch (error) {
     await stop();

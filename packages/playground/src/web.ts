@@ -12,6 +12,7 @@ import { InteractionType, type APIApplicationCommandInteractionDataOption } from
 import { z } from 'zod';
 import type { Logger } from '../../../src/logger.js';
 import type { DiscordEmulator, EmulatorMessage, InteractionHandle } from '@music-bot/discord-emulator';
+import type { MusicApiSim } from '@music-bot/music-api-sim';
 import type { MessageOrigin } from './history.js';
 import { streamVoice } from './voice-stream.js';
 import type { PlaygroundWorld } from './world.js';
@@ -71,6 +72,8 @@ export interface WebServer {
 
 export interface PageParts {
   readonly emulator: DiscordEmulator;
+  /** The simulated music service: the page holds and releases its tasks. */
+  readonly sim: Pick<MusicApiSim, 'holdTasks' | 'tasksHeld'>;
   readonly world: PlaygroundWorld;
   readonly taskMs: number;
   /** The slash command behind each interaction the page started, by interaction id. */
@@ -115,6 +118,8 @@ const schemas = {
   modal: z.object({ userId: z.string(), interactionId: z.string(), fields: z.record(z.string(), z.string()) }),
   voice: z.object({ userId: z.string(), join: z.boolean() }),
   purchase: z.object({ userId: z.string(), messageId: z.string(), skuId: z.string() }),
+  role: z.object({ userId: z.string(), roleId: z.string(), give: z.boolean() }),
+  hold: z.object({ held: z.boolean() }),
 };
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -180,27 +185,33 @@ export async function startWebServer(options: { port: number; host?: string; log
     };
   }
 
+  /** The people, with their roles and their permissions per channel (the page hides the commands they may not use, as Discord does). */
+  function users(attached: PageParts) {
+    const { emulator, world } = attached;
+    return world.users.map((user) => ({
+      ...user,
+      roles: emulator.member(world.guild.id, user.id)?.roles ?? [],
+      permissions: Object.fromEntries(world.channels.map((channel) => [channel.id, emulator.memberPermissions(channel.id, user.id).toString()])),
+    }));
+  }
+
   function state() {
     if (!parts) throw new HttpError(503, 'The playground is still starting.');
-    const { emulator, world, taskMs } = parts;
+    const { emulator, world, taskMs, sim } = parts;
     return {
       bot: { id: emulator.botUser.id, username: emulator.botUser.username, bot: true },
       guild: world.guild,
       channels: world.channels,
       voiceChannel: { ...world.voiceChannel, members: emulator.voiceMembers(world.voiceChannel.id) },
       roles: world.roles,
-      // Each person's permissions per channel: the page hides the commands they may not use, as Discord does.
-      users: world.users.map((user) => ({
-        ...user,
-        permissions: Object.fromEntries(world.channels.map((channel) => [channel.id, emulator.memberPermissions(channel.id, user.id).toString()])),
-      })),
+      users: users(parts),
       // The address links name; the page swaps it for its own when opened through another (a forwarded port).
       origin,
       commands: emulator.registeredCommands(world.guild.id),
       // What premium buttons sell: the page draws them with the name and price, as Discord does.
       skus: world.skus,
       messages: world.channels.flatMap((channel) => emulator.channelMessages(channel.id, { includeEphemeral: true }).map(pageMessage)),
-      simulator: { taskMs },
+      simulator: { taskMs, held: sim.tasksHeld() },
     };
   }
 
@@ -332,6 +343,24 @@ export async function startWebServer(options: { port: number; host?: string; log
         else emulator.leaveVoice(guildId, input.userId);
         broadcastVoice();
         return sendJson(response, 200, { members: emulator.voiceMembers(world.voiceChannel.id) });
+      }
+      case 'roles': {
+        // As a moderator gives or takes a role in the server's settings: the bot hears GUILD_MEMBER_UPDATE.
+        const input = parse(schemas.role, body);
+        userName(input.userId);
+        if (!world.roles.some((role) => role.id === input.roleId)) throw new HttpError(400, `There is no role ${input.roleId} in the playground.`);
+        if (input.give) emulator.addMemberRole(guildId, input.userId, input.roleId);
+        else emulator.removeMemberRole(guildId, input.userId, input.roleId);
+        const people = users(parts);
+        broadcast('members', { users: people });
+        return sendJson(response, 200, { users: people });
+      }
+      case 'simulator/hold': {
+        // The music service keeps what it is given (nothing ends) until released: the bot's queue fills behind it.
+        const input = parse(schemas.hold, body);
+        parts.sim.holdTasks(input.held);
+        broadcast('simulator', { held: parts.sim.tasksHeld() });
+        return sendJson(response, 200, { held: parts.sim.tasksHeld() });
       }
       default:
         throw new HttpError(404, 'No such API route.');

@@ -1,5 +1,5 @@
 /**
- * The playground's Discord: one server with two text channels, a voice channel, three people to act as, and what the
+ * The playground's Discord: one server with two text channels, a voice channel, two roles, four people to act as, and what the
  * bot sells (a consumable "100 credits", a guild subscription "Server plan"). Its ids
  * are kept in the data folder, because the bot's data (credits, settings, jobs) is kept there
  * too and names guilds, channels, roles and users by id.
@@ -48,7 +48,8 @@ interface WorldIds {
   /** Absent from data folders made before the playground had one. */
   voiceChannelId?: string;
   roleIds: [string, string];
-  userIds: [string, string, string];
+  /** The member, the moderator, the owner, then the second member (absent from older data folders). */
+  userIds: [string, string, string] | [string, string, string, string];
   /** Absent from data folders made before the playground sold anything. */
   skuIds?: { credits: string; serverPlan: string };
 }
@@ -59,21 +60,29 @@ function snowflake(): string {
   return ((ms << 22n) | BigInt(randomInt(4_194_304))).toString();
 }
 
-async function loadIds(file: string): Promise<Required<WorldIds>> {
+type KeptIds = Required<WorldIds> & { userIds: [string, string, string, string] };
+
+async function loadIds(file: string): Promise<KeptIds> {
   if (existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
-    if (kept.voiceChannelId !== undefined && kept.skuIds !== undefined) return { ...kept, voiceChannelId: kept.voiceChannelId, skuIds: kept.skuIds };
-    const ids = { ...kept, voiceChannelId: kept.voiceChannelId ?? snowflake(), skuIds: kept.skuIds ?? { credits: snowflake(), serverPlan: snowflake() } };
+    const { userIds, voiceChannelId, skuIds } = kept;
+    if (voiceChannelId !== undefined && skuIds !== undefined && userIds.length === 4) return { ...kept, voiceChannelId, skuIds, userIds };
+    const ids: KeptIds = {
+      ...kept,
+      voiceChannelId: voiceChannelId ?? snowflake(),
+      skuIds: skuIds ?? { credits: snowflake(), serverPlan: snowflake() },
+      userIds: [userIds[0], userIds[1], userIds[2], userIds[3] ?? snowflake()],
+    };
     await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
     return ids;
   }
-  const ids: Required<WorldIds> = {
+  const ids: KeptIds = {
     applicationId: snowflake(),
     guildId: snowflake(),
     channelIds: [snowflake(), snowflake()],
     voiceChannelId: snowflake(),
     roleIds: [snowflake(), snowflake()],
-    userIds: [snowflake(), snowflake(), snowflake()],
+    userIds: [snowflake(), snowflake(), snowflake(), snowflake()],
     skuIds: { credits: snowflake(), serverPlan: snowflake() },
   };
   await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
@@ -88,8 +97,10 @@ export async function playgroundApplicationId(file: string): Promise<string> {
 /** Builds the playground's server in the emulator, with the ids kept in `file`. */
 export async function seedWorld(emulator: DiscordEmulator, file: string): Promise<PlaygroundWorld> {
   const ids = await loadIds(file);
+  // In the persona switcher's order; a second member to try what takes two (vote-skip, per-member limits).
   const users: PlaygroundUser[] = [
     { id: ids.userIds[0], username: 'you', role: 'member', description: 'a member of the server' },
+    { id: ids.userIds[3], username: 'friend', role: 'member', description: 'another member of the server' },
     { id: ids.userIds[1], username: 'mod', role: 'moderator', description: 'a moderator (Manage Server)' },
     { id: ids.userIds[2], username: 'owner', role: 'owner', description: "the bot's owner (BOT_OWNER_IDS)" },
   ];
@@ -107,11 +118,13 @@ export async function seedWorld(emulator: DiscordEmulator, file: string): Promis
   ];
   for (const role of roles) emulator.createRole(guild.id, role);
 
-  // A member has @everyone's permissions; the moderator and the bot's owner also manage the server.
+  // A member has @everyone's permissions (the first also the DJ role); the moderator and the bot's
+  // owner also manage the server. The page gives and takes roles later, as a moderator would.
   const manager = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.ManageGuild;
-  emulator.addMember(guild.id, { userId: users[0]!.id, username: users[0]!.username, roles: [roles[0]!.id] });
-  emulator.addMember(guild.id, { userId: users[1]!.id, username: users[1]!.username, permissions: manager });
-  emulator.addMember(guild.id, { userId: users[2]!.id, username: users[2]!.username, permissions: manager });
+  for (const user of users) {
+    if (user.role === 'member') emulator.addMember(guild.id, { userId: user.id, username: user.username, roles: user.id === ids.userIds[0] ? [roles[0]!.id] : [] });
+    else emulator.addMember(guild.id, { userId: user.id, username: user.username, permissions: manager });
+  }
 
   // The ids stay across runs: the bot's configuration and its ledger name them.
   const skus: PlaygroundSku[] = [

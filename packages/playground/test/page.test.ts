@@ -190,6 +190,10 @@ describe('the playground in a browser', { timeout: 60_000 }, () => {
     // The bot joins the channel the person is in, and its now-playing message comes.
     await expect.poll(() => page.locator('[data-testid=voice-members]').innerText(), { timeout: 20_000 }).toContain('music-bot');
     await messages().filter({ hasText: 'Evening radio' }).filter({ has: page.locator('[data-testid=button]', { hasText: 'Skip' }) }).last().waitFor({ timeout: 20_000 });
+    // "Now playing … in <#id>" names the voice channel, as Discord shows it.
+    const nowPlaying = lastMessageWith(/Now playing/);
+    await expect.poll(() => nowPlaying.locator('[data-testid=voice-mention]').innerText(), { timeout: 10_000 }).toBe('Lounge');
+    expect(await page.locator('#message-list').innerText()).not.toContain('#unknown');
     // What reaches the page is the song: the player's clock runs on the stream, and what the
     // stream carries is not silence (read by the page itself, 16-bit samples after the WAV header).
     const playerClock = () => audio.evaluate((element: MediaElement & { currentTime: number; paused: boolean }) => ({ at: element.currentTime, paused: element.paused }));
@@ -379,18 +383,172 @@ describe('the playground as Discord behaves', { timeout: 60_000 }, () => {
     await actAs('member');
   });
 
-  it('gives the three personas and the bot avatars of their own', async () => {
+  it('gives the four personas and the bot avatars of their own', async () => {
     const avatars = page.locator('#members .avatar');
-    await expect.poll(() => avatars.count()).toBe(4);
+    await expect.poll(() => avatars.count()).toBe(5);
     const looks = await avatars.evaluateAll((nodes) => {
       const { getComputedStyle } = globalThis as unknown as { getComputedStyle(node: unknown): { backgroundColor: string } };
       return nodes.map((node) => ({ colour: getComputedStyle(node).backgroundColor, glyph: node.querySelector('svg') ? 'picture' : node.textContent }));
     });
     // Neither two colours alike nor two letters: "mod" and "music-bot" would both be an M.
-    expect(new Set(looks.map((look) => look.colour)).size).toBe(4);
-    expect(new Set(looks.map((look) => look.glyph)).size).toBe(4);
+    expect(new Set(looks.map((look) => look.colour)).size).toBe(5);
+    expect(new Set(looks.map((look) => look.glyph)).size).toBe(5);
   });
 });
+
+async function actAsName(username: string): Promise<void> {
+  const user = (await users()).find((candidate) => candidate.username === username)!;
+  await page.locator('[data-testid=user-switcher]').selectOption(user.id);
+  await expect.poll(() => page.locator('.user-panel-names select').inputValue()).toBe(user.id);
+}
+
+/** Where `message`'s top is below the top of the message scroller, in pixels, once it is laid out. */
+async function topInView(message: Locator): Promise<number> {
+  return message.evaluate((node: { getBoundingClientRect(): { top: number; height: number }; closest(selector: string): { getBoundingClientRect(): { top: number } } }) => {
+    const box = node.getBoundingClientRect();
+    return box.height > 0 ? box.top - node.closest('#scroller').getBoundingClientRect().top : Number.NaN;
+  });
+}
+
+describe('the playground as a place to try the bot', { timeout: 90_000 }, () => {
+  it('acts as a second member, and gives a persona a role from the member list, which the bot heeds', async () => {
+    const options = await page.locator('[data-testid=user-switcher] option').allInnerTexts();
+    expect(options).toEqual(['you (member)', 'friend (member)', 'mod (moderator)', 'owner (bot owner)']);
+
+    // A moderator makes Listener the role the bot requires to make anything; friend has no role yet and is refused.
+    await actAs('moderator');
+    let before = await messageIds();
+    await send('/settings role role:Listener');
+    await newMessage(before, (all) => all.filter({ hasText: 'Listener' }));
+    try {
+      await actAsName('friend');
+      before = await messageIds();
+      await send('/lyrics prompt:a friend at the door');
+      await expect((await newMessage(before)).innerText()).resolves.toContain('You need the @Listener role');
+
+      // Given the role in the member list, as a moderator gives it: the next /credits is answered.
+      const friend = page.locator('[data-testid=member]', { hasText: 'friend' });
+      await friend.click();
+      const menu = page.locator('[data-testid=role-menu]');
+      await menu.locator('[data-testid=role-toggle][data-role-name=Listener]').check();
+      await expect.poll(() => friend.innerText()).toContain('@Listener');
+      expect(await menu.locator('[data-testid=role-toggle][data-role-name=Listener]').isChecked()).toBe(true);
+      before = await messageIds();
+      await send('/lyrics prompt:a friend at the door');
+      await newMessage(before, (all) => all.filter({ hasText: 'Your lyrics are on their way' }));
+
+      // Escape closes the menu; the role stays.
+      await page.keyboard.press('Escape');
+      await expect.poll(() => menu.count()).toBe(0);
+      const state = (await (await fetch(`${url}api/state`)).json()) as { users: Array<{ username: string; roles: string[] }>; roles: Array<{ id: string; name: string }> };
+      const listener = state.roles.find((role) => role.name === 'Listener')!.id;
+      expect(state.users.find((user) => user.username === 'friend')!.roles).toContain(listener);
+    } finally {
+      await actAs('moderator');
+      before = await messageIds();
+      await send('/settings role');
+      await newMessage(before, (all) => all.filter({ hasText: /role/i }));
+      await actAs('member');
+    }
+  });
+
+  it('holds the music service, so a request waits its turn with Cancel, and lets it go on', async () => {
+    const hold = page.locator('[data-testid=hold-service]');
+    await hold.check();
+    await expect.poll(() => page.locator('[data-testid=hold-hint]').innerText()).toMatch(/waits in the bot’s queue/);
+    try {
+      // The first goes to the service, which keeps it; the second of its kind waits in the bot's queue.
+      let before = await messageIds();
+      await send('/lyrics prompt:a held harbour');
+      const held = await newMessage(before);
+      before = await messageIds();
+      await send('/lyrics prompt:a waiting harbour');
+      const waiting = await newMessage(before, (all) => all.filter({ has: page.locator('[data-testid=button]', { hasText: 'Cancel' }) }));
+      // The acknowledgement itself becomes the answer.
+      await waiting.locator('[data-testid=button]', { hasText: 'Cancel' }).click();
+      await expect.poll(() => waiting.innerText(), { timeout: 10_000 }).toMatch(/Cancelled your \w+ request: 1 credit back/);
+      expect(await waiting.locator('[data-testid=button]', { hasText: 'Cancel' }).count()).toBe(0);
+
+      // Let go, the service finishes the held one: one more set of lyrics to make a song of.
+      const lyricsResults = messages().filter({ has: page.locator('[data-testid=button]', { hasText: 'Make a song' }) });
+      const made = await lyricsResults.count();
+      expect(await held.locator('[data-testid=button]', { hasText: 'Make a song' }).count()).toBe(0);
+      await hold.uncheck();
+      await expect.poll(() => page.locator('[data-testid=hold-hint]').innerText()).toMatch(/finish as usual/);
+      await expect.poll(() => lyricsResults.count(), { timeout: 30_000 }).toBe(made + 1);
+    } finally {
+      await fetch(`${url}api/simulator/hold`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ held: false }) });
+    }
+  });
+
+  it('keeps the channel and the messages in sight when the persona changes', async () => {
+    // Private answers above and below a song: only the member sees them.
+    await send('/credits');
+    await lastMessageWith('Credits of this server').waitFor({ timeout: 10_000 });
+    const song = await makeSong('a song to keep in sight', /song to keep in sight/i);
+    let before = await messageIds();
+    await send('/help');
+    await newMessage(before);
+    before = await messageIds();
+    await send('/credits');
+    await newMessage(before);
+
+    // Read from a little above the song, away from the present.
+    const scroller = page.locator('#scroller');
+    await song.evaluate((node: { scrollIntoView(options: { block: string }): void }) => node.scrollIntoView({ block: 'start' }));
+    await scroller.evaluate((node: { scrollTop: number }) => {
+      node.scrollTop -= 40;
+    });
+    const away = () => scroller.evaluate((node: { scrollTop: number; scrollHeight: number; clientHeight: number }) => node.scrollHeight - node.scrollTop - node.clientHeight);
+    await expect.poll(away).toBeGreaterThan(100);
+    const where = await topInView(song);
+    expect(where).toBeGreaterThan(0);
+
+    const membersOwn = await page.locator('[data-testid=message][data-ephemeral=true]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-message-id')));
+    expect(membersOwn.length).toBeGreaterThan(1);
+    const shown = () => messages().evaluateAll((nodes, own) => nodes.filter((node) => own.includes(node.getAttribute('data-message-id'))).length, membersOwn);
+    await actAs('moderator');
+    // The member's private answers are gone from the moderator's view; the song stays where it was.
+    await expect.poll(shown).toBe(0);
+    await expect.poll(() => topInView(song)).toBeCloseTo(where, 0);
+    await expect(page.locator('.chat-title').innerText()).resolves.toBe('music');
+    await actAs('member');
+    await expect.poll(() => topInView(song)).toBeCloseTo(where, 0);
+    await page.locator('[data-testid=jump-to-present]').click();
+  });
+
+  it('fits the whole hint in the message box of a wide window', async () => {
+    await expect.poll(() => composer().getAttribute('placeholder')).toBe("Message #music as @you — type / for the bot's commands");
+    expect(await placeholderOverflow(page)).toBeLessThanOrEqual(0);
+  });
+});
+
+/**
+ * How far the message box's placeholder runs past the box's text area, in pixels (0 or less:
+ * it fits), drawn on one line in the box's own font.
+ */
+async function placeholderOverflow(on: Page): Promise<number> {
+  return on.locator('[data-testid=composer]').evaluate((box: unknown) => {
+    interface Styled {
+      style: Record<string, string>;
+      textContent: string;
+      scrollWidth: number;
+      clientWidth: number;
+      remove(): void;
+    }
+    const view = globalThis as unknown as { getComputedStyle(node: unknown): Record<string, string> & { getPropertyValue(name: string): string } };
+    const element = box as { placeholder: string; clientWidth: number; ownerDocument: { createElement(tag: string): Styled; body: { append(node: Styled): void } } };
+    const style = view.getComputedStyle(element);
+    const room = element.clientWidth - parseFloat(style.paddingLeft!) - parseFloat(style.paddingRight!);
+    const probe = element.ownerDocument.createElement('div');
+    Object.assign(probe.style, { position: 'absolute', visibility: 'hidden', whiteSpace: 'pre', overflow: 'hidden', width: `${room}px`, font: style.font, letterSpacing: style.letterSpacing });
+    probe.textContent = element.placeholder;
+    element.ownerDocument.body.append(probe);
+    const overflow = probe.scrollWidth - probe.clientWidth;
+    probe.remove();
+    return overflow;
+  });
+}
 
 /** Words (of up to 16 letters) of `root`'s text that the layout broke across lines. */
 async function brokenWords(root: Locator): Promise<string[]> {
@@ -485,6 +643,26 @@ describe('the playground on a phone, through a forwarded port', { timeout: 60_00
     await expect((await newMessage(before)).innerText()).resolves.toMatch(/credits/i);
   });
 
+  it('fits the message box’s hint, keeps the drawer open across a persona change, and closes it on Escape', async () => {
+    const placeholder = await composer().getAttribute('placeholder');
+    expect(placeholder).toMatch(/^Message #music/);
+    expect(await placeholderOverflow(page)).toBeLessThanOrEqual(0);
+
+    const sidebar = page.locator('.sidebar');
+    await page.locator('[data-testid=menu-button]').click();
+    await expect.poll(() => sidebar.isVisible()).toBe(true);
+    await actAs('moderator');
+    await expect.poll(() => composer().getAttribute('placeholder')).toMatch(/^Message #music/);
+    expect(await placeholderOverflow(page)).toBeLessThanOrEqual(0);
+    // Still open, on the same channel.
+    expect(await page.locator('.app').evaluate((node: { classList: { contains(name: string): boolean } }) => node.classList.contains('nav-open'))).toBe(true);
+    await expect(page.locator('.chat-title').innerText()).resolves.toBe('music');
+    await actAs('member');
+
+    await page.keyboard.press('Escape');
+    await expect.poll(() => sidebar.isVisible()).toBe(false);
+  });
+
   it('makes a song whose media come through the same address, with no word broken in its embed', async () => {
     const result = await makeSong('rainy night lofi on a phone', /on a phone/i);
     expect(await brokenWords(result.locator('.embed').first())).toEqual([]);
@@ -509,7 +687,7 @@ describe('premium buttons on the page', { timeout: 60_000 }, () => {
     emulator = await startDiscordEmulator();
     world = await seedWorld(emulator, path.join(dataDir, 'world.json'));
     web = await startWebServer({ port: 0, logger: silentLogger });
-    web.attach({ emulator, world, taskMs: 1000, origins: new Map() });
+    web.attach({ emulator, sim: { holdTasks: () => undefined, tasksHeld: () => false }, world, taskMs: 1000, origins: new Map() });
     shop = await browser.newPage({ viewport: DESKTOP });
     shop.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
@@ -569,6 +747,63 @@ describe('premium buttons on the page', { timeout: 60_000 }, () => {
     await expect.poll(() => dialog.locator('.modal-footer-error').innerText()).toMatch(/unconsumed/);
     await dialog.locator('[data-testid=purchase-cancel]').click();
     expect(emulator.entitlements()).toHaveLength(1);
+  });
+});
+
+describe('the bot\'s markdown on the page', { timeout: 60_000 }, () => {
+  // As the premium buttons above: a world in this process, the bot's messages sent through the emulator's REST API.
+  let emulator: DiscordEmulator;
+  let web: WebServer;
+  let view: Page;
+  let world: PlaygroundWorld;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'musicbot-playground-markdown-'));
+    emulator = await startDiscordEmulator();
+    world = await seedWorld(emulator, path.join(dataDir, 'world.json'));
+    web = await startWebServer({ port: 0, logger: silentLogger });
+    web.attach({ emulator, sim: { holdTasks: () => undefined, tasksHeld: () => false }, world, taskMs: 1000, origins: new Map() });
+    view = await browser.newPage({ viewport: DESKTOP });
+    view.on('pageerror', (error) => consoleErrors.push(error.message));
+  }, 30_000);
+
+  afterAll(async () => {
+    await view?.close();
+    await web?.close();
+    await emulator?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('shows escaped signs as typed, as Discord does, and a voice channel by its name', async () => {
+    const lines = [
+      String.raw`\_it\_ \*not italic\* \*\*not bold\*\* \~\~not struck\~\~ \`not code\` \|\|not hidden\|\| back\\slash \<@1>`,
+      String.raw`\> not a quote`,
+      String.raw`\# not a heading`,
+      String.raw`\- not an item`,
+      String.raw`_snake\_case_ in <#${world.voiceChannel.id}>`,
+    ];
+    const response = await fetch(`${emulator.apiUrl}/v10/channels/${world.channels[0]!.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${emulator.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: lines.join('\n') }),
+    });
+    expect(response.status).toBe(200);
+    const { id } = (await response.json()) as { id: string };
+
+    await view.goto(`${web.origin}/`);
+    const content = view.locator(`[data-message-id="${id}"] .message-content`);
+    await content.waitFor();
+    expect((await content.innerText()).split('\n')).toEqual([
+      '_it_ *not italic* **not bold** ~~not struck~~ `not code` ||not hidden|| back\\slash <@1>',
+      '> not a quote',
+      '# not a heading',
+      '- not an item',
+      'snake_case in Lounge',
+    ]);
+    expect(await content.locator('strong, s, code, blockquote, h1, li, .mention-channel').count()).toBe(0);
+    await expect(content.locator('em').allInnerTexts()).resolves.toEqual(['snake_case']);
+    await expect(content.locator('[data-testid=voice-mention]').innerText()).resolves.toBe('Lounge');
   });
 });
 

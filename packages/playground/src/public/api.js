@@ -55,3 +55,21 @@ export function setVoice(userId, join) {
     body: JSON.stringify({ userId, join }),
   });
 }
+
+/** Gives `userId` the server role (`give`) or takes it, as a moderator would; answers `{ users }` with everyone's roles. */
+export function setRole(userId, roleId, give) {
+  return request('/api/roles', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userId, roleId, give }),
+  });
+}
+
+/** Holds (or releases) the simulated music service's tasks; answers `{ held }`. */
+export function holdService(held) {
+  return request('/api/simulator/hold', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ held }),
+  });
+}

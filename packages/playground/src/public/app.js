@@ -1,11 +1,11 @@
-/* global document, window, localStorage, EventSource, ResizeObserver, setInterval, setTimeout */
+/* global document, window, localStorage, EventSource, ResizeObserver, CSS, setInterval, setTimeout */
 /**
  * The playground page: a Discord text channel in which the person acts as one of the
  * playground's users. It keeps the server's state (GET /api/state), follows it live
  * (server-sent events on /api/events), and turns commands, clicks and modal submits into
  * POSTs on /api/interactions/*.
  */
-import { ApiError, getState, interact, purchase, setVoice } from './api.js';
+import { ApiError, getState, holdService, interact, purchase, setRole, setVoice } from './api.js';
 import { createComposer } from './composer.js';
 import { avatar, avatarColours, h, icon } from './dom.js';
 import { renderMessageList } from './messages.js';
@@ -18,8 +18,9 @@ const ROLE_LABELS = { member: 'member', moderator: 'moderator', owner: 'bot owne
 const ROLE_COLOURS = { owner: '#f0b232', moderator: '#3ba55c' };
 const DEFAULT_TOPIC = 'Playground: everything here runs on this machine, no Discord and no paid key';
 const EXAMPLES = ['/song prompt:rainy night lofi', '/lyrics prompt:the sea at night', '/library', '/help', '/credits', '/jobs list'];
-/** Each persona's avatar colour, and the bot's: no two alike, whatever their ids. */
-const PERSONA_COLOURS = { member: '#5865f2', moderator: '#3ba55c', owner: '#faa61a', bot: '#eb459e' };
+/** Each persona's avatar colour, in the switcher's order, and the bot's: no two alike, whatever their ids. */
+const PERSONA_COLOURS = ['#5865f2', '#ed4245', '#3ba55c', '#faa61a'];
+const BOT_COLOUR = '#eb459e';
 /** Discord's names of the permissions a command may require, for the sentence that says who may use it. */
 const PERMISSION_NAMES = new Map([
   [1n << 3n, 'Administrator'],
@@ -176,8 +177,8 @@ function applyState(state) {
     store.ephemeralCutoff = state.messages.reduce((newest, message) => (/^\d+$/.test(message.id) && BigInt(message.id) > newest ? BigInt(message.id) : newest), 0n);
   }
   avatarColours.clear();
-  for (const user of state.users) avatarColours.set(user.id, PERSONA_COLOURS[user.role]);
-  avatarColours.set(state.bot.id, PERSONA_COLOURS.bot);
+  state.users.forEach((user, index) => avatarColours.set(user.id, PERSONA_COLOURS[index % PERSONA_COLOURS.length]));
+  avatarColours.set(state.bot.id, BOT_COLOUR);
   if (!userById(store.userId) || store.userId === state.bot.id) store.userId = state.users[0]?.id;
   if (!currentChannel()) store.channelId = state.channels[0]?.id;
   for (const [id, entry] of store.messages) if (!entry.message.failure) store.messages.delete(id);
@@ -234,6 +235,20 @@ function connect() {
     renderChannels();
     followVoice();
   });
+  // A role given or taken (on this page or another): everyone's roles and permissions.
+  source.addEventListener('members', (event) => {
+    if (!store.state) return;
+    store.state.users = JSON.parse(event.data).users;
+    keepingTheView(() => {
+      store.epoch += 1;
+      renderAll();
+    });
+  });
+  source.addEventListener('simulator', (event) => {
+    if (!store.state) return;
+    store.state.simulator = { ...store.state.simulator, ...JSON.parse(event.data) };
+    renderChannels();
+  });
   source.addEventListener('error', () => {
     if (store.state) showBanner('Lost the connection to the playground. Reconnecting…');
     // EventSource retries by itself unless the server refused (e.g. still starting).
@@ -248,12 +263,71 @@ function showBanner(text) {
 
 // ------------------------------------------------------------------ acting as a person
 
+/**
+ * Acts as another person, keeping the view as it was: the channel, an open drawer or member
+ * list, and the messages in sight (though the other person's private messages come and go).
+ */
 function switchUser(userId) {
   store.userId = userId;
   localStorage.setItem(STORAGE_KEYS.user, userId);
-  store.epoch += 1;
-  renderAll();
+  keepingTheView(() => {
+    store.epoch += 1;
+    renderAll();
+  });
   followVoice();
+  elements.userPanel.querySelector('select')?.focus();
+}
+
+/**
+ * Runs `redraw`, then scrolls so that the first message that starts in the view stays where it
+ * was (or, should it be gone, the nearest one below it that is still there; else the one cut
+ * by the view's top). At the bottom, it stays there.
+ */
+function keepingTheView(redraw) {
+  const anchors = store.stickToBottom ? [] : messagesInView();
+  redraw();
+  if (store.stickToBottom) return;
+  const view = elements.scroller.getBoundingClientRect();
+  for (const { id, top } of anchors) {
+    const node = elements.list.querySelector(`[data-message-id="${CSS.escape(id)}"]`);
+    if (!node) continue;
+    elements.scroller.scrollTop += node.getBoundingClientRect().top - view.top - top;
+    break;
+  }
+  renderJumpBar();
+}
+
+/** Messages from the top of the view down, each with its top's distance below the view's top; the one cut by the top comes last. */
+function messagesInView() {
+  const view = elements.scroller.getBoundingClientRect();
+  const below = [...elements.list.querySelectorAll('[data-testid=message]')]
+    .map((node) => ({ id: node.dataset.messageId, box: node.getBoundingClientRect() }))
+    .filter(({ box }) => box.bottom > view.top)
+    .map(({ id, box }) => ({ id, top: box.top - view.top }));
+  return [...below.filter(({ top }) => top >= 0), ...below.filter(({ top }) => top < 0)];
+}
+
+/** Gives the person `userId` the role, or takes it, as a moderator would in the server's settings. */
+async function toggleRole(userId, roleId, give) {
+  try {
+    store.state.users = (await setRole(userId, roleId, give)).users;
+  } catch (error) {
+    showBanner(error.message);
+  }
+  keepingTheView(() => {
+    store.epoch += 1;
+    renderAll();
+  });
+}
+
+/** Holds the simulated music service (nothing it is given ends) or lets it go on. */
+async function toggleHold(held) {
+  try {
+    store.state.simulator = { ...store.state.simulator, ...(await holdService(held)) };
+  } catch (error) {
+    showBanner(error.message);
+  }
+  renderChannels();
 }
 
 function inVoice(userId = store.userId) {
@@ -372,6 +446,7 @@ const messageContext = {
     },
     userName: (id) => userById(id)?.username,
     channelName: (id) => store.state.channels.find((channel) => channel.id === id)?.name,
+    voiceChannelName: (id) => (store.state.voiceChannel.id === id ? store.state.voiceChannel.name : undefined),
     roleName: (id) => store.state.roles.find((role) => role.id === id)?.name,
     openChannel: (id) => switchChannel(id),
   },
@@ -462,6 +537,39 @@ function renderChannels() {
       { class: 'voice-members', 'data-testid': 'voice-members' },
       listeners.map((user) => h('div', { class: 'voice-member' }, avatar(user, 20), h('span', { text: user.username }))),
     ),
+    holdSwitch(),
+  );
+}
+
+/** The playground's own control, not Discord's: hold the music service, so a request waits its turn with Cancel. */
+function holdSwitch() {
+  const held = Boolean(store.state.simulator?.held);
+  const input = h('input', {
+    type: 'checkbox',
+    class: 'hold-input',
+    'data-testid': 'hold-service',
+    checked: held,
+    onchange: (event) => void toggleHold(event.target.checked),
+  });
+  return h(
+    'div',
+    { class: 'playground-controls' },
+    h('div', { class: 'channel-category' }, icon('chevron', 12), h('span', { text: 'Playground' })),
+    h(
+      'label',
+      { class: 'hold-switch', title: 'The music service keeps every task it is given until you let it go on' },
+      input,
+      h(
+        'span',
+        { class: 'hold-text' },
+        h('span', { class: 'hold-title', text: 'Hold the music service' }),
+        h('span', {
+          class: 'hold-hint',
+          'data-testid': 'hold-hint',
+          text: held ? 'Nothing it is given finishes. Your next request of the same kind waits in the bot’s queue, with Cancel.' : 'Songs and the rest finish as usual.',
+        }),
+      ),
+    ),
   );
 }
 
@@ -519,16 +627,72 @@ function renderUserPanel() {
   );
 }
 
+/** Who has the menu of their roles open in the member list, if anyone. */
+let rolesOpenFor;
+
 function memberRow(user, subtitle) {
   const name = h('span', { class: 'member-name', text: user.username });
   const colour = nameColour(user.id);
   if (colour) name.style.color = colour;
-  return h(
-    'div',
-    { class: `member${user.id === store.userId ? ' current' : ''}`, title: subtitle },
+  const content = [
     h('div', { class: 'avatar-with-status' }, avatar(user, 32), h('span', { class: 'status-dot' })),
     h('div', { class: 'member-names' }, h('div', { class: 'member-line' }, name, user.bot ? h('span', { class: 'app-tag', text: 'APP' }) : null), h('div', { class: 'member-subtitle', text: subtitle })),
+  ];
+  const classes = `member${user.id === store.userId ? ' current' : ''}`;
+  if (user.bot) return h('div', { class: classes, title: subtitle }, content);
+  // A person's roles, given and taken here as a moderator would in the server's settings.
+  const open = rolesOpenFor === user.id;
+  return h(
+    'div',
+    { class: 'member-entry' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `${classes} member-button`,
+        'data-testid': 'member',
+        'data-user-id': user.id,
+        'aria-expanded': open ? 'true' : 'false',
+        title: `${subtitle}: click to give or take a role`,
+        onclick: () => {
+          rolesOpenFor = open ? undefined : user.id;
+          renderMembers();
+        },
+      },
+      content,
+    ),
+    open ? roleMenu(user) : null,
   );
+}
+
+function roleMenu(user) {
+  return h(
+    'div',
+    { class: 'role-menu', 'data-testid': 'role-menu', role: 'group', 'aria-label': `Roles of ${user.username}` },
+    h('div', { class: 'role-menu-title', text: 'Roles' }),
+    store.state.roles.map((role) =>
+      h(
+        'label',
+        { class: 'role-option' },
+        h('input', {
+          type: 'checkbox',
+          'data-testid': 'role-toggle',
+          'data-role-name': role.name,
+          checked: user.roles?.includes(role.id),
+          onchange: (event) => void toggleRole(user.id, role.id, event.target.checked),
+        }),
+        h('span', { class: 'role-dot' }),
+        h('span', { text: role.name }),
+      ),
+    ),
+    h('div', { class: 'role-menu-hint', text: 'As a moderator gives roles: the bot hears of it at once.' }),
+  );
+}
+
+/** The line under a person's name: what they are, and their roles. */
+function memberSubtitle(user) {
+  const roles = (user.roles ?? []).map((id) => store.state.roles.find((role) => role.id === id)?.name).filter(Boolean);
+  return roles.length > 0 ? `${user.description} · ${roles.map((name) => `@${name}`).join(' ')}` : user.description;
 }
 
 function renderMembers() {
@@ -541,7 +705,7 @@ function renderMembers() {
   elements.members.replaceChildren(
     ...groups
       .filter(([, list]) => list.length > 0)
-      .flatMap(([title, list]) => [h('h3', { class: 'members-title', text: `${title} — ${list.length}` }), ...list.map((user) => memberRow(user, user.description))]),
+      .flatMap(([title, list]) => [h('h3', { class: 'members-title', text: `${title} — ${list.length}` }), ...list.map((user) => memberRow(user, memberSubtitle(user)))]),
     h('h3', { class: 'members-title', text: 'Apps — 1' }),
     memberRow({ ...bot, bot: true }, 'makes songs, lyrics and videos'),
   );
@@ -622,6 +786,20 @@ elements.scroller.addEventListener('scroll', () => {
 });
 elements.jumpBarButton.addEventListener('click', () => jumpToPresent());
 elements.backdrop.addEventListener('click', () => elements.app.classList.remove('nav-open', 'members-open'));
+// Escape closes what is open over the channel (a role menu, the drawer, the member list), as Discord's app does;
+// a dialog or the composer's suggestions take it first.
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('[data-testid=modal], [data-testid=purchase-dialog]')) return;
+  if (rolesOpenFor !== undefined) {
+    rolesOpenFor = undefined;
+    renderMembers();
+  } else if (elements.app.classList.contains('nav-open') || elements.app.classList.contains('members-open')) {
+    elements.app.classList.remove('nav-open', 'members-open');
+  } else {
+    return;
+  }
+  event.preventDefault();
+});
 // Images and players change heights after they load, and the composer grows with its hints:
 // stay at the bottom through that.
 const keepAtBottom = new ResizeObserver(() => store.stickToBottom && scrollToBottom());

@@ -1,4 +1,4 @@
-/* global document, window, FileReader, setTimeout, clearTimeout */
+/* global document, window, FileReader, ResizeObserver, setTimeout, clearTimeout */
 /**
  * The message box: a slash command typed as text, with Discord's popup of commands,
  * sub-commands, options and values above it (the bot's own autocomplete included), a line of
@@ -505,6 +505,25 @@ export function createComposer(root, ctx) {
     }
   }
 
+  // -------------------------------------------------------------- placeholder
+
+  /** From the fullest hint to the shortest; refresh() fills them in. */
+  let placeholders = [];
+
+  /**
+   * The longest placeholder that fits the box on one line, as Discord's phone app shortens its
+   * own: the full hint in a wide window, "Message #music" on a narrow phone.
+   */
+  function fitPlaceholder() {
+    if (placeholders.length === 0) return;
+    const style = window.getComputedStyle(textarea);
+    const room = textarea.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    measure.font = style.font;
+    textarea.placeholder = placeholders.find((text) => measure.measureText(text).width <= room) ?? placeholders.at(-1);
+  }
+  // Fitted again whenever the box changes width (a turned phone, a box not yet laid out).
+  new ResizeObserver(fitPlaceholder).observe(textarea);
+
   // -------------------------------------------------------------- events
 
   textarea.addEventListener('input', () => {
@@ -561,12 +580,17 @@ export function createComposer(root, ctx) {
     },
     /** Call when the commands, the user or the channel change. */
     refresh() {
-      textarea.placeholder = `Message #${ctx.channel().name} as @${ctx.user().username} — type / for the bot's commands`;
+      const [channel, username] = [ctx.channel().name, ctx.user().username];
+      placeholders = [`Message #${channel} as @${username} — type / for the bot's commands`, `Message #${channel} as @${username}`, `Message #${channel}`];
+      fitPlaceholder();
       autocomplete.key = '';
       update();
     },
   };
 }
+
+/** Measures text as the message box draws it. */
+const measure = document.createElement('canvas').getContext('2d');
 
 /** The picked files as the API wants them: `{ optionName: { filename, contentType, base64 } }`. */
 async function encodeFiles(picked) {

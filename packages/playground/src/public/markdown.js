@@ -4,12 +4,12 @@
  * headings and lists, then inline bold, italics, underline, strike, code, links, mentions
  * and timestamps. It covers what bots write, not every corner of Discord's parser.
  */
-import { h } from './dom.js';
+import { h, icon } from './dom.js';
 import { formatTimestamp, fullDate } from './time.js';
 
 /**
  * What rendering needs from the page, e.g.
- * `{ userName(id), channelName(id), roleName(id), currentUserId, openChannel(id) }`.
+ * `{ userName(id), channelName(id), voiceChannelName(id), roleName(id), currentUserId, openChannel(id) }`.
  * @typedef {object} MarkdownContext
  */
 
@@ -112,7 +112,8 @@ const MASKED_LINK = String.raw`\[([^\[\]]+)\]\(<?(https?:\/\/[^\s<>()]+)>?\)`;
  * with, so plain text is skipped quickly. `render` returns a node or a string.
  */
 const INLINE_RULES = [
-  { first: '\\', re: /\\([^\w\s])/y, render: (m) => m[1] },
+  // Discord's escape: a backslash shows the next sign as typed (\_ \* \~ \` \| \> \# \- \\ …), never a letter, digit or space.
+  { first: '\\', re: /\\([^0-9A-Za-z\s])/y, render: (m) => m[1] },
   { first: '`', re: /(`+)([\s\S]*?[^`])\1(?!`)/y, render: (m) => h('code', { class: 'md-code', text: m[2].trim() || m[2] }) },
   { first: '[', re: new RegExp(MASKED_LINK, 'y'), render: (m, ctx) => link(m[2], parseInline(m[1], ctx)) },
   { first: '<', re: /<(https?:\/\/[^\s>]+)>/y, render: (m) => link(m[1], m[1]) },
@@ -121,12 +122,13 @@ const INLINE_RULES = [
   { first: '<', re: /<@&(\d+)>/y, render: (m, ctx) => h('span', { class: 'mention', text: `@${ctx.roleName(m[1]) ?? 'deleted-role'}` }) },
   { first: '<', re: /<#(\d+)>/y, render: (m, ctx) => channelMention(m[1], ctx) },
   { first: '<', re: /<t:(-?\d{1,13})(?::([tTdDfFR]))?>/y, render: (m) => timestamp(Number(m[1]), m[2] ?? 'f') },
-  { first: '*', re: /\*\*([\s\S]+?)\*\*(?!\*)/y, render: (m, ctx) => h('strong', {}, parseInline(m[1], ctx)) },
-  { first: '_', re: /__([\s\S]+?)__(?!_)/y, render: (m, ctx) => h('u', {}, parseInline(m[1], ctx)) },
-  { first: '~', re: /~~([\s\S]+?)~~/y, render: (m, ctx) => h('s', {}, parseInline(m[1], ctx)) },
-  { first: '*', re: /\*(?=[^\s*])([\s\S]*?[^\s\\])\*(?!\*)/y, render: (m, ctx) => h('em', {}, parseInline(m[1], ctx)) },
+  // In what these enclose, an escaped sign (`\*`) is one character: it never closes them.
+  { first: '*', re: /\*\*((?:\\[\s\S]|[^\\])+?)\*\*(?!\*)/y, render: (m, ctx) => h('strong', {}, parseInline(m[1], ctx)) },
+  { first: '_', re: /__((?:\\[\s\S]|[^\\])+?)__(?!_)/y, render: (m, ctx) => h('u', {}, parseInline(m[1], ctx)) },
+  { first: '~', re: /~~((?:\\[\s\S]|[^\\])+?)~~/y, render: (m, ctx) => h('s', {}, parseInline(m[1], ctx)) },
+  { first: '*', re: /\*(?=[^\s*])((?:\\[\s\S]|[^\\])+?)(?<!\s)\*(?!\*)/y, render: (m, ctx) => h('em', {}, parseInline(m[1], ctx)) },
   // Underscores inside words (snake_case) are not italics: the rule needs a word boundary.
-  { first: '_', re: /_([^_\s](?:[\s\S]*?[^_\s])?)_(?!\w)/y, wordStart: true, render: (m, ctx) => h('em', {}, parseInline(m[1], ctx)) },
+  { first: '_', re: /_(?=[^_\s])((?:\\[\s\S]|[^\\])+?)(?<![\s_])_(?!\w)/y, wordStart: true, render: (m, ctx) => h('em', {}, parseInline(m[1], ctx)) },
   { first: '\n', re: /\n/y, render: () => h('br') },
 ];
 
@@ -176,6 +178,9 @@ function userMention(id, ctx) {
 }
 
 function channelMention(id, ctx) {
+  const voice = ctx.voiceChannelName?.(id);
+  // A voice channel shows its speaker and name, as Discord shows it.
+  if (voice) return h('span', { class: 'mention mention-voice', 'data-testid': 'voice-mention' }, icon('speaker', 16), voice);
   const name = ctx.channelName(id);
   if (!name) return h('span', { class: 'mention', text: '#unknown' });
   return h('button', { type: 'button', class: 'mention mention-channel', text: `#${name}`, onclick: () => ctx.openChannel(id) });
