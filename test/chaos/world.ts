@@ -1,7 +1,7 @@
 /**
  * The world a chaos scenario runs in: the test world (packages/test-world) with the real bot as
- * four processes (`ROLE=gateway`, two `ROLE=worker`, `ROLE=http`) on one embedded Postgres and
- * one persistent redis-server, with the Discord emulator and the music-API simulator around
+ * four processes (`ROLE=gateway`, two `ROLE=worker`, `ROLE=http`) on one embedded Postgres (or a
+ * database the caller gives) and one persistent redis-server, with the Discord emulator and the music-API simulator around
  * them. Every part can be taken away and given back: a process killed or stopped and started
  * again, Redis flushed or stopped, Postgres stopped. Every line the processes log is kept, and
  * every exit the world did not ask for is counted as a crash.
@@ -36,6 +36,11 @@ export interface ChaosWorldOptions {
   readonly env?: Record<string, string>;
   /** Webhooks on (PUBLIC_URL set to the http process). @defaultValue true */
   readonly webhooks?: boolean;
+  /**
+   * A migrated database of the caller's, instead of a Postgres server of the world's own. Such a
+   * world cannot stop or cut its Postgres: `postgres.stop`, `postgres.start` and `powerCut` reject.
+   */
+  readonly postgres?: { readonly url: string };
 }
 
 /** What became of the commands a scenario sent; every figure but `jobs` must be 0. */
@@ -94,6 +99,7 @@ export interface ChaosWorld {
    */
   spawnExtra(role: 'gateway' | 'worker' | 'http'): Promise<BotProcess>;
   readonly redis: { stop(): Promise<void>; start(): Promise<void>; flushAll(): Promise<void> };
+  /** The world's own Postgres server; rejects when the world was given a database. */
   readonly postgres: { stop(): Promise<void>; start(): Promise<void> };
   /**
    * A power cut: the bot's processes, redis-server and Postgres (postmaster, backends and its
@@ -137,6 +143,7 @@ export const CHAOS_PLANS = { large: { skuId: '1400000000000000002', credits: 300
 
 export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<ChaosWorld> {
   const base = await startWorld({
+    ...(options.postgres && { postgres: { url: options.postgres.url } }),
     // Persistent, as a production Redis is: a restart keeps the queues (a FLUSHALL does not).
     redis: { persistent: true },
     sim: { taskMs: 1_500, concurrencyLimit: 1_000_000, ...options.sim },
@@ -159,8 +166,8 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
   };
   try {
     const { sim, emulator, httpUrl } = base;
-    // Embedded, as asked: the world started them.
-    const postgres = base.postgres!;
+    // Redis embedded, as asked: the world started it. Postgres too, unless the caller gave a database.
+    const postgres = base.postgres ?? notOurs;
     const redis = base.redis!;
     const places = populateGuilds(emulator, options.guilds ?? 4, options.membersPerGuild ?? 5, 'Chaos');
 
@@ -168,7 +175,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     db.on('error', () => {});
     cleanups.unshift(() => db.end());
     // Where postmaster.pid is (run as root, the cluster may be kept elsewhere than postgres.dataDir).
-    const pgDataDir = (await db.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
+    const pgDataDir = base.postgres && (await db.query<{ data_directory: string }>('show data_directory')).rows[0]!.data_directory;
     // How far Redis's append-only file had grown, every 100 ms over the last 5 s: a power cut
     // keeps the file as it was up to a second before (appendfsync everysec).
     const appendOnlyMarks: AppendOnlyMark[] = [];
@@ -288,6 +295,7 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
         return audit({ db, sim, emulator, messages, accepted: acceptedJobIds, sent, prefix });
       },
       async powerCut({ redisLostMs = 0 } = {}) {
+        if (pgDataDir === undefined) throw notOursError();
         const cutAt = Date.now();
         const postmaster = await pidFromFile(path.join(pgDataDir, 'postmaster.pid'));
         const redisPid = await pidFromFile(path.join(redis.dataDir, 'redis.pid'));
@@ -318,6 +326,15 @@ export async function startChaosWorld(options: ChaosWorldOptions = {}): Promise<
     await close();
     throw error;
   }
+}
+
+/** A Postgres the world did not start: not the world's to stop. */
+const notOurs = {
+  stop: () => Promise.reject(notOursError()),
+  start: () => Promise.reject(notOursError()),
+};
+function notOursError(): Error {
+  return new Error('this chaos world runs on a database it was given: start it without `postgres` to stop or cut its Postgres');
 }
 
 const JOB_ID = /Job `([0-9a-f-]{36})`/;

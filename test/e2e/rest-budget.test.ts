@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '@music-bot/discord-emulator';
 import { atRate } from '../bench/support.js';
 import { startChaosWorld, type ChaosWorld } from '../chaos/world.js';
+import { createTestDatabase } from '../support/database.js';
 
 /**
  * Songs in the burst, spread over as many channels as guilds: 4 each, inside a channel's 5 posts
@@ -30,7 +31,9 @@ const PREFIX = 'chaos rest budget';
 let world: ChaosWorld;
 beforeAll(async () => {
   // Tasks end only when the test says (completeTask), all at once.
+  // On a database of the suite's Postgres: nothing here stops Postgres.
   world = await startChaosWorld({
+    postgres: { url: (await createTestDatabase()).url },
     guilds: GUILDS,
     membersPerGuild: 1,
     sim: { taskMs: 10 * 60_000 },
