@@ -44,7 +44,7 @@ const SPENDING: ReadonlyArray<{ readonly path: CommandPath; readonly kind: JobKi
 ];
 const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], [definition.name]];
 /** Listening together in voice: free too. */
-const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop']];
+const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop'], ['volume'], ['seek'], ['loop'], ['shuffle'], ['remove'], ['move'], ['clear']];
 const FOR_MODERATORS: readonly CommandPath[] = [[settings.name], [creditsAdmin.name]];
 
 /** A command's text in the member's language, from the keys its definition's localizations come from. */

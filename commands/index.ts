@@ -11,7 +11,7 @@ import library from './library.js';
 import lyrics from './lyrics.js';
 import moderation from './moderation.js';
 import play from './play.js';
-import { pause, queue, resume, skip, stop } from './player.js';
+import { clear, loop, move, pause, queue, remove, resume, seek, shuffle, skip, stop, volume } from './player.js';
 import radio from './radio.js';
 import settings from './settings.js';
 import song from './song.js';
@@ -19,7 +19,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, radio, help, creditsAdmin, settings, moderation];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, volume, seek, loop, shuffle, remove, move, clear, radio, help, creditsAdmin, settings, moderation];
 
 /** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
 export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));

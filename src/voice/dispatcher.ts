@@ -2,70 +2,23 @@
  * The voice commands' requests, one guild at a time and only in the process that holds the
  * guild's lease: play and radio (join the member's channel when the bot may, or add to the
  * queue), queue, skip (at once for who may control the player, by vote otherwise), stop, pause
- * and resume. Each ends in an answer for the member; the host does the playing.
+ * and resume; the other controls are controls.ts's. Each ends in an answer for the member; the
+ * host does the playing.
  */
 import { PermissionFlagsBits, type Guild, type VoiceBasedChannel } from 'discord.js';
 import { allowedChannelsText, checkPlaceAndRole, isModerator } from '../guilds/access.js';
 import type { GuildRow } from '../guilds/settings.js';
 import { localText, type LocalText } from '../i18n/index.js';
-import { loggableError, type Logger } from '../logger.js';
+import { loggableError } from '../logger.js';
 import { escapeMarkdown, truncate } from '../text.js';
-import type { VoiceLine } from './engine/engine.js';
-import type { FfmpegCheck } from './ffmpeg.js';
+import { isControlOp, runControl } from './controls.js';
 import { listenersIn } from './idle-watcher.js';
 import { answer, type PlayerAnswer, type PlayerRequest, type Requester } from './player-requests.js';
 import { channelHasRoom, clock, controlsPlayer, missingVoicePermissions, skipDecision, votePasses, votesNeeded } from './rules.js';
-import type { PlayerState, PlayerStore, QueueEntry, RadioSettings } from './store.js';
+import type { RequestParts } from './player-parts.js';
+import type { PlayerState, QueueEntry } from './store.js';
 
-/** What the player uses of its voice connection. */
-export type PlayerLine = Pick<VoiceLine, 'channelId' | 'play' | 'stopSong' | 'pause' | 'unpause' | 'playbackMs' | 'leave' | 'onEnded' | 'onGone'>;
-
-/** A player running in this process. */
-export interface LivePlayer {
-  readonly guildId: string;
-  readonly line: PlayerLine;
-  /** Set while the player moves on, so a stop does not race the next song. */
-  advancing: boolean;
-  stopped: boolean;
-}
-
-export type EndReason = 'player.ended' | 'player.stoppedBy' | 'player.disconnected' | 'player.leftEmpty';
-
-/** What a request reads and what it may do to the host's players. */
-export interface RequestParts {
-  readonly store: PlayerStore;
-  readonly ffmpeg: Pick<FfmpegCheck, 'found'>;
-  readonly logger: Logger;
-  /** The guild as this process's gateway has it; undefined when its shard runs elsewhere. */
-  guild(guildId: string): Guild | undefined;
-  /** The guild's settings (roles, allowed channels), when it has any. */
-  settings(guildId: string): Promise<GuildRow | undefined>;
-  /** The library's songs the radio plays, shuffled, as entries requested by `requestedBy`. */
-  radioRound(guildId: string, radio: RadioSettings, requestedBy: string): Promise<QueueEntry[]>;
-  /** Runs `work` after the guild's earlier requests and player events have settled. */
-  serially<T>(guildId: string, work: () => Promise<T>): Promise<T>;
-  /** Whether this process holds the guild's lease, taking it when free. */
-  holds(guildId: string): Promise<boolean>;
-  live(guildId: string): LivePlayer | undefined;
-  /** Joins the channel (or returns the guild's player already there). */
-  connect(guild: Guild, channel: VoiceBasedChannel): LivePlayer;
-  /** Takes the bot out of the voice channel the gateway has it in, where no player of this process is. */
-  leaveChannel(guild: Guild): boolean;
-  /** Plays the next entry of the queue; none: the player ends. */
-  advance(live: LivePlayer): Promise<void>;
-  skip(live: LivePlayer): Promise<void>;
-  finish(guildId: string, why: EndReason, user?: string): Promise<void>;
-  showNowPlaying(guildId: string): Promise<void>;
-  checkListeners(guildId: string): void;
-}
-
-/** The host's players as its parts see them: what a request may do, and starting an entry. */
-export interface PlayerParts extends RequestParts {
-  /** Starts `entry` on the player's line (the state already says it plays). */
-  play(live: LivePlayer, entry: QueueEntry): void;
-  /** Whether the song is still one the library shows (neither hidden nor deleted). */
-  shown(jobId: string): Promise<boolean>;
-}
+export type { EndReason, LivePlayer, PlayerLine, PlayerParts, RequestParts } from './player-parts.js';
 
 /** Runs one request in the guild's order, while this process holds the guild. Never throws: a failure is an answer. */
 export async function handleRequest(parts: RequestParts, request: PlayerRequest): Promise<PlayerAnswer> {
@@ -88,6 +41,7 @@ async function dispatch(parts: RequestParts, request: PlayerRequest): Promise<Pl
   const state = await parts.store.read(guildId);
   const live = parts.live(guildId);
   parts.logger.debug({ guildId, op: action.op, live: live !== undefined, playing: state?.current?.jobId ?? null, paused: state?.paused }, 'voice request');
+  if (isControlOp(action)) return runControl(parts, { guild, requester, controls, state, live }, action);
 
   switch (action.op) {
     case 'play':

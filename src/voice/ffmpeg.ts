@@ -45,18 +45,32 @@ export type EncodedStream = ChildProcessByStdio<null, Readable, Readable>;
  */
 export const DECODER_PROTOCOLS = 'http,https,tcp,tls';
 
+/** Where the decoder starts in the song, and its volume in percent (100: as the song is). */
+export interface DecoderStart {
+  readonly startMs: number;
+  readonly volume: number;
+}
+
+/** ffmpeg's arguments for `start`: a seek on the input, and a volume filter unless it is 100%. */
+export function decoderStartArgs(start: DecoderStart): { readonly input: string[]; readonly filter: string[] } {
+  const input = start.startMs > 0 ? ['-ss', (start.startMs / 1000).toFixed(3)] : [];
+  const filter = start.volume === 100 ? [] : ['-af', `volume=${(Math.max(0, start.volume) / 100).toFixed(2)}`];
+  return { input, filter };
+}
+
 /**
- * Starts ffmpeg reading `url` (http or https only, see {@link DECODER_PROTOCOLS}): Ogg Opus out
- * when `libopus`, else raw 48 kHz stereo s16le for an Opus encoder in Node. Stdout is the
- * audio; stderr is kept short for the error line.
+ * Starts ffmpeg reading `url` (http or https only, see {@link DECODER_PROTOCOLS}) from `start`:
+ * Ogg Opus out when `libopus`, else raw 48 kHz stereo s16le for an Opus encoder in Node. Stdout
+ * is the audio; stderr is kept short for the error line.
  */
-export function spawnDecoder(path: string, url: string, libopus: boolean): EncodedStream {
+export function spawnDecoder(path: string, url: string, libopus: boolean, start: DecoderStart = { startMs: 0, volume: 100 }): EncodedStream {
   // A network source may drop mid-song: ffmpeg reconnects rather than ending the song early.
   const reconnect = ['-reconnect', '1', '-reconnect_streamed', '1', '-reconnect_delay_max', '4'];
+  const { input, filter } = decoderStartArgs(start);
   const output = libopus
     ? ['-c:a', 'libopus', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-f', 'ogg', 'pipe:1']
     : ['-f', 's16le', '-ar', '48000', '-ac', '2', 'pipe:1'];
-  return spawn(path, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', DECODER_PROTOCOLS, ...reconnect, '-i', url, '-vn', ...output], {
+  return spawn(path, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', DECODER_PROTOCOLS, ...reconnect, ...input, '-i', url, '-vn', ...filter, ...output], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { LocalText } from '../i18n/index.js';
 import type { Member } from '../guilds/access.js';
-import type { QueueEntry, RadioSettings } from './store.js';
+import type { LoopMode, QueueEntry, RadioSettings } from './store.js';
 
 /** The member asking, and where they asked. */
 export interface Requester extends Member {
@@ -22,7 +22,17 @@ export type PlayerOp =
   | { readonly op: 'skip' }
   | { readonly op: 'stop' }
   | { readonly op: 'pause' }
-  | { readonly op: 'resume' };
+  | { readonly op: 'resume' }
+  /** Percent of each song's own loudness (0 to 200). */
+  | { readonly op: 'volume'; readonly level: number }
+  /** Seconds from the song's start. */
+  | { readonly op: 'seek'; readonly seconds: number }
+  | { readonly op: 'loop'; readonly mode: LoopMode }
+  | { readonly op: 'shuffle' }
+  /** Positions as `/queue` shows them: 1 is next. */
+  | { readonly op: 'remove'; readonly position: number }
+  | { readonly op: 'move'; readonly from: number; readonly to: number }
+  | { readonly op: 'clear' };
 
 export interface PlayerRequest {
   readonly guildId: string;

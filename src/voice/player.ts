@@ -3,17 +3,18 @@
  * channel, streams each song from its stored address, and moves through the queue. What plays
  * is in Redis (store.ts), so another process can take over from the song that was playing.
  * Its parts: the guild lease (guild-lease.ts), the requests (dispatcher.ts), the messages
- * (now-playing.ts), the idle countdown (idle-watcher.ts), each guild's order (guild-order.ts)
- * and dropping a song removed from the library (drop-removed-song.ts).
+ * (now-playing.ts), the idle countdown (idle-watcher.ts), each guild's order (guild-order.ts),
+ * moving on and the loop (advance.ts), and dropping a song removed from the library
+ * (drop-removed-song.ts).
  */
 import { Events, type Client, type Guild, type VoiceBasedChannel, type VoiceState } from 'discord.js';
 import type { Database } from '../db/client.js';
 import { findGuild } from '../guilds/settings.js';
 import { loggableError, type Logger } from '../logger.js';
-import { localText, translator, type LocalText } from '../i18n/index.js';
-import { escapeMarkdown } from '../text.js';
-import { nextEntry, radioRound, stillShown } from './library-entries.js';
-import type { VoiceEngine, SongEnd } from './engine/engine.js';
+import { translator } from '../i18n/index.js';
+import { advancePlayer, songEnded, type AdvanceParts } from './advance.js';
+import { radioRound, stillShown } from './library-entries.js';
+import type { PlayFrom, VoiceEngine } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
 import { dropRemovedSong } from './drop-removed-song.js';
@@ -39,6 +40,8 @@ export interface PlayerHostOptions {
   readonly engine: VoiceEngine;
   /** How long the bot stays in a channel with no listener. */
   readonly idleSeconds: number;
+  /** How often the now-playing card's progress bar is edited. @defaultValue 15000 */
+  readonly progressEveryMs?: number;
 }
 
 export class PlayerHost implements PlayerService {
@@ -49,13 +52,21 @@ export class PlayerHost implements PlayerService {
   readonly #messages: PlayerMessages;
   readonly #idle: IdleWatcher;
   readonly #parts: PlayerParts;
+  readonly #moving: PlayerParts & AdvanceParts;
   #closing = false;
   #retry: NodeJS.Timeout | undefined;
 
   constructor(options: PlayerHostOptions) {
     this.#options = options;
     const { client, db, store, ffmpeg, logger } = options;
-    this.#messages = new PlayerMessages({ client, store, logger });
+    this.#messages = new PlayerMessages({
+      client,
+      store,
+      logger,
+      elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs() : undefined),
+      refresh: (guildId) => void this.#order.run(guildId, async () => (this.#players.get(guildId)?.stopped === false ? this.#messages.show(guildId) : undefined)),
+      ...(options.progressEveryMs !== undefined && { progressEveryMs: options.progressEveryMs }),
+    });
     this.#idle = new IdleWatcher({
       idleMs: options.idleSeconds * 1000,
       listeners: (guildId) => {
@@ -82,14 +93,15 @@ export class PlayerHost implements PlayerService {
       live: (guildId) => this.#players.get(guildId),
       connect: (guild, channel) => this.#connect(guild, channel),
       leaveChannel: (guild) => options.engine.leaveChannel(guild),
-      advance: (live) => this.#advance(live),
+      advance: (live) => advancePlayer(this.#moving, live, 'skipped'),
       skip: (live) => this.#skip(live),
       finish: (guildId, why, user) => this.#finish(guildId, why, user),
       showNowPlaying: (guildId) => this.#messages.show(guildId),
       checkListeners: (guildId) => this.#idle.check(guildId),
-      play: (live, entry) => this.#playEntry(live, entry),
+      play: (live, entry, from) => this.#playEntry(live, entry, from),
       shown: (jobId) => stillShown(db, jobId),
     };
+    this.#moving = { ...this.#parts, db, post: (guildId, text) => this.#messages.post(guildId, text) };
     client.on(Events.VoiceStateUpdate, this.#onVoiceState);
   }
 
@@ -113,7 +125,7 @@ export class PlayerHost implements PlayerService {
 
   /** A song removed from the library leaves this guild's player (drop-removed-song.ts). */
   dropSong(guildId: string, jobId: string): Promise<void> {
-    return this.#order.run(guildId, () => dropRemovedSong({ ...this.#parts, post: (id: string, text: LocalText) => this.#messages.post(id, text) }, guildId, jobId));
+    return this.#order.run(guildId, () => dropRemovedSong(this.#moving, guildId, jobId));
   }
 
   /** After READY (and a shard's): every guild with a player in Redis whose shard is here plays again, from the song that was playing. */
@@ -138,6 +150,7 @@ export class PlayerHost implements PlayerService {
     this.#closing = true;
     if (this.#retry) clearTimeout(this.#retry);
     this.#options.client.off(Events.VoiceStateUpdate, this.#onVoiceState);
+    this.#messages.stopAll();
     for (const live of this.#players.values()) this.#teardown(live);
     this.#players.clear();
     await this.#options.lease.close();
@@ -149,7 +162,7 @@ export class PlayerHost implements PlayerService {
     const line = this.#options.engine.join(guild, channel.id);
     const live: LivePlayer = { guildId: guild.id, line, advancing: false, stopped: false };
     this.#players.set(guild.id, live);
-    line.onEnded = (end) => void this.#order.run(guild.id, () => this.#songEnded(live, end));
+    line.onEnded = (end) => void this.#order.run(guild.id, () => songEnded(this.#moving, live, end));
     this.#options.lease.hold(guild.id, () => void this.#order.run(guild.id, async () => this.#lapsed(live)));
     // Kicked, or the channel deleted: the connection did not come back.
     line.onGone = () => {
@@ -166,48 +179,17 @@ export class PlayerHost implements PlayerService {
     this.#players.delete(live.guildId);
   }
 
-  #playEntry(live: LivePlayer, entry: QueueEntry): void {
-    live.line.play(entry.mediaUrl);
-    this.#options.logger.info({ guildId: live.guildId, jobId: entry.jobId }, 'voice song started');
-  }
-
-  /** The song ended, failed or was skipped. */
-  async #songEnded(live: LivePlayer, end: SongEnd): Promise<void> {
-    if (live.stopped || live.advancing) return;
-    const state = await this.#options.store.read(live.guildId);
-    if (end.exitCode !== 0 && end.exitCode !== null && state?.current) {
-      this.#options.logger.warn({ guildId: live.guildId, jobId: state.current.jobId, code: end.exitCode, error: end.error.trim(), playedMs: end.playedMs }, 'voice song could not be played');
-      await this.#messages.post(live.guildId, localText('player.unplayable', { title: escapeMarkdown(state.current.title) }));
-    }
-    await this.#advance(live);
-  }
-
-  /** Plays the next entry of the queue (the radio refills it); none: the player ends. */
-  async #advance(live: LivePlayer): Promise<void> {
-    if (live.advancing) return;
-    live.advancing = true;
-    try {
-      const { store, db } = this.#options;
-      const state = await store.read(live.guildId);
-      if (!state) return;
-      const next = await nextEntry(store, db, live.guildId, state);
-      await store.clearVotes(live.guildId);
-      if (!next) {
-        live.advancing = false;
-        await this.#finish(live.guildId, 'player.ended');
-        return;
-      }
-      await store.write(live.guildId, { ...state, current: next, paused: false });
-      this.#playEntry(live, next);
-      await this.#messages.show(live.guildId);
-    } finally {
-      live.advancing = false;
-    }
+  #playEntry(live: LivePlayer, entry: QueueEntry, from?: PlayFrom): void {
+    live.line.play(entry.mediaUrl, from);
+    this.#options.logger.info({ guildId: live.guildId, jobId: entry.jobId, ...from }, 'voice song started');
   }
 
   async #skip(live: LivePlayer): Promise<void> {
-    // The song's end comes back, and #songEnded moves on: one path for ended and skipped songs.
-    if (!(await live.line.stopSong())) await this.#advance(live);
+    // The song's end comes back, and songEnded moves on: one path for ended and skipped songs.
+    live.skipping = true;
+    if (await live.line.stopSong()) return;
+    live.skipping = false;
+    await advancePlayer(this.#moving, live, 'skipped');
   }
 
   /** Ends the guild's player: leaves, forgets the queue, and closes the now-playing message with `why`. */

@@ -53,7 +53,7 @@ async function resumeGuild(parts: ResumeParts, guildId: string): Promise<void> {
     // A song hidden or deleted while no process played the guild is not taken up again.
     if (state.current && (await parts.shown(state.current.jobId))) {
       await parts.store.write(guildId, { ...state, paused: false });
-      parts.play(live, state.current);
+      parts.play(live, state.current, { volume: state.volume ?? 100 });
       await parts.showNowPlaying(guildId);
     } else {
       await parts.advance(live);

@@ -67,3 +67,40 @@ export function clock(seconds: number): string {
   const s = String(total % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
+
+/** The player controls beyond skip and stop, by who may use them. */
+export type PlayerControl = 'volume' | 'seek' | 'loop' | 'shuffle' | 'remove' | 'move' | 'clear';
+
+/**
+ * Who may use a control, as for pause and stop: the DJ role and moderators always, and a member
+ * listening alone. Seeking the song playing is also its requester's, as pausing it is; removing
+ * an entry is also whoever asked for that entry.
+ */
+export function mayUseControl(
+  control: PlayerControl,
+  input: { readonly controls: boolean; readonly alone: boolean; readonly userId: string; readonly requestedBy?: string },
+): boolean {
+  if (input.controls || input.alone) return true;
+  return (control === 'seek' || control === 'remove') && input.requestedBy === input.userId;
+}
+
+/** The volumes `/volume` accepts, in percent of each song's own loudness. */
+export const VOLUME_RANGE = { min: 0, max: 200 } as const;
+
+/** Seconds for `90`, `1:30` or `1:02:03` (what `/seek to:` accepts); undefined for anything else. */
+export function parseTimestamp(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (/^\d{1,6}$/.test(trimmed)) return Number(trimmed);
+  const match = /^(?:(\d{1,3}):)?(\d{1,3}):(\d{2})$/.exec(trimmed);
+  if (!match) return undefined;
+  const [, hours, minutes, seconds] = match;
+  if (Number(seconds) > 59 || (hours !== undefined && Number(minutes) > 59)) return undefined;
+  return Number(hours ?? 0) * 3600 + Number(minutes) * 60 + Number(seconds);
+}
+
+/** The now-playing card's bar: `width` cells, the knob where `elapsed` is in `length` (seconds). */
+export function progressBar(elapsed: number, length: number, width = 14): string {
+  const share = length > 0 ? Math.min(1, Math.max(0, elapsed / length)) : 0;
+  const knob = Math.min(width - 1, Math.floor(share * width));
+  return `${'▬'.repeat(knob)}🔘${'▬'.repeat(width - 1 - knob)}`;
+}

@@ -1,7 +1,7 @@
 /**
  * What a guild's player is doing, kept in Redis so a restart or a shard moving to another
- * process loses nothing: the channels, the song playing, the queue, pause, radio, and the
- * skip votes. Only the process that holds the guild's player writes a guild's keys.
+ * process loses nothing: the channels, the song playing, the queue, pause, radio, volume, loop,
+ * and the skip votes. Only the process that holds the guild's player writes a guild's keys.
  */
 import type { RedisClient } from '../queue/connection.js';
 
@@ -26,6 +26,9 @@ export interface RadioSettings {
   readonly query: string | null;
 }
 
+/** What plays again when a song ends: nothing, the same song, or the whole queue (the song goes to its end). */
+export type LoopMode = 'off' | 'song' | 'queue';
+
 export interface PlayerState {
   readonly voiceChannelId: string;
   readonly textChannelId: string;
@@ -38,6 +41,10 @@ export interface PlayerState {
   readonly radio: RadioSettings | null;
   /** A moderator's 24/7: no leaving an empty channel. */
   readonly stay: boolean;
+  /** Percent of each song's own loudness, 0 to 200; left out (a state written before volumes): 100. */
+  readonly volume?: number;
+  /** Left out (a state written before loops): off. */
+  readonly loop?: LoopMode;
 }
 
 export interface PlayerStore {
@@ -56,6 +63,8 @@ export interface PlayerStore {
   /** Takes the next entry off the queue. */
   next(guildId: string): Promise<QueueEntry | undefined>;
   clearQueue(guildId: string): Promise<void>;
+  /** Puts `entries` in the queue's place, in one step (a reorder, a removal). */
+  replaceQueue(guildId: string, entries: readonly QueueEntry[]): Promise<void>;
   /** Takes every entry of the song `jobId` out of the queue; resolves with how many there were. */
   removeFromQueue(guildId: string, jobId: string): Promise<number>;
   /** Records a vote; resolves with the votes counted for the current song. */
@@ -101,6 +110,11 @@ export function createPlayerStore(redis: RedisClient, prefix: string): PlayerSto
     },
     async clearQueue(guildId) {
       await redis.del(key.queue(guildId));
+    },
+    async replaceQueue(guildId, entries) {
+      const write = redis.multi().del(key.queue(guildId));
+      if (entries.length > 0) write.rpush(key.queue(guildId), ...entries.map((entry) => JSON.stringify(entry)));
+      await write.exec();
     },
     async removeFromQueue(guildId, jobId) {
       const raws = await redis.lrange(key.queue(guildId), 0, -1);

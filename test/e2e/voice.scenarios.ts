@@ -115,7 +115,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
   // The player's own story of a failed scenario: what it played, and the states it went through.
   afterEach(({ task }) => {
     if (task.result?.state !== 'fail') return;
-    const lines = bot.output().split('\n').filter((line) => /voice|"command":"(play|pause|resume|skip|stop|queue|radio)"/.test(line));
+    const lines = bot.output().split('\n').filter((line) => /voice|"command":"(play|pause|resume|skip|stop|queue|radio|volume|seek|loop|shuffle|remove|move|clear)"/.test(line));
     console.log(`the player around "${task.name}":\n${lines.slice(-30).join('\n')}`);
   });
 
@@ -195,6 +195,110 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     await answerOf(bot.run(alice, { name: 'pause' }));
     expect((await answerOf(bot.run(bob, { name: 'skip' }))).text).toBe(`Skipped **First Light** (<@${bob}>).`);
     await botInVoice(voice, false);
+  });
+
+  playerOnly('changes the volume and jumps within a song, for the DJ role and the song’s requester only: the emulator hears both', async () => {
+    const [first, second] = songs;
+    const { alice, bob, owner, manager } = bot.members;
+    await answerOf(bot.run(manager, { name: 'settings', subcommand: 'dj-role', options: { role: bot.djRole.id } }));
+    for (const member of [alice, owner]) bot.emulator.joinVoice(member, voice);
+    const djOnly = 'Only moderators and the DJ role may do that (or someone listening alone).';
+    /** The median loudness heard since the last reset, and the seconds of sound (the silence frames that end a stream left out). */
+    const heard = () => {
+      const reception = bot.emulator.voiceReception(bot.guild.id);
+      const sorted = [...reception.envelope].sort((a, b) => a - b);
+      return { loudness: sorted[Math.floor(sorted.length / 2)] ?? 0, seconds: reception.seconds - reception.silentFrames * 0.02 };
+    };
+
+    // Seek: Alice asked for the song, Bob is the DJ; the owner, one of two listeners, neither.
+    await answerOf(play(alice, second!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+    expect((await answerOf(bot.run(owner, { name: 'seek', options: { to: '0:01' } }))).text).toBe('Only whoever asked for this song, the DJ role or a moderator may jump within it.');
+    expect((await answerOf(bot.run(alice, { name: 'seek', options: { to: 'soon' } }))).text).toBe('I did not understand that time. Write it as m:ss (1:30) or in seconds (90).');
+    expect((await answerOf(bot.run(alice, { name: 'seek', options: { to: '0:05' } }))).text).toBe('That is past the end of the song (it is 0:02 long).');
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    expect((await answerOf(bot.run(alice, { name: 'seek', options: { to: '0:01' } }))).text).toBe(`Jumped to 0:01 in **Second Wind** (<@${alice}>).`);
+    // The card shows where the song is now, still paused.
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.embeds?.[0]?.description).toMatch(/🔘▬* 0:01 \/ 0:02/), 10_000);
+    expect(bot.emulator.message(message.id)?.embeds?.[0]?.title).toBe('⏸ Second Wind');
+    await answerOf(bot.run(alice, { name: 'resume' }));
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 20_000);
+    const sought = heard();
+    // The second half of the song, not the whole of it.
+    expect(sought.seconds, JSON.stringify({ sought, file: second!.seconds })).toBeGreaterThan(0.5);
+    expect(sought.seconds, JSON.stringify({ sought, file: second!.seconds })).toBeLessThan(second!.seconds - 0.6);
+
+    // Volume: the whole player's, so the DJ's (or a lone listener's), not the requester's.
+    await answerOf(play(alice, first!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    expect((await answerOf(bot.run(alice, { name: 'volume', options: { level: 50 } }))).text).toBe(djOnly);
+    expect((await answerOf(bot.run(bob, { name: 'volume', options: { level: 50 } }))).text).toBe(`Volume: 50% (<@${bob}>).`);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    await answerOf(bot.run(alice, { name: 'resume' }));
+    await botInVoice(voice, false);
+    const quieter = heard();
+    // Half the amplitude: about 0.5 of the loudness heard at 100% (Opus is lossy).
+    expect(quieter.loudness / sought.loudness, JSON.stringify({ quieter, sought })).toBeGreaterThan(0.35);
+    expect(quieter.loudness / sought.loudness, JSON.stringify({ quieter, sought })).toBeLessThan(0.65);
+    expect(quieter.seconds).toBeGreaterThan(first!.seconds * 0.8);
+    bot.emulator.leaveVoice(bot.guild.id, owner);
+  });
+
+  playerOnly('loops a song until the loop is turned off, for the DJ role only', async () => {
+    const [, , third] = songs;
+    const { alice, bob, owner, manager } = bot.members;
+    await answerOf(bot.run(manager, { name: 'settings', subcommand: 'dj-role', options: { role: bot.djRole.id } }));
+    for (const member of [alice, owner]) bot.emulator.joinVoice(member, voice);
+    await answerOf(play(alice, third!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    const message = found(nowPlayingMessages().at(-1), 'the now-playing message');
+    expect((await answerOf(bot.run(alice, { name: 'loop', options: { mode: 'song' } }))).text).toBe('Only moderators and the DJ role may do that (or someone listening alone).');
+    expect((await answerOf(bot.run(bob, { name: 'loop', options: { mode: 'song' } }))).text).toBe(`Looping this song until the loop is turned off or it is skipped (<@${bob}>).`);
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.embeds?.[0]?.description).toContain('Loop: this song'), 10_000);
+    bot.emulator.resetVoiceReception(bot.guild.id);
+    await answerOf(bot.run(alice, { name: 'resume' }));
+    // Two and a half songs' worth of sound from a queue of one: it played again.
+    await bot.emulator.waitForVoiceFrames(bot.guild.id, Math.ceil(third!.seconds * 2.5 * 50), 20_000);
+    expect(bot.emulator.voiceMembers(voice)).toContain(bot.emulator.botUser.id);
+    expect((await answerOf(bot.run(bob, { name: 'loop', options: { mode: 'off' } }))).text).toBe(`Loop off: the queue plays once (<@${bob}>).`);
+    await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 20_000);
+    bot.emulator.leaveVoice(bot.guild.id, owner);
+  });
+
+  playerOnly('shuffles, moves, removes and clears queued songs under the DJ rules', async () => {
+    const [first, second, third] = songs;
+    const { alice, bob, owner, manager } = bot.members;
+    await answerOf(bot.run(manager, { name: 'settings', subcommand: 'dj-role', options: { role: bot.djRole.id } }));
+    for (const member of [alice, owner]) bot.emulator.joinVoice(member, voice);
+    await answerOf(play(alice, first!.id));
+    await answerOf(bot.run(alice, { name: 'pause' }));
+    for (const song of [second, third]) await answerOf(play(alice, song!.id));
+    await answerOf(play(owner, first!.id));
+    const queued = async () => (await answerOf(bot.run(alice, { name: 'queue' }))).text.split('\n').slice(2).map((line) => line.replace(/ · .*$/, ''));
+    expect(await queued()).toEqual(['1. Second Wind', '2. Third Rail', '3. First Light']);
+
+    const djOnly = 'Only moderators and the DJ role may do that (or someone listening alone).';
+    expect((await answerOf(bot.run(owner, { name: 'shuffle' }))).text).toBe(djOnly);
+    expect((await answerOf(bot.run(owner, { name: 'move', options: { from: 1, to: 2 } }))).text).toBe(djOnly);
+    expect((await answerOf(bot.run(owner, { name: 'clear' }))).text).toBe(djOnly);
+    expect((await answerOf(bot.run(owner, { name: 'remove', options: { position: 1 } }))).text).toBe('Only whoever asked for that song, the DJ role or a moderator may take it out of the queue.');
+    expect(await queued()).toEqual(['1. Second Wind', '2. Third Rail', '3. First Light']);
+
+    expect((await answerOf(bot.run(bob, { name: 'move', options: { from: 3, to: 1 } }))).text).toBe(`Moved **First Light** to position 1 (<@${bob}>).`);
+    expect(await queued()).toEqual(['1. First Light', '2. Second Wind', '3. Third Rail']);
+    // The owner asked for the song now first: the owner may take it out.
+    expect((await answerOf(bot.run(owner, { name: 'remove', options: { position: 1 } }))).text).toBe(`Took **First Light** (position 1) out of the queue (<@${owner}>).`);
+    expect((await answerOf(bot.run(bob, { name: 'remove', options: { position: 5 } }))).text).toBe('The queue has no such place: it holds 2 songs, numbered from 1 as `/queue` shows them.');
+    expect((await answerOf(bot.run(bob, { name: 'shuffle' }))).text).toBe(`Shuffled the queue (2 songs) (<@${bob}>).`);
+    expect((await queued()).map((line) => line.slice(3)).sort()).toEqual(['Second Wind', 'Third Rail']);
+    expect((await answerOf(bot.run(bob, { name: 'clear' }))).text).toBe(`Cleared the queue (2 songs); the song playing plays on (<@${bob}>).`);
+    const queue = (await answerOf(bot.run(alice, { name: 'queue' }))).text.split('\n');
+    expect(queue[0]).toMatch(/^\*\*Paused:\*\* First Light /);
+    expect(queue.slice(1)).toEqual(['Nothing else is queued.']);
+    expect((await answerOf(bot.run(manager, { name: 'stop' }))).text).toBe('Stopped. The queue is cleared and I left the channel.');
+    await botInVoice(voice, false);
+    bot.emulator.leaveVoice(bot.guild.id, owner);
   });
 
   playerOnly('plays the library as radio until stopped', async () => {

@@ -28,6 +28,8 @@ interface Line {
   readonly audio: AudioPlayer;
   adapter?: DiscordGatewayAdapterLibraryMethods;
   resource?: AudioResource;
+  /** Where the resource playing started in its song (a seek), in ms. */
+  startMs: number;
   decoder?: { readonly process: EncodedStream; readonly song: RelayedSong; readonly exited: Promise<{ code: number | null; error: string }> };
   playId: number;
   left: boolean;
@@ -103,7 +105,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
     // Paused frames are not sent while nobody could hear; playing resumes where it was.
     const audio = createAudioPlayer({ behaviors: { noSubscriber: NoSubscriberBehavior.Pause } });
     connection.subscribe(audio);
-    const joined: Line = { guildId, connection, audio, playId: 0, left: false, ...(pendingAdapter && { adapter: pendingAdapter }) };
+    const joined: Line = { guildId, connection, audio, playId: 0, startMs: 0, left: false, ...(pendingAdapter && { adapter: pendingAdapter }) };
     pendingAdapter = undefined;
     lines.set(guildId, joined);
     audio.on('stateChange', (before, after) => log('debug', 'voice player state', { guildId, from: before.status, to: after.status }));
@@ -127,7 +129,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
       if (!line.audio.stop(true)) post({ type: 'ended', guildId: line.guildId, end: { playId: call.playId, playedMs: 0, exitCode: -1, error: reason } });
       return;
     }
-    const process = spawnDecoder(call.ffmpegPath, song.url, call.libopus);
+    const process = spawnDecoder(call.ffmpegPath, song.url, call.libopus, { startMs: call.startMs ?? 0, volume: call.volume ?? 100 });
     let error = '';
     process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
     const exited = new Promise<{ code: number | null; error: string }>((resolve) => {
@@ -138,6 +140,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
     process.stdout.on('error', () => {});
     line.playId = call.playId;
     line.decoder = { process, song, exited };
+    line.startMs = call.startMs ?? 0;
     line.resource = createAudioResource(process.stdout, { inputType: call.libopus ? StreamType.OggOpus : StreamType.Raw });
     line.audio.play(line.resource);
   }
@@ -169,7 +172,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
         return true;
       }
       case 'playback':
-        return line.resource?.playbackDuration ?? 0;
+        return line.resource ? line.startMs + line.resource.playbackDuration : 0;
       case 'leave':
         return leave(line);
     }

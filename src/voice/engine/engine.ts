@@ -13,9 +13,9 @@ import { Worker } from 'node:worker_threads';
 import { GatewayOpcodes, type Guild } from 'discord.js';
 import type { Logger } from '../../logger.js';
 import { createVoiceCore } from './core.js';
-import type { FromVoice, SongEnd, ToVoice, VoiceCall } from './protocol.js';
+import type { FromVoice, PlayFrom, SongEnd, ToVoice, VoiceCall } from './protocol.js';
 
-export type { SongEnd } from './protocol.js';
+export type { PlayFrom, SongEnd } from './protocol.js';
 
 export interface VoiceEngineOptions {
   readonly logger: Logger;
@@ -45,10 +45,10 @@ export class VoiceLine {
     this.channelId = channelId;
   }
 
-  /** Starts `url` through ffmpeg, ending whatever played; returns its play id. */
-  play(url: string): number {
+  /** Starts `url` through ffmpeg (from `from.startMs`, at `from.volume`), ending whatever played; returns its play id. */
+  play(url: string, from: PlayFrom = {}): number {
     this.playId += 1;
-    void this.#engine.call({ op: 'play', guildId: this.guildId, playId: this.playId, url, ...this.#engine.decoder });
+    void this.#engine.call({ op: 'play', guildId: this.guildId, playId: this.playId, url, ...from, ...this.#engine.decoder });
     return this.playId;
   }
 
@@ -65,7 +65,7 @@ export class VoiceLine {
     return (await this.#engine.call({ op: 'stop-song', guildId: this.guildId })) === true;
   }
 
-  /** How long the song has played, in ms. */
+  /** Where the song playing is, in ms from its start (a seek's start included). */
   async playbackMs(): Promise<number> {
     return Number(await this.#engine.call({ op: 'playback', guildId: this.guildId }));
   }

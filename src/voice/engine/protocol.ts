@@ -13,6 +13,14 @@ export interface SongEnd {
   readonly error: string;
 }
 
+/** Where a song starts and how loud it plays: a seek or a new volume starts its decoder again. */
+export interface PlayFrom {
+  /** Milliseconds into the song. @defaultValue 0 */
+  readonly startMs?: number;
+  /** Percent of the song's own loudness, 0 to 200. @defaultValue 100 */
+  readonly volume?: number;
+}
+
 export type ToVoice =
   | { readonly type: 'call'; readonly id: number; readonly call: VoiceCall }
   | { readonly type: 'voice-server'; readonly guildId: string; readonly data: GatewayVoiceServerUpdateDispatchData }
@@ -21,11 +29,12 @@ export type ToVoice =
 
 export type VoiceCall =
   | { readonly op: 'join'; readonly guildId: string; readonly channelId: string }
-  | { readonly op: 'play'; readonly guildId: string; readonly playId: number; readonly url: string; readonly ffmpegPath: string; readonly libopus: boolean }
+  | ({ readonly op: 'play'; readonly guildId: string; readonly playId: number; readonly url: string; readonly ffmpegPath: string; readonly libopus: boolean } & PlayFrom)
   | { readonly op: 'pause'; readonly guildId: string }
   | { readonly op: 'unpause'; readonly guildId: string }
   /** Ends the song playing; answers false when nothing was (no `ended` event follows then). */
   | { readonly op: 'stop-song'; readonly guildId: string }
+  /** Where the song playing is, in ms from its start (a seek's start included). */
   | { readonly op: 'playback'; readonly guildId: string }
   | { readonly op: 'leave'; readonly guildId: string };
 

@@ -57,6 +57,8 @@ class FakeLease implements GuildLease {
 /** Discord as the host reads it: one guild whose voice channel has the bot and a listener, and a text channel that keeps what is sent. */
 function fakeDiscord(guildId: string, voiceChannelId: string) {
   const sent: string[] = [];
+  /** The now-playing card's descriptions, as each edit left it. */
+  const edits: string[] = [];
   const textChannel = {
     isSendable: () => true,
     isTextBased: () => true,
@@ -64,7 +66,12 @@ function fakeDiscord(guildId: string, voiceChannelId: string) {
       sent.push(message.content);
       return { id: String(900_000_000_000_000_100n + BigInt(sent.length)) };
     },
-    messages: { edit: async () => ({}) },
+    messages: {
+      edit: async (_id: string, message: { embeds?: Array<{ toJSON(): { description?: string } }> }) => {
+        edits.push(message.embeds?.[0]?.toJSON().description ?? '');
+        return {};
+      },
+    },
   };
   const voiceStates = new Collection([
     [BOT, { id: BOT, channelId: voiceChannelId, member: { user: { bot: true } } }],
@@ -79,7 +86,7 @@ function fakeDiscord(guildId: string, voiceChannelId: string) {
   };
   const guild = { id: guildId, client, voiceStates: { cache: voiceStates }, channels: { cache: new Collection([[voiceChannelId, { id: voiceChannelId, isVoiceBased: () => true }]]) } };
   client.guilds.cache.set(guildId, guild);
-  return { client: client as unknown as Client<true>, sent };
+  return { client: client as unknown as Client<true>, sent, edits };
 }
 
 /** The songs' ids, one per number, each a finished song in the database once {@link playing} saved it. */
@@ -95,12 +102,22 @@ async function playing(guildId: string, current: QueueEntry, ...queued: QueueEnt
 }
 
 async function playingAfter(guildId: string, before: () => Promise<void>, current: QueueEntry, ...queued: QueueEntry[]) {
+  return playingWith(guildId, { before }, current, ...queued);
+}
+
+/** {@link playingAfter}, the state changed by `changes` before the resume, the card's progress edited every `progressEveryMs`. */
+async function playingWith(
+  guildId: string,
+  { before = async () => {}, changes = {}, progressEveryMs }: { before?: () => Promise<void>; changes?: Partial<PlayerState>; progressEveryMs?: number },
+  current: QueueEntry,
+  ...queued: QueueEntry[]
+) {
   const voiceChannelId = `${guildId}1`;
   const discord = fakeDiscord(guildId, voiceChannelId);
   const lines: FakeVoiceLine[] = [];
   const engine = { join: (_guild: unknown, channelId: string) => lines[lines.push(new FakeVoiceLine(channelId, guildId)) - 1] } as unknown as VoiceEngine;
   const lease = new FakeLease();
-  const state: PlayerState = { voiceChannelId, textChannelId: `${guildId}2`, guildLocale: 'en-US', nowPlayingMessageId: null, current, paused: false, radio: null, stay: false };
+  const state: PlayerState = { voiceChannelId, textChannelId: `${guildId}2`, guildLocale: 'en-US', nowPlayingMessageId: null, current, paused: false, radio: null, stay: false, ...changes };
   await store.write(guildId, state);
   if (queued.length > 0) await store.enqueue(guildId, ...queued);
   await ensureGuild(db.db, guildId, { startingCredits: 0 });
@@ -108,11 +125,26 @@ async function playingAfter(guildId: string, before: () => Promise<void>, curren
     await db.db.insert(jobs).values({ id: song.jobId, guildId, channelId: state.textChannelId, userId: LISTENER, kind: 'song', state: 'succeeded', request: { kind: 'song', prompt: song.title }, cost: 10 });
   }
   await before();
-  const host = new PlayerHost({ client: discord.client, db: db.db, lease, store, logger: silentLogger, ffmpeg: { found: true } as never, engine, idleSeconds: 300 });
+  const host = new PlayerHost({
+    client: discord.client,
+    db: db.db,
+    lease,
+    store,
+    logger: silentLogger,
+    ffmpeg: { found: true } as never,
+    engine,
+    idleSeconds: 300,
+    ...(progressEveryMs !== undefined && { progressEveryMs }),
+  });
   hosts.push(host);
   await host.resumeAll();
   expect(lines).toHaveLength(1);
-  return { host, line: lines[0]!, lease, sent: discord.sent };
+  return { host, line: lines[0]!, lease, sent: discord.sent, edits: discord.edits };
+}
+
+/** A member who controls the player (Manage Server), asking from the guild's text channel. */
+function requester(guildId: string) {
+  return { userId: LISTENER, roleIds: [], canManageGuild: true, channelId: `${guildId}2`, parentChannelId: null, guildLocale: 'en-US' };
 }
 
 describe('the player host', () => {
@@ -167,5 +199,45 @@ describe('the player host', () => {
     const { line } = await playingAfter(guildId, () => removeResultRow(db.db, entry(8).jobId, { removal: 'deleted', by: LISTENER, at: new Date() }).then(() => {}), entry(8), entry(9));
     expect(line.played).toEqual([entry(9).mediaUrl]);
     expect((await store.read(guildId))?.current?.jobId).toBe(entry(9).jobId);
+  });
+
+  it('plays a song again under a song loop until it is skipped, at the volume the state keeps', async () => {
+    const guildId = '800000000000000005';
+    const { host, line } = await playingWith(guildId, { changes: { loop: 'song', volume: 40 } }, entry(10), entry(11));
+    expect(line.starts).toEqual([{ volume: 40 }]);
+    line.onEnded({ playId: 1, exitCode: 0, error: '', playedMs: 60_000 });
+    await expect.poll(() => line.played).toEqual([entry(10).mediaUrl, entry(10).mediaUrl]);
+    expect(line.starts[1]).toEqual({ volume: 40 });
+    expect(await store.queue(guildId)).toEqual([entry(11)]);
+    // A skip ends the loop's song: the next plays.
+    expect((await host.handle({ guildId, requester: requester(guildId), action: { op: 'skip' } })).lines[0]?.key).toBe('player.skipped');
+    expect((await store.read(guildId))?.current?.jobId).toBe(entry(11).jobId);
+    expect(line.played).toEqual([entry(10).mediaUrl, entry(10).mediaUrl, entry(11).mediaUrl]);
+  });
+
+  it('puts each song back at the queue’s end under a queue loop, but not one whose audio failed', async () => {
+    const guildId = '800000000000000006';
+    const { line } = await playingWith(guildId, { changes: { loop: 'queue' } }, entry(12), entry(13), entry(14));
+    line.onEnded({ playId: 1, exitCode: 0, error: '', playedMs: 60_000 });
+    await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe(entry(13).jobId);
+    expect(await store.queue(guildId)).toEqual([entry(14), entry(12)]);
+    line.onEnded({ playId: 2, exitCode: 1, error: 'Server returned 404 Not Found', playedMs: 0 });
+    await expect.poll(async () => (await store.read(guildId))?.current?.jobId).toBe(entry(14).jobId);
+    expect(await store.queue(guildId)).toEqual([entry(12)]);
+  });
+
+  it('edits the card’s progress bar while the song plays, and stops once the player ends', async () => {
+    const guildId = '800000000000000007';
+    const card = { progressEveryMs: 50, changes: { nowPlayingMessageId: '900000000000000999' } };
+    const { host, line, edits } = await playingWith(guildId, card, entry(15));
+    const other = await playingWith('800000000000000008', card, entry(16));
+    line.positionMs = 30_000;
+    await expect.poll(() => edits.some((description) => description.includes('▬▬▬▬▬▬▬🔘▬▬▬▬▬▬ 0:30 / 1:00'))).toBe(true);
+    expect((await host.handle({ guildId, requester: requester(guildId), action: { op: 'stop' } })).lines[0]?.key).toBe('player.stopped');
+    const after = edits.length;
+    // The other guild's card, on the same 50 ms, is edited three more times meanwhile: this one's no more.
+    const otherBefore = other.edits.length;
+    await expect.poll(() => other.edits.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(otherBefore + 3);
+    expect(edits.length).toBe(after);
   });
 });

@@ -70,6 +70,21 @@ describe('the player store', () => {
     expect(await store.queue('g1')).toEqual([]);
     expect(await store.activeGuilds()).toEqual([]);
   });
+
+  it('replaces the queue in one step (an edit of it), and keeps the volume and the loop for another process', async () => {
+    const store = createPlayerStore(redis, prefix);
+    await store.write('g2', { ...state(entry(1)), volume: 150, loop: 'queue' });
+    await store.enqueue('g2', entry(2), entry(3), entry(4));
+    await store.replaceQueue('g2', [entry(4), entry(2)]);
+    const otherConnection = new Redis(url, { maxRetriesPerRequest: null });
+    const other = createPlayerStore(otherConnection, prefix);
+    expect((await other.queue('g2')).map((e) => e.title)).toEqual(['Song 4', 'Song 2']);
+    expect(await other.read('g2')).toMatchObject({ volume: 150, loop: 'queue' });
+    await otherConnection.quit();
+    await store.replaceQueue('g2', []);
+    expect(await store.queueLength('g2')).toBe(0);
+    await store.clear('g2');
+  });
 });
 
 describe('a voice request nobody holds', () => {

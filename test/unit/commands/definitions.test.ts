@@ -153,6 +153,13 @@ describe('command definitions', () => {
       pause: [],
       resume: [],
       stop: [],
+      volume: ['level'],
+      seek: ['to'],
+      loop: ['mode'],
+      shuffle: [],
+      remove: ['position'],
+      move: ['from', 'to'],
+      clear: [],
       radio: ['user', 'query', 'stay'],
       help: [],
       'credits-admin': [

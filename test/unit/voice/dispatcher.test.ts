@@ -61,6 +61,9 @@ class MemoryStore implements PlayerStore {
   async clearQueue(guildId: string) {
     this.queues.delete(guildId);
   }
+  async replaceQueue(guildId: string, entries: readonly QueueEntry[]) {
+    this.queues.set(guildId, [...entries]);
+  }
   async removeFromQueue(guildId: string, jobId: string) {
     const queue = this.queues.get(guildId) ?? [];
     const kept = queue.filter((entry) => entry.jobId !== jobId);
@@ -146,6 +149,7 @@ function fakeHost() {
       live.line.play(next.mediaUrl);
     },
     skip: async (live) => parts.advance(live),
+    play: (live, entry, from) => void live.line.play(entry.mediaUrl, from),
     finish,
     showNowPlaying: async () => {},
     checkListeners: () => {},
@@ -158,7 +162,8 @@ function fakeHost() {
       players.delete(guildId);
     });
   };
-  const ask = (guildId: string, action: PlayerOp, userId = LISTENER) => handleRequest(parts, { guildId, requester: requester(guildId, userId), action });
+  const ask = (guildId: string, action: PlayerOp, userId = LISTENER, canManageGuild = false) =>
+    handleRequest(parts, { guildId, requester: { ...requester(guildId, userId), canManageGuild }, action });
   return { store, lines, gates, guilds, leftWithoutPlayer, lapse, ask };
 }
 
@@ -250,5 +255,73 @@ describe('the voice request dispatcher', () => {
     expect(text(await host.ask(empty, { op: 'stop' }, OTHER_LISTENER))).toMatch(/^Nothing is playing right now/);
     expect(host.leftWithoutPlayer).toEqual([alone]);
     expect(host.lines).toEqual([]);
+  });
+
+  it('changes the volume where the song is, and refuses it to a listener who does not control the player while another listens', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000010';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    host.lines[0]!.positionMs = 12_500;
+    expect(text(await host.ask(guildId, { op: 'volume', level: 50 }, OTHER_LISTENER))).toBe('Only moderators and the DJ role may do that (or someone listening alone).');
+    expect(host.lines[0]!.starts).toHaveLength(1);
+    expect(text(await host.ask(guildId, { op: 'volume', level: 50 }, OTHER_LISTENER, true))).toBe(`Volume: 50% (<@${OTHER_LISTENER}>).`);
+    // The same song, started again where it was, at the new volume; the state keeps it for the next songs and a restart.
+    expect(host.lines[0]!.played).toEqual([song(1).mediaUrl, song(1).mediaUrl]);
+    expect(host.lines[0]!.starts[1]).toEqual({ startMs: 12_500, volume: 50 });
+    expect((await host.store.read(guildId))?.volume).toBe(50);
+    expect(text(await host.ask(guildId, { op: 'volume', level: 201 }, OTHER_LISTENER, true))).toBe('The volume goes from 0 to 200 percent.');
+  });
+
+  it('seeks for the song’s requester, not for another listener, and not past the song’s end', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000011';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    await host.ask(guildId, { op: 'pause' });
+    expect(text(await host.ask(guildId, { op: 'seek', seconds: 30 }, OTHER_LISTENER))).toBe('Only whoever asked for this song, the DJ role or a moderator may jump within it.');
+    expect(text(await host.ask(guildId, { op: 'seek', seconds: 60 }))).toBe('That is past the end of the song (it is 1:00 long).');
+    expect(text(await host.ask(guildId, { op: 'seek', seconds: 30 }))).toBe(`Jumped to 0:30 in **Song 1** (<@${LISTENER}>).`);
+    expect(host.lines[0]!.starts.at(-1)).toEqual({ startMs: 30_000, volume: 100 });
+    // It was paused: it stays paused where it now is.
+    expect(host.lines[0]!.paused).toBe(true);
+  });
+
+  it('loops, shuffles, removes, moves and clears the queue under the DJ rules', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000012';
+    await host.ask(guildId, { op: 'play', entry: song(1) });
+    for (const n of [2, 3, 4]) await host.ask(guildId, { op: 'play', entry: { ...song(n), requestedBy: n === 3 ? OTHER_LISTENER : LISTENER } });
+    const titles = async () => (await host.store.queue(guildId)).map((entry) => entry.title);
+
+    for (const action of [{ op: 'loop', mode: 'song' }, { op: 'shuffle' }, { op: 'move', from: 1, to: 3 }, { op: 'clear' }, { op: 'remove', position: 1 }] as const) {
+      expect(text(await host.ask(guildId, action, OTHER_LISTENER)), action.op).toMatch(/^Only /);
+    }
+    expect(await titles()).toEqual(['Song 2', 'Song 3', 'Song 4']);
+    expect((await host.store.read(guildId))?.loop).toBeUndefined();
+
+    // Whoever asked for a queued song may take it out.
+    expect(text(await host.ask(guildId, { op: 'remove', position: 2 }, OTHER_LISTENER))).toBe(`Took **Song 3** (position 2) out of the queue (<@${OTHER_LISTENER}>).`);
+    expect(text(await host.ask(guildId, { op: 'loop', mode: 'queue' }, OTHER_LISTENER, true))).toBe(`Looping the queue: each song goes back to its end once played (<@${OTHER_LISTENER}>).`);
+    expect((await host.store.read(guildId))?.loop).toBe('queue');
+    expect(text(await host.ask(guildId, { op: 'move', from: 2, to: 1 }, OTHER_LISTENER, true))).toBe(`Moved **Song 4** to position 1 (<@${OTHER_LISTENER}>).`);
+    expect(await titles()).toEqual(['Song 4', 'Song 2']);
+    expect(text(await host.ask(guildId, { op: 'move', from: 3, to: 1 }, OTHER_LISTENER, true))).toBe('The queue has no such place: it holds 2 songs, numbered from 1 as `/queue` shows them.');
+    expect(text(await host.ask(guildId, { op: 'shuffle' }, OTHER_LISTENER, true))).toBe(`Shuffled the queue (2 songs) (<@${OTHER_LISTENER}>).`);
+    expect((await titles()).sort()).toEqual(['Song 2', 'Song 4']);
+    expect(text(await host.ask(guildId, { op: 'clear' }, OTHER_LISTENER, true))).toBe(`Cleared the queue (2 songs); the song playing plays on (<@${OTHER_LISTENER}>).`);
+    expect(await titles()).toEqual([]);
+    expect((await host.store.read(guildId))?.current?.jobId).toBe('job-1');
+    expect(text(await host.ask(guildId, { op: 'shuffle' }, OTHER_LISTENER, true))).toBe('There is nothing to shuffle: fewer than two songs are queued.');
+  });
+
+  it('lets a member listening alone use every control, and says when nothing plays', async () => {
+    const host = fakeHost();
+    const guildId = '800000000000000013';
+    expect(text(await host.ask(guildId, { op: 'volume', level: 80 }))).toMatch(/^Nothing is playing right now/);
+    host.guilds.set(guildId, fakeGuild(guildId, `${guildId}1`, { listeners: [OTHER_LISTENER] }));
+    await host.ask(guildId, { op: 'play', entry: song(1) }, OTHER_LISTENER);
+    await host.ask(guildId, { op: 'play', entry: song(2) }, OTHER_LISTENER);
+    expect(text(await host.ask(guildId, { op: 'volume', level: 80 }, OTHER_LISTENER))).toBe(`Volume: 80% (<@${OTHER_LISTENER}>).`);
+    expect(text(await host.ask(guildId, { op: 'loop', mode: 'song' }, OTHER_LISTENER))).toMatch(/^Looping this song/);
+    expect(text(await host.ask(guildId, { op: 'clear' }, OTHER_LISTENER))).toMatch(/^Cleared the queue \(1 song\)/);
   });
 });

@@ -63,6 +63,22 @@ describe('the now-playing card', () => {
     expect(buttons(message)).toEqual(['resume', 'skip', 'stop']);
   });
 
+  it('shows how far the song has played on a bar, and the volume and the loop when they are set', () => {
+    const message = nowPlayingMessage(english, state({ volume: 150, loop: 'queue' }), 2, 92.6);
+    expect(message.embeds[0]!.toJSON().description!.split('\n')).toEqual([
+      `By <@${song.makerId}> · asked by <@${song.requestedBy}>`,
+      '▬▬▬▬▬▬▬🔘▬▬▬▬▬▬ 1:32 / 3:05',
+      'Volume: 150%',
+      'Loop: the queue',
+      'Next in the queue: 2 songs',
+    ]);
+    // Past its length (a decoder's last frames): the bar stops at the end.
+    expect(nowPlayingMessage(english, state({ loop: 'song' }), 0, 190).embeds[0]!.toJSON().description!.split('\n').slice(1, 3)).toEqual([
+      '▬▬▬▬▬▬▬▬▬▬▬▬▬🔘 3:05 / 3:05',
+      'Loop: this song',
+    ]);
+  });
+
   it('tells the player’s buttons from anything else', () => {
     expect(['pause', 'resume', 'skip', 'stop'].every(isPlayerButton)).toBe(true);
     expect(isPlayerButton('play')).toBe(false);

@@ -3,7 +3,10 @@ import {
   channelHasRoom,
   clock,
   controlsPlayer,
+  mayUseControl,
   missingVoicePermissions,
+  parseTimestamp,
+  progressBar,
   routeFor,
   shuffled,
   skipDecision,
@@ -81,5 +84,32 @@ describe('radio order and times', () => {
 
   it('writes m:ss and h:mm:ss', () => {
     expect([0, 5, 65, 600, 3725].map(clock)).toEqual(['0:00', '0:05', '1:05', '10:00', '1:02:05']);
+  });
+});
+
+describe('the player controls', () => {
+  const member = { controls: false, alone: false, userId: 'u1' };
+  it('are the DJ role’s, the moderators’ and a lone listener’s; seeking the song and removing an entry are also their requester’s', () => {
+    for (const control of ['volume', 'seek', 'loop', 'shuffle', 'remove', 'move', 'clear'] as const) {
+      expect(mayUseControl(control, { ...member, controls: true }), control).toBe(true);
+      expect(mayUseControl(control, { ...member, alone: true }), control).toBe(true);
+      expect(mayUseControl(control, member), control).toBe(false);
+      expect(mayUseControl(control, { ...member, requestedBy: 'u1' }), control).toBe(control === 'seek' || control === 'remove');
+      expect(mayUseControl(control, { ...member, requestedBy: 'u2' }), control).toBe(false);
+    }
+  });
+
+  it('read a time as seconds, m:ss or h:mm:ss, and nothing else', () => {
+    expect(['90', ' 1:30 ', '0:05', '1:02:03', '12:00'].map(parseTimestamp)).toEqual([90, 90, 5, 3723, 720]);
+    for (const text of ['', '1:5', '1:60', '1:60:00', 'abc', '-5', '1.5', '1:30pm']) expect(parseTimestamp(text), text).toBeUndefined();
+  });
+
+  it('draw the progress bar with its knob where the song is, within the bar at both ends', () => {
+    expect(progressBar(0, 100, 10)).toBe('🔘▬▬▬▬▬▬▬▬▬');
+    expect(progressBar(50, 100, 10)).toBe('▬▬▬▬▬🔘▬▬▬▬');
+    expect(progressBar(100, 100, 10)).toBe('▬▬▬▬▬▬▬▬▬🔘');
+    expect(progressBar(500, 100, 10)).toBe('▬▬▬▬▬▬▬▬▬🔘');
+    expect(progressBar(-3, 0, 10)).toBe('🔘▬▬▬▬▬▬▬▬▬');
+    expect([...progressBar(37, 185)].filter((c) => c === '▬')).toHaveLength(13);
   });
 });
