@@ -20,8 +20,8 @@ import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 export function songScenarios(interactions: 'gateway' | 'http'): void {
   let bot: E2E;
   /** A scenario the way in does not touch. */
-  const overGatewayAlone = (name: string, scenario: () => Promise<void>): void => {
-    if (interactions === 'gateway') it(name, scenario);
+  const overGatewayAlone = (name: string, scenario: () => Promise<void>, timeoutMs?: number): void => {
+    if (interactions === 'gateway') it(name, scenario, timeoutMs);
   };
   printBotLogsOnFailure(() => bot);
 
@@ -150,6 +150,34 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
       expect(await press(bot.members.alice)).toBe('You no longer like **Green Build** (1 like now).');
       await expect.poll(label, { timeout: 10_000 }).toBe('Like · 1');
     });
+
+    overGatewayAlone('counts a like and makes a reroll once when two gateway processes hear every press', async () => {
+      const twin = bot.world.bot({ name: 'twin gateway', env: { ...bot.botEnv, ROLE: 'gateway' } });
+      await twin.start();
+      try {
+        const handle = bot.run(bot.members.alice, { name: 'song', options: { prompt: 'two gateways humming', title: 'Twins' } });
+        const songJob = await bot.jobIdOf(handle);
+        const message = await bot.result(handle, songJob);
+        const like = bot.emulator.clickButton({ messageId: message.id, customId: `like:${songJob}`, userId: bot.members.bob });
+        expect(await ephemeralText(like)).toBe('You like **Twins** (1 like now). Press Like again to take it back.');
+        const before = await bot.balance();
+        const click = bot.emulator.clickButton({ messageId: message.id, customId: `reroll:${songJob}`, userId: bot.members.bob });
+        const rerollJob = await bot.jobIdOf(click);
+        await bot.result(click, rerollJob);
+        const { rows } = await bot.db.pool.query<{ id: string; like_count: number }>('select id, like_count from jobs where reroll_of = $1 or id = $1 order by created_at', [songJob]);
+        expect(rows).toEqual([
+          { id: songJob, like_count: 1 },
+          { id: rerollJob, like_count: 0 },
+        ]);
+        expect(await ledgerOfJob(bot.db.db, rerollJob)).toEqual([{ kind: 'reserve', amount: -10, key: `job:${rerollJob}:debit` }]);
+        expect(await bot.balance()).toBe(before - 10);
+        // Both processes took each press, and one of them left it to the other.
+        const leftToOther = (id: string) => `${bot.output()}\n${twin.output()}`.split('\n').some((line) => line.includes(id) && line.includes('left to it'));
+        await vi.waitFor(() => expect([leftToOther(like.id), leftToOther(click.id)]).toEqual([true, true]), 10_000);
+      } finally {
+        await twin.stop();
+      }
+    }, 90_000);
   });
 
   describe('/lyrics, then "Make a song"', () => {
