@@ -266,7 +266,7 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     bot.emulator.leaveVoice(bot.guild.id, owner);
   });
 
-  playerOnly('shuffles, moves, removes and clears queued songs under the DJ rules', async () => {
+  acrossProcesses('shuffles, moves, removes and clears queued songs under the DJ rules', async () => {
     const [first, second, third] = songs;
     const { alice, bob, owner, manager } = bot.members;
     await answerOf(bot.run(manager, { name: 'settings', subcommand: 'dj-role', options: { role: bot.djRole.id } }));
