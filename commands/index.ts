@@ -10,6 +10,7 @@ import jobs from './jobs.js';
 import library from './library.js';
 import lyrics from './lyrics.js';
 import moderation from './moderation.js';
+import notify from './notify.js';
 import play from './play.js';
 import { clear, loop, move, pause, queue, remove, resume, seek, shuffle, skip, stop, volume } from './player.js';
 import radio from './radio.js';
@@ -19,7 +20,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, volume, seek, loop, shuffle, remove, move, clear, radio, help, creditsAdmin, settings, moderation];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, play, queue, skip, pause, resume, stop, volume, seek, loop, shuffle, remove, move, clear, radio, notify, help, creditsAdmin, settings, moderation];
 
 /** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
 export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));

@@ -74,6 +74,12 @@ export const definition = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      name: 'notify',
+      description: english('command.settings.notify.description'),
+      options: [{ type: ApplicationCommandOptionType.Boolean, name: 'when-done', description: english('command.settings.notify.when-done.description'), required: true }],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       name: 'visibility',
       description: english('command.settings.visibility.description'),
       options: [
@@ -118,6 +124,7 @@ function describeSettings(guild: GuildRow, t: Translator, automod?: AutomodState
     guild.reviewChannelId ? t('settings.reviewChannel', { channel: guild.reviewChannelId }) : t('settings.noReviewChannel'),
     guild.useAutomod ? automodLine(t, automod) : t('settings.automodOff'),
     guild.explicitInAgeRestrictedOnly ? t('settings.explicitAgeRestrictedOnly') : t('settings.explicitAnywhere'),
+    guild.notifyWhenDone ? t('settings.notifyOn') : t('settings.notifyOff'),
   ].join('\n');
 }
 
@@ -187,6 +194,9 @@ export default defineCommand({
         break;
       case 'visibility':
         change = { setting: 'visibility', visibility: args.options.mode };
+        break;
+      case 'notify':
+        change = { setting: 'notify', whenDone: args.options['when-done'] };
         break;
       case 'safety': {
         const options = args.options;

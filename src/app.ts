@@ -96,6 +96,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     account: { lowCredits: config.accountLowCredits, alertChannelId: config.accountAlertChannelId, ownerIds: config.botOwnerIds },
     webhookEventsRetentionDays: config.webhookEventsRetentionDays,
     moderationRetentionDays: config.moderationRetentionDays,
+    notifyAfterMs: config.notifyAfterSeconds * 1000,
     ...overrides,
   };
 }

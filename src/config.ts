@@ -311,6 +311,7 @@ const envSchema = z.object({
   SUBSCRIPTION_ALLOWANCES: optional(skuCredits('SUBSCRIPTION_ALLOWANCES')),
   PACK_CLAIM_MINUTES: defaulted(nonNegativeInt(10)),
   ENTITLEMENT_CHECK_SECONDS: defaulted(positiveInt(3_600)),
+  NOTIFY_AFTER_SECONDS: defaulted(nonNegativeInt(60)),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -456,6 +457,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     packClaimMinutes: e.PACK_CLAIM_MINUTES,
     /** How often the application's entitlements are listed, to catch purchases whose events never came. */
     entitlementCheckSeconds: e.ENTITLEMENT_CHECK_SECONDS,
+    /** A job that takes at least this long from request to end is "long": a member who asked is told by direct message. */
+    notifyAfterSeconds: e.NOTIFY_AFTER_SECONDS,
   }),
 );
 

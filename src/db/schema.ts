@@ -77,6 +77,8 @@ export const guilds = pgTable(
      * and a process whose rules are of another version reads them from Discord again.
      */
     automodVersion: integer('automod_version').notNull().default(0),
+    /** The server's default for members who said nothing: a direct message when a long job of theirs ends. */
+    notifyWhenDone: boolean('notify_when_done').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -129,6 +131,21 @@ export const guildMemberBlocks = pgTable(
     reason: text('reason'),
     blockedBy: text('blocked_by').notNull(),
     createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
+);
+
+/** A member's own choices in a server; a null choice follows the server's default. */
+export const memberSettings = pgTable(
+  'member_settings',
+  {
+    guildId: text('guild_id')
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    /** A direct message when a long job of theirs ends; null: the server's `notify_when_done`. */
+    notifyWhenDone: boolean('notify_when_done'),
+    updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
 );

@@ -11,12 +11,12 @@ import type { Purchases } from '../premium/purchases.js';
 import type { AutomodRulesSource } from '../safety/automod.js';
 
 /** The settings the handlers read: no tokens, keys or addresses. */
-export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds'>;
+export type CommandSettings = Pick<Config, 'musicModels' | 'discordCdnUrls' | 'startingCredits' | 'answerBudgetMs' | 'packClaimMinutes' | 'botOwnerIds' | 'notifyAfterSeconds'>;
 
 /** The handlers' settings out of the whole configuration: a copy, so that no handler can reach a token. */
 export function commandSettings(config: Config): CommandSettings {
-  const { musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds } = config;
-  return Object.freeze({ musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds });
+  const { musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds, notifyAfterSeconds } = config;
+  return Object.freeze({ musicModels, discordCdnUrls, startingCredits, answerBudgetMs, packClaimMinutes, botOwnerIds, notifyAfterSeconds });
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 import { cooldownLeft } from '../guilds/access.js';
 import { addBlockedWords, listBlockedWords, removeBlockedWords } from '../guilds/blocklist.js';
 import { blockMember, listBlocks, memberBlockOf, unblockMember } from '../guilds/blocks.js';
+import { notifyChoiceOf, setNotifyWhenDone } from '../guilds/member-settings.js';
 import { changeSettings, findGuild, loadGuild } from '../guilds/settings.js';
 import { deleteVoice, findVoice, listVoices, resolveVoice } from '../guilds/voices.js';
 import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
@@ -44,7 +45,7 @@ function bind<T extends Record<string, OnDatabase>>(db: Database, functions: T):
 
 export function dataFacades(db: Database) {
   return {
-    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome, addBlockedWords, removeBlockedWords, listBlockedWords, blockMember, unblockMember, listBlocks, memberBlockOf }),
+    guilds: bind(db, { loadGuild, findGuild, changeSettings, cooldownLeft, claimWelcome, releaseWelcome, addBlockedWords, removeBlockedWords, listBlockedWords, blockMember, unblockMember, listBlocks, memberBlockOf, setNotifyWhenDone, notifyChoiceOf }),
     credits: bind(db, {
       getGuildCredits,
       getBalance,

@@ -30,6 +30,7 @@ export const SETTINGS_AUDIT_ACTIONS = {
   cooldown: 'settings.cooldown',
   visibility: 'settings.visibility',
   safety: 'settings.safety',
+  notify: 'settings.notify',
 } as const;
 
 /**
@@ -126,7 +127,8 @@ export type SettingsChange =
   | { readonly setting: 'defaultModel'; readonly model: string | null }
   | { readonly setting: 'cooldown'; readonly seconds: number }
   | { readonly setting: 'visibility'; readonly visibility: Visibility }
-  | { readonly setting: 'safety'; readonly safety: SafetySettings };
+  | { readonly setting: 'safety'; readonly safety: SafetySettings }
+  | { readonly setting: 'notify'; readonly whenDone: boolean };
 
 /** The safety settings a change names; one left out keeps its value. */
 export interface SafetySettings {
@@ -188,6 +190,9 @@ export async function changeSettings(
         break;
       case 'visibility':
         [before, after, values] = [guild.visibility, change.visibility, { visibility: change.visibility }];
+        break;
+      case 'notify':
+        [before, after, values] = [guild.notifyWhenDone, change.whenDone, { notifyWhenDone: change.whenDone }];
         break;
       case 'safety': {
         const { reviewChannelId, useAutomod, explicitInAgeRestrictedOnly } = guild;

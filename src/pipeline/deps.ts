@@ -20,6 +20,8 @@ export interface PipelineSettings {
   readonly pollDeadlineMs: number;
   /** Typical duration per kind: the first poll comes at about half of it, or at it when webhooks are on (processors/poll.ts); also the expected time shown to users. */
   readonly expectedSeconds: Record<JobKind, number>;
+  /** A job at least this long from request to end tells its requester by direct message, where they asked. */
+  readonly notifyAfterMs: number;
   /** Bounds of the wait between two polls of one task, which is otherwise a share of the time since submission (processors/poll.ts). */
   readonly pollIntervalMs: { readonly min: number; readonly max: number };
   /** Base of the exponential backoff between submission attempts. */
@@ -54,6 +56,7 @@ export interface AccountSettings {
 export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   upstreamMaxInFlight: 10,
   pollDeadlineMs: 30 * 60_000,
+  notifyAfterMs: 60_000,
   expectedSeconds: { song: 60, lyrics: 15, video: 60, upload: 20, download: 20, voice: 120, persona_song: 120 },
   pollIntervalMs: { min: 5_000, max: 60_000 },
   submitBackoffMs: 2_000,

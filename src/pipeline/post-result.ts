@@ -24,6 +24,7 @@ import { asChannelMessage, renderProgress, renderResult } from './render.js';
 import { costOfKind } from './accept-request.js';
 import { english, translator } from '../i18n/index.js';
 import { clipOfTake, takeCount } from './takes.js';
+import { notifyRequester } from './notify-requester.js';
 
 /** Discord's interaction tokens live 15 minutes; stop using one a minute early. */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
@@ -78,6 +79,8 @@ export async function deliverJob(deps: Pick<PipelineDeps, 'db' | 'discord' | 'lo
       deps.logger.warn({ jobId, error: describeDiscordError(err) }, 'could not attach the audio file'),
     );
   }
+  // In the background: the delivery is done whatever the direct message does.
+  void notifyRequester(deps, job, isPrivate ? { private: true } : { messageId });
   return 'delivered';
 }
 

@@ -2,8 +2,9 @@ import { core } from './core.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
+import { notify } from './notify.js';
 import { reports } from './reports.js';
 import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify } as const;

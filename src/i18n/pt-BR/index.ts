@@ -3,7 +3,8 @@ import { core } from './core.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
+import { notify } from './notify.js';
 import { reports } from './reports.js';
 import { social } from './social.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify };

@@ -28,6 +28,7 @@ function guild(overrides: Partial<GuildRow> = {}): GuildRow {
     useAutomod: false,
     explicitInAgeRestrictedOnly: true,
     automodVersion: 0,
+    notifyWhenDone: false,
     createdAt: new Date('2026-01-01T00:00:00Z'),
     updatedAt: new Date('2026-01-01T00:00:00Z'),
     ...overrides,

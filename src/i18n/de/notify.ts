@@ -1,0 +1,21 @@
+import type { Translation } from '../messages.js';
+import type { notify as english } from '../en/notify.js';
+
+export const notify: Translation<typeof english> = {
+  'command.settings.notify.description': 'Ob Mitglieder eine Direktnachricht bekommen, wenn ein langer Auftrag endet, sofern sie es nicht selbst mit /notify wählen.',
+  'command.settings.notify.when-done.description': 'An: Mitglieder werden benachrichtigt, außer sie schalten es ab; aus: nur wer es wünscht.',
+  'settings.notifyOn': 'Direktnachricht, wenn ein langer Auftrag endet: an, außer ein Mitglied hat es mit `/notify` abgeschaltet',
+  'settings.notifyOff': 'Direktnachricht, wenn ein langer Auftrag endet: nur für Mitglieder, die es mit `/notify` wünschen',
+  'command.notify.description': 'Eine Direktnachricht bekommen, wenn ein langer Auftrag von dir endet, oder keine mehr.',
+  'command.notify.when-done.description': 'An, aus oder wie der Server es festlegt.',
+  'command.notify.when-done.choice.on': 'An',
+  'command.notify.when-done.choice.off': 'Aus',
+  'command.notify.when-done.choice.server': 'Wie der Server es festlegt',
+  'notify.on': 'Du bekommst eine Direktnachricht, wenn ein Auftrag von dir endet, der länger als {seconds} Sekunden dauert.',
+  'notify.off': 'Du bekommst keine Direktnachrichten, wenn deine Aufträge enden.',
+  'notify.serverOn': 'Du folgst der Wahl des Servers: eine Direktnachricht, wenn ein langer Auftrag von dir endet.',
+  'notify.serverOff': 'Du folgst der Wahl des Servers: keine Direktnachrichten, wenn Aufträge enden.',
+  'notify.dm.ready': '**{title}** ist fertig in <#{channel}>: {link}',
+  'notify.dm.failed': '**{title}** endete ohne Ergebnis in <#{channel}>: {link}',
+  'notify.dm.private': '**{title}** ist beendet: sieh es dir mit `/jobs show id:{id}` in <#{channel}> an.',
+};
