@@ -1,7 +1,7 @@
 /** A member's own choices in a server, beside the server's defaults. */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { guilds, memberSettings } from '../db/schema.js';
+import { memberSettings } from '../db/schema.js';
 
 /** What a member chose for "tell me when a long job is done": on, off, or the server's default. */
 export type NotifyChoice = 'on' | 'off' | 'server';
@@ -13,16 +13,6 @@ export async function setNotifyWhenDone(db: Executor, guildId: string, userId: s
     .insert(memberSettings)
     .values({ guildId, userId, notifyWhenDone: value })
     .onConflictDoUpdate({ target: [memberSettings.guildId, memberSettings.userId], set: { notifyWhenDone: value, updatedAt: sql`now()` } });
-}
-
-/** Whether the member is told when a long job ends: their own choice, else the server's default. One read. */
-export async function wantsNotifyWhenDone(db: Executor, guildId: string, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ wants: sql<boolean>`coalesce(${memberSettings.notifyWhenDone}, ${guilds.notifyWhenDone})` })
-    .from(guilds)
-    .leftJoin(memberSettings, and(eq(memberSettings.guildId, guilds.id), eq(memberSettings.userId, userId)))
-    .where(eq(guilds.id, guildId));
-  return row?.wants === true;
 }
 
 /** The member's own choice, for `/notify` to show. */

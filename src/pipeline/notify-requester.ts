@@ -3,7 +3,9 @@
  * direct message with a link to it, where they asked (`/notify`) or their server said so.
  */
 import { createHash } from 'node:crypto';
-import { wantsNotifyWhenDone } from '../guilds/member-settings.js';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { guilds, memberSettings } from '../db/schema.js';
 import { translator } from '../i18n/index.js';
 import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import type { JobRow } from './job-rows.js';
@@ -24,9 +26,11 @@ export type PostedResult = { readonly messageId: string } | { readonly private: 
 export async function notifyRequester(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'now' | 'settings'>, job: JobRow, posted: PostedResult): Promise<void> {
   try {
     // A result that arrived after its refund was posted: the requester was told then.
-    if (job.state === 'succeeded' && job.error) return;
-    if (deps.now().getTime() - job.createdAt.getTime() < deps.settings.notifyAfterMs) return;
-    if (!(await wantsNotifyWhenDone(deps.db, job.guildId, job.userId))) return;
+    const skip = job.state === 'succeeded' && job.error ? 'told already' : deps.now().getTime() - job.createdAt.getTime() < deps.settings.notifyAfterMs ? 'short' : undefined;
+    if (skip !== undefined || !(await wantsNotifyWhenDone(deps.db, job.guildId, job.userId))) {
+      deps.logger.debug({ jobId: job.id, reason: skip ?? 'not asked' }, 'requester not told');
+      return;
+    }
     const t = translator(job.locale);
     const title = escapeMarkdown(describeJob(job, t));
     const content =
@@ -39,8 +43,19 @@ export async function notifyRequester(deps: Pick<PipelineDeps, 'db' | 'discord' 
           });
     // The nonce keeps a post that the REST client retries to one message.
     await deps.discord.sendDirectMessage(job.userId, { content, allowed_mentions: { parse: [] }, nonce: createHash('sha256').update(`notify:${job.id}`).digest('base64url').slice(0, 25), enforce_nonce: true });
+    deps.logger.info({ jobId: job.id }, 'requester told');
   } catch (err) {
     const refused = (err as { code?: unknown }).code === CANNOT_SEND_TO_USER;
     deps.logger[refused ? 'info' : 'warn']({ jobId: job.id, error: describeDiscordError(err) }, refused ? 'the requester takes no direct message' : 'could not tell the requester');
   }
+}
+
+/** Whether the member is told when a long job ends: their own choice, else the server's default. One read. */
+export async function wantsNotifyWhenDone(db: Executor, guildId: string, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ wants: sql<boolean>`coalesce(${memberSettings.notifyWhenDone}, ${guilds.notifyWhenDone})` })
+    .from(guilds)
+    .leftJoin(memberSettings, and(eq(memberSettings.guildId, guilds.id), eq(memberSettings.userId, userId)))
+    .where(eq(guilds.id, guildId));
+  return row?.wants === true;
 }

@@ -31,6 +31,8 @@ const FAST: Partial<PipelineSettings> = {
   capWaitMs: 150,
   progressEditIntervalMs: 200,
   attachAudio: false,
+  // Long enough that the simulator's 200 ms tasks stay short on a busy machine.
+  notifyAfterMs: 5_000,
 };
 
 export interface BotHarness extends Stack {

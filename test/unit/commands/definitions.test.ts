@@ -161,6 +161,7 @@ describe('command definitions', () => {
       move: ['from', 'to'],
       clear: [],
       radio: ['user', 'query', 'stay'],
+      notify: ['when-done'],
       help: [],
       'credits-admin': [
         'usage(user)',
@@ -182,6 +183,7 @@ describe('command definitions', () => {
         'dj-role(role)',
         'default-model(model)',
         'cooldown(seconds)',
+        'notify(when-done)',
         'visibility(mode)',
         'safety(review-channel,clear-review-channel,use-automod,explicit-in-age-restricted-only)',
       ],
