@@ -63,7 +63,8 @@ export class PlayerHost implements PlayerService {
       client,
       store,
       logger,
-      elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs() : undefined),
+      // A voice thread that just exited answers nothing: the card shows the song's length instead.
+      elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs().catch(() => undefined) : undefined),
       refresh: (guildId) => void this.#order.run(guildId, async () => (this.#players.get(guildId)?.stopped === false ? this.#messages.show(guildId) : undefined)),
       ...(options.progressEveryMs !== undefined && { progressEveryMs: options.progressEveryMs }),
     });
