@@ -28,7 +28,7 @@ import { describeJob } from '../src/pipeline/titles.js';
 import { answerInPlace, answerPrivately, deferNow, handOverPublicReply, replyTargetOf, type Answer } from '../src/discord/respond.js';
 import { isShownResult, type JobRow } from '../src/pipeline/job-rows.js';
 import { LIBRARY_KINDS, type LibraryCursor, type LibraryFilter, type LibraryPage } from '../src/pipeline/library.js';
-import { renderResult } from '../src/pipeline/render.js';
+import { renderResult, withoutFiles } from '../src/pipeline/render.js';
 import { discordTimestamp, escapeMarkdown, truncate } from '../src/text.js';
 import { remixButtons, remixModals, remixSelects } from './remix.js';
 import { socialButtons } from './social.js';
@@ -209,7 +209,7 @@ const showSelects = {
       const job = jobId && isJobId(jobId) ? await context.pipeline.findJob(caller.guild.id, jobId) : undefined;
       if (!job || !LIBRARY_KINDS.includes(job.kind) || !isShownResult(job)) throw new Refusal('not_found', localText('library.notInLibrary'));
       if (caller.guild.visibility === 'private') {
-        const { content, embeds, components } = renderResult(job, context.t, (kind) => context.pipeline.costOf(kind));
+        const { content, embeds, components } = renderResult(withoutFiles(job), context.t, (kind) => context.pipeline.costOf(kind));
         await answerPrivately(interaction, { content, embeds, components });
         return;
       }

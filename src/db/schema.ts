@@ -235,6 +235,8 @@ export interface StoredResult {
   readonly lyricsTitle?: string;
   readonly personaId?: string;
   readonly personaName?: string;
+  /** The takes (from 1) whose audio the posted result carries as files: they play in the message, so it links them no more. */
+  readonly attachedTakes?: readonly number[];
 }
 
 /** What a member may read about a failure (`jobs.error`), and the credits it gave back. */

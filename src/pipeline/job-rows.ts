@@ -499,3 +499,11 @@ export async function countLibraryCapped(db: Executor, filter: LibraryFilter): P
   );
   return rows[0]?.n ?? 0;
 }
+
+/** Notes which takes the posted result carries as files (see `StoredResult.attachedTakes`). */
+export async function recordAttachedTakes(db: Executor, jobId: string, takes: readonly number[]): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ result: sql`coalesce(${jobs.result}, '{}'::jsonb) || jsonb_build_object('attachedTakes', ${JSON.stringify(takes)}::jsonb)` })
+    .where(eq(jobs.id, jobId));
+}

@@ -8,7 +8,7 @@ import { DownloadError, downloadCapped, type Downloaded } from '../audio/downloa
 import { whileLocked } from '../db/client.js';
 import { guilds, type JobState } from '../db/schema.js';
 import { eq } from 'drizzle-orm';
-import { claimDelivery, progressLock, queuePositionOf, type JobRow } from './job-rows.js';
+import { claimDelivery, progressLock, queuePositionOf, recordAttachedTakes, type JobRow } from './job-rows.js';
 import { failDelivery, markDelivered, releaseDeliveryClaim } from './transitions.js';
 import type { PipelineDeps } from './deps.js';
 import { recordOutsideEffect } from './record-outside-effect.js';
@@ -20,7 +20,7 @@ import {
   type OutgoingFile,
   type OutgoingMessage,
 } from '../discord-rest/discord-delivery.js';
-import { asChannelMessage, renderProgress, renderResult } from './render.js';
+import { asChannelMessage, renderProgress, renderResult, withoutFiles, type PriceOf } from './render.js';
 import { costOfKind } from './accept-request.js';
 import { english, translator } from '../i18n/index.js';
 import { clipOfTake, takeCount } from './takes.js';
@@ -40,8 +40,11 @@ export type DeliveryOutcome = 'delivered' | 'skipped' | 'failed';
 /** Posts the job's result or failure. Throws on errors worth retrying (the queue retries). */
 export async function deliverJob(deps: Pick<PipelineDeps, 'db' | 'discord' | 'logger' | 'metrics' | 'musicApi' | 'now' | 'settings'>, jobId: string): Promise<DeliveryOutcome> {
   const now = deps.now();
-  const job = await claimDelivery(deps.db, jobId, now);
-  if (!job) return 'skipped';
+  const claimed = await claimDelivery(deps.db, jobId, now);
+  if (!claimed) return 'skipped';
+  // Posted anew (`/jobs show`), the result carries no files until they are attached again.
+  const job = withoutFiles(claimed);
+  if (job !== claimed) await recordAttachedTakes(deps.db, jobId, []);
   // Two renderings: the member's language for their reply, the guild's for the channel.
   const priceOf = (kind: JobRow['kind']) => costOfKind(deps, kind);
   const message = { reply: renderResult(job, translator(job.locale), priceOf), channel: renderResult(job, translator(job.guildLocale), priceOf) };
@@ -75,7 +78,7 @@ export async function deliverJob(deps: Pick<PipelineDeps, 'db' | 'discord' | 'lo
   deps.logger.info({ jobId, state: job.state, viaChannel: posted.channel }, 'result delivered');
 
   if (job.state === 'succeeded' && deps.settings.attachAudio && !isPrivate) {
-    await attachAudio(deps, job, message, posted).catch((err: unknown) =>
+    await attachAudio(deps, job, priceOf, posted).catch((err: unknown) =>
       deps.logger.warn({ jobId, error: describeDiscordError(err) }, 'could not attach the audio file'),
     );
   }
@@ -164,14 +167,15 @@ function deliveryNonce(job: JobRow): string {
  * the limit, and a redirect only on its scheme.
  */
 async function attachAudio(
-  deps: Pick<PipelineDeps, 'discord' | 'now' | 'settings'>,
+  deps: Pick<PipelineDeps, 'db' | 'discord' | 'now' | 'settings'>,
   job: JobRow,
-  message: Rendered,
+  priceOf: PriceOf,
   posted: { messageId: string; channel: boolean },
 ): Promise<void> {
   if (!['song', 'persona_song'].includes(job.kind)) return;
   const takes = takeCount(job);
   const files: OutgoingFile[] = [];
+  const attachedTakes: number[] = [];
   let room = deps.settings.attachmentLimitBytes;
   for (let take = 1; take <= takes; take += 1) {
     const clip = clipOfTake(job, take);
@@ -186,6 +190,7 @@ async function attachAudio(
       throw error;
     }
     room -= audio.data.length;
+    attachedTakes.push(take);
     const extension = new URL(url).pathname.split('.').pop() ?? 'm4a';
     const base = (clip.title ?? 'song').replace(/[^\p{L}\p{N}_-]+/gu, '_').slice(0, 60) || 'song';
     files.push({
@@ -196,11 +201,18 @@ async function attachAudio(
     });
   }
   if (files.length === 0) return;
+  // The message with its files links those takes no more; recorded once Discord has the files,
+  // so that later renderings (a like's edit, `/jobs show`) agree with it.
+  const withFiles: JobRow = { ...job, result: { ...job.result, attachedTakes } };
   if (posted.channel) {
-    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, message.channel) }, files);
+    const channel = renderResult(withFiles, translator(job.guildLocale), priceOf);
+    await deps.discord.editChannelMessage(job.channelId, posted.messageId, { ...asChannelMessage(job, channel) }, files);
   } else if (interactionTokenUsable(job, deps.now())) {
-    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, message.reply, files);
+    await deps.discord.editOriginal(job.applicationId!, job.interactionToken!, renderResult(withFiles, translator(job.locale), priceOf), files);
+  } else {
+    return;
   }
+  await recordAttachedTakes(deps.db, job.id, attachedTakes);
 }
 
 /** Progress edits under way in the background, per pipeline. */

@@ -108,6 +108,11 @@ function paidButton(t: Translator, action: string, price: number, customId: stri
   return button(truncate(t('result.button.priced', { action, price: t('result.credits', { count: price }) }), 80), customId);
 }
 
+/** The job as a message without its files shows it: a new post, or an answer that carries none. */
+export function withoutFiles(job: JobRow): JobRow {
+  return job.result?.attachedTakes === undefined ? job : { ...job, result: { ...job.result, attachedTakes: undefined } };
+}
+
 /** What a request of `kind` costs: the pipeline's `costOf`, so that a button shows the price it will be charged. */
 export type PriceOf = (kind: JobKind) => number;
 
@@ -211,10 +216,14 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       const takes = takeCount(job);
       // With several takes, every link and button names its take ("take 2").
       const ofTake = (label: string, take: number) => (takes > 1 ? `${label} · ${t('result.take', { n: take })}` : label);
+      // The audio shows once: a take attached plays in the message; else one take has its Listen
+      // button, and several their links here.
+      const attached = new Set(result.attachedTakes ?? []);
       const links = clips.flatMap((c, i) => {
         const suffix = takes > 1 ? ` (${t('result.take', { n: i + 1 })})` : '';
+        const audioLinked = takes > 1 && !attached.has(i + 1);
         return [
-          safeUrl(c.audioUrl) && `[${t('result.link.audio')}${suffix}](${safeUrl(c.audioUrl)})`,
+          audioLinked && safeUrl(c.audioUrl) && `[${t('result.link.audio')}${suffix}](${safeUrl(c.audioUrl)})`,
           safeUrl(c.wavUrl) && `[${t('result.link.wav')}${suffix}](${safeUrl(c.wavUrl)})`,
           safeUrl(c.videoUrl) && `[${t('result.link.video')}${suffix}](${safeUrl(c.videoUrl)})`,
         ].filter(Boolean);
@@ -228,10 +237,9 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
         undefined;
       const image = safeUrl(clip?.imageUrl);
       if (image) embed.image = { url: image };
-      // One take: a Listen link beside Play. Several: their links are above, and each take gets
-      // Play and its own row of files and remix.
+      // Each take gets Play and its own row of files and remix.
       const audio = safeUrl(clip?.audioUrl);
-      if (audio && takes <= 1) buttons.push(linkButton(t('result.button.listen'), audio));
+      if (audio && takes <= 1 && !attached.has(1)) buttons.push(linkButton(t('result.button.listen'), audio));
       const takeRows: APIButtonComponent[][] = [];
       for (let take = 1; take <= Math.max(takes, 1); take += 1) {
         const arg = takeArg(take);

@@ -257,6 +257,9 @@ export function songScenarios(interactions: 'gateway' | 'http'): void {
         20_000,
       );
       expect(withFiles.attachments.map((file) => file.filename)).toEqual([expect.stringMatching(/take_1\.m4a$/), expect.stringMatching(/take_2\.m4a$/)]);
+      // The files are the players: the message links the audio no more.
+      expect(JSON.stringify(withFiles.embeds)).not.toContain('.m4a');
+      expect(JSON.stringify(withFiles.components)).not.toContain('.m4a');
       const secondVideo = bot.emulator.clickButton({ messageId: songMessage.id, customId: `video:${songJob}:2`, userId: bot.members.alice });
       await bot.result(secondVideo, await bot.jobIdOf(secondVideo));
       const secondCall = bot.sim.requests.filter((r) => r.path === '/api/v1/producer/video-clip').at(-1);

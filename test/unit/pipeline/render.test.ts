@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCustomId } from '../../../src/discord-rest/custom-ids.js';
-import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult } from '../../../src/pipeline/render.js';
+import { asChannelMessage, DISCORD_LIMITS, renderFailure, renderProgress, renderResult, withoutFiles } from '../../../src/pipeline/render.js';
 import type { JobRow } from '../../../src/pipeline/job-rows.js';
 
 function job(overrides: Partial<JobRow> = {}): JobRow {
@@ -69,6 +69,16 @@ function embedLength(message: ReturnType<typeof renderResult>): number {
 }
 
 describe('renderResult', () => {
+  it('shows the audio once: no Listen button and no link for a take the message carries as a file', () => {
+    const base = job();
+    const attached = renderResult({ ...base, result: { ...base.result, attachedTakes: [1] } });
+    const urls = JSON.stringify(attached);
+    expect(urls).not.toContain('clip-1.m4a');
+    expect(urls).toContain('clip-1-wav.wav');
+    // Posted anew, without its files, it links the audio again.
+    expect(JSON.stringify(renderResult(withoutFiles({ ...base, result: { ...base.result, attachedTakes: [1] } })))).toContain('clip-1.m4a');
+  });
+
   it('shows a song with its links, cover, requester, model, cost and working buttons', () => {
     const message = renderResult(job());
     const embed = message.embeds?.[0];
@@ -78,8 +88,11 @@ describe('renderResult', () => {
     expect(fields['Requested by']).toBe('<@100000000000000003>');
     expect(fields.Model).toBe('ModelB-2.0');
     expect(fields.Cost).toBe('10 credits');
-    expect(fields.Links).toContain('(https://cdn.example/producer/clip-1.m4a)');
+    // The audio shows once: the Listen button, not also a link.
+    expect(fields.Links).not.toContain('clip-1.m4a');
     expect(fields.Links).toContain('(https://cdn.example/producer/clip-1-wav.wav)');
+    const linkButtons = (message.components ?? []).flatMap((row) => ('components' in row ? row.components.flatMap((c) => ('url' in c ? [c.url] : [])) : []));
+    expect(linkButtons).toEqual(['https://cdn.example/producer/clip-1.m4a']);
     const customIds = (message.components ?? []).flatMap((row) =>
       'components' in row ? row.components.flatMap((c) => ('custom_id' in c ? [c.custom_id] : [])) : [],
     );
