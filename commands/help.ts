@@ -6,7 +6,7 @@ import { InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } f
 import type { JobKind } from '../src/db/schema.js';
 import { costOf, loadCaller } from '../src/discord/caller.js';
 import { defineCommand } from '../src/discord/command.js';
-import { answerInPlace } from '../src/discord/respond.js';
+import { answerInPlace, answerPrivately } from '../src/discord/respond.js';
 import { CATALOGUES, english, type MessageKey, type Translator } from '../src/i18n/index.js';
 import { noteOffer, offerLines, premiumRows, sellsAnything } from '../src/discord/premium-buttons.js';
 import { definition as creditsCommand } from './credits.js';
@@ -42,9 +42,11 @@ const SPENDING: ReadonlyArray<{ readonly path: CommandPath; readonly kind: JobKi
   { path: [download.name], kind: 'download' },
   { path: [upload.name], kind: 'upload' },
 ];
-const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], [definition.name]];
+const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], ['notify'], [definition.name]];
 /** Listening together in voice: free too. */
-const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop'], ['volume'], ['seek'], ['loop'], ['shuffle'], ['remove'], ['move'], ['clear']];
+const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop']];
+/** The player's controls, named together on one line: Discord cuts the help at 2,000 characters. */
+const PLAYER_CONTROLS: readonly CommandPath[] = [['volume'], ['seek'], ['loop'], ['shuffle'], ['remove'], ['move'], ['clear']];
 const FOR_MODERATORS: readonly CommandPath[] = [[settings.name], [creditsAdmin.name]];
 
 /** A command's text in the member's language, from the keys its definition's localizations come from. */
@@ -62,6 +64,25 @@ function commandName(t: Translator, path: CommandPath): string {
 /** Descriptions carry the list price for Discord's command picker ("(10 credits)"); here the server's own price stands beside the name. */
 function withoutPrice(description: string): string {
   return description.replace(/\s*\([^()]*\d[^()]*\)\s*\.?$/, '.');
+}
+
+const MESSAGE_LIMIT = 2_000;
+
+/** The help's lines in messages of at most 2,000 characters, cut only between sections (at a blank line). */
+function inMessages(lines: readonly string[]): string[] {
+  const sections: string[] = [];
+  let section: string[] = [];
+  for (const line of [...lines, '']) {
+    if (line !== '') section.push(line);
+    else if (section.length > 0) [sections[sections.length], section] = [section.join('\n'), []];
+  }
+  const messages: string[] = [];
+  for (const text of sections) {
+    const last = messages.at(-1);
+    if (last !== undefined && last.length + 2 + text.length <= MESSAGE_LIMIT) messages[messages.length - 1] = `${last}\n\n${text}`;
+    else messages.push(text.slice(0, MESSAGE_LIMIT));
+  }
+  return messages;
 }
 
 export default defineCommand({
@@ -102,6 +123,7 @@ export default defineCommand({
       '',
       t('help.listeningHeading'),
       ...LISTENING.map(listed),
+      t('help.playerControls', { commands: PLAYER_CONTROLS.map((path) => `\`${commandName(t, path)}\``).join(', ') }),
       ...(caller.isModerator || caller.isOwner ? ['', t('help.moderatorsHeading'), ...FOR_MODERATORS.map(listed)] : []),
     ];
     const { purchases } = context;
@@ -110,7 +132,10 @@ export default defineCommand({
     const buyRows = sellsAnything(purchases?.catalog) ? premiumRows(purchases.catalog, { subscribed }) : [];
     // Under the balance, not at the end: the help is long, and Discord cuts it at 2,000 characters.
     if (buyRows.length > 0) lines.splice(2, 0, '', t('help.buy'), ...offerLines(purchases!.catalog, t, { subscribed }));
-    await answerInPlace(interaction, { content: lines.join('\n').slice(0, 2000), components: buyRows });
+    // Discord takes 2,000 characters a message: whole sections go on in a second private message.
+    const [first, ...more] = inMessages(lines);
+    await answerInPlace(interaction, { content: first ?? '', components: buyRows });
+    for (const content of more) await answerPrivately(interaction, { content });
     if (buyRows.length > 0) noteOffer(purchases, member.userId, guild.id, context.logger, interaction.locale);
   },
 });

@@ -4,7 +4,9 @@ import {
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import type { RepliablePort } from '../src/discord/interaction-port.js';
-import { loadCaller, type Caller } from '../src/discord/caller.js';
+import { loadCaller, requesterOf, type Caller } from '../src/discord/caller.js';
+import { LIBRARY_KINDS } from '../src/pipeline/library.js';
+import { LIMITS } from '../src/pipeline/requests.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { Refusal } from '../src/discord/errors.js';
 import { isJobId, jobChoices, pickGuildJob, stateWord } from '../src/discord/job-lookup.js';
@@ -42,6 +44,15 @@ export const definition = {
       name: 'cancel',
       description: english('command.jobs.cancel.description'),
       options: [idOption],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
+      name: 'rename',
+      description: english('command.jobs.rename.description'),
+      options: [
+        { ...idOption, description: english('command.jobs.rename.id.description') },
+        { type: ApplicationCommandOptionType.String, name: 'title', description: english('command.jobs.rename.title.description'), required: true, max_length: LIMITS.titleMax },
+      ],
     },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
@@ -119,6 +130,32 @@ function linesWithin(lines: readonly string[], max: number): string {
   return text;
 }
 
+/** Renames one of the caller's own songs (moderators too rename only their own). */
+async function renameSong(interaction: RepliablePort, context: CommandContext, caller: Caller, typed: string, title: string): Promise<void> {
+  let job: JobRow;
+  try {
+    job = await pickGuildJob(context, caller.guild.id, typed, { userId: caller.member.userId, kinds: LIBRARY_KINDS, succeededOnly: true }, {
+      menu: { action: 'jobs-show-pick', subject: 'job' },
+      notFound: localText('jobs.rename.notFound'),
+    });
+  } catch (error) {
+    // Several of theirs fit: the new title is not kept for a menu, so they pick by its suggestions.
+    if (error instanceof Refusal && error.kind === 'ambiguous') throw new Refusal('ambiguous', localText('jobs.rename.ambiguous'));
+    throw error;
+  }
+  const outcome = await context.pipeline.renameOwnResult({ requester: requesterOf(interaction, context, caller), jobId: job.id, title, guild: caller.guild });
+  switch (outcome.outcome) {
+    case 'renamed':
+      await answerInPlace(interaction, { content: context.t('jobs.rename.done', { before: escapeMarkdown(outcome.before), after: escapeMarkdown(outcome.after) }) });
+      return;
+    case 'invalid':
+      throw new Refusal('invalid_input', outcome.text);
+    case 'not_yours':
+    case 'gone':
+      throw new Refusal('not_found', localText('jobs.rename.notFound'));
+  }
+}
+
 /** Has the pipeline edit this interaction's public reply into the job's result, buttons included. */
 async function showJob(interaction: RepliablePort, context: CommandContext, caller: Caller, typed: string): Promise<void> {
   const job = await ownJob(context, caller, typed, 'jobs-show-pick');
@@ -157,6 +194,9 @@ export default defineCommand({
         return;
       case 'cancel':
         await cancelTyped(interaction, context, caller, args.options.id);
+        return;
+      case 'rename':
+        await renameSong(interaction, context, caller, args.options.id, args.options.title);
         return;
     }
   },

@@ -13,7 +13,7 @@ import {
 import type { JobKind } from '../db/schema.js';
 import { allowedChannelsText, checkPlaceAndRole, isModerator, type Member, type Place } from '../guilds/access.js';
 import type { LoadedGuild } from '../guilds/settings.js';
-import type { GenerationRequest, SubmitResult } from '../pipeline/requests.js';
+import type { GenerationRequest, Requester, SubmitResult } from '../pipeline/requests.js';
 import type { CommandContext } from './context.js';
 import { encodeCustomId } from '../discord-rest/custom-ids.js';
 import { kindKey } from '../pipeline/render.js';
@@ -129,6 +129,20 @@ export async function checkMayRequest(context: CommandContext, caller: Caller): 
  * The Cancel button is decided here, once: offered only to a job that waits for its turn
  * (docs/decisions/cancel-button.md).
  */
+/** The member as a request's checks see them: where they write, their roles, their language. */
+export function requesterOf(interaction: RepliablePort, context: CommandContext, caller: Caller): Requester {
+  return {
+    guildId: caller.guild.id,
+    channelId: caller.place.channelId,
+    parentChannelId: interaction.channel?.parentId ?? null,
+    userId: caller.member.userId,
+    roleIds: caller.member.roleIds,
+    locale: resolveLocale(interaction.locale),
+    guildLocale: resolveLocale(interaction.guildLocale),
+    ageRestricted: () => isAgeRestricted(interaction, context.logger),
+  };
+}
+
 export async function submitAndAcknowledge(
   interaction: RepliablePort,
   context: CommandContext,
@@ -138,16 +152,7 @@ export async function submitAndAcknowledge(
   const isPrivate = caller.guild.visibility === 'private';
   const reply = replyTargetOf(interaction);
   const accepted = await context.pipeline.accept({
-    requester: {
-      guildId: caller.guild.id,
-      channelId: caller.place.channelId,
-      parentChannelId: interaction.channel?.parentId ?? null,
-      userId: caller.member.userId,
-      roleIds: caller.member.roleIds,
-      locale: resolveLocale(interaction.locale),
-      guildLocale: resolveLocale(interaction.guildLocale),
-      ageRestricted: () => isAgeRestricted(interaction, context.logger),
-    },
+    requester: requesterOf(interaction, context, caller),
     request,
     // Two gateway processes on one shard both get this interaction: one job, one charge, one answer.
     requestKey: interaction.id,

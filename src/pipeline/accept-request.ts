@@ -55,6 +55,39 @@ export function waitsForItsTurn(counts: { readonly ahead: number; readonly inFli
   return counts.inFlight + counts.ahead >= counts.cap || counts.ahead >= TAKEN_AT_ONCE_AHEAD;
 }
 
+/**
+ * The member and the words of a request, checked as the server's rules say: a block, the blocked
+ * and explicit words, AutoMod, then the moderation service. Whatever a member writes that others
+ * will read (a request, a new title) goes through here.
+ *
+ * @throws RequestRefusedError, the refusal recorded in the audit log.
+ */
+export async function checkRequestText(
+  deps: Pick<PipelineDeps, 'db' | 'logger' | 'automod' | 'metrics' | 'moderation'>,
+  guild: GuildForRequest,
+  input: Pick<SubmitInput, 'requester' | 'request'>,
+): Promise<void> {
+  const { request } = input;
+  if (guild.memberBlock) throw new RequestRefusedError('blocked_member', REFUSAL_TEXTS.blockedMember(guild.memberBlock.until));
+  const blocked = blockedTextIn(guild.blocklist, request);
+  if (blocked) {
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_blocked_words', blocked);
+    throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
+  }
+  const explicit = guild.explicitInAgeRestrictedOnly ? blockedTextIn(guild.explicitList, request) : undefined;
+  if (explicit && !(await (input.requester.ageRestricted?.() ?? false))) {
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_explicit_words', explicit);
+    throw new RequestRefusedError('explicit_words', REFUSAL_TEXTS.explicitWords());
+  }
+  const automod = await automodHitIn(deps, guild, input);
+  if (automod) {
+    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_automod', automod);
+    throw new RequestRefusedError('automod', REFUSAL_TEXTS.automod());
+  }
+  // Last of the checks, the only one that asks a service on every request: after the others, before the reservation.
+  await checkWithModerationService(deps, { ...input.requester, kind: request.kind }, textsOf(request));
+}
+
 export function costOfKind(deps: Pick<PipelineDeps, 'musicApi'>, kind: JobKind): number {
   return deps.musicApi.costOf(OPERATION_BY_KIND[kind]);
 }
@@ -93,24 +126,7 @@ export async function acceptRequest(deps: Pick<PipelineDeps, 'db' | 'discord' | 
   const cost = costOfKind(deps, request.kind);
   const now = deps.now();
   const guild = await guildFor(input, loadGuild, now);
-  if (guild.memberBlock) throw new RequestRefusedError('blocked_member', REFUSAL_TEXTS.blockedMember(guild.memberBlock.until));
-  const blocked = blockedTextIn(guild.blocklist, request);
-  if (blocked) {
-    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_blocked_words', blocked);
-    throw new RequestRefusedError('blocked_words', REFUSAL_TEXTS.blockedWords());
-  }
-  const explicit = guild.explicitInAgeRestrictedOnly ? blockedTextIn(guild.explicitList, request) : undefined;
-  if (explicit && !(await (input.requester.ageRestricted?.() ?? false))) {
-    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_explicit_words', explicit);
-    throw new RequestRefusedError('explicit_words', REFUSAL_TEXTS.explicitWords());
-  }
-  const automod = await automodHitIn(deps, guild, input);
-  if (automod) {
-    await recordRefusal(deps, { ...input.requester, kind: request.kind }, 'request_refused_automod', automod);
-    throw new RequestRefusedError('automod', REFUSAL_TEXTS.automod());
-  }
-  // Last of the checks, the only one that asks a service on every request: after the others, before the reservation.
-  await checkWithModerationService(deps, { ...input.requester, kind: request.kind }, textsOf(request));
+  await checkRequestText(deps, guild, input);
 
   const jobId = input.requestKey === undefined ? randomUUID() : jobIdFor(input.requestKey);
   // The job row is written by the reservation's own statement (`alongside`), so the guild's row

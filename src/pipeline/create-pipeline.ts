@@ -9,6 +9,7 @@ import type { Pipeline } from './pipeline.js';
 import { acceptRequest, costOfKind, enqueueAccepted } from './accept-request.js';
 import type { LoadGuildForRequest } from './requests.js';
 import { decideReport, deleteOwnResult, openReports, reportResult } from './reports.js';
+import { renameOwnResult } from './rename-result.js';
 import { showLikesSoon, toggleLike } from './likes.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
@@ -68,6 +69,7 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
     reportResult: (input) => reportResult(deps, input),
     decideReport: (input) => decideReport(deps, input),
     deleteOwnResult: (input) => deleteOwnResult(deps, input),
+    renameOwnResult: (input) => renameOwnResult(deps, input),
     openReports: (guildId, limit, offset) => openReports(deps.db, guildId, limit, offset),
     async likeSong(press, message) {
       const liked = await toggleLike(deps.db, press, deps.now());

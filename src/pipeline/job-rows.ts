@@ -507,3 +507,13 @@ export async function recordAttachedTakes(db: Executor, jobId: string, takes: re
     .set({ result: sql`coalesce(${jobs.result}, '{}'::jsonb) || jsonb_build_object('attachedTakes', ${JSON.stringify(takes)}::jsonb)` })
     .where(eq(jobs.id, jobId));
 }
+
+/** Gives a song its member's new title (the request's `title`, which every name of it reads first). */
+export async function retitleJob(db: Executor, jobId: string, title: string, now: Date): Promise<JobRow | undefined> {
+  const [row] = await db
+    .update(jobs)
+    .set({ request: sql`${jobs.request} || jsonb_build_object('title', ${title}::text)`, updatedAt: now })
+    .where(eq(jobs.id, jobId))
+    .returning();
+  return row;
+}

@@ -6,6 +6,7 @@
 import type { AccountCheck } from './account.js';
 import type { ReviewOutcome } from '../db/schema.js';
 import type { DecisionOutcome, DeleteOutcome, OpenReport, ReportOutcome } from './reports.js';
+import type { RenameInput, RenameOutcome } from './rename-result.js';
 import type { JobRow } from './job-rows.js';
 import type { LikedMessage, LikeOutcome, LikePress } from './likes.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
@@ -65,6 +66,8 @@ export interface Pipeline {
   decideReport(input: { guildId: string; jobId: string; actorId: string; outcome: ReviewOutcome }): Promise<DecisionOutcome>;
   /** The requester deletes their result: its message goes, it leaves the library; no credits return. */
   deleteOwnResult(input: { guildId: string; jobId: string; userId: string }): Promise<DeleteOutcome>;
+  /** The requester renames their song, the title checked as a request's words (src/pipeline/rename-result.ts). */
+  renameOwnResult(input: RenameInput): Promise<RenameOutcome>;
   /** The guild's open reports, the most recently reported first. */
   openReports(guildId: string, limit: number, offset?: number): Promise<{ total: number; shown: OpenReport[] }>;
   /**

@@ -216,12 +216,12 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       const takes = takeCount(job);
       // With several takes, every link and button names its take ("take 2").
       const ofTake = (label: string, take: number) => (takes > 1 ? `${label} · ${t('result.take', { n: take })}` : label);
-      // The audio shows once: a take attached plays in the message; else one take has its Listen
-      // button, and several their links here.
+      // The audio shows once where the message carries it as a file: it plays there, and is linked
+      // nowhere else. Without the file, its link (and for one take the Listen button) opens it.
       const attached = new Set(result.attachedTakes ?? []);
       const links = clips.flatMap((c, i) => {
         const suffix = takes > 1 ? ` (${t('result.take', { n: i + 1 })})` : '';
-        const audioLinked = takes > 1 && !attached.has(i + 1);
+        const audioLinked = !attached.has(i + 1);
         return [
           audioLinked && safeUrl(c.audioUrl) && `[${t('result.link.audio')}${suffix}](${safeUrl(c.audioUrl)})`,
           safeUrl(c.wavUrl) && `[${t('result.link.wav')}${suffix}](${safeUrl(c.wavUrl)})`,

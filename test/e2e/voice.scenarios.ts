@@ -135,6 +135,9 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     const answer = await answerOf(play(bot.members.alice, song!.id));
     expect(answer).toEqual({ ephemeral: false, text: `Now playing **First Light** in <#${voice}>.` });
     await botInVoice(voice, true);
+    // The card is a public message of its own in the channel, not a reply under the member's answer.
+    const card = await vi.waitFor(() => found(nowPlayingMessages()[0], 'the now-playing card'), 15_000);
+    expect([card.ephemeral, card.interactionId, card.interaction_metadata, card.message_reference]).toEqual([false, undefined, undefined, undefined]);
     const heard = await bot.emulator.waitForVoiceFrames(bot.guild.id, 25, 15_000);
     // End-to-end encrypted (DAVE), as Discord requires in server voice channels, and every frame opened and decoded.
     expect(heard).toMatchObject({ channelId: voice, connected: true, daveProtocolVersion: 1, undecodable: 0, droppedNoSpeak: 0 });

@@ -15,6 +15,7 @@ export const notify: Translation<typeof english> = {
   'command.notify.when-done.choice.on': 'An',
   'command.notify.when-done.choice.off': 'Aus',
   'command.notify.when-done.choice.server': 'Wie der Server es festlegt',
+  'help.playerControls': '{commands}: die Steuerung des Players (Lautstärke, eine Stelle im Song, Wiederholen, Mischen, und in der Warteschlange entfernen, verschieben oder leeren).',
   'notify.on': 'Du bekommst eine Direktnachricht, wenn ein Auftrag von dir endet, der länger als {seconds:seconds} dauert.',
   'notify.off': 'Du bekommst keine Direktnachrichten, wenn deine Aufträge enden.',
   'notify.serverOn': 'Du folgst der Wahl des Servers: eine Direktnachricht, wenn ein langer Auftrag von dir endet.',

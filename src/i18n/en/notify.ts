@@ -15,6 +15,7 @@ export const notify = {
   'command.notify.when-done.choice.on': 'On',
   'command.notify.when-done.choice.off': 'Off',
   'command.notify.when-done.choice.server': 'As the server decides',
+  'help.playerControls': '{commands}: the player\'s controls (volume, a time in the song, loop, shuffle, and remove, move or clear in the queue).',
   'notify.on': 'You will get a direct message when a job of yours that takes longer than {seconds:seconds} ends.',
   'notify.off': 'You will not get direct messages when your jobs end.',
   'notify.serverOn': 'You follow the server\'s choice, which is to send you a direct message when a long job of yours ends.',

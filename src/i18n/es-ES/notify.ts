@@ -15,6 +15,7 @@ export const notify: Translation<typeof english> = {
   'command.notify.when-done.choice.on': 'Sí',
   'command.notify.when-done.choice.off': 'No',
   'command.notify.when-done.choice.server': 'Como decida el servidor',
+  'help.playerControls': '{commands}: los controles del reproductor (volumen, un momento de la canción, repetir, mezclar, y quitar, mover o vaciar en la cola).',
   'notify.on': 'Recibirás un mensaje directo cuando termine un trabajo tuyo que tarde más de {seconds:seconds}.',
   'notify.off': 'No recibirás mensajes directos cuando terminen tus trabajos.',
   'notify.serverOn': 'Sigues la elección del servidor: un mensaje directo cuando termine un trabajo largo tuyo.',

@@ -15,6 +15,7 @@ export const notify: Translation<typeof english> = {
   'command.notify.when-done.choice.on': 'Sim',
   'command.notify.when-done.choice.off': 'Não',
   'command.notify.when-done.choice.server': 'Como o servidor decidir',
+  'help.playerControls': '{commands}: os controles do player (volume, um ponto da música, repetir, embaralhar, e remover, mover ou limpar na fila).',
   'notify.on': 'Você vai receber uma mensagem direta quando um trabalho seu que leve mais de {seconds:seconds} terminar.',
   'notify.off': 'Você não vai receber mensagens diretas quando seus trabalhos terminarem.',
   'notify.serverOn': 'Você segue a escolha do servidor: uma mensagem direta quando um trabalho longo seu terminar.',

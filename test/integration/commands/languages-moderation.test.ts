@@ -104,6 +104,7 @@ describe('a Brazilian member', () => {
         'Canal de revisão: nenhum (as denúncias só ficam na lista)',
         'Regras do AutoMod: não usadas',
         'Palavras explícitas: só em canais com restrição de idade',
+        'Mensagem direta quando um trabalho longo termina: só para quem pedir com `/notify`',
       ].join('\n'),
     );
     const saved = await privateAnswer(

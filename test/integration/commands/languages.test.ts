@@ -67,7 +67,7 @@ describe('the member’s language', () => {
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Custo', 'Links']));
     expect(embed?.fields?.find((field) => field.name === 'Custo')?.value).toBe('10 créditos');
     expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
-    expect(buttonLabels(result)).toEqual(['Ouvir', 'Tocar na voz', 'Arquivo MP3 · 2 créditos', 'Remixar · 10 créditos', 'Denunciar', 'Excluir']);
+    expect(buttonLabels(result)).toEqual(['Ouvir', 'Tocar na voz', 'Curtir · 0', 'Arquivo MP3 · 2 créditos', 'Remixar · 10 créditos', 'Outra versão · 10 créditos', 'Denunciar', 'Excluir']);
   });
 });
 
@@ -103,6 +103,6 @@ describe('the guild’s language', () => {
     const embed = posted.embeds?.[0];
     expect(embed?.fields?.map((field) => field.name)).toEqual(expect.arrayContaining(['Pedido por', 'Coste', 'Enlaces']));
     expect(embed?.footer?.text).toBe(`Pedido ${jobId}`);
-    expect(buttonLabels(posted)).toEqual(['Escuchar', 'Reproducir en voz', 'Archivo MP3 · 2 créditos', 'Remezclar · 10 créditos', 'Denunciar', 'Eliminar']);
+    expect(buttonLabels(posted)).toEqual(['Escuchar', 'Reproducir en voz', 'Me gusta · 0', 'Archivo MP3 · 2 créditos', 'Remezclar · 10 créditos', 'Otra versión · 10 créditos', 'Denunciar', 'Eliminar']);
   });
 });

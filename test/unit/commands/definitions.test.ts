@@ -145,7 +145,7 @@ describe('command definitions', () => {
       download: ['song', 'format'],
       upload: ['audio', 'title'],
       credits: [],
-      jobs: ['list()', 'show(id)', 'cancel(id)'],
+      jobs: ['list()', 'show(id)', 'cancel(id)', 'rename(id,title)'],
       library: ['user', 'query'],
       play: ['song'],
       queue: [],

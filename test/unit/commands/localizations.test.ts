@@ -64,7 +64,7 @@ describe('the generation commands’ translations', () => {
     const format = registered('download').options?.find((option) => option.name === 'format');
     expect(format?.choices?.map((choice) => choice.name_localizations?.['pt-BR'])).toEqual(['MP3', 'WAV']);
     const jobs = registered('jobs');
-    expect(jobs.options?.map((option) => option.name_localizations?.['es-419'])).toEqual(['lista', 'mostrar', 'cancelar']);
+    expect(jobs.options?.map((option) => option.name_localizations?.['es-419'])).toEqual(['lista', 'mostrar', 'cancelar', 'renombrar']);
   });
 
   it('keep each spending command’s list price, and the voice’s minimum length, in every language', () => {

@@ -88,8 +88,7 @@ describe('renderResult', () => {
     expect(fields['Requested by']).toBe('<@100000000000000003>');
     expect(fields.Model).toBe('ModelB-2.0');
     expect(fields.Cost).toBe('10 credits');
-    // The audio shows once: the Listen button, not also a link.
-    expect(fields.Links).not.toContain('clip-1.m4a');
+    expect(fields.Links).toContain('(https://cdn.example/producer/clip-1.m4a)');
     expect(fields.Links).toContain('(https://cdn.example/producer/clip-1-wav.wav)');
     const linkButtons = (message.components ?? []).flatMap((row) => ('components' in row ? row.components.flatMap((c) => ('url' in c ? [c.url] : [])) : []));
     expect(linkButtons).toEqual(['https://cdn.example/producer/clip-1.m4a']);
