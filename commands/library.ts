@@ -63,8 +63,12 @@ export const definition = {
       description: english('command.library.query.description'),
       max_length: QUERY_MAX,
     },
+    { type: ApplicationCommandOptionType.Boolean, name: 'liked', description: english('command.library.liked.description') },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
+
+/** The paging subject of the songs a member likes: `liked-<their id>`, in place of a maker's id. */
+const LIKED_SUBJECT = /^liked-(\d{17,20})$/;
 
 /** A job id in 22 characters instead of 36, so the search has room in the custom id. */
 function packJobId(jobId: string): string {
@@ -81,7 +85,7 @@ function pageButton(filter: LibraryFilter, cursor: LibraryCursor, label: string,
   const arg = `${cursor.direction === 'older' ? 'o' : 'n'}${packJobId(cursor.jobId)}:${filter.query ?? ''}`;
   let customId: string;
   try {
-    customId = encodeCustomId({ action: 'library-page', subject: filter.userId ?? 'all', arg });
+    customId = encodeCustomId({ action: 'library-page', subject: filter.likedBy ? `liked-${filter.likedBy}` : (filter.userId ?? 'all'), arg });
   } catch {
     throw new Refusal('invalid_input', localText('library.queryTooLong', { max: QUERY_MAX }));
   }
@@ -92,9 +96,10 @@ function pageButton(filter: LibraryFilter, cursor: LibraryCursor, label: string,
 function pagingOf(id: CustomId, guildId: string): { filter: LibraryFilter; cursor: LibraryCursor } {
   const match = /^([on])([A-Za-z0-9_-]{22}):(.*)$/s.exec(id.arg ?? '');
   const jobId = match?.[2] && unpackJobId(match[2]);
-  if (!match || !jobId || !(id.subject === 'all' || /^\d{17,20}$/.test(id.subject))) throw new Refusal('not_found', localText('library.stale'));
+  const likedBy = LIKED_SUBJECT.exec(id.subject)?.[1];
+  if (!match || !jobId || !(id.subject === 'all' || likedBy || /^\d{17,20}$/.test(id.subject))) throw new Refusal('not_found', localText('library.stale'));
   return {
-    filter: { guildId, userId: id.subject === 'all' ? undefined : id.subject, query: match[3] || undefined },
+    filter: { guildId, userId: id.subject === 'all' || likedBy ? undefined : id.subject, likedBy, query: match[3] || undefined },
     cursor: { direction: match[1] === 'o' ? 'older' : 'newer', jobId },
   };
 }
@@ -140,12 +145,18 @@ async function libraryAnswer(context: CommandContext, filter: LibraryFilter, cur
   let page = await context.library.libraryPage(filter, cursor);
   if (page.songs.length === 0 && cursor) page = await context.library.libraryPage(filter);
   const query = filter.query === undefined ? undefined : escapeMarkdown(filter.query);
-  const heading = [filter.userId ? t('library.by', { user: filter.userId }) : '', query ? t('library.matching', { query }) : '']
+  const heading = [filter.userId ? t('library.by', { user: filter.userId }) : '', filter.likedBy ? t('library.liked', { user: filter.likedBy }) : '', query ? t('library.matching', { query }) : '']
     .filter(Boolean)
     .join(' ');
   const embed = new EmbedBuilder().setTitle(t('library.title'));
   if (page.songs.length === 0) {
-    const empty = query ? t('library.noMatch', { query }) : filter.userId ? t('library.emptyFor', { user: filter.userId }) : t('library.empty');
+    const empty = query
+      ? t('library.noMatch', { query })
+      : filter.likedBy
+        ? t('library.emptyLiked', { user: filter.likedBy })
+        : filter.userId
+          ? t('library.emptyFor', { user: filter.userId })
+          : t('library.empty');
     return { embeds: [embed.setDescription(empty)], components: [] };
   }
   const lines = page.songs.map((job, index) => entry(t, job, page.before + index + 1));
@@ -227,7 +238,9 @@ export default defineCommand({
   async execute(interaction, args, context) {
     const caller = await loadCaller(interaction, context);
     const query = searchWords(args.query);
-    const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, query };
+    // The paging button has room for one member: the maker, or the member whose liked songs these are.
+    if (args.liked === true && args.user) throw new Refusal('invalid_input', localText('library.likedOrUser'));
+    const filter: LibraryFilter = { guildId: caller.guild.id, userId: args.user?.id, likedBy: args.liked === true ? caller.member.userId : undefined, query };
     await answer(interaction, caller.guild.visibility === 'private', await libraryAnswer(context, filter));
   },
   buttons: { ...pageButtons, ...remixButtons, ...socialButtons },

@@ -7,7 +7,7 @@ import { and, asc, count, desc, eq, inArray, is, isNull, lt, lte, max, or, sql, 
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { constants, preparedOnce, type Database, type Executor } from '../db/client.js';
 import type { RowFor } from '../db/insert-from.js';
-import { guilds, jobs, libraryRows, librarySearchText, type JobKind, type JobState, type Removal } from '../db/schema.js';
+import { guilds, jobs, libraryRows, librarySearchText, songLikes, type JobKind, type JobState, type Removal } from '../db/schema.js';
 import { KINDS_BY_TASK_TYPE, TASK_TYPE_BY_KIND, kindsSharingTaskType } from './upstream.js';
 
 export type JobRow = InferSelectModel<typeof jobs>;
@@ -351,6 +351,8 @@ export interface LibraryFilter {
   readonly userId?: string | undefined;
   /** Every word must appear in the title, prompt or lyrics, in any case. */
   readonly query?: string | undefined;
+  /** Only the songs this member likes now: their favourites. */
+  readonly likedBy?: string | undefined;
 }
 
 /** Which way from a song the library is read: older (newest first) or newer (oldest first). */
@@ -372,6 +374,9 @@ function inLibrary(filter: LibraryFilter): SQL | undefined {
     libraryRows(jobs),
     isNull(jobs.removedAt),
     filter.userId === undefined ? undefined : eq(jobs.userId, filter.userId),
+    filter.likedBy === undefined
+      ? undefined
+      : sql`exists (select 1 from ${songLikes} where ${songLikes.jobId} = ${jobs.id} and ${songLikes.userId} = ${filter.likedBy} and ${songLikes.likedAt} is not null)`,
   );
 }
 

@@ -87,6 +87,8 @@ export const generation: Translation<typeof english> = {
   'command.library.user.description': 'Nur die Songs dieses Mitglieds.',
   'command.library.query.name': 'suche',
   'command.library.query.description': 'Wörter aus Titel, Beschreibung oder Songtext.',
+  'command.library.liked.name': 'gefaellt-mir',
+  'command.library.liked.description': 'Nur die Songs, die dir gefallen: deine Favoriten.',
 
   'song.refusal.unknownModel': 'Dieses Modell bietet der Bot nicht an. Wähle eines aus der Liste.',
   'song.refusal.voiceInstrumental': 'Eine Stimme singt: Lass `{:song instrumental}` weg oder lass `{:song voice}` weg.',
@@ -188,6 +190,9 @@ export const generation: Translation<typeof english> = {
   'library.rangeOpen': 'Songs {from}–{to}, weitere unter „Ältere“',
   'library.empty': 'Hier gibt es noch keine Songs. `{/song}` macht den ersten.',
   'library.emptyFor': '<@{user}> hat auf diesem Server noch keine fertigen Songs.',
+  'library.liked': 'Songs, die <@{user}> gefallen',
+  'library.emptyLiked': '<@{user}> gefällt noch kein Song dieses Servers: drück bei einem auf Gefällt mir, um ihn hier zu behalten.',
+  'library.likedOrUser': 'Wähle entweder `{:library user}` oder `{:library liked}`: die Songs eines Mitglieds oder die Songs, die dir gefallen.',
   'library.noMatch': 'Kein Song passt zu „{query}“. Versuch es mit weniger oder anderen Wörtern.',
   'library.newer': 'Neuere',
   'library.older': 'Ältere',

@@ -89,6 +89,8 @@ export const generation = {
   'command.library.user.description': 'Only this member’s songs.',
   'command.library.query.name': 'query',
   'command.library.query.description': 'Words in the title, the prompt or the lyrics.',
+  'command.library.liked.name': 'liked',
+  'command.library.liked.description': 'Only the songs you like: your favourites.',
 
   // ---- /song ----
   'song.refusal.unknownModel': 'That model is not one this bot offers. Pick one from the list.',
@@ -198,6 +200,9 @@ export const generation = {
   'library.rangeOpen': 'Songs {from}–{to}, more under “Older”',
   'library.empty': 'No songs here yet. `{/song}` makes the first one.',
   'library.emptyFor': '<@{user}> has no finished songs on this server yet.',
+  'library.liked': 'Songs <@{user}> likes',
+  'library.emptyLiked': '<@{user}> likes no song of this server yet: press Like on one to keep it here.',
+  'library.likedOrUser': 'Choose either `{:library user}` or `{:library liked}`: the songs one member made, or the songs you like.',
   'library.noMatch': 'No song matches “{query}”. Try fewer words, or other ones.',
   'library.newer': 'Newer',
   'library.older': 'Older',

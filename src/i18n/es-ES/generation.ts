@@ -87,6 +87,8 @@ export const generation: Translation<typeof english> = {
   'command.library.user.description': 'Solo las canciones de este miembro.',
   'command.library.query.name': 'búsqueda',
   'command.library.query.description': 'Palabras del título, de la idea o de la letra.',
+  'command.library.liked.name': 'me-gustan',
+  'command.library.liked.description': 'Solo las canciones que te gustan: tus favoritas.',
 
   'song.refusal.unknownModel': 'Este bot no ofrece ese modelo. Elige uno de la lista.',
   'song.refusal.voiceInstrumental': 'Una voz canta: quita `{:song instrumental}` o quita `{:song voice}`.',
@@ -190,6 +192,9 @@ export const generation: Translation<typeof english> = {
   'library.rangeOpen': 'Canciones {from}–{to}, más en «Más antiguas»',
   'library.empty': 'Aún no hay canciones. `{/song}` crea la primera.',
   'library.emptyFor': '<@{user}> aún no tiene canciones terminadas en este servidor.',
+  'library.liked': 'Canciones que le gustan a <@{user}>',
+  'library.emptyLiked': 'A <@{user}> aún no le gusta ninguna canción de este servidor: pulsa Me gusta en una para guardarla aquí.',
+  'library.likedOrUser': 'Elige `{:library user}` o `{:library liked}`: las canciones de un miembro o las que te gustan.',
   'library.noMatch': 'Ninguna canción coincide con «{query}». Prueba con menos palabras, o con otras.',
   'library.newer': 'Más nuevas',
   'library.older': 'Más antiguas',

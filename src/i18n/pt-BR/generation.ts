@@ -87,6 +87,8 @@ export const generation: Translation<typeof english> = {
   'command.library.user.description': 'Só as músicas deste membro.',
   'command.library.query.name': 'busca',
   'command.library.query.description': 'Palavras do título, da ideia ou da letra.',
+  'command.library.liked.name': 'curtidas',
+  'command.library.liked.description': 'Só as músicas que você curtiu: suas favoritas.',
 
   'song.refusal.unknownModel': 'Este bot não oferece esse modelo. Escolha um da lista.',
   'song.refusal.voiceInstrumental': 'Uma voz canta: tire `{:song instrumental}` ou tire `{:song voice}`.',
@@ -190,6 +192,9 @@ export const generation: Translation<typeof english> = {
   'library.rangeOpen': 'Músicas {from}–{to}, mais em “Mais antigas”',
   'library.empty': 'Ainda não há músicas aqui. `{/song}` faz a primeira.',
   'library.emptyFor': '<@{user}> ainda não tem músicas prontas neste servidor.',
+  'library.liked': 'Músicas que <@{user}> curtiu',
+  'library.emptyLiked': '<@{user}> ainda não curtiu nenhuma música deste servidor: aperte Curtir em uma para guardá-la aqui.',
+  'library.likedOrUser': 'Escolha `{:library user}` ou `{:library liked}`: as músicas de um membro ou as que você curtiu.',
   'library.noMatch': 'Nenhuma música corresponde a “{query}”. Tente menos palavras, ou outras.',
   'library.newer': 'Mais novas',
   'library.older': 'Mais antigas',

@@ -276,3 +276,31 @@ describe('Remix', () => {
     expect(await g.balance()).toBe(balance);
   });
 });
+
+describe('/library liked:true', () => {
+  it('lists the songs the member likes, pages them, and drops one taken back', async () => {
+    // Alice likes twelve songs, her own and Bob's; the list is hers alone.
+    const liked = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14];
+    for (const n of liked) {
+      const message = await lib.delivered(songIds[n - 1]!);
+      await privateAnswer(h.emulator.clickButton({ messageId: message.id, customId: `like:${songIds[n - 1]}`, userId: lib.members.alice }));
+    }
+    const first = await publicAnswer(lib.run(lib.members.alice, { name: 'library', options: { liked: true } }));
+    expect(embedOf(first).description).toContain(`Songs <@${lib.members.alice}> likes`);
+    expect(titlesOn(first)).toEqual(tracks(14, 11, 10, 9, 8, 7, 6, 5, 4, 3));
+    expect(embedOf(first).footer?.text).toBe('Songs 1–10 of 12');
+    // Bob pages Alice's list: still hers.
+    const older = await turn(lib, first, 'Older', lib.members.bob);
+    expect(titlesOn(older)).toEqual(tracks(2, 1));
+
+    const fourteen = await lib.delivered(songIds[13]!);
+    await privateAnswer(h.emulator.clickButton({ messageId: fourteen.id, customId: `like:${songIds[13]}`, userId: lib.members.alice }));
+    const after = await publicAnswer(lib.run(lib.members.alice, { name: 'library', options: { liked: true } }));
+    expect(titlesOn(after)[0]).toBe(titleOf(11));
+
+    const none = await publicAnswer(lib.run(lib.members.manager, { name: 'library', options: { liked: true } }));
+    expect(embedOf(none).description).toBe(`<@${lib.members.manager}> likes no song of this server yet: press Like on one to keep it here.`);
+    const both = await privateAnswer(lib.run(lib.members.alice, { name: 'library', options: { liked: true, user: lib.members.bob } }));
+    expect(both.content).toBe('Choose either `user` or `liked`: the songs one member made, or the songs you like.');
+  });
+});

@@ -146,7 +146,7 @@ describe('command definitions', () => {
       upload: ['audio', 'title'],
       credits: [],
       jobs: ['list()', 'show(id)', 'cancel(id)', 'rename(id,title)'],
-      library: ['user', 'query'],
+      library: ['user', 'query', 'liked'],
       play: ['song'],
       queue: [],
       skip: [],
