@@ -73,8 +73,12 @@ function inMessages(lines: readonly string[]): string[] {
   const sections: string[] = [];
   let section: string[] = [];
   for (const line of [...lines, '']) {
-    if (line !== '') section.push(line);
-    else if (section.length > 0) [sections[sections.length], section] = [section.join('\n'), []];
+    if (line !== '') {
+      section.push(line);
+    } else if (section.length > 0) {
+      sections.push(section.join('\n'));
+      section = [];
+    }
   }
   const messages: string[] = [];
   for (const text of sections) {

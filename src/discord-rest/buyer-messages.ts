@@ -1,11 +1,8 @@
 /** Direct messages to a member who bought something, and the name of the server it went to. */
 import { API } from '@discordjs/core/http-only';
 import { REST } from '@discordjs/rest';
-import { REST_SWEEPS, type OutgoingMessage } from './discord-delivery.js';
+import { isCannotSendToUser, REST_SWEEPS, type OutgoingMessage } from './discord-delivery.js';
 import { restTrafficOptions, type RestTraffic } from './rest-requests.js';
-
-/** Discord's answer to a message the user does not take: DMs closed, the bot blocked, or no server shared. */
-const CANNOT_SEND_TO_USER = 50007;
 
 export interface BuyerMessages {
   /** The server's name as Discord gives it; undefined when Discord does not say. */
@@ -36,9 +33,4 @@ export function createBuyerMessages(options: { apiUrl: string; token: string; ti
       }
     },
   };
-}
-
-/** By shape, not `instanceof`: the CommonJS and ESM builds of @discordjs/rest throw two classes. */
-function isCannotSendToUser(error: unknown): boolean {
-  return error instanceof Error && error.name.startsWith('DiscordAPIError') && (error as { code?: unknown }).code === CANNOT_SEND_TO_USER;
 }

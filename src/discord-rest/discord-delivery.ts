@@ -3,6 +3,7 @@
  * messages over REST (DISCORD_API_URL) through @discordjs/core's REST-only API. Interaction tokens
  * travel in URL paths only and never reach a log line (error routes are redacted below).
  */
+import { createHash } from 'node:crypto';
 import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, RateLimitError, type RawFile } from '@discordjs/rest';
 import {
@@ -59,6 +60,25 @@ const GONE_INTERACTION_CODES: ReadonlySet<number> = new Set([
 export function isGoneInteraction(error: unknown): boolean {
   const code = error instanceof Error && error.name.startsWith('DiscordAPIError') ? (error as { code?: unknown }).code : undefined;
   return typeof code === 'number' && GONE_INTERACTION_CODES.has(code);
+}
+
+/**
+ * A message's nonce for `key` (a job id, say), within Discord's 25 characters: Discord drops a
+ * second message with the same nonce (`enforce_nonce`), so a retried post does not appear twice.
+ */
+export function nonceFor(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 25);
+}
+
+/** Discord's answer to a message the user does not take: DMs closed, the bot blocked, or no server shared. */
+const CANNOT_SEND_TO_USER = 50007;
+
+/**
+ * A direct message the user does not take (50007). By shape, not `instanceof`: the CommonJS and
+ * ESM builds of @discordjs/rest throw two classes.
+ */
+export function isCannotSendToUser(error: unknown): boolean {
+  return error instanceof Error && error.name.startsWith('DiscordAPIError') && (error as { code?: unknown }).code === CANNOT_SEND_TO_USER;
 }
 
 /** 403: the bot cannot see or write to the channel. Retrying will not help. */

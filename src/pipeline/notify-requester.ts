@@ -2,19 +2,15 @@
  * "Tell me when it is done": once a long job's result or failure is posted, its requester gets a
  * direct message with a link to it, where they asked (`/notify`) or their server said so.
  */
-import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { guilds, memberSettings } from '../db/schema.js';
 import { translator } from '../i18n/index.js';
-import { describeDiscordError } from '../discord-rest/discord-delivery.js';
+import { describeDiscordError, isCannotSendToUser, nonceFor } from '../discord-rest/discord-delivery.js';
 import type { JobRow } from './job-rows.js';
 import type { PipelineDeps } from './deps.js';
 import { describeJob } from './titles.js';
 import { escapeMarkdown } from '../text.js';
-
-/** Discord's answer to a message the user does not take: DMs closed, the bot blocked, or no server shared. */
-const CANNOT_SEND_TO_USER = 50007;
 
 /** Where the result was posted: a message of the channel, or nothing the member can be linked to. */
 export type PostedResult = { readonly messageId: string } | { readonly private: true };
@@ -42,10 +38,10 @@ export async function notifyRequester(deps: Pick<PipelineDeps, 'db' | 'discord' 
             link: `https://discord.com/channels/${job.guildId}/${job.channelId}/${posted.messageId}`,
           });
     // The nonce keeps a post that the REST client retries to one message.
-    await deps.discord.sendDirectMessage(job.userId, { content, allowed_mentions: { parse: [] }, nonce: createHash('sha256').update(`notify:${job.id}`).digest('base64url').slice(0, 25), enforce_nonce: true });
+    await deps.discord.sendDirectMessage(job.userId, { content, allowed_mentions: { parse: [] }, nonce: nonceFor(`notify:${job.id}`), enforce_nonce: true });
     deps.logger.info({ jobId: job.id }, 'requester told');
   } catch (err) {
-    const refused = (err as { code?: unknown }).code === CANNOT_SEND_TO_USER;
+    const refused = isCannotSendToUser(err);
     deps.logger[refused ? 'info' : 'warn']({ jobId: job.id, error: describeDiscordError(err) }, refused ? 'the requester takes no direct message' : 'could not tell the requester');
   }
 }

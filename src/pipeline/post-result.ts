@@ -3,7 +3,6 @@
  * reply is edited; after that, or when Discord says the token is gone, a channel message
  * mentions the requester. A 403 marks the delivery failed; the result stays retrievable.
  */
-import { createHash } from 'node:crypto';
 import { DownloadError, downloadCapped, type Downloaded } from '../audio/download.js';
 import { whileLocked } from '../db/client.js';
 import { guilds, type JobState } from '../db/schema.js';
@@ -16,6 +15,7 @@ import { inBackgroundSlot } from './front-first.js';
 import {
   describeDiscordError,
   isGoneInteraction,
+  nonceFor,
   isMissingAccess,
   type OutgoingFile,
   type OutgoingMessage,
@@ -151,10 +151,6 @@ async function postPrivately(
   return { messageId: sent.id, channel: true };
 }
 
-/** Discord drops a second message with the same nonce, so a retried post does not appear twice. */
-export function nonceFor(jobId: string): string {
-  return createHash('sha256').update(jobId).digest('base64url').slice(0, 25);
-}
 
 /** A result that arrived after its refund notice was posted is a second message, with a nonce of its own. */
 function deliveryNonce(job: JobRow): string {

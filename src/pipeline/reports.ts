@@ -6,11 +6,10 @@
  * A hidden or deleted result leaves every list (job-rows.ts's `isShownResult`) and its message
  * says so. Why: docs/decisions/reports-and-review.md
  */
-import { createHash } from 'node:crypto';
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { auditLog, resultReports, resultReviews, voicePersonas, type ReviewOutcome } from '../db/schema.js';
-import { describeDiscordError, type OutgoingMessage } from '../discord-rest/discord-delivery.js';
+import { describeDiscordError, nonceFor, type OutgoingMessage } from '../discord-rest/discord-delivery.js';
 import { translator } from '../i18n/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, isShownResult, removeResultRow, type JobRow } from './job-rows.js';
@@ -249,7 +248,7 @@ async function syncReviewMessage(deps: Deps, jobId: string, channelId: string | 
       if (review.channelId && review.messageId) {
         await deps.discord.editChannelMessage(review.channelId, review.messageId, message);
       } else if (channelId) {
-        const nonce = createHash('sha256').update(`review:${jobId}`).digest('base64url').slice(0, 25);
+        const nonce = nonceFor(`review:${jobId}`);
         const posted = await deps.discord.postChannelMessage(channelId, { ...message, nonce, enforce_nonce: true });
         await tx.update(resultReviews).set({ channelId, messageId: posted.id }).where(eq(resultReviews.jobId, jobId));
       }

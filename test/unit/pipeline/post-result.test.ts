@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { interactionTokenUsable, nonceFor } from '../../../src/pipeline/post-result.js';
+import { nonceFor } from '../../../src/discord-rest/discord-delivery.js';
+import { interactionTokenUsable } from '../../../src/pipeline/post-result.js';
 import { redactRoute } from '../../../src/discord-rest/discord-delivery.js';
 
 describe('interactionTokenUsable', () => {
