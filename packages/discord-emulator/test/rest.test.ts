@@ -9,6 +9,7 @@ import { DiscordAPIError, REST, makeURLSearchParams } from '@discordjs/rest';
 import { InteractionResponseType, MessageFlags, Routes } from 'discord-api-types/v10';
 import type { APIMessage, RESTPutAPIApplicationCommandsResult } from 'discord-api-types/v10';
 import { OpenApiSpec, startDiscordEmulator } from '@music-bot/discord-emulator';
+import { ENFORCED_NONCE_WINDOW_MS } from '../src/endpoints/channels.js';
 import type { DiscordEmulator, EmulatorChannel, EmulatorGuild, EmulatorMember } from '@music-bot/discord-emulator';
 
 let emu: DiscordEmulator;
@@ -284,6 +285,34 @@ describe('a world kept across runs (the playground)', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('enforce_nonce', () => {
+  const post = (body: Record<string, unknown>) => rest.post(Routes.channelMessages(channel.id), { body }) as Promise<APIMessage>;
+  const count = (content: string) => emu.channelMessages(channel.id).filter((message) => message.content === content).length;
+
+  it('returns the first message for a repeat by the same author and nonce, and makes no second one', async () => {
+    const first = await post({ content: 'nonce once', nonce: 'result-1', enforce_nonce: true });
+    const again = await post({ content: 'nonce once', nonce: 'result-1', enforce_nonce: true });
+    expect(again.id).toBe(first.id);
+    expect(count('nonce once')).toBe(1);
+  });
+
+  it('makes a new message without enforce_nonce, after a few minutes, or once the first is deleted', async () => {
+    await post({ content: 'nonce loose', nonce: 'result-2' });
+    await post({ content: 'nonce loose', nonce: 'result-2' });
+    expect(count('nonce loose')).toBe(2);
+
+    const first = await post({ content: 'nonce window', nonce: 'result-3', enforce_nonce: true });
+    emu.clock.advance(ENFORCED_NONCE_WINDOW_MS + 1_000);
+    const later = await post({ content: 'nonce window', nonce: 'result-3', enforce_nonce: true });
+    expect(later.id).not.toBe(first.id);
+
+    await rest.delete(Routes.channelMessage(channel.id, later.id));
+    const afterDelete = await post({ content: 'nonce window', nonce: 'result-3', enforce_nonce: true });
+    expect(afterDelete.id).not.toBe(later.id);
+    expect(count('nonce window')).toBe(2);
   });
 });
 

@@ -6,8 +6,25 @@ import type { MessageWrite, StoredMessage } from '../store/records.js';
 import { isRecord, noContent, ok, wire } from './context.js';
 import type { RouteContext } from './context.js';
 
+/**
+ * How long a `nonce` sent with `enforce_nonce` keeps a repeat from making a second message.
+ * Discord says only "the past few minutes"; the emulator keeps the short end of that, so a bot
+ * that leans on a longer window fails here first.
+ */
+export const ENFORCED_NONCE_WINDOW_MS = 2 * 60_000;
+
 export function registerChannelRoutes(api: RouteContext): void {
   const { store } = api;
+  /** Messages sent with `enforce_nonce`, by author and nonce: the message and when it was made. */
+  const enforcedNonces = new Map<string, { messageId: string; at: number }>();
+  const repeatOf = (authorId: string, body: unknown): { key: string; message?: StoredMessage } | undefined => {
+    if (!isRecord(body) || body.enforce_nonce !== true) return undefined;
+    if (typeof body.nonce !== 'string' && typeof body.nonce !== 'number') return undefined;
+    const key = `${authorId}:${String(body.nonce)}`;
+    const seen = enforcedNonces.get(key);
+    if (!seen || store.clock.now() - seen.at > ENFORCED_NONCE_WINDOW_MS) return { key };
+    return { key, message: store.messages.get(seen.messageId) };
+  };
 
   api.route('GET', '/channels/{channel_id}', true, ({ params }) => ok(store.apiChannel(api.readableChannel(params.channel_id ?? ''))));
   api.route('POST', '/channels/{channel_id}/typing', true, ({ params }) => {
@@ -33,12 +50,16 @@ export function registerChannelRoutes(api: RouteContext): void {
     const { errors, empty } = checkMessagePayload(body, { fileCount: uploads.length, purchasableSku: store.purchasableSku });
     errors.throwIfAny();
     if (empty) throw DiscordErrors.emptyMessage();
+    // The same author and nonce again within the window: that message, and no new one.
+    const repeat = repeatOf(store.botUser.id, body);
+    if (repeat?.message) return ok(wire(repeat.message));
     const stored = store.createMessage({
       channelId: channel.id,
       author: store.botUser,
       body: (isRecord(body) ? body : {}) as MessageWrite,
       uploads,
     });
+    if (repeat) enforcedNonces.set(repeat.key, { messageId: stored.api.id, at: store.clock.now() });
     return ok(wire(stored));
   });
   api.route('GET', '/channels/{channel_id}/messages/{message_id}', true, ({ params }) => {
