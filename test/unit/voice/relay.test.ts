@@ -82,7 +82,9 @@ function sendForever(response: ServerResponse, chunk: Buffer, onChunk: (length: 
 }
 
 describe('the media relay', () => {
-  // ffmpeg reads up to the cap before it is stopped: seconds on a busy machine, hence the timeout.
+  // Each test runs ffmpeg, which takes seconds to start and read on a busy machine: hence the
+  // timeouts beyond the unit project's 5 s.
+  // ffmpeg reads up to the cap before it is stopped.
   it('stops an endless song near the cap, and the play ends', async () => {
     const mp3 = await readFile(fixture);
     let sent = 0;
@@ -151,7 +153,7 @@ describe('the media relay', () => {
     expect(played.code).not.toBe(0);
     expect(played.bytes).toBe(0);
     expect(plain).toEqual([]);
-  });
+  }, 20_000);
 
   it('does not follow a redirect to a scheme other than http(s)', async () => {
     for (const location of [pathToFileURL(fixture).href, 'ftp://127.0.0.1:21/song.mp3', 'data:audio/mpeg;base64,AAAA']) {
@@ -160,7 +162,7 @@ describe('the media relay', () => {
       expect(played.code, location).not.toBe(0);
       expect(played.bytes, location).toBe(0);
     }
-  });
+  }, 20_000);
 
   it('follows a redirect on the same scheme, and passes range requests on: an m4a with its index at the end plays in full', async () => {
     // ffmpeg's mp4 muxer writes the index (moov) after the audio unless told otherwise: a reader
@@ -185,7 +187,7 @@ describe('the media relay', () => {
     // 12 s of 48 kHz stereo s16le, give or take a frame.
     expect(played.bytes).toBeGreaterThan(11.5 * 48_000 * 4);
     expect(ranges.some((range) => range !== 'bytes=0-'), `the ranges asked: ${ranges.join(', ')}`).toBe(true);
-  });
+  }, 20_000);
 
   it('answers nothing for an address it was not given, or no longer plays', async () => {
     const song = relay.open('http://127.0.0.1:9/song.mp3');
