@@ -307,6 +307,7 @@ const envSchema = z.object({
   FFMPEG_PATH: defaulted(z.string().min(1, 'the path of the ffmpeg binary').default('ffmpeg')),
   VOICE_IDLE_SECONDS: defaulted(positiveInt(120)),
   VOICE_LEASE_MS: defaulted(z.coerce.number().int('a whole number').min(3_000, 'at least 3000: it is renewed every third of it, at most once a second').default(15_000)),
+  VOICE_THREADS: defaulted(z.coerce.number().int('a whole number').min(1, 'at least 1').max(16, 'at most 16').default(2)),
   CREDIT_PACKS: optional(skuCredits('CREDIT_PACKS')),
   SUBSCRIPTION_ALLOWANCES: optional(skuCredits('SUBSCRIPTION_ALLOWANCES')),
   PACK_CLAIM_MINUTES: defaulted(nonNegativeInt(10)),
@@ -449,6 +450,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     voiceIdleSeconds: e.VOICE_IDLE_SECONDS,
     /** How long a process's hold on a guild's player outlives the process when it dies without letting go. */
     voiceLeaseMs: e.VOICE_LEASE_MS,
+    /** How many threads play the voice connections, each guild on the one with the fewest. */
+    voiceThreads: e.VOICE_THREADS,
     /** Consumable SKUs sold as credit packs, and the credits each adds. */
     creditPacks: Object.freeze((e.CREDIT_PACKS ?? []).map((entry) => Object.freeze(entry))),
     /** Guild subscription SKUs, and the monthly allowance each gives. */

@@ -36,12 +36,12 @@ export async function startPlayers(input: {
   redis: RedisClient;
   prefix: string;
   logger: Logger;
-  config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds' | 'voiceLeaseMs'>;
+  config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds' | 'voiceLeaseMs' | 'voiceThreads'>;
   ffmpeg: FfmpegCheck;
   voice: VoiceControl;
 }): Promise<Players> {
   const { client, logger } = input;
-  const engine = new VoiceEngine({ logger, ffmpegPath: input.config.ffmpegPath, libopus: input.ffmpeg.libopus });
+  const engine = new VoiceEngine({ logger, ffmpegPath: input.config.ffmpegPath, libopus: input.ffmpeg.libopus, threads: input.config.voiceThreads });
   const host = new PlayerHost({
     client,
     db: input.db,

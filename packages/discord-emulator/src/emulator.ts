@@ -197,6 +197,7 @@ export class DiscordEmulator {
       clockMonotonic: () => this.clock.monotonic(),
       onFinding: voiceFinding,
       decode: options.voice?.decode ?? true,
+      receiveOnThread: options.voice?.receiveOnThread ?? false,
       heartbeatIntervalMs: options.voice?.heartbeatIntervalMs,
       canSpeak: (guildId, channelId) =>
         (this.#store.channelPermissions(this.#store.guild(guildId), this.#store.channel(channelId), this.botUser.id) & PermissionFlagsBits.Speak) !== 0n,

@@ -57,8 +57,9 @@ class FakeLease implements GuildLease {
 /** Discord as the host reads it: one guild whose voice channel has the bot and a listener, and a text channel that keeps what is sent. */
 function fakeDiscord(guildId: string, voiceChannelId: string) {
   const sent: string[] = [];
-  /** The now-playing card's descriptions, as each edit left it. */
+  /** The now-playing card's descriptions, as each edit left it; and its text, where an edit set one (closing it does). */
   const edits: string[] = [];
+  const closings: string[] = [];
   const textChannel = {
     isSendable: () => true,
     isTextBased: () => true,
@@ -67,8 +68,9 @@ function fakeDiscord(guildId: string, voiceChannelId: string) {
       return { id: String(900_000_000_000_000_100n + BigInt(sent.length)) };
     },
     messages: {
-      edit: async (_id: string, message: { embeds?: Array<{ toJSON(): { description?: string } }> }) => {
+      edit: async (_id: string, message: { content?: string; embeds?: Array<{ toJSON(): { description?: string } }> }) => {
         edits.push(message.embeds?.[0]?.toJSON().description ?? '');
+        if (message.content) closings.push(message.content);
         return {};
       },
     },
@@ -86,7 +88,7 @@ function fakeDiscord(guildId: string, voiceChannelId: string) {
   };
   const guild = { id: guildId, client, voiceStates: { cache: voiceStates }, channels: { cache: new Collection([[voiceChannelId, { id: voiceChannelId, isVoiceBased: () => true }]]) } };
   client.guilds.cache.set(guildId, guild);
-  return { client: client as unknown as Client<true>, sent, edits };
+  return { client: client as unknown as Client<true>, sent, edits, closings };
 }
 
 /** The songs' ids, one per number, each a finished song in the database once {@link playing} saved it. */
@@ -139,7 +141,7 @@ async function playingWith(
   hosts.push(host);
   await host.resumeAll();
   expect(lines).toHaveLength(1);
-  return { host, line: lines[0]!, lease, sent: discord.sent, edits: discord.edits };
+  return { host, line: lines[0]!, lease, sent: discord.sent, edits: discord.edits, closings: discord.closings };
 }
 
 /** A member who controls the player (Manage Server), asking from the guild's text channel. */
@@ -239,5 +241,18 @@ describe('the player host', () => {
     const otherBefore = other.edits.length;
     await expect.poll(() => other.edits.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(otherBefore + 3);
     expect(edits.length).toBe(after);
+  });
+
+  it('ends the player when its line is gone (its voice thread exited): the card says so, the state is cleared and the guild let go', async () => {
+    const guildId = '800000000000000009';
+    const { line, lease, closings } = await playingWith(guildId, { changes: { nowPlayingMessageId: '900000000000000998' } }, entry(17), entry(18));
+    expect(line.played).toEqual([entry(17).mediaUrl]);
+    line.onGone();
+    await expect.poll(() => lease.released).toContain(guildId);
+    expect(line.left).toBe(true);
+    expect(await store.read(guildId)).toBeUndefined();
+    expect(closings.at(-1)).toBe('I was disconnected from the voice channel; the player stopped.');
+    // Nothing else was played for it.
+    expect(line.played).toEqual([entry(17).mediaUrl]);
   });
 });

@@ -121,9 +121,12 @@ export class GuildReception {
     else this.#counts.undecodable += 1;
   }
 
-  /** One Opus frame heard at `clockNow` (emulator clock) under `rtp`; `dave` says whether it came end-to-end encrypted. */
-  frame(opus: Buffer, rtp: Pick<RtpHeader, 'sequence' | 'timestamp'>, clockNow: number, dave: boolean): void {
-    const arrival = this.#now();
+  /**
+   * One Opus frame heard at `clockNow` (emulator clock) under `rtp`, having arrived `lagMs` before
+   * it is handled here; `dave` says whether it came end-to-end encrypted.
+   */
+  frame(opus: Buffer, rtp: Pick<RtpHeader, 'sequence' | 'timestamp'>, clockNow: number, dave: boolean, lagMs = 0): void {
+    const arrival = this.#now() - lagMs;
     let pcm: Int16Array;
     const silenceFrame = opus.equals(SILENCE_FRAME);
     if (silenceFrame) {

@@ -5,7 +5,7 @@
  * checked and handed to that guild's {@link GuildReception}.
  */
 import { randomBytes } from 'node:crypto';
-import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import type { RemoteInfo } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import type { DaveListener } from './dave.js';
 import { GuildReception } from './reception.js';
+import { createVoiceUdp, type VoiceUdp } from './udp.js';
 import { AES256_GCM_RTPSIZE, decryptAes256GcmRtpSize, discoveryRequestSsrc, discoveryResponse, OPUS_PAYLOAD_TYPE, readRtpHeader } from './rtp.js';
 
 /** The self-signed certificate the voice gateway serves (for localhost and 127.0.0.1): clients trust it with NODE_EXTRA_CA_CERTS. */
@@ -75,6 +76,8 @@ export interface VoiceServerOptions {
   heartbeatIntervalMs?: number;
   /** Decode Opus (default); off, frames are counted but not decoded (benchmarks). */
   decode: boolean;
+  /** Receive UDP on a thread of its own, which times each frame's arrival (benchmarks). @defaultValue false */
+  receiveOnThread?: boolean;
   /**
    * Creates the listening member's DAVE session. Set: DAVE is required, as on Discord (a client
    * without it is closed with 4017). Undefined: DAVE off, Session Description says version 0.
@@ -90,7 +93,7 @@ export class VoiceServer {
   readonly #options: VoiceServerOptions;
   readonly #https: Server;
   readonly #wss: WebSocketServer;
-  readonly #udp: Socket;
+  readonly #udp: VoiceUdp;
   readonly #grants = new Map<string, VoiceGrant>();
   readonly #sessions = new Map<string, VoiceSession>();
   readonly #bySsrc = new Map<number, VoiceSession>();
@@ -109,19 +112,20 @@ export class VoiceServer {
     this.#https = createServer({ cert: readFileSync(VOICE_CA_PATH), key: readFileSync(VOICE_KEY_PATH) });
     this.#wss = new WebSocketServer({ server: this.#https });
     this.#wss.on('connection', (ws, request) => this.#onConnection(ws, new URL(request.url ?? '/', 'https://voice.invalid')));
-    this.#udp = createSocket('udp4');
-    this.#udp.on('message', (packet, remote) => this.#onPacket(packet, remote));
-    this.#udp.on('error', (error) => options.logger.warn({ err: error }, 'voice udp socket error'));
+    this.#udp = createVoiceUdp({
+      onThread: options.receiveOnThread ?? false,
+      onPacket: (packet, remote, lagMs) => this.#onPacket(packet, remote, lagMs),
+      onError: (error) => options.logger.warn({ err: error }, 'voice udp socket error'),
+    });
   }
 
   async listen(host: string): Promise<void> {
     await new Promise<void>((resolve) => this.#https.listen(0, host, resolve));
-    await new Promise<void>((resolve) => this.#udp.bind(0, '127.0.0.1', resolve));
+    this.#udpPort = await this.#udp.bind('127.0.0.1');
     const address = this.#https.address() as AddressInfo;
     // The certificate names 127.0.0.1, ::1 and localhost: a wildcard address is advertised as 127.0.0.1.
     const advertised = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
     this.#endpoint = `${advertised.includes(':') ? `[${advertised}]` : advertised}:${address.port}`;
-    this.#udpPort = this.#udp.address().port;
   }
 
   /** VOICE_SERVER_UPDATE's endpoint: host:port of the voice gateway, no scheme. */
@@ -476,7 +480,8 @@ export class VoiceServer {
     reception.speaking = speaking;
   }
 
-  #onPacket(packet: Buffer, remote: RemoteInfo): void {
+  /** `lagMs`: how long ago the packet arrived (its UDP thread's reading): frames are timed by their arrival. */
+  #onPacket(packet: Buffer, remote: Pick<RemoteInfo, 'address' | 'port'>, lagMs: number): void {
     const remoteKey = `${remote.address}:${remote.port}`;
     const discoverySsrc = discoveryRequestSsrc(packet);
     if (discoverySsrc !== undefined) {
@@ -514,7 +519,7 @@ export class VoiceServer {
       this.#options.onFinding(`voice frame with RTP payload type ${header.payloadType}; Discord's Opus is ${OPUS_PAYLOAD_TYPE}`, []);
     }
     if (!session.speaking) {
-      const now = this.#options.clockMonotonic();
+      const now = this.#options.clockMonotonic() - lagMs;
       session.unspokenSince ??= now;
       if (now - session.unspokenSince > SPEAKING_GRACE_MS && !session.reportedUnspoken) {
         session.reportedUnspoken = true;
@@ -547,7 +552,7 @@ export class VoiceServer {
       opus = opened.frame;
       dave = opened.encrypted;
     }
-    reception.frame(opus, header, this.#options.clockNow(), dave);
+    reception.frame(opus, header, this.#options.clockNow() - lagMs, dave, lagMs);
   }
 
   async close(): Promise<void> {
@@ -557,6 +562,6 @@ export class VoiceServer {
     this.#wss.close();
     this.#https.closeAllConnections();
     await new Promise<void>((resolve) => this.#https.close(() => resolve()));
-    await new Promise<void>((resolve) => this.#udp.close(() => resolve()));
+    await this.#udp.close();
   }
 }
