@@ -23,8 +23,8 @@ const LAYERS = [
   },
   {
     name: 'edges',
-    what: 'where requests come in: Discord interactions, slash commands, the HTTP server; the voice player, which lives beside the gateway',
-    path: '^src/(discord|http|voice)/|^commands/',
+    what: 'where requests come in: Discord interactions, slash commands, the HTTP server, the moderators\' dashboard; the voice player, which lives beside the gateway',
+    path: '^src/(discord|http|voice|dashboard)/|^commands/',
   },
   {
     name: 'entry points',

@@ -41,6 +41,7 @@ import { dataFacades } from './discord/data.js';
 import { createPurchases, type Purchases } from './premium/purchases.js';
 import { startConsumeRetries } from './premium/consume-retries.js';
 import { watchEventLoop, type Liveness } from './http/liveness.js';
+import { createGuildReads } from './discord-rest/guild-reads.js';
 
 export interface App {
   readonly deps: PipelineDeps;
@@ -278,6 +279,19 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         ...(interactions && { interactions }),
         // Entitlement events over HTTP, signed with the application's key (src/http/webhook-events.ts).
         ...(config.discordPublicKey !== undefined && { webhookEvents: { publicKey: config.discordPublicKey, purchases } }),
+        // The moderators' dashboard (src/dashboard): with DISCORD_CLIENT_SECRET and PUBLIC_URL.
+        ...(config.dashboard && {
+          dashboard: {
+            options: { ...config.dashboard, apiUrl: config.discordApiUrl },
+            db: deps.db,
+            redis,
+            prefix: queues.prefix,
+            reads: createGuildReads({ apiUrl: config.discordApiUrl, token: config.discordToken, traffic: discordTraffic, maxAgeMs: config.dashboard.accessMaxAgeMs }),
+            ownerIds: config.botOwnerIds,
+            settings: { musicModels: config.musicModels, startingCredits: config.startingCredits },
+            logger,
+          },
+        }),
       });
       httpUrl = await httpServer.listen({ port: config.httpPort, host: '0.0.0.0' });
       logger.info({ port: config.httpPort }, 'http server listening');

@@ -194,6 +194,10 @@ const envSchema = z.object({
       .default(['https://cdn.discordapp.com', 'https://media.discordapp.net']),
   ),
   DISCORD_DEV_GUILD_ID: optional(snowflake),
+  DISCORD_CLIENT_SECRET: optional(z.string().regex(/^[\x21-\x7e]{16,}$/, "the application's client secret from the developer portal's OAuth2 page")),
+  DISCORD_WEB_URL: defaulted(httpUrl.default('https://discord.com')),
+  DASHBOARD_SESSION_HOURS: defaulted(z.coerce.number().int('a whole number').min(1, 'at least 1').max(168, 'at most 168 (a week)').default(12)),
+  DASHBOARD_ACCESS_MAX_AGE_SECONDS: defaulted(z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(60, 'at most 60: a moderator whose role is taken loses access within a minute').default(60)),
   INTERACTIONS: defaulted(z.enum(INTERACTION_MODES, { error: `one of ${INTERACTION_MODES.join(', ')}` }).default('gateway')),
   DISCORD_PUBLIC_KEY: optional(
     z
@@ -373,6 +377,21 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     /** The application's Ed25519 public key, hex: what /interactions checks each request's signature with. */
     discordPublicKey: e.DISCORD_PUBLIC_KEY,
     botOwnerIds: Object.freeze([...e.BOT_OWNER_IDS]),
+    /**
+     * The moderators' dashboard at PUBLIC_URL/dashboard (src/dashboard): set when both
+     * DISCORD_CLIENT_SECRET and PUBLIC_URL are; undefined: not served.
+     */
+    dashboard:
+      e.DISCORD_CLIENT_SECRET === undefined || e.PUBLIC_URL === undefined
+        ? undefined
+        : Object.freeze({
+            publicUrl: e.PUBLIC_URL,
+            clientId: e.DISCORD_APPLICATION_ID ?? '',
+            clientSecret: e.DISCORD_CLIENT_SECRET,
+            webUrl: e.DISCORD_WEB_URL,
+            sessionHours: e.DASHBOARD_SESSION_HOURS,
+            accessMaxAgeMs: e.DASHBOARD_ACCESS_MAX_AGE_SECONDS * 1000,
+          }),
     musicApiUrl: e.MUSIC_API_URL ?? '',
     musicApiKey: e.MUSIC_API_KEY ?? '',
     musicModels: Object.freeze([...(e.MUSIC_MODELS ?? SPEC_MODEL_LIST)]),
@@ -544,6 +563,9 @@ function checkAcrossVariables(e: Env, context: z.RefinementCtx): void {
       'PUBLIC_URL',
       `PUBLIC_URL: expected at most ${MAX_PUBLIC_URL_LENGTH} characters: the webhook address it makes (PUBLIC_URL${WEBHOOK_ROUTE_PREFIX}/<job id>) would be ${length}, and the music service takes at most ${MAX_WEBHOOK_URL_LENGTH}`,
     ]);
+  }
+  if (e.DISCORD_CLIENT_SECRET !== undefined && e.PUBLIC_URL !== undefined && e.DISCORD_APPLICATION_ID === undefined) {
+    problems.push(['DISCORD_APPLICATION_ID', 'DISCORD_APPLICATION_ID is not set: the dashboard (DISCORD_CLIENT_SECRET with PUBLIC_URL) signs members in with it as the OAuth2 client id']);
   }
   if (e.ACCOUNT_LOW_CREDITS > 0 && e.ACCOUNT_ALERT_CHANNEL_ID === undefined && e.BOT_OWNER_IDS.length === 0) {
     problems.push(['ACCOUNT_LOW_CREDITS', 'ACCOUNT_LOW_CREDITS: expected somewhere to send the alert: ACCOUNT_ALERT_CHANNEL_ID, or BOT_OWNER_IDS for direct messages']);

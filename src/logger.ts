@@ -29,6 +29,12 @@ export const REDACTED_PATHS = [
   '*.sentinelPassword',
   'metricsToken',
   '*.metricsToken',
+  'accessToken',
+  '*.accessToken',
+  'refreshToken',
+  '*.refreshToken',
+  'clientSecret',
+  '*.clientSecret',
 ];
 
 /**

@@ -1,7 +1,8 @@
 /** Options several `/credits-admin` subcommands share; each gives its own description (its catalogue key names the subcommand). */
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
+import { MAX_MANUAL_AMOUNT } from '../../src/credits/index.js';
 
-export const MAX_AMOUNT = 1_000_000;
+export const MAX_AMOUNT = MAX_MANUAL_AMOUNT;
 
 export const userOption = (description: string) =>
   ({

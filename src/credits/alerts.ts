@@ -1,7 +1,7 @@
 import { and, eq, gte, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { guilds } from '../db/schema.js';
-import { AUDIT_ACTIONS, lockGuild, writeAudit } from './audit.js';
+import { AUDIT_ACTIONS, lockGuild, writeAudit, type ChangeSource } from './audit.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { allowanceInForce } from './allowance.js';
 import { atomically } from './ledger.js';
@@ -59,6 +59,7 @@ export interface SetLowBalanceAlertInput {
   /** Alert when the balance is strictly below this. */
   readonly below: number | null;
   readonly actorId: string;
+  readonly source?: ChangeSource;
 }
 
 /** Sets or turns off the low-balance alert. A new setting re-arms it. */
@@ -84,6 +85,7 @@ export async function setLowBalanceAlert(executor: Executor, input: SetLowBalanc
         below: input.below,
         previous: { channelId: guild.alertChannelId, below: guild.alertBelow },
       },
+      source: input.source,
     });
   });
 }

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { entitlements, guilds } from '../db/schema.js';
 import { ensureGuild } from './accounts.js';
-import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit, type GuildRow } from './audit.js';
+import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit, type ChangeSource, type GuildRow } from './audit.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { ledgerKeys } from './keys.js';
 import { atomically, moveCredits } from './ledger.js';
@@ -27,6 +27,7 @@ export interface SetMonthlyAllowanceInput {
    */
   readonly fromNextMonth?: boolean;
   readonly now?: Date;
+  readonly source?: ChangeSource;
 }
 
 /**
@@ -59,6 +60,7 @@ export async function setMonthlyAllowance(
       action: AUDIT_ACTIONS.monthlyAllowance,
       details: { amount: input.amount, previous: guild.monthlyAllowance, ...(skipThisMonth && { fromNextMonth: true }) },
       key: input.key,
+      source: input.source,
     });
     return { monthlyAllowance: input.amount, previous: guild.monthlyAllowance, replayed: false };
   });

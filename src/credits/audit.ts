@@ -11,8 +11,17 @@ export const AUDIT_ACTIONS = {
   dailyCap: 'credits.daily_cap',
   frozen: 'credits.frozen',
   lowBalanceAlert: 'credits.low_balance_alert',
+  grant: 'credits.grant',
+  take: 'credits.take',
+  adjust: 'credits.adjust',
 } as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];
+
+/**
+ * Where a moderator's change was made, when not through a slash command: written to the audit
+ * row's details as `source`, so the moderation log names the dashboard. Absent: a command.
+ */
+export type ChangeSource = 'dashboard';
 
 /** Locks the guild's row for the rest of the transaction, so settings changes take turns. */
 export async function lockGuild(tx: Executor, guildId: string): Promise<GuildRow> {
@@ -33,12 +42,12 @@ export async function auditKeyUsed(tx: Executor, guildId: string, action: AuditA
 
 export async function writeAudit(
   tx: Executor,
-  entry: { guildId: string; actorId: string; action: AuditAction; details: Record<string, unknown>; key?: string | undefined },
+  entry: { guildId: string; actorId: string; action: AuditAction; details: Record<string, unknown>; key?: string | undefined; source?: ChangeSource | undefined },
 ): Promise<void> {
   await tx.insert(auditLog).values({
     guildId: entry.guildId,
     actorId: entry.actorId,
     action: entry.action,
-    details: entry.key === undefined ? entry.details : { ...entry.details, key: entry.key },
+    details: { ...entry.details, ...(entry.key !== undefined && { key: entry.key }), ...(entry.source !== undefined && { source: entry.source }) },
   });
 }

@@ -17,7 +17,7 @@ export {
   type SetMonthlyAllowanceInput,
 } from './allowance.js';
 export { setLowBalanceAlert, takeLowBalanceAlert, type LowBalanceAlert, type SetLowBalanceAlertInput } from './alerts.js';
-export { AUDIT_ACTIONS, type AuditAction } from './audit.js';
+export { AUDIT_ACTIONS, type AuditAction, type ChangeSource } from './audit.js';
 export { exportCsv, type CsvLedgerRow } from './csv.js';
 export { writeLedgerCsv, type LedgerCsvExport, type LedgerCsvFile, type LedgerCsvQuery } from './csv-export.js';
 export { CreditsError, isCreditsError, type CreditsErrorReason } from './errors.js';
@@ -44,6 +44,7 @@ export {
 export {
   adjust,
   grant,
+  MAX_MANUAL_AMOUNT,
   take,
   type ModeratorMovementInput,
   type ModeratorMovementResult,

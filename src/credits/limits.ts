@@ -2,7 +2,7 @@ import { and, eq, inArray, is, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Executor } from '../db/client.js';
 import { guildRoleLimits, guilds } from '../db/schema.js';
-import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit } from './audit.js';
+import { AUDIT_ACTIONS, auditKeyUsed, lockGuild, writeAudit, type ChangeSource } from './audit.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { atomically } from './ledger.js';
 import { spentToday } from './reports.js';
@@ -92,6 +92,7 @@ export interface SetUserDailyCapInput {
   readonly actorId: string;
   /** Optional idempotency key (the interaction id). */
   readonly key?: string;
+  readonly source?: ChangeSource;
 }
 
 /** Sets the guild's per-member daily cap, or one role's override of it, and records who did it. */
@@ -130,6 +131,7 @@ export async function setUserDailyCap(
       action: AUDIT_ACTIONS.dailyCap,
       details: { roleId: input.roleId ?? null, amount: input.amount, previous },
       key: input.key,
+      source: input.source,
     });
     return { previous, replayed: false };
   });
@@ -142,7 +144,7 @@ export async function setUserDailyCap(
  */
 export async function setFrozen(
   executor: Executor,
-  input: { guildId: string; frozen: boolean; actorId: string },
+  input: { guildId: string; frozen: boolean; actorId: string; source?: ChangeSource },
 ): Promise<{ frozen: boolean; changed: boolean }> {
   requireText(input.actorId, 'actorId');
   return atomically(executor, async (tx) => {
@@ -154,6 +156,7 @@ export async function setFrozen(
       actorId: input.actorId,
       action: AUDIT_ACTIONS.frozen,
       details: { frozen: input.frozen },
+      source: input.source,
     });
     return { frozen: input.frozen, changed: true };
   });

@@ -4,11 +4,12 @@
  * at most once, whichever of grant, take or adjust it calls and however often it is retried.
  */
 import type { Executor } from '../db/client.js';
+import { AUDIT_ACTIONS, writeAudit, type AuditAction, type ChangeSource } from './audit.js';
 import type { LedgerKind } from '../db/schema.js';
 import { CreditsError, requireInteger, requireText } from './errors.js';
 import { localText } from '../i18n/index.js';
 import { ledgerKeys } from './keys.js';
-import { currentBalance, moveCredits, type LedgerEntry } from './ledger.js';
+import { atomically, currentBalance, moveCredits, type LedgerEntry } from './ledger.js';
 
 export interface ModeratorMovementInput {
   readonly guildId: string;
@@ -16,9 +17,13 @@ export interface ModeratorMovementInput {
   /** The moderator or owner who moves the credits. */
   readonly actorId: string;
   readonly reason?: string | null;
-  /** Idempotency key, unique per action: the interaction id. */
+  /** Idempotency key, unique per action: the interaction id, or the dashboard form's. */
   readonly key: string;
+  readonly source?: ChangeSource;
 }
+
+/** The most credits one grant, take, allowance or limit may name (the commands' and the dashboard's bound). */
+export const MAX_MANUAL_AMOUNT = 1_000_000;
 
 export interface ModeratorMovementResult {
   /** The ledger row of this movement (recorded earlier when `replayed`). */
@@ -56,10 +61,13 @@ export async function adjust(executor: Executor, input: ModeratorMovementInput):
   return moveByHand(executor, input, 'adjust', input.amount);
 }
 
+const MANUAL_AUDIT_ACTIONS: Record<ManualKind, AuditAction> = { grant: AUDIT_ACTIONS.grant, take: AUDIT_ACTIONS.take, adjust: AUDIT_ACTIONS.adjust };
+type ManualKind = Extract<LedgerKind, 'grant' | 'take' | 'adjust'>;
+
 async function moveByHand(
   executor: Executor,
   input: ModeratorMovementInput,
-  kind: LedgerKind,
+  kind: ManualKind,
   amount: number,
 ): Promise<ModeratorMovementResult> {
   requireText(input.guildId, 'guildId');
@@ -71,13 +79,20 @@ async function moveByHand(
     });
   }
 
-  const outcome = await moveCredits(executor, {
-    guildId: input.guildId,
-    key: ledgerKeys.manual(input.key),
-    kind,
-    amount,
-    actorId: input.actorId,
-    reason: input.reason ?? null,
+  const key = ledgerKeys.manual(input.key);
+  // The movement and its line in the moderation log together, once: a replay writes neither.
+  const outcome = await atomically(executor, async (tx) => {
+    const moved = await moveCredits(tx, { guildId: input.guildId, key, kind, amount, actorId: input.actorId, reason: input.reason ?? null });
+    if (moved.status === 'moved') {
+      await writeAudit(tx, {
+        guildId: input.guildId,
+        actorId: input.actorId,
+        action: MANUAL_AUDIT_ACTIONS[kind],
+        details: { amount, reason: input.reason ?? null, ledgerKey: key },
+        source: input.source,
+      });
+    }
+    return moved;
   });
   switch (outcome.status) {
     case 'moved':

@@ -4,7 +4,7 @@
  * live in the credits module; these are the rest.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild } from '../credits/index.js';
+import { allowanceDue, applyMonthlyAllowance, effectiveDailyCap, ensureGuild, type ChangeSource } from '../credits/index.js';
 import { preparedOnce, type Database, type Executor } from '../db/client.js';
 import { auditLog, guildMemberBlocks, guildRoleLimits, guilds, jobsInFlight, type JobKind } from '../db/schema.js';
 import { localText } from '../i18n/index.js';
@@ -120,7 +120,14 @@ const guildRead = preparedOnce((db) => {
 });
 
 export type SettingsChange =
-  | { readonly setting: 'allowedChannels'; readonly add?: string; readonly remove?: string; readonly clear?: boolean }
+  | {
+      readonly setting: 'allowedChannels';
+      readonly add?: string;
+      readonly remove?: string;
+      readonly clear?: boolean;
+      /** The whole list at once (the dashboard's checkboxes); add, remove and clear then do nothing. */
+      readonly set?: readonly string[];
+    }
   | { readonly setting: 'requiredRole'; readonly roleId: string | null }
   | { readonly setting: 'moderatorRole'; readonly roleId: string | null }
   | { readonly setting: 'djRole'; readonly roleId: string | null }
@@ -146,7 +153,7 @@ export { SettingsError };
  */
 export async function changeSettings(
   db: Executor,
-  input: { guildId: string; actorId: string; change: SettingsChange; models?: readonly string[] },
+  input: { guildId: string; actorId: string; change: SettingsChange; models?: readonly string[]; source?: ChangeSource },
 ): Promise<GuildRow> {
   const { change } = input;
   return db.transaction(async (tx) => {
@@ -158,9 +165,9 @@ export async function changeSettings(
     let after: unknown;
     switch (change.setting) {
       case 'allowedChannels': {
-        let channels = change.clear ? [] : [...guild.allowedChannelIds];
-        if (change.add !== undefined && !channels.includes(change.add)) channels.push(change.add);
-        if (change.remove !== undefined) channels = channels.filter((id) => id !== change.remove);
+        let channels = change.clear || change.set ? [...new Set(change.set ?? [])] : [...guild.allowedChannelIds];
+        if (change.set === undefined && change.add !== undefined && !channels.includes(change.add)) channels.push(change.add);
+        if (change.set === undefined && change.remove !== undefined) channels = channels.filter((id) => id !== change.remove);
         if (channels.length > MAX_ALLOWED_CHANNELS) {
           throw new SettingsError(localText('settings.error.tooManyChannels', { max: MAX_ALLOWED_CHANNELS }));
         }
@@ -212,7 +219,7 @@ export async function changeSettings(
       guildId: input.guildId,
       actorId: input.actorId,
       action: SETTINGS_AUDIT_ACTIONS[change.setting],
-      details: { before, after },
+      details: { before, after, ...(input.source !== undefined && { source: input.source }) },
     });
     if (!updated) throw new Error('guild row vanished inside its own lock');
     return updated;

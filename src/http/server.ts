@@ -24,6 +24,7 @@ import { refreshAccountGauges } from '../pipeline/account.js';
 import { registerInteractionsRoute, type InteractionsRouteOptions } from './interactions.js';
 import { registerWebhookEventsRoute, type WebhookEventsRouteOptions } from './webhook-events.js';
 import type { ShardWatch } from '../discord/shard-watch.js';
+import { registerDashboard, type DashboardDeps } from '../dashboard/routes.js';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 /**
@@ -75,6 +76,8 @@ export interface HttpServerDeps {
   readonly readyNeeds?: HealthDeps['readyNeeds'];
   /** What `/livez` answers (see `HealthDeps`). @defaultValue always live */
   readonly liveness?: HealthDeps['liveness'];
+  /** DISCORD_CLIENT_SECRET and PUBLIC_URL set: serve the moderators' dashboard under `/dashboard`. */
+  readonly dashboard?: DashboardDeps;
 }
 
 const jobIdSchema = z.uuid();
@@ -178,6 +181,7 @@ export function buildHttpServer(deps: HttpServerDeps): FastifyInstance {
 
   if (deps.interactions) registerInteractionsRoute(app, { ...deps.interactions, logger: deps.logger, logRefusal });
   if (deps.webhookEvents) registerWebhookEventsRoute(app, { ...deps.webhookEvents, logger: deps.logger, logRefusal });
+  if (deps.dashboard) registerDashboard(app, deps.dashboard);
 
   if (deps.opsRoutes !== false) registerOpsRoutes(app, { ...deps, deploymentGauges: true });
   return app;

@@ -79,6 +79,11 @@ export interface E2EOptions {
    * Redis). `stop`, `kill` and `start` then act on the gateway process; `output` is every process's.
    */
   readonly splitRoles?: boolean;
+  /**
+   * Serves the moderators' dashboard: DISCORD_CLIENT_SECRET and DISCORD_WEB_URL of the emulator
+   * (needs `webhooks`, which sets PUBLIC_URL), its callback registered as the developer portal would.
+   */
+  readonly dashboard?: boolean;
 }
 
 /**
@@ -109,9 +114,11 @@ export async function startE2E(options: E2EOptions): Promise<E2E> {
     POLL_INTERVAL_MAX_MS: '1000',
     ...(options.interactions === 'http' && { INTERACTIONS: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey }),
     ...(options.moderationService && world.moderationEnv),
+    ...(options.dashboard && { DISCORD_CLIENT_SECRET: stack.emulator.clientSecret, DISCORD_WEB_URL: stack.emulator.webUrl }),
     ...options.env,
   };
 
+  if (options.dashboard) stack.emulator.setOAuth2Redirects([`${httpUrl}/dashboard/callback`]);
   const entry = options.entry;
   if (options.deployCommands === 'script') await world.deployCommands({ entry, env });
   else await registerCommands(env);

@@ -1,5 +1,6 @@
 import type { Catalogue } from '../catalogue.js';
 import { core } from './core.js';
+import { dashboard } from './dashboard.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
@@ -7,4 +8,4 @@ import { notify } from './notify.js';
 import { reports } from './reports.js';
 import { social } from './social.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard };

@@ -1,4 +1,5 @@
 import { core } from './core.js';
+import { dashboard } from './dashboard.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
@@ -7,4 +8,4 @@ import { reports } from './reports.js';
 import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard } as const;

@@ -1,0 +1,10 @@
+/** Every guild page of the dashboard and the assets they load: the one list the frame serves. */
+import type { DashboardAsset, GuildPage } from './pages.js';
+import { ownersPage } from './owners-page.js';
+import { settingsPage } from './settings-page.js';
+
+/** The guild pages, in the navigation's order. The first a member may open is where the picker leads. */
+export const GUILD_PAGES: readonly GuildPage[] = [settingsPage, ownersPage];
+
+/** Scripts, stylesheets and libraries the pages load (the frame's own stylesheet is added by the frame). */
+export const DASHBOARD_ASSETS: readonly DashboardAsset[] = [];
