@@ -112,6 +112,7 @@ async function buildDashboard(app: FastifyInstance, deps: DashboardDeps): Promis
     },
     hsts: secure ? { maxAge: 15_552_000 } : false,
     referrerPolicy: { policy: 'same-origin' },
+    frameguard: { action: 'deny' },
     crossOriginEmbedderPolicy: false,
   });
   await app.register(rateLimit, {

@@ -85,6 +85,19 @@ describe('a moderator', () => {
 
     const { rows } = await bot.db.pool.query('select actor_id, details from audit_log where guild_id = $1 and action = $2', [bot.guild.id, 'settings.cooldown']);
     expect(rows).toEqual([{ actor_id: admin, details: { before: 0, after: 45, source: 'dashboard' } }]);
+
+    // The pickers show the server's names: a role picked by name, a channel ticked by name.
+    const dj = page.getByTestId('form-role-dj');
+    await dj.locator('select[name=role]').selectOption({ label: 'DJ' });
+    await dj.locator('button[type=submit]').click();
+    await expect.poll(() => page.getByTestId('notice').textContent()).toBe('Saved.');
+    const channels = page.getByTestId('form-channels');
+    await channels.getByLabel('#music').check();
+    await channels.locator('button[type=submit]').click();
+    await expect.poll(() => page.getByTestId('notice').textContent()).toBe('Saved.');
+    const guild = await bot.db.pool.query('select dj_role_id, allowed_channel_ids from guilds where id = $1', [bot.guild.id]);
+    expect(guild.rows).toEqual([{ dj_role_id: bot.djRole.id, allowed_channel_ids: [bot.channelId] }]);
+    expect(await page.getByTestId('form-channels').getByLabel('#music').isChecked()).toBe(true);
     await context.close();
   });
 
