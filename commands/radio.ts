@@ -1,11 +1,13 @@
 /**
- * `/radio [user:] [query:] [stay:]`: the server's library (the same filters as `/library`),
- * shuffled, in the member's voice channel until stopped. `stay:true`, for moderators, keeps the
+ * `/radio [user:] [query:] [stay:] [chart:]`: the server's library (the same filters as `/library`),
+ * shuffled, or with `chart:` the server's chart in order and then shuffled, in the member's
+ * voice channel until stopped. `stay:true`, for moderators, keeps the
  * bot in its channel when nobody listens: 24/7 radio.
  */
 import { ApplicationCommandOptionType, InteractionContextType, type RESTPostAPIApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import { defineCommand } from '../src/discord/command.js';
-import { english } from '../src/i18n/index.js';
+import { Refusal } from '../src/discord/errors.js';
+import { english, localText } from '../src/i18n/index.js';
 import { QUERY_MAX, searchWords } from './library.js';
 import { askPlayer } from './player.js';
 
@@ -18,6 +20,16 @@ export const definition = {
     { type: ApplicationCommandOptionType.User, name: 'user', description: english('command.radio.user.description') },
     { type: ApplicationCommandOptionType.String, name: 'query', description: english('command.radio.query.description'), max_length: QUERY_MAX },
     { type: ApplicationCommandOptionType.Boolean, name: 'stay', description: english('command.radio.stay.description') },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'chart',
+      description: english('command.radio.chart.description'),
+      choices: [
+        { name: english('command.radio.chart.choice.week'), value: 'week' },
+        { name: english('command.radio.chart.choice.month'), value: 'month' },
+        { name: english('command.radio.chart.choice.all'), value: 'all' },
+      ],
+    },
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
@@ -26,6 +38,8 @@ export default defineCommand({
   acknowledge: () => 'public',
   async execute(interaction, args, context) {
     const query = searchWords(args.query) ?? null;
-    await askPlayer(interaction, context, { op: 'radio', radio: { userId: args.user?.id ?? null, query }, stay: args.stay === true });
+    const chart = args.chart ?? null;
+    if (chart !== null && (args.user !== undefined || query !== null)) throw new Refusal('invalid_input', localText('radio.chartAlone'));
+    await askPlayer(interaction, context, { op: 'radio', radio: { userId: args.user?.id ?? null, query, chart }, stay: args.stay === true });
   },
 });

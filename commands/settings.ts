@@ -11,9 +11,16 @@ import { english, localText, type Translator } from '../src/i18n/index.js';
 import { answerInPlace } from '../src/discord/respond.js';
 import { MAX_COOLDOWN_SECONDS, type GuildRow, type SettingsChange } from '../src/guilds/settings.js';
 import type { AutomodState } from '../src/guilds/automod.js';
+import type { ChartPostSettings } from '../src/guilds/chart-posts.js';
 import type { CommandContext } from '../src/discord/context.js';
 import { defineCommand } from '../src/discord/command.js';
 import { configuredModel } from './song.js';
+
+/** The weekdays as `/settings charts day:` offers them, Sunday first (JavaScript's numbering). */
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+/** The time zones offered as a moderator types (`Intl`'s list; any name `Intl` knows is taken). */
+const TIME_ZONES: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];
 
 export const definition = {
   name: 'settings',
@@ -97,6 +104,31 @@ export const definition = {
     },
     {
       type: ApplicationCommandOptionType.Subcommand,
+      name: 'charts',
+      description: english('command.settings.charts.description'),
+      options: [
+        { type: ApplicationCommandOptionType.Channel, name: 'channel', description: english('command.settings.charts.channel.description'), channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement] },
+        {
+          type: ApplicationCommandOptionType.String,
+          name: 'day',
+          description: english('command.settings.charts.day.description'),
+          choices: [
+            { name: english('command.settings.charts.day.choice.sunday'), value: 'sunday' },
+            { name: english('command.settings.charts.day.choice.monday'), value: 'monday' },
+            { name: english('command.settings.charts.day.choice.tuesday'), value: 'tuesday' },
+            { name: english('command.settings.charts.day.choice.wednesday'), value: 'wednesday' },
+            { name: english('command.settings.charts.day.choice.thursday'), value: 'thursday' },
+            { name: english('command.settings.charts.day.choice.friday'), value: 'friday' },
+            { name: english('command.settings.charts.day.choice.saturday'), value: 'saturday' },
+          ],
+        },
+        { type: ApplicationCommandOptionType.Integer, name: 'hour', description: english('command.settings.charts.hour.description'), min_value: 0, max_value: 23 },
+        { type: ApplicationCommandOptionType.String, name: 'timezone', description: english('command.settings.charts.timezone.description'), max_length: 64, autocomplete: true },
+        { type: ApplicationCommandOptionType.Boolean, name: 'off', description: english('command.settings.charts.off.description') },
+      ],
+    },
+    {
+      type: ApplicationCommandOptionType.Subcommand,
       name: 'safety',
       description: english('command.settings.safety.description'),
       options: [
@@ -128,6 +160,13 @@ function describeSettings(guild: GuildRow, t: Translator, automod?: AutomodState
   ].join('\n');
 }
 
+/** What `/settings charts` says of the weekly post. */
+function chartPostLine(post: ChartPostSettings | undefined, t: Translator): string {
+  if (!post) return t('settings.charts.off');
+  const day = t(`command.settings.charts.day.choice.${WEEKDAYS[post.weekday] ?? 'sunday'}`);
+  return t('settings.charts.on', { channel: post.channelId, day, hour: String(post.hour).padStart(2, '0'), zone: post.timeZone, next: Math.floor(post.nextAt.getTime() / 1000) });
+}
+
 function automodLine(t: Translator, automod: AutomodState | undefined): string {
   switch (automod?.status) {
     case 'in_use':
@@ -155,6 +194,23 @@ export default defineCommand({
     requireModerator(caller);
     if (args.subcommand === 'show') {
       await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t, await automodOf(context, caller.guild)) });
+      return;
+    }
+
+    if (args.subcommand === 'charts') {
+      const { channel, day, hour, timezone, off } = args.options;
+      const post = await context.charts.setChartPost({
+        guildId: caller.guild.id,
+        actorId: caller.member.userId,
+        ...(channel && { channelId: channel.id }),
+        ...(day !== undefined && { weekday: WEEKDAYS.indexOf(day) }),
+        ...(hour !== undefined && { hour }),
+        ...(timezone !== undefined && { timeZone: timezone }),
+        off: off === true,
+        locale: interaction.guildLocale ?? null,
+        now: new Date(),
+      });
+      await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${chartPostLine(post, context.t)}` });
       return;
     }
 
@@ -219,7 +275,11 @@ export default defineCommand({
     await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t, await automodOf(context, updated))}` });
   },
   async autocomplete(interaction, context) {
-    const typed = interaction.options.getFocused().trim().toLowerCase();
+    const focused = interaction.options.getFocused(true);
+    const typed = focused.value.trim().toLowerCase();
+    if (focused.name === 'timezone') {
+      return TIME_ZONES.filter((zone) => zone.toLowerCase().includes(typed.replace(/ /g, '_'))).map((zone) => ({ name: zone, value: zone }));
+    }
     return context.settings.musicModels
       .filter((model) => model.toLowerCase().includes(typed))
       .map((model) => ({ name: model.slice(0, 100), value: model.slice(0, 100) }));

@@ -639,3 +639,72 @@ export const premiumOffers = pgTable('premium_offers', {
   /** The member's language when shown the buttons: a direct message about what they buy is written in it. */
   locale: text('locale'),
 });
+
+/**
+ * A song heard in a voice channel for at least half its length: one row per playback, keyed by
+ * the playback (the player's state names each one), so a retried write or a second process
+ * never counts it twice. Why: docs/decisions/charts.md
+ */
+export const songPlays = pgTable('song_plays', {
+  playKey: text('play_key').primaryKey(),
+  jobId: uuid('job_id')
+    .notNull()
+    .references(() => jobs.id),
+  guildId: text('guild_id').notNull(),
+  /** How much of it was heard, in ms. */
+  heardMs: integer('heard_ms').notNull(),
+  playedAt: timestamp('played_at', { withTimezone: true }).notNull(),
+});
+
+/**
+ * The charts' summaries: a song's likes, plays or remixes in one period (a UTC week from
+ * Monday, a UTC month, or all time from 1970-01-01), kept by each event's own transaction.
+ * Charts read the top of the index; nothing counts the events themselves.
+ */
+export const chartCounts = pgTable(
+  'chart_counts',
+  {
+    guildId: text('guild_id').notNull(),
+    metric: text('metric').$type<'likes' | 'plays' | 'remixes'>().notNull(),
+    period: text('period').$type<'week' | 'month' | 'all'>().notNull(),
+    periodStart: date('period_start', { mode: 'string' }).notNull(),
+    jobId: uuid('job_id').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.guildId, t.metric, t.period, t.periodStart, t.jobId] }),
+    index('chart_counts_top_idx').on(t.guildId, t.metric, t.period, t.periodStart, t.count.desc(), t.jobId),
+  ],
+);
+
+/** Where and when a server's weekly chart is posted (`/settings charts`); `nextAt` is the next time, in UTC. */
+export const chartPostSettings = pgTable(
+  'chart_post_settings',
+  {
+    guildId: text('guild_id').primaryKey(),
+    channelId: text('channel_id').notNull(),
+    /** 0 Sunday to 6 Saturday, in `timeZone`. */
+    weekday: integer('weekday').notNull(),
+    hour: integer('hour').notNull(),
+    /** An IANA time zone name (Europe/Berlin). */
+    timeZone: text('time_zone').notNull(),
+    /** The server's language when it was set: the post is written in it. */
+    locale: text('locale'),
+    nextAt: timestamp('next_at', { withTimezone: true }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('chart_post_settings_next_idx').on(t.nextAt)],
+);
+
+/** One weekly chart post per server and week (`week`: the ISO week in the server's zone), claimed before it is sent. */
+export const chartPosts = pgTable(
+  'chart_posts',
+  {
+    guildId: text('guild_id').notNull(),
+    week: text('week').notNull(),
+    channelId: text('channel_id').notNull(),
+    messageId: text('message_id'),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.week] })],
+);

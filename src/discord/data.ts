@@ -31,6 +31,8 @@ import { claimWelcome, releaseWelcome } from '../guilds/welcome.js';
 import { findJobsNamed } from '../pipeline/job-names.js';
 import { getJob, jobMakingFile } from '../pipeline/job-rows.js';
 import { libraryPage } from '../pipeline/library.js';
+import { readChart } from '../pipeline/charts.js';
+import { chartPostOf, setChartPost } from '../guilds/chart-posts.js';
 import { liveSubscriptionSkus, salesReport } from '../premium/sales.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any arguments after the database
@@ -67,6 +69,7 @@ export function dataFacades(db: Database) {
     }),
     library: bind(db, { libraryPage, listVoices, findVoice, resolveVoice, deleteVoice }),
     jobs: bind(db, { getJob, findJobsNamed, jobMakingFile }),
+    charts: bind(db, { readChart, chartPostOf, setChartPost }),
   };
 }
 

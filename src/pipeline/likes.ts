@@ -3,7 +3,8 @@
  * and the song's count (`jobs.like_count`) moves in the same transaction. A press is applied
  * once however often it arrives: a second gateway on the shard, or a retried interaction, find
  * the row already changed by it. The count shown on a message is edited at most once per
- * {@link LIKE_EDIT_WINDOW_MS}: many likes in that time are one edit.
+ * {@link LIKE_EDIT_WINDOW_MS}: many likes in that time are one edit. The charts' counts move
+ * in the like's transaction too (charts.ts).
  * Why: docs/decisions/likes-and-rerolls.md
  */
 import { sql } from 'drizzle-orm';
@@ -12,6 +13,7 @@ import { describeDiscordError } from '../discord-rest/discord-delivery.js';
 import { translator, type AppLocale } from '../i18n/index.js';
 import type { PipelineDeps } from './deps.js';
 import { getJob, isShownResult, type JobRow } from './job-rows.js';
+import { countChartEvent } from './charts.js';
 import { LIBRARY_KINDS } from './library.js';
 import { costOfKind } from './accept-request.js';
 import { renderResult } from './render.js';
@@ -53,6 +55,9 @@ export async function toggleLike(db: Executor, press: LikePress, now: Date): Pro
     if (locked.length === 0) return { outcome: 'not_likeable' } as const;
     const job = await getJob(tx, press.jobId);
     if (!isLikeable(job, press.guildId)) return { outcome: 'not_likeable' } as const;
+    // Under the song's lock no other press of it moves: the like as it was, for the charts.
+    const { rows: before } = await tx.execute<{ liked_at: Date | string | null }>(sql`
+      select liked_at from song_likes where job_id = ${job.id} and user_id = ${press.userId}`);
     const { rows: pressed } = await tx.execute<{ liked: boolean }>(sql`
       insert into song_likes (job_id, user_id, guild_id, liked_at, last_press, created_at, updated_at)
       values (${job.id}, ${press.userId}, ${job.guildId}, ${now.toISOString()}, ${press.pressId}::bigint, ${now.toISOString()}, ${now.toISOString()})
@@ -74,6 +79,9 @@ export async function toggleLike(db: Executor, press: LikePress, now: Date): Pro
     const { rows: counted } = await tx.execute<{ like_count: number }>(sql`
       update jobs set like_count = like_count + ${applied.liked ? 1 : -1} where id = ${job.id} returning like_count`);
     const likes = counted[0]?.like_count ?? job.likeCount;
+    // A like counts in the week and month it was made; taking it back takes it from those.
+    const madeAt = applied.liked ? now : before[0]?.liked_at ? new Date(before[0].liked_at) : undefined;
+    if (madeAt) await countChartEvent(tx, { guildId: job.guildId, jobId: job.id, metric: 'likes', at: madeAt, delta: applied.liked ? 1 : -1 });
     return { outcome: 'toggled', liked: applied.liked, likes, job: { ...job, likeCount: likes } } as const;
   });
 }

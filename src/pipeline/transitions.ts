@@ -10,6 +10,7 @@ import { jobs, voicePersonas, type JobError, type JobState, type StoredResult } 
 import type { TaskStatus } from '../music-api/index.js';
 import type { PipelineDeps } from './deps.js';
 import type { ReplyTarget } from './requests.js';
+import { countRemix } from './charts.js';
 import { getJob, type JobRow } from './job-rows.js';
 import { takesWebhook } from './upstream.js';
 import { describeShape, lackingResult } from './result-needs.js';
@@ -205,7 +206,10 @@ async function finishAsReported(deps: Pick<PipelineDeps, 'db' | 'logger' | 'metr
     'succeeded',
     undefined,
     { result, ...(taskId && { upstreamTaskId: taskId }) },
-    (tx, job) => savePersona(tx, job, status),
+    async (tx, job) => {
+      await savePersona(tx, job, status);
+      await countRemix(tx, job, job.completedAt ?? deps.now());
+    },
   );
   return finished ?? arrivedLate(deps, jobId, result, status, taskId);
 }
@@ -246,7 +250,10 @@ async function arrivedLate(
       })
       .where(and(eq(jobs.id, jobId), eq(jobs.state, 'timed_out'), sql`(${jobs.error}->>'creditsReturned')::int > 0`))
       .returning();
-    if (row) await savePersona(tx, row, status);
+    if (row) {
+      await savePersona(tx, row, status);
+      await countRemix(tx, row, now);
+    }
     return row;
   });
   if (job) {

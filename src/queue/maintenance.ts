@@ -24,6 +24,8 @@ export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, numb
   entitlements: 60 * 60_000,
   /** Packs whose wait for a server is over, and consumes to retry (src/premium). */
   purchases: 60_000,
+  /** The servers' weekly chart posts that are due (src/pipeline/chart-posts.ts). */
+  charts: 60_000,
 };
 
 export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {

@@ -3,12 +3,14 @@
  * again, or the next entry), a line in the channel for a song that could not be played, and the
  * end of the player when nothing is left. Runs in the guild's order, from the host.
  */
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/client.js';
 import { localText, type LocalText } from '../i18n/index.js';
 import { escapeMarkdown } from '../text.js';
 import type { SongEnd } from './engine/engine.js';
 import type { LivePlayer, PlayerParts } from './dispatcher.js';
 import { nextEntry } from './library-entries.js';
+import { countPlay } from './plays.js';
 import { afterSong, type SongOutcome } from './queue-edits.js';
 import type { PlayerState, QueueEntry } from './store.js';
 
@@ -29,6 +31,7 @@ export async function songEnded(parts: AdvanceParts, live: LivePlayer, end: Song
     parts.logger.warn({ guildId: live.guildId, jobId: state.current!.jobId, code: end.exitCode, error: end.error.trim(), playedMs: end.playedMs }, 'voice song could not be played');
     await parts.post(live.guildId, localText('player.unplayable', { title: escapeMarkdown(state.current!.title) }));
   }
+  await countPlay(parts, live.guildId, state, end.playedMs);
   await advancePlayer(parts, live, failed ? 'failed' : skipped ? 'skipped' : 'finished');
 }
 
@@ -47,7 +50,7 @@ export async function advancePlayer(parts: AdvanceParts, live: LivePlayer, outco
       await parts.finish(live.guildId, 'player.ended');
       return;
     }
-    await store.write(live.guildId, { ...state, current: next, paused: false });
+    await store.write(live.guildId, { ...state, current: next, paused: false, playback: randomUUID() });
     parts.play(live, next, { volume: state.volume ?? 100 });
     await parts.showNowPlaying(live.guildId);
   } finally {

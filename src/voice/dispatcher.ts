@@ -85,7 +85,7 @@ async function dispatch(parts: RequestParts, request: PlayerRequest): Promise<Pl
       parts.checkListeners(guildId);
       const first = (await parts.store.read(guildId))?.current ?? entries[0]!;
       return action.op === 'radio'
-        ? answer(false, localText(stay ? 'player.radioStay' : 'player.radioStarted', { channel: channel.id, count: entries.length }))
+        ? answer(false, localText(action.radio.chart ? 'player.radioChartStarted' : stay ? 'player.radioStay' : 'player.radioStarted', { channel: channel.id, count: entries.length }))
         : answer(false, localText('player.playing', { title: escapeMarkdown(first.title), channel: channel.id }));
     }
     case 'queue': {

@@ -1,4 +1,4 @@
-/** A library song as a queue entry, the radio's pick of the library, and what plays next. */
+/** A library song as a queue entry, the radio's pick of the library (or of the charts), and what plays next. */
 import type { Executor } from '../db/client.js';
 import { describeJob } from '../pipeline/titles.js';
 import { english } from '../i18n/index.js';
@@ -7,7 +7,8 @@ import { clipOfTake } from '../pipeline/takes.js';
 import { getJob, isShownResult, type JobRow } from '../pipeline/job-rows.js';
 import { libraryPage, type LibraryFilter } from '../pipeline/library.js';
 import { shuffled } from './rules.js';
-import type { PlayerState, PlayerStore, QueueEntry } from './store.js';
+import { readChart } from '../pipeline/charts.js';
+import type { PlayerState, PlayerStore, QueueEntry, RadioSettings } from './store.js';
 
 /** At most this many songs of the library are queued by one radio round; the next round reshuffles. */
 export const RADIO_ROUND = 100;
@@ -38,13 +39,20 @@ export async function stillShown(db: Executor, jobId: string): Promise<boolean> 
   return job !== undefined && isShownResult(job);
 }
 
-/** The newest {@link RADIO_ROUND} songs the filter matches, shuffled, as entries requested by `requestedBy`. */
-export async function radioRound(db: Executor, filter: LibraryFilter, requestedBy: string, random: () => number = Math.random): Promise<QueueEntry[]> {
+/**
+ * The radio's next round, as entries requested by `requestedBy`: the newest {@link RADIO_ROUND}
+ * songs the filter matches, shuffled; for a chart radio, the chart's songs (by likes), in the
+ * chart's order for the `first` round and shuffled after.
+ */
+export async function radioRound(db: Executor, radio: RadioSettings & { readonly guildId: string }, requestedBy: string, first: boolean, random: () => number = Math.random): Promise<QueueEntry[]> {
+  const playable = (jobs: readonly JobRow[]) => jobs.map((job) => entryOf(job, requestedBy)).filter((entry): entry is QueueEntry => entry !== undefined);
+  if (radio.chart) {
+    const chart = playable((await readChart(db, { guildId: radio.guildId, period: radio.chart, metric: 'likes', now: new Date() })).map((entry) => entry.song));
+    return first ? chart : shuffled(chart, random);
+  }
+  const filter: LibraryFilter = { guildId: radio.guildId, userId: radio.userId ?? undefined, query: radio.query ?? undefined };
   const page = await libraryPage(db, filter, undefined, RADIO_ROUND);
-  return shuffled(
-    page.songs.map((job) => entryOf(job, requestedBy)).filter((entry): entry is QueueEntry => entry !== undefined),
-    random,
-  );
+  return shuffled(playable(page.songs), random);
 }
 
 /**
@@ -55,7 +63,7 @@ export async function nextEntry(store: PlayerStore, db: Executor, guildId: strin
   let next = await store.next(guildId);
   while (next && !(await stillShown(db, next.jobId))) next = await store.next(guildId);
   if (next || !state.radio) return next;
-  const round = await radioRound(db, { guildId, userId: state.radio.userId ?? undefined, query: state.radio.query ?? undefined }, state.current?.requestedBy ?? '');
+  const round = await radioRound(db, { ...state.radio, guildId }, state.current?.requestedBy ?? '', false);
   if (round.length === 0) return undefined;
   await store.enqueue(guildId, ...round);
   return store.next(guildId);

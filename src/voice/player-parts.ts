@@ -10,7 +10,7 @@ import type { FfmpegCheck } from './ffmpeg.js';
 import type { PlayerStore, QueueEntry, RadioSettings } from './store.js';
 
 /** What the player uses of its voice connection. */
-export type PlayerLine = Pick<VoiceLine, 'channelId' | 'play' | 'stopSong' | 'pause' | 'unpause' | 'playbackMs' | 'leave' | 'onEnded' | 'onGone'>;
+export type PlayerLine = Pick<VoiceLine, 'channelId' | 'play' | 'stopSong' | 'pause' | 'unpause' | 'playbackMs' | 'heardMs' | 'leave' | 'onEnded' | 'onGone'>;
 
 /** A player running in this process. */
 export interface LivePlayer {
@@ -34,7 +34,7 @@ export interface RequestParts {
   guild(guildId: string): Guild | undefined;
   /** The guild's settings (roles, allowed channels), when it has any. */
   settings(guildId: string): Promise<GuildRow | undefined>;
-  /** The library's songs the radio plays, shuffled, as entries requested by `requestedBy`. */
+  /** The radio's first round (the library's songs shuffled, or the chart in order), as entries requested by `requestedBy`. */
   radioRound(guildId: string, radio: RadioSettings, requestedBy: string): Promise<QueueEntry[]>;
   /** Runs `work` after the guild's earlier requests and player events have settled. */
   serially<T>(guildId: string, work: () => Promise<T>): Promise<T>;

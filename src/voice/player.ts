@@ -18,6 +18,7 @@ import type { PlayFrom, VoiceEngine } from './engine/engine.js';
 import type { FfmpegCheck } from './ffmpeg.js';
 import type { GuildLease } from './guild-lease.js';
 import { dropRemovedSong } from './drop-removed-song.js';
+import { countPlay } from './plays.js';
 import { handleRequest, type EndReason, type LivePlayer, type PlayerParts } from './dispatcher.js';
 import { GuildOrder } from './guild-order.js';
 import { IdleWatcher, listenersOfPlayer } from './idle-watcher.js';
@@ -88,7 +89,7 @@ export class PlayerHost implements PlayerService {
       logger,
       guild: (guildId) => client.guilds.cache.get(guildId),
       settings: (guildId) => findGuild(db, guildId),
-      radioRound: (guildId, radio, requestedBy) => radioRound(db, { guildId, userId: radio.userId ?? undefined, query: radio.query ?? undefined }, requestedBy),
+      radioRound: (guildId, radio, requestedBy) => radioRound(db, { ...radio, guildId }, requestedBy, true),
       serially: (guildId, work) => this.#order.run(guildId, work),
       holds: (guildId) => options.lease.claim(guildId),
       live: (guildId) => this.#players.get(guildId),
@@ -198,6 +199,8 @@ export class PlayerHost implements PlayerService {
     const live = this.#players.get(guildId);
     const state = await this.#options.store.read(guildId);
     if (live) {
+      // A song heard long enough before the player ends is a play all the same.
+      if (!live.stopped) await countPlay(this.#moving, guildId, state, await live.line.heardMs().catch(() => 0));
       live.stopped = true;
       this.#teardown(live);
       this.#players.delete(guildId);

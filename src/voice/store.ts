@@ -3,6 +3,7 @@
  * process loses nothing: the channels, the song playing, the queue, pause, radio, volume, loop,
  * and the skip votes. Only the process that holds the guild's player writes a guild's keys.
  */
+import type { ChartPeriod } from '../pipeline/charts.js';
 import type { RedisClient } from '../queue/connection.js';
 
 /** A song as the player keeps it: enough to play it and to name it, without reading Postgres again. */
@@ -24,6 +25,8 @@ export interface QueueEntry {
 export interface RadioSettings {
   readonly userId: string | null;
   readonly query: string | null;
+  /** The server's chart of this period (by likes) instead of the library: in order first, then shuffled. */
+  readonly chart?: ChartPeriod | null;
 }
 
 /** What plays again when a song ends: nothing, the same song, or the whole queue (the song goes to its end). */
@@ -45,6 +48,8 @@ export interface PlayerState {
   readonly volume?: number;
   /** Left out (a state written before loops): off. */
   readonly loop?: LoopMode;
+  /** The current song's playback, a key of its own: a play of it is counted once (plays.ts). */
+  readonly playback?: string;
 }
 
 export interface PlayerStore {

@@ -500,4 +500,48 @@ export function voiceScenarios(setup: Pick<E2EOptions, 'interactions' | 'splitRo
     await vi.waitFor(() => expect(bot.emulator.message(message.id)?.content).toBe('The queue has ended; I left the voice channel.'), 40_000);
     expect(bot.emulator.voiceReception(bot.guild.id).frames).toBeGreaterThan(50);
   }, 60_000);
+  playerOnly('ranks songs in /charts by plays heard in voice and by likes, and /radio chart: plays the chart in order', async () => {
+    const { alice, bob, owner, manager } = bot.members;
+    const topper = await makeSong('Chart Topper');
+    const runner = await makeSong('Runner Up');
+    bot.emulator.joinVoice(alice, voice);
+    // Chart Topper twice, Runner Up once, each heard to its end.
+    expect((await answerOf(play(alice, topper.id))).text).toBe(`Now playing **Chart Topper** in <#${voice}>.`);
+    await answerOf(play(alice, runner.id));
+    await answerOf(play(alice, topper.id));
+    const plays = async (jobId: string) => Number((await bot.db.pool.query('select count(*) from song_plays where job_id = $1', [jobId])).rows[0].count);
+    await expect.poll(async () => [await plays(topper.id), await plays(runner.id)], { timeout: 30_000 }).toEqual([2, 1]);
+    await botInVoice(voice, false);
+    const chartLines = async (options: Record<string, string>) => (await answerOf(bot.run(bob, { name: 'charts', options }))).text.split('\n');
+    const byPlays = await chartLines({ by: 'plays' });
+    expect(byPlays[0]).toBe('**This week’s top songs, by plays in voice**');
+    const line = (lines: string[], title: string) => lines.findIndex((text) => text.includes(`**${title}**`));
+    expect(byPlays[line(byPlays, 'Chart Topper')]).toMatch(new RegExp(`^\`\\d+\\.\` \\*\\*Chart Topper\\*\\* by <@${alice}> · 2 plays · new$`));
+    expect(byPlays[line(byPlays, 'Runner Up')]).toMatch(/ · 1 play · new$/);
+    expect(line(byPlays, 'Chart Topper')).toBeLessThan(line(byPlays, 'Runner Up'));
+
+    // Two members like Runner Up, one likes Chart Topper: by likes, Runner Up leads.
+    const resultOf = (jobId: string) => found(bot.emulator.channelMessages(bot.channelId).find((message) => JSON.stringify(message.components ?? []).includes(`"like:${jobId}"`)), 'the song’s result');
+    const like = (jobId: string, userId: string) => answerOf(bot.emulator.clickButton({ messageId: resultOf(jobId).id, customId: `like:${jobId}`, userId }));
+    await like(runner.id, bob);
+    await like(runner.id, owner);
+    await like(topper.id, bob);
+    expect(await chartLines({})).toEqual([
+      '**This week’s top songs, by likes**',
+      `\`1.\` **Runner Up** by <@${alice}> · 2 likes · new`,
+      `\`2.\` **Chart Topper** by <@${alice}> · 1 like · new`,
+      '-# Movement since last week.',
+    ]);
+
+    // The chart radio: the chart's first song first, then its second.
+    const lastCard = nowPlayingMessages().at(-1)?.id ?? '';
+    expect((await answerOf(bot.run(alice, { name: 'radio', options: { chart: 'week' } }))).text).toBe(
+      `Chart radio on in <#${voice}>: the chart’s 2 songs in order, then shuffled, until someone stops it.`,
+    );
+    const card = await vi.waitFor(() => found(nowPlayingMessages().find((message) => message.id > lastCard), 'the chart radio’s card'), 15_000);
+    expect(card.embeds?.[0]?.title).toBe('▶ Runner Up');
+    await vi.waitFor(() => expect(bot.emulator.message(card.id)?.embeds?.[0]?.title).toBe('▶ Chart Topper'), 15_000);
+    expect((await answerOf(bot.run(manager, { name: 'stop' }))).text).toBe('Stopped. The queue is cleared and I left the channel.');
+    await botInVoice(voice, false);
+  }, 120_000);
 }

@@ -36,6 +36,11 @@ export class FakeVoiceLine implements PlayerLine {
   async playbackMs(): Promise<number> {
     return this.positionMs;
   }
+  /** How much of the song playing was heard, as `heardMs` reports it. */
+  heardPlayingMs = 0;
+  async heardMs(): Promise<number> {
+    return this.heardPlayingMs;
+  }
   leave(): void {
     this.left = true;
   }

@@ -1,4 +1,5 @@
 import type { Catalogue } from '../catalogue.js';
+import { charts } from './charts.js';
 import { core } from './core.js';
 import { dashboard } from './dashboard.js';
 import { generation } from './generation.js';
@@ -8,4 +9,4 @@ import { notify } from './notify.js';
 import { reports } from './reports.js';
 import { social } from './social.js';
 
-export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard };
+export const catalogue: Catalogue = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...charts };

@@ -1,3 +1,4 @@
+import { charts } from './charts.js';
 import { core } from './core.js';
 import { dashboard } from './dashboard.js';
 import { generation } from './generation.js';
@@ -8,4 +9,4 @@ import { reports } from './reports.js';
 import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...charts } as const;

@@ -1,11 +1,12 @@
 /**
  * The deployment's periodic passes, one entry per scheduled run (see `scheduleMaintenance`):
  * the reconciler, the monthly allowances of quiet guilds, and the hourly check of the music
- * service account against the ledger (src/pipeline/account.ts).
+ * service account against the ledger (src/pipeline/account.ts), the weekly chart posts.
  */
 import type { Job } from 'bullmq';
 import { applyDueAllowances } from '../../credits/index.js';
 import { checkAccount } from '../account.js';
+import { postDueCharts } from '../chart-posts.js';
 import type { PipelineDeps } from '../deps.js';
 import { reconcile } from '../reconcile.js';
 import { applyRetention } from '../retention.js';
@@ -22,6 +23,7 @@ export function createMaintenanceProcessor(deps: PipelineDeps) {
     retention: async () => void (await applyRetention(deps)),
     entitlements: async () => void (await deps.purchases?.reconcile()),
     purchases: async () => void (await deps.purchases?.sweep()),
+    charts: async () => void (await postDueCharts(deps)),
   };
   return async (entry: Job): Promise<void> => {
     const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;

@@ -33,6 +33,7 @@ export class VoiceLine {
   onEnded: (end: SongEnd) => void = () => {};
   onGone: () => void = () => {};
   readonly #engine: VoiceEngine;
+  #startMs = 0;
 
   constructor(engine: VoiceEngine, guildId: string, channelId: string) {
     this.#engine = engine;
@@ -43,6 +44,7 @@ export class VoiceLine {
   /** Starts `url` through ffmpeg (from `from.startMs`, at `from.volume`), ending whatever played; returns its play id. */
   play(url: string, from: PlayFrom = {}): number {
     this.playId += 1;
+    this.#startMs = from.startMs ?? 0;
     // A thread that exits fails the call: the line's `onGone` says so.
     this.#engine.call({ op: 'play', guildId: this.guildId, playId: this.playId, url, ...from, ...this.#engine.decoder }).catch(() => {});
     return this.playId;
@@ -64,6 +66,11 @@ export class VoiceLine {
   /** Where the song playing is, in ms from its start (a seek's start included). */
   async playbackMs(): Promise<number> {
     return Number(await this.#engine.call({ op: 'playback', guildId: this.guildId }));
+  }
+
+  /** How much of the song playing its decoder has streamed, in ms (from a seek's start, not the song's). */
+  async heardMs(): Promise<number> {
+    return Math.max(0, (await this.playbackMs()) - this.#startMs);
   }
 
   /** Leaves the channel and forgets the line. */

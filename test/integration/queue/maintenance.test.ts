@@ -43,7 +43,7 @@ function countRuns(url: string, prefix: string): Map<string, number> {
   return runs;
 }
 
-const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000, retention: 600_000, entitlements: 3_600_000, purchases: 60_000 };
+const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000, retention: 600_000, entitlements: 3_600_000, purchases: 60_000, charts: 60_000 };
 
 describe('maintenance passes', () => {
   it('are scheduled once for the deployment, however many worker processes ask', async () => {
@@ -58,6 +58,7 @@ describe('maintenance passes', () => {
     expect(schedulers.map((s) => [s.key, Number(s.every)]).sort()).toEqual([
       ['account', 3_600_000],
       ['allowances', 3_600_000],
+      ['charts', 60_000],
       ['entitlements', 3_600_000],
       ['purchases', 60_000],
       ['reconcile', 60_000],
@@ -75,6 +76,7 @@ describe('maintenance passes', () => {
     expect(runs.get('retention')).toBe(1);
     expect(runs.get('entitlements')).toBe(1);
     expect(runs.get('purchases')).toBe(1);
+    expect(runs.get('charts')).toBe(1);
   });
 
   it('come back after Redis lost its data, and run at once', async () => {
@@ -95,6 +97,7 @@ describe('maintenance passes', () => {
     await expect.poll(async () => (await queues.maintenance.getJobSchedulers()).map((s) => s.key).sort(), { timeout: 10_000 }).toEqual([
       'account',
       'allowances',
+      'charts',
       'entitlements',
       'purchases',
       'reconcile',

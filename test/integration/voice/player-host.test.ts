@@ -255,4 +255,19 @@ describe('the player host', () => {
     // Nothing else was played for it.
     expect(line.played).toEqual([entry(17).mediaUrl]);
   });
+
+  it('counts a song heard for half its length as one play of its playback: to its end, or stopped after half; not one skipped early', async () => {
+    const guildId = '800000000000000020';
+    const { host, line } = await playingWith(guildId, { changes: { playback: randomUUID() } }, entry(20), entry(21), entry(22));
+    const plays = async (n: number) => Number((await db.pool.query('select count(*) from song_plays where job_id = $1', [entry(n).jobId])).rows[0].count);
+    line.onEnded({ playId: 1, exitCode: 0, error: '', playedMs: 30_000 });
+    await expect.poll(() => line.played).toEqual([entry(20).mediaUrl, entry(21).mediaUrl]);
+    line.onEnded({ playId: 2, exitCode: null, error: '', playedMs: 29_000 });
+    await expect.poll(() => line.played).toEqual([entry(20).mediaUrl, entry(21).mediaUrl, entry(22).mediaUrl]);
+    line.heardPlayingMs = 45_000;
+    expect((await host.handle({ guildId, requester: requester(guildId), action: { op: 'stop' } })).lines[0]?.key).toBe('player.stopped');
+    await expect.poll(() => plays(22)).toBe(1);
+    expect([await plays(20), await plays(21)]).toEqual([1, 0]);
+    expect(Number((await db.pool.query('select count(distinct play_key) from song_plays where guild_id = $1', [guildId])).rows[0].count)).toBe(2);
+  });
 });
