@@ -289,6 +289,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
             reads: createGuildReads({ apiUrl: config.discordApiUrl, token: config.discordToken, traffic: discordTraffic, maxAgeMs: config.dashboard.accessMaxAgeMs }),
             ownerIds: config.botOwnerIds,
             settings: { musicModels: config.musicModels, startingCredits: config.startingCredits },
+            pipeline,
             logger,
           },
         }),

@@ -20,6 +20,7 @@ export { setLowBalanceAlert, takeLowBalanceAlert, type LowBalanceAlert, type Set
 export { AUDIT_ACTIONS, type AuditAction, type ChangeSource } from './audit.js';
 export { exportCsv, type CsvLedgerRow } from './csv.js';
 export { writeLedgerCsv, type LedgerCsvExport, type LedgerCsvFile, type LedgerCsvQuery } from './csv-export.js';
+export { dailyFlows, INCOMING_KINDS, SPEND_KINDS, utcDays, type DayFlows, type IncomingKind, type SpendKind } from './daily-flows.js';
 export { CreditsError, isCreditsError, type CreditsErrorReason } from './errors.js';
 export {
   isJobCharged,

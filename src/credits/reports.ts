@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { creditLedger, creditUsageGuild, creditUsageMember, type JobKind } from '../db/schema.js';
+import { creditLedger, creditUsageGuild, creditUsageMember, type JobKind, type LedgerKind } from '../db/schema.js';
 import type { LedgerEntry } from './ledger.js';
 import { utcDay } from './periods.js';
 
@@ -144,6 +144,12 @@ export interface HistoryQuery {
   readonly beforeId?: number;
   /** The page just above this ledger id (newer): pass the previous page's `newerAfterId`. Ignored with `beforeId`. */
   readonly afterId?: number;
+  /** Only movements of these kinds; all when absent or empty. */
+  readonly kinds?: readonly LedgerKind[];
+  /** Only movements at or after this instant. */
+  readonly since?: Date;
+  /** Only movements before this instant. */
+  readonly until?: Date;
 }
 
 /** A ledger entry, with the kind of the job it paid or returned, if any. */
@@ -165,7 +171,13 @@ export interface HistoryPage {
 export async function history(executor: Executor, query: HistoryQuery): Promise<HistoryPage> {
   const limit = Math.min(500, Math.max(1, Math.trunc(query.limit ?? 20)));
   const newer = query.beforeId === undefined && query.afterId !== undefined;
-  const scope = and(eq(creditLedger.guildId, query.guildId), query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined);
+  const scope = and(
+    eq(creditLedger.guildId, query.guildId),
+    query.userId !== undefined ? eq(creditLedger.userId, query.userId) : undefined,
+    query.kinds !== undefined && query.kinds.length > 0 ? inArray(creditLedger.kind, [...query.kinds]) : undefined,
+    query.since !== undefined ? and(gte(creditLedger.createdAt, query.since), gte(creditLedger.id, firstIdFrom(query.guildId, query.since))) : undefined,
+    query.until !== undefined ? and(lt(creditLedger.createdAt, query.until), lt(creditLedger.id, firstIdFrom(query.guildId, query.until))) : undefined,
+  );
   // The job's kind is read by the table's name, as upstream-spend.ts reads jobs: the jobs table's
   // reads live in the pipeline, which imports credits, so credits cannot import them.
   const rows = await executor
@@ -196,6 +208,15 @@ export async function history(executor: Executor, query: HistoryQuery): Promise<
     nextBeforeId: olderExists && oldest !== undefined ? oldest : null,
     newerAfterId: newerExists && newest !== undefined ? newest : null,
   };
+}
+
+/**
+ * The id of the guild's first movement at or after `at` (one row of the (guild_id, created_at)
+ * index), or one past every id when there is none: a date bound becomes an id bound, so a
+ * filtered page still walks the (guild_id, id) index from its start, not every newer row.
+ */
+function firstIdFrom(guildId: string, at: Date): SQL {
+  return sql`coalesce((select ${creditLedger.id} from ${creditLedger} where ${creditLedger.guildId} = ${guildId} and ${creditLedger.createdAt} >= ${at.toISOString()}::timestamptz order by ${creditLedger.createdAt}, ${creditLedger.id} limit 1), 9223372036854775807)`;
 }
 
 async function anyEntry(executor: Executor, where: SQL | undefined): Promise<boolean> {

@@ -22,6 +22,7 @@ import type { Database } from '../db/client.js';
 import type { DataFacades } from '../discord/data.js';
 import type { LocalText, MessageKey, Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
+import type { Pipeline } from '../pipeline/pipeline.js';
 import { html, type Html } from './html.js';
 import type { ChannelFact, GuildFacts, GuildReads, RoleFact } from '../discord-rest/guild-reads.js';
 
@@ -51,8 +52,12 @@ export interface GuildPageContext {
   readonly csrfToken: string;
   /** Settings the commands read too (the models offered, starting credits). */
   readonly settings: DashboardPageSettings;
+  /** The pipeline's decisions a page takes as a command does (the library's Hide). */
+  readonly pipeline: DashboardPipeline;
   readonly logger: Logger;
 }
+
+export type DashboardPipeline = Pick<Pipeline, 'decideReport'>;
 
 export interface DashboardPageSettings {
   readonly musicModels: readonly string[];
@@ -112,11 +117,17 @@ export interface GuildDirectory {
   /** Roles a member can be given, highest first, `@everyone` and bots' own roles left out. */
   readonly roles: readonly RoleFact[];
   channels(): Promise<readonly ChannelFact[]>;
+  /** Members' names as the server shows them, by id (only ids of digits are asked; a member who left is absent). */
+  memberNames(userIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
 }
 
-export function directoryOf(reads: Pick<GuildReads, 'channels'>, guild: GuildFacts): GuildDirectory {
+export function directoryOf(reads: Pick<GuildReads, 'channels' | 'memberNames'>, guild: GuildFacts): GuildDirectory {
   const roles = guild.roles.filter((role) => role.id !== guild.id && !role.managed).sort((a, b) => b.position - a.position);
-  return { roles, channels: () => reads.channels(guild.id) };
+  return {
+    roles,
+    channels: () => reads.channels(guild.id),
+    memberNames: (userIds) => reads.memberNames(guild.id, userIds.filter((id) => /^\d{1,20}$/.test(id))),
+  };
 }
 
 /** Declares a page with its data type checked between `load` and `render`. */

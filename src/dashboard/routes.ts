@@ -24,7 +24,7 @@ import type { GuildReads } from '../discord-rest/guild-reads.js';
 import { html, type Html } from './html.js';
 import { DASHBOARD_PATH, layout, type LayoutInput } from './layout.js';
 import { DiscordOAuth, OAuthError, randomToken } from './oauth.js';
-import { directoryOf, type ActionNotice, type DashboardAsset, type DashboardPageSettings, type GuildPage, type GuildPageContext } from './pages.js';
+import { directoryOf, type ActionNotice, type DashboardAsset, type DashboardPageSettings, type DashboardPipeline, type GuildPage, type GuildPageContext } from './pages.js';
 import { DASHBOARD_ASSETS, GUILD_PAGES } from './registry.js';
 import { createSessionStore, LOGIN_TTL_SECONDS, type Session, type SessionStore } from './sessions.js';
 import { DASHBOARD_CSS } from './stylesheet.js';
@@ -50,6 +50,8 @@ export interface DashboardDeps {
   readonly reads: GuildReads;
   readonly ownerIds: readonly string[];
   readonly settings: DashboardPageSettings;
+  /** The decisions the pages share with the commands (the library's Hide is the review queue's). */
+  readonly pipeline: DashboardPipeline;
   readonly logger: Logger;
   /** @defaultValue GUILD_PAGES */
   readonly pages?: readonly GuildPage[];
@@ -273,6 +275,7 @@ ${isOwner ? html`<section class="card" aria-labelledby="all"><h2 id="all">${t('d
       basePath: `${DASHBOARD_PATH}/g/${guildId}`,
       csrfToken: session.csrfToken,
       settings: deps.settings,
+      pipeline: deps.pipeline,
       logger,
     };
     return { session, sessionId: sessionId!, t, ctx, page, allowed, access: guildAccess };

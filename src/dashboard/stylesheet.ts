@@ -3,6 +3,8 @@
  * Discord's colours, one column at phone width, a visible focus ring for the keyboard. Kept in a
  * module so that it ships inside the build and the bundle like the code.
  */
+import { VIEWS_CSS } from './views/styles.js';
+
 export const DASHBOARD_CSS = `
 :root { color-scheme: dark; --bg: #313338; --panel: #2b2d31; --deep: #1e1f22; --text: #dbdee1; --muted: #b5bac1;
   --accent: #5865f2; --accent-text: #ffffff; --ok: #23a55a; --danger: #f23f43; --border: #3f4147; --focus: #00a8fc; }
@@ -47,4 +49,4 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--border); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 @media (max-width: 40rem) { main { padding: .75rem; } h1 { font-size: 1.25rem; } }
-`;
+${VIEWS_CSS}`;

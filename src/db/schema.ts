@@ -407,6 +407,27 @@ export const creditUsageGuild = pgTable(
   (t) => [primaryKey({ columns: [t.guildId, t.day] })],
 );
 
+/**
+ * What a guild spent per UTC day and kind of job, and what it was given per day and source, for
+ * the dashboard's charts: for a spend kind (song, lyrics, video, download, upload, voice: a
+ * persona's songs are voice) the jobs charged that day, their charges and what came back for
+ * them whenever it came; for a source (grant, allowance with subscriptions, purchase) the
+ * movements and the credits they added, in `charged`. Kept by triggers on `credit_ledger`
+ * (migration 0026), like the usage summaries. Why: docs/decisions/dashboard-charts.md
+ */
+export const creditFlowsDaily = pgTable(
+  'credit_flows_daily',
+  {
+    guildId: text('guild_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    kind: text('kind').notNull(),
+    jobs: integer('jobs').notNull(),
+    charged: bigint('charged', { mode: 'number' }).notNull(),
+    returned: bigint('returned', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.day, t.kind] })],
+);
+
 /** A voice persona made by `/voice create`, owned by a member within a guild. */
 export const voicePersonas = pgTable(
   'voice_personas',

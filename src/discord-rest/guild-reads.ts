@@ -48,6 +48,11 @@ export interface GuildReads {
   /** The member's role ids; undefined: not a member. */
   memberRoles(guildId: string, userId: string): Promise<readonly string[] | undefined>;
   channels(guildId: string): Promise<readonly ChannelFact[]>;
+  /**
+   * Members' names as the server shows them (nickname, else display name, else username), by id;
+   * a member who left, or an id that is no member's, is absent.
+   */
+  memberNames(guildId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** The servers the bot is in (the first 1000). */
   botGuilds(): Promise<readonly BotGuild[]>;
 }
@@ -88,6 +93,9 @@ export function createGuildReads(options: { apiUrl: string; token: string; traff
     }
   };
 
+  const member = (guildId: string, userId: string) =>
+    cache.get(`member:${guildId}:${userId}`, (): Promise<APIGuildMember | undefined> => absentOnMissing(() => api.guilds.getMember(guildId, userId)));
+
   return {
     guild: (guildId) =>
       cache.get(`guild:${guildId}`, async () => {
@@ -100,11 +108,16 @@ export function createGuildReads(options: { apiUrl: string; token: string; traff
           roles: guild.roles.map((role) => ({ id: role.id, name: role.name, permissions: BigInt(role.permissions), position: role.position, managed: role.managed })),
         };
       }),
-    memberRoles: (guildId, userId) =>
-      cache.get(`member:${guildId}:${userId}`, async () => {
-        const member: APIGuildMember | undefined = await absentOnMissing(() => api.guilds.getMember(guildId, userId));
-        return member?.roles;
-      }),
+    memberRoles: async (guildId, userId) => (await member(guildId, userId))?.roles,
+    memberNames: async (guildId, userIds) => {
+      const named = await Promise.all(
+        [...new Set(userIds)].map(async (userId) => {
+          const found = await member(guildId, userId);
+          return found ? ([userId, found.nick ?? found.user.global_name ?? found.user.username] as const) : undefined;
+        }),
+      );
+      return new Map(named.filter((entry) => entry !== undefined));
+    },
     channels: (guildId) =>
       cache.get(`channels:${guildId}`, async () => {
         const channels = ((await absentOnMissing(() => api.guilds.getChannels(guildId))) ?? []) as APIChannel[];

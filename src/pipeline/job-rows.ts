@@ -522,3 +522,18 @@ export async function retitleJob(db: Executor, jobId: string, title: string, now
     .returning();
   return row;
 }
+
+/**
+ * Songs finished per UTC day of their request over `[since, until)`, as `YYYY-MM-DD` → count
+ * (days without songs absent), hidden and deleted ones included: what was made, not what is
+ * shown. An index-only count on the library's (guild_id, created_at, id) index.
+ */
+export async function songsPerDay(db: Executor, query: { guildId: string; since: Date; until: Date }): Promise<Map<string, number>> {
+  const { rows } = await db.execute<{ day: string; n: number }>(sql`
+    select to_char((${jobs.createdAt} at time zone 'UTC')::date, 'YYYY-MM-DD') as day, count(*)::int as n
+      from ${jobs}
+     where ${jobs.guildId} = ${query.guildId} and ${libraryRows(jobs)}
+       and ${jobs.createdAt} >= ${query.since.toISOString()}::timestamptz and ${jobs.createdAt} < ${query.until.toISOString()}::timestamptz
+     group by 1`);
+  return new Map(rows.map((row) => [row.day, Number(row.n)]));
+}

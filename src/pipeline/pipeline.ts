@@ -4,8 +4,7 @@
  * never touch queues, the ledger's job movements or the music API directly.
  */
 import type { AccountCheck } from './account.js';
-import type { ReviewOutcome } from '../db/schema.js';
-import type { DecisionOutcome, DeleteOutcome, OpenReport, ReportOutcome } from './reports.js';
+import type { DecisionInput, DecisionOutcome, DeleteOutcome, OpenReport, ReportOutcome } from './reports.js';
 import type { RenameInput, RenameOutcome } from './rename-result.js';
 import type { JobRow } from './job-rows.js';
 import type { LikedMessage, LikeOutcome, LikePress } from './likes.js';
@@ -63,7 +62,7 @@ export interface Pipeline {
    */
   reportResult(input: { guildId: string; jobId: string; reporterId: string; reason: string; reviewChannelId: string | null }): Promise<ReportOutcome>;
   /** A moderator's decision on a reported result: hide it, record the requester's block, or dismiss. */
-  decideReport(input: { guildId: string; jobId: string; actorId: string; outcome: ReviewOutcome }): Promise<DecisionOutcome>;
+  decideReport(input: DecisionInput): Promise<DecisionOutcome>;
   /** The requester deletes their result: its message goes, it leaves the library; no credits return. */
   deleteOwnResult(input: { guildId: string; jobId: string; userId: string }): Promise<DeleteOutcome>;
   /** The requester renames their song, the title checked as a request's words (src/pipeline/rename-result.ts). */

@@ -86,29 +86,43 @@ export type DecisionOutcome =
   | { readonly outcome: 'already_decided' }
   | { readonly outcome: 'not_found' };
 
+export interface DecisionInput {
+  readonly guildId: string;
+  readonly jobId: string;
+  readonly actorId: string;
+  readonly outcome: ReviewOutcome;
+  /** Where the decision was made, when not in Discord: the audit log names it. */
+  readonly source?: 'dashboard';
+}
+
 /**
- * A moderator's decision on a reported result, from its review message: `hidden` takes the
+ * A moderator's decision on a reported result, from its review message (or, for `hidden`, on
+ * any shown result, from the dashboard's library): `hidden` takes the
  * result out of every list and edits its message; `blocked` records that the requester was
  * blocked (the caller blocks them first, through src/guilds/blocks.ts); `dismissed` closes the
  * review until someone reports the result again. Each is in the audit log, and edits the review.
  */
 export async function decideReport(
   deps: Deps,
-  input: { guildId: string; jobId: string; actorId: string; outcome: ReviewOutcome },
+  input: DecisionInput,
 ): Promise<DecisionOutcome> {
   const now = deps.now();
   const job = await getJob(deps.db, input.jobId);
   if (!job || job.guildId !== input.guildId) return { outcome: 'not_found' };
   const decided = await deps.db.transaction(async (tx) => {
     const [review] = await tx.select().from(resultReviews).where(eq(resultReviews.jobId, job.id)).for('update');
-    if (!review) return undefined;
-    if (review.outcome === 'hidden' || job.removedAt !== null) return 'already';
+    // Only hiding needs no report: a moderator may hide any song from the dashboard's library.
+    if (!review && input.outcome !== 'hidden') return undefined;
+    if (review?.outcome === 'hidden' || job.removedAt !== null || (!review && !isShownResult(job))) return 'already';
     if (input.outcome === 'hidden' && !(await removeResult(tx, job, { removal: 'hidden', by: input.actorId, at: now }))) return 'already';
-    await tx
-      .update(resultReviews)
-      .set({ outcome: input.outcome, decidedBy: input.actorId, decidedAt: now })
-      .where(eq(resultReviews.jobId, job.id));
-    await tx.insert(auditLog).values({ guildId: job.guildId, actorId: input.actorId, action: `report_${input.outcome}`, details: { jobId: job.id, requesterId: job.userId } });
+    if (review) {
+      await tx
+        .update(resultReviews)
+        .set({ outcome: input.outcome, decidedBy: input.actorId, decidedAt: now })
+        .where(eq(resultReviews.jobId, job.id));
+    }
+    const details = { jobId: job.id, requesterId: job.userId, ...(input.source && { source: input.source }) };
+    await tx.insert(auditLog).values({ guildId: job.guildId, actorId: input.actorId, action: `report_${input.outcome}`, details });
     return 'decided';
   });
   if (decided === undefined) return { outcome: 'not_found' };

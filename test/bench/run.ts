@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathWithBundledFfmpeg, ROOT } from '@music-bot/test-world';
 
-export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'blocklist'] as const;
+export const BENCHMARKS = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'blocklist', 'dashboard'] as const;
 
 // Names first; anything from the first flag on goes to the benchmarks (`npm run bench -- ack --rate 100`).
 const firstFlag = process.argv.slice(2).findIndex((arg) => arg.startsWith('-'));

@@ -1,6 +1,7 @@
 import { charts } from './charts.js';
 import { core } from './core.js';
 import { dashboard } from './dashboard.js';
+import { dashboardViews } from './dashboard-views.js';
 import { generation } from './generation.js';
 import { listening } from './listening.js';
 import { moderation } from './moderation.js';
@@ -9,4 +10,4 @@ import { reports } from './reports.js';
 import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...charts } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...dashboardViews, ...charts } as const;

@@ -9,6 +9,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmulatorMessage } from '@music-bot/discord-emulator';
 import { jobs, resultReports, resultReviews, voicePersonas } from '../../../src/db/schema.js';
+import { hideSong } from '../../../src/dashboard/data/library.js';
 import { applyRetention } from '../../../src/pipeline/retention.js';
 import { silentMp3 } from './fixtures.js';
 import { auditsOf, buttonsOf, jobIdIn, privateAnswer, publicAnswer, startBot, type BotHarness } from './harness.js';
@@ -261,6 +262,25 @@ describe('the review message’s buttons', () => {
     const remix = await privateAnswer(g.emulator.submitModal({ interaction: remixForm, fields: { style: 'sea shanty, again' } }));
     expect(remix.content).toBe('That song is no longer in this server’s library, so it can’t be remixed. `/song` makes a new one.');
     expect(await g.balance()).toBe(balance);
+  });
+});
+
+describe('hiding from the dashboard', () => {
+  it('hides a song no one reported through the same decision, the audit naming the dashboard; an open review says so, and a second hide changes nothing', async () => {
+    const { jobId, result } = await song(g.members.alice, 'a waltz for the lighthouse keeper');
+    expect(await hideSong(h.app.pipeline, { guildId: g.guild.id, jobId, actorId: g.members.manager })).toBe('hidden');
+    await vi.waitFor(() => expect(g.emulator.message(result.id)?.embeds?.[0]?.description).toBe('This result was removed by a moderator.'));
+    expect(await audits('report_hidden')).toMatchObject([{ actorId: g.members.manager, details: { jobId, requesterId: g.members.alice, source: 'dashboard' } }]);
+    expect(await hideSong(h.app.pipeline, { guildId: g.guild.id, jobId, actorId: g.members.manager })).toBe('already');
+    expect(await hideSong(h.app.pipeline, { guildId: g.guild.id, jobId: randomUUID(), actorId: g.members.manager })).toBe('not_found');
+    expect(await audits('report_hidden')).toHaveLength(1);
+
+    const reviewChannel = await setReviewChannel();
+    const second = await song(g.members.alice, 'a reel for the ferry');
+    await report(g.members.bob, second.result, second.jobId, 'too loud');
+    await vi.waitFor(() => expect(reviews(reviewChannel)).toHaveLength(1));
+    expect(await hideSong(h.app.pipeline, { guildId: g.guild.id, jobId: second.jobId, actorId: g.members.manager })).toBe('hidden');
+    await vi.waitFor(() => expect(g.emulator.message(reviews(reviewChannel)[0]!.id)?.embeds?.[0]?.description).toContain(`Hidden by <@${g.members.manager}>`));
   });
 });
 

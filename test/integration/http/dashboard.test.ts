@@ -46,6 +46,8 @@ function server(publicUrl = PUBLIC_URL) {
       reads: createGuildReads({ apiUrl: stack.emulator.apiUrl, token: stack.emulator.botToken, maxAgeMs: 0 }),
       ownerIds: [stack.members.owner],
       settings: { musicModels: ['ModelA'], startingCredits: 10 },
+      // No page here takes a pipeline decision (the library's Hide has its own tests).
+      pipeline: { decideReport: () => Promise.reject(new Error('no pipeline in this test')) },
       logger: silentLogger,
     },
   });
