@@ -28,8 +28,8 @@ const LAYERS = [
   },
   {
     name: 'entry points',
-    what: 'processes and scripts that put the parts together',
-    path: '^src/(main|app|cli-support)\\.ts$|^src/scripts/',
+    what: 'processes, the workers\' thread and scripts that put the parts together',
+    path: '^src/(main|app|cli-support|workers-thread|workers-thread-main)\\.ts$|^src/scripts/',
   },
 ];
 

@@ -23,6 +23,7 @@ import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
+import type { WorkersThread } from './workers-thread.js';
 import type { Players } from './voice/start.js';
 import { startInfrastructure } from './embedded/infrastructure.js';
 import type { Lifecycle } from './http/health-routes.js';
@@ -69,10 +70,13 @@ export interface App {
  */
 export const STOP_RESERVE_MS = 5_000;
 
+/** Of the reserve, what the parts of this thread keep once the workers' thread has stopped. */
+const THREAD_STOP_MARGIN_MS = 2_500;
+
 /** A part that takes longer than this to stop is named in a warning, while it still runs. */
 const SLOW_STOP_MS = 5_000;
 
-/** Overrides for tests and benchmarks; a normal start passes none. */
+/** Overrides for tests and benchmarks, and how main runs the parts (`workersInThread`). */
 export interface AppOverrides {
   readonly settings?: Partial<PipelineSettings>;
   readonly queuePrefix?: string;
@@ -82,6 +86,13 @@ export interface AppOverrides {
   readonly now?: () => Date;
   /** Runs exactly these parts, whatever ROLE says (tests run worker and http without a gateway). */
   readonly parts?: { readonly gateway: boolean; readonly worker: boolean; readonly http: boolean };
+  /**
+   * Where a front (gateway or http) runs here too, the workers run on a thread of their own
+   * (workers-thread.ts); main passes WORKERS_IN_THREAD. Without it they share the front's loop.
+   */
+  readonly workersInThread?: boolean;
+  /** This app is that thread: the process-wide metrics (CPU, memory) are its host's. */
+  readonly inThread?: boolean;
 }
 
 export function settingsFromConfig(config: Config, overrides: Partial<PipelineSettings> = {}): PipelineSettings {
@@ -161,7 +172,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     onStop('queues', () => queues.close());
 
     // The gauges read from Postgres and Redis only where /metrics refreshes them: the http role.
-    const metrics = createMetrics({ defaultMetrics: true, deploymentGauges: runs.http });
+    const metrics = createMetrics({ defaultMetrics: !overrides.inThread, deploymentGauges: runs.http });
     // Discord's global REST limit is per bot token: every client of every process takes its
     // permits from one budget in Redis, and counts Discord's answers (docs/decisions/discord-rest-budget.md).
     const discordTraffic: RestTraffic = {
@@ -222,8 +233,11 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
     // This process's shards, for its /readyz and /metrics; read once the gateway runs.
     const shards = gatewayStarts ? new ShardWatch({ graceMs: config.gatewayReadyGraceMs, metrics }) : undefined;
     const takesInteractions = (gatewayStarts && config.interactions === 'gateway') || (runs.http && config.interactions === 'http');
+    // The workers on a thread of their own, beside a front: its loop serves members alone.
+    const workersApart = Boolean(overrides.workersInThread) && runs.worker && (gatewayStarts || runs.http);
+    let workersThread: WorkersThread | undefined;
     // Members' commands and the workers in one event loop: the commands go first (front-first.ts).
-    const frontFirst = takesInteractions && runs.worker ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
+    const frontFirst = takesInteractions && runs.worker && !workersApart ? createFrontFirst({ observe: (waiting) => metrics.backgroundWaiting.set(waiting) }) : undefined;
     // A request submitted without its guild read (an operator's retry, a benchmark) opens the guild as a command does.
     const pipeline = createPipeline(deps, (guildId, options) => loadGuild(deps.db, guildId, { ...options, startingCredits: config.startingCredits }));
     // The options a command keeps while it asks which voice was meant (see pending-choices.ts).
@@ -253,6 +267,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       // a webhook refused while Redis is away is sent again by the service (docs/operations.md).
       readyNeeds: { postgres: true, redis: runs.worker },
       liveness: () => checkLiveness?.(),
+      ...(workersApart && { threadMetrics: async () => (workersThread ? workersThread.metrics() : []) }),
     };
     let httpServer: FastifyInstance | undefined;
     let httpUrl: string | undefined;
@@ -309,7 +324,26 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       onStop('ops server', (deadline) => closeWithin(opsServer, deadline));
     }
 
-    if (runs.worker) {
+    if (workersApart) {
+      const { startWorkersThread } = await import('./workers-thread.js');
+      // On the services started above; migrations done; its metrics served from here.
+      const threadConfig: Config = { ...config, databaseUrl: infrastructure.databaseUrl, redis: infrastructure.redis, migrateOnStart: false, metricsPort: undefined };
+      const thread = await startWorkersThread(
+        {
+          config: threadConfig,
+          overrides: {
+            ...(overrides.queuePrefix !== undefined && { queuePrefix: overrides.queuePrefix }),
+            ...(overrides.reconcileIntervalMs !== undefined && { reconcileIntervalMs: overrides.reconcileIntervalMs }),
+            ...(overrides.lockDurationMs !== undefined && { lockDurationMs: overrides.lockDurationMs }),
+          },
+        },
+        { logger, metrics },
+      );
+      workersThread = thread;
+      // The thread's own stop ends a little before this one's deadline, leaving part of the
+      // reserve for the parts here; its pools and connections close in the rest of its own.
+      onStop('workers thread', (deadline) => thread.stop(deadline - performance.now() + STOP_RESERVE_MS - THREAD_STOP_MARGIN_MS));
+    } else if (runs.worker) {
       const workerConnection = connectRedis(infrastructure.redis, { name: 'workers', logger });
       onStop('workers\' redis', () => closeRedis(workerConnection));
       // Beside a front (gateway or http) the workers draw on a pool of their own: fifty

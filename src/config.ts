@@ -265,6 +265,7 @@ const envSchema = z.object({
       .default('musicbot'),
   ),
   ROLE: defaulted(z.enum(ROLES, { error: `one of ${ROLES.join(', ')}` }).default('all')),
+  WORKERS_IN_THREAD: defaulted(booleanFlag(false)),
   SHARD_COUNT: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   SHARD_IDS: optional(shardIdList),
   GATEWAY_REPLICAS: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
@@ -432,6 +433,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     role: e.ROLE,
+    /** Where a process that runs a front (gateway or http) runs the workers too: on a thread of their own (true) or on the front's event loop. */
+    workersInThread: e.WORKERS_IN_THREAD,
     /** Shards of the whole bot: undefined for what Discord recommends (GET /gateway/bot). */
     shardCount: e.SHARD_COUNT,
     /** The shards this process runs (SHARD_IDS, or its replica's range of SHARD_COUNT): undefined for all of them. */

@@ -71,7 +71,7 @@ process.on('SIGINT', shutdown);
 try {
   // Imported only once the configuration is known to be good: a bad one fails in milliseconds.
   const { startApp } = await import('./app.js');
-  app = await startApp(config, logger);
+  app = await startApp(config, logger, { workersInThread: config.workersInThread });
   app.deps.metrics.unhandledRejections.inc(unhandledBeforeStart);
   if (signalled) stopAndExit(app);
 } catch (error) {

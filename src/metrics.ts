@@ -7,6 +7,9 @@ export type DiscordRouteClass = (typeof DISCORD_ROUTE_CLASSES)[number];
 /** The answers the alerts watch: their series exist from the start at 0, so that the first one shows in `rate()`. */
 const WATCHED_DISCORD_STATUSES = ['401', '403', '429'] as const;
 
+/** A registry's metrics as plain data (`getMetricsAsJSON`), as another thread hands them over. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
 export interface Metrics {
   readonly registry: Registry;
   readonly jobsAccepted: Counter<'kind'>;
@@ -42,6 +45,8 @@ export interface Metrics {
   readonly gatewayPing: Gauge<'shard'>;
   /** Promise rejections nothing handled in this process: each is logged, and the process runs on. */
   readonly unhandledRejections: Counter<string>;
+  /** Times the workers' thread (WORKERS_IN_THREAD) exited unasked and was started again. */
+  readonly workersThreadRestarts: Counter<string>;
   /** This process's gateway shards: the guilds each carries (Discord refuses a shard past 2,500). */
   readonly gatewayShardGuilds: Gauge<'shard'>;
   /** The deployment's shards that no live gateway process holds (read from Redis at scrape time). */
@@ -182,6 +187,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     unhandledRejections: new Counter({
       name: 'musicbot_unhandled_rejections_total',
       help: 'Promise rejections nothing handled in this process (each logged as "unhandled rejection"); the process runs on',
+      registers,
+    }),
+    workersThreadRestarts: new Counter({
+      name: 'musicbot_workers_thread_restarts_total',
+      help: "Times the workers' thread (WORKERS_IN_THREAD) exited unasked and another was started",
       registers,
     }),
     gatewayPing: new Gauge({

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { AggregatorRegistry } from 'prom-client';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -13,7 +14,7 @@ import type { Database } from '../db/client.js';
 import { webhookEvents } from '../db/schema.js';
 import { countJobsByKindAndState, webhookTargetOf } from '../pipeline/job-rows.js';
 import type { Logger } from '../logger.js';
-import { exportDeploymentGauges, type Metrics } from '../metrics.js';
+import { exportDeploymentGauges, type Metrics, type MetricsJson } from '../metrics.js';
 import { normaliseWebhookPayload, verifyWebhookSignature } from '../music-api/index.js';
 import type { Queues } from '../queue/queues.js';
 import { WEBHOOK_ROUTE_PREFIX } from '../webhook-address.js';
@@ -68,6 +69,8 @@ export interface HttpServerDeps {
   readonly refusalLog?: RefusalLog;
   /** This process's gateway shards: sampled for each scrape, and `/readyz` fails while one is down past its grace. */
   readonly shards?: Pick<ShardWatch, 'readiness' | 'sample'>;
+  /** The metrics of this process's other threads (the workers'), summed with its own on `/metrics`. */
+  readonly threadMetrics?: () => Promise<MetricsJson>;
   /** How long the deployment's gauges are reused between scrapes. @defaultValue GAUGES_MAX_AGE_MS */
   readonly gaugesMaxAgeMs?: number;
   /** The health checks' own way to Postgres (see `HealthDeps`). @defaultValue `select 1` through `db` */
@@ -205,7 +208,11 @@ function registerOpsRoutes(app: FastifyInstance, deps: Omit<HttpServerDeps, 'int
       await within(gauges(), REFRESH_TIMEOUT_MS).catch((err: unknown) => deps.logger.warn({ err }, 'could not refresh metrics'));
     }
     deps.shards?.sample();
-    return reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    const { registry } = deps.metrics;
+    if (!deps.threadMetrics) return reply.type(registry.contentType).send(await registry.metrics());
+    // Each thread counts its own part: counters and histograms add up (process-wide figures come from this thread alone).
+    const [own, others] = await Promise.all([registry.getMetricsAsJSON(), deps.threadMetrics()]);
+    return reply.type(registry.contentType).send(await AggregatorRegistry.aggregate([own, others]).metrics());
   });
 }
 
