@@ -3,6 +3,7 @@ import type { Command } from '../src/discord/command.js';
 import type { DeployedDefinition } from '../src/discord/deploy.js';
 import { localizeCommand } from '../src/discord/localize.js';
 import charts from './charts.js';
+import contest from './contest.js';
 import credits from './credits.js';
 import creditsAdmin from './credits-admin/index.js';
 import download from './download.js';
@@ -21,7 +22,7 @@ import upload from './upload.js';
 import video from './video.js';
 import voice from './voice.js';
 
-export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, charts, play, queue, skip, pause, resume, stop, volume, seek, loop, shuffle, remove, move, clear, radio, notify, help, creditsAdmin, settings, moderation];
+export const commands: readonly Command[] = [song, lyrics, voice, video, download, upload, credits, jobs, library, charts, play, queue, skip, pause, resume, stop, volume, seek, loop, shuffle, remove, move, clear, radio, notify, contest, help, creditsAdmin, settings, moderation];
 
 /** What Discord registers: the definitions alone, with their names and descriptions in every language of the catalogue. */
 export const commandDefinitions = commands.map((command) => localizeCommand(command.definition));

@@ -21,6 +21,7 @@ import { reconcile } from './pipeline/reconcile.js';
 import { closeRedis, connectRedis, rateLimitedErrorLog } from './queue/connection.js';
 import { createPendingChoices } from './discord/pending-choices.js';
 import { createQueues } from './queue/queues.js';
+import { endDueContests } from './pipeline/contests.js';
 import { DEFAULT_MAINTENANCE_EVERY_MS, keepMaintenanceScheduled } from './queue/maintenance.js';
 import { startWorkers, type Workers } from './pipeline/workers.js';
 import type { WorkersThread } from './workers-thread.js';
@@ -109,6 +110,7 @@ export function settingsFromConfig(config: Config, overrides: Partial<PipelineSe
     webhookEventsRetentionDays: config.webhookEventsRetentionDays,
     moderationRetentionDays: config.moderationRetentionDays,
     notifyAfterMs: config.notifyAfterSeconds * 1000,
+    contestDayMs: config.contestDaySeconds * 1000,
     ...overrides,
   };
 }
@@ -353,6 +355,8 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       if (workerDatabase) onStop('workers\' database', () => workerDatabase.close());
       const workerDeps: PipelineDeps = { ...deps, ...(workerDatabase && { db: workerDatabase.db }), ...(frontFirst && { frontFirst }) };
       await reconcile(workerDeps);
+      // A contest whose deadline passed while no worker ran ends now, once.
+      await endDueContests(workerDeps);
       const workers: Workers = startWorkers(workerDeps, workerConnection, {
         pollMaxPerSecond: config.pollMaxPerSecond,
         submitConcurrency: config.submitConcurrency,

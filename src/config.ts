@@ -318,6 +318,7 @@ const envSchema = z.object({
   PACK_CLAIM_MINUTES: defaulted(nonNegativeInt(10)),
   ENTITLEMENT_CHECK_SECONDS: defaulted(positiveInt(3_600)),
   NOTIFY_AFTER_SECONDS: defaulted(nonNegativeInt(60)),
+  CONTEST_DAY_SECONDS: defaulted(positiveInt(86_400)),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -484,6 +485,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     entitlementCheckSeconds: e.ENTITLEMENT_CHECK_SECONDS,
     /** A job that takes at least this long from request to end is "long": a member who asked is told by direct message. */
     notifyAfterSeconds: e.NOTIFY_AFTER_SECONDS,
+    /** How long a contest's "day" lasts: 86400, or a few seconds for a playground or a test. */
+    contestDaySeconds: e.CONTEST_DAY_SECONDS,
   }),
 );
 

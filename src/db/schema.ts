@@ -237,6 +237,8 @@ export interface StoredResult {
   readonly personaName?: string;
   /** The takes (from 1) whose audio the posted result carries as files: they play in the message, so it links them no more. */
   readonly attachedTakes?: readonly number[];
+  /** Posted while a contest ran in its server: the result offers its requester Enter contest (src/pipeline/contests.ts). */
+  readonly contestOpen?: boolean;
 }
 
 /** What a member may read about a failure (`jobs.error`), and the credits it gave back. */
@@ -541,6 +543,78 @@ export const songLikes = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.userId] })],
+);
+
+/** A contest's life: `running` until its deadline, then `ended` (results posted) or `cancelled` (none). */
+export const CONTEST_STATES = ['running', 'ended', 'cancelled'] as const;
+export type ContestState = (typeof CONTEST_STATES)[number];
+
+/** What a contest's end found, kept with it: the top entries and what became of the winner's role. */
+export interface ContestResults {
+  readonly top: readonly { readonly jobId: string; readonly userId: string; readonly title: string; readonly votes: number }[];
+  readonly entries: number;
+  /** The winner's role: given, or why not (`missing_permission`, `role_too_high`, `role_gone`, `failed`); absent without a role or a winner. */
+  readonly role?: 'given' | 'missing_permission' | 'role_too_high' | 'role_gone' | 'failed';
+}
+
+/**
+ * A server's song contests (src/pipeline/contests.ts): at most one running per server. Its end
+ * is one guarded transition (`running` to `ended`), so one process posts the results.
+ */
+export const contests = pgTable(
+  'contests',
+  {
+    id: uuid('id').primaryKey(),
+    guildId: text('guild_id').notNull(),
+    /** Where it was announced and its results go. */
+    channelId: text('channel_id').notNull(),
+    theme: text('theme').notNull(),
+    state: text('state').$type<ContestState>().notNull().default('running'),
+    startedBy: text('started_by').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    endsAt: timestamp('ends_at', { withTimezone: true }).notNull(),
+    /** Entries one member may make. */
+    maxEntries: integer('max_entries').notNull(),
+    /** Given to the winner at the end, when the bot may manage it. */
+    winnerRoleId: text('winner_role_id'),
+    /** The server's language at the start: the results are written in it. */
+    locale: text('locale'),
+    /** When it ended or was cancelled, early or at its deadline. */
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    /** What its end found; set in the transition to `ended`. */
+    results: jsonb('results').$type<ContestResults>(),
+    /** The message that posted the results, once Discord took it. */
+    resultsMessageId: text('results_message_id'),
+    /** When a process last took the posting of the results: a post that failed is tried again after a while. */
+    postingAt: timestamp('posting_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('contests_one_running_unique')
+      .on(t.guildId)
+      .where(sql`${t.state} = 'running'`),
+    index('contests_running_ends_idx')
+      .on(t.endsAt)
+      .where(sql`${t.state} = 'running'`),
+  ],
+);
+
+export type ContestRow = typeof contests.$inferSelect;
+
+/** Songs entered in a contest: one row per contest and song, its own key, so an entry made twice is one. */
+export const contestEntries = pgTable(
+  'contest_entries',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    userId: text('user_id').notNull(),
+    enteredAt: timestamp('entered_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.jobId] }), index('contest_entries_member_idx').on(t.contestId, t.userId)],
 );
 
 /** Moderator actions that are not credit movements (settings, freezes, limits). */

@@ -74,6 +74,8 @@ export const CUSTOM_ID_ACTIONS = [
   'like',
   /** The Reroll button on every song: makes it again from the same inputs, as `/song`. subject: the job id. */
   'reroll',
+  /** Enter contest, on a member's song posted while a contest ran: enters it, for its requester only. subject: the job id. */
+  'contest-enter',
   /** Paging of `/moderation reports`. subject: the page to show, from 1 (0 or one past the last on a disabled button). */
   'reports-page',
 ] as const;

@@ -8,7 +8,9 @@ import { API } from '@discordjs/core/http-only';
 import { DiscordAPIError, REST, RateLimitError, type RawFile } from '@discordjs/rest';
 import {
   MessageFlags,
+  type APIGuildMember,
   type APIMessage,
+  type APIRole,
   type RESTPatchAPIWebhookWithTokenMessageJSONBody,
   type RESTPostAPIChannelMessageJSONBody,
 } from 'discord-api-types/v10';
@@ -39,6 +41,14 @@ export interface DiscordDelivery {
   deleteChannelMessage(channelId: string, messageId: string): Promise<void>;
   /** A direct message: opens (or finds) the DM channel with the user, then posts in it. */
   sendDirectMessage(userId: string, message: OutgoingMessage): Promise<APIMessage>;
+  /** The bot's own user id (asked once, then kept). */
+  botUserId(): Promise<string>;
+  /** A server's roles, with their positions and permissions. */
+  guildRoles(guildId: string): Promise<APIRole[]>;
+  /** One member of a server, with their roles. */
+  guildMember(guildId: string, userId: string): Promise<APIGuildMember>;
+  /** Gives a member a role (Discord refuses without Manage Roles, or for a role at or above the bot's highest). */
+  addMemberRole(guildId: string, userId: string, roleId: string, reason: string): Promise<void>;
 }
 
 /**
@@ -146,6 +156,7 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
       rejectOnRateLimit: () => true,
     }),
   ).interactions;
+  let botId: Promise<string> | undefined;
   return {
     editOriginal: (applicationId, token, message, files) => interactions.editReply(applicationId, token, withFiles(message, files)),
     editProgress: async (applicationId, token, message) => {
@@ -168,5 +179,15 @@ export function createDiscordDelivery(options: { apiUrl: string; token: string; 
       const channel = await bot.users.createDM(userId);
       return bot.channels.createMessage(channel.id, message);
     },
+    async botUserId() {
+      botId ??= bot.users.getCurrent().then((user) => user.id);
+      return botId.catch((error: unknown) => {
+        botId = undefined;
+        throw error;
+      });
+    },
+    guildRoles: (guildId) => bot.guilds.getRoles(guildId),
+    guildMember: (guildId, userId) => bot.guilds.getMember(guildId, userId),
+    addMemberRole: (guildId, userId, roleId, reason) => bot.guilds.addRoleToMember(guildId, userId, roleId, { reason }),
   };
 }

@@ -11,6 +11,7 @@ import type { LoadGuildForRequest } from './requests.js';
 import { decideReport, deleteOwnResult, openReports, reportResult } from './reports.js';
 import { renameOwnResult } from './rename-result.js';
 import { showLikesSoon, toggleLike } from './likes.js';
+import { endContestNow, enterableSongs, enterContest, runningContest, standings, startContest } from './contests.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
 /** `loadGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
@@ -88,5 +89,13 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
         .eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0", 1, key, pressId)
         .catch((err: unknown) => deps.logger.warn({ err, what }, 'could not let go of a press'));
     },
+    startContest: (input) => startContest(deps, input),
+    enterContest: (input) => enterContest(deps.db, input, deps.now()),
+    enterableSongs: (guildId, userId) => enterableSongs(deps.db, guildId, userId),
+    async contestStatus(guildId) {
+      const contest = await runningContest(deps.db, guildId);
+      return contest && { contest, ...(await standings(deps.db, contest, deps.now())) };
+    },
+    endContest: (guildId, options) => endContestNow(deps, guildId, options),
   };
 }

@@ -42,6 +42,8 @@ export interface PipelineSettings {
   readonly moderationRetentionDays: number;
   /** How long a worker keeps trying to write down a task the service accepted before it tries again later (record-outside-effect.ts). */
   readonly recordPatienceMs: number;
+  /** How long a contest's day lasts (CONTEST_DAY_SECONDS): a day, or less for a playground or a test. */
+  readonly contestDayMs: number;
 }
 
 export interface AccountSettings {
@@ -69,6 +71,7 @@ export const DEFAULT_SETTINGS: Omit<PipelineSettings, 'publicUrl'> = {
   webhookEventsRetentionDays: 7,
   moderationRetentionDays: 90,
   recordPatienceMs: 5 * 60_000,
+  contestDayMs: 86_400_000,
 };
 
 /** Everything the pipeline's functions and processors need, passed in by the composition root. */

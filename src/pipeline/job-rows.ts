@@ -513,6 +513,14 @@ export async function recordAttachedTakes(db: Executor, jobId: string, takes: re
     .where(eq(jobs.id, jobId));
 }
 
+/** Notes that the result was posted while a contest ran (see `StoredResult.contestOpen`), so every rendering of it offers Enter contest. */
+export async function recordContestOpen(db: Executor, jobId: string): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ result: sql`coalesce(${jobs.result}, '{}'::jsonb) || jsonb_build_object('contestOpen', true)` })
+    .where(eq(jobs.id, jobId));
+}
+
 /** Gives a song its member's new title (the request's `title`, which every name of it reads first). */
 export async function retitleJob(db: Executor, jobId: string, title: string, now: Date): Promise<JobRow | undefined> {
   const [row] = await db

@@ -8,6 +8,7 @@ import type { DecisionInput, DecisionOutcome, DeleteOutcome, OpenReport, ReportO
 import type { RenameInput, RenameOutcome } from './rename-result.js';
 import type { JobRow } from './job-rows.js';
 import type { LikedMessage, LikeOutcome, LikePress } from './likes.js';
+import type { ContestRow, ContestStart, EndOutcome, EntryInput, EntryOutcome, Standing, StartOutcome } from './contests.js';
 import type { ReplyTarget, SubmitInput, SubmitResult } from './requests.js';
 
 export interface CancelResult {
@@ -82,4 +83,14 @@ export interface Pipeline {
   holdPress(what: string, pressId: string, ms: number): Promise<boolean>;
   /** Lets go of what `pressId` holds (a press refused after all), so that the next press may act. Never throws. */
   releasePress(what: string, pressId: string): Promise<void>;
+  /** Starts the server's contest, announces it in its channel and plans its end (src/pipeline/contests.ts). */
+  startContest(input: ContestStart): Promise<StartOutcome>;
+  /** Enters a member's own song in the running contest, once per song. */
+  enterContest(input: EntryInput): Promise<EntryOutcome>;
+  /** The member's songs that may enter the running contest, newest first. */
+  enterableSongs(guildId: string, userId: string): Promise<JobRow[]>;
+  /** The running contest with its entries and leaders so far, or undefined. */
+  contestStatus(guildId: string): Promise<{ contest: ContestRow; entries: number; top: Standing[] } | undefined>;
+  /** Ends the running contest now with its results, or cancels it without. */
+  endContest(guildId: string, options: { cancel: boolean }): Promise<EndOutcome>;
 }

@@ -7,7 +7,9 @@ import { DownloadError, downloadCapped, type Downloaded } from '../audio/downloa
 import { whileLocked } from '../db/client.js';
 import { guilds, type JobState } from '../db/schema.js';
 import { eq } from 'drizzle-orm';
-import { claimDelivery, progressLock, queuePositionOf, recordAttachedTakes, type JobRow } from './job-rows.js';
+import { claimDelivery, progressLock, queuePositionOf, recordAttachedTakes, recordContestOpen, type JobRow } from './job-rows.js';
+import { runningContest } from './contests.js';
+import { LIBRARY_KINDS } from './library.js';
 import { failDelivery, markDelivered, releaseDeliveryClaim } from './transitions.js';
 import type { PipelineDeps } from './deps.js';
 import { recordOutsideEffect } from './record-outside-effect.js';
@@ -43,8 +45,9 @@ export async function deliverJob(deps: Pick<PipelineDeps, 'db' | 'discord' | 'lo
   const claimed = await claimDelivery(deps.db, jobId, now);
   if (!claimed) return 'skipped';
   // Posted anew (`/jobs show`), the result carries no files until they are attached again.
-  const job = withoutFiles(claimed);
-  if (job !== claimed) await recordAttachedTakes(deps.db, jobId, []);
+  const unattached = withoutFiles(claimed);
+  if (unattached !== claimed) await recordAttachedTakes(deps.db, jobId, []);
+  const job = await withContestOffer(deps, unattached, now);
   // Two renderings: the member's language for their reply, the guild's for the channel.
   const priceOf = (kind: JobRow['kind']) => costOfKind(deps, kind);
   const message = { reply: renderResult(job, translator(job.locale), priceOf), channel: renderResult(job, translator(job.guildLocale), priceOf) };
@@ -209,6 +212,18 @@ async function attachAudio(
     return;
   }
   await recordAttachedTakes(deps.db, job.id, attachedTakes);
+}
+
+/**
+ * A song made while its server's contest runs is posted with Enter contest; recorded on the
+ * job, so that later renderings (a like's edit, `/jobs show`) keep the button.
+ */
+async function withContestOffer(deps: Pick<PipelineDeps, 'db'>, job: JobRow, now: Date): Promise<JobRow> {
+  if (job.state !== 'succeeded' || !LIBRARY_KINDS.includes(job.kind) || job.result?.contestOpen === true || job.removedAt !== null) return job;
+  const contest = await runningContest(deps.db, job.guildId);
+  if (!contest || now >= contest.endsAt || job.createdAt < contest.startedAt) return job;
+  await recordContestOpen(deps.db, job.id);
+  return { ...job, result: { ...job.result, contestOpen: true } };
 }
 
 /** Progress edits under way in the background, per pipeline. */

@@ -262,6 +262,16 @@ export function renderResult(job: JobRow, t: Translator = english, priceOf: Pric
       }
       if (job.kind !== 'upload') {
         buttons.push(likeButton(job, t));
+        // Posted while a contest ran: its requester may enter it (the handler checks who and when).
+        if (result.contestOpen === true) {
+          buttons.push({
+            type: ComponentType.Button,
+            style: ButtonStyle.Primary,
+            label: t('result.button.enterContest'),
+            custom_id: encodeCustomId({ action: 'contest-enter', subject: job.id }),
+            emoji: { name: '🏆' },
+          });
+        }
         // The whole request made again: one button, after the first take's remix.
         takeRows[0]?.push(paidButton(t, t('result.button.reroll'), priceOf(job.kind), encodeCustomId({ action: 'reroll', subject: job.id })));
       }

@@ -26,6 +26,8 @@ export const DEFAULT_MAINTENANCE_EVERY_MS: Readonly<Record<MaintenanceTask, numb
   purchases: 60_000,
   /** The servers' weekly chart posts that are due (src/pipeline/chart-posts.ts). */
   charts: 60_000,
+  /** Contests past their deadline whose delayed end was lost, and results never posted (src/pipeline/contests.ts). */
+  contests: 60_000,
 };
 
 export async function keepMaintenanceScheduled(queues: Queues, logger: Logger, options: MaintenanceOptions): Promise<{ stop(): Promise<void> }> {

@@ -40,7 +40,7 @@ export const consumePayloadSchema = z.object({ entitlementId: z.string().regex(/
  * Periodic passes over the whole deployment. Each runs from a BullMQ job scheduler, so one
  * worker somewhere runs each pass, however many worker processes there are.
  */
-export const MAINTENANCE_TASKS = ['reconcile', 'allowances', 'account', 'retention', 'entitlements', 'purchases', 'charts'] as const;
+export const MAINTENANCE_TASKS = ['reconcile', 'allowances', 'account', 'retention', 'entitlements', 'purchases', 'charts', 'contests'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 
 export type SubmitPayload = z.infer<typeof submitPayloadSchema>;

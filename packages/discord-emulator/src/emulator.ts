@@ -588,7 +588,8 @@ export class DiscordEmulator {
     return channelView(this.#store.createChannel(guildId, input));
   }
 
-  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
+  /** A role, on top of the others, or at `position` (1: just above @everyone, so below the bot's role), those from there up moved up one. */
+  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string; position?: number }): APIRole {
     return this.#store.createRole(guildId, input);
   }
 

@@ -81,6 +81,7 @@ export const DiscordErrors = {
   unknownChannel: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownChannel, 'Unknown Channel'),
   unknownGuild: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownGuild, 'Unknown Guild'),
   unknownMember: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownMember, 'Unknown Member'),
+  unknownRole: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownRole, 'Unknown Role'),
   unknownUser: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownUser, 'Unknown User'),
   unknownApplication: () => new DiscordHttpError(404, RESTJSONErrorCodes.UnknownApplication, 'Unknown Application'),
   unknownCommand: () =>

@@ -125,7 +125,7 @@ export class EmulatorStore implements StoreState {
     return dmChannel(this, userId);
   }
 
-  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
+  createRole(guildId: string, input: { id?: string; name: string; permissions?: bigint | string; position?: number }): APIRole {
     return createRole(this, guildId, input);
   }
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DiscordAPIError, REST, makeURLSearchParams } from '@discordjs/rest';
-import { InteractionResponseType, MessageFlags, Routes } from 'discord-api-types/v10';
+import { InteractionResponseType, MessageFlags, PermissionFlagsBits, Routes } from 'discord-api-types/v10';
 import type { APIMessage, RESTPutAPIApplicationCommandsResult } from 'discord-api-types/v10';
 import { OpenApiSpec, startDiscordEmulator } from '@music-bot/discord-emulator';
 import { ENFORCED_NONCE_WINDOW_MS } from '../src/endpoints/channels.js';
@@ -344,5 +344,34 @@ describe('direct messages', () => {
     emu.removeBot(elsewhere.id);
     expect(await refusal(erin.id)).toMatchObject({ status: 403, code: 50007 });
     expect(emu.channelMessages(emu.dmChannel(erin.id).id)).toEqual([]);
+  });
+});
+
+describe('giving a member a role (Add Guild Member Role)', () => {
+  it('gives a role below the bot’s highest with Manage Roles, and refuses as Discord does otherwise', async () => {
+    const roles = emu.createGuild({ name: 'Roles guild' });
+    const dave = emu.addMember(roles.id, { username: 'dave' });
+    const below = emu.createRole(roles.id, { name: 'Winner', position: 1 });
+    const above = emu.createRole(roles.id, { name: 'Hall of fame' });
+    const give = (roleId: string, userId = dave.id) => rest.put(Routes.guildMemberRole(roles.id, userId, roleId), { reason: 'contest winner' });
+    const refusal = (roleId: string, userId?: string) =>
+      give(roleId, userId).then(
+        () => 'given',
+        (error: unknown) => (error instanceof DiscordAPIError ? error.code : error),
+      );
+    // Without Manage Roles: refused, whatever the role.
+    expect(await refusal(below.id)).toBe(50013);
+    emu.setRolePermissions(roles.id, roles.botRoleId, emu.memberPermissions(emu.createChannel(roles.id, { name: 'general' }).id, emu.botUser.id) | PermissionFlagsBits.ManageRoles);
+    expect(await refusal(above.id)).toBe(50013);
+    expect(await refusal(roles.botRoleId)).toBe(50013);
+    expect(await refusal('123456789012345678')).toBe(10011);
+    expect(await refusal(below.id, '123456789012345678')).toBe(10007);
+    expect(emu.member(roles.id, dave.id)?.roles).toEqual([]);
+    expect(await refusal(below.id)).toBe('given');
+    expect(emu.member(roles.id, dave.id)?.roles).toEqual([below.id]);
+    // The new role went below the bot's, which moved up one.
+    const positions = Object.fromEntries((await rest.get(Routes.guildRoles(roles.id)) as Array<{ id: string; position: number }>).map((role) => [role.id, role.position]));
+    expect([positions[roles.id], positions[below.id], positions[roles.botRoleId], positions[above.id]]).toEqual([0, 1, 2, 3]);
+    expect(emu.findings).toEqual([]);
   });
 });

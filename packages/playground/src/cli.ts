@@ -1,5 +1,5 @@
 /**
- * `npm run playground -- [--port 3000] [--host 127.0.0.1] [--fresh] [--task-ms 4000] [--song-seconds 20] [--data-dir ./data/playground]`
+ * `npm run playground -- [--port 3000] [--host 127.0.0.1] [--fresh] [--task-ms 4000] [--song-seconds 20] [--contest-day-seconds 60] [--data-dir ./data/playground]`
  * Starts everything and prints the page's address. The bot's logs go to playground.log in the
  * data folder, so the terminal shows only what a person needs.
  */
@@ -14,16 +14,17 @@ import { exitWithError } from '../../../src/cli-support.js';
 import { createLogger } from '../../../src/logger.js';
 import { locationNoteFor, relocatedClusterDir } from '../../../src/embedded/embedded-postgres.js';
 import { findFreePort } from '../../../src/embedded/free-port.js';
-import { DEFAULT_SONG_SECONDS, DEFAULT_TASK_MS, LOG_FILE, startPlayground } from './playground.js';
+import { DEFAULT_CONTEST_DAY_SECONDS, DEFAULT_SONG_SECONDS, DEFAULT_TASK_MS, LOG_FILE, startPlayground } from './playground.js';
 import { DEFAULT_HOST, isLoopback } from './web.js';
 
-const USAGE = `Usage: npm run playground -- [--port <port>] [--host <address>] [--fresh] [--task-ms <ms>] [--song-seconds <s>] [--data-dir <folder>]
+const USAGE = `Usage: npm run playground -- [--port <port>] [--host <address>] [--fresh] [--task-ms <ms>] [--song-seconds <s>] [--contest-day-seconds <s>] [--data-dir <folder>]
 
   --port       the page's port (default 3000, or a free one when 3000 is taken)
   --host       the address to listen on (default 127.0.0.1: this machine only)
   --fresh      start from empty data (by default credits, settings and jobs are kept)
   --task-ms    how long the simulated music service takes per task (default ${DEFAULT_TASK_MS})
   --song-seconds  how long its songs are (default ${DEFAULT_SONG_SECONDS}; made with ffmpeg)
+  --contest-day-seconds  how long a day of /contest start days: lasts (default ${DEFAULT_CONTEST_DAY_SECONDS}: a contest in minutes)
   --data-dir   where the playground keeps its data (default data/playground in the checkout)`;
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -60,6 +61,7 @@ try {
       fresh: { type: 'boolean', default: false },
       'task-ms': { type: 'string' },
       'song-seconds': { type: 'string' },
+      'contest-day-seconds': { type: 'string' },
       'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -86,6 +88,7 @@ if (isIP(host.replace(/^\[(.*)\]$/, '$1')) === 0 && host !== 'localhost') fail(`
 const port = wholeNumber('port', args.port, 0, 65_535) ?? (await defaultPort(host));
 const taskMs = wholeNumber('task-ms', args['task-ms'], 0, 600_000);
 const songSeconds = wholeNumber('song-seconds', args['song-seconds'], 1, 600);
+const contestDaySeconds = wholeNumber('contest-day-seconds', args['contest-day-seconds'], 1, 86_400);
 
 await mkdir(dataDir, { recursive: true });
 const logFile = path.join(dataDir, LOG_FILE);
@@ -102,7 +105,7 @@ if (!isLoopback(host)) {
   process.stdout.write(`Warning: listening on ${host}, not only this machine: the playground has no login, so anyone who can reach it acts as any member, a moderator or the bot's owner.\n`);
 }
 try {
-  const playground = await startPlayground({ dataDir, port, host, fresh: args.fresh, taskMs, songSeconds, logger });
+  const playground = await startPlayground({ dataDir, port, host, fresh: args.fresh, taskMs, songSeconds, contestDaySeconds, logger });
   // Run as root from a closed folder, Postgres keeps its data elsewhere; say where.
   const cluster = path.join(dataDir, 'postgres');
   const elsewhere = existsSync(locationNoteFor(cluster)) ? `; Postgres's part is in ${relocatedClusterDir(cluster)}, where the postgres user can reach it` : '';

@@ -30,6 +30,8 @@ export interface PlaygroundOptions {
   readonly taskMs?: number;
   /** How long the simulated songs are (played in the voice channel). @defaultValue 20 */
   readonly songSeconds?: number;
+  /** How long a day of `/contest start days:` lasts, so a contest ends in minutes. @defaultValue 60 */
+  readonly contestDaySeconds?: number;
   /** Credits a new server starts with. @defaultValue 500 */
   readonly startingCredits?: number;
   /** The bot's and the stand-ins' logs; the page is the playground's real output. */
@@ -47,6 +49,8 @@ export interface Playground {
 
 export const DEFAULT_TASK_MS = 4_000;
 export const DEFAULT_SONG_SECONDS = 20;
+/** A contest's day in the playground: a minute, so a newcomer sees one end. */
+export const DEFAULT_CONTEST_DAY_SECONDS = 60;
 /** The log's name in the data folder; `--fresh` keeps it. */
 export const LOG_FILE = 'playground.log';
 
@@ -147,6 +151,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         UPSTREAM_MAX_IN_FLIGHT: '1',
         POLL_INTERVAL_MIN_MS: '1000',
         POLL_INTERVAL_MAX_MS: '5000',
+        // A contest of `days:1` ends in a minute, not a day.
+        CONTEST_DAY_SECONDS: String(options.contestDaySeconds ?? DEFAULT_CONTEST_DAY_SECONDS),
         // What the page's premium buttons sell: "100 credits" and the "Server plan" subscription.
         ...skuEnv(world),
       },

@@ -1,4 +1,5 @@
 import { charts } from './charts.js';
+import { contests } from './contests.js';
 import { core } from './core.js';
 import { dashboard } from './dashboard.js';
 import { dashboardViews } from './dashboard-views.js';
@@ -10,4 +11,4 @@ import { reports } from './reports.js';
 import { social } from './social.js';
 
 /** The English catalogue: the source every translation follows, and the fallback. */
-export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...dashboardViews, ...charts } as const;
+export const en = { ...core, ...generation, ...moderation, ...listening, ...reports, ...social, ...notify, ...dashboard, ...dashboardViews, ...charts, ...contests } as const;

@@ -8,6 +8,7 @@ import { applyDueAllowances } from '../../credits/index.js';
 import { checkAccount } from '../account.js';
 import { postDueCharts } from '../chart-posts.js';
 import type { PipelineDeps } from '../deps.js';
+import { endDueContests } from '../contests.js';
 import { reconcile } from '../reconcile.js';
 import { applyRetention } from '../retention.js';
 import type { MaintenanceTask } from '../../queue/queues.js';
@@ -24,6 +25,8 @@ export function createMaintenanceProcessor(deps: PipelineDeps) {
     entitlements: async () => void (await deps.purchases?.reconcile()),
     purchases: async () => void (await deps.purchases?.sweep()),
     charts: async () => void (await postDueCharts(deps)),
+    // Also the delayed entry planned at a contest's deadline.
+    contests: async () => void (await endDueContests(deps)),
   };
   return async (entry: Job): Promise<void> => {
     const task = Object.hasOwn(tasks, entry.name) ? tasks[entry.name as MaintenanceTask] : undefined;

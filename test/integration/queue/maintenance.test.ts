@@ -43,7 +43,7 @@ function countRuns(url: string, prefix: string): Map<string, number> {
   return runs;
 }
 
-const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000, retention: 600_000, entitlements: 3_600_000, purchases: 60_000, charts: 60_000 };
+const EVERY = { reconcile: 60_000, allowances: 3_600_000, account: 3_600_000, retention: 600_000, entitlements: 3_600_000, purchases: 60_000, charts: 60_000, contests: 60_000 };
 
 describe('maintenance passes', () => {
   it('are scheduled once for the deployment, however many worker processes ask', async () => {
@@ -59,6 +59,7 @@ describe('maintenance passes', () => {
       ['account', 3_600_000],
       ['allowances', 3_600_000],
       ['charts', 60_000],
+      ['contests', 60_000],
       ['entitlements', 3_600_000],
       ['purchases', 60_000],
       ['reconcile', 60_000],
@@ -77,6 +78,7 @@ describe('maintenance passes', () => {
     expect(runs.get('entitlements')).toBe(1);
     expect(runs.get('purchases')).toBe(1);
     expect(runs.get('charts')).toBe(1);
+    expect(runs.get('contests')).toBe(1);
   });
 
   it('come back after Redis lost its data, and run at once', async () => {

@@ -163,6 +163,7 @@ describe('command definitions', () => {
       clear: [],
       radio: ['user', 'query', 'stay', 'chart'],
       notify: ['when-done'],
+      contest: ['start(theme,days,channel,max-entries,winner-role)', 'enter(song)', 'status()', 'end(cancel)'],
       help: [],
       'credits-admin': [
         'usage(user)',

@@ -1,6 +1,7 @@
-/** Guilds as the bot reads them: the guild (with counts), its channels, its roles and its members. */
+/** Guilds as the bot reads them: the guild (with counts), its channels, its roles and its members; and giving a member a role. */
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { DiscordErrors } from '../errors.js';
-import { ok } from './context.js';
+import { noContent, ok } from './context.js';
 import type { RouteContext } from './context.js';
 
 export function registerGuildRoutes(api: RouteContext): void {
@@ -24,6 +25,22 @@ export function registerGuildRoutes(api: RouteContext): void {
     const member = guild.members.get(params.user_id ?? '');
     if (!member) throw DiscordErrors.unknownMember();
     return ok(store.apiMember(guild, member));
+  });
+  // Add Guild Member Role: Manage Roles, and only a role below the bot's highest (Administrator
+  // or not); an integration's role is never given.
+  api.route('PUT', '/guilds/{guild_id}/members/{user_id}/roles/{role_id}', true, ({ params }) => {
+    const guild = api.guild(params.guild_id ?? '');
+    const member = guild.members.get(params.user_id ?? '');
+    if (!member) throw DiscordErrors.unknownMember();
+    const role = guild.roles.get(params.role_id ?? '');
+    if (!role || role.id === guild.id) throw DiscordErrors.unknownRole();
+    const botId = store.botUser.id;
+    if ((store.basePermissions(guild, botId) & PermissionFlagsBits.ManageRoles) === 0n) throw DiscordErrors.missingPermissions();
+    const botRoles = guild.members.get(botId)?.roles ?? [];
+    const highest = Math.max(0, ...botRoles.map((id) => guild.roles.get(id)?.position ?? 0));
+    if (role.managed || (guild.ownerId !== botId && role.position >= highest)) throw DiscordErrors.missingPermissions();
+    store.setMemberRole(guild.id, member.userId, role.id, true);
+    return noContent;
   });
   api.route('GET', '/guilds/{guild_id}/members', true, ({ params, query }) => {
     const guild = api.guild(params.guild_id ?? '');

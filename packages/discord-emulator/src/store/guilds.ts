@@ -166,13 +166,21 @@ export function dmChannel(state: StoreState, userId: string): StoredChannel {
   return channel;
 }
 
-export function createRole(state: StoreState, guildId: string, input: { id?: string; name: string; permissions?: bigint | string }): APIRole {
+export function createRole(state: StoreState, guildId: string, input: { id?: string; name: string; permissions?: bigint | string; position?: number }): APIRole {
   const guild = requireGuild(state, guildId);
   if (input.id !== undefined && guild.roles.has(input.id)) throw new Error(`role ${input.id} already exists`);
+  // On top by default; at `position`, the roles from there up move up one, as Discord moves them.
+  const position = Math.min(Math.max(1, input.position ?? guild.roles.size), guild.roles.size);
+  for (const other of [...guild.roles.values()]) {
+    if (other.id === guild.id || other.position < position) continue;
+    const moved: APIRole = { ...other, position: other.position + 1 };
+    guild.roles.set(other.id, moved);
+    dispatch(state, GatewayDispatchEvents.GuildRoleUpdate, { guild_id: guildId, role: moved }, GatewayIntentBits.Guilds);
+  }
   const role = apiRole(input.id ?? state.ids.next(), {
     name: input.name,
     permissions: BigInt(input.permissions ?? 0n),
-    position: guild.roles.size,
+    position,
   });
   guild.roles.set(role.id, role);
   dispatch(state, GatewayDispatchEvents.GuildRoleCreate, { guild_id: guildId, role }, GatewayIntentBits.Guilds);
