@@ -42,7 +42,7 @@ const SPENDING: ReadonlyArray<{ readonly path: CommandPath; readonly kind: JobKi
   { path: [download.name], kind: 'download' },
   { path: [upload.name], kind: 'upload' },
 ];
-const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], ['notify'], [definition.name]];
+const FREE: readonly CommandPath[] = [[creditsCommand.name], [jobs.name], [library.name], [voice.name, 'list'], ['notify'], ['contest'], [definition.name]];
 /** Listening together in voice: free too. */
 const LISTENING: readonly CommandPath[] = [[play.name], [radio.name], ['queue'], ['skip'], ['pause'], ['resume'], ['stop']];
 /** The player's controls, named together on one line: Discord cuts the help at 2,000 characters. */
