@@ -1,6 +1,6 @@
 /**
  * The loop a newcomer meets on the playground: a moderator starts a contest, a member makes a
- * song, rerolls it, enters it from its button, a friend likes it, and the contest's results come
+ * song, rerolls it, enters it from its button, a friend likes it and sees it in `/charts`, and the contest's results come
  * within the minute, since the playground shortens a contest's day (`--contest-day-seconds`).
  * A real headless Chromium on `npm run playground`, as in page.test.ts.
  */
@@ -51,7 +51,7 @@ async function privateAnswer(text: string | RegExp): Promise<Locator> {
 }
 
 describe('the loop on the playground', { timeout: (DAY_SECONDS + 120) * 1000 }, () => {
-  it('lets a newcomer reroll, like, and run a contest to its results in a minute', async () => {
+  it('lets a newcomer reroll, like, see the chart, and run a contest to its results in a minute', async () => {
     await actAsName('mod');
     await sendCommand(page, '/contest start theme:Rainy lofi days:1');
     await lastMessageWith('🏆 Song contest: Rainy lofi').waitFor({ timeout: 20_000 });
@@ -75,6 +75,12 @@ describe('the loop on the playground', { timeout: (DAY_SECONDS + 120) * 1000 }, 
     await button(song, /Like · 0/).click();
     await privateAnswer(/You like/);
     await expect.poll(() => button(song, 'Like · 1').count(), { timeout: 10_000 }).toBe(1);
+
+    // The server's chart shows the song its members like.
+    await sendCommand(page, '/charts');
+    const chart = lastMessageWith('This week’s top songs');
+    await chart.waitFor({ timeout: 20_000 });
+    await expect(chart.innerText()).resolves.toMatch(/Window Rain by @you/);
 
     // Anyone may look at the standings.
     await sendCommand(page, '/contest status');
