@@ -100,6 +100,7 @@ describe('maintenance passes', () => {
       'account',
       'allowances',
       'charts',
+      'contests',
       'entitlements',
       'purchases',
       'reconcile',
