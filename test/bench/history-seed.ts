@@ -6,7 +6,8 @@
  * A benchmark fixture: the rows are plausible, not a history the bot could have written.
  *
  * The `busy` guilds (the ones a benchmark drives through the emulator) get `busyMovements`
- * movements and `busySongs` songs each, the rest is spread evenly over the other guilds.
+ * movements and `busySongs` songs each, with `busyLikes` likes and `busyPlays` plays (and the
+ * charts' summaries of them); the rest is spread evenly over the other guilds.
  */
 import type pg from 'pg';
 
@@ -20,18 +21,45 @@ export interface HistorySize {
   readonly busyMovements: number;
   /** Songs of each busy guild. */
   readonly busySongs: number;
+  /** Likes of each busy guild's songs (most on a few songs, as charts have them), over the year. */
+  readonly busyLikes: number;
+  /** Plays heard in voice of each busy guild's songs, over the year. */
+  readonly busyPlays: number;
   /** How long the history spans: rows are spread over it, an account check an hour, a moderator action a day. */
   readonly days: number;
 }
 
-/** The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy guild of 100,000 movements. */
-export const YEAR: HistorySize = { guilds: 10_000, jobs: 2_000_000, ledger: 5_000_000, songs: 1_000_000, busyMovements: 100_000, busySongs: 20_000, days: 365 };
+/**
+ * The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy
+ * guild of 100,000 movements and 100,000 songs with 1,000,000 likes and 200,000 plays.
+ */
+export const YEAR: HistorySize = {
+  guilds: 10_000,
+  jobs: 2_000_000,
+  ledger: 5_000_000,
+  songs: 1_000_000,
+  busyMovements: 100_000,
+  busySongs: 100_000,
+  busyLikes: 1_000_000,
+  busyPlays: 200_000,
+  days: 365,
+};
 
 /** `YEAR`'s deployment times `scale` (at least one of each), for quick runs; the busy guilds keep their size. */
 export function scaled(scale: number, size: HistorySize = YEAR): HistorySize {
   const of = (n: number) => Math.max(1, Math.round(n * scale));
   // A busy guild stays the issue's busy guild (within half the ledger and half the songs).
-  return { guilds: of(size.guilds), jobs: of(size.jobs), ledger: of(size.ledger), songs: of(size.songs), busyMovements: size.busyMovements, busySongs: size.busySongs, days: size.days };
+  return {
+    guilds: of(size.guilds),
+    jobs: of(size.jobs),
+    ledger: of(size.ledger),
+    songs: of(size.songs),
+    busyMovements: size.busyMovements,
+    busySongs: size.busySongs,
+    busyLikes: size.busyLikes,
+    busyPlays: size.busyPlays,
+    days: size.days,
+  };
 }
 
 export interface SeedTimings {
@@ -152,6 +180,54 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
               || chr(10) || '[Chorus]' || chr(10) || md5((i * 7)::text) || ' ' || repeat('la ', 12) as lyrics) w`,
     [size.jobs, size.songs, tag],
   );
+
+  // Likes and plays of each busy guild's songs, spread over the year, most on a few songs (the
+  // song of rank r among n gets about 1/√(r·n) of them), and the charts' summaries they add up to.
+  for (const guildId of busyIds) {
+    // The guild's songs as one array, newest first: a pick is an index into it, not a join.
+    const songIds = `select coalesce(array_agg(id order by created_at desc, id), '{}') as ids from jobs
+      where guild_id = $1 and state = 'succeeded' and kind in ('song', 'persona_song') and removed_at is null`;
+    const pickSong = (i: string) => `c.ids[1 + floor(cardinality(c.ids) * power(${i} * 0.6180339887498949 - floor(${i} * 0.6180339887498949), 2))::int]`;
+    const when = (i: string) => `now() - interval '1 day' * ${size.days} * (${i} * 0.7548776662466927 - floor(${i} * 0.7548776662466927))`;
+    await step(
+      'likes',
+      `with c as (${songIds})
+       insert into song_likes (job_id, user_id, guild_id, liked_at, last_press, created_at, updated_at)
+       select ${pickSong('i')}, 'fan-' || $3::text || '-' || i, $1, t.at, 1000 + i, t.at, t.at
+         from c cross join generate_series(0, $2::bigint - 1) i
+         cross join lateral (select ${when('i')} as at) t
+        where cardinality(c.ids) > 0`,
+      [guildId, size.busyLikes, tag],
+    );
+    await step(
+      'plays',
+      `with c as (${songIds})
+       insert into song_plays (play_key, job_id, guild_id, heard_ms, played_at)
+       select 'seed-' || $3::text || '-' || $1 || '-' || i, ${pickSong('(i + 0.5)')}, $1, 120000, ${when('(i + 0.5)')}
+         from c cross join generate_series(0, $2::bigint - 1) i
+        where cardinality(c.ids) > 0`,
+      [guildId, size.busyPlays, tag],
+    );
+    await step(
+      'chart summaries',
+      `insert into chart_counts (guild_id, metric, period, period_start, job_id, count)
+       select $1, e.metric, p.period, p.start, e.job_id, count(*)::int
+         from (select 'likes' as metric, job_id, liked_at as at from song_likes where guild_id = $1 and user_id like 'fan-' || $2::text || '-%'
+               union all
+               select 'plays', job_id, played_at from song_plays where guild_id = $1 and play_key like 'seed-' || $2::text || '-%') e
+         cross join lateral (values ('week', date_trunc('week', e.at at time zone 'UTC')::date), ('month', date_trunc('month', e.at at time zone 'UTC')::date), ('all', date '1970-01-01')) p(period, start)
+        group by 1, 2, 3, 4, 5
+       on conflict (guild_id, metric, period, period_start, job_id) do update set count = chart_counts.count + excluded.count`,
+      [guildId, tag],
+    );
+    await step(
+      'like counts',
+      `update jobs set like_count = like_count + l.n
+         from (select job_id, count(*)::int as n from song_likes where guild_id = $1 and user_id like 'fan-' || $2::text || '-%' group by job_id) l
+        where jobs.id = l.job_id`,
+      [guildId, tag],
+    );
+  }
 
   // Ledger: a starting grant per guild, then reserves, releases and grants; running sums per guild as balance_after.
   const ledgerGuild = guildOf('i', busyMovements, '$1::bigint');

@@ -8,8 +8,8 @@
  * deployment into the same database (the guild is one of its busy guilds), the same commands
  * run `--rounds` times each, one at a time, timed from the emulator's dispatch: `/song`'s first
  * answer; the full answer of `/credits`, `/library query:` (common words, and a word in no song),
- * `/library user:`, `/jobs list` and
- * `/credits-admin history`; the history's CSV export (with the bot's memory growth while it
+ * `/library user:`, `/jobs list`, `/credits-admin history`, and `/charts` (this week by likes,
+ * and all time by plays, over the guild's million likes); the history's CSV export (with the bot's memory growth while it
  * exports). The maintenance passes' database work runs in this process against both: the
  * reconciliation's reads (open and undelivered jobs), the monthly allowance pass, the account
  * check's upstream spend total. Then `EXPLAIN (ANALYZE, BUFFERS)` of every statement those
@@ -34,6 +34,7 @@ import { ROOT, seedCast, sleep } from '@music-bot/test-world';
 import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, reserveForJob, returnJobCredits, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
+import { readChart } from '../../src/pipeline/charts.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
 import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type Summary } from './support.js';
@@ -73,6 +74,8 @@ const SIZE: HistorySize = {
   songs: Math.min(sized('songs', base.songs), sized('jobs', base.jobs)),
   busyMovements: sized('busy-movements', base.busyMovements),
   busySongs: base.busySongs,
+  busyLikes: base.busyLikes,
+  busyPlays: base.busyPlays,
   days: YEAR.days,
 };
 /** What the driven guild gets: its share, within half the ledger and half the songs (see history-seed.ts). */
@@ -83,7 +86,7 @@ const DRIVEN_MOVEMENTS = Math.min(SIZE.busyMovements, Math.floor(SIZE.ledger / 2
  * so that "summer rain", in one song of twelve, fills a page too), the deployment has a day
  * of rows; nothing else.
  */
-const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, days: 1 };
+const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, busyLikes: 300, busyPlays: 100, days: 1 };
 const ROUNDS = Math.max(5, Number(flags.rounds));
 const WARM_UP = 20;
 const TARGET_RATIO = 1.2;
@@ -92,7 +95,17 @@ const ANSWER_MS = 60_000;
 /** The library's indexes (migrations/online), whose plans are shown with and without them. */
 const LIBRARY_INDEXES = ['jobs_library_guild_idx', 'jobs_library_guild_user_idx'];
 
-type Measured = 'song (first answer)' | 'credits' | 'library query' | 'library rare word' | 'library member' | 'jobs list' | 'credits-admin history' | 'history CSV export';
+type Measured =
+  | 'song (first answer)'
+  | 'credits'
+  | 'library query'
+  | 'library rare word'
+  | 'library member'
+  | 'jobs list'
+  | 'credits-admin history'
+  | 'charts'
+  | 'charts all time by plays'
+  | 'history CSV export';
 
 /** Resolves once the bot's answer is complete: a message at once, or the edit of a deferred reply. */
 async function answered(handle: InteractionHandle, done: (message: EmulatorMessage) => boolean = () => true): Promise<EmulatorMessage | undefined> {
@@ -158,6 +171,8 @@ try {
       ['library member', alice, { name: 'library', options: { user: bob } }],
       ['jobs list', alice, { name: 'jobs', subcommand: 'list' }],
       ['credits-admin history', manager, { name: 'credits-admin', subcommand: 'history' }],
+      ['charts', alice, { name: 'charts' }],
+      ['charts all time by plays', alice, { name: 'charts', options: { period: 'all', by: 'plays' } }],
     ] as const).map(([name, userId, input]): [Measured, () => Promise<number>] => [
       name,
       async () => {
@@ -216,7 +231,7 @@ try {
   await statementCountersTo(world.db, 'day1');
 
   // ---- a year of history, in the same database ----
-  console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild)…`);
+  console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild), ${SIZE.busyLikes} likes and ${SIZE.busyPlays} plays of the driven guild's songs…`);
   const seedStarted = performance.now();
   const seedSteps = await seedHistory(world.db, SIZE, [{ guildId: cast.guild.id, members }], 'y');
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
@@ -377,6 +392,8 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
     ['/credits-admin history user:', () => ledgerHistory(db, { guildId, userId: member, limit: 10 })],
     ['/credits', () => Promise.all([getGuildCredits(db, guildId), guildUsage(db, { guildId, since: utcMonthStart(new Date()) }), usage(db, { guildId, userId: member, since: utcMonthStart(new Date()) }), spentToday(db, { guildId, userId: member })])],
     ['/jobs list', () => listJobsOfGuild(db, guildId, { userId: member, limit: 15 })],
+    ['/charts', () => readChart(db, { guildId, period: 'week', metric: 'likes', now: new Date() })],
+    ['/charts period:all by:plays', () => readChart(db, { guildId, period: 'all', metric: 'plays', now: new Date() })],
     ['reconcile: open jobs', () => listOpenJobs(db, 500)],
     ['reconcile: undelivered jobs', () => listUndelivered(db, 1000)],
     ['account check: upstream spend total', () => upstreamSpentTotal(db)],
