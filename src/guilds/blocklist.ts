@@ -9,7 +9,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { auditLog, guildBlockedWords, guilds, type WordList } from '../db/schema.js';
 import { compileBlocklist, type Blocklist } from '../safety/blocklist.js';
-import { lockGuild } from '../credits/audit.js';
+import { lockGuild, type ChangeSource } from '../credits/audit.js';
 import { localText } from '../i18n/index.js';
 import { SettingsError } from './settings-error.js';
 
@@ -80,6 +80,7 @@ export interface BlocklistChange {
   readonly entries: readonly string[];
   /** @defaultValue 'blocked' */
   readonly list?: WordList;
+  readonly source?: ChangeSource;
 }
 
 /**
@@ -132,5 +133,5 @@ async function recordChange(tx: Executor, change: BlocklistChange, action: 'bloc
     .update(guilds)
     .set({ blocklistVersion: sql`${guilds.blocklistVersion} + 1`, updatedAt: sql`now()` })
     .where(eq(guilds.id, change.guildId));
-  await tx.insert(auditLog).values({ guildId: change.guildId, actorId: change.actorId, action, details: { entries, ...(listOf(change) !== 'blocked' && { list: listOf(change) }) } });
+  await tx.insert(auditLog).values({ guildId: change.guildId, actorId: change.actorId, action, details: { entries, ...(listOf(change) !== 'blocked' && { list: listOf(change) }), ...(change.source !== undefined && { source: change.source }) } });
 }

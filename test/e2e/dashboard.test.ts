@@ -101,6 +101,27 @@ describe('a moderator', () => {
     await context.close();
   });
 
+  it('blocks words on the blocklist page and removes one by ticking it', async () => {
+    const { context, page } = await signIn(admin);
+    await page.goto(`${bot.httpUrl}/dashboard/g/${bot.guild.id}/blocklist`);
+    const add = page.getByTestId('form-blocklist-add');
+    await add.locator('textarea[name=words]').fill('moonbeam, stardust');
+    await add.locator('button[type=submit]').click();
+    await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/^Blocked: moonbeam, stardust\./);
+    const remove = page.getByTestId('form-blocklist-remove');
+    await remove.getByLabel('moonbeam').check();
+    await remove.locator('button[type=submit]').click();
+    await expect.poll(() => page.getByTestId('notice').textContent()).toBe('Removed from the blocklist: moonbeam. 1 left.');
+    const words = await bot.db.pool.query('select entry from guild_blocked_words where guild_id = $1', [bot.guild.id]);
+    expect(words.rows).toEqual([{ entry: 'stardust' }]);
+    const audit = await bot.db.pool.query(`select action, details->>'source' as source from audit_log where guild_id = $1 and action like 'blocklist_%' order by id`, [bot.guild.id]);
+    expect(audit.rows).toEqual([
+      { action: 'blocklist_add', source: 'dashboard' },
+      { action: 'blocklist_remove', source: 'dashboard' },
+    ]);
+    await context.close();
+  });
+
   it('whose moderator role is taken away loses access within the cache age', async () => {
     await bot.db.pool.query('update guilds set moderator_role_id = $2 where id = $1', [bot.guild.id, bot.moderatorRole.id]);
     const { context, page } = await signIn(bot.members.roleModerator);

@@ -81,4 +81,13 @@ export const dashboard: Translation<typeof english> = {
   'dashboard.owners.when': 'Ab',
   'dashboard.owners.whenNow': 'Diesem Monat (stockt jetzt auf, wenn fällig)',
   'dashboard.owners.whenNext': 'Nächstem Monat',
+  'dashboard.page.blocklist': "Sperrliste",
+  'dashboard.blocklist.addTitle': "Wörter oder Wendungen sperren",
+  'dashboard.blocklist.words': "Wörter oder Wendungen",
+  'dashboard.blocklist.wordsHint': "Durch Kommas getrennt oder je in einer eigenen Zeile. Anfragen, die sie verwenden, werden kostenlos abgelehnt.",
+  'dashboard.blocklist.addButton': "Sperren",
+  'dashboard.blocklist.current': "Gesperrte Wörter und Wendungen ({count})",
+  'dashboard.blocklist.none': "Dieser Server sperrt keine Wörter.",
+  'dashboard.blocklist.removeButton': "Angehakte entfernen",
+  'dashboard.blocklist.removedNone': "Keines davon steht auf der Sperrliste.",
 };

@@ -81,4 +81,13 @@ export const dashboard = {
   'dashboard.owners.when': 'From',
   'dashboard.owners.whenNow': 'This month (tops up now if due)',
   'dashboard.owners.whenNext': 'Next month',
+  'dashboard.page.blocklist': "Blocklist",
+  'dashboard.blocklist.addTitle': "Block words or phrases",
+  'dashboard.blocklist.words': "Words or phrases",
+  'dashboard.blocklist.wordsHint': "Separated by commas or on lines of their own. Requests that use them are refused, at no cost.",
+  'dashboard.blocklist.addButton': "Block",
+  'dashboard.blocklist.current': "Blocked words and phrases ({count})",
+  'dashboard.blocklist.none': "This server blocks no words.",
+  'dashboard.blocklist.removeButton': "Remove the ticked ones",
+  'dashboard.blocklist.removedNone': "None of those is on the blocklist.",
 } as const satisfies Section;

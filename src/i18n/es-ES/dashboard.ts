@@ -81,4 +81,13 @@ export const dashboard: Translation<typeof english> = {
   'dashboard.owners.when': 'Desde',
   'dashboard.owners.whenNow': 'Este mes (recarga ahora si toca)',
   'dashboard.owners.whenNext': 'El mes que viene',
+  'dashboard.page.blocklist': "Lista de bloqueo",
+  'dashboard.blocklist.addTitle': "Bloquear palabras o frases",
+  'dashboard.blocklist.words': "Palabras o frases",
+  'dashboard.blocklist.wordsHint': "Separadas por comas o cada una en su línea. Las solicitudes que las usen se rechazan sin coste.",
+  'dashboard.blocklist.addButton': "Bloquear",
+  'dashboard.blocklist.current': "Palabras y frases bloqueadas ({count})",
+  'dashboard.blocklist.none': "Este servidor no bloquea ninguna palabra.",
+  'dashboard.blocklist.removeButton': "Quitar las marcadas",
+  'dashboard.blocklist.removedNone': "Ninguna de esas está en la lista de bloqueo.",
 };

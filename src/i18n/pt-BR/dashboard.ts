@@ -81,4 +81,13 @@ export const dashboard: Translation<typeof english> = {
   'dashboard.owners.when': 'A partir de',
   'dashboard.owners.whenNow': 'Este mês (recarrega agora se for a hora)',
   'dashboard.owners.whenNext': 'O mês que vem',
+  'dashboard.page.blocklist': "Lista de bloqueio",
+  'dashboard.blocklist.addTitle': "Bloquear palavras ou frases",
+  'dashboard.blocklist.words': "Palavras ou frases",
+  'dashboard.blocklist.wordsHint': "Separadas por vírgulas ou cada uma em sua linha. Pedidos que as usem são recusados, sem custo.",
+  'dashboard.blocklist.addButton': "Bloquear",
+  'dashboard.blocklist.current': "Palavras e frases bloqueadas ({count})",
+  'dashboard.blocklist.none': "Este servidor não bloqueia nenhuma palavra.",
+  'dashboard.blocklist.removeButton': "Remover as marcadas",
+  'dashboard.blocklist.removedNone': "Nenhuma dessas está na lista de bloqueio.",
 };
