@@ -72,6 +72,8 @@ describe('a moderator', () => {
     await expect.poll(() => page.getByTestId('viewer').textContent()).toBe('Signed in as Ada Admin');
     const server = page.getByTestId('server').filter({ hasText: 'Music makers' });
     await server.click();
+    // The server's first page, then its settings through the navigation.
+    await page.locator('nav.pages a', { hasText: 'Settings' }).click();
     await page.getByTestId('form-cooldown').waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
 
@@ -193,6 +195,7 @@ describe('a hostile server, role or member name', () => {
     const { context, page } = await signIn(user);
     expect(await page.getByTestId('viewer').textContent()).toBe(`Signed in as Mallory ${hostile}`);
     await page.getByTestId('server').filter({ hasText: 'Evil' }).click();
+    await page.locator('nav.pages a', { hasText: 'Settings' }).click();
     await page.getByTestId('form-cooldown').waitFor();
     expect(await page.getByTestId('guild-name').textContent()).toBe(`Evil ${hostile}`);
     expect(await page.locator('select[name=role] option', { hasText: 'Mods' }).first().textContent()).toBe(`Mods ${hostile}`);
