@@ -349,6 +349,7 @@ describe('direct messages', () => {
 
 describe('giving a member a role (Add Guild Member Role)', () => {
   it('gives a role below the bot’s highest with Manage Roles, and refuses as Discord does otherwise', async () => {
+    const findingsBefore = emu.findings.length;
     const roles = emu.createGuild({ name: 'Roles guild' });
     const dave = emu.addMember(roles.id, { username: 'dave' });
     const below = emu.createRole(roles.id, { name: 'Winner', position: 1 });
@@ -372,6 +373,6 @@ describe('giving a member a role (Add Guild Member Role)', () => {
     // The new role went below the bot's, which moved up one.
     const positions = Object.fromEntries((await rest.get(Routes.guildRoles(roles.id)) as Array<{ id: string; position: number }>).map((role) => [role.id, role.position]));
     expect([positions[roles.id], positions[below.id], positions[roles.botRoleId], positions[above.id]]).toEqual([0, 1, 2, 3]);
-    expect(emu.findings).toEqual([]);
+    expect(emu.findings.slice(findingsBefore)).toEqual([]);
   });
 });
