@@ -715,7 +715,7 @@ assertion. Why the figures are what they are:
 chosen: [decisions/benchmark-floors-and-targets.md](decisions/benchmark-floors-and-targets.md).`;
 
 /** The order of the page: the suite's order, a benchmark's other workloads after it, unknown names last. */
-const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'identify', 'blocklist', 'chaos'];
+const ORDER = ['ack', 'accept', 'ledger', 'webhook', 'poll', 'scale', 'scrape', 'voice', 'history', 'dashboard', 'identify', 'blocklist', 'chaos'];
 const rank = (name: string) => {
   const index = ORDER.findIndex((known) => name === known || name.startsWith(`${known}-`));
   return index < 0 ? ORDER.length : index;
