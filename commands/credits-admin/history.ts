@@ -6,12 +6,11 @@ import { loadCaller, requireModerator } from '../../src/discord/caller.js';
 import type { CommandContext } from '../../src/discord/context.js';
 import { encodeCustomId, type CustomId } from '../../src/discord-rest/custom-ids.js';
 import { Refusal } from '../../src/discord/errors.js';
-import { english, localText, type MessageKey, type Translator } from '../../src/i18n/index.js';
-import type { LedgerKind } from '../../src/db/schema.js';
+import { english, localText, type Translator } from '../../src/i18n/index.js';
 import { answerInPlace, deferNow, type Answer } from '../../src/discord/respond.js';
 import { attachmentLimitOf, editReplyWithDiskFiles, filesPerMessage, followUpWithDiskFiles } from '../../src/discord/file-answer.js';
 import { discordTimestamp, escapeMarkdown } from '../../src/text.js';
-import { KIND_WORDS } from '../../src/pipeline/titles.js';
+import { KIND_WORDS, LEDGER_KIND_WORDS } from '../../src/pipeline/titles.js';
 import type { ButtonHandler, GuildButton } from '../../src/discord/command.js';
 import { userOption } from './options.js';
 import { defineSubcommand } from './subcommand.js';
@@ -25,20 +24,6 @@ function signed(amount: number): string {
   return amount > 0 ? `+${amount}` : String(amount);
 }
 
-/** The member-facing word for each ledger movement: what happened to the credits, not how the ledger books it. */
-const KIND_NAMES: Readonly<Record<LedgerKind, MessageKey>> = {
-  grant: 'creditsAdmin.ledgerKind.grant',
-  take: 'creditsAdmin.ledgerKind.take',
-  adjust: 'creditsAdmin.ledgerKind.adjust',
-  allowance: 'creditsAdmin.ledgerKind.allowance',
-  reserve: 'creditsAdmin.ledgerKind.reserve',
-  release: 'creditsAdmin.ledgerKind.release',
-  refund: 'creditsAdmin.ledgerKind.refund',
-  purchase: 'creditsAdmin.ledgerKind.purchase',
-  subscription: 'creditsAdmin.ledgerKind.subscription',
-  reversal: 'creditsAdmin.ledgerKind.reversal',
-};
-
 /** A `YYYY-MM` month as the reader says it. */
 function monthOf(period: string, t: Translator): string {
   const [year, month] = period.split('-').map(Number);
@@ -50,7 +35,7 @@ function monthOf(period: string, t: Translator): string {
  * and SKU (with a subscription's month), or the words a person gave.
  */
 function purposeOf(entry: HistoryEntry, t: Translator): { label: string; why: string } {
-  const kind = t.text({ key: KIND_NAMES[entry.kind] });
+  const kind = t.text({ key: LEDGER_KIND_WORDS[entry.kind] });
   if (entry.jobKind) return { label: `**${kind}** (${t.text({ key: KIND_WORDS[entry.jobKind] })})`, why: '' };
   const purchase = purchaseOf(entry);
   if (purchase) {

@@ -3,7 +3,7 @@
  * choices): the member's title, else the service's, else what it was asked for. A remix
  * (the Remix button) says so, since it often carries its source's title.
  */
-import type { JobKind } from '../db/schema.js';
+import type { JobKind, LedgerKind } from '../db/schema.js';
 import { english, type MessageKey, type Translate } from '../i18n/index.js';
 import { truncate } from '../text.js';
 import type { JobRow } from './job-rows.js';
@@ -60,6 +60,20 @@ export const KIND_WORDS = {
   download: 'jobs.kind.download',
   upload: 'jobs.kind.upload',
 } as const satisfies Record<JobKind, MessageKey>;
+
+/** The member-facing word for each ledger movement: what happened to the credits, not how the ledger books it. */
+export const LEDGER_KIND_WORDS = {
+  grant: 'creditsAdmin.ledgerKind.grant',
+  take: 'creditsAdmin.ledgerKind.take',
+  adjust: 'creditsAdmin.ledgerKind.adjust',
+  allowance: 'creditsAdmin.ledgerKind.allowance',
+  reserve: 'creditsAdmin.ledgerKind.reserve',
+  release: 'creditsAdmin.ledgerKind.release',
+  refund: 'creditsAdmin.ledgerKind.refund',
+  purchase: 'creditsAdmin.ledgerKind.purchase',
+  subscription: 'creditsAdmin.ledgerKind.subscription',
+  reversal: 'creditsAdmin.ledgerKind.reversal',
+} as const satisfies Record<LedgerKind, MessageKey>;
 
 /** What kind of request a job is, in words ("song", "persona song"), in `t`'s language. */
 export function kindWord(t: Translate, kind: JobKind): string {

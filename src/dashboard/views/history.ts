@@ -5,25 +5,12 @@
  * by hand, as there.
  */
 import { ledgerKeys, type HistoryEntry, type HistoryPage } from '../../credits/index.js';
-import { LEDGER_KINDS, type LedgerKind } from '../../db/schema.js';
-import type { MessageKey, Translator } from '../../i18n/index.js';
-import { KIND_WORDS } from '../../pipeline/titles.js';
+import { LEDGER_KINDS } from '../../db/schema.js';
+import type { Translator } from '../../i18n/index.js';
+import { KIND_WORDS, LEDGER_KIND_WORDS } from '../../pipeline/titles.js';
 import type { HistoryFilter, HistoryScope } from '../data/history.js';
 import { html, type Html } from '../html.js';
 import { formats } from './chart-figure.js';
-
-export const LEDGER_KIND_WORDS: Readonly<Record<LedgerKind, MessageKey>> = {
-  grant: 'creditsAdmin.ledgerKind.grant',
-  take: 'creditsAdmin.ledgerKind.take',
-  adjust: 'creditsAdmin.ledgerKind.adjust',
-  allowance: 'creditsAdmin.ledgerKind.allowance',
-  reserve: 'creditsAdmin.ledgerKind.reserve',
-  release: 'creditsAdmin.ledgerKind.release',
-  refund: 'creditsAdmin.ledgerKind.refund',
-  purchase: 'creditsAdmin.ledgerKind.purchase',
-  subscription: 'creditsAdmin.ledgerKind.subscription',
-  reversal: 'creditsAdmin.ledgerKind.reversal',
-};
 
 export interface HistoryView {
   readonly page: HistoryPage;
