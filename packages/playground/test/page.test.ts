@@ -494,14 +494,19 @@ describe('the playground as a place to try the bot', { timeout: 90_000 }, () => 
     await send('/credits');
     await newMessage(before);
 
-    // Read from a little above the song, away from the present.
+    // Read from a little above the song, away from the present. A message drawn before the page has
+    // seen the scroll still follows the present, so scroll again until the page has seen it.
     const scroller = page.locator('#scroller');
-    await song.evaluate((node: { scrollIntoView(options: { block: string }): void }) => node.scrollIntoView({ block: 'start' }));
-    await scroller.evaluate((node: { scrollTop: number }) => {
-      node.scrollTop -= 40;
-    });
-    const away = () => scroller.evaluate((node: { scrollTop: number; scrollHeight: number; clientHeight: number }) => node.scrollHeight - node.scrollTop - node.clientHeight);
-    await expect.poll(away).toBeGreaterThan(100);
+    const readAboveTheSong = async () => {
+      await song.evaluate((node: { scrollIntoView(options: { block: string }): void }) => node.scrollIntoView({ block: 'start' }));
+      return scroller.evaluate(async (node: { scrollTop: number; scrollHeight: number; clientHeight: number }) => {
+        node.scrollTop -= 40;
+        const frame = globalThis as unknown as { requestAnimationFrame(next: () => void): void };
+        await new Promise<void>((seen) => frame.requestAnimationFrame(() => frame.requestAnimationFrame(() => seen())));
+        return node.scrollHeight - node.scrollTop - node.clientHeight;
+      });
+    };
+    await expect.poll(readAboveTheSong, { timeout: 10_000 }).toBeGreaterThan(100);
     const where = await topInView(song);
     expect(where).toBeGreaterThan(0);
 
