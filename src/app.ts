@@ -370,6 +370,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         everyMs: {
           ...DEFAULT_MAINTENANCE_EVERY_MS,
           entitlements: config.entitlementCheckSeconds * 1000,
+          charts: config.chartPostCheckSeconds * 1000,
           ...(overrides.reconcileIntervalMs && { reconcile: overrides.reconcileIntervalMs }),
         },
         ...(overrides.reconcileIntervalMs && { checkEveryMs: overrides.reconcileIntervalMs }),

@@ -319,6 +319,7 @@ const envSchema = z.object({
   ENTITLEMENT_CHECK_SECONDS: defaulted(positiveInt(3_600)),
   NOTIFY_AFTER_SECONDS: defaulted(nonNegativeInt(60)),
   CONTEST_DAY_SECONDS: defaulted(positiveInt(86_400)),
+  CHART_POST_CHECK_SECONDS: defaulted(positiveInt(60)),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -487,6 +488,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     notifyAfterSeconds: e.NOTIFY_AFTER_SECONDS,
     /** How long a contest's "day" lasts: 86400, or a few seconds for a playground or a test. */
     contestDaySeconds: e.CONTEST_DAY_SECONDS,
+    /** How often the workers look for weekly chart posts that are due: a minute, or a second for a test. */
+    chartPostCheckSeconds: e.CHART_POST_CHECK_SECONDS,
   }),
 );
 

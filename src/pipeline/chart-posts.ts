@@ -41,6 +41,7 @@ export async function postDueCharts(deps: PostDeps): Promise<number> {
       deps.logger.error({ guildId: settings.guildId, err: error }, 'weekly chart post failed');
     }
   }
+  deps.logger.debug({ due: due.length, posted }, 'weekly chart posts checked');
   return posted;
 }
 

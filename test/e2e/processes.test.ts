@@ -3,7 +3,7 @@
  * ROLE=http, on one Postgres and one Redis (the chaos world, test/chaos/world.ts, on a database
  * of the suite's Postgres: nothing here stops Postgres). Jobs are
  * spread across both workers and each is delivered once; a worker stopped with SIGTERM finishes
- * the entries in hand and exits 0. (A worker killed mid-run is the chaos suite's
+ * the entries in hand and exits 0; a server's weekly chart post is posted once. (A worker killed mid-run is the chaos suite's
  * `killed-workers`, in test/e2e/chaos.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,8 @@ import { evaluate, parseExposition, type Instant, type Sample, type Scrape } fro
 
 let world: ChaosWorld;
 beforeAll(async () => {
-  world = await startChaosWorld({ postgres: { url: (await createTestDatabase()).url } });
+  // The weekly chart posts are looked for every second (and each look logged), not every minute.
+  world = await startChaosWorld({ postgres: { url: (await createTestDatabase()).url }, env: { CHART_POST_CHECK_SECONDS: '1', LOG_LEVEL: 'debug' } });
   // A just-started gateway is slow over its first commands, and on a busy machine misses
   // Discord's 3 s with some of a burst: one command per guild first, answered or not.
   const firstOfEachGuild = world.places.filter((place, i) => world.places.findIndex((other) => other.guildId === place.guildId) === i);
@@ -94,6 +95,27 @@ describe('one bot in four processes', () => {
     const checkedLongAgo = mutated('musicbot_account_last_check_timestamp_seconds', 'http', healthy.current.at - 3 * 3600);
     expect(firing(checkedLongAgo)).toEqual([expect.stringMatching(/^MusicBotAccountCheckStale /)]);
   });
+
+  it('posts a server’s weekly chart once when it falls due, both workers looking for it', async () => {
+    const { guildId } = world.places[0]!;
+    const channel = world.emulator.createChannel(guildId, { name: 'charts' });
+    // As `/settings charts` stores it (a time in whole milliseconds), with its post due in two seconds rather than at its hour.
+    await world.db.query("insert into chart_post_settings (guild_id, channel_id, weekday, hour, time_zone, locale, next_at) values ($1, $2, 1, 9, 'UTC', 'en-US', date_trunc('milliseconds', now() + interval '2 seconds'))", [
+      guildId,
+      channel.id,
+    ]);
+    const posts = () => world.emulator.channelMessages(channel.id).filter((message) => message.author?.id === world.emulator.botUser.id);
+    await expect.poll(() => posts().length, { timeout: 30_000 }).toBe(1);
+    expect(posts()[0]?.content).toMatch(/^\*\*This week’s top songs, by likes\*\*/);
+    // Both workers look again after the post and find nothing due: only then is one post all there is.
+    const seen = world.logLines().length;
+    const lookedAgain = (name: 'worker-1' | 'worker-2') =>
+      world.logLines().slice(seen).some((line) => line.startsWith(`${name}: `) && line.includes('"msg":"weekly chart posts checked"') && line.includes('"due":0'));
+    await expect.poll(() => lookedAgain('worker-1') && lookedAgain('worker-2'), { timeout: 30_000 }).toBe(true);
+    expect(posts()).toHaveLength(1);
+    const { rows: claims } = await world.db.query<{ message_id: string }>('select message_id from chart_posts where guild_id = $1', [guildId]);
+    expect(claims).toEqual([{ message_id: posts()[0]!.id }]);
+  }, 60_000);
 
   it('a worker stopped with SIGTERM finishes what it holds and exits 0, and no job is lost', async () => {
     const prefix = 'chaos processes sigterm';
