@@ -141,8 +141,11 @@ export const definition = {
   ],
 } as const satisfies RESTPostAPIApplicationCommandsJSONBody;
 
-/** What `/settings show` says of the guild; `automod`: its rules' state, when it uses them and they were looked up. */
-function describeSettings(guild: GuildRow, t: Translator, automod?: AutomodState): string {
+/**
+ * What `/settings show` says of the guild; `chartPost`: its weekly chart post (undefined: off);
+ * `automod`: its rules' state, when it uses them and they were looked up.
+ */
+function describeSettings(guild: GuildRow, chartPost: ChartPostSettings | undefined, t: Translator, automod?: AutomodState): string {
   const channels = guild.allowedChannelIds.length === 0 ? t('settings.allChannels') : guild.allowedChannelIds.map((id) => `<#${id}>`).join(', ');
   return [
     t('settings.heading'),
@@ -157,10 +160,11 @@ function describeSettings(guild: GuildRow, t: Translator, automod?: AutomodState
     guild.useAutomod ? automodLine(t, automod) : t('settings.automodOff'),
     guild.explicitInAgeRestrictedOnly ? t('settings.explicitAgeRestrictedOnly') : t('settings.explicitAnywhere'),
     guild.notifyWhenDone ? t('settings.notifyOn') : t('settings.notifyOff'),
+    chartPostLine(chartPost, t),
   ].join('\n');
 }
 
-/** What `/settings charts` says of the weekly post. */
+/** What `/settings charts` and `/settings show` say of the weekly post. */
 function chartPostLine(post: ChartPostSettings | undefined, t: Translator): string {
   if (!post) return t('settings.charts.off');
   const day = t(`command.settings.charts.day.choice.${WEEKDAYS[post.weekday] ?? 'sunday'}`);
@@ -193,7 +197,8 @@ export default defineCommand({
     // Discord's default permission can be overridden per guild: check again here.
     requireModerator(caller);
     if (args.subcommand === 'show') {
-      await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t, await automodOf(context, caller.guild)) });
+      const chartPost = await context.charts.chartPostOf(caller.guild.id);
+      await answerInPlace(interaction, { content: describeSettings(caller.guild, chartPost, context.t, await automodOf(context, caller.guild)) });
       return;
     }
 
@@ -219,7 +224,7 @@ export default defineCommand({
       case 'channels': {
         const { add, remove, reset } = args.options;
         if (add === undefined && remove === undefined && reset !== true) {
-          await answerInPlace(interaction, { content: describeSettings(caller.guild, context.t) });
+          await answerInPlace(interaction, { content: describeSettings(caller.guild, await context.charts.chartPostOf(caller.guild.id), context.t) });
           return;
         }
         change = { setting: 'allowedChannels', add: add?.id, remove: remove?.id, clear: reset === true };
@@ -272,7 +277,8 @@ export default defineCommand({
       change,
       models: context.settings.musicModels,
     });
-    await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, context.t, await automodOf(context, updated))}` });
+    const chartPost = await context.charts.chartPostOf(updated.id);
+    await answerInPlace(interaction, { content: `${context.t('settings.saved')}\n${describeSettings(updated, chartPost, context.t, await automodOf(context, updated))}` });
   },
   async autocomplete(interaction, context) {
     const focused = interaction.options.getFocused(true);

@@ -105,6 +105,7 @@ describe('a Brazilian member', () => {
         'Regras do AutoMod: não usadas',
         'Palavras explícitas: só em canais com restrição de idade',
         'Mensagem direta quando um trabalho longo termina: só para quem pedir com `/notify`',
+        'Parada semanal: não é postada.',
       ].join('\n'),
     );
     const saved = await privateAnswer(

@@ -376,6 +376,23 @@ describe('/settings', () => {
     const shown = await settings(g.members.manager, 'show');
     expect(shown.content).toContain('**Settings of this server**');
     expect(shown.content).toContain('Channels: all');
+    expect(shown.content.split('\n').at(-1)).toBe('Weekly chart: not posted.');
+  });
+
+  it('shows the weekly chart post as /settings charts set it, and off again', async () => {
+    const set = await settings(g.members.manager, 'charts', { channel: g.otherChannelId, day: 'friday', hour: 7, timezone: 'America/New_York' });
+    const line = /^Weekly chart: in <#(\d+)> every Friday at 07:00 \(America\/New_York\); the next one <t:(\d+):R>\.$/;
+    expect(set.content.split('\n')).toEqual(['Saved.', expect.stringMatching(line)]);
+    const shown = (await settings(g.members.manager, 'show')).content.split('\n');
+    expect(shown.filter((text) => line.test(text))).toEqual([set.content.split('\n')[1]]);
+    expect(line.exec(shown.at(-1)!)?.[1]).toBe(g.otherChannelId);
+    // Friday 07:00 in New York, within the coming week.
+    const next = new Date(Number(line.exec(shown.at(-1)!)![2]) * 1000);
+    expect(new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', weekday: 'long', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(next)).toBe('Friday 07:00');
+    expect(next.getTime() - Date.now()).toBeGreaterThan(0);
+    expect(next.getTime() - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+    expect((await settings(g.members.manager, 'charts', { off: true })).content).toBe('Saved.\nWeekly chart: not posted.');
+    expect((await settings(g.members.manager, 'show')).content.split('\n').at(-1)).toBe('Weekly chart: not posted.');
   });
 
   it('allows channels one by one, removes them, and resets to all', async () => {
