@@ -7,7 +7,9 @@
  *
  * The `busy` guilds (the ones a benchmark drives through the emulator) get `busyMovements`
  * movements and `busySongs` songs each, with `busyLikes` likes and `busyPlays` plays (and the
- * charts' summaries of them); the rest is spread evenly over the other guilds.
+ * charts' summaries of them), and `busyContests` song contests a week apart (the last one
+ * running) of `contestEntries` entries, each with votes; the rest is spread evenly over the
+ * other guilds.
  */
 import type pg from 'pg';
 
@@ -25,13 +27,18 @@ export interface HistorySize {
   readonly busyLikes: number;
   /** Plays heard in voice of each busy guild's songs, over the year. */
   readonly busyPlays: number;
+  /** Song contests of each busy guild, a week each, back to back up to now: the last one still running (started three days ago), the others ended with their results. */
+  readonly busyContests: number;
+  /** Entries of each contest (songs made during it, entered by their makers), each with 1 to 40 votes (likes given during it). */
+  readonly contestEntries: number;
   /** How long the history spans: rows are spread over it, an account check an hour, a moderator action a day. */
   readonly days: number;
 }
 
 /**
  * The issue's year: 10,000 guilds, 2,000,000 jobs, 5,000,000 movements, 1,000,000 songs; a busy
- * guild of 100,000 movements and 100,000 songs with 1,000,000 likes and 200,000 plays.
+ * guild of 100,000 movements and 100,000 songs with 1,000,000 likes and 200,000 plays, and a
+ * contest a week (52, the last one running) of 30 entries each.
  */
 export const YEAR: HistorySize = {
   guilds: 10_000,
@@ -42,6 +49,8 @@ export const YEAR: HistorySize = {
   busySongs: 100_000,
   busyLikes: 1_000_000,
   busyPlays: 200_000,
+  busyContests: 52,
+  contestEntries: 30,
   days: 365,
 };
 
@@ -58,6 +67,8 @@ export function scaled(scale: number, size: HistorySize = YEAR): HistorySize {
     busySongs: size.busySongs,
     busyLikes: size.busyLikes,
     busyPlays: size.busyPlays,
+    busyContests: size.busyContests,
+    contestEntries: size.contestEntries,
     days: size.days,
   };
 }
@@ -208,6 +219,7 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
         where cardinality(c.ids) > 0`,
       [guildId, size.busyPlays, tag],
     );
+    await seedContests(db, step, size, guildId, tag);
     await step(
       'chart summaries',
       `insert into chart_counts (guild_id, metric, period, period_start, job_id, count)
@@ -226,6 +238,20 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
          from (select job_id, count(*)::int as n from song_likes where guild_id = $1 and user_id like 'fan-' || $2::text || '-%' group by job_id) l
         where jobs.id = l.job_id`,
       [guildId, tag],
+    );
+    // Each ended contest's results, from its votes (the fans' likes during it count too), as its end keeps them.
+    await step(
+      'contest results',
+      `update contests c set results = jsonb_build_object(
+         'entries', (select count(*) from contest_entries e where e.contest_id = c.id),
+         'top', coalesce((select jsonb_agg(jsonb_build_object('jobId', s.job_id, 'userId', s.user_id, 'title', s.title, 'votes', s.votes) order by s.votes desc, s.entered_at)
+            from (select e.job_id, e.user_id, e.entered_at, j.request->>'title' as title, count(l.user_id)::int as votes
+                    from contest_entries e join jobs j on j.id = e.job_id
+                    left join song_likes l on l.job_id = e.job_id and l.liked_at >= c.started_at and l.liked_at < c.ends_at and l.user_id <> e.user_id
+                   where e.contest_id = c.id
+                   group by 1, 2, 3, 4 order by votes desc, e.entered_at limit 3) s), '[]'::jsonb))
+        where c.guild_id = $1 and c.state = 'ended' and c.results is null`,
+      [guildId],
     );
   }
 
@@ -283,4 +309,60 @@ async function seedOn(db: pg.PoolClient, size: HistorySize, busy: ReadonlyArray<
   await step('analyze', 'analyze');
   await db.query('drop table seed_guilds');
   return timings;
+}
+
+/**
+ * A busy guild's contests (see `HistorySize.busyContests`), their entries and their votes. The
+ * votes are likes by fans of `tag`, so the chart summaries and like counts seeded after count
+ * them. A contest still running from an earlier seed of the same database ends first: one runs
+ * at a time.
+ */
+async function seedContests(
+  db: pg.PoolClient,
+  step: (name: string, text: string, values?: unknown[]) => Promise<void>,
+  size: HistorySize,
+  guildId: string,
+  tag: string,
+): Promise<void> {
+  if (size.busyContests < 1) return;
+  await db.query(`update contests set state = 'ended', ended_at = now() where guild_id = $1 and state = 'running'`, [guildId]);
+  const seededBy = `seed-moderator-${tag}`;
+  // The running one started three days ago (less in a short history); each earlier one a week before the next.
+  await step(
+    'contests',
+    `insert into contests (id, guild_id, channel_id, theme, state, started_by, started_at, ends_at, max_entries, locale, ended_at, results_message_id, created_at)
+     select md5('contest:' || $3::text || ':' || $1 || ':' || k)::uuid, $1, 'c0',
+            'Theme ' || k || ': ' || (array['summer', 'rain', 'the night', 'old roads', 'neon', 'the sea'])[1 + k % 6],
+            case when k = $2::int - 1 then 'running' else 'ended' end, $4, s.at, s.at + interval '7 days', 10, 'en-US',
+            case when k < $2::int - 1 then s.at + interval '7 days' end,
+            case when k < $2::int - 1 then 'results-' || $3::text || '-' || k end, s.at
+       from generate_series(0, $2::int - 1) k
+       cross join lateral (select now() - interval '1 day' * least(3, ${size.days} * 0.75) - interval '7 days' * ($2::int - 1 - k) as at) s`,
+    [guildId, size.busyContests, tag, seededBy],
+  );
+  await step(
+    'contest entries',
+    `insert into contest_entries (contest_id, job_id, user_id, entered_at)
+     select c.id, j.id, j.user_id, j.created_at + interval '1 minute'
+       from contests c
+       cross join lateral (
+         select id, user_id, created_at from jobs
+          where guild_id = $1 and state = 'succeeded' and kind in ('song', 'persona_song') and removed_at is null
+            and created_at >= c.started_at and created_at < least(c.ends_at, now() - interval '2 minutes')
+          order by md5(id::text) limit $2) j
+      where c.guild_id = $1 and c.started_by = $3`,
+    [guildId, size.contestEntries, seededBy],
+  );
+  await step(
+    'contest votes',
+    `insert into song_likes (job_id, user_id, guild_id, liked_at, last_press, created_at, updated_at)
+     select e.job_id, 'fan-' || $2::text || '-vote-' || left(e.contest_id::text, 8) || '-' || left(e.job_id::text, 8) || '-' || v, $1, t.at, 2000000000 + v, t.at, t.at
+       from contest_entries e
+       join contests c on c.id = e.contest_id
+       cross join lateral generate_series(1, 1 + abs(hashtext(e.job_id::text)) % 40) v
+       cross join lateral (select e.entered_at + (least(c.ends_at, now() - interval '1 minute') - e.entered_at) * (v::float8 / 42) as at) t
+      where c.guild_id = $1 and c.started_by = $3
+     on conflict (job_id, user_id) do nothing`,
+    [guildId, tag, seededBy],
+  );
 }

@@ -9,7 +9,8 @@
  * run `--rounds` times each, one at a time, timed from the emulator's dispatch: `/song`'s first
  * answer; the full answer of `/credits`, `/library query:` (common words, and a word in no song),
  * `/library user:`, `/jobs list`, `/credits-admin history`, and `/charts` (this week by likes,
- * and all time by plays, over the guild's million likes); the history's CSV export (with the bot's memory growth while it
+ * and all time by plays, over the guild's million likes), `/contest status` (the running contest's
+ * standings, beside a year of past contests and their votes); the history's CSV export (with the bot's memory growth while it
  * exports). The maintenance passes' database work runs in this process against both: the
  * reconciliation's reads (open and undelivered jobs), the monthly allowance pass, the account
  * check's upstream spend total. Then `EXPLAIN (ANALYZE, BUFFERS)` of every statement those
@@ -35,6 +36,7 @@ import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHisto
 import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { readChart } from '../../src/pipeline/charts.js';
+import { runningContest, standings } from '../../src/pipeline/contests.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
 import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type Summary } from './support.js';
@@ -76,6 +78,8 @@ const SIZE: HistorySize = {
   busySongs: base.busySongs,
   busyLikes: base.busyLikes,
   busyPlays: base.busyPlays,
+  busyContests: base.busyContests,
+  contestEntries: base.contestEntries,
   days: YEAR.days,
 };
 /** What the driven guild gets: its share, within half the ledger and half the songs (see history-seed.ts). */
@@ -84,9 +88,9 @@ const DRIVEN_MOVEMENTS = Math.min(SIZE.busyMovements, Math.floor(SIZE.ledger / 2
  * The first day, which the year is compared with: the driven guild has a few pages of songs
  * and movements already (so that every command renders full pages on both sides: 150 songs,
  * so that "summer rain", in one song of twelve, fills a page too), the deployment has a day
- * of rows; nothing else.
+ * of rows, and its first contest runs with as many entries as the year's will; nothing else.
  */
-const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, busyLikes: 300, busyPlays: 100, days: 1 };
+const FIRST_DAY: HistorySize = { guilds: 2, jobs: 400, ledger: 100, songs: 300, busyMovements: 60, busySongs: 150, busyLikes: 300, busyPlays: 100, busyContests: 1, contestEntries: YEAR.contestEntries, days: 1 };
 const ROUNDS = Math.max(5, Number(flags.rounds));
 const WARM_UP = 20;
 const TARGET_RATIO = 1.2;
@@ -105,6 +109,7 @@ type Measured =
   | 'credits-admin history'
   | 'charts'
   | 'charts all time by plays'
+  | 'contest status'
   | 'history CSV export';
 
 /** Resolves once the bot's answer is complete: a message at once, or the edit of a deferred reply. */
@@ -173,6 +178,7 @@ try {
       ['credits-admin history', manager, { name: 'credits-admin', subcommand: 'history' }],
       ['charts', alice, { name: 'charts' }],
       ['charts all time by plays', alice, { name: 'charts', options: { period: 'all', by: 'plays' } }],
+      ['contest status', alice, { name: 'contest', subcommand: 'status' }],
     ] as const).map(([name, userId, input]): [Measured, () => Promise<number>] => [
       name,
       async () => {
@@ -231,7 +237,7 @@ try {
   await statementCountersTo(world.db, 'day1');
 
   // ---- a year of history, in the same database ----
-  console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild), ${SIZE.busyLikes} likes and ${SIZE.busyPlays} plays of the driven guild's songs…`);
+  console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild), ${SIZE.busyLikes} likes and ${SIZE.busyPlays} plays of the driven guild's songs, ${SIZE.busyContests} contests of ${SIZE.contestEntries} entries…`);
   const seedStarted = performance.now();
   const seedSteps = await seedHistory(world.db, SIZE, [{ guildId: cast.guild.id, members }], 'y');
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
@@ -394,6 +400,10 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
     ['/jobs list', () => listJobsOfGuild(db, guildId, { userId: member, limit: 15 })],
     ['/charts', () => readChart(db, { guildId, period: 'week', metric: 'likes', now: new Date() })],
     ['/charts period:all by:plays', () => readChart(db, { guildId, period: 'all', metric: 'plays', now: new Date() })],
+    ['/contest status', async () => {
+      const contest = await runningContest(db, guildId);
+      if (contest) await standings(db, contest, new Date());
+    }],
     ['reconcile: open jobs', () => listOpenJobs(db, 500)],
     ['reconcile: undelivered jobs', () => listUndelivered(db, 1000)],
     ['account check: upstream spend total', () => upstreamSpentTotal(db)],

@@ -147,7 +147,7 @@ describe.runIf(process.env.UPDATE_SCREENSHOT)('the screenshots in docs/', () => 
     const moderator = bot.emulator.addMember(guild.id, { username: 'june', globalName: 'June', roles: [mods.id] }).id;
     const names = ['Mika', 'Ravi', 'Lena', 'Tomás', 'Aiko', 'Noor', 'Sam', 'Ines'];
     const members = names.map((name) => bot.emulator.addMember(guild.id, { username: name.toLowerCase(), globalName: name }).id);
-    const size = { guilds: 2, jobs: 1_200, ledger: 1_800, songs: 600, busyMovements: 900, busySongs: 300, busyLikes: 600, busyPlays: 300, days: 90 };
+    const size = { guilds: 2, jobs: 1_200, ledger: 1_800, songs: 600, busyMovements: 900, busySongs: 300, busyLikes: 600, busyPlays: 300, busyContests: 0, contestEntries: 0, days: 90 };
     await seedHistory(bot.db.pool, size, [{ guildId: guild.id, members }], 'shot');
     // A month's allowance on the first of each month rather than the seed's every few days, and a
     // balance a moderator would see rather than the seed's million.
