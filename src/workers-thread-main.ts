@@ -33,7 +33,7 @@ port.on('message', (message: ToWorkersThread) => {
   void started
     .then((running) => running.stop(message.withinMs === null ? {} : { withinMs: message.withinMs }))
     .catch((err: unknown) => logger.error({ err }, 'stopping the workers thread failed'))
-    .finally(() => process.exit(0));
+    .finally(() => exitFlushed(0));
 });
 
 try {
@@ -42,5 +42,12 @@ try {
 } catch (error) {
   logger.error({ err: error }, 'the workers thread did not start');
   post({ type: 'start-failed', message: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
+  exitFlushed(1);
+}
+
+/** Ends the thread once its log lines are written: pino writes asynchronously, and a thread's exit drops what is still pending. */
+function exitFlushed(code: number): void {
+  const exit = () => process.exit(code);
+  setTimeout(exit, 1_000);
+  logger.flush(exit);
 }

@@ -29,7 +29,11 @@ export interface VoiceControlOptions {
   readonly redis: RedisClient;
   readonly prefix: string;
   readonly logger: Logger;
-  /** How long a request waits for the holder's answer. @defaultValue 2000 */
+  /**
+   * How long a request waits for the holder's answer. A play answers once the bot is in the
+   * channel, which a busy holder can take seconds to reach; the command is deferred meanwhile.
+   * @defaultValue 6000
+   */
   readonly timeoutMs?: number;
 }
 
@@ -47,7 +51,7 @@ interface Envelope {
 
 export function createVoiceControl(options: VoiceControlOptions): VoiceControl {
   const { redis, prefix, logger } = options;
-  const timeoutMs = options.timeoutMs ?? 2_000;
+  const timeoutMs = options.timeoutMs ?? 6_000;
   const requests = `${prefix}:voice:requests`;
   const replyTo = `${prefix}:voice:replies:${randomUUID()}`;
   const removals = `${prefix}:voice:removed`;
