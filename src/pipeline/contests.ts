@@ -1,7 +1,8 @@
 /**
  * Song contests: a moderator starts one per server with a theme and a deadline, members enter
  * their own songs made since, and likes given during the contest to an entry by anyone but its
- * maker are its votes (counted from `song_likes` when asked: entries are few). The end is one
+ * maker are its votes (counted from `song_likes` at the end; from the songs' like counts while
+ * it runs). The end is one
  * guarded transition (`running` to `ended`), taken by a delayed queue entry at the deadline,
  * the minute's pass, a worker's start or a moderator, so the results are posted once.
  * Why: docs/decisions/song-contests.md
@@ -192,6 +193,29 @@ export async function standings(db: Executor, contest: ContestRow, until: Date, 
     where e.contest_id = ${contest.id} and j.removed_at is null and j.state = 'succeeded'
     group by e.job_id, e.entered_at
     order by votes desc, e.entered_at asc`);
+  return ranked(db, rows, limit);
+}
+
+/**
+ * `standings` as they are at `now`, for `/contest status`, without reading every like of every
+ * entry: before the deadline, an entry's votes are its song's likes now (`jobs.like_count`) less
+ * its maker's own, since every entry was made after the start (`enterContest`) and no like is
+ * dated after now. Past the deadline (its end not taken yet), `standings` themselves.
+ */
+export async function standingsNow(db: Executor, contest: ContestRow, now: Date, limit = CONTEST_TOP): Promise<{ entries: number; top: Standing[] }> {
+  if (now.getTime() >= contest.endsAt.getTime()) return standings(db, contest, now, limit);
+  const { rows } = await db.execute<{ job_id: string; votes: number }>(sql`
+    select e.job_id,
+      j.like_count - (exists (select 1 from song_likes l where l.job_id = e.job_id and l.user_id = e.user_id and l.liked_at is not null))::int as votes
+    from contest_entries e
+    join jobs j on j.id = e.job_id
+    where e.contest_id = ${contest.id} and j.removed_at is null and j.state = 'succeeded'
+    order by votes desc, e.entered_at asc`);
+  return ranked(db, rows, limit);
+}
+
+/** The first `limit` of entries in order, with their songs, and how many there are. */
+async function ranked(db: Executor, rows: readonly { job_id: string; votes: number }[], limit: number): Promise<{ entries: number; top: Standing[] }> {
   const shown = rows.slice(0, limit);
   const jobs = await jobRowsInOrder(db, shown.map((row) => row.job_id));
   const byId = new Map(jobs.map((job) => [job.id, job]));

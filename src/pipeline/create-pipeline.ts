@@ -11,7 +11,7 @@ import type { LoadGuildForRequest } from './requests.js';
 import { decideReport, deleteOwnResult, openReports, reportResult } from './reports.js';
 import { renameOwnResult } from './rename-result.js';
 import { showLikesSoon, toggleLike } from './likes.js';
-import { endContestNow, enterableSongs, enterContest, runningContest, standings, startContest } from './contests.js';
+import { endContestNow, enterableSongs, enterContest, runningContest, standingsNow, startContest } from './contests.js';
 import { cancelQueuedJob, closeDeliveryOfCancelled, reopenDelivery } from './transitions.js';
 
 /** `loadGuild`: how a request without the caller's read of its guild opens it (src/guilds/settings.ts). */
@@ -94,7 +94,7 @@ export function createPipeline(deps: PipelineDeps, loadGuild: LoadGuildForReques
     enterableSongs: (guildId, userId) => enterableSongs(deps.db, guildId, userId),
     async contestStatus(guildId) {
       const contest = await runningContest(deps.db, guildId);
-      return contest && { contest, ...(await standings(deps.db, contest, deps.now())) };
+      return contest && { contest, ...(await standingsNow(deps.db, contest, deps.now())) };
     },
     endContest: (guildId, options) => endContestNow(deps, guildId, options),
   };

@@ -36,7 +36,7 @@ import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHisto
 import { connectDatabase } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { readChart } from '../../src/pipeline/charts.js';
-import { runningContest, standings } from '../../src/pipeline/contests.js';
+import { runningContest, standingsNow } from '../../src/pipeline/contests.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
 import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type Summary } from './support.js';
@@ -402,7 +402,7 @@ async function explainPaths(guildId: string, member: string): Promise<string> {
     ['/charts period:all by:plays', () => readChart(db, { guildId, period: 'all', metric: 'plays', now: new Date() })],
     ['/contest status', async () => {
       const contest = await runningContest(db, guildId);
-      if (contest) await standings(db, contest, new Date());
+      if (contest) await standingsNow(db, contest, new Date());
     }],
     ['reconcile: open jobs', () => listOpenJobs(db, 500)],
     ['reconcile: undelivered jobs', () => listUndelivered(db, 1000)],

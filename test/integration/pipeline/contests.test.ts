@@ -8,7 +8,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseHandle } from '../../../src/db/client.js';
 import { contests, guilds, jobs, songLikes } from '../../../src/db/schema.js';
-import { enterContest, enterableSongs, standings, type ContestRow } from '../../../src/pipeline/contests.js';
+import { enterContest, enterableSongs, standings, standingsNow, type ContestRow } from '../../../src/pipeline/contests.js';
+import { toggleLike } from '../../../src/pipeline/likes.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
 let db: TestDatabase;
@@ -104,5 +105,28 @@ describe('contest standings', () => {
     expect(await votes()).toEqual({ entries: 3, top: [['carol', 3], ['bob', 2], ['alice', 1]] });
     await db.db.update(jobs).set({ removedAt: during, removal: 'hidden' }).where(eq(jobs.id, carols));
     expect(await votes()).toEqual({ entries: 2, top: [['bob', 2], ['alice', 1]] });
+  });
+
+  it('before the deadline, read from the songs’ like counts, are the votes counted from the likes', async () => {
+    const { guildId, contest } = await contestGuild();
+    const [alices, bobs, carols] = [await song(guildId, 'alice'), await song(guildId, 'bob'), await song(guildId, 'carol')];
+    for (const [jobId, userId] of [[alices, 'alice'], [bobs, 'bob'], [carols, 'carol']] as const) {
+      expect((await enterContest(db.db, { guildId, userId, jobId }, during)).outcome).toBe('entered');
+    }
+    // As members press Like: Alice likes her own entry, Dave likes it and takes it back, Erin and Frank like Bob's.
+    const presses: Array<[string, string]> = [[alices, 'alice'], [alices, 'dave'], [bobs, 'erin'], [bobs, 'frank'], [alices, 'dave'], [carols, 'erin']];
+    for (const [jobId, userId] of presses) expect((await toggleLike(db.db, { guildId, jobId, userId, pressId: String((press += 1_000n)) }, during)).outcome).toBe('toggled');
+    const later = new Date(during.getTime() + 60_000);
+    const votes = async (read: typeof standings) => {
+      const { entries, top } = await read(db.db, contest, later);
+      return { entries, top: top.map(({ job, votes }) => [job.userId, votes]) };
+    };
+    const expected = { entries: 3, top: [['bob', 2], ['carol', 1], ['alice', 0]] };
+    expect(await votes(standings)).toEqual(expected);
+    expect(await votes(standingsNow)).toEqual(expected);
+    // Past the deadline, before its end was taken: a like given after it is no vote.
+    await toggleLike(db.db, { guildId, jobId: alices, userId: 'gina', pressId: String((press += 1_000n)) }, new Date(endsAt.getTime() + 1_000));
+    const { top } = await standingsNow(db.db, contest, new Date(endsAt.getTime() + 2_000));
+    expect(top.map(({ job, votes }) => [job.userId, votes])).toEqual([['bob', 2], ['carol', 1], ['alice', 0]]);
   });
 });
