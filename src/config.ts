@@ -272,8 +272,9 @@ const envSchema = z.object({
   GATEWAY_ORDINAL: optional(z.string().trim().regex(/^\d+$/, "this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index").transform(Number)),
   GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
   GATEWAY_HEARTBEAT_MS: defaulted(z.coerce.number().int('a whole number').min(1_000, 'at least 1000').default(10_000)),
+  SHUTDOWN_LIMIT_MS: defaulted(z.coerce.number().int('a whole number').min(5_000, 'at least 5000').max(600_000, 'at most 600000').default(30_000)),
   SHUTDOWN_DRAIN_MS: defaulted(
-    z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(20_000, 'at most 20000: the whole stop must end within 30 s').default(5_000),
+    z.coerce.number().int('a whole number').min(0, 'a number of 0 or more').max(20_000, 'at most 20000').default(5_000),
   ),
   LIVEZ_STALL_MS: defaulted(positiveInt(5_000)),
   ANSWER_BUDGET_MS: defaulted(
@@ -449,6 +450,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     /** After SIGTERM, how long the public server keeps answering (its /readyz already 503) before it closes. */
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    /** How long a stop may take from the signal to the exit: the supervisor's grace period (Kubernetes: 30 s). */
+    shutdownLimitMs: e.SHUTDOWN_LIMIT_MS,
     /** /livez fails while the event loop stalled longer than this within the last 10 s. */
     livezStallMs: e.LIVEZ_STALL_MS,
     queuePrefix: e.QUEUE_PREFIX,
@@ -584,6 +587,9 @@ function checkAcrossVariables(e: Env, context: z.RefinementCtx): void {
   if (both.length > 0) problems.push(['SUBSCRIPTION_ALLOWANCES', `SUBSCRIPTION_ALLOWANCES: expected SKUs other than CREDIT_PACKS' (${both.map((entry) => entry.skuId).join(', ')} is in both)`]);
   if (e.MODERATION_API_KEY !== undefined && e.MODERATION_URL === undefined) {
     problems.push(['MODERATION_URL', 'MODERATION_URL is not set: MODERATION_API_KEY is the key of a moderation service, such as https://api.openai.com/v1/moderations']);
+  }
+  if (e.SHUTDOWN_DRAIN_MS > e.SHUTDOWN_LIMIT_MS - 2_000) {
+    problems.push(['SHUTDOWN_DRAIN_MS', `SHUTDOWN_DRAIN_MS: expected at most ${e.SHUTDOWN_LIMIT_MS - 2_000}, 2 s under SHUTDOWN_LIMIT_MS (${e.SHUTDOWN_LIMIT_MS}): the parts stop after the drain, within the limit`]);
   }
   problems.push(...redisProblems(e), ...gatewayReplicaProblems(e));
   for (const [name, line] of problems) context.addIssue({ code: 'custom', path: [name], message: line, params: { line: true } });

@@ -5,11 +5,10 @@ import { createLogger } from './logger.js';
 import type { App } from './app.js';
 
 /**
- * Enough for the drain (SHUTDOWN_DRAIN_MS, at most 20 s) and for a worker to finish the entries
- * in hand (their lock lasts 30 s anyway). The stop is told it has this long (less a second for
- * the exit), so an entry that would outlast it is left to the next worker instead.
+ * A stop has SHUTDOWN_LIMIT_MS (30 s, Kubernetes' grace period) for the drain and for workers to
+ * finish the entries in hand; it is told so, less a second for the exit, and an entry that would
+ * outlast it is left to the next worker instead.
  */
-const SHUTDOWN_LIMIT_MS = 30_000;
 const EXIT_MARGIN_MS = 1_000;
 
 let config: Config;
@@ -33,16 +32,16 @@ function shutdown(signal: NodeJS.Signals): void {
   // A part that cannot finish (Redis gone, say, while workers close) must not keep the
   // process alive for ever: a supervisor waits, then the work in hand is taken over anyway.
   setTimeout(() => {
-    logger.error({ afterMs: SHUTDOWN_LIMIT_MS }, 'shutdown did not finish in time; exiting');
+    logger.error({ afterMs: config.shutdownLimitMs }, 'shutdown did not finish in time; exiting');
     process.exit(1);
-  }, SHUTDOWN_LIMIT_MS).unref();
+  }, config.shutdownLimitMs).unref();
   // A signal during start-up is handled once the app is up (see below).
   if (app) stopAndExit(app);
 }
 
 function stopAndExit(running: App): void {
   running
-    .stop({ drainMs: config.shutdownDrainMs, withinMs: SHUTDOWN_LIMIT_MS - EXIT_MARGIN_MS - (performance.now() - signalledAt) })
+    .stop({ drainMs: config.shutdownDrainMs, withinMs: config.shutdownLimitMs - EXIT_MARGIN_MS - (performance.now() - signalledAt) })
     .then(() => {
       logger.info('stopped');
       process.exit(0);

@@ -14,16 +14,19 @@ import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 /** At each SIGUSR2, makes the bot's workers' thread throw an error nothing catches. */
 const crashOnSignal = fileURLToPath(new URL('../fixtures/crash-workers-thread-on-signal.mjs', import.meta.url));
 
+/** How long a stop may take here (SHUTDOWN_LIMIT_MS), rather than 30 s. */
+const STOP_LIMIT_MS = 8_000;
+
 let bot: E2E;
 printBotLogsOnFailure(() => bot);
 
 beforeAll(async () => {
-  // A stopped worker's queue entries are taken over 10 s after (QUEUE_LOCK_MS); a create may
-  // take a minute, longer than a stop may last (30 s).
+  // A stopped worker's queue entries are taken over 5 s after (QUEUE_LOCK_MS); a create may
+  // take a minute, longer than a stop may last.
   bot = await startE2E({
     webhooks: false,
     sim: { taskMs: 1_000 },
-    env: { WORKERS_IN_THREAD: 'true', QUEUE_LOCK_MS: '10000', MUSIC_API_TIMEOUT_MS: '60000' },
+    env: { WORKERS_IN_THREAD: 'true', QUEUE_LOCK_MS: '5000', MUSIC_API_TIMEOUT_MS: '60000', SHUTDOWN_LIMIT_MS: String(STOP_LIMIT_MS) },
     nodeArgs: ['--import', crashOnSignal],
   });
 }, 120_000);
@@ -78,7 +81,7 @@ describe('the workers on a thread of their own', () => {
 
     const signalled = Date.now();
     expect(await bot.stop()).toEqual({ code: 0, signal: null });
-    expect(Date.now() - signalled).toBeLessThan(30_000);
+    expect(Date.now() - signalled).toBeLessThan(STOP_LIMIT_MS + 5_000);
     expect(bot.output()).toContain('left to the next worker');
     expect(bot.output()).not.toContain('did not stop in time');
     expect((await bot.jobState(jobId))?.state).toBe('submitting');

@@ -178,8 +178,13 @@ describe('deployment variables', () => {
     });
   });
 
-  it('refuse a drain that leaves the rest of the stop under 10 s of the 30 s limit', () => {
-    expect(problemsOf({ ...complete, SHUTDOWN_DRAIN_MS: '25000' })).toEqual(['SHUTDOWN_DRAIN_MS: expected at most 20000: the whole stop must end within 30 s']);
+  it('refuse a drain over 20 s, or one that leaves a stop under 2 s of its limit for the rest', () => {
+    expect(problemsOf({ ...complete, SHUTDOWN_DRAIN_MS: '25000' })).toEqual(['SHUTDOWN_DRAIN_MS: expected at most 20000']);
+    expect(problemsOf({ ...complete, SHUTDOWN_LIMIT_MS: '8000', SHUTDOWN_DRAIN_MS: '7000' })).toEqual([
+      'SHUTDOWN_DRAIN_MS: expected at most 6000, 2 s under SHUTDOWN_LIMIT_MS (8000): the parts stop after the drain, within the limit',
+    ]);
+    expect(loadConfig({ env: { ...complete, SHUTDOWN_LIMIT_MS: '8000' } })).toMatchObject({ shutdownLimitMs: 8_000, shutdownDrainMs: 5_000 });
+    expect(problemsOf({ ...complete, SHUTDOWN_LIMIT_MS: '4000', SHUTDOWN_DRAIN_MS: '0' })).toEqual(['SHUTDOWN_LIMIT_MS: expected at least 5000']);
   });
 });
 
