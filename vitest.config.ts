@@ -14,8 +14,8 @@ const heldLoopWatchdog = ['test/support/event-loop-watchdog.ts'];
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // Two files at a time on two cores (vitest's default is one fewer worker than cores): each
-    // file has its own database and queue prefix, so they never see each other's rows.
+    // Two files at a time in a pool on two cores (vitest's default is one fewer worker than cores):
+    // each file has its own database and queue prefix, so they never see each other's rows.
     maxWorkers: 2,
     // Files share their worker's module cache instead of importing the bot afresh in a new
     // process each: every file builds its own app, database and queue prefix, and no file
@@ -23,6 +23,11 @@ export default defineConfig({
     // imports per file (docs/decisions/suite-in-minutes.md).
     pool: 'forks',
     isolate: false,
+    // Three forks beside the end-to-end threads: the integration and playground files mostly wait
+    // (deadlines, polls, outages, a browser), and with two the forks ran longer than the threads.
+    // As many at the start as at most: fewer, and vitest's pool ended a fork while it still had a
+    // task (docs/decisions/suite-three-forks.md).
+    poolOptions: { forks: { maxForks: 3, minForks: 3 } },
     sequence: { sequencer: LongestFirst },
     // Given to each forked worker's environment at its start, when Node reads it: the workers
     // trust the Discord emulator's self-signed voice gateway certificate (wss://127.0.0.1), and
