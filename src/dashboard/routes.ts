@@ -137,14 +137,25 @@ async function buildDashboard(app: FastifyInstance, deps: DashboardDeps): Promis
 
   const hashOf = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
   const signInLimit = app.rateLimit({ max: RATE_LIMITS.signInPerIp, timeWindow: 60_000, keyGenerator: (request) => `ip:${request.ip}` });
-  const changeLimits = [
-    app.rateLimit({ max: RATE_LIMITS.changesPerIp, timeWindow: 60_000, keyGenerator: (request) => `change-ip:${request.ip}` }),
-    app.rateLimit({ max: RATE_LIMITS.changesPerSession, timeWindow: 60_000, keyGenerator: (request) => `change-session:${hashOf(idOf(request) ?? request.ip)}` }),
-  ];
+  // @fastify/rate-limit applies one limit per request (its first hook marks the request done), so
+  // the session's limit is counted here, beside it in Redis: a minute's window from the first change.
+  const sessionChangeLimit = async (request: FastifyRequest) => {
+    const key = `${deps.prefix}:dashboard:rate:change-session:${hashOf(idOf(request) ?? request.ip)}`;
+    const counted = await deps.redis.multi().set(key, 0, 'PX', 60_000, 'NX').incr(key).exec().catch(() => null);
+    const count = counted?.[1]?.[1];
+    // As the address's limit, an unreachable Redis lets the change through (skipOnError).
+    if (typeof count === 'number' && count > RATE_LIMITS.changesPerSession) throw Object.assign(new Error('too many requests'), { statusCode: 429 });
+  };
+  const changeLimits = [app.rateLimit({ max: RATE_LIMITS.changesPerIp, timeWindow: 60_000, keyGenerator: (request) => `change-ip:${request.ip}` }), sessionChangeLimit];
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+  app.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
+    if (error.statusCode === 429) {
+      // In the member's language once signed in (the session is only read: a refused request changes nothing).
+      const session = await sessions.get(idOf(request)).catch(() => undefined);
+      const t = tOf(session, request);
+      return message(t, { title: 'dashboard.refused.title', text: t('dashboard.refused.tooMany'), status: 429 }, reply, session);
+    }
     const t = tOf(undefined, request);
-    if (error.statusCode === 429) return message(t, { title: 'dashboard.refused.title', text: t('dashboard.refused.tooMany'), status: 429 }, reply);
     if (error.statusCode !== undefined && error.statusCode < 500) return message(t, { title: 'dashboard.refused.title', text: t('dashboard.refused.badRequest'), status: error.statusCode }, reply);
     logger.error({ err: error, route: request.routeOptions.url }, 'dashboard request failed');
     return message(t, { title: 'dashboard.failed.title', text: t('dashboard.failed.text'), status: 500 }, reply);

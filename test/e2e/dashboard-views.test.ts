@@ -7,9 +7,10 @@
  */
 import path from 'node:path';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, ROOT } from '@music-bot/test-world';
+import { ROOT } from '@music-bot/test-world';
+import { launchChromium, signInToDashboard } from '@music-bot/test-world/browser.js';
 import { seedHistory } from '../bench/history-seed.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
@@ -22,9 +23,7 @@ beforeAll(async () => {
   bot = await startE2E({ webhooks: true, dashboard: true, startingCredits: 500 });
   const admins = bot.emulator.createRole(bot.guild.id, { name: 'Admins', permissions: PermissionFlagsBits.ManageGuild });
   admin = bot.emulator.addMember(bot.guild.id, { username: 'admin', globalName: 'Ada Admin', roles: [admins.id] }).id;
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error('No Chromium found: install it or set CHROMIUM_PATH');
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -35,21 +34,8 @@ afterAll(async () => {
 const pageUrl = (path: string) => `${bot.httpUrl}/dashboard/g/${bot.guild.id}/${path}`;
 
 /** A fresh browser signed in as `userId` through the emulator's authorize page; page errors and CSP refusals collected. */
-async function signIn(userId: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    // The browser asks for /favicon.ico on its own, which the dashboard does not serve.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) problems.push(message.text());
-  });
-  await page.goto(`${bot.httpUrl}/dashboard`);
-  await page.getByTestId('sign-in').click();
-  await page.locator('select#user_id').selectOption(userId);
-  await page.locator('button[value=approve]').click();
-  await page.getByTestId('viewer').waitFor();
-  return { context, page, problems };
+function signIn(userId: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  return signInToDashboard(browser, `${bot.httpUrl}/dashboard`, userId, viewport);
 }
 
 /** `userId` asks for a song; resolves once the bot has charged and answered it. */

@@ -8,9 +8,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '@music-bot/test-world';
+import { launchChromium, signInToDashboard } from '@music-bot/test-world/browser.js';
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 let bot: E2E;
@@ -25,9 +25,7 @@ beforeAll(async () => {
   origin = new URL(bot.httpUrl).origin;
   const admins = bot.emulator.createRole(bot.guild.id, { name: 'Admins', permissions: PermissionFlagsBits.ManageGuild });
   admin = bot.emulator.addMember(bot.guild.id, { username: 'admin', globalName: 'Ada Admin', roles: [admins.id] }).id;
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error('No Chromium found: install it or set CHROMIUM_PATH');
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -37,18 +35,10 @@ afterAll(async () => {
 
 const settingsUrl = (guildId = bot.guild.id) => `${bot.httpUrl}/dashboard/g/${guildId}/settings`;
 
-/** A fresh browser signed in as `userId` through the emulator's authorize page. */
+/** A fresh phone-sized browser signed in as `userId` through the emulator's authorize page, with no page error on the way. */
 async function signIn(userId: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${bot.httpUrl}/dashboard`);
-  await page.getByTestId('sign-in').click();
-  await page.locator('select#user_id').selectOption(userId);
-  await page.locator('button[value=approve]').click();
-  await page.getByTestId('viewer').waitFor();
-  expect(errors).toEqual([]);
+  const { context, page, problems } = await signInToDashboard(browser, `${bot.httpUrl}/dashboard`, userId, { width: 420, height: 900 });
+  expect(problems).toEqual([]);
   return { context, page };
 }
 

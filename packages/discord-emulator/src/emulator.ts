@@ -142,6 +142,8 @@ export class DiscordEmulator {
   readonly #webhookEvents: WebhookEventDelivery;
   readonly #oauth2: OAuth2Authorizations;
   readonly #clientSecret: string;
+  /** Who is signed in to Discord's web in the browser, when a host (the playground) says so. */
+  #webUserId: string | undefined;
   /** Late entitlement deliveries still to go. */
   readonly #lateDeliveries = new Set<NodeJS.Timeout>();
   #origin = '';
@@ -303,6 +305,7 @@ export class DiscordEmulator {
         registerAuthorizePage(app, {
           oauth2: this.#oauth2,
           users: () => [...this.#store.users.values()].filter((user) => user.bot !== true),
+          webUser: () => (this.#webUserId === undefined ? undefined : this.#store.users.get(this.#webUserId)),
           applicationName: () => this.botUser.username,
           webUrl: () => this.webUrl,
           apiUrl: () => this.apiUrl,
@@ -784,6 +787,20 @@ export class DiscordEmulator {
     if (check.kind === 'error-page') throw new Error(check.message);
     if (check.kind === 'error-redirect') return check.location;
     return decision === 'approve' ? this.#oauth2.approve(check.request, userId) : this.#oauth2.deny(check.request);
+  }
+
+  /**
+   * Signs `userId` in to Discord's web, as the one person using this browser (the playground's
+   * persona): the authorize page then shows them with Authorize and Cancel and no choice of user,
+   * as Discord's does, and `prompt=none` skips it once they granted the scopes. `undefined` goes
+   * back to the page's own choice of user (a select, remembered in a cookie).
+   */
+  signInWeb(userId: string | undefined): void {
+    if (userId !== undefined) {
+      const user = this.#store.users.get(userId);
+      if (!user || user.bot === true) throw new Error(`${userId} is not one of the emulator's users (bots cannot sign in)`);
+    }
+    this.#webUserId = userId;
   }
 
   /** The user's client language: Discord's `locale` in their interactions and in `/users/@me` with an access token. */

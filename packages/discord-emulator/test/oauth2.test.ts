@@ -248,6 +248,35 @@ describe('the authorization code flow with PKCE', () => {
     expect(signedOut.status).toBe(200);
   });
 
+  it('offers only the user the host signed in to the web, whatever the cookie says, and refuses a form drawn for another', async () => {
+    const { verifier, challenge } = pkce();
+    const post = (fields: Record<string, string>) =>
+      fetch(new URL('/oauth2/authorize', emu.webUrl), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    try {
+      emu.signInWeb(alice.id);
+      const page = await fetch(codeRequest(challenge), { redirect: 'manual', headers: { cookie: `emulator_user=${bob.id}` } });
+      const html = await page.text();
+      expect(html).toContain('data-testid="signed-in-as">Signed in as <strong>@alice</strong>');
+      expect(html).not.toContain('<select');
+      const fields = formFields(html);
+      expect(fields.user_id).toBe(alice.id);
+
+      // The persona changed while the page was open: the form drawn for alice signs nobody in.
+      emu.signInWeb(bob.id);
+      const stale = await post({ ...fields, decision: 'approve' });
+      expect(stale.status).toBe(400);
+      expect(await stale.text()).toContain('Signed in as @bob now');
+      const approved = await post({ ...formFields(await (await fetch(codeRequest(challenge), { redirect: 'manual' })).text()), decision: 'approve' });
+      expect(approved.status).toBe(302);
+      const tokens = await exchange(new URL(approved.headers.get('location') ?? '').searchParams.get('code') ?? '', verifier);
+      expect(await asUser('/users/@me', String(tokens.body.access_token))).toMatchObject({ status: 200, body: { id: bob.id } });
+      expect(() => emu.signInWeb(emu.botUser.id)).toThrow(/bots cannot sign in/);
+    } finally {
+      emu.signInWeb(undefined);
+    }
+    expect(await (await fetch(codeRequest(challenge), { redirect: 'manual' })).text()).toContain('<select id="user_id"');
+  });
+
   it('sends errors after a valid redirect_uri back to it: an unknown scope, a plain PKCE challenge', async () => {
     const { challenge } = pkce();
     const scope = await fetch(codeRequest(challenge, { scope: 'identify everything' }), { redirect: 'manual' });

@@ -134,6 +134,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     });
 
     const httpPort = await findFreePort();
+    // The moderators' dashboard on the bot's own port, signed in through the emulator's OAuth2.
+    const publicUrl = `http://127.0.0.1:${httpPort}`;
+    emulator.setOAuth2Redirects([`${publicUrl}/dashboard/callback`]);
     const seconds = String(Math.max(1, Math.round(taskMs / 1000)));
     const config = loadConfig({
       // The playground's own environment: a real .env or DISCORD_TOKEN must never be picked up here.
@@ -142,7 +145,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         DISCORD_DEV_GUILD_ID: world.guild.id,
         BOT_OWNER_IDS: world.users.filter((user) => user.role === 'owner').map((user) => user.id).join(','),
         DATA_DIR: dataDir,
-        PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
+        PUBLIC_URL: publicUrl,
+        DISCORD_CLIENT_SECRET: emulator.clientSecret,
+        DISCORD_WEB_URL: emulator.webUrl,
         HTTP_PORT: String(httpPort),
         STARTING_CREDITS: String(options.startingCredits ?? 500),
         EXPECTED_SECONDS: ['song', 'lyrics', 'video', 'upload', 'download', 'voice', 'persona_song'].map((kind) => `${kind}=${seconds}`).join(','),
@@ -163,7 +168,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     stops.push(() => app.stop());
     await emulator.waitForBotReady(30_000);
 
-    web.attach({ emulator, sim, world, taskMs, origins: history.origins });
+    web.attach({ emulator, sim, world, taskMs, origins: history.origins, dashboardUrl: `${publicUrl}/dashboard` });
     return { url: `${web.origin}/`, emulator, sim, app, stop };
   } catch (error) {
     await stop();

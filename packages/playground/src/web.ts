@@ -78,6 +78,8 @@ export interface PageParts {
   readonly taskMs: number;
   /** The slash command behind each interaction the page started, by interaction id. */
   readonly origins: Map<string, MessageOrigin>;
+  /** The bot's moderators' dashboard, e.g. `http://127.0.0.1:41234/dashboard`; without it the page shows no Dashboard link. */
+  readonly dashboardUrl?: string;
 }
 
 /** What the page gets for each message: Discord's shape, without the bytes, with who may see it. */
@@ -210,6 +212,7 @@ export async function startWebServer(options: { port: number; host?: string; log
       commands: emulator.registeredCommands(world.guild.id),
       // What premium buttons sell: the page draws them with the name and price, as Discord does.
       skus: world.skus,
+      dashboard: parts.dashboardUrl !== undefined,
       messages: world.channels.flatMap((channel) => emulator.channelMessages(channel.id, { includeEphemeral: true }).map(pageMessage)),
       simulator: { taskMs, held: sim.tasksHeld() },
     };
@@ -367,6 +370,21 @@ export async function startWebServer(options: { port: number; host?: string; log
     }
   }
 
+  /**
+   * The page's Dashboard link: signs the persona in to the emulated Discord's web, then sends the
+   * browser to the dashboard's sign-in, which lands on the server's pages as that persona.
+   */
+  function openDashboard(userId: string | null, response: ServerResponse): void {
+    if (!parts) throw new HttpError(503, 'The playground is still starting.');
+    if (parts.dashboardUrl === undefined) throw new HttpError(404, 'This playground runs without the dashboard.');
+    if (userId === null) throw new HttpError(400, 'Say who opens the dashboard: /dashboard?as=<user id>.');
+    userName(userId);
+    parts.emulator.signInWeb(userId);
+    const next = `/dashboard/g/${parts.world.guild.id}`;
+    response.writeHead(302, { location: `${parts.dashboardUrl}/login?next=${encodeURIComponent(next)}`, 'cache-control': 'no-store' });
+    response.end();
+  }
+
   async function serveStatic(pathname: string, response: ServerResponse): Promise<void> {
     const file = path.join(PUBLIC_DIR, pathname === '/' ? 'index.html' : pathname);
     const type = CONTENT_TYPES[path.extname(file)];
@@ -401,6 +419,7 @@ export async function startWebServer(options: { port: number; host?: string; log
         throw new HttpError(403, 'Only the playground page itself may act in the playground.');
       }
       if (url.pathname.startsWith('/api/')) return api(url.pathname.slice('/api/'.length), request, response);
+      if (url.pathname === '/dashboard' && request.method === 'GET') return openDashboard(url.searchParams.get('as'), response);
       const mount = media.find((entry) => url.pathname.startsWith(`${entry.prefix}/`));
       if (mount) return proxy(request, response, new URL(url.pathname.slice(mount.prefix.length) + url.search, mount.target));
       if (url.pathname === '/favicon.ico') return serveStatic('/favicon.svg', response);

@@ -1,6 +1,7 @@
 /**
- * The playground's Discord: one server with two text channels, a voice channel, two roles, four people to act as, and what the
- * bot sells (a consumable "100 credits", a guild subscription "Server plan"). Its ids
+ * The playground's Discord: one server with two text channels, a voice channel, three roles
+ * (Moderators gives Manage Server), four people to act as, and what the bot sells (a
+ * consumable "100 credits", a guild subscription "Server plan"). Its ids
  * are kept in the data folder, because the bot's data (credits, settings, jobs) is kept there
  * too and names guilds, channels, roles and users by id.
  */
@@ -52,6 +53,8 @@ interface WorldIds {
   userIds: [string, string, string] | [string, string, string, string];
   /** Absent from data folders made before the playground sold anything. */
   skuIds?: { credits: string; serverPlan: string };
+  /** The role that gives Manage Server; absent from data folders made before the playground had one. */
+  moderatorRoleId?: string;
 }
 
 /** A snowflake of a plausible age; uniqueness is all that matters here. */
@@ -65,12 +68,13 @@ type KeptIds = Required<WorldIds> & { userIds: [string, string, string, string] 
 async function loadIds(file: string): Promise<KeptIds> {
   if (existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as WorldIds;
-    const { userIds, voiceChannelId, skuIds } = kept;
-    if (voiceChannelId !== undefined && skuIds !== undefined && userIds.length === 4) return { ...kept, voiceChannelId, skuIds, userIds };
+    const { userIds, voiceChannelId, skuIds, moderatorRoleId } = kept;
+    if (voiceChannelId !== undefined && skuIds !== undefined && moderatorRoleId !== undefined && userIds.length === 4) return { ...kept, voiceChannelId, skuIds, moderatorRoleId, userIds };
     const ids: KeptIds = {
       ...kept,
       voiceChannelId: voiceChannelId ?? snowflake(),
       skuIds: skuIds ?? { credits: snowflake(), serverPlan: snowflake() },
+      moderatorRoleId: moderatorRoleId ?? snowflake(),
       userIds: [userIds[0], userIds[1], userIds[2], userIds[3] ?? snowflake()],
     };
     await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
@@ -84,6 +88,7 @@ async function loadIds(file: string): Promise<KeptIds> {
     roleIds: [snowflake(), snowflake()],
     userIds: [snowflake(), snowflake(), snowflake(), snowflake()],
     skuIds: { credits: snowflake(), serverPlan: snowflake() },
+    moderatorRoleId: snowflake(),
   };
   await writeFile(file, `${JSON.stringify(ids, null, 2)}\n`);
   return ids;
@@ -115,15 +120,16 @@ export async function seedWorld(emulator: DiscordEmulator, file: string): Promis
   const roles = [
     { id: ids.roleIds[0], name: 'DJ' },
     { id: ids.roleIds[1], name: 'Listener' },
+    { id: ids.moderatorRoleId, name: 'Moderators' },
   ];
-  for (const role of roles) emulator.createRole(guild.id, role);
+  for (const role of roles) emulator.createRole(guild.id, { ...role, ...(role.id === ids.moderatorRoleId && { permissions: PermissionFlagsBits.ManageGuild }) });
 
   // A member has @everyone's permissions (the first also the DJ role); the moderator and the bot's
-  // owner also manage the server. The page gives and takes roles later, as a moderator would.
-  const manager = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.ManageGuild;
+  // owner also manage the server, through a role as on Discord, so the dashboard sees it too.
+  // The page gives and takes roles later, as a moderator would.
   for (const user of users) {
-    if (user.role === 'member') emulator.addMember(guild.id, { userId: user.id, username: user.username, roles: user.id === ids.userIds[0] ? [roles[0]!.id] : [] });
-    else emulator.addMember(guild.id, { userId: user.id, username: user.username, permissions: manager });
+    const given = user.role !== 'member' ? [ids.moderatorRoleId] : user.id === ids.userIds[0] ? [ids.roleIds[0]] : [];
+    emulator.addMember(guild.id, { userId: user.id, username: user.username, roles: given });
   }
 
   // The ids stay across runs: the bot's configuration and its ledger name them.

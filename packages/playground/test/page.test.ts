@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveOnAuthorizePage } from '@music-bot/test-world/browser.js';
 import { launchChromium, sendCommand } from './browser.js';
 import { startPlaygroundProcess, type PlaygroundProcess } from './playground-process.js';
 import { startWebServer, type WebServer } from '../src/web.js';
@@ -612,6 +613,58 @@ describe('the playground sells credits', { timeout: 90_000 }, () => {
         { timeout: 30_000, interval: 1_000 },
       )
       .toBe(balance + 100);
+  });
+});
+
+describe("the playground opens the bot's dashboard", { timeout: 90_000 }, () => {
+  /** Opens the Dashboard link (by keyboard or by click) as the persona acting now; approves on the emulated Discord's authorize page. */
+  async function openDashboard(by: 'keyboard' | 'click'): Promise<Page> {
+    const link = page.locator('[data-testid=dashboard-link]');
+    const opened = page.waitForEvent('popup');
+    if (by === 'keyboard') {
+      await link.focus();
+      await link.press('Enter');
+    } else {
+      await link.click();
+    }
+    const tab = await opened;
+    // Discord's page shows the account signed in, with Authorize: the persona, with no choice of user.
+    await tab.locator('button[value=approve]').waitFor();
+    expect(await tab.locator('select#user_id').count()).toBe(0);
+    await approveOnAuthorizePage(tab);
+    return tab;
+  }
+
+  it('signs the moderator in to the server overview, the member to no manage page, the owner to the owners page', async () => {
+    const acting = await page.locator('[data-testid=user-switcher]').inputValue();
+    try {
+      await actAs('moderator');
+      const moderator = await openDashboard('keyboard');
+      expect(await moderator.getByTestId('viewer').textContent()).toBe('Signed in as mod');
+      expect(new URL(moderator.url()).pathname).toMatch(/^\/dashboard\/g\/\d+\/overview$/);
+      expect(await moderator.getByTestId('guild-name').textContent()).toBe('Music Makers');
+      await moderator.getByTestId('figure-balance').waitFor();
+      expect(await moderator.locator('nav.pages a', { hasText: 'Owners' }).count()).toBe(0);
+      await moderator.close();
+
+      await actAs('member');
+      const member = await openDashboard('click');
+      expect(await member.getByTestId('viewer').textContent()).toBe('Signed in as you');
+      await expect.poll(() => member.locator('h1').textContent()).toBe('Not available');
+      expect(await member.locator('form[data-testid^=form-], [data-testid=figure-balance]').count()).toBe(0);
+      await member.goto(new URL('/dashboard', member.url()).href);
+      await member.getByTestId('no-servers').waitFor();
+      await member.close();
+
+      await actAs('owner');
+      const owner = await openDashboard('click');
+      expect(await owner.getByTestId('viewer').textContent()).toBe('Signed in as owner');
+      await owner.locator('nav.pages a', { hasText: 'Owners' }).click();
+      await owner.getByTestId('form-move').waitFor();
+      await owner.close();
+    } finally {
+      await page.locator('[data-testid=user-switcher]').selectOption(acting);
+    }
   });
 });
 

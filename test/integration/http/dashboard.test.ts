@@ -2,14 +2,18 @@
  * The dashboard's frame on the http server, request by request (the browser flows are
  * test/e2e/dashboard.test.ts): the sign-in redirect (PKCE, state, scopes), its cookies over http
  * and https, the callback's checks (an unknown state, a foreign `next`), the security headers,
- * the rate limit on sign-in, and a change refused without a session. On a real Redis, with the
- * Discord emulator's OAuth2.
+ * the rate limits on sign-in and on changes (per session and per address: a friendly page in the
+ * member's language, and nothing changed), and a change refused without a session. On a real
+ * Redis and Postgres, with the Discord emulator's OAuth2.
  */
+import { Locale, PermissionFlagsBits } from 'discord-api-types/v10';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createGuildReads } from '../../../src/discord-rest/guild-reads.js';
 import { RATE_LIMITS } from '../../../src/dashboard/routes.js';
 import { buildHttpServer } from '../../../src/http/server.js';
+import { translator } from '../../../src/i18n/index.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { createQueues } from '../../../src/queue/queues.js';
@@ -107,12 +111,82 @@ describe('signing in', () => {
     expect(replay.statusCode).toBe(400);
   });
 
-  it(`is limited to ${RATE_LIMITS.signInPerIp} a minute from one address`, async () => {
+  it(`is limited to ${RATE_LIMITS.signInPerIp} a minute from one address, with a page that says so in the browser's language`, async () => {
     const app = server();
     const codes: number[] = [];
-    for (let i = 0; i <= RATE_LIMITS.signInPerIp; i += 1) codes.push((await app.inject({ method: 'GET', url: '/dashboard/login' })).statusCode);
-    expect(codes.slice(0, RATE_LIMITS.signInPerIp).every((code) => code === 302)).toBe(true);
-    expect(codes.at(-1)).toBe(429);
+    for (let i = 0; i < RATE_LIMITS.signInPerIp; i += 1) codes.push((await app.inject({ method: 'GET', url: '/dashboard/login' })).statusCode);
+    expect(codes.every((code) => code === 302)).toBe(true);
+    const refused = await app.inject({ method: 'GET', url: '/dashboard/login', headers: { 'accept-language': 'es-ES,es;q=0.9' } });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toContain('text/html');
+    expect(refused.body).toContain('<html lang="es-ES">');
+    expect(refused.body).toContain(translator('es-ES')('dashboard.refused.tooMany'));
+    expect(refused.headers.location).toBeUndefined();
+    expect(cookieOf(refused.headers, 'dash_login')).toBeUndefined();
+    // Another address still signs in: the limit is per address.
+    expect((await app.inject({ method: 'GET', url: '/dashboard/login', remoteAddress: '10.0.0.2' })).statusCode).toBe(302);
+  });
+});
+
+/** Signs `userId` in through the emulator's consent; returns the session cookie and the CSRF token of the settings page. */
+async function signIn(app: FastifyInstance, userId: string, remoteAddress = '127.0.0.1'): Promise<{ cookie: string; csrf: string }> {
+  const login = await app.inject({ method: 'GET', url: '/dashboard/login', remoteAddress });
+  const browser = cookieOf(login.headers, 'dash_login')!.split(';')[0]!;
+  const back = new URL(stack.emulator.answerOAuth2Consent(login.headers.location as string, userId));
+  const callback = await app.inject({ method: 'GET', url: `/dashboard/callback${back.search}`, headers: { cookie: browser }, remoteAddress });
+  const cookie = cookieOf(callback.headers, 'dash_session')!.split(';')[0]!;
+  const settings = await app.inject({ method: 'GET', url: `/dashboard/g/${stack.guild.id}/settings`, headers: { cookie }, remoteAddress });
+  expect(settings.statusCode).toBe(200);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(settings.body)?.[1];
+  if (!csrf) throw new Error('no CSRF token on the settings page');
+  return { cookie, csrf };
+}
+
+describe('changes', () => {
+  const changeCooldown = (app: FastifyInstance, session: { cookie: string }, form: string, remoteAddress = '127.0.0.1') =>
+    app.inject({
+      method: 'POST',
+      url: `/dashboard/g/${stack.guild.id}/settings/cooldown`,
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL },
+      payload: form,
+      remoteAddress,
+    });
+  const cooldown = async () => (await stack.db.pool.query<{ cooldown_seconds: number }>('select cooldown_seconds from guilds where id = $1', [stack.guild.id])).rows[0]!.cooldown_seconds;
+
+  it(`are limited to ${RATE_LIMITS.changesPerSession} a minute per session and ${RATE_LIMITS.changesPerIp} per address: the next one is refused in the member's language and changes nothing`, async () => {
+    const app = server();
+    // Manage Server through a role, which the dashboard reads over REST as Discord gives it; a German client.
+    const admins = stack.emulator.createRole(stack.guild.id, { name: 'Admins', permissions: PermissionFlagsBits.ManageGuild });
+    const admin = stack.emulator.addMember(stack.guild.id, { username: 'admin', roles: [admins.id] }).id;
+    stack.emulator.setUserLocale(admin, Locale.German);
+    const first = await signIn(app, admin);
+    expect((await changeCooldown(app, first, `seconds=11&_csrf=${first.csrf}`)).statusCode).toBe(303);
+    expect(await cooldown()).toBe(11);
+
+    // A burst from one session: whatever each request is (here forms without their token), the limit counts it.
+    const burst = await Promise.all(Array.from({ length: RATE_LIMITS.changesPerSession - 1 }, () => changeCooldown(app, first, 'seconds=12')));
+    expect(burst.map((response) => response.statusCode)).toEqual(Array(RATE_LIMITS.changesPerSession - 1).fill(403));
+    const refused = await changeCooldown(app, first, `seconds=13&_csrf=${first.csrf}`);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.body).toContain('<html lang="de">');
+    expect(refused.body).toContain(translator('de')('dashboard.refused.tooMany'));
+    expect(refused.body).toContain('data-testid="viewer"');
+    expect(await cooldown()).toBe(11);
+
+    // A second session from the same address has a limit of its own, but the address's is shared.
+    const second = await signIn(app, admin);
+    const used = RATE_LIMITS.changesPerSession + 1;
+    const rest = await Promise.all(Array.from({ length: RATE_LIMITS.changesPerIp - used }, () => changeCooldown(app, second, 'seconds=14')));
+    expect(rest.every((response) => response.statusCode === 403)).toBe(true);
+    const overAddress = await changeCooldown(app, second, `seconds=15&_csrf=${second.csrf}`);
+    expect(overAddress.statusCode).toBe(429);
+    expect(overAddress.body).toContain(translator('de')('dashboard.refused.tooMany'));
+    expect(await cooldown()).toBe(11);
+
+    // From another address, a fresh session changes as before: the refusals above were the limits.
+    const elsewhere = await signIn(app, admin, '10.0.0.3');
+    expect((await changeCooldown(app, elsewhere, `seconds=16&_csrf=${elsewhere.csrf}`, '10.0.0.3')).statusCode).toBe(303);
+    expect(await cooldown()).toBe(16);
   });
 });
 

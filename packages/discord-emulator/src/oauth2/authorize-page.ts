@@ -13,6 +13,8 @@ export interface AuthorizePageOptions {
   oauth2: OAuth2Authorizations;
   /** The people one may sign in as: every user who is not a bot. */
   users: () => APIUser[];
+  /** Who the host signed in to Discord's web (`signInWeb`): the only user the page offers, whatever the cookie says. */
+  webUser: () => APIUser | undefined;
   /** The application's name, shown on the consent page. */
   applicationName: () => string;
   /** The emulator's origin (issuer and authorize page) and its API base (`…/api`). */
@@ -40,7 +42,7 @@ export function registerAuthorizePage(app: FastifyInstance, options: AuthorizePa
     const check = oauth2.checkAuthorize(params);
     if (check.kind === 'error-page') return errorPage(reply, check.message);
     if (check.kind === 'error-redirect') return reply.code(302).header('location', check.location).send();
-    const signedIn = signedInUser(request, options.users());
+    const signedIn = options.webUser() ?? signedInUser(request, options.users());
     if (check.request.prompt === 'none' && signedIn && oauth2.hasGranted(signedIn.id, check.request.scopes)) {
       return reply.code(302).header('location', oauth2.approve(check.request, signedIn.id)).send();
     }
@@ -58,6 +60,9 @@ export function registerAuthorizePage(app: FastifyInstance, options: AuthorizePa
     if (check.kind === 'error-redirect') return reply.code(302).header('location', check.location).send();
     if (fields.decision === 'cancel') return reply.code(302).header('location', oauth2.deny(check.request)).send();
     if (fields.decision !== 'approve') return errorPage(reply, 'Choose Authorize or Cancel.');
+    const webUser = options.webUser();
+    // Someone else signed in since the page was drawn (the playground's persona changed): as Discord, refuse the stale form.
+    if (webUser && fields.user_id !== webUser.id) return errorPage(reply, `Signed in as @${webUser.username} now: open the sign-in again.`);
     const user = options.users().find((candidate) => candidate.id === fields.user_id);
     if (!user) return errorPage(reply, 'Sign in as one of the emulator\'s users.');
     return reply
@@ -101,22 +106,26 @@ function consentPage(request: AuthorizeRequest, params: URLSearchParams, options
     const value = params.get(name);
     return value === null ? [] : [`<input type="hidden" name="${name}" value="${escapeHtml(value)}">`];
   }).join('');
-  const choices = options
-    .users()
-    .map((user) => {
-      const label = user.global_name ? `${user.global_name} (@${user.username})` : `@${user.username}`;
-      const selected = user.id === signedIn?.id ? ' selected' : '';
-      return `<option value="${user.id}"${selected}>${escapeHtml(label)}</option>`;
-    })
-    .join('');
+  const labelOf = (user: APIUser) => (user.global_name ? `${user.global_name} (@${user.username})` : `@${user.username}`);
+  function choices(): string {
+    return options
+      .users()
+      .map((user) => `<option value="${user.id}"${user.id === signedIn?.id ? ' selected' : ''}>${escapeHtml(labelOf(user))}</option>`)
+      .join('');
+  }
+  const webUser = options.webUser();
+  // Signed in by the host: that user only, as Discord shows the account the browser is signed in to.
+  const who = webUser
+    ? `<p data-testid="signed-in-as">Signed in as <strong>${escapeHtml(labelOf(webUser))}</strong></p><input type="hidden" name="user_id" value="${webUser.id}">`
+    : `<label for="user_id">Signed in as</label>
+<select id="user_id" name="user_id" required>${choices()}</select>`;
   const scopes = request.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('');
   const redirectHost = new URL(request.redirectUri).origin;
   return page(
     'Authorize access',
     `<h1>${escapeHtml(options.applicationName())} wants to access your account</h1>
 <form method="post" action="/oauth2/authorize">${hidden}
-<label for="user_id">Signed in as</label>
-<select id="user_id" name="user_id" required>${choices}</select>
+${who}
 <p>This will allow the developer to:</p><ul>${scopes}</ul>
 <p>Once you authorize, you will be redirected to ${escapeHtml(redirectHost)}.</p>
 <button type="submit" name="decision" value="cancel">Cancel</button>

@@ -44,6 +44,7 @@ const elements = {
   loadingText: document.getElementById('loading-text'),
   guildIcon: document.getElementById('guild-icon'),
   guildName: document.getElementById('guild-name'),
+  dashboardLink: document.getElementById('dashboard-link'),
   channels: document.getElementById('channel-list'),
   userPanel: document.getElementById('user-panel'),
   header: document.getElementById('chat-header'),
@@ -501,6 +502,11 @@ function renderGuild() {
     .join('')
     .slice(0, 3);
   elements.guildIcon.title = name;
+  // Where Discord puts Server Settings: the bot's dashboard, signed in as the persona acting now.
+  const user = currentUser();
+  elements.dashboardLink.hidden = !store.state.dashboard;
+  elements.dashboardLink.href = `/dashboard?as=${encodeURIComponent(user.id)}`;
+  elements.dashboardLink.title = `Open the bot's dashboard for ${name} as ${user.username}, in a new tab`;
 }
 
 function renderChannels() {
