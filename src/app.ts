@@ -401,7 +401,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
         context: commandContext,
         routeInteractions: config.interactions === 'gateway',
         makeRequest: discordRequest,
-        buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix }),
+        buildIdentifyThrottler: redisIdentifyThrottler({ redis, prefix: queues.prefix, windowMs: config.gatewayIdentifyWindowMs }),
         // Only this process hears a rule change: the version on the guild's row tells the others.
         onAutomodRuleChange: (guildId) => bumpAutomodVersion(deps.db, guildId),
       });

@@ -271,6 +271,7 @@ const envSchema = z.object({
   GATEWAY_REPLICAS: optional(z.coerce.number().int('a whole number').positive('a number above 0')),
   GATEWAY_ORDINAL: optional(z.string().trim().regex(/^\d+$/, "this replica's index from 0, such as a StatefulSet pod's apps.kubernetes.io/pod-index").transform(Number)),
   GATEWAY_READY_GRACE_MS: defaulted(nonNegativeInt(60_000)),
+  GATEWAY_IDENTIFY_WINDOW_MS: defaulted(z.coerce.number().int('a whole number').min(1_000, 'at least 1000').default(5_000)),
   GATEWAY_HEARTBEAT_MS: defaulted(z.coerce.number().int('a whole number').min(1_000, 'at least 1000').default(10_000)),
   SHUTDOWN_LIMIT_MS: defaulted(z.coerce.number().int('a whole number').min(5_000, 'at least 5000').max(600_000, 'at most 600000').default(30_000)),
   SHUTDOWN_DRAIN_MS: defaulted(
@@ -446,6 +447,8 @@ const configSchema = envSchema.superRefine(checkAcrossVariables, { when: (payloa
     gatewayReadyGraceMs: e.GATEWAY_READY_GRACE_MS,
     /** How often a gateway process writes its shards' heartbeats for /healthz; three missed, a shard counts as missing. */
     gatewayHeartbeatMs: e.GATEWAY_HEARTBEAT_MS,
+    /** Discord's identify window (5 s): one IDENTIFY per bucket in it, across every process. */
+    gatewayIdentifyWindowMs: e.GATEWAY_IDENTIFY_WINDOW_MS,
     /** How long a handler may take to decide before the router defers its first answer. */
     answerBudgetMs: e.ANSWER_BUDGET_MS,
     /** After SIGTERM, how long the public server keeps answering (its /readyz already 503) before it closes. */
