@@ -22,10 +22,13 @@ export interface OAuthClientOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * What a sign-in keeps of Discord's answer. The refresh token is dropped: a session ends no later
+ * than its access token, so it would be a longer-lived secret kept for nothing.
+ */
 export interface Tokens {
   readonly accessToken: string;
-  readonly refreshToken: string | undefined;
-  /** When the access token stops working (ms since the epoch). */
+  /** When the access token stops working (ms since the epoch); the session ends by then. */
   readonly expiresAt: number;
 }
 
@@ -107,7 +110,7 @@ export class DiscordOAuth {
     if (!parsed.success) throw new OAuthError('unexpected token answer');
     const granted = parsed.data.scope.split(/\s+/);
     if (!SCOPES.every((scope) => granted.includes(scope))) throw new OAuthError('scopes not granted');
-    return { accessToken: parsed.data.access_token, refreshToken: parsed.data.refresh_token, expiresAt: now + parsed.data.expires_in * 1000 };
+    return { accessToken: parsed.data.access_token, expiresAt: now + parsed.data.expires_in * 1000 };
   }
 
   /** Revokes a token (RFC 7009): revoking the access token ends the whole grant on Discord. */

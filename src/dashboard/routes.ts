@@ -193,7 +193,7 @@ async function buildDashboard(app: FastifyInstance, deps: DashboardDeps): Promis
     if (error !== undefined || !code) {
       return message(t, { title: 'dashboard.signIn.failedTitle', text: t('dashboard.signIn.cancelled'), status: 400 }, reply);
     }
-    let created: { id: string; session: Session };
+    let created: { id: string; session: Session; ttlSeconds: number };
     try {
       const tokens = await oauth.exchangeCode(code, login.verifier);
       const [user, guilds] = await Promise.all([oauth.user(tokens.accessToken), oauth.guilds(tokens.accessToken)]);
@@ -204,7 +204,7 @@ async function buildDashboard(app: FastifyInstance, deps: DashboardDeps): Promis
       return message(t, { title: 'dashboard.signIn.failedTitle', text: t('dashboard.signIn.failed'), status: 502 }, reply);
     }
     logger.info({ userId: created.session.userId }, 'dashboard sign-in');
-    void reply.setCookie(sessionCookie, created.id, { ...cookieOptions, maxAge: sessionTtlSeconds });
+    void reply.setCookie(sessionCookie, created.id, { ...cookieOptions, maxAge: created.ttlSeconds });
     return reply.code(303).header('cache-control', 'no-store').redirect(login.next);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Dashboard sessions, kept in Redis: the browser holds only a random id in an HttpOnly cookie,
- * and Redis holds who signed in, their Discord tokens (for logout's revocation, never sent to
- * the browser), the CSRF token and one notice to show. Keys are the id's SHA-256, so a dump of
+ * and Redis holds who signed in, their Discord access token (for logout's revocation, never sent
+ * to the browser), the CSRF token and one notice to show. Keys are the id's SHA-256, so a dump of
  * Redis gives no cookie. A session ends when it expires or at logout, whatever the cookie says.
  */
 import { createHash } from 'node:crypto';
@@ -35,7 +35,7 @@ const sessionSchema = z.object({
   userId: z.string(),
   name: z.string(),
   locale: z.string().optional(),
-  tokens: z.object({ accessToken: z.string(), refreshToken: z.string().optional(), expiresAt: z.number() }),
+  tokens: z.object({ accessToken: z.string(), expiresAt: z.number() }),
   guilds: z.array(z.object({ id: z.string(), name: z.string() })),
   csrfToken: z.string(),
   createdAt: z.number(),
@@ -47,8 +47,8 @@ const pendingSchema = z.object({ verifier: z.string(), browser: z.string(), next
 export const LOGIN_TTL_SECONDS = 600;
 
 export interface SessionStore {
-  /** Starts a session; returns the id for the cookie. */
-  create(session: Omit<Session, 'csrfToken' | 'createdAt'>, now?: number): Promise<{ id: string; session: Session }>;
+  /** Starts a session, for the store's time or until the access token expires if sooner; returns the id and lifetime for the cookie. */
+  create(session: Omit<Session, 'csrfToken' | 'createdAt'>, now?: number): Promise<{ id: string; session: Session; ttlSeconds: number }>;
   get(id: string | undefined): Promise<Session | undefined>;
   /** Replaces the notice, keeping the session's expiry. */
   setNotice(id: string, notice: Session['notice']): Promise<void>;
@@ -71,8 +71,10 @@ export function createSessionStore(options: { redis: RedisClient; prefix: string
     async create(fields, now = Date.now()) {
       const id = randomToken();
       const session: Session = { ...fields, csrfToken: randomToken(), createdAt: now };
-      await redis.set(key('session', id), JSON.stringify(session), 'EX', options.ttlSeconds);
-      return { id, session };
+      // Never past the access token: logout's revocation needs it, and no refresh token is kept.
+      const ttlSeconds = Math.max(1, Math.min(options.ttlSeconds, Math.floor((fields.tokens.expiresAt - now) / 1000)));
+      await redis.set(key('session', id), JSON.stringify(session), 'EX', ttlSeconds);
+      return { id, session, ttlSeconds };
     },
     get: async (id) => (id === undefined || id === '' ? undefined : read(id)),
     async setNotice(id, notice) {

@@ -6,12 +6,14 @@
  * member's language, and nothing changed), and a change refused without a session. On a real
  * Redis and Postgres, with the Discord emulator's OAuth2.
  */
+import { createHash } from 'node:crypto';
 import { Locale, PermissionFlagsBits } from 'discord-api-types/v10';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createGuildReads } from '../../../src/discord-rest/guild-reads.js';
 import { RATE_LIMITS } from '../../../src/dashboard/routes.js';
+import { createSessionStore } from '../../../src/dashboard/sessions.js';
 import { buildHttpServer } from '../../../src/http/server.js';
 import { translator } from '../../../src/i18n/index.js';
 import { silentLogger } from '../../../src/logger.js';
@@ -109,6 +111,31 @@ describe('signing in', () => {
     // The same callback again (a replayed address): its state was taken once.
     const replay = await app.inject({ method: 'GET', url: `/dashboard/callback${back.search}`, headers: { cookie: browser } });
     expect(replay.statusCode).toBe(400);
+  });
+
+  it("keeps Discord's access token and no refresh token, and ends the session no later than the token", async () => {
+    const app = server();
+    const login = await app.inject({ method: 'GET', url: '/dashboard/login' });
+    const browser = cookieOf(login.headers, 'dash_login')!.split(';')[0]!;
+    const back = new URL(stack.emulator.answerOAuth2Consent(login.headers.location as string, stack.members.alice));
+    const callback = await app.inject({ method: 'GET', url: `/dashboard/callback${back.search}`, headers: { cookie: browser } });
+    const id = cookieOf(callback.headers, 'dash_session')!.split(';')[0]!.split('=')[1]!;
+    const [key] = await redis.keys(`*:dashboard:session:${createHash('sha256').update(id).digest('hex')}`);
+    const stored = JSON.parse((await redis.get(key!))!) as { tokens: Record<string, unknown> };
+    expect(Object.keys(stored.tokens).sort()).toEqual(['accessToken', 'expiresAt']);
+    // The emulator did hand one out, as Discord does: the session chose not to keep it.
+    expect(stack.emulator.oauth2Authorizations(stack.members.alice).length).toBeGreaterThan(0);
+
+    // A token with ten minutes left makes a session of ten minutes, however long sessions are set to last.
+    const store = createSessionStore({ redis, prefix: `${stack.prefix}-ttl`, ttlSeconds: 3_600 });
+    const now = Date.now();
+    const short = await store.create({ userId: stack.members.alice, name: 'alice', locale: undefined, tokens: { accessToken: 'a', expiresAt: now + 600_000 }, guilds: [] }, now);
+    expect(short.ttlSeconds).toBe(600);
+    const ttl = await redis.ttl(`${stack.prefix}-ttl:dashboard:session:${createHash('sha256').update(short.id).digest('hex')}`);
+    expect(ttl).toBeGreaterThan(590);
+    expect(ttl).toBeLessThanOrEqual(600);
+    const long = await store.create({ userId: stack.members.alice, name: 'alice', locale: undefined, tokens: { accessToken: 'b', expiresAt: now + 86_400_000 }, guilds: [] }, now);
+    expect(long.ttlSeconds).toBe(3_600);
   });
 
   it(`is limited to ${RATE_LIMITS.signInPerIp} a minute from one address, with a page that says so in the browser's language`, async () => {
