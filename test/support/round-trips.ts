@@ -54,10 +54,11 @@ interface RecordsRequests {
  * follow each wake-up (`moveToActive`, one per free slot, most finding nothing), return and
  * start again as often as timing has it (a busy worker fetches its next job with the finish of
  * the last, which is counted); and the health records are written on a timer, or at most
- * every few seconds per process however many answers come (src/queue/health-records.ts).
+ * every few seconds per process however many answers come (src/queue/health-records.ts); the
+ * maintenance queue's passes (charts, contests, reconcile…) run on their own schedules.
  */
 const BACKGROUND_SCRIPTS = new Set(['moveStalledJobsToWait', 'extendLock', 'extendLocks', 'moveToActive']);
-const BACKGROUND_KEYS = /:health:/;
+const BACKGROUND_KEYS = /:health:|:maintenance:/;
 const WAITS = new Set(['bzpopmin', 'bzpopmax', 'brpoplpush', 'blmove', 'brpop', 'blpop']);
 /** Statements a new pooled connection runs once when it opens (see connectDatabase). */
 const CONNECTION_SETUP = /^set /i;
