@@ -10,7 +10,7 @@ import type { EmulatorMessage, InteractionHandle } from '@music-bot/discord-emul
 import { printBotLogsOnFailure, startE2E, type E2E } from './bot-process.js';
 
 /** One contest day lasts this long: the contests below run for a day. */
-const DAY_SECONDS = 25;
+const DAY_SECONDS = 12;
 
 let bot: E2E;
 printBotLogsOnFailure(() => bot);
