@@ -455,8 +455,21 @@ export function indexSearch(filter: LibraryFilter, direction: LibraryDirection, 
 
 /** The ids {@link indexSearch} finds. */
 export async function libraryIndexSearch(db: Executor, filter: LibraryFilter, direction: LibraryDirection, from: string, limit: number): Promise<string[]> {
-  const { rows } = await db.execute<{ id: string }>(indexSearch(filter, direction, from, limit));
+  const rows = await plannedForItsValues<{ id: string }>(db, indexSearch(filter, direction, from, limit));
   return rows.map((row) => row.id);
+}
+
+/**
+ * Runs a search through the trigram index planned for its values, in a transaction of its own
+ * (a savepoint in the caller's). The bot's connections plan without values (see connectDatabase),
+ * and without the guild a plan assumes an average guild's few songs: it walked a busy guild's
+ * 100,000 songs one by one (355 ms) where the index finds a rare word in 2 ms.
+ */
+async function plannedForItsValues<Row extends Record<string, unknown>>(db: Executor, statement: SQL): Promise<Row[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+    return (await tx.execute<Row>(statement)).rows as Row[];
+  });
 }
 
 /** The guild's songs matching a search, (id, created_at), in no order. */
@@ -477,7 +490,8 @@ export async function countLibrarySearchWindow(db: Executor, filter: LibraryFilt
 
 /** How many songs match the search beyond the song `end`, through the trigram index. */
 export async function countLibraryIndexSearch(db: Executor, filter: LibraryFilter, direction: LibraryDirection, end: string): Promise<number> {
-  const { rows } = await db.execute<{ n: number }>(
+  const rows = await plannedForItsValues<{ n: number }>(
+    db,
     sql`select count(*)::int as n from (${found(filter)}) as ${jobs} where ${beyond(filter.guildId, end, operatorOf(direction))}`,
   );
   return rows[0]?.n ?? 0;

@@ -7,6 +7,7 @@ import { desc } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureGuild } from '../../../src/credits/index.js';
+import { connectDatabase } from '../../../src/db/client.js';
 import { jobs, type JobKind, type JobState } from '../../../src/db/schema.js';
 import { indexSearch, LIBRARY_COUNT_CAP, libraryPage, SEARCH_WINDOW, type LibraryCursor, type LibraryFilter } from '../../../src/pipeline/library.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
@@ -197,5 +198,46 @@ describe('libraryPage', () => {
     expect(oldest).toMatchObject({ before: 20_001 - 11, total: LIBRARY_COUNT_CAP, totalCapped: true, hasOlder: true });
     const end = await libraryPage(db.db, { guildId: GUILD }, { direction: 'older', jobId: oldest.songs.at(-1)!.id });
     expect(end).toMatchObject({ songs: [expect.objectContaining({ id: zephyr })], before: 20_000, total: 20_001, totalCapped: false, hasOlder: false });
+
+    // Beside 3,000 small guilds, a plan made without the guild's value assumes an average guild's
+    // few songs: the index's search is planned for its values, in a transaction of its own.
+    await db.pool.query(`insert into guilds (id) select '4' || lpad(g::text, 17, '0') from generate_series(1, 3000) as g`);
+    await db.pool.query(
+      `insert into jobs (guild_id, channel_id, user_id, kind, state, request, result, cost, webhook_secret, delivery_state, created_at)
+       select '4' || lpad(g::text, 17, '0'), '300000000000000100', $1, 'song', 'succeeded', jsonb_build_object('kind', 'song', 'prompt', 'small ' || g || ' ' || k),
+              jsonb_build_object('clips', jsonb_build_array(jsonb_build_object('title', 'Small ' || g))), 10, md5(g::text || k), 'delivered', timestamptz '2024-01-01' + k * interval '1 minute'
+       from generate_series(1, 3000) as g, generate_series(1, 3) as k`,
+      [ALICE],
+    );
+    await db.pool.query('analyze jobs');
+    const recorded = connectDatabase(db.url, { max: 1 });
+    const sent: string[] = [];
+    recorded.pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const [first] = args as [string | { text: string }];
+        sent.push(typeof first === 'string' ? first : first.text);
+        return query(...args);
+      };
+    });
+    try {
+      expect((await libraryPage(recorded.db, { guildId: GUILD, query: 'Zephyr' })).songs.map((job) => job.id)).toEqual([zephyr]);
+      const search = sent.findIndex((text) => /offset 0\) as "jobs"/.test(text));
+      expect(search).toBeGreaterThan(0);
+      expect(sent.slice(0, search).reverse().find((text) => /plan_cache_mode|^begin|^savepoint/i.test(text))).toMatch(/set local plan_cache_mode = force_custom_plan/);
+      // Planned for its values, the search is the index's bitmap.
+      const client = await recorded.pool.connect();
+      try {
+        await client.query('begin');
+        await client.query('set local plan_cache_mode = force_custom_plan');
+        const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${step.sql}`, step.params as unknown[]);
+        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
+      } finally {
+        await client.query('rollback');
+        client.release();
+      }
+    } finally {
+      await recorded.close();
+    }
   }, 120_000);
 });
