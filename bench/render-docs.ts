@@ -52,6 +52,8 @@ export function codePaths(benchmark: string): string[] {
     ledger: ['test/bench/ledger.ts', 'src/credits', 'src/db'],
     blocklist: ['test/bench/blocklist.ts', 'src/safety'],
     chaos: ['test/chaos', 'src'],
+    history: ['test/bench/history.ts', 'test/bench/history-seed.ts', 'src'],
+    dashboard: ['test/bench/dashboard.ts', 'test/bench/history-seed.ts', 'src'],
   };
   return [...(own[name] ?? [`test/bench/${name}.ts`, 'src']), ...shared];
 }
