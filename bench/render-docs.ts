@@ -679,10 +679,29 @@ function renderOther(result: ResultFile): Rendered {
   };
 }
 
+function renderDashboard(result: ResultFile): Rendered {
+  const { data } = result;
+  const workload = obj(data['workload']);
+  const busy = obj(workload['busyGuild']);
+  const scale = num(workload['scale']);
+  const results = obj(data['results']);
+  const row = (name: string, figures: Json) => [name, fmt(figures['n'], 0), ms(figures['p50']), ms(figures['p95']), ms(figures['p99']), ms(figures['max'])];
+  const halves = (key: string, name: string) => ['first', 'second'].map((half) => row(`${name}, ${half} half`, obj(obj(results[key])[half])));
+  const what = `the overview page (its data read and its HTML rendered) for a busy guild (${fmt(busy['movements'], 0)} movements, ${fmt(busy['songs'], 0)} songs) after a year of history (${fmt(workload['guilds'], 0)} guilds, ${fmt(workload['ledger'], 0)} movements${scale === 1 ? '' : `: ${fmt(scale, 3)} of the full year`})`;
+  return {
+    summary: [what, `p50 ${ms(data['p50'])}, p99 ${ms(data['p99'])}`, `p99 ${ms(data['floorP99'])} (90 days grouped from the ledger)`, str(data['target']), met(data['met'])],
+    body: [
+      `${cap(what)}, ${fmt(workload['rounds'], 0)} rounds in two alternated halves; the worse half by p99 is reported. Seeded in ${fmt(obj(data['seeding'])['seconds'])} s; the daily flows' online fill took ${fmt(data['backfillSeconds'])} s. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      table(['What', 'n', 'p50', 'p95', 'p99', 'max'], [...halves('page', 'overview page'), ...halves('floor', 'floor')]),
+    ].join('\n\n'),
+  };
+}
+
 function renderOne(result: ResultFile): Rendered {
   const name = str(result.data['benchmark']) || result.file.replace(/\.json$/, '');
   if (name === 'ack' || name.startsWith('ack-')) return renderAck(result);
   if (name === 'history' || name.startsWith('history-')) return renderHistory(result);
+  if (name === 'dashboard' || name.startsWith('dashboard-')) return renderDashboard(result);
   const renderers: Record<string, (result: ResultFile) => Rendered> = {
     accept: renderAccept,
     ledger: renderLedger,
