@@ -122,11 +122,11 @@ export class GuildReception {
   }
 
   /**
-   * One Opus frame heard at `clockNow` (emulator clock) under `rtp`, having arrived `lagMs` before
-   * it is handled here; `dave` says whether it came end-to-end encrypted.
+   * One Opus frame heard at `clockNow` (emulator clock) under `rtp`, having arrived at `arrival`
+   * (the monotonic reading `now` gives, taken when the packet came, before its decryption);
+   * `dave` says whether it came end-to-end encrypted.
    */
-  frame(opus: Buffer, rtp: Pick<RtpHeader, 'sequence' | 'timestamp'>, clockNow: number, dave: boolean, lagMs = 0): void {
-    const arrival = this.#now() - lagMs;
+  frame(opus: Buffer, rtp: Pick<RtpHeader, 'sequence' | 'timestamp'>, clockNow: number, dave: boolean, arrival = this.#now()): void {
     let pcm: Int16Array;
     const silenceFrame = opus.equals(SILENCE_FRAME);
     if (silenceFrame) {

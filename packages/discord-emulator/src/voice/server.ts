@@ -482,6 +482,9 @@ export class VoiceServer {
 
   /** `lagMs`: how long ago the packet arrived (its UDP thread's reading): frames are timed by their arrival. */
   #onPacket(packet: Buffer, remote: Pick<RemoteInfo, 'address' | 'port'>, lagMs: number): void {
+    // Read once, before any decryption: each later reading would count the work in between.
+    const arrivedAt = this.#options.clockMonotonic() - lagMs;
+    const heardAt = this.#options.clockNow() - lagMs;
     const remoteKey = `${remote.address}:${remote.port}`;
     const discoverySsrc = discoveryRequestSsrc(packet);
     if (discoverySsrc !== undefined) {
@@ -519,7 +522,7 @@ export class VoiceServer {
       this.#options.onFinding(`voice frame with RTP payload type ${header.payloadType}; Discord's Opus is ${OPUS_PAYLOAD_TYPE}`, []);
     }
     if (!session.speaking) {
-      const now = this.#options.clockMonotonic() - lagMs;
+      const now = arrivedAt;
       session.unspokenSince ??= now;
       if (now - session.unspokenSince > SPEAKING_GRACE_MS && !session.reportedUnspoken) {
         session.reportedUnspoken = true;
@@ -552,7 +555,7 @@ export class VoiceServer {
       opus = opened.frame;
       dave = opened.encrypted;
     }
-    reception.frame(opus, header, this.#options.clockNow() - lagMs, dave, lagMs);
+    reception.frame(opus, header, heardAt, dave, arrivedAt);
   }
 
   async close(): Promise<void> {
