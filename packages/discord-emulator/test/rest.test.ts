@@ -101,7 +101,8 @@ describe('REST-only use of the emulator', () => {
     const audio = randomBytes(4096);
     const edited = (await rest.patch(Routes.webhookMessage(emu.applicationId, handle.token), {
       body: { content: 'Here it is', attachments: [{ id: 0 }] },
-      files: [{ name: 'waves.mp3', data: audio }],
+      // Its type said, as random bytes are sniffed as anything (once, video/mpeg).
+      files: [{ name: 'waves.mp3', data: audio, contentType: 'audio/mpeg' }],
       auth: false,
     })) as APIMessage;
     expect(edited.content).toBe('Here it is');
