@@ -17,6 +17,23 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
+/**
+ * Resolves once no maintenance pass runs or falls due within the next 5 s: the passes run on
+ * their own schedules, and their statements in a counted window would be counted as the request's.
+ */
+async function maintenanceQuiet(): Promise<void> {
+  const { maintenance } = h.app.deps.queues;
+  await expect
+    .poll(
+      async () => {
+        const [{ active }, schedulers] = await Promise.all([maintenance.getJobCounts('active'), maintenance.getJobSchedulers()]);
+        return active === 0 && schedulers.every((scheduler) => scheduler.next === undefined || scheduler.next - Date.now() > 5_000);
+      },
+      { timeout: 50_000, interval: 250 },
+    )
+    .toBe(true);
+}
+
 /** Each stage's round trips at most. */
 const BUDGET: Record<string, StageCounts> = {
   'first answer': { postgres: 2, redis: 0, discord: 1, service: 0 },
@@ -35,6 +52,7 @@ describe('one /song in a warmed guild', () => {
     h.setSimForThisTest({ taskMs: 60_000 });
 
     let interaction = '';
+    await maintenanceQuiet();
     const counter = countTrips({
       stages: songStages(() => interaction),
       discord: h.emulator,
@@ -75,6 +93,7 @@ describe('one /song of a member under a daily cap', () => {
 
     let interaction = '';
     const [firstAnswer] = songStages(() => interaction);
+    await maintenanceQuiet();
     const counter = countTrips({ stages: [firstAnswer!], discord: h.emulator, service: h.sim, skipPools: [h.db.pool] });
     try {
       const handle = g.run(g.members.alice, { name: 'song', options: { prompt: 'counted under the cap' } });
@@ -102,6 +121,7 @@ describe('one /song in a guild with a low-balance alert, its balance above the t
     g.setSimForThisTest({ taskMs: 60_000 });
 
     let interaction = '';
+    await maintenanceQuiet();
     const counter = countTrips({ stages: songStages(() => interaction), discord: h.emulator, service: h.sim, skipPools: [h.db.pool] });
     try {
       interaction = g.run(g.members.alice, { name: 'song', options: { prompt: 'counted above the threshold' } }).id;
