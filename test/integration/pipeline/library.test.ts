@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { desc } from 'drizzle-orm';
+import type pg from 'pg';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureGuild } from '../../../src/credits/index.js';
@@ -49,6 +50,20 @@ async function insertSong(song: Song): Promise<string> {
     completedAt: song.createdAt,
   });
   return id;
+}
+
+/** The plan Postgres makes for `statement` on a connection of `pool`, after `settings` (each a `set local`), in a transaction rolled back. */
+async function planOf(pool: pg.Pool, statement: { sql: string; params: unknown[] }, settings: readonly string[]): Promise<string> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    for (const setting of settings) await client.query(setting);
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${statement.sql}`, statement.params);
+    return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
 }
 
 /** Every page from the newest, following Older to the end. */
@@ -155,15 +170,7 @@ describe('libraryPage', () => {
     const newestSongs = await db.db.select({ id: jobs.id }).from(jobs).orderBy(desc(jobs.createdAt), desc(jobs.id)).limit(SEARCH_WINDOW);
     const step = new PgDialect().sqlToQuery(indexSearch({ guildId: GUILD, query: 'zephyr' }, 'older', newestSongs.at(-1)!.id, 11));
     // This guild is the whole table, so a sequential scan reads no more than the guild's index would: not so in a deployment.
-    const client = await db.pool.connect();
-    try {
-      await client.query('set enable_seqscan = off');
-      const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${step.sql}`, step.params as unknown[]);
-      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
-    } finally {
-      await client.query('reset enable_seqscan');
-      client.release();
-    }
+    expect(await planOf(db.pool, step, ['set local enable_seqscan = off'])).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
 
     const rare = await libraryPage(db.db, { guildId: GUILD, query: 'Zephyr' });
     expect(rare).toMatchObject({ total: 1, totalCapped: false, before: 0, hasNewer: false, hasOlder: false });
@@ -226,16 +233,7 @@ describe('libraryPage', () => {
       expect(search).toBeGreaterThan(0);
       expect(sent.slice(0, search).reverse().find((text) => /plan_cache_mode|^begin|^savepoint/i.test(text))).toMatch(/set local plan_cache_mode = force_custom_plan/);
       // Planned for its values, the search is the index's bitmap.
-      const client = await recorded.pool.connect();
-      try {
-        await client.query('begin');
-        await client.query('set local plan_cache_mode = force_custom_plan');
-        const plan = await client.query<{ 'QUERY PLAN': string }>(`explain ${step.sql}`, step.params as unknown[]);
-        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
-      } finally {
-        await client.query('rollback');
-        client.release();
-      }
+      expect(await planOf(recorded.pool, step, ['set local plan_cache_mode = force_custom_plan'])).toMatch(/Bitmap Index Scan on jobs_library_search_idx/);
     } finally {
       await recorded.close();
     }
