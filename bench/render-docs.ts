@@ -613,7 +613,7 @@ function renderHistory(result: ResultFile): Rendered {
   return {
     summary: [what, `worst member-facing p99 ${fmt(worst, 2)}× day 1`, 'the same commands on day 1', str(data['target']), met(data['met'])],
     body: [
-      `${cap(what)}, seeded in ${fmt(seeding['seconds'])} s; ${fmt(workload['rounds'], 0)} rounds of each command, one at a time. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
+      `${cap(what)}, seeded in ${fmt(seeding['seconds'])} s; ${fmt(workload['rounds'], 0)} rounds of each command, ${workload['alternated'] === true ? 'day 1 and the year side by side, measured alternately, ' : ''}one at a time. Target: ${str(data['target'])}. Met: ${met(data['met'])}.`,
       table(['Command', 'Day 1 p50', 'Day 1 p99', 'Year p50', 'Year p99', 'p50 ×', 'p99 ×'], rows),
       table(['Maintenance pass (database work)', 'Day 1', 'Year'], passes),
       `The CSV export of a guild with ${fmt(csv['movements'], 0)} movements: ${fmt(num(yearExport['bytes']) / 1024, 0)} KiB, the bot's resident memory grew by up to ${fmt(yearExport['peakRssGrowthMb'])} MB while it exported. Plans: [decisions/year-of-history.md](decisions/year-of-history.md).`,

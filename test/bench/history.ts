@@ -2,24 +2,29 @@
  * `npm run bench -- history`: whether a member's commands cost the same after a year of
  * history as on the first day.
  *
- * One world, one bot (as `npm start` runs it), one guild driven through the Discord emulator.
- * First on an empty database but for the driven guild's first day (a few pages of songs and
- * movements, so that both sides render full pages), then after `history-seed.ts` has written a year of a large
- * deployment into the same database (the guild is one of its busy guilds), the same commands
- * run `--rounds` times each, one at a time, timed from the emulator's dispatch: `/song`'s first
- * answer; the full answer of `/credits`, `/library query:` (common words, and a word in no song),
- * `/library user:`, `/jobs list`, `/credits-admin history`, and `/charts` (this week by likes,
- * and all time by plays, over the guild's million likes), `/contest status` (the running contest's
- * standings, beside a year of past contests and their votes); the history's CSV export (with the bot's memory growth while it
- * exports). The maintenance passes' database work runs in this process against both: the
- * reconciliation's reads (open and undelivered jobs), the monthly allowance pass, the account
- * check's upstream spend total. Then `EXPLAIN (ANALYZE, BUFFERS)` of every statement those
- * paths sent, on the seeded database, into `bench/results/history-plans.txt`.
+ * Two deployments side by side, each a world of its own (Postgres, Redis, the music-API
+ * simulator, the Discord emulator) with a bot as `npm start` runs it and one guild driven through
+ * its emulator. Day 1: an empty database but for the driven guild's first day (a few pages of
+ * songs and movements, so that both sides render full pages). The year: the same first day, then
+ * a year of a large deployment written by `history-seed.ts` (the guild is one of its busy guilds),
+ * seeded while the day-1 side waits. Then both sides are measured alternately, so that the
+ * machine's state weighs on both alike: for each command, its warm-up and its `--rounds` rounds
+ * go day 1, year, then year, day 1, and so on, one command at a time (the other bot idle). The
+ * commands: `/song`'s first answer; the full answer of `/credits`, `/library query:` (common
+ * words, and a word in no song), `/library user:`, `/jobs list`, `/credits-admin history`, and
+ * `/charts` (this week by likes, and all time by plays, over the guild's million likes),
+ * `/contest status` (the running contest's standings, beside a year of past contests and their
+ * votes); the history's CSV export (with the bot's memory growth while it exports). The
+ * maintenance passes' database work runs in this process against both: the reconciliation's
+ * reads (open and undelivered jobs), the monthly allowance pass, the account check's upstream
+ * spend total. Then `EXPLAIN (ANALYZE, BUFFERS)` of every statement those paths sent, on the
+ * seeded database, into `bench/results/history-plans.txt`.
  *
  * Targets: each member-facing p50 and p99 within 1.2× of the empty database's; each maintenance
  * pass under a minute. Exits 1 when one is missed, unless `--report-only`.
  *
- * BENCH_PG_STATEMENTS=<file>: each phase's busiest statements, in `<file>.day1` and `<file>.year`.
+ * BENCH_PG_STATEMENTS=<file>: each side's busiest statements while its commands were measured,
+ * in `<file>.day1` and `<file>.year`; `<file>` itself: the year's database over the whole run.
  *
  * Flags: `--scale S` (the issue's sizes times S), `--guilds`, `--jobs`, `--ledger`, `--songs`,
  * `--busy-movements` (the driven guild's ledger), `--rounds N` (40), `--report-only`.
@@ -31,15 +36,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
 import type { EmulatorMessage, InteractionHandle, RunCommandInput } from '@music-bot/discord-emulator';
-import { ROOT, seedCast, sleep } from '@music-bot/test-world';
+import { ROOT, seedCast, sleep, type Members } from '@music-bot/test-world';
 import { applyDueAllowances, getGuildCredits, guildUsage, history as ledgerHistory, reserveForJob, returnJobCredits, spentToday, upstreamSpentTotal, usage, utcMonthStart, verifyLedger } from '../../src/credits/index.js';
-import { connectDatabase } from '../../src/db/client.js';
+import { connectDatabase, type DatabaseHandle } from '../../src/db/client.js';
 import { libraryPage } from '../../src/pipeline/library.js';
 import { readChart } from '../../src/pipeline/charts.js';
 import { runningContest, standingsNow } from '../../src/pipeline/contests.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
-import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type Summary } from './support.js';
+import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type BenchWorld, type Summary } from './support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -122,20 +127,51 @@ async function answered(handle: InteractionHandle, done: (message: EmulatorMessa
   return handle.waitForEdit(done, ANSWER_MS);
 }
 
-const world = await startBenchWorld();
-const database = connectDatabase(world.postgresUrl, { max: 4, applicationName: 'bench-history' });
-try {
+/** The CSV export of the driven guild's history, once: its time, its files and the bot's memory growth meanwhile. */
+interface CsvExport {
+  readonly ms: number;
+  readonly bytes: number;
+  readonly files: number;
+  readonly peakRssGrowthMb: number;
+}
+
+/** One deployment measured: its world, its bot, its driven guild, and what the benchmark runs against it. */
+interface Side {
+  readonly world: BenchWorld;
+  readonly database: DatabaseHandle;
+  readonly guildId: string;
+  readonly members: Members;
+  /** The driven guild and its members, as `seedHistory` takes them. */
+  readonly busy: Array<{ guildId: string; members: string[] }>;
+  readonly commands: ReadonlyMap<Measured, () => Promise<number>>;
+  exportCsv(): Promise<CsvExport>;
+  /** The maintenance passes' database work, timed: what reconcile reads, the allowance pass, the account check's total. */
+  maintenance(): Promise<Record<string, number>>;
+}
+
+/**
+ * A deployment of its own: a world (its own Postgres, Redis, simulator and emulator, so that
+ * nothing of one side, queues, in-flight counts or caches, reaches the other), the driven guild
+ * on its emulator, and the bot, started and ready. Pushed onto `opened` as soon as it runs, for
+ * the caller to close.
+ */
+async function startSide(opened: Array<{ world: BenchWorld; database: DatabaseHandle }>, label: string): Promise<Side> {
+  const world = await startBenchWorld();
+  const database = connectDatabase(world.postgresUrl, { max: 4, applicationName: `bench-history-${label}` });
+  opened.push({ world, database });
   const cast = seedCast(world.emulator, { name: 'A year of songs' });
-  const { alice, bob, manager } = cast.members;
-  const place = (userId: string) => ({ guildId: cast.guild.id, channelId: cast.channelId, userId });
+  const { members } = cast;
+  const { alice, bob, manager } = members;
   await world.deployCommands();
-  const bot = world.bot({ env: { STARTING_CREDITS: '1000000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' } }).spawn();
+  const bot = world.bot({ name: `bot (${label})`, env: { STARTING_CREDITS: '1000000000', UPSTREAM_MAX_IN_FLIGHT: '100000', EXPECTED_SECONDS: 'song=3600' } });
+  bot.spawn();
   await world.emulator.waitForBotReady(60_000);
   const pid = () => bot.pid!;
+  const run = (userId: string, input: Omit<RunCommandInput, 'guildId' | 'channelId' | 'userId'>) =>
+    world.emulator.runCommand({ guildId: cast.guild.id, channelId: cast.channelId, userId, ...input });
 
-  const run = (userId: string, input: Omit<RunCommandInput, 'guildId' | 'channelId' | 'userId'>) => world.emulator.runCommand({ ...place(userId), ...input });
   /** The history page's CSV button, pressed, and the message that carries the files. */
-  const exportCsv = async (): Promise<{ ms: number; bytes: number; files: number; peakRssGrowthMb: number }> => {
+  const exportCsv = async (): Promise<CsvExport> => {
     const page = await answered(run(manager, { name: 'credits-admin', subcommand: 'history' }));
     const button = (page?.components ?? [])
       .flatMap((row): unknown[] => ('components' in row ? row.components : []))
@@ -163,7 +199,7 @@ try {
     return { ms, bytes: files.reduce((sum, file) => sum + file.size, 0), files: files.length, peakRssGrowthMb: round(peak - before, 1) };
   };
 
-  const commands: Array<[Measured, () => Promise<number>]> = [
+  const commands = new Map<Measured, () => Promise<number>>([
     ['song (first answer)', async () => {
       const started = performance.now();
       await run(alice, { name: 'song', options: { prompt: `a year later ${Math.random()}` } }).waitForResponse(ANSWER_MS);
@@ -187,24 +223,8 @@ try {
         return performance.now() - started;
       },
     ]),
-  ];
+  ]);
 
-  const measureCommands = async () => {
-    const out = new Map<Measured, number[]>();
-    for (const [name, once] of commands) {
-      for (let i = 0; i < WARM_UP; i += 1) await once();
-      const times: number[] = [];
-      for (let i = 0; i < ROUNDS; i += 1) times.push(await once());
-      out.set(name, times);
-    }
-    // The export is slow on a long history: a few rounds.
-    const exports = [];
-    for (let i = 0; i < 3; i += 1) exports.push(await exportCsv());
-    out.set('history CSV export', exports.map((e) => e.ms));
-    return { summaries: new Map([...out].map(([name, times]) => [name, summarize(times)])), export: exports.at(-1)! };
-  };
-
-  /** The maintenance passes' database work, timed: what reconcile reads, the allowance pass, the account check's total. */
   const maintenance = async () => {
     const timed = async (fn: () => Promise<unknown>) => {
       const started = performance.now();
@@ -227,39 +247,89 @@ try {
     };
   };
 
-  // ---- the first day: an empty database but for the driven guild's first pages ----
-  const members = [alice, bob, manager, cast.members.roleModerator, cast.members.owner];
-  await seedHistory(world.db, FIRST_DAY, [{ guildId: cast.guild.id, members }], 'd');
-  await settlePostgres(world.db);
-  const emptyMaintenance = await maintenance();
-  await statementCountersFrom(world.db);
-  const empty = await measureCommands();
-  await statementCountersTo(world.db, 'day1');
+  const busy = [{ guildId: cast.guild.id, members: [alice, bob, manager, members.roleModerator, members.owner] }];
+  return { world, database, guildId: cast.guild.id, members, busy, commands, exportCsv, maintenance };
+}
 
-  // ---- a year of history, in the same database ----
+/**
+ * Each command on both sides, alternately: its warm-up, then its rounds, round i on `a` then `b`
+ * when i is even and on `b` then `a` when it is odd (neither side always runs first, nor always
+ * right after the other); then the CSV export, three rounds the same way. One command at a time:
+ * the other side's bot is idle meanwhile.
+ */
+async function measureAlternately(a: Side, b: Side) {
+  const inTurn = async <T>(i: number, each: (side: Side) => Promise<T>): Promise<[T, T]> => {
+    if (i % 2 === 0) {
+      const first = await each(a);
+      return [first, await each(b)];
+    }
+    const second = await each(b);
+    return [await each(a), second];
+  };
+  const times = [new Map<Measured, number[]>(), new Map<Measured, number[]>()] as const;
+  for (const name of a.commands.keys()) {
+    const once = (side: Side) => side.commands.get(name)!();
+    for (let i = 0; i < WARM_UP; i += 1) await inTurn(i, once);
+    times[0].set(name, []);
+    times[1].set(name, []);
+    for (let i = 0; i < ROUNDS; i += 1) {
+      const [onA, onB] = await inTurn(i, once);
+      times[0].get(name)!.push(onA);
+      times[1].get(name)!.push(onB);
+    }
+  }
+  // The export is slow on a long history: a few rounds.
+  const exports: [CsvExport[], CsvExport[]] = [[], []];
+  for (let i = 0; i < 3; i += 1) {
+    const [onA, onB] = await inTurn(i, (side) => side.exportCsv());
+    exports[0].push(onA);
+    exports[1].push(onB);
+  }
+  const outcome = (side: 0 | 1) => {
+    times[side].set('history CSV export', exports[side].map((e) => e.ms));
+    return { summaries: new Map([...times[side]].map(([name, values]) => [name, summarize(values)])), export: exports[side].at(-1)! };
+  };
+  return [outcome(0), outcome(1)] as const;
+}
+
+const opened: Array<{ world: BenchWorld; database: DatabaseHandle }> = [];
+try {
+  console.log(`two deployments side by side, each its own world and bot: day 1, and a year of history; their commands measured alternately`);
+  const dayOne = await startSide(opened, 'day 1');
+  const year = await startSide(opened, 'year');
+
+  // ---- the first day, on both: the year's history starts with it ----
+  for (const side of [dayOne, year]) await seedHistory(side.world.db, FIRST_DAY, side.busy, 'd');
+
+  // ---- a year of history on the year's side, while the day-1 side waits ----
   console.log(`\nseeding: ${SIZE.guilds} guilds, ${SIZE.jobs} jobs (${SIZE.songs} songs), ${SIZE.ledger} ledger movements (${DRIVEN_MOVEMENTS} for the driven guild), ${SIZE.busyLikes} likes and ${SIZE.busyPlays} plays of the driven guild's songs, ${SIZE.busyContests} contests of ${SIZE.contestEntries} entries…`);
   const seedStarted = performance.now();
-  const seedSteps = await seedHistory(world.db, SIZE, [{ guildId: cast.guild.id, members }], 'y');
+  const seedSteps = await seedHistory(year.world.db, SIZE, year.busy, 'y');
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
   console.log(`seeded in ${seedSeconds} s (${Object.entries(seedSteps).map(([step, ms]) => `${step} ${round(ms / 1000, 1)} s`).join(', ')})`);
-  const mismatches = await verifyLedger(database.db);
+  const mismatches = await verifyLedger(year.database.db);
   console.log(`ledger verification: ${mismatches.length === 0 ? 'every balance is its ledger\'s sum' : `${mismatches.length} guilds MISMATCH`}`);
-  await settlePostgres(world.db);
-  const { rows: [other] } = await world.db.query<{ guild_id: string }>('select guild_id from credit_ledger where guild_id <> $1 limit 1', [cast.guild.id]);
-  const upgrade = await summaryFill([cast.guild.id, ...(other ? [other.guild_id] : [])]);
+  await settlePostgres(year.world.db);
+  const { rows: [other] } = await year.world.db.query<{ guild_id: string }>('select guild_id from credit_ledger where guild_id <> $1 limit 1', [year.guildId]);
+  const upgrade = await summaryFill(year.database, [year.guildId, ...(other ? [other.guild_id] : [])]);
   console.log(
     `migration 0011's fill (online, guild by guild): ${upgrade.totalMs} ms in total; the longest a movement waited (its own time included): ${upgrade.slowestMovementMs} ms, of ${upgrade.movements} made meanwhile`,
   );
-  const seededMaintenance = await maintenance();
-  await statementCountersFrom(world.db);
-  const seeded = await measureCommands();
-  await statementCountersTo(world.db, 'year');
+
+  // ---- both sides, settled, then measured alternately ----
+  for (const side of [dayOne, year]) await settlePostgres(side.world.db);
+  const emptyMaintenance = await dayOne.maintenance();
+  const seededMaintenance = await year.maintenance();
+  for (const side of [dayOne, year]) await statementCountersFrom(side.world.db);
+  const [empty, seeded] = await measureAlternately(dayOne, year);
+  await statementCountersTo(dayOne.world.db, 'day1');
+  await statementCountersTo(year.world.db, 'year');
 
   // ---- the plans of what those paths send, on the seeded database ----
-  const plans = await explainPaths(cast.guild.id, bob);
+  const plans = await explainPaths(year.world.postgresUrl, year.guildId, year.members.bob);
   const plansFile = path.join(ROOT, 'bench/results', `history${SIZE.ledger === YEAR.ledger ? '' : `-${SCALE}`}-plans.txt`);
 
-  const names = commands.map(([name]) => name).concat('history CSV export');
+  const names = [...empty.summaries.keys()];
   const rows = names.map((name) => {
     const e = empty.summaries.get(name)!;
     const s = seeded.summaries.get(name)!;
@@ -276,12 +346,12 @@ try {
       [`target ≤ ${TARGET_RATIO}×`]: memberFacing ? (met ? 'met' : 'missed') : '(not member-facing)',
     };
   });
-  printTable(`one at a time, ${ROUNDS} rounds each after ${WARM_UP} to warm up (the export: 3)`, rows);
+  printTable(`day 1 and the year alternately (day 1, year, then year, day 1, …), one at a time, ${ROUNDS} rounds each after ${WARM_UP} to warm up (the export: 3)`, rows);
   const maintenanceRows = Object.keys(seededMaintenance).map((pass) => ({
     pass,
-    'day 1 ms': emptyMaintenance[pass as keyof typeof emptyMaintenance],
-    'year ms': seededMaintenance[pass as keyof typeof seededMaintenance],
-    'target < 60 s': seededMaintenance[pass as keyof typeof seededMaintenance] < MAINTENANCE_LIMIT_MS ? 'met' : 'missed',
+    'day 1 ms': emptyMaintenance[pass]!,
+    'year ms': seededMaintenance[pass]!,
+    'target < 60 s': seededMaintenance[pass]! < MAINTENANCE_LIMIT_MS ? 'met' : 'missed',
   }));
   printTable('maintenance passes (their database work, in this process)', maintenanceRows);
   console.log(
@@ -299,7 +369,16 @@ try {
   ];
   const toObject = (summaries: Map<Measured, Summary>) => Object.fromEntries(summaries);
   await writeResult(SIZE.ledger === YEAR.ledger && SIZE.jobs === YEAR.jobs ? 'history' : `history-${SCALE}`, {
-    workload: { ...SIZE, scale: SCALE, rounds: ROUNDS, warmUp: WARM_UP, drivenGuild: 'one busy guild, its members alice (commands), bob (library user:), manager (history)' },
+    workload: {
+      ...SIZE,
+      scale: SCALE,
+      rounds: ROUNDS,
+      warmUp: WARM_UP,
+      drivenGuild: 'one busy guild, its members alice (commands), bob (library user:), manager (history)',
+      alternated: true,
+      measured:
+        'day 1 and the year side by side, two deployments each with its own world (Postgres, Redis, simulator, emulator) and bot, measured alternately: each round of a command on both, day 1 first in even rounds and the year first in odd ones, one command at a time',
+    },
     target: `member-facing p50 and p99 ≤ ${TARGET_RATIO}× the empty database (its first day); maintenance passes < 60 s; the ledger verifies`,
     seeding: { seconds: seedSeconds, steps: seedSteps, ledgerMismatches: mismatches.length },
     results: { empty: toObject(empty.summaries), year: toObject(seeded.summaries) },
@@ -310,8 +389,11 @@ try {
     seconds: round(performance.now() / 1000, 1),
   }, targets);
 } finally {
-  await database.close().catch(() => {});
-  await world.close();
+  // One at a time, the year's last: with BENCH_PG_STATEMENTS, its counters are the ones left in `<file>`.
+  for (const { world, database } of opened) {
+    await database.close().catch(() => {});
+    await world.close();
+  }
 }
 
 /**
@@ -321,7 +403,7 @@ try {
  * recount, one in another guild. The fill's time, and the slowest movement meanwhile, waiting for
  * the fill included. Nothing else reads the summaries meanwhile (the bot is idle).
  */
-async function summaryFill(guildIds: readonly string[]): Promise<{ totalMs: number; slowestMovementMs: number; movements: number }> {
+async function summaryFill(database: DatabaseHandle, guildIds: readonly string[]): Promise<{ totalMs: number; slowestMovementMs: number; movements: number }> {
   const client = await database.pool.connect();
   try {
     await client.query('truncate credit_usage_member, credit_usage_guild');
@@ -356,7 +438,7 @@ async function summaryFill(guildIds: readonly string[]): Promise<{ totalMs: numb
 }
 
 /**
- * With BENCH_PG_STATEMENTS=<file>, Postgres's statement counters are reset before each phase's
+ * With BENCH_PG_STATEMENTS=<file>, each side's Postgres statement counters are reset before the
  * commands and written after them to `<file>.day1` and `<file>.year`: what each statement cost
  * on the first day and after the year.
  */
@@ -374,8 +456,8 @@ async function statementCountersTo(db: pg.Pool, phase: string): Promise<void> {
  * explained with its parameters, planned for their values and, as the bot's connections plan
  * it, without them (a generic plan).
  */
-async function explainPaths(guildId: string, member: string): Promise<string> {
-  const recorder = connectDatabase(world.postgresUrl, { max: 1, applicationName: 'bench-history-explain' });
+async function explainPaths(postgresUrl: string, guildId: string, member: string): Promise<string> {
+  const recorder = connectDatabase(postgresUrl, { max: 1, applicationName: 'bench-history-explain' });
   const sent: Array<{ path: string; text: string; values: unknown[] }> = [];
   let current = '';
   recorder.pool.on('connect', (client) => {
