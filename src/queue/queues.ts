@@ -53,7 +53,11 @@ export type ConsumePayload = z.infer<typeof consumePayloadSchema>;
 export const entryId = {
   submit: (jobId: string) => `submit-${jobId}`,
   poll: (jobId: string) => `poll-${jobId}`,
-  complete: (jobId: string) => `complete-${jobId}`,
+  /**
+   * One entry per reported end: a webhook and a poll bringing the same end are one, while a
+   * different end reported meanwhile is an entry of its own, to be counted as a second end.
+   */
+  complete: (jobId: string, state: string) => `complete-${jobId}-${state}`,
   deliver: (jobId: string) => `deliver-${jobId}`,
   consume: (entitlementId: string) => `consume-${entitlementId}`,
 };
@@ -140,7 +144,7 @@ export function createQueues(connection: ConnectionOptions, { prefix = 'musicbot
     },
     async enqueueComplete(payload) {
       await complete.add('complete', completePayloadSchema.parse(payload), {
-        jobId: entryId.complete(payload.jobId),
+        jobId: entryId.complete(payload.jobId, payload.status.state),
         attempts: 10,
         backoff: { type: 'exponential', delay: 500 },
       });

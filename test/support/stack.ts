@@ -145,7 +145,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       for (const [name, queue, id] of [
         ['submit', submit, entryId.submit(jobId)],
         ['poll', poll, entryId.poll(jobId)],
-        ['complete', complete, entryId.complete(jobId)],
+        ['complete', complete, entryId.complete(jobId, 'succeeded')],
+        ['complete', complete, entryId.complete(jobId, 'failed')],
         ['deliver', deliver, entryId.deliver(jobId)],
       ] as const) {
         // Finished entries are removed (removeOnComplete), and then read as unknown.

@@ -230,6 +230,32 @@ describe('a second, different final state for one job', () => {
     await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
     expect(resultEdits(jobId).length).toBeLessThanOrEqual(1);
   });
+
+  it('both ends sent at once: one stands, the other is counted, not dropped as the same entry', async () => {
+    h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
+    const { result } = await h.request({ kind: 'song', prompt: 'changes its mind at once' });
+    const { jobId } = result as SubmitResult;
+    const job = await vi.waitFor(async () => {
+      const row = await jobRow(h.db.db, jobId);
+      return found(row?.upstreamTaskId ? row : undefined);
+    }, 15_000);
+    const send = (status: string) => {
+      const body = JSON.stringify({ code: 200, message: 'success', status, task_id: job.upstreamTaskId, data: [{ clip_id: `c-${jobId}`, audio_url: 'https://cdn.example/c.mp3' }] });
+      return postWebhook(jobId, body, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(body).digest('hex') });
+    };
+    const countOf = async (standing: string, reported: string) =>
+      (await metrics()).get(`musicbot_second_final_states_total{kind="song",standing="${standing}",reported="${reported}"}`) ?? 0;
+    const before = { succeeded: await countOf('succeeded', 'failed'), failed: await countOf('failed', 'succeeded') };
+
+    // The second arrives while the first's queue entry still waits or runs.
+    expect((await send('SUCCESS')).status).toBe(200);
+    expect((await send('FAILED')).status).toBe(200);
+    const done = await finished(jobId);
+    const other = done.state === 'succeeded' ? 'failed' : 'succeeded';
+    await expect.poll(async () => (await countOf(done.state, other)) - before[done.state as 'succeeded' | 'failed'], { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => h.queueEntriesOf(jobId), { timeout: 10_000 }).toEqual({});
+    expect(await jobRow(h.db.db, jobId)).toMatchObject({ state: done.state });
+  });
 });
 
 describe('a persona song, with webhooks on', () => {
