@@ -26,7 +26,7 @@ function stopChild(): void {
 beforeAll(async () => {
   // Node with tsx, as the npm script runs it: npx would add npm's own notices (an update
   // available, say) to the output, which depend on the registry and the day.
-  child = spawn(process.execPath, ['--import', 'tsx', 'packages/music-api-sim/src/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '200'], {
+  child = spawn(process.execPath, ['--import', 'tsx', 'packages/music-api-sim/src/cli.ts', '--port', '0', '--api-key', 'k', '--credits', '100', '--task-ms', '1500'], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,7 +85,7 @@ describe('npm run music-api-sim', () => {
         expect(polled.status).not.toMatch(/^(PENDING|RUNNING)$/);
         return polled;
       },
-      { timeout: 5000, interval: 25 },
+      { timeout: 10_000, interval: 25 },
     );
 
     expect(envelope).toMatchObject({ code: 200, message: 'success', status: 'SUCCESS' });

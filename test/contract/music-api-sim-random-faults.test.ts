@@ -158,8 +158,8 @@ describe('the random-fault mode', () => {
   it('with the whole mix, every kind happens to the calls and webhooks of a few dozen songs', async () => {
     const h = await harnessForTest(
       { credits: 10_000, taskMs: 50, concurrencyLimit: 1_000, webhookRetry: { attempts: 2, baseMs: 20 }, randomFaults: { rate: 1, seed: 3, webhookLateMs: { min: 10, max: 30 } } },
-      // Long enough that only a hang times out, even on a busy machine.
-      { timeoutMs: 2_000 },
+      // Long enough that only a hang times out, even on a busy machine (2 s was not, at a load of 14 on 2 cores).
+      { timeoutMs: 5_000 },
     );
     const receiver = await startWebhookReceiver();
     try {
@@ -191,5 +191,5 @@ describe('the random-fault mode', () => {
     } finally {
       await receiver.close();
     }
-  });
+  }, 30_000);
 });
