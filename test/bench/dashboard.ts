@@ -31,6 +31,7 @@ import { renderOverview } from '../../src/dashboard/views/overview.js';
 import { english } from '../../src/i18n/index.js';
 import { scaled, seedHistory, YEAR } from './history-seed.js';
 import { printTable, ratio, round, settlePostgres, startBenchWorld, summarize, target, writeResult } from './support.js';
+import { observeStatements } from '../support/sent-statements.js';
 
 const { values: flags } = parseArgs({ options: { scale: { type: 'string', default: '1' }, rounds: { type: 'string', default: '200' } }, strict: false });
 const SCALE = Number(flags.scale);
@@ -50,18 +51,8 @@ const database = connectDatabase(world.postgresUrl, { max: 4, applicationName: '
 /** The statements the page sends while `capturing`: their plans go to bench/results/dashboard-plans.txt. */
 const sent: Array<{ text: string; values: unknown[] }> = [];
 let capturing = false;
-database.pool.on('connect', (client) => {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    const [first, second] = args as [unknown, unknown];
-    if (capturing) {
-      // pg takes (text, values) or (config, values), a config carrying its values or not.
-      const text = typeof first === 'string' ? first : (first as { text: string }).text;
-      const values = (typeof first === 'object' && first !== null ? (first as { values?: unknown[] }).values : undefined) ?? (Array.isArray(second) ? second : []);
-      if (/^\s*(with|select)/i.test(text)) sent.push({ text, values });
-    }
-    return query(...args);
-  };
+observeStatements(database.pool, ({ text, values }) => {
+  if (capturing && /^\s*(with|select)/i.test(text)) sent.push({ text, values: [...values] });
 });
 try {
   await runMigrations(world.postgresUrl);

@@ -45,6 +45,7 @@ import { runningContest, standingsNow } from '../../src/pipeline/contests.js';
 import { listJobsOfGuild, listOpenJobs, listUndelivered } from '../../src/pipeline/job-rows.js';
 import { scaled, seedHistory, YEAR, type HistorySize } from './history-seed.js';
 import { printTable, ratio, round, rssMegabytes, settlePostgres, startBenchWorld, summarize, target, writeBusiestStatements, writeResult, type BenchWorld, type Summary } from './support.js';
+import { observeStatements } from '../support/sent-statements.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -460,15 +461,8 @@ async function explainPaths(postgresUrl: string, guildId: string, member: string
   const recorder = connectDatabase(postgresUrl, { max: 1, applicationName: 'bench-history-explain' });
   const sent: Array<{ path: string; text: string; values: unknown[] }> = [];
   let current = '';
-  recorder.pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-      const text = typeof first === 'string' ? first : first.text;
-      const values = second ?? (typeof first === 'string' ? [] : (first.values ?? []));
-      if (/^\s*(select|with)\b/i.test(text)) sent.push({ path: current, text, values });
-      return query(...args);
-    };
+  observeStatements(recorder.pool, ({ text, values }) => {
+    if (/^\s*(select|with)\b/i.test(text)) sent.push({ path: current, text, values: [...values] });
   });
   const { db } = recorder;
   const paths: Array<[string, () => Promise<unknown>]> = [

@@ -40,6 +40,7 @@ import { runMigrations } from '../../src/db/migrate.js';
 import { creditLedger, jobs } from '../../src/db/schema.js';
 import { sleep } from '@music-bot/test-world';
 import { printTable, ratio, round, startBenchWorld, summarize, target, writeResult, type Summary } from './support.js';
+import { observeStatements } from '../support/sent-statements.js';
 
 const CLIENTS = 50;
 const COST = 10;
@@ -201,15 +202,7 @@ const world = await startBenchWorld();
 const counted: Counted = { statements: 0 };
 const database = connectDatabase(world.postgresUrl, { max: CLIENTS });
 const floorPool = new pg.Pool({ connectionString: world.postgresUrl, max: CLIENTS });
-for (const pool of [database.pool, floorPool]) {
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      counted.statements += 1;
-      return query(...args);
-    };
-  });
-}
+for (const pool of [database.pool, floorPool]) observeStatements(pool, () => (counted.statements += 1));
 const sampler = new pg.Pool({ connectionString: world.postgresUrl, max: 1 });
 const { db } = database;
 

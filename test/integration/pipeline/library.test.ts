@@ -12,6 +12,7 @@ import { connectDatabase } from '../../../src/db/client.js';
 import { jobs, type JobKind, type JobState } from '../../../src/db/schema.js';
 import { indexSearch, LIBRARY_COUNT_CAP, libraryPage, SEARCH_WINDOW, type LibraryCursor, type LibraryFilter } from '../../../src/pipeline/library.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import { observeStatements } from '../../support/sent-statements.js';
 
 let db: TestDatabase;
 const GUILD = '300000000000000001';
@@ -219,14 +220,7 @@ describe('libraryPage', () => {
     await db.pool.query('analyze jobs');
     const recorded = connectDatabase(db.url, { max: 1 });
     const sent: string[] = [];
-    recorded.pool.on('connect', (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        const [first] = args as [string | { text: string }];
-        sent.push(typeof first === 'string' ? first : first.text);
-        return query(...args);
-      };
-    });
+    observeStatements(recorded.pool, ({ text }) => sent.push(text));
     try {
       expect((await libraryPage(recorded.db, { guildId: GUILD, query: 'Zephyr' })).songs.map((job) => job.id)).toEqual([zephyr]);
       const search = sent.findIndex((text) => /offset 0\) as "jobs"/.test(text));
