@@ -50,6 +50,8 @@ export class PlayerHost implements PlayerService {
   readonly #players = new Map<string, LivePlayer>();
   readonly #onVoiceState = (before: VoiceState, after: VoiceState) => this.#voiceStateChanged(before, after);
   readonly #order = new GuildOrder();
+  /** Each guild's card calls to Discord, in turn but beside its other changes: an answer never waits for them. */
+  readonly #cards = new GuildOrder();
   readonly #messages: PlayerMessages;
   readonly #idle: IdleWatcher;
   readonly #parts: PlayerParts;
@@ -66,8 +68,10 @@ export class PlayerHost implements PlayerService {
       logger,
       // A voice thread that just exited answers nothing: the card shows the song's length instead.
       elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs().catch(() => undefined) : undefined),
-      refresh: (guildId) => void this.#order.run(guildId, async () => (this.#players.get(guildId)?.stopped === false ? this.#messages.show(guildId) : undefined)),
+      refresh: (guildId) => void this.#afterwards(guildId, () => this.#showWhilePlaying(guildId)),
       ...(options.progressEveryMs !== undefined && { progressEveryMs: options.progressEveryMs }),
+      remember: (guildId, messageId) =>
+        this.#order.run(guildId, async () => void (await store.read(guildId).then((state) => state && store.write(guildId, { ...state, nowPlayingMessageId: messageId })))),
     });
     this.#idle = new IdleWatcher({
       idleMs: options.idleSeconds * 1000,
@@ -98,7 +102,7 @@ export class PlayerHost implements PlayerService {
       advance: (live) => advancePlayer(this.#moving, live, 'skipped'),
       skip: (live) => this.#skip(live),
       finish: (guildId, why, user) => this.#finish(guildId, why, user),
-      showNowPlaying: (guildId) => this.#messages.show(guildId),
+      showNowPlaying: async (guildId) => void this.#afterwards(guildId, () => this.#showWhilePlaying(guildId)),
       checkListeners: (guildId) => this.#idle.check(guildId),
       play: (live, entry, from) => this.#playEntry(live, entry, from),
       shown: (jobId) => stillShown(db, jobId),
@@ -210,8 +214,18 @@ export class PlayerHost implements PlayerService {
     this.#options.logger.info({ guildId, why }, 'voice player ended');
     if (state) {
       const t = translator(state.guildLocale);
-      await this.#messages.close(guildId, state, why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why));
+      const text = why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why);
+      void this.#afterwards(guildId, () => this.#messages.close(guildId, state, text));
     }
+  }
+
+  async #showWhilePlaying(guildId: string): Promise<void> {
+    if (this.#players.get(guildId)?.stopped === false) await this.#messages.show(guildId);
+  }
+
+  /** Runs `work` in the guild's card order, not awaited by the change under way; a failure is logged. */
+  #afterwards(guildId: string, work: () => Promise<void>): Promise<void> {
+    return this.#cards.run(guildId, work).catch((error: unknown) => this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player message failed'));
   }
 
   #teardown(live: LivePlayer): void {
