@@ -8,7 +8,7 @@
  * rounds (the median, and the worst round beside it):
  * - continuity: the interval between frames as they arrive (jitter: how far from 20 ms, p99)
  *   and gaps (over 60 ms while speaking) per minute of audio;
- * - cost: CPU ms of the bot and its ffmpeg children per second of audio per playing guild, and
+ * - cost: CPU ms of the bot and its ffmpeg processes per second of audio per playing guild, and
  *   resident memory per player;
  * - start: from the `/play` dispatch to the first frame heard.
  * The floor is ffmpeg alone decoding the same file and encoding it to Opus, as fast as it can.
@@ -71,23 +71,28 @@ interface RoundFigures {
   readonly emulatorLoopDelayP99Ms: number;
 }
 
-/** CPU (ms) of a process and of its live children (the bot's ffmpeg processes). */
+/** CPU (ms) of a process and of its live descendants (the bot's decoder launchers and their ffmpeg processes). */
 async function treeCpuMs(pid: number): Promise<number> {
   return cpuMsOfAll([pid, ...(await childrenOf(pid))]);
 }
 
+/** Every live descendant of `pid`: children, and theirs (ffmpeg runs under the voice threads' launchers). */
 async function childrenOf(pid: number): Promise<number[]> {
-  const children: number[] = [];
+  const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === pid) children.push(Number(entry));
+    if (stat) parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
   }
-  return children;
+  const descendants: number[] = [];
+  for (let i = -1; i < descendants.length; i += 1) {
+    const parent = i < 0 ? pid : descendants[i]!;
+    for (const [child, ppid] of parents) if (ppid === parent) descendants.push(child);
+  }
+  return descendants;
 }
 
-/** Proportional memory (PSS: shared pages split between their users) of a process and its children, in MB. */
+/** Proportional memory (PSS: shared pages split between their users) of a process and its descendants, in MB. */
 async function treePssMb(pid: number): Promise<number> {
   let kb = 0;
   for (const id of [pid, ...(await childrenOf(pid))]) {
