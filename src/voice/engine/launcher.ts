@@ -57,7 +57,13 @@ process.stdin.on('end', () => { for (const child of running.values()) child.kill
 `;
 
 export function createDecoderLauncher(): DecoderLauncher {
-  const folder = mkdtempSync(path.join(os.tmpdir(), 'music-bot-voice-'));
+  let folder: string;
+  try {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'music-bot-voice-'));
+  } catch {
+    // No temporary folder to listen in: the decoders start here.
+    return { start: startHere, close: () => {} };
+  }
   const exits = new Map<number, (exit: DecoderExit) => void>();
   let nextId = 0;
   // Without NODE_OPTIONS: the bot's own loaders and flags are not the launcher's.
@@ -122,20 +128,24 @@ export function createDecoderLauncher(): DecoderLauncher {
 
   return {
     start(ffmpegPath, url, libopus, start) {
-      if (alive) return launched(ffmpegPath, url, libopus, start);
-      const process = spawnDecoder(ffmpegPath, url, libopus, start);
-      let error = '';
-      process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
-      const exited = new Promise<DecoderExit>((resolve) => {
-        process.on('error', (spawnError) => resolve({ code: -1, error: spawnError.message }));
-        process.on('close', (code) => resolve({ code, error }));
-      });
-      process.stdout.on('error', () => {});
-      return { stdout: process.stdout, exited, kill: () => void (process.exitCode === null && process.kill('SIGKILL')) };
+      return alive ? launched(ffmpegPath, url, libopus, start) : startHere(ffmpegPath, url, libopus, start);
     },
     close() {
       child.stdin.end();
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** A decoder forked from this process, where the launcher cannot run. */
+function startHere(ffmpegPath: string, url: string, libopus: boolean, start: DecoderStart): Decoder {
+  const process = spawnDecoder(ffmpegPath, url, libopus, start);
+  let error = '';
+  process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
+  const exited = new Promise<DecoderExit>((resolve) => {
+    process.on('error', (spawnError) => resolve({ code: -1, error: spawnError.message }));
+    process.on('close', (code) => resolve({ code, error }));
+  });
+  process.stdout.on('error', () => {});
+  return { stdout: process.stdout, exited, kill: () => void (process.exitCode === null && process.kill('SIGKILL')) };
 }
