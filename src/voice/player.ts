@@ -43,6 +43,8 @@ export interface PlayerHostOptions {
   readonly idleSeconds: number;
   /** How often the now-playing card's progress bar is edited. @defaultValue 15000 */
   readonly progressEveryMs?: number;
+  /** A background slot (front-first.ts): the cards' Discord calls wait while commands are answered. */
+  readonly background?: { acquire(): Promise<() => void> };
 }
 
 export class PlayerHost implements PlayerService {
@@ -51,16 +53,18 @@ export class PlayerHost implements PlayerService {
   readonly #onVoiceState = (before: VoiceState, after: VoiceState) => this.#voiceStateChanged(before, after);
   readonly #order = new GuildOrder();
   /** Each guild's card calls to Discord, in turn but beside its other changes: an answer never waits for them. */
-  readonly #cards = new GuildOrder();
+  readonly #cards: GuildOrder;
   readonly #messages: PlayerMessages;
   readonly #idle: IdleWatcher;
   readonly #parts: PlayerParts;
   readonly #moving: PlayerParts & AdvanceParts;
+  readonly #showWhilePlaying = async (guildId: string) => void (this.#players.get(guildId)?.stopped === false && (await this.#messages.show(guildId)));
   #closing = false;
   #retry: NodeJS.Timeout | undefined;
 
   constructor(options: PlayerHostOptions) {
     this.#options = options;
+    this.#cards = new GuildOrder(options.background && (() => options.background!.acquire()));
     const { client, db, store, ffmpeg, logger } = options;
     this.#messages = new PlayerMessages({
       client,
@@ -70,8 +74,7 @@ export class PlayerHost implements PlayerService {
       elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs().catch(() => undefined) : undefined),
       refresh: (guildId) => void this.#afterwards(guildId, () => this.#showWhilePlaying(guildId)),
       ...(options.progressEveryMs !== undefined && { progressEveryMs: options.progressEveryMs }),
-      remember: (guildId, messageId) =>
-        this.#order.run(guildId, async () => void (await store.read(guildId).then((state) => state && store.write(guildId, { ...state, nowPlayingMessageId: messageId })))),
+      remember: (guildId, id) => this.#order.run(guildId, async () => void (await store.read(guildId).then((state) => state && store.write(guildId, { ...state, nowPlayingMessageId: id })))),
     });
     this.#idle = new IdleWatcher({
       idleMs: options.idleSeconds * 1000,
@@ -217,10 +220,6 @@ export class PlayerHost implements PlayerService {
       const text = why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why);
       void this.#afterwards(guildId, () => this.#messages.close(guildId, state, text));
     }
-  }
-
-  async #showWhilePlaying(guildId: string): Promise<void> {
-    if (this.#players.get(guildId)?.stopped === false) await this.#messages.show(guildId);
   }
 
   /** Runs `work` in the guild's card order, not awaited by the change under way; a failure is logged. */
