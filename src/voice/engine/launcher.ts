@@ -36,6 +36,9 @@ export interface DecoderLauncher {
   close(): void;
 }
 
+/** The decoders' niceness: below the bot's priority, above idle work. */
+const DECODER_NICENESS = 10;
+
 /** The launcher's own code: it starts and kills decoders as told, one JSON line each, and answers each exit; its decoders end with it. */
 const LAUNCHER_CODE = `
 const { spawn } = require('node:child_process');
@@ -68,6 +71,14 @@ export function createDecoderLauncher(): DecoderLauncher {
   let nextId = 0;
   // Without NODE_OPTIONS: the bot's own loaders and flags are not the launcher's.
   const child = spawn(process.execPath, ['-e', LAUNCHER_CODE], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, NODE_OPTIONS: '' } });
+  // Its decoders (which inherit its priority) run ahead of the frames: they yield the CPU to the bot's threads, commands and frames first.
+  if (child.pid !== undefined) {
+    try {
+      os.setPriority(child.pid, DECODER_NICENESS);
+    } catch {
+      // A system that refuses: they run at the bot's priority.
+    }
+  }
   let alive = true;
   const gone = () => {
     alive = false;
