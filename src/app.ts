@@ -412,7 +412,7 @@ export async function startApp(config: Config, processLogger: Logger, overrides:
       gatewayReady = gateway.ready.then(
         async (client) => {
           if (lifecycle === 'stopping') return;
-          players = startPlayers({ client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice!, ...(frontFirst && { frontFirst }) });
+          players = startPlayers({ client, db: deps.db, redis, prefix: queues.prefix, logger, config, ffmpeg, voice: voice! });
           await players.catch((err: unknown) => logger.error({ err }, 'voice players did not start'));
           logger.info({ userId: client.user.id, guilds: client.guilds.cache.size, afterMs: Math.round(performance.now() - gatewayStarted) }, 'gateway ready');
         },

@@ -64,14 +64,13 @@ export function decoderStartArgs(start: DecoderStart): { readonly input: string[
  * is the audio; stderr is kept short for the error line.
  */
 export function spawnDecoder(path: string, url: string, libopus: boolean, start: DecoderStart = { startMs: 0, volume: 100 }): EncodedStream {
-  return spawn(path, decoderArgs(url, libopus, start), { stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-/** {@link spawnDecoder}'s arguments, the audio written to `output` (stdout by default). */
-export function decoderArgs(url: string, libopus: boolean, start: DecoderStart, output = 'pipe:1'): string[] {
   // A network source may drop mid-song: ffmpeg reconnects rather than ending the song early.
   const reconnect = ['-reconnect', '1', '-reconnect_streamed', '1', '-reconnect_delay_max', '4'];
   const { input, filter } = decoderStartArgs(start);
-  const format = libopus ? ['-c:a', 'libopus', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-f', 'ogg'] : ['-f', 's16le', '-ar', '48000', '-ac', '2'];
-  return ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', DECODER_PROTOCOLS, ...reconnect, ...input, '-i', url, '-vn', ...filter, ...format, output];
+  const output = libopus
+    ? ['-c:a', 'libopus', '-b:a', '128k', '-ar', '48000', '-ac', '2', '-f', 'ogg', 'pipe:1']
+    : ['-f', 's16le', '-ar', '48000', '-ac', '2', 'pipe:1'];
+  return spawn(path, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', DECODER_PROTOCOLS, ...reconnect, ...input, '-i', url, '-vn', ...filter, ...output], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -4,28 +4,11 @@
  */
 export class GuildOrder {
   readonly #tails = new Map<string, Promise<unknown>>();
-  readonly #turn: (() => Promise<() => void>) | undefined;
-
-  /** `turn`, where given, is waited for before each work runs, and its returned function called after (a slot shared with others). */
-  constructor(turn?: () => Promise<() => void>) {
-    this.#turn = turn;
-  }
 
   /** Runs `work` after the guild's earlier work has settled (whether it succeeded or not). */
   run<T>(guildId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(guildId) ?? Promise.resolve();
-    const turn = this.#turn;
-    const inTurn = turn
-      ? async () => {
-          const done = await turn();
-          try {
-            return await work();
-          } finally {
-            done();
-          }
-        }
-      : work;
-    const next = previous.then(inTurn, inTurn);
+    const next = previous.then(work, work);
     const settled = next.catch(() => {});
     this.#tails.set(guildId, settled);
     void settled.then(() => {

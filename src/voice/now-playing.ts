@@ -70,11 +70,6 @@ export interface PlayerMessagesOptions {
   refresh(guildId: string): void;
   /** How long the progress bar waits between two edits of the card. @defaultValue 15000 */
   readonly progressEveryMs?: number;
-  /**
-   * Keeps a new card's message id in the guild's state. Cards may be shown beside the guild's
-   * other changes: the host writes it in the guild's order. @defaultValue a write of the state as read
-   */
-  remember?(guildId: string, messageId: string): Promise<void>;
 }
 
 /** Posts and edits the player's messages; a failure is logged, never thrown: the music plays on. */
@@ -82,8 +77,6 @@ export class PlayerMessages {
   readonly #options: PlayerMessagesOptions;
   /** The next progress edit of each guild's card. */
   readonly #ticks = new Map<string, NodeJS.Timeout>();
-  /** The card each guild's player posted here last: a close that read its state before the post still finds it. */
-  readonly #posted = new Map<string, string>();
 
   constructor(options: PlayerMessagesOptions) {
     this.#options = options;
@@ -111,8 +104,7 @@ export class PlayerMessages {
       const channel = await this.#options.client.channels.fetch(state.textChannelId);
       if (!channel?.isSendable()) return;
       const sent = await channel.send({ ...message, allowedMentions: { parse: [] } });
-      this.#posted.set(guildId, sent.id);
-      await (this.#options.remember ? this.#options.remember(guildId, sent.id) : store.write(guildId, { ...state, nowPlayingMessageId: sent.id }));
+      await store.write(guildId, { ...state, nowPlayingMessageId: sent.id });
     } catch (error) {
       logger.warn({ err: loggableError(error), guildId }, 'could not post the now-playing message');
     }
@@ -121,10 +113,8 @@ export class PlayerMessages {
   /** Replaces the card of a player that ended with `text`, and takes its buttons away. */
   async close(guildId: string, state: PlayerState, text: string): Promise<void> {
     this.#stopTicking(guildId);
-    const messageId = state.nowPlayingMessageId ?? this.#posted.get(guildId);
-    this.#posted.delete(guildId);
-    if (!messageId) return;
-    await this.#edit({ ...state, nowPlayingMessageId: messageId }, { content: text, embeds: [], components: [] }).catch((error: unknown) =>
+    if (!state.nowPlayingMessageId) return;
+    await this.#edit(state, { content: text, embeds: [], components: [] }).catch((error: unknown) =>
       this.#options.logger.warn({ err: loggableError(error), guildId }, 'could not close the now-playing message'),
     );
   }

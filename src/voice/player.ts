@@ -43,8 +43,6 @@ export interface PlayerHostOptions {
   readonly idleSeconds: number;
   /** How often the now-playing card's progress bar is edited. @defaultValue 15000 */
   readonly progressEveryMs?: number;
-  /** A background slot (front-first.ts): the cards' Discord calls wait while commands are answered. */
-  readonly background?: { acquire(): Promise<() => void> };
 }
 
 export class PlayerHost implements PlayerService {
@@ -52,19 +50,15 @@ export class PlayerHost implements PlayerService {
   readonly #players = new Map<string, LivePlayer>();
   readonly #onVoiceState = (before: VoiceState, after: VoiceState) => this.#voiceStateChanged(before, after);
   readonly #order = new GuildOrder();
-  /** Each guild's card calls to Discord, in turn but beside its other changes: an answer never waits for them. */
-  readonly #cards: GuildOrder;
   readonly #messages: PlayerMessages;
   readonly #idle: IdleWatcher;
   readonly #parts: PlayerParts;
   readonly #moving: PlayerParts & AdvanceParts;
-  readonly #showWhilePlaying = async (guildId: string) => void (this.#players.get(guildId)?.stopped === false && (await this.#messages.show(guildId)));
   #closing = false;
   #retry: NodeJS.Timeout | undefined;
 
   constructor(options: PlayerHostOptions) {
     this.#options = options;
-    this.#cards = new GuildOrder(options.background && (() => options.background!.acquire()));
     const { client, db, store, ffmpeg, logger } = options;
     this.#messages = new PlayerMessages({
       client,
@@ -72,9 +66,8 @@ export class PlayerHost implements PlayerService {
       logger,
       // A voice thread that just exited answers nothing: the card shows the song's length instead.
       elapsedMs: async (guildId) => (this.#players.get(guildId)?.stopped === false ? this.#players.get(guildId)!.line.playbackMs().catch(() => undefined) : undefined),
-      refresh: (guildId) => void this.#afterwards(guildId, () => this.#showWhilePlaying(guildId)),
+      refresh: (guildId) => void this.#order.run(guildId, async () => (this.#players.get(guildId)?.stopped === false ? this.#messages.show(guildId) : undefined)),
       ...(options.progressEveryMs !== undefined && { progressEveryMs: options.progressEveryMs }),
-      remember: (guildId, id) => this.#order.run(guildId, async () => void (await store.read(guildId).then((state) => state && store.write(guildId, { ...state, nowPlayingMessageId: id })))),
     });
     this.#idle = new IdleWatcher({
       idleMs: options.idleSeconds * 1000,
@@ -105,7 +98,7 @@ export class PlayerHost implements PlayerService {
       advance: (live) => advancePlayer(this.#moving, live, 'skipped'),
       skip: (live) => this.#skip(live),
       finish: (guildId, why, user) => this.#finish(guildId, why, user),
-      showNowPlaying: async (guildId) => void this.#afterwards(guildId, () => this.#showWhilePlaying(guildId)),
+      showNowPlaying: (guildId) => this.#messages.show(guildId),
       checkListeners: (guildId) => this.#idle.check(guildId),
       play: (live, entry, from) => this.#playEntry(live, entry, from),
       shown: (jobId) => stillShown(db, jobId),
@@ -217,14 +210,8 @@ export class PlayerHost implements PlayerService {
     this.#options.logger.info({ guildId, why }, 'voice player ended');
     if (state) {
       const t = translator(state.guildLocale);
-      const text = why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why);
-      void this.#afterwards(guildId, () => this.#messages.close(guildId, state, text));
+      await this.#messages.close(guildId, state, why === 'player.stoppedBy' ? t('player.stoppedBy', { user: user ?? '' }) : t(why));
     }
-  }
-
-  /** Runs `work` in the guild's card order, not awaited by the change under way; a failure is logged. */
-  #afterwards(guildId: string, work: () => Promise<void>): Promise<void> {
-    return this.#cards.run(guildId, work).catch((error: unknown) => this.#options.logger.warn({ err: loggableError(error), guildId }, 'voice player message failed'));
   }
 
   #teardown(live: LivePlayer): void {

@@ -39,8 +39,6 @@ export async function startPlayers(input: {
   config: Pick<Config, 'ffmpegPath' | 'voiceIdleSeconds' | 'voiceLeaseMs' | 'voiceThreads'>;
   ffmpeg: FfmpegCheck;
   voice: VoiceControl;
-  /** Where commands go first: the players' messages take a background slot. */
-  frontFirst?: { acquire(): Promise<() => void> };
 }): Promise<Players> {
   const { client, logger } = input;
   const engine = new VoiceEngine({ logger, ffmpegPath: input.config.ffmpegPath, libopus: input.ffmpeg.libopus, threads: input.config.voiceThreads });
@@ -53,7 +51,6 @@ export async function startPlayers(input: {
     ffmpeg: input.ffmpeg,
     engine,
     idleSeconds: input.config.voiceIdleSeconds,
-    ...(input.frontFirst && { background: input.frontFirst }),
   });
   await input.voice.attach(host);
   const resume = () => void host.resumeAll().catch((error: unknown) => logger.warn({ err: error }, 'voice players could not resume'));

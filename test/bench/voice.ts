@@ -8,7 +8,7 @@
  * rounds (the median, and the worst round beside it):
  * - continuity: the interval between frames as they arrive (jitter: how far from 20 ms, p99)
  *   and gaps (over 60 ms while speaking) per minute of audio;
- * - cost: CPU ms of the bot and its ffmpeg processes per second of audio per playing guild, and
+ * - cost: CPU ms of the bot and its ffmpeg children per second of audio per playing guild, and
  *   resident memory per player;
  * - start: from the `/play` dispatch to the first frame heard.
  * The floor is ffmpeg alone decoding the same file and encoding it to Opus, as fast as it can.
@@ -71,28 +71,23 @@ interface RoundFigures {
   readonly emulatorLoopDelayP99Ms: number;
 }
 
-/** CPU (ms) of a process and of its live descendants (the bot's decoder launchers and their ffmpeg processes). */
+/** CPU (ms) of a process and of its live children (the bot's ffmpeg processes). */
 async function treeCpuMs(pid: number): Promise<number> {
   return cpuMsOfAll([pid, ...(await childrenOf(pid))]);
 }
 
-/** Every live descendant of `pid`: children, and theirs (ffmpeg runs under the voice threads' launchers). */
 async function childrenOf(pid: number): Promise<number[]> {
-  const parents = new Map<number, number>();
+  const children: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (stat) parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) children.push(Number(entry));
   }
-  const descendants: number[] = [];
-  for (let i = -1; i < descendants.length; i += 1) {
-    const parent = i < 0 ? pid : descendants[i]!;
-    for (const [child, ppid] of parents) if (ppid === parent) descendants.push(child);
-  }
-  return descendants;
+  return children;
 }
 
-/** Proportional memory (PSS: shared pages split between their users) of a process and its descendants, in MB. */
+/** Proportional memory (PSS: shared pages split between their users) of a process and its children, in MB. */
 async function treePssMb(pid: number): Promise<number> {
   let kb = 0;
   for (const id of [pid, ...(await childrenOf(pid))]) {

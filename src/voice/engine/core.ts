@@ -18,7 +18,7 @@ import {
   type DiscordGatewayAdapterLibraryMethods,
   type VoiceConnection,
 } from '@discordjs/voice';
-import { createDecoderLauncher, type Decoder } from './launcher.js';
+import { spawnDecoder, type EncodedStream } from '../ffmpeg.js';
 import { createMediaRelay, type RelayedSong } from '../relay.js';
 import type { FromVoice, ToVoice, VoiceCall } from './protocol.js';
 
@@ -30,7 +30,7 @@ interface Line {
   resource?: AudioResource;
   /** Where the resource playing started in its song (a seek), in ms. */
   startMs: number;
-  decoder?: { readonly process: Decoder; readonly song: RelayedSong };
+  decoder?: { readonly process: EncodedStream; readonly song: RelayedSong; readonly exited: Promise<{ code: number | null; error: string }> };
   playId: number;
   left: boolean;
 }
@@ -45,7 +45,6 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
   const log = (level: 'debug' | 'info' | 'warn', msg: string, fields: Record<string, unknown>) => post({ type: 'log', level, msg, fields });
   // The decoders read songs through it (relay.ts): nothing is handled before it listens.
   const relay = createMediaRelay();
-  const launcher = createDecoderLauncher();
   let waiting: ToVoice[] | undefined = [];
   void relay.listening.then(() => {
     const queued = waiting ?? [];
@@ -56,7 +55,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
   function stopDecoder(line: Line): void {
     const decoder = line.decoder;
     line.decoder = undefined;
-    decoder?.process.kill();
+    if (decoder && decoder.process.exitCode === null) decoder.process.kill('SIGKILL');
     decoder?.song.close();
   }
 
@@ -65,7 +64,7 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
     const playId = line.playId;
     const playedMs = line.resource?.playbackDuration ?? 0;
     const decoder = line.decoder;
-    const exit = decoder ? await Promise.race([decoder.process.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), EXIT_WAIT_MS))]) : undefined;
+    const exit = decoder ? await Promise.race([decoder.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), EXIT_WAIT_MS))]) : undefined;
     if (line.left || line.playId !== playId) return;
     post({ type: 'ended', guildId: line.guildId, end: { playId, playedMs, exitCode: exit?.code ?? null, error: exit?.error ?? '' } });
   }
@@ -130,10 +129,17 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
       if (!line.audio.stop(true)) post({ type: 'ended', guildId: line.guildId, end: { playId: call.playId, playedMs: 0, exitCode: -1, error: reason } });
       return;
     }
-    const process = launcher.start(call.ffmpegPath, song.url, call.libopus, { startMs: call.startMs ?? 0, volume: call.volume ?? 100 });
-    void process.exited.then(() => song.close());
+    const process = spawnDecoder(call.ffmpegPath, song.url, call.libopus, { startMs: call.startMs ?? 0, volume: call.volume ?? 100 });
+    let error = '';
+    process.stderr.setEncoding('utf8').on('data', (chunk: string) => (error = `${error}${chunk}`.slice(-500)));
+    const exited = new Promise<{ code: number | null; error: string }>((resolve) => {
+      process.on('error', (spawnError) => resolve({ code: -1, error: spawnError.message }));
+      process.on('close', (code) => resolve({ code, error }));
+    });
+    void exited.then(() => song.close());
+    process.stdout.on('error', () => {});
     line.playId = call.playId;
-    line.decoder = { process, song };
+    line.decoder = { process, song, exited };
     line.startMs = call.startMs ?? 0;
     line.resource = createAudioResource(process.stdout, { inputType: call.libopus ? StreamType.OggOpus : StreamType.Raw });
     line.audio.play(line.resource);
@@ -200,7 +206,6 @@ export function createVoiceCore(post: (message: FromVoice) => void): { receive(m
     close() {
       waiting = undefined;
       for (const line of [...lines.values()]) leave(line);
-      launcher.close();
       void relay.close();
     },
   };

@@ -36,27 +36,4 @@ describe("a guild's order", () => {
     held.open();
     await slow;
   });
-
-  it('waits for a turn before each work, and gives it back after, a failure included', async () => {
-    const turns = gate();
-    const given: string[] = [];
-    const order = new GuildOrder(async () => {
-      await turns.promise;
-      given.push('taken');
-      return () => given.push('given back');
-    });
-    let started = false;
-    const first = order.run('g1', async () => {
-      started = true;
-      throw new Error('failed');
-    });
-    const second = order.run('g2', async () => 'second');
-    // Both wait for their turn: neither has started.
-    await Promise.resolve();
-    expect(started).toBe(false);
-    turns.open();
-    await expect(first).rejects.toThrow('failed');
-    await expect(second).resolves.toBe('second');
-    expect(given.filter((what) => what === 'given back')).toHaveLength(2);
-  });
 });
