@@ -1,9 +1,8 @@
 /**
  * One voice thread as the engine (engine.ts) drives it: the calls it answers, the events it
- * sends, and its life. Its worker starts with the first message sent to it, so a process that
- * plays nothing starts none; one that exits while running is started again by the next join,
- * and its lines are gone with it. Where worker threads cannot start, the same code runs on the
- * main thread.
+ * sends, and its life. A thread that exits while running is started again for the next joins;
+ * its lines are gone with it. Where worker threads cannot start, the same code runs on the main
+ * thread.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,32 +36,29 @@ export class VoiceThread {
   readonly #options: VoiceThreadOptions;
   readonly #pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   #nextCall = 0;
-  /** Undefined until the first message, and again after the worker exited. */
-  #transport: Transport | undefined;
+  #transport: Transport;
   #closing = false;
 
   constructor(options: VoiceThreadOptions) {
     this.#options = options;
+    this.#transport = this.#start();
   }
 
   call(call: VoiceCall): Promise<unknown> {
     const id = (this.#nextCall += 1);
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.send({ type: 'call', id, call });
+      this.#transport.send({ type: 'call', id, call });
     });
   }
 
-  /** Sends to the worker, starting it first if need be; after `close`, only to a worker still running. */
   send(message: ToVoice): void {
-    if (this.#closing && !this.#transport) return;
-    this.#transport ??= this.#start();
     this.#transport.send(message);
   }
 
   async close(): Promise<void> {
     this.#closing = true;
-    await this.#transport?.close();
+    await this.#transport.close();
   }
 
   #receive(message: FromVoice): void {
@@ -106,7 +102,7 @@ export class VoiceThread {
       logger.error({ code }, 'the voice thread exited; its players end');
       for (const pending of this.#pending.values()) pending.reject(new Error('the voice thread exited'));
       this.#pending.clear();
-      this.#transport = undefined;
+      this.#transport = this.#start();
       this.#options.onExit();
     });
     return {
