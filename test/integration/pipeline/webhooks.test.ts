@@ -78,15 +78,26 @@ describe('a song finishing by webhook', () => {
   });
 });
 
+/** The job's row once the service has its task (its upstream task id is recorded). */
+function sentUpstream(jobId: string) {
+  return vi.waitFor(async () => {
+    const row = await jobRow(h.db.db, jobId);
+    return found(row?.upstreamTaskId ? row : undefined);
+  }, 15_000);
+}
+
+/** A webhook reporting `status` for the job's task, signed with its secret. */
+function sendEnd(jobId: string, job: { upstreamTaskId: string | null; webhookSecret: string | null }, status: string) {
+  const body = JSON.stringify({ code: 200, message: 'success', status, task_id: job.upstreamTaskId, data: [{ clip_id: `c-${jobId}`, audio_url: 'https://cdn.example/c.mp3' }] });
+  return postWebhook(jobId, body, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(body).digest('hex') });
+}
+
 describe('webhooks that must change nothing', () => {
   it('refuses forged, stale, unsigned and malformed webhooks, answers 404 for unknown jobs, and ignores repeats', async () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'forgery test' });
     const { jobId } = result as SubmitResult;
-    const job = await vi.waitFor(async () => {
-      const row = await jobRow(h.db.db, jobId);
-      return found(row?.upstreamTaskId ? row : undefined);
-    }, 15_000);
+    const job = await sentUpstream(jobId);
     const balance = await balanceOf(h.db.db, h.guildId);
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'forged', audio_url: 'https://evil.example/x.m4a' }] });
 
@@ -178,10 +189,7 @@ describe('a header outside the signature', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'voice', name: 'Tenor Tom', audioUrl: 'https://files.example.com/tenor.mp3' });
     const { jobId } = result as SubmitResult;
-    const job = await vi.waitFor(async () => {
-      const row = await jobRow(h.db.db, jobId);
-      return found(row?.upstreamTaskId ? row : undefined);
-    }, 15_000);
+    const job = await sentUpstream(jobId);
     // create-voice's polling body: the persona, no state word; only the body is signed.
     const body = JSON.stringify({ code: 200, message: 'success', data: { persona_id: 'persona-tenor-tom', name: 'Tenor' } });
     const signature = createHmac('sha256', job.webhookSecret!).update(body).digest('hex');
@@ -207,14 +215,8 @@ describe('a second, different final state for one job', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: `changes its mind ${first}` });
     const { jobId } = result as SubmitResult;
-    const job = await vi.waitFor(async () => {
-      const row = await jobRow(h.db.db, jobId);
-      return found(row?.upstreamTaskId ? row : undefined);
-    }, 15_000);
-    const send = (status: string) => {
-      const body = JSON.stringify({ code: 200, message: 'success', status, task_id: job.upstreamTaskId, data: [{ clip_id: `c-${jobId}`, audio_url: 'https://cdn.example/c.mp3' }] });
-      return postWebhook(jobId, body, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(body).digest('hex') });
-    };
+    const job = await sentUpstream(jobId);
+    const send = (status: string) => sendEnd(jobId, job, status);
     const counted = `musicbot_second_final_states_total{kind="song",standing="${standing}",reported="${reported}"}`;
     const before = (await metrics()).get(counted) ?? 0;
 
@@ -235,14 +237,8 @@ describe('a second, different final state for one job', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'changes its mind at once' });
     const { jobId } = result as SubmitResult;
-    const job = await vi.waitFor(async () => {
-      const row = await jobRow(h.db.db, jobId);
-      return found(row?.upstreamTaskId ? row : undefined);
-    }, 15_000);
-    const send = (status: string) => {
-      const body = JSON.stringify({ code: 200, message: 'success', status, task_id: job.upstreamTaskId, data: [{ clip_id: `c-${jobId}`, audio_url: 'https://cdn.example/c.mp3' }] });
-      return postWebhook(jobId, body, { 'x-webhook-signature': createHmac('sha256', job.webhookSecret!).update(body).digest('hex') });
-    };
+    const job = await sentUpstream(jobId);
+    const send = (status: string) => sendEnd(jobId, job, status);
     const countOf = async (standing: string, reported: string) =>
       (await metrics()).get(`musicbot_second_final_states_total{kind="song",standing="${standing}",reported="${reported}"}`) ?? 0;
     const before = { succeeded: await countOf('succeeded', 'failed'), failed: await countOf('failed', 'succeeded') };
@@ -279,10 +275,7 @@ describe('a captured webhook sent again', () => {
     h.setSimForThisTest({ taskMs: 60_000, faults: [{ kind: 'no-webhook' }] });
     const { result } = await h.request({ kind: 'song', prompt: 'replay test' });
     const { jobId } = result as SubmitResult;
-    const job = await vi.waitFor(async () => {
-      const row = await jobRow(h.db.db, jobId);
-      return found(row?.upstreamTaskId ? row : undefined);
-    }, 15_000);
+    const job = await sentUpstream(jobId);
     const envelope = JSON.stringify({ code: 200, message: 'success', status: 'SUCCESS', task_id: job.upstreamTaskId, data: [{ clip_id: 'c-1', audio_url: 'https://cdn.example/c-1.mp3' }] });
     const now = Math.floor(Date.now() / 1000);
     const signed = { 'x-webhook-signature': `sha256=${createHmac('sha256', job.webhookSecret!).update(`${now}.${envelope}`).digest('hex')}`, 'x-webhook-timestamp': String(now) };
